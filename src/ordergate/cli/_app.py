@@ -1,0 +1,22 @@
+"""The root ``ordergate`` command and its sub-commands."""
+
+from __future__ import annotations
+
+import typer
+
+from ordergate.cli._sandbox import sandbox_app
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="ordergate",
+    help="A guarded gateway and toolkit for trading a Robinhood Agentic account from AI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+app.add_typer(sandbox_app, name="sandbox")
+
+
+def main() -> None:
+    app()

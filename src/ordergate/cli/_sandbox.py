@@ -1,0 +1,97 @@
+"""``ordergate sandbox …``: run the simulated Robinhood Agentic venue."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ordergate.core import ClockMode, ConfigError
+
+__all__ = ["sandbox_app"]
+
+sandbox_app = typer.Typer(
+    help="The sandbox venue: a faithful simulation of Robinhood's Agentic Trading MCP.",
+    no_args_is_help=True,
+)
+
+
+def _parse_start(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        start = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(
+            "expected ISO-8601, e.g. 2026-12-01T14:30:00Z", param_hint="--start"
+        ) from None
+    if start.tzinfo is None:
+        raise typer.BadParameter("give a timezone, e.g. 2026-12-01T14:30:00Z", param_hint="--start")
+    return start
+
+
+def _parse_decimal(value: str, hint: str) -> Decimal:
+    try:
+        number = Decimal(value)
+    except InvalidOperation:
+        raise typer.BadParameter("expected a decimal number", param_hint=hint) from None
+    if not number.is_finite():
+        raise typer.BadParameter("expected a finite decimal number", param_hint=hint)
+    return number
+
+
+@sandbox_app.command("serve")
+def serve(
+    host: Annotated[str, typer.Option(help="Loopback address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8790,
+    seed: Annotated[
+        int, typer.Option(help="Seed for prices, ids and fills: same seed, same venue.")
+    ] = 0,
+    clock: Annotated[
+        ClockMode,
+        typer.Option(
+            help="realtime, accelerated (--speed× wall time) or stepped (moved by tests)."
+        ),
+    ] = ClockMode.REALTIME,
+    start: Annotated[
+        str | None,
+        typer.Option(help="Simulated start instant, ISO-8601 with zone (accelerated/stepped)."),
+    ] = None,
+    speed: Annotated[str, typer.Option(help="Speed-up of the accelerated clock.")] = "60",
+    page_size: Annotated[int, typer.Option(help="Tools per tools/list page.")] = 20,
+    framing: Annotated[str, typer.Option(help="Default response framing: json or sse.")] = "json",
+    cash: Annotated[str, typer.Option(help="Starting cash of the agentic account.")] = "100000.00",
+    approval_required: Annotated[
+        bool, typer.Option(help="Start with Robinhood's trade-approval setting on.")
+    ] = False,
+    admin: Annotated[
+        bool, typer.Option(help="Serve the loopback-only /_sandbox admin routes.")
+    ] = True,
+) -> None:
+    """Serve the sandbox venue: OAuth 2.1 + MCP (streamable HTTP) at /mcp/trading."""
+    from ordergate.sandbox import Framing, SandboxConfig
+    from ordergate.sandbox._serve import serve_forever
+
+    if framing not in ("json", "sse"):
+        raise typer.BadParameter("expected json or sse", param_hint="--framing")
+    try:
+        config = SandboxConfig(
+            host=host,
+            port=port,
+            seed=seed,
+            clock=clock,
+            start=_parse_start(start),
+            speed=_parse_decimal(speed, "--speed"),
+            page_size=page_size,
+            framing=Framing(framing),
+            cash=_parse_decimal(cash, "--cash"),
+            approval_required=approval_required,
+            admin=admin,
+        )
+    except ConfigError as error:
+        Console(stderr=True).print(f"[red]error:[/red] {error.key}: {error.reason}")
+        raise typer.Exit(2) from None
+    serve_forever(config, console=Console(stderr=True))

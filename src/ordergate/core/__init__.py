@@ -1,0 +1,58 @@
+"""Core types shared by every ordergate package: wire enums, Decimal rules, errors, clocks."""
+
+from ordergate.core._clock import (
+    AcceleratedClock,
+    Clock,
+    ClockMode,
+    RealtimeClock,
+    SteppedClock,
+    make_clock,
+    utc,
+)
+from ordergate.core._enums import (
+    CryptoOrderState,
+    CryptoOrderType,
+    CryptoTimeInForce,
+    MarketHours,
+    OptionDirection,
+    OptionPositionEffect,
+    OrderState,
+    OrderType,
+    PlacedAgent,
+    Side,
+    TimeInForce,
+)
+from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
+from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
+from ordergate.core._secret import Secret
+
+__all__ = [
+    "ZERO",
+    "AcceleratedClock",
+    "Clock",
+    "ClockMode",
+    "ConfigError",
+    "CryptoOrderState",
+    "CryptoOrderType",
+    "CryptoTimeInForce",
+    "DecimalFieldError",
+    "MarketHours",
+    "OptionDirection",
+    "OptionPositionEffect",
+    "OrderState",
+    "OrderType",
+    "OrdergateError",
+    "PlacedAgent",
+    "RealtimeClock",
+    "Secret",
+    "Side",
+    "SteppedClock",
+    "TimeInForce",
+    "ToolError",
+    "make_clock",
+    "optional_decimal",
+    "parse_decimal",
+    "required_decimal",
+    "to_wire",
+    "utc",
+]

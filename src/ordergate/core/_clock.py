@@ -1,0 +1,116 @@
+"""Injected clocks: every rule that depends on time reads one of these, never ``datetime.now``.
+
+- ``RealtimeClock``: wall time.
+- ``AcceleratedClock``: starts at a chosen instant and runs ``speed`` times faster than wall time.
+- ``SteppedClock``: stands still until a test moves it (``advance`` / ``set``).
+
+All return timezone-aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "AcceleratedClock",
+    "Clock",
+    "ClockMode",
+    "RealtimeClock",
+    "SteppedClock",
+    "make_clock",
+    "utc",
+]
+
+
+def utc(value: datetime) -> datetime:
+    """The same instant in UTC; a naive datetime is refused rather than guessed."""
+    if value.tzinfo is None:
+        raise ValueError("naive datetime: give a timezone")
+    return value.astimezone(UTC)
+
+
+class ClockMode(StrEnum):
+    REALTIME = "realtime"
+    ACCELERATED = "accelerated"
+    STEPPED = "stepped"
+
+
+@runtime_checkable
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current instant, timezone-aware UTC."""
+        ...
+
+
+class RealtimeClock:
+    """Wall-clock time."""
+
+    mode = ClockMode.REALTIME
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class AcceleratedClock:
+    """Runs ``speed`` times faster than wall time from ``start``."""
+
+    mode = ClockMode.ACCELERATED
+
+    def __init__(self, *, start: datetime, speed: Decimal = Decimal(60)) -> None:
+        if speed <= 0:
+            raise ValueError("speed must be positive")
+        self._start = utc(start)
+        self._speed = speed
+        self._origin_ns = time.monotonic_ns()
+
+    def now(self) -> datetime:
+        elapsed_ns = Decimal(time.monotonic_ns() - self._origin_ns) * self._speed
+        return self._start + timedelta(microseconds=int(elapsed_ns / 1000))
+
+
+class SteppedClock:
+    """Stands still until moved; thread-safe so a test thread can step a server thread's clock."""
+
+    mode = ClockMode.STEPPED
+
+    def __init__(self, *, start: datetime) -> None:
+        self._now = utc(start)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, delta: timedelta) -> datetime:
+        if delta < timedelta(0):
+            raise ValueError("a clock never runs backwards")
+        with self._lock:
+            self._now += delta
+            return self._now
+
+    def set(self, instant: datetime) -> datetime:
+        instant = utc(instant)
+        with self._lock:
+            if instant < self._now:
+                raise ValueError("a clock never runs backwards")
+            self._now = instant
+            return self._now
+
+
+def make_clock(
+    mode: ClockMode, *, start: datetime | None = None, speed: Decimal = Decimal(60)
+) -> RealtimeClock | AcceleratedClock | SteppedClock:
+    """Build a clock; ``start`` defaults to now for accelerated and stepped clocks."""
+    if mode is ClockMode.REALTIME:
+        if start is not None:
+            raise ValueError("a realtime clock has no start time; use accelerated or stepped")
+        return RealtimeClock()
+    origin = utc(start) if start is not None else datetime.now(UTC)
+    if mode is ClockMode.ACCELERATED:
+        return AcceleratedClock(start=origin, speed=speed)
+    return SteppedClock(start=origin)

@@ -1,0 +1,127 @@
+"""Robinhood's wire vocabulary as ``StrEnum``s: each value is exactly the string on the wire."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = [
+    "CryptoOrderState",
+    "CryptoOrderType",
+    "CryptoTimeInForce",
+    "MarketHours",
+    "OptionDirection",
+    "OptionPositionEffect",
+    "OrderState",
+    "OrderType",
+    "PlacedAgent",
+    "Side",
+    "TimeInForce",
+]
+
+
+class Side(StrEnum):
+    BUY = "buy"
+    SELL = "sell"
+
+
+class OrderType(StrEnum):
+    """Equity order types accepted by ``review_equity_order`` / ``place_equity_order``."""
+
+    MARKET = "market"
+    LIMIT = "limit"
+    STOP_MARKET = "stop_market"
+    STOP_LIMIT = "stop_limit"
+
+    @property
+    def needs_limit_price(self) -> bool:
+        return self in (OrderType.LIMIT, OrderType.STOP_LIMIT)
+
+    @property
+    def needs_stop_price(self) -> bool:
+        return self in (OrderType.STOP_MARKET, OrderType.STOP_LIMIT)
+
+
+class TimeInForce(StrEnum):
+    GFD = "gfd"
+    GTC = "gtc"
+
+
+class MarketHours(StrEnum):
+    REGULAR_HOURS = "regular_hours"
+    EXTENDED_HOURS = "extended_hours"
+    ALL_DAY_HOURS = "all_day_hours"
+
+
+class OrderState(StrEnum):
+    """Equity and option order states (crypto spells the cancel state ``canceled``)."""
+
+    NEW = "new"
+    QUEUED = "queued"
+    CONFIRMED = "confirmed"
+    UNCONFIRMED = "unconfirmed"
+    PARTIALLY_FILLED = "partially_filled"
+    FILLED = "filled"
+    CANCELLED = "cancelled"
+    REJECTED = "rejected"
+    FAILED = "failed"
+    VOIDED = "voided"
+    PENDING_CANCELLED = "pending_cancelled"
+    PARTIALLY_FILLED_REST_CANCELLED = "partially_filled_rest_cancelled"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in _TERMINAL
+
+
+_TERMINAL = frozenset(
+    {
+        OrderState.FILLED,
+        OrderState.CANCELLED,
+        OrderState.REJECTED,
+        OrderState.FAILED,
+        OrderState.VOIDED,
+        OrderState.PARTIALLY_FILLED_REST_CANCELLED,
+    }
+)
+
+
+class PlacedAgent(StrEnum):
+    USER = "user"
+    AGENTIC = "agentic"
+    RECURRING = "recurring"
+    DRIP = "drip"
+
+
+class OptionPositionEffect(StrEnum):
+    OPEN = "open"
+    CLOSE = "close"
+
+
+class OptionDirection(StrEnum):
+    DEBIT = "debit"
+    CREDIT = "credit"
+
+
+class CryptoOrderType(StrEnum):
+    MARKET = "market"
+    LIMIT = "limit"
+    STOP_LOSS = "stop_loss"
+    STOP_LIMIT = "stop_limit"
+
+
+class CryptoTimeInForce(StrEnum):
+    GTC = "gtc"
+    GFD = "gfd"
+    GFW = "gfw"
+    GFM = "gfm"
+
+
+class CryptoOrderState(StrEnum):
+    NEW = "new"
+    QUEUED = "queued"
+    CONFIRMED = "confirmed"
+    PARTIALLY_FILLED = "partially_filled"
+    FILLED = "filled"
+    CANCELED = "canceled"
+    REJECTED = "rejected"
+    FAILED = "failed"

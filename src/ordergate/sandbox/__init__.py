@@ -1,0 +1,21 @@
+"""The sandbox venue: a faithful simulation of Robinhood's Agentic Trading MCP on loopback.
+
+A real server on real sockets: an OAuth 2.1 authorization server as observed live, a
+streamable-HTTP MCP endpoint at ``/mcp/trading`` serving every captured tool, and a market
+with an order engine behind them.
+"""
+
+from ordergate.sandbox._app import MCP_PATH, Sandbox, build_sandbox
+from ordergate.sandbox._config import DEFAULT_PORT, SandboxConfig
+from ordergate.sandbox._server import SandboxServer
+from ordergate.sandbox.mcp import Framing
+
+__all__ = [
+    "DEFAULT_PORT",
+    "MCP_PATH",
+    "Framing",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxServer",
+    "build_sandbox",
+]

@@ -1,0 +1,68 @@
+"""Assembles the sandbox venue: clock, venue state, authorization server, MCP endpoint, admin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute, Route
+
+from ordergate.core import Clock, make_clock
+from ordergate.sandbox._admin import admin_routes
+from ordergate.sandbox._config import SandboxConfig
+from ordergate.sandbox.mcp import McpEndpoint, Methods, ServerIdentity, SessionStore
+from ordergate.sandbox.oauth import OAuthServer
+from ordergate.sandbox.tools import ToolTable
+from ordergate.sandbox.venue import Venue, build_desks
+
+__all__ = ["MCP_PATH", "Sandbox", "build_sandbox"]
+
+MCP_PATH = "/mcp/trading"
+
+
+@dataclass(slots=True)
+class Sandbox:
+    """A built venue: its state, its authorization server and the ASGI app serving both."""
+
+    config: SandboxConfig
+    base_url: str
+    clock: Clock
+    venue: Venue
+    oauth: OAuthServer
+    app: Starlette
+
+    @property
+    def mcp_url(self) -> str:
+        return self.base_url + MCP_PATH
+
+
+def build_sandbox(
+    config: SandboxConfig, *, base_url: str | None = None, clock: Clock | None = None
+) -> Sandbox:
+    """Build the venue and its app; ``base_url`` defaults to the configured host and port."""
+    base_url = base_url or config.base_url()
+    clock = clock or make_clock(config.clock, start=config.start, speed=config.speed)
+    venue = Venue(
+        seed=config.seed, clock=clock, cash=config.cash, approval_required=config.approval_required
+    )
+    build_desks(venue)
+    oauth = OAuthServer(
+        issuer=base_url,
+        resource=base_url + MCP_PATH,
+        clock=clock,
+        access_token_ttl=config.access_token_ttl,
+    )
+    methods = Methods(
+        venue=venue,
+        tools=ToolTable(),
+        sessions=SessionStore(),
+        page_size=config.page_size,
+        identity=ServerIdentity(),
+    )
+    endpoint = McpEndpoint(methods=methods, verifier=oauth, framing=config.framing)
+    routes: list[BaseRoute] = [*oauth.routes(), Route(MCP_PATH, endpoint)]
+    sandbox = Sandbox(config, base_url, clock, venue, oauth, Starlette(routes=routes))
+    if config.admin:
+        for route in admin_routes(sandbox):
+            sandbox.app.router.routes.append(route)
+    return sandbox

@@ -1,0 +1,55 @@
+"""The sandbox venue's settings, validated once into a frozen config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from ordergate.core import ClockMode, ConfigError
+from ordergate.sandbox.mcp import Framing
+
+__all__ = ["DEFAULT_PORT", "SandboxConfig"]
+
+DEFAULT_PORT = 8790
+_LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxConfig:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    seed: int = 0
+    clock: ClockMode = ClockMode.REALTIME
+    start: datetime | None = None
+    speed: Decimal = Decimal(60)
+    page_size: int = 20
+    framing: Framing = Framing.JSON
+    access_token_ttl: timedelta = timedelta(days=9)
+    cash: Decimal = Decimal("100000.00")
+    approval_required: bool = False
+    admin: bool = True
+
+    def __post_init__(self) -> None:
+        if self.host not in _LOOPBACK:
+            raise ConfigError("host", "the sandbox venue listens on loopback only")
+        if not 0 <= self.port <= 65535:
+            raise ConfigError("port", "must be 0-65535 (0 picks a free port)")
+        if self.page_size < 1:
+            raise ConfigError("page_size", "must be at least 1")
+        if self.access_token_ttl <= timedelta(0):
+            raise ConfigError("access_token_ttl", "must be positive")
+        if self.cash < 0:
+            raise ConfigError("cash", "must not be negative")
+        if self.speed <= 0:
+            raise ConfigError("speed", "must be positive")
+        if self.start is not None and self.start.tzinfo is None:
+            raise ConfigError("start", "needs a timezone (e.g. 2026-11-30T14:30:00Z)")
+        if self.clock is ClockMode.REALTIME and self.start is not None:
+            raise ConfigError(
+                "start", "a realtime clock cannot start elsewhere; use accelerated or stepped"
+            )
+
+    def base_url(self, port: int | None = None) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port if port is None else port}"

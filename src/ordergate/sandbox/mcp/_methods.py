@@ -1,0 +1,134 @@
+"""The MCP methods the venue answers: initialize, ping, tools/list (paginated), tools/call."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ordergate.sandbox.mcp._jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    RpcError,
+)
+from ordergate.sandbox.mcp._sessions import Session, SessionStore
+from ordergate.sandbox.tools import ToolTable, UnknownTool, VenueError, error_result
+
+if TYPE_CHECKING:
+    from ordergate.sandbox.venue import Venue
+
+__all__ = ["SUPPORTED_PROTOCOL_VERSIONS", "Methods", "ServerIdentity"]
+
+logger = logging.getLogger(__name__)
+
+# Newest first: an unknown requested version is answered with the newest we speak.
+SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerIdentity:
+    name: str = "robinhood-trading"
+    version: str = "1.7.0"
+    instructions: str = (
+        "Sandbox venue: simulated Robinhood Agentic trading. No real account, no real money. "
+        "Call get_accounts first; only the account with agentic_allowed=true can trade."
+    )
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"tools:{offset}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: object) -> int:
+    if not isinstance(cursor, str):
+        raise RpcError(INVALID_PARAMS, "cursor must be a string")
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        prefix, _, number = text.partition(":")
+        offset = int(number)
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise RpcError(INVALID_PARAMS, "invalid cursor") from None
+    if prefix != "tools" or offset < 0:
+        raise RpcError(INVALID_PARAMS, "invalid cursor")
+    return offset
+
+
+class Methods:
+    def __init__(
+        self,
+        *,
+        venue: Venue,
+        tools: ToolTable,
+        sessions: SessionStore,
+        page_size: int,
+        identity: ServerIdentity,
+    ) -> None:
+        self.venue = venue
+        self.tools = tools
+        self.sessions = sessions
+        self.page_size = page_size
+        self.identity = identity
+
+    def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
+        requested = params.get("protocolVersion")
+        version = (
+            requested
+            if requested in SUPPORTED_PROTOCOL_VERSIONS
+            else SUPPORTED_PROTOCOL_VERSIONS[0]
+        )
+        client = params.get("clientInfo")
+        client_name = client.get("name", "") if isinstance(client, dict) else ""
+        session = self.sessions.open(
+            protocol_version=version, client_name=str(client_name), now=self.venue.now()
+        )
+        result = {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": self.identity.name, "version": self.identity.version},
+            "instructions": self.identity.instructions,
+        }
+        return result, session
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Answer one request; raises ``RpcError`` for protocol errors."""
+        if method == "tools/call":
+            return self._call_tool(params)
+        if method == "tools/list":
+            return self._list_tools(params)
+        if method == "ping":
+            return {}
+        raise RpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    def _list_tools(self, params: dict[str, Any]) -> dict[str, Any]:
+        cursor = params.get("cursor")
+        offset = 0 if cursor is None else _decode_cursor(cursor)
+        if offset > len(self.tools):
+            raise RpcError(INVALID_PARAMS, "invalid cursor")
+        tools, following = self.tools.page(offset, self.page_size)
+        result: dict[str, Any] = {"tools": tools}
+        if following is not None:
+            result["nextCursor"] = _encode_cursor(following)
+        return result
+
+    def _call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            raise RpcError(INVALID_PARAMS, "params.name must be a tool name")
+        venue = self.venue
+        now = venue.sync()
+        limiter = venue.faults.rate_limiter
+        if limiter is not None and not limiter.allow(now):
+            return error_result(
+                VenueError("RATE_LIMITED", "Too many requests; retry after a few seconds.")
+            )
+        try:
+            return self.tools.call(venue, name, params.get("arguments"))
+        except UnknownTool as error:
+            raise RpcError(INVALID_PARAMS, str(error)) from None
+        except Exception:
+            # Fail closed: an unexpected fault is a protocol error, never a success.
+            logger.exception("tool %s failed inside the venue", name)
+            raise RpcError(INTERNAL_ERROR, f"internal error in {name}") from None

@@ -1,0 +1,119 @@
+"""Brokerage accounts: exactly one may be traded by an agent (``agentic_allowed``).
+
+Cash is shared by every desk (equities, options, crypto). A desk that accepts an order
+puts a *hold* on buying power under the order's id and releases it when the order ends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from ordergate.core import ZERO
+from ordergate.sandbox.tools._registry import VenueError
+from ordergate.sandbox.venue._ids import IdFactory
+
+__all__ = ["Account", "Accounts"]
+
+
+@dataclass(slots=True)
+class Account:
+    account_number: str
+    rhs_account_number: str
+    type: str
+    brokerage_account_type: str
+    nickname: str
+    is_default: bool
+    agentic_allowed: bool
+    option_level: str
+    cash: Decimal
+    human_must_approve_trades: bool = False
+    approval_setting_updated_at: datetime | None = None
+    holds: dict[str, Decimal] = field(default_factory=dict)
+
+    @property
+    def buying_power(self) -> Decimal:
+        return self.cash - sum(self.holds.values(), ZERO)
+
+    def hold(self, key: str, amount: Decimal) -> None:
+        self.holds[key] = amount
+
+    def release(self, key: str) -> None:
+        self.holds.pop(key, None)
+
+
+class Accounts:
+    """The sandbox user's accounts: an agentic individual account and a read-only IRA."""
+
+    def __init__(self, ids: IdFactory, *, cash: Decimal, approval_required: bool) -> None:
+        agentic = Account(
+            account_number=ids.account_number("individual"),
+            rhs_account_number=ids.account_number("rhs-individual", width=10),
+            type="cash",
+            brokerage_account_type="individual",
+            nickname="Agentic",
+            is_default=False,
+            agentic_allowed=True,
+            option_level="option_level_2",
+            cash=cash,
+            human_must_approve_trades=approval_required,
+        )
+        ira = Account(
+            account_number=ids.account_number("ira"),
+            rhs_account_number=ids.account_number("rhs-ira", width=10),
+            type="cash",
+            brokerage_account_type="ira_roth",
+            nickname="Roth IRA",
+            is_default=True,
+            agentic_allowed=False,
+            option_level="option_level_1",
+            cash=Decimal("25000.00"),
+        )
+        self._by_number = {a.account_number: a for a in (agentic, ira)}
+        self._by_rhs = {a.rhs_account_number: a for a in (agentic, ira)}
+
+    def all(self) -> list[Account]:
+        return list(self._by_number.values())
+
+    @property
+    def agentic(self) -> Account:
+        return next(a for a in self._by_number.values() if a.agentic_allowed)
+
+    def get(self, account_number: str, *, field_name: str = "account_number") -> Account:
+        """Any of the user's accounts (reads work on every account)."""
+        account = self._by_number.get(account_number)
+        if account is None:
+            raise VenueError("NOT_FOUND", f"account {account_number!r} not found", field=field_name)
+        return account
+
+    def get_rhs(
+        self, rhs_account_number: str, *, field_name: str = "rhs_account_number"
+    ) -> Account:
+        account = self._by_rhs.get(rhs_account_number)
+        if account is None:
+            raise VenueError(
+                "NOT_FOUND", f"account {rhs_account_number!r} not found", field=field_name
+            )
+        return account
+
+    def tradable(self, account_number: str, *, field_name: str = "account_number") -> Account:
+        """The account, only if an agent may trade it."""
+        account = self.get(account_number, field_name=field_name)
+        if not account.agentic_allowed:
+            raise VenueError(
+                "ACCOUNT_NOT_AGENTIC",
+                f"account {account_number} is not enabled for agentic trading",
+                field=field_name,
+            )
+        return account
+
+    def tradable_rhs(self, rhs_account_number: str) -> Account:
+        account = self.get_rhs(rhs_account_number)
+        if not account.agentic_allowed:
+            raise VenueError(
+                "ACCOUNT_NOT_AGENTIC",
+                f"account {rhs_account_number} is not enabled for agentic trading",
+                field="rhs_account_number",
+            )
+        return account

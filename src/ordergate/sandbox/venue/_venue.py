@@ -1,0 +1,60 @@
+"""The venue's whole state: clock, market, accounts, desks and fault knobs.
+
+Nothing runs in the background. Every request first calls ``sync()``, which moves each desk
+(order matching, fills, expiries) up to the clock's current instant. So a stepped clock makes
+the venue fully deterministic, and a realtime clock still shows fills arriving over time.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Protocol
+
+from ordergate.core import Clock
+from ordergate.sandbox.market import Market
+from ordergate.sandbox.venue._accounts import Accounts
+from ordergate.sandbox.venue._faults import Faults
+from ordergate.sandbox.venue._ids import IdFactory
+
+__all__ = ["Desk", "Venue"]
+
+
+class Desk(Protocol):
+    def sync(self, now: datetime) -> None:
+        """Advance this desk's orders to ``now``."""
+        ...
+
+
+class Venue:
+    def __init__(
+        self,
+        *,
+        seed: int,
+        clock: Clock,
+        cash: Decimal = Decimal("100000.00"),
+        approval_required: bool = False,
+    ) -> None:
+        self.seed = seed
+        self.clock = clock
+        self.ids = IdFactory(seed)
+        self.market = Market(seed=seed, clock=clock)
+        self.accounts = Accounts(self.ids, cash=cash, approval_required=approval_required)
+        self.faults = Faults()
+        self.desks: list[Desk] = []
+        self._synced_to: datetime | None = None
+
+    def add_desk(self, desk: Desk) -> None:
+        self.desks.append(desk)
+
+    def now(self) -> datetime:
+        return self.clock.now()
+
+    def sync(self) -> datetime:
+        """Bring every desk up to the clock; returns the instant synced to."""
+        now = self.clock.now()
+        if self._synced_to is None or now > self._synced_to:
+            for desk in self.desks:
+                desk.sync(now)
+            self._synced_to = now
+        return now

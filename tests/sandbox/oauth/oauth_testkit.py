@@ -1,0 +1,126 @@
+"""Helpers for the OAuth server tests: drive the browser half of the flow in-process."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from html.parser import HTMLParser
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+
+from ordergate.sandbox.oauth import SHARED_CLIENT_ID, OAuthServer
+
+ISSUER = "http://127.0.0.1:8790"
+RESOURCE = ISSUER + "/mcp/trading"
+REDIRECT_URI = "http://127.0.0.1:33418/callback"
+
+
+def new_verifier() -> str:
+    return secrets.token_urlsafe(64)[:96]
+
+
+def challenge_of(verifier: str) -> str:
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+class _Inputs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden: dict[str, str] = {}
+        self.buttons: list[tuple[str, str]] = []
+        self.forms: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "form":
+            self.forms.append(attributes)
+        elif tag == "input" and attributes.get("type") == "hidden":
+            self.hidden[attributes["name"] or ""] = attributes["value"] or ""
+        elif tag == "button":
+            self.buttons.append((attributes["name"] or "", attributes["value"] or ""))
+
+
+def parse_form(html: str) -> _Inputs:
+    parser = _Inputs()
+    parser.feed(html)
+    return parser
+
+
+def redirect_params(response: httpx2.Response) -> dict[str, str]:
+    """The single-valued query parameters of a 302's Location."""
+    assert response.status_code == 302, response.text
+    query = parse_qs(urlsplit(response.headers["location"]).query)
+    return {key: values[0] for key, values in query.items()}
+
+
+class Flow:
+    """The authorization-code flow against an in-process server, step by step."""
+
+    def __init__(self, client: httpx2.AsyncClient, server: OAuthServer) -> None:
+        self.client = client
+        self.server = server
+        self.verifier = new_verifier()
+
+    def authorize_params(self, **overrides: str | None) -> dict[str, str]:
+        params: dict[str, str | None] = {
+            "response_type": "code",
+            "client_id": SHARED_CLIENT_ID,
+            "redirect_uri": REDIRECT_URI,
+            "code_challenge": challenge_of(self.verifier),
+            "code_challenge_method": "S256",
+            "state": "state-123",
+            "scope": "internal",
+            "resource": RESOURCE,
+        }
+        params.update(overrides)
+        return {key: value for key, value in params.items() if value is not None}
+
+    async def consent_page(self, **overrides: str | None) -> httpx2.Response:
+        return await self.client.get("/oauth", params=self.authorize_params(**overrides))
+
+    async def consent_form(self, **overrides: str | None) -> dict[str, str]:
+        page = await self.consent_page(**overrides)
+        assert page.status_code == 200, page.text
+        return parse_form(page.text).hidden
+
+    async def decide(self, form: dict[str, str], decision: str = "approve") -> httpx2.Response:
+        return await self.client.post("/oauth", data={**form, "decision": decision})
+
+    async def code(self, **overrides: str | None) -> str:
+        response = await self.decide(await self.consent_form(**overrides))
+        return redirect_params(response)["code"]
+
+    async def exchange(self, code: str | None, /, **overrides: str | None) -> httpx2.Response:
+        data: dict[str, str | None] = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT_URI,
+            "client_id": SHARED_CLIENT_ID,
+            "code_verifier": self.verifier,
+            "resource": RESOURCE,
+        }
+        data.update(overrides)
+        return await self.client.post(
+            "/oauth2/token/", data={k: v for k, v in data.items() if v is not None}
+        )
+
+    async def tokens(self) -> dict[str, Any]:
+        response = await self.exchange(await self.code())
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def refresh(self, refresh_token: str, /, **overrides: str | None) -> httpx2.Response:
+        data: dict[str, str | None] = {
+            "grant_type": "refresh_token",
+            "refresh_token": refresh_token,
+            "client_id": SHARED_CLIENT_ID,
+        }
+        data.update(overrides)
+        return await self.client.post(
+            "/oauth2/token/", data={k: v for k, v in data.items() if v is not None}
+        )

@@ -1,0 +1,222 @@
+"""A venue with an equity desk over a market whose quotes the test scripts, and tool helpers.
+
+The scripted market uses the real NYSE calendar; only prices and sizes are set by the test,
+so fills, partial fills and stop triggers happen exactly where a test says they should.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from ordergate.core import SteppedClock
+from ordergate.inventory import load_inventory
+from ordergate.sandbox.market import NyseCalendar
+from ordergate.sandbox.tools import ToolTable
+from ordergate.sandbox.tools import accounts as accounts_tools
+from ordergate.sandbox.tools import equity as equity_tools
+from ordergate.sandbox.tools import equity_pnl as pnl_tools
+from ordergate.sandbox.venue import Account, Venue, stable_uuid
+from ordergate.sandbox.venue._equity import EquityDesk
+from ordergate.sandbox.venue._equity_market import EquityListing, EquityQuote
+
+# Tuesday 2026-12-01, 10:00 in New York: a regular session.
+START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+TOOLS = (
+    "get_accounts",
+    "get_portfolio",
+    "get_trade_approval_setting",
+    "get_limited_margin_upgrade_info",
+    "get_equity_tradability",
+    "review_equity_order",
+    "place_equity_order",
+    "cancel_equity_order",
+    "get_equity_orders",
+    "get_equity_positions",
+    "get_equity_tax_lots",
+    "get_realized_pnl",
+    "get_pnl_trade_history",
+)
+assert accounts_tools and equity_tools and pnl_tools  # imported for their registrations
+
+
+def _listing(
+    symbol: str, *, tradeable: bool = True, fractional: bool = True, all_day: bool = True
+) -> EquityListing:
+    return EquityListing(
+        symbol=symbol,
+        instrument_id=stable_uuid("equity", symbol),
+        name=f"{symbol} Inc. Common Stock",
+        simple_name=symbol,
+        tradeable=tradeable,
+        fractional=fractional,
+        all_day=all_day,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Tick:
+    at: datetime
+    bid: Decimal
+    ask: Decimal
+    last: Decimal
+    bid_size: Decimal
+    ask_size: Decimal
+
+
+@dataclass
+class ScriptedMarket:
+    """Quotes hold from the instant they are set until the next one is set."""
+
+    clock: SteppedClock
+    calendar: NyseCalendar
+    listings: dict[str, EquityListing] = field(default_factory=dict)
+    ticks: dict[str, list[_Tick]] = field(default_factory=dict)
+
+    def list(
+        self, symbol: str, *, tradeable: bool = True, fractional: bool = True, all_day: bool = True
+    ) -> None:
+        self.listings[symbol] = _listing(
+            symbol, tradeable=tradeable, fractional=fractional, all_day=all_day
+        )
+
+    def set(
+        self,
+        symbol: str,
+        bid: str,
+        ask: str,
+        *,
+        last: str | None = None,
+        size: int = 10_000,
+        at: datetime | None = None,
+    ) -> None:
+        if symbol not in self.listings:
+            self.list(symbol)
+        bid_d, ask_d = Decimal(bid), Decimal(ask)
+        tick = _Tick(
+            at=at or self.clock.now(),
+            bid=bid_d,
+            ask=ask_d,
+            last=Decimal(last) if last is not None else (bid_d + ask_d) / 2,
+            bid_size=Decimal(size),
+            ask_size=Decimal(size),
+        )
+        ticks = self.ticks.setdefault(symbol, [])
+        ticks.append(tick)
+        ticks.sort(key=lambda t: t.at)
+
+    def listing(self, symbol: str) -> EquityListing | None:
+        return self.listings.get(symbol)
+
+    def quote(self, symbol: str, at: datetime) -> EquityQuote:
+        ticks = self.ticks[symbol]
+        index = bisect.bisect_right([t.at for t in ticks], at) - 1
+        tick = ticks[max(index, 0)]
+        return EquityQuote(
+            symbol=symbol,
+            bid=tick.bid,
+            ask=tick.ask,
+            last=tick.last,
+            bid_size=tick.bid_size,
+            ask_size=tick.ask_size,
+            previous_close=ticks[0].last,
+            previous_close_date=date(2026, 11, 30),
+            at=at,
+            last_trade_at=tick.at,
+        )
+
+
+class ToolFailed(AssertionError):
+    pass
+
+
+@dataclass
+class Harness:
+    clock: SteppedClock
+    venue: Venue
+    market: ScriptedMarket
+    desk: EquityDesk
+    table: ToolTable
+
+    @property
+    def agentic(self) -> Account:
+        return self.venue.accounts.agentic
+
+    @property
+    def ira(self) -> Account:
+        return next(a for a in self.venue.accounts.all() if not a.agentic_allowed)
+
+    def advance(self, seconds: int = 0, **delta: int) -> None:
+        self.clock.advance(timedelta(seconds=seconds, **delta))
+        self.venue.sync()
+
+    def set_time(self, instant: datetime) -> None:
+        self.clock.set(instant)
+        self.venue.sync()
+
+    def raw(self, name: str, **args: Any) -> dict[str, Any]:
+        self.venue.sync()
+        result = self.table.call(self.venue, name, args)
+        spec = load_inventory()[name]
+        if not result["isError"] and spec.output_schema is not None:
+            Draft202012Validator(spec.output_schema).validate(result["structuredContent"])
+        return result
+
+    def call(self, name: str, **args: Any) -> dict[str, Any]:
+        result = self.raw(name, **args)
+        if result["isError"]:
+            raise ToolFailed(result["structuredContent"])
+        data: dict[str, Any] = result["structuredContent"]["data"]
+        return data
+
+    def error(self, name: str, **args: Any) -> dict[str, Any]:
+        result = self.raw(name, **args)
+        assert result["isError"], result["structuredContent"]
+        error: dict[str, Any] = result["structuredContent"]["error"]
+        return error
+
+    def order_args(self, **args: Any) -> dict[str, Any]:
+        base: dict[str, Any] = {"account_number": self.agentic.account_number}
+        base.update(args)
+        return base
+
+    def place(self, **args: Any) -> dict[str, Any]:
+        data = self.call("place_equity_order", **self.order_args(**args))
+        order: dict[str, Any] = data["order"]
+        return order
+
+    def order(self, order_id: str) -> dict[str, Any]:
+        orders = self.call(
+            "get_equity_orders", account_number=self.agentic.account_number, order_id=order_id
+        )["orders"]
+        assert len(orders) == 1
+        found: dict[str, Any] = orders[0]
+        return found
+
+
+def build_harness(
+    *,
+    seed: int = 1,
+    start: datetime = START,
+    cash: Decimal = Decimal("100000.00"),
+    approval_required: bool = False,
+) -> Harness:
+    clock = SteppedClock(start=start)
+    venue = Venue(seed=seed, clock=clock, cash=cash, approval_required=approval_required)
+    market = ScriptedMarket(clock, venue.market.calendar)
+    market.set("AAPL", "199.99", "200.01", last="200.00")
+    market.set("MSFT", "399.98", "400.02", last="400.00")
+    market.list("HALT", tradeable=False)
+    market.set("HALT", "1.00", "1.02", last="1.01")
+    market.list("BRK.A", fractional=False, all_day=False)
+    market.set("BRK.A", "700000.00", "700100.00", last="700050.00")
+    desk = EquityDesk(venue, market=market)
+    venue.add_desk(desk)
+    inventory = load_inventory()
+    table = ToolTable(specs={name: inventory[name] for name in TOOLS})
+    return Harness(clock=clock, venue=venue, market=market, desk=desk, table=table)
