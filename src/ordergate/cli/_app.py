@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from ordergate.cli._bench import bench
 from ordergate.cli._sandbox import sandbox_app
 
 __all__ = ["app", "main"]
@@ -16,6 +17,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(sandbox_app, name="sandbox")
+app.command("bench")(bench)
 
 
 def main() -> None:

@@ -6,7 +6,17 @@ import importlib
 
 __all__ = ["FAMILIES", "load_families"]
 
-FAMILIES: tuple[str, ...] = ("accounts", "equity", "equity_pnl")
+FAMILIES: tuple[str, ...] = (
+    "accounts",
+    "equity",
+    "equity_pnl",
+    "watchlists",
+    "alerts",
+    "scanner",
+    "research",
+    "advanced",
+    "enrollment",
+)
 
 
 def load_families() -> None:

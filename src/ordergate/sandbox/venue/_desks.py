@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ordergate.sandbox.venue._equity import EquityDesk
+from ordergate.sandbox.venue._lists import Lists
 from ordergate.sandbox.venue._venue import Venue
 
 __all__ = ["build_desks"]
@@ -11,3 +12,4 @@ __all__ = ["build_desks"]
 def build_desks(venue: Venue) -> None:
     """Attach every desk to ``venue``."""
     venue.add_desk(EquityDesk(venue))
+    venue.add_desk(Lists(venue))

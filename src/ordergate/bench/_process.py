@@ -1,0 +1,52 @@
+"""Servers under measurement run in their own processes, so client and server never share a GIL."""
+
+from __future__ import annotations
+
+import selectors
+import socket
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+__all__ = ["free_port", "server_process"]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def server_process(
+    command: Sequence[str], *, ready_marker: str, timeout_s: float = 30.0
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``command``; yield once its stderr shows ``ready_marker``; stop it afterwards."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        _wait_for(process, ready_marker.encode(), timeout_s)
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _wait_for(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> None:
+    assert process.stderr is not None
+    deadline = time.monotonic() + timeout_s
+    seen = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while marker not in seen:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or process.poll() is not None:
+                raise RuntimeError(f"server did not start: {seen.decode(errors='replace')[-500:]}")
+            if selector.select(timeout=remaining):
+                chunk = process.stderr.readline()
+                seen += chunk

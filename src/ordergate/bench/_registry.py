@@ -1,0 +1,19 @@
+"""The benchmarks ``ordergate bench NAME`` knows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ordergate.bench._sandbox import run_sandbox_bench
+from ordergate.bench._stats import Summary
+
+__all__ = ["BENCHES", "run_bench"]
+
+Bench = Callable[..., None]
+
+BENCHES: dict[str, Bench] = {"sandbox": run_sandbox_bench}
+
+
+def run_bench(name: str, *, quick: bool, emit: Callable[[Summary], None]) -> None:
+    """Run one benchmark; raises ``KeyError`` for an unknown name."""
+    BENCHES[name](quick=quick, emit=emit)

@@ -1,0 +1,122 @@
+"""The fault knobs tests use to make the venue misbehave on purpose."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+
+import httpx2
+import pytest
+
+from venue_testkit import parse_sse, running_venue
+
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+@pytest.mark.req("sandbox.faults")
+def test_http_error_knob_fails_exactly_the_next_n_requests() -> None:
+    with running_venue() as client:
+        client.faults(http_errors=2, http_error_status=502)
+        assert client.post(PING).status_code == 502
+        assert client.post(PING).status_code == 502
+        assert client.post(PING).status_code == 200
+
+
+@pytest.mark.req("sandbox.faults")
+def test_drop_after_processes_the_call_then_loses_the_answer() -> None:
+    with running_venue() as client:
+        account = client.agentic_account()["account_number"]
+        client.faults(drop_after=1)
+        with pytest.raises(httpx2.TransportError):
+            client.call(
+                "place_equity_order",
+                {
+                    "account_number": account,
+                    "symbol": "AAPL",
+                    "side": "buy",
+                    "type": "market",
+                    "quantity": "1",
+                    "ref_id": "2f1d7d0e-4a8b-4c59-9d35-6a1de0a4b111",
+                },
+            )
+        orders = client.data("get_equity_orders", {"account_number": account})["orders"]
+        assert [o["ref_id"] for o in orders] == ["2f1d7d0e-4a8b-4c59-9d35-6a1de0a4b111"]
+
+
+@pytest.mark.req("sandbox.faults")
+def test_malformed_sse_knob_cuts_the_event_short() -> None:
+    with running_venue(framing="sse") as client:
+        client.faults(malformed_sse=1)
+        broken = client.post(PING)
+        assert broken.status_code == 200
+        assert not broken.text.endswith("\n\n")
+        with pytest.raises(ValueError):
+            parse_sse(broken.text)
+        assert parse_sse(client.post(PING).text)["result"] == {}
+
+
+@pytest.mark.req("sandbox.faults")
+def test_expired_tokens_knob_makes_every_current_token_answer_401() -> None:
+    with running_venue() as client:
+        assert client.admin("tokens", {"expire_access_tokens": True})["expired"] >= 1
+        response = client.post(PING)
+        assert response.status_code == 401
+        assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+@pytest.mark.req("sandbox.faults")
+def test_access_tokens_expire_on_the_venue_clock() -> None:
+    with running_venue(access_token_ttl=timedelta(hours=1)) as client:
+        assert client.post(PING).status_code == 200
+        client.step(3601)
+        assert client.post(PING).status_code == 401
+
+
+@pytest.mark.req("sandbox.faults")
+def test_rate_limit_answers_rate_limited_past_the_configured_calls_per_second() -> None:
+    with running_venue() as client:
+        client.faults(rate_limit_per_s=3)
+        results = [client.call("get_accounts") for _ in range(4)]
+        assert [r["isError"] for r in results] == [False, False, False, True]
+        assert results[3]["structuredContent"]["error"]["code"] == "RATE_LIMITED"
+        client.step(1)
+        assert client.call("get_accounts")["isError"] is False
+
+
+@pytest.mark.req("sandbox.faults")
+def test_added_latency_still_answers() -> None:
+    with running_venue() as client:
+        client.faults(latency_ms=20)
+        assert client.rpc("ping")["result"] == {}
+
+
+@pytest.mark.req("sandbox.faults")
+def test_unknown_or_bad_knobs_are_refused_naming_the_knob() -> None:
+    with running_venue() as client:
+        response = client.http.post(f"{client.base_url}/_sandbox/faults", json={"latency": 5})
+        assert response.status_code == 400
+        assert response.json()["error"]["field"] == "latency"
+        response = client.http.post(
+            f"{client.base_url}/_sandbox/faults", json={"http_error_status": 200}
+        )
+        assert response.json()["error"]["field"] == "http_error_status"
+
+
+@pytest.mark.req("sandbox.faults")
+def test_price_shock_moves_the_quote() -> None:
+    with running_venue() as client:
+        before = client.data("get_equity_quotes", {"symbols": ["MSFT"]})["results"][0]["quote"]
+        client.admin("shock", {"symbol": "MSFT", "pct": "-10"})
+        client.step(1)
+        after = client.data("get_equity_quotes", {"symbols": ["MSFT"]})["results"][0]["quote"]
+        ratio = Decimal(after["last_trade_price"]) / Decimal(before["last_trade_price"])
+        assert Decimal("0.85") < ratio < Decimal("0.95")
+
+
+def test_admin_clock_refuses_to_run_backwards_naming_the_field() -> None:
+    with running_venue() as client:
+        response = client.http.post(
+            f"{client.base_url}/_sandbox/clock", json={"advance_seconds": -5}
+        )
+        assert response.status_code == 400
+        assert response.json()["error"]["field"] == "advance_seconds"
