@@ -7,7 +7,6 @@ from decimal import Decimal
 
 import httpx2
 import pytest
-
 from venue_testkit import parse_sse, running_venue
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}

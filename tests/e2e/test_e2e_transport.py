@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 import httpx2
 import pytest
-
 from venue_testkit import ACCEPT_BOTH, VenueClient, decode, running_venue
 
 
@@ -33,9 +32,8 @@ def test_unauthenticated_request_gets_401_with_resource_metadata_challenge(
         headers={"accept": ACCEPT_BOTH},
     )
     assert response.status_code == 401
-    assert response.headers["www-authenticate"] == (
-        f'Bearer resource_metadata="{venue.base_url}/.well-known/oauth-protected-resource/mcp/trading"'
-    )
+    metadata = f"{venue.base_url}/.well-known/oauth-protected-resource/mcp/trading"
+    assert response.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata}"'
 
 
 @pytest.mark.req("oauth.challenge.resource-metadata")

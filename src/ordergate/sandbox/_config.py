@@ -31,6 +31,13 @@ class SandboxConfig:
     admin: bool = True
 
     def __post_init__(self) -> None:
+        # Accept the wire spelling of the enums ("sse", "stepped") and keep the enum.
+        for key, kind in (("framing", Framing), ("clock", ClockMode)):
+            try:
+                object.__setattr__(self, key, kind(getattr(self, key)))
+            except ValueError:
+                choices = ", ".join(member.value for member in kind)
+                raise ConfigError(key, f"must be one of {choices}") from None
         if self.host not in _LOOPBACK:
             raise ConfigError("host", "the sandbox venue listens on loopback only")
         if not 0 <= self.port <= 65535:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-
-import uvicorn
 from rich.console import Console
 
+from ordergate._serving import bind_socket, serve_foreground
 from ordergate.sandbox._app import build_sandbox
 from ordergate.sandbox._config import SandboxConfig
-from ordergate.sandbox._server import bind_socket
 
 __all__ = ["serve_forever"]
 
@@ -29,12 +26,4 @@ def serve_forever(config: SandboxConfig, *, console: Console) -> None:
     if config.admin:
         console.print(f"  admin (loopback) {sandbox.base_url}/_sandbox/state")
     console.print("Press Ctrl+C to stop.")
-    server = uvicorn.Server(
-        uvicorn.Config(sandbox.app, log_level="warning", access_log=False, lifespan="off")
-    )
-    try:
-        asyncio.run(server.serve(sockets=[sock]))
-    except KeyboardInterrupt:
-        pass
-    finally:
-        sock.close()
+    serve_foreground(sandbox.app, sock)

@@ -10,12 +10,16 @@ FAMILIES: tuple[str, ...] = (
     "accounts",
     "equity",
     "equity_pnl",
+    "options",
+    "crypto",
     "watchlists",
     "alerts",
     "scanner",
     "research",
     "advanced",
     "enrollment",
+    "market_data",
+    "option_data",
 )
 
 

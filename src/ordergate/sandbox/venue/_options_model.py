@@ -22,7 +22,7 @@ from ordergate.core import (
     Side,
     TimeInForce,
 )
-from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionType
+from ordergate.sandbox.market import MULTIPLIER, OptionInstrument
 
 __all__ = [
     "MULTIPLIER",
@@ -68,11 +68,6 @@ class OptionLeg:
     @property
     def opens_short(self) -> bool:
         return self.side is Side.SELL and self.position_effect is OptionPositionEffect.OPEN
-
-    @property
-    def strategy(self) -> str:
-        kind = "call" if self.instrument.type is OptionType.CALL else "put"
-        return f"{'long' if self.side is Side.BUY else 'short'}_{kind}"
 
 
 @dataclass(frozen=True, slots=True)

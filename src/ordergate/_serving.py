@@ -1,0 +1,94 @@
+"""Serving an ASGI app on a real loopback socket: in the foreground, or on a background thread.
+
+Shared by the sandbox venue, the benchmarks and the tests, so every server ordergate starts
+binds the same way (a pre-bound socket, so port 0 can pick a free port and be read back).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+__all__ = ["BackgroundServer", "bind_socket", "serve_foreground"]
+
+_START_TIMEOUT_S = 20.0
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening socket; port 0 picks a free one (read it back from ``getsockname``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def _config(app: Any) -> uvicorn.Config:
+    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.ready.set()
+
+
+class BackgroundServer:
+    """``app`` served on ``sock`` by a thread of its own: ``with BackgroundServer(app, sock):``."""
+
+    def __init__(self, app: Any, sock: socket.socket) -> None:
+        self.sock = sock
+        self._server = _Server(_config(app))
+        self._thread = threading.Thread(target=self._run, name="ordergate-server", daemon=True)
+
+    @property
+    def port(self) -> int:
+        port: int = self.sock.getsockname()[1]
+        return port
+
+    def _run(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self.sock]))
+
+    def start(self) -> None:
+        self._thread.start()
+        if not self._server.ready.wait(_START_TIMEOUT_S):
+            raise RuntimeError("the server did not start in time")
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(_START_TIMEOUT_S)
+        self.sock.close()
+
+    def __enter__(self) -> BackgroundServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def serve_foreground(app: Any, sock: socket.socket) -> None:
+    """Serve until interrupted (Ctrl+C ends it quietly)."""
+    server = uvicorn.Server(_config(app))
+    try:
+        asyncio.run(server.serve(sockets=[sock]))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()

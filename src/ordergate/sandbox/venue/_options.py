@@ -1,0 +1,485 @@
+"""The options desk: accepts, works, fills, expires and cancels option orders.
+
+Nothing happens in the background. ``sync(now)`` moves the desk forward through venue time:
+
+1. orders, in the order they were placed. An order is ``queued`` until one second after the
+   first regular-session instant at or after its placement (so one placed on a Saturday
+   waits for Monday's open), then ``confirmed`` (or ``rejected`` under the forced-rejection
+   fault). From a second after confirmation it is looked at against the quotes of that
+   instant, at least a second apart, during regular sessions only. A look fills the whole
+   order or nothing: every leg at its natural price (ask for a buy, bid for a sell), when
+   the net crosses the limit (a debit at most ``price``, a credit at least ``price``); a
+   market order takes the natural price (a market buy never above the collared price it
+   held). A ``gfd`` order still open at the regular close is cancelled then; a ``gtc`` order
+   when its first contract expires.
+2. exercises whose regular close has come, then expirations (settled in cash at intrinsic
+   value): see ``_options_settlement``.
+
+Cash moves by premium x 100 per contract. A working order holds its estimated debit plus
+the cash securing the puts it sells to open; a short put position keeps that cash held
+(``strike x 100`` a contract) until it is closed, expires or settles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING, Any
+
+from ordergate.core import (
+    ZERO,
+    MarketHours,
+    OptionDirection,
+    OptionPositionEffect,
+    OrderState,
+    Side,
+    TimeInForce,
+)
+from ordergate.sandbox.market import (
+    MULTIPLIER,
+    NyseCalendar,
+    OptionInstrument,
+    OptionQuote,
+    OptionType,
+    UnknownInstrument,
+)
+from ordergate.sandbox.tools._registry import VenueError
+from ordergate.sandbox.venue._accounts import Account
+from ordergate.sandbox.venue._equity import CONFIRM_DELAY, FILL_INTERVAL, EquityDesk
+from ordergate.sandbox.venue._equity_market import session_window
+from ordergate.sandbox.venue._faults import Faults
+from ordergate.sandbox.venue._options_book import OptionPositions
+from ordergate.sandbox.venue._options_model import (
+    OptionApproval,
+    OptionExecution,
+    OptionExercise,
+    OptionOrder,
+    OptionOrderType,
+    OptionTerms,
+)
+from ordergate.sandbox.venue._options_rules import check_option_terms, option_level
+from ordergate.sandbox.venue._options_settlement import Settlement, ref_id_of
+from ordergate.sandbox.venue._positions import CENT, ClosedTrade
+
+if TYPE_CHECKING:
+    from ordergate.sandbox.venue._venue import Venue
+
+__all__ = ["APPROVAL_TTL", "OptionReview", "OptionsDesk", "options_desk"]
+
+APPROVAL_TTL = timedelta(hours=24)
+# Pricing an option is costly (Black-Scholes per leg), so a long clock step is covered in at
+# most this many looks per order.
+_MAX_LOOKS_PER_SYNC = 200
+
+
+def _money(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
+
+
+def _order_key(order_id: str) -> str:
+    return f"option:{order_id}"
+
+
+def _collateral_key(option_id: str) -> str:
+    return f"option-collateral:{option_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionReview:
+    """What ``review_option_order`` reports about terms that passed every rule."""
+
+    terms: OptionTerms
+    quotes: tuple[OptionQuote, ...]
+    buying_power: Decimal
+    approval_required: bool
+    executable_now: bool
+    next_execution_at: datetime
+
+    @property
+    def required(self) -> Decimal:
+        return _money(self.terms.required)
+
+    @property
+    def buying_power_ok(self) -> bool:
+        return self.required <= self.buying_power
+
+
+class _AccountBook:
+    """``OptionBook`` for one account at one instant."""
+
+    def __init__(self, desk: OptionsDesk, account_number: str, now: datetime) -> None:
+        self._desk = desk
+        self._account = account_number
+        self._now = now
+
+    def instrument(self, option_id: str) -> OptionInstrument | None:
+        return self._desk.instrument(option_id)
+
+    def quote(self, option_id: str) -> OptionQuote:
+        return self._desk.quote(option_id, self._now)
+
+    def position(self, option_id: str) -> int:
+        return self._desk.positions.quantity(self._account, option_id)
+
+    def closing(self, option_id: str) -> int:
+        return self._desk.closing(self._account, option_id)
+
+    def free_shares(self, symbol: str) -> Decimal:
+        return self._desk.free_shares(self._account, symbol)
+
+
+class OptionsDesk:
+    """Option orders, positions, exercises and realised P&L of every account of the venue."""
+
+    def __init__(self, venue: Venue) -> None:
+        self._venue = venue
+        self.positions = OptionPositions()
+        self._orders: dict[str, OptionOrder] = {}
+        self._by_ref: dict[tuple[str, str], OptionOrder | OptionApproval] = {}
+        self._approvals: dict[str, OptionApproval] = {}
+        self.settlement = Settlement(venue, self)
+
+    @property
+    def calendar(self) -> NyseCalendar:
+        return self._venue.market.calendar
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def instrument(self, option_id: str) -> OptionInstrument | None:
+        try:
+            return self._venue.market.option_instrument(option_id.strip().lower())
+        except UnknownInstrument:
+            return None
+
+    def quote(self, option_id: str, at: datetime) -> OptionQuote:
+        return self._venue.market.option_quote(option_id, at)
+
+    def order(self, account_number: str, order_id: str) -> OptionOrder:
+        order = self._orders.get(order_id)
+        if order is None or order.account_number != account_number:
+            raise VenueError("NOT_FOUND", f"no option order {order_id}", field="order_id")
+        return order
+
+    def orders(self, account_number: str) -> list[OptionOrder]:
+        """The account's orders, newest first."""
+        mine = [o for o in self._orders.values() if o.account_number == account_number]
+        return sorted(mine, key=lambda o: o.sequence, reverse=True)
+
+    def approvals(self, account_number: str) -> list[OptionApproval]:
+        return [a for a in self._approvals.values() if a.terms.account_number == account_number]
+
+    def exercises(self, account_number: str) -> list[OptionExercise]:
+        return self.settlement.exercises(account_number)
+
+    def pending_exercise(self, account_number: str, option_id: str) -> int:
+        return self.settlement.pending(account_number, option_id)
+
+    def pending(self, account_number: str, option_id: str, side: Side) -> int:
+        """Contracts of ``option_id`` that open orders of the account would buy or sell."""
+        return sum(
+            order.terms.contracts(leg)
+            for order in self._orders.values()
+            if order.is_open and order.account_number == account_number
+            for leg in order.terms.legs
+            if leg.option_id == option_id and leg.side is side
+        )
+
+    def closing(self, account_number: str, option_id: str) -> int:
+        """Contracts spoken for by open closing orders and pending exercises."""
+        in_orders = sum(
+            order.terms.contracts(leg)
+            for order in self._orders.values()
+            if order.is_open and order.account_number == account_number
+            for leg in order.terms.legs
+            if leg.option_id == option_id and leg.position_effect is OptionPositionEffect.CLOSE
+        )
+        return in_orders + self.pending_exercise(account_number, option_id)
+
+    def equity_desk(self) -> EquityDesk | None:
+        for desk in self._venue.desks:
+            if isinstance(desk, EquityDesk):
+                return desk
+        return None
+
+    def free_shares(self, account_number: str, symbol: str) -> Decimal:
+        """Shares that could still cover a short call or be delivered by a put exercise."""
+        desk = self.equity_desk()
+        if desk is None:
+            return ZERO
+        shares = desk.positions.quantity(account_number, symbol)
+        shares -= desk.held_for_sells(account_number, symbol)
+        short_calls = sum(
+            position.contracts
+            for position in self.positions.of(account_number)
+            if position.quantity < 0
+            and position.instrument.type is OptionType.CALL
+            and position.instrument.chain_symbol == symbol
+        )
+        selling_calls = sum(
+            order.terms.contracts(leg)
+            for order in self._orders.values()
+            if order.is_open and order.account_number == account_number
+            for leg in order.terms.legs
+            if leg.opens_short
+            and leg.instrument.type is OptionType.CALL
+            and leg.instrument.chain_symbol == symbol
+        )
+        delivering = self.settlement.delivering(account_number, symbol)
+        return shares - MULTIPLIER * (short_calls + selling_calls + delivering)
+
+    def market_value(self, account_number: str) -> Decimal:
+        """Long positions at their marks less short positions at theirs."""
+        now = self._venue.now()
+        total = ZERO
+        for position in self.positions.of(account_number):
+            if position.quantity:
+                mark = self.quote(position.option_id, now).mark_price
+                total += position.quantity * mark * MULTIPLIER
+        return _money(total)
+
+    def portfolio_values(self, account_number: str) -> dict[str, Decimal]:
+        """This desk's share of ``get_portfolio``."""
+        return {"options_value": self.market_value(account_number)}
+
+    def closed_trades(self, account_number: str) -> list[ClosedTrade]:
+        return self.positions.closed(account_number)
+
+    # -- checking and placing --------------------------------------------------------------
+
+    def _terms(self, args: Mapping[str, Any]) -> tuple[Account, OptionTerms]:
+        account = self._venue.accounts.tradable(str(args["account_number"]))
+        book = _AccountBook(self, account.account_number, self._venue.now())
+        terms = check_option_terms(
+            args,
+            account_number=account.account_number,
+            level=option_level(account.option_level),
+            book=book,
+        )
+        return account, terms
+
+    def review(self, args: Mapping[str, Any]) -> OptionReview:
+        """Check an option order request without placing anything."""
+        account, terms = self._terms(args)
+        now = self._venue.now()
+        window = session_window(self.calendar, now, MarketHours.REGULAR_HOURS)
+        return OptionReview(
+            terms=terms,
+            quotes=tuple(self.quote(leg.option_id, now) for leg in terms.legs),
+            buying_power=_money(account.buying_power),
+            approval_required=account.human_must_approve_trades,
+            executable_now=window.opens_at <= now,
+            next_execution_at=window.opens_at,
+        )
+
+    def place(self, args: Mapping[str, Any]) -> OptionOrder | OptionApproval:
+        """Place an order (or file it for approval); the same ``ref_id`` returns the same."""
+        account = self._venue.accounts.tradable(str(args["account_number"]))
+        ref_id = ref_id_of(args)
+        if ref_id is not None:
+            earlier = self._by_ref.get((account.account_number, ref_id.lower()))
+            if earlier is not None:
+                return earlier
+        review = self.review(args)
+        if not review.buying_power_ok:
+            raise VenueError(
+                "INSUFFICIENT_BUYING_POWER",
+                f"this order needs {review.required} of buying power; "
+                f"{review.buying_power} is available",
+                field="quantity",
+            )
+        ids = self._venue.ids
+        ref_id = ref_id or ids.next("option-ref")
+        now = self._venue.now()
+        placed: OptionOrder | OptionApproval
+        if account.human_must_approve_trades:
+            placed = OptionApproval(
+                approval_id=ids.next("option-approval"),
+                ref_id=ref_id,
+                terms=review.terms,
+                created_at=now,
+                expires_at=now + APPROVAL_TTL,
+            )
+            self._approvals[placed.approval_id] = placed
+        else:
+            placed = self._accept(account, review.terms, ref_id, now)
+        self._by_ref[(account.account_number, ref_id.lower())] = placed
+        return placed
+
+    def _accept(
+        self, account: Account, terms: OptionTerms, ref_id: str, now: datetime
+    ) -> OptionOrder:
+        faults: Faults = self._venue.faults
+        doomed, faults.reject_orders = Faults.take(faults.reject_orders)
+        window = session_window(self.calendar, now, MarketHours.REGULAR_HOURS)
+        expires_at = min(leg.instrument.expires_at for leg in terms.legs)
+        if terms.time_in_force is TimeInForce.GFD:
+            expires_at = min(expires_at, window.day_ends_at)
+        ids = self._venue.ids
+        order = OptionOrder(
+            id=ids.next("option-order"),
+            ref_id=ref_id,
+            terms=terms,
+            leg_ids=tuple(ids.next("option-leg") for _ in terms.legs),
+            created_at=now,
+            confirm_at=window.opens_at + CONFIRM_DELAY,
+            expires_at=expires_at,
+            updated_at=now,
+            executions=[[] for _ in terms.legs],
+            doomed_reason=faults.reject_reason if doomed else None,
+            sequence=len(self._orders),
+        )
+        self._orders[order.id] = order
+        account.hold(_order_key(order.id), _money(terms.required))
+        return order
+
+    # -- cancelling ------------------------------------------------------------------------
+
+    def cancel(self, account_number: str, order_id: str) -> OptionOrder:
+        """Cancel an open order; raises ``ORDER_NOT_CANCELLABLE`` once it has ended."""
+        self._venue.accounts.tradable(account_number)
+        order = self.order(account_number, order_id)
+        if not order.is_open:
+            raise VenueError(
+                "ORDER_NOT_CANCELLABLE",
+                f"order {order_id} is already {order.state}",
+                field="order_id",
+            )
+        self._end(order, OrderState.CANCELLED, self._venue.now())
+        return order
+
+    def _end(self, order: OptionOrder, state: OrderState, at: datetime) -> None:
+        order.state = state
+        order.updated_at = at
+        self._account(order.account_number).release(_order_key(order.id))
+
+    def _account(self, account_number: str) -> Account:
+        return self._venue.accounts.get(account_number)
+
+    # -- exercising ------------------------------------------------------------------------
+
+    def exercise(self, args: Mapping[str, Any]) -> OptionExercise:
+        """Ask to exercise long contracts, carried out at the next regular close
+        (``_options_settlement``); raises ``VenueError``."""
+        return self.settlement.exercise(args)
+
+    def cancel_exercise(self, account_number: str, option_id: str) -> list[OptionExercise]:
+        """Withdraw the account's pending exercises of ``option_id``; raises ``VenueError``."""
+        return self.settlement.withdraw(account_number, option_id)
+
+    # -- moving through time ---------------------------------------------------------------
+
+    def sync(self, now: datetime) -> None:
+        for order in sorted(self._orders.values(), key=lambda o: o.sequence):
+            if order.is_open:
+                self._advance(order, now)
+        self.settlement.sync(now)
+
+    def _advance(self, order: OptionOrder, now: datetime) -> None:
+        if order.state is OrderState.QUEUED:
+            if now < order.confirm_at:
+                return
+            if order.doomed_reason is not None:
+                order.reject_reason = order.doomed_reason
+                self._end(order, OrderState.REJECTED, order.confirm_at)
+                return
+            order.state = OrderState.CONFIRMED
+            order.updated_at = order.confirm_at
+            order.next_check = order.confirm_at + FILL_INTERVAL
+        look = order.next_check
+        assert look is not None
+        step = max(FILL_INTERVAL, (now - look) / _MAX_LOOKS_PER_SYNC)
+        while order.is_open and look <= now and look < order.expires_at:
+            opens_at = session_window(self.calendar, look, MarketHours.REGULAR_HOURS).opens_at
+            if opens_at > look:
+                look = opens_at
+                step = max(FILL_INTERVAL, (now - look) / _MAX_LOOKS_PER_SYNC)
+                continue
+            self._look(order, look)
+            look += step
+        order.next_check = look
+        if order.is_open and now >= order.expires_at:
+            # An order confirmed just after its day ended expires at its confirmation.
+            self._end(order, OrderState.CANCELLED, max(order.expires_at, order.confirm_at))
+
+    def _look(self, order: OptionOrder, at: datetime) -> None:
+        terms = order.terms
+        prices: list[Decimal] = []
+        for leg in terms.legs:
+            quote = self.quote(leg.option_id, at)
+            price = quote.ask_price if leg.side is Side.BUY else quote.bid_price
+            if price <= 0:
+                return
+            prices.append(price)
+        net = sum(
+            (leg.sign * leg.ratio_quantity * p for leg, p in zip(terms.legs, prices, strict=True)),
+            ZERO,
+        )
+        if terms.type is OptionOrderType.MARKET:
+            if terms.legs[0].side is Side.BUY and net > terms.estimated_price:
+                return
+        elif terms.direction is OptionDirection.DEBIT:
+            assert terms.price is not None
+            if net > terms.price:
+                return
+        else:
+            assert terms.price is not None
+            if -net < terms.price:
+                return
+        self._fill(order, prices, net, at)
+
+    def _fill(self, order: OptionOrder, prices: list[Decimal], net: Decimal, at: datetime) -> None:
+        ids = self._venue.ids
+        terms = order.terms
+        account = self._account(order.account_number)
+        for index, (leg, price) in enumerate(zip(terms.legs, prices, strict=True)):
+            contracts = terms.contracts(leg)
+            execution = OptionExecution(
+                id=ids.next("option-execution"), price=price, quantity=contracts, timestamp=at
+            )
+            order.executions[index].append(execution)
+            account.cash -= leg.sign * price * MULTIPLIER * contracts
+            if leg.position_effect is OptionPositionEffect.OPEN:
+                self.positions.open(
+                    account_number=order.account_number,
+                    instrument=leg.instrument,
+                    contracts=contracts,
+                    long=leg.side is Side.BUY,
+                    price=price,
+                    at=at,
+                    position_id=ids.next("option-position"),
+                )
+            else:
+                self.positions.close(
+                    account_number=order.account_number,
+                    option_id=leg.option_id,
+                    contracts=contracts,
+                    price=price,
+                    at=at,
+                    order_id=order.id,
+                    execution_id=execution.id,
+                    trade_id=ids.next("option-closed-trade"),
+                )
+        order.net_price = net if terms.direction is OptionDirection.DEBIT else -net
+        self._end(order, OrderState.FILLED, at)
+        self.secure(order.account_number)
+
+    def secure(self, account_number: str) -> None:
+        """Hold cash behind every short put of the account (and nothing else)."""
+        account = self._account(account_number)
+        for position in self.positions.of(account_number):
+            key = _collateral_key(position.option_id)
+            if position.quantity < 0 and position.instrument.type is OptionType.PUT:
+                strike = position.instrument.strike_price
+                account.hold(key, strike * MULTIPLIER * position.contracts)
+            else:
+                account.release(key)
+
+
+def options_desk(venue: Venue) -> OptionsDesk:
+    """The venue's options desk (``VenueError`` when the venue runs none)."""
+    for desk in venue.desks:
+        if isinstance(desk, OptionsDesk):
+            return desk
+    raise VenueError("UNAVAILABLE", "option trading is not available on this venue")

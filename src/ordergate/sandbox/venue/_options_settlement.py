@@ -1,0 +1,312 @@
+"""What becomes of option positions at the close: exercises and expirations.
+
+Exercise (``exercise_option``) is asked for during the day and carried out at the next
+regular close (``cancel_option_exercise`` withdraws it until then):
+
+- a call exercise holds ``strike x 100`` a contract of buying power; at the close it pays
+  that for ``100`` shares a contract, which join the equity desk's positions as one tax lot
+  whose cost per share is the strike plus the average premium paid;
+- a put exercise needs 100 free shares a contract (not covering a short call, not held by a
+  sell order); at the close they are sold at the strike from the oldest lots, the average
+  premium paid reducing the proceeds of the equity trades booked. Short sales are refused
+  whatever ``allow_shorts`` says: the agentic account is a cash account;
+- the exercised contracts leave the option position without a closed option trade (their
+  premium lives on in the shares' basis or the sale's proceeds);
+- with no equity desk on the venue, exercise is refused (``UNAVAILABLE``); an exercise whose
+  contracts or shares are gone by the close ends ``failed``, moving nothing.
+
+Expiration: a position still open when its contract expires (the regular close of the
+expiration date) is settled in cash at intrinsic value, from the underlying's price at that
+close, and books a closed trade at that price. The sandbox never exercises automatically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING, Any
+
+from ordergate.core import ZERO, MarketHours
+from ordergate.sandbox.market import MULTIPLIER, OptionType
+from ordergate.sandbox.tools._registry import VenueError
+from ordergate.sandbox.venue._equity import EquityDesk
+from ordergate.sandbox.venue._equity_market import session_window
+from ordergate.sandbox.venue._options_book import OptionPosition
+from ordergate.sandbox.venue._options_model import ExerciseState, OptionExercise
+from ordergate.sandbox.venue._options_rules import invalid
+from ordergate.sandbox.venue._positions import CENT, TaxLot
+
+if TYPE_CHECKING:
+    from ordergate.sandbox.venue._options import OptionsDesk
+    from ordergate.sandbox.venue._venue import Venue
+
+__all__ = ["Settlement", "exercise_key", "ref_id_of"]
+
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
+def _money(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
+
+
+def exercise_key(exercise_id: str) -> str:
+    return f"option-exercise:{exercise_id}"
+
+
+def ref_id_of(args: Mapping[str, Any]) -> str | None:
+    """The request's ``ref_id``; ``None`` when absent; ``INVALID_ARGUMENT`` unless a UUID."""
+    ref_id = args.get("ref_id")
+    if ref_id is None or ref_id == "":
+        return None
+    text = str(ref_id)
+    if not _UUID.match(text):
+        raise invalid("ref_id", "ref_id must be a UUID")
+    return text
+
+
+class Settlement:
+    """The options desk's exercises and expirations."""
+
+    def __init__(self, venue: Venue, desk: OptionsDesk) -> None:
+        self._venue = venue
+        self._desk = desk
+        self._exercises: dict[str, OptionExercise] = {}
+        self._by_ref: dict[tuple[str, str], OptionExercise] = {}
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def exercises(self, account_number: str) -> list[OptionExercise]:
+        return [e for e in self._exercises.values() if e.account_number == account_number]
+
+    def pending(self, account_number: str, option_id: str) -> int:
+        """Contracts of ``option_id`` waiting to be exercised."""
+        return sum(
+            e.quantity
+            for e in self.exercises(account_number)
+            if e.is_pending and e.instrument.id == option_id
+        )
+
+    def delivering(self, account_number: str, symbol: str) -> int:
+        """Contracts of pending put exercises that will deliver shares of ``symbol``."""
+        return sum(
+            e.quantity
+            for e in self.exercises(account_number)
+            if e.is_pending
+            and e.instrument.type is OptionType.PUT
+            and e.instrument.chain_symbol == symbol
+        )
+
+    # -- asking and withdrawing ------------------------------------------------------------
+
+    def exercise(self, args: Mapping[str, Any]) -> OptionExercise:
+        """Ask to exercise long contracts (see the module docstring).
+
+        Raises ``VenueError``: ``NOT_FOUND``, ``OPTION_NOT_TRADABLE``,
+        ``INSUFFICIENT_POSITION``, ``INSUFFICIENT_BUYING_POWER``, ``INSUFFICIENT_SHARES``,
+        ``UNAVAILABLE``, ``INVALID_ARGUMENT``.
+        """
+        desk = self._desk
+        account = self._venue.accounts.tradable(str(args["account_number"]))
+        number = account.account_number
+        ref_id = ref_id_of(args)
+        if ref_id is not None:
+            earlier = self._by_ref.get((number, ref_id.lower()))
+            if earlier is not None:
+                return earlier
+        instrument = desk.instrument(str(args["option_id"]))
+        if instrument is None:
+            raise VenueError("NOT_FOUND", f"no option {args['option_id']!r}", field="option_id")
+        if instrument.state != "active":
+            raise VenueError(
+                "OPTION_NOT_TRADABLE", "an expired option cannot be exercised", field="option_id"
+            )
+        quantity = args["quantity"]
+        if isinstance(quantity, bool) or int(quantity) != quantity or quantity < 1:
+            raise invalid("quantity", "quantity must be a whole number of at least 1")
+        contracts = int(quantity)
+        held = desk.positions.quantity(number, instrument.id)
+        available = max(held, 0) - desk.closing(number, instrument.id)
+        if contracts > available:
+            raise VenueError(
+                "INSUFFICIENT_POSITION",
+                f"{max(available, 0)} long contracts are available to exercise",
+                field="quantity",
+            )
+        if desk.equity_desk() is None:
+            raise VenueError("UNAVAILABLE", "exercise needs the equity desk, which is not running")
+        now = self._venue.now()
+        ids = self._venue.ids
+        exercise = OptionExercise(
+            id=ids.next("option-exercise"),
+            ref_id=ref_id or ids.next("option-exercise-ref"),
+            account_number=number,
+            instrument=instrument,
+            quantity=contracts,
+            created_at=now,
+            process_at=session_window(desk.calendar, now, MarketHours.REGULAR_HOURS).day_ends_at,
+            reason=None if args.get("reason") in (None, "") else str(args["reason"]),
+            updated_at=now,
+            sequence=len(self._exercises),
+        )
+        if instrument.type is OptionType.CALL:
+            if exercise.strike_value > account.buying_power:
+                raise VenueError(
+                    "INSUFFICIENT_BUYING_POWER",
+                    f"exercising needs {_money(exercise.strike_value)} of buying power; "
+                    f"{_money(account.buying_power)} is available",
+                    field="quantity",
+                )
+            account.hold(exercise_key(exercise.id), exercise.strike_value)
+        else:
+            free = desk.free_shares(number, instrument.chain_symbol)
+            if exercise.shares > free:
+                shorting = " (short sales are not allowed in a cash account)"
+                raise VenueError(
+                    "INSUFFICIENT_SHARES",
+                    f"exercising needs {exercise.shares} free shares of "
+                    f"{instrument.chain_symbol}; {max(free, ZERO)} are free"
+                    + (shorting if args.get("allow_shorts") else ""),
+                    field="quantity",
+                )
+        self._exercises[exercise.id] = exercise
+        self._by_ref[(number, exercise.ref_id.lower())] = exercise
+        return exercise
+
+    def withdraw(self, account_number: str, option_id: str) -> list[OptionExercise]:
+        """Cancel the account's pending exercises of ``option_id`` (before their close)."""
+        self._venue.accounts.tradable(account_number)
+        wanted = option_id.strip().lower()
+        pending = [
+            e for e in self.exercises(account_number) if e.is_pending and e.instrument.id == wanted
+        ]
+        if not pending:
+            raise VenueError(
+                "NOT_FOUND", f"no pending exercise of option {option_id}", field="option_id"
+            )
+        now = self._venue.now()
+        account = self._venue.accounts.get(account_number)
+        for exercise in pending:
+            exercise.state = ExerciseState.CANCELLED
+            exercise.updated_at = now
+            account.release(exercise_key(exercise.id))
+        return pending
+
+    # -- at the close ----------------------------------------------------------------------
+
+    def sync(self, now: datetime) -> None:
+        """Carry out the exercises whose close has come, then settle expired positions."""
+        due = [e for e in self._exercises.values() if e.is_pending and e.process_at <= now]
+        for exercise in sorted(due, key=lambda e: (e.process_at, e.sequence)):
+            self._carry_out(exercise)
+        for position in self._desk.positions.held():
+            if position.instrument.expires_at <= now:
+                self._expire(position)
+
+    def _fail(self, exercise: OptionExercise, reason: str) -> None:
+        exercise.state = ExerciseState.FAILED
+        exercise.failure_reason = reason
+
+    def _carry_out(self, exercise: OptionExercise) -> None:
+        at = exercise.process_at
+        exercise.updated_at = at
+        account = self._venue.accounts.get(exercise.account_number)
+        account.release(exercise_key(exercise.id))
+        number = exercise.account_number
+        instrument = exercise.instrument
+        position = self._desk.positions.get(number, instrument.id)
+        equity = self._desk.equity_desk()
+        if position is None or position.quantity < exercise.quantity or equity is None:
+            self._fail(exercise, "the long contracts are no longer held")
+            return
+        premium = position.average_price
+        symbol = instrument.chain_symbol
+        ids = self._venue.ids
+        if instrument.type is OptionType.CALL:
+            listing = equity.listing(symbol)
+            instrument_id = listing.instrument_id if listing is not None else instrument.chain_id
+            account.cash -= exercise.strike_value
+            equity.positions.buy(
+                TaxLot(
+                    lot_id=ids.next("equity-lot"),
+                    account_number=number,
+                    symbol=symbol,
+                    instrument_id=instrument_id,
+                    quantity=exercise.shares,
+                    original_quantity=exercise.shares,
+                    price=instrument.strike_price + premium,
+                    acquired_at=at,
+                    order_id=exercise.id,
+                    execution_id=exercise.id,
+                )
+            )
+        else:
+            plan = _oldest_free_lots(equity, number, symbol, exercise.shares)
+            if plan is None:
+                self._fail(exercise, f"{exercise.shares} free shares of {symbol} are needed")
+                return
+            account.cash += exercise.strike_value
+            equity.positions.sell(
+                account_number=number,
+                symbol=symbol,
+                quantity=exercise.shares,
+                price=instrument.strike_price - premium,
+                fees=Decimal("0.00"),
+                at=at,
+                order_id=exercise.id,
+                execution_id=exercise.id,
+                plan=plan,
+                trade_ids=[ids.next("equity-closed-trade") for _ in plan],
+            )
+        self._desk.positions.remove(number, instrument.id, exercise.quantity, at)
+        exercise.state = ExerciseState.COMPLETED
+        self._desk.secure(number)
+
+    def _expire(self, position: OptionPosition) -> None:
+        instrument = position.instrument
+        at = instrument.expires_at
+        spot = self._desk.quote(instrument.id, at).underlying_price
+        strike = instrument.strike_price
+        gap = spot - strike if instrument.type is OptionType.CALL else strike - spot
+        intrinsic = _money(max(ZERO, gap))
+        contracts = position.contracts
+        sign = 1 if position.is_long else -1
+        account = self._venue.accounts.get(position.account_number)
+        account.cash += sign * intrinsic * MULTIPLIER * contracts
+        settlement = self._venue.ids.next("option-expiration")
+        self._desk.positions.close(
+            account_number=position.account_number,
+            option_id=instrument.id,
+            contracts=contracts,
+            price=intrinsic,
+            at=at,
+            order_id=settlement,
+            execution_id=settlement,
+            trade_id=self._venue.ids.next("option-closed-trade"),
+        )
+        self._desk.secure(position.account_number)
+
+
+def _oldest_free_lots(
+    desk: EquityDesk, account_number: str, symbol: str, shares: Decimal
+) -> list[tuple[str, Decimal]] | None:
+    """Lots to deliver ``shares`` from, oldest first, skipping shares sell orders reserved."""
+    free = desk.positions.quantity(account_number, symbol)
+    if free - desk.held_for_sells(account_number, symbol) < shares:
+        return None
+    reserved: dict[str, Decimal] = {}
+    for order in desk.orders(account_number):
+        if order.is_open and order.lots_left:
+            for lot_id, quantity in order.lots_left:
+                reserved[lot_id] = reserved.get(lot_id, ZERO) + quantity
+    plan: list[tuple[str, Decimal]] = []
+    left = shares
+    for lot in desk.positions.lots(account_number, symbol):
+        take = min(lot.quantity - reserved.get(lot.lot_id, ZERO), left)
+        if take > 0:
+            plan.append((lot.lot_id, take))
+            left -= take
+        if left <= 0:
+            break
+    return plan

@@ -1,0 +1,33 @@
+"""Security and protocol requirements, each pinned by at least one test (``@pytest.mark.req``).
+
+Each entry cites where the requirement comes from: an RFC, the MCP specification, the
+reference capture of the live venue (``reference``), or DESIGN.md.
+"""
+
+from __future__ import annotations
+
+REQUIREMENTS: dict[str, str] = {
+    # OAuth 2.1 as observed on the live venue
+    "oauth.challenge.resource-metadata": "RFC 9728 §5.1: 401 names the protected-resource metadata",
+    "oauth.registration.shared-client-id": "reference: registration returns one shared public id",
+    "oauth.pkce.s256-only": "RFC 7636 / OAuth 2.1 §4.1.1: S256 only; plain and missing refused",
+    "oauth.code.single-use": "RFC 6749 §4.1.2: a code is single-use; replay revokes its tokens",
+    "oauth.refresh.rotation": "OAuth 2.1 §4.3.1 and reference: refresh tokens rotate",
+    "oauth.flow.public-client": "reference: public client, token_endpoint_auth_method none",
+    # MCP streamable HTTP
+    "mcp.http.post-only": "reference: GET on the endpoint answers 405",
+    "mcp.http.framing": "MCP 2025-11-25 transports: JSON or one-shot SSE answers",
+    "mcp.http.dns-rebinding": "MCP 2025-11-25 transports, security warning: validate Origin/Host",
+    "mcp.session.issued-and-honoured": "MCP 2025-11-25 transports: Mcp-Session-Id; unknown → 404",
+    "mcp.version.negotiation": "MCP lifecycle: 2025-06-18 and 2025-11-25 negotiated",
+    "mcp.jsonrpc.protocol-errors": "JSON-RPC 2.0 §5.1: parse, invalid request, unknown method/tool",
+    "mcp.tools.list.paginated": "MCP pagination: nextCursor until drained; forged cursor refused",
+    "mcp.tools.schemas-exact": "reference: contract tools served with the captured schemas",
+    "mcp.tools.output-valid": "MCP tools: structuredContent conforms to outputSchema",
+    "mcp.tools.strict-arguments": "reference: additionalProperties false; nullable arrays",
+    "mcp.tools.business-errors-are-results": "reference: business failures come as isError results",
+    # The venue
+    "sandbox.faults": "DESIGN.md, the sandbox venue: fault knobs for tests",
+    "sandbox.determinism": "DESIGN.md, the sandbox venue: same seed, same calls, same results",
+    "sandbox.sdk-client": "issue: the official MCP SDK client works against the venue",
+}
