@@ -19,18 +19,17 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-length"
 
 
 def _app(upstream: str, token: str) -> Starlette:
-    client = httpx2.AsyncClient(timeout=30.0)
-
     async def forward(request: Request) -> Response:
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
         headers.setdefault("authorization", f"Bearer {token}")
-        answer = await client.request(
-            request.method,
-            upstream + request.url.path,
-            params=request.query_params,
-            content=await request.body(),
-            headers=headers,
-        )
+        async with httpx2.AsyncClient(timeout=30.0) as client:
+            answer = await client.request(
+                request.method,
+                upstream + request.url.path,
+                params=request.query_params,
+                content=await request.body(),
+                headers=headers,
+            )
         passed = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP}
         passed.pop("content-encoding", None)
         return Response(answer.content, status_code=answer.status_code, headers=passed)

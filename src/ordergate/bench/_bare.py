@@ -49,4 +49,6 @@ async def _endpoint(request: Request) -> JSONResponse:
 bare_app = Starlette(routes=[Route("/bare", _endpoint, methods=["POST"])])
 
 if __name__ == "__main__":
-    uvicorn.run(bare_app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning")
+    uvicorn.run(
+        bare_app, host="127.0.0.1", port=int(sys.argv[1]), log_level="info", access_log=False
+    )

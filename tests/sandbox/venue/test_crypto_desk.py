@@ -354,3 +354,14 @@ def test_holdings_refuse_to_sell_more_than_they_hold_and_cost_nothing_when_empty
         )
     holding.quantity = Decimal(0)
     assert holding.average_cost == 0
+
+
+def test_the_same_seed_steps_and_calls_give_the_same_orders() -> None:
+    def run() -> list[dict[str, object]]:
+        d = build(seed=7, start=SATURDAY)
+        _buy(d, symbol="BTC-USD", quantity="0.2")
+        d.place_crypto(symbol="BTC-USD", side="sell", type="market", quantity="0.1")
+        d.advance(5)
+        return list(d.call("get_crypto_orders", rhs_account_number=d.rhs)["orders"])
+
+    assert run() == run()

@@ -136,6 +136,27 @@ class Settlement:
             )
         if desk.equity_desk() is None:
             raise VenueError("UNAVAILABLE", "exercise needs the equity desk, which is not running")
+        shares = MULTIPLIER * contracts
+        strike_value = instrument.strike_price * shares
+        if instrument.type is OptionType.CALL:
+            if strike_value > account.buying_power:
+                raise VenueError(
+                    "INSUFFICIENT_BUYING_POWER",
+                    f"exercising needs {_money(strike_value)} of buying power; "
+                    f"{_money(account.buying_power)} is available",
+                    field="quantity",
+                )
+        else:
+            free = desk.free_shares(number, instrument.chain_symbol)
+            if shares > free:
+                shorting = " (short sales are not allowed in a cash account)"
+                raise VenueError(
+                    "INSUFFICIENT_SHARES",
+                    f"exercising needs {shares} free shares of "
+                    f"{instrument.chain_symbol}; {max(free, ZERO)} are free"
+                    + (shorting if args.get("allow_shorts") else ""),
+                    field="quantity",
+                )
         now = self._venue.now()
         ids = self._venue.ids
         exercise = OptionExercise(
@@ -151,25 +172,7 @@ class Settlement:
             sequence=len(self._exercises),
         )
         if instrument.type is OptionType.CALL:
-            if exercise.strike_value > account.buying_power:
-                raise VenueError(
-                    "INSUFFICIENT_BUYING_POWER",
-                    f"exercising needs {_money(exercise.strike_value)} of buying power; "
-                    f"{_money(account.buying_power)} is available",
-                    field="quantity",
-                )
-            account.hold(exercise_key(exercise.id), exercise.strike_value)
-        else:
-            free = desk.free_shares(number, instrument.chain_symbol)
-            if exercise.shares > free:
-                shorting = " (short sales are not allowed in a cash account)"
-                raise VenueError(
-                    "INSUFFICIENT_SHARES",
-                    f"exercising needs {exercise.shares} free shares of "
-                    f"{instrument.chain_symbol}; {max(free, ZERO)} are free"
-                    + (shorting if args.get("allow_shorts") else ""),
-                    field="quantity",
-                )
+            account.hold(exercise_key(exercise.id), strike_value)
         self._exercises[exercise.id] = exercise
         self._by_ref[(number, exercise.ref_id.lower())] = exercise
         return exercise
