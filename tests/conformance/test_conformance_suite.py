@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from bearer_proxy import BearerProxy
-
 from venue_testkit import running_venue
 
 HERE = Path(__file__).resolve().parent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import selectors
 import socket
 import subprocess
@@ -48,5 +49,6 @@ def _wait_for(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float)
             if remaining <= 0 or process.poll() is not None:
                 raise RuntimeError(f"server did not start: {seen.decode(errors='replace')[-500:]}")
             if selector.select(timeout=remaining):
-                chunk = process.stderr.readline()
-                seen += chunk
+                # Raw reads: a buffered readline could swallow the marker into a buffer
+                # that select() cannot see.
+                seen += os.read(process.stderr.fileno(), 4096)

@@ -92,6 +92,7 @@ def serve(
             admin=admin,
         )
     except ConfigError as error:
-        Console(stderr=True).print(f"[red]error:[/red] {error.key}: {error.reason}")
-        raise typer.Exit(2) from None
+        # Name the option the user typed, not the config field behind it.
+        option = "--" + error.key.replace("_", "-")
+        raise typer.BadParameter(error.reason, param_hint=option) from None
     serve_forever(config, console=Console(stderr=True))

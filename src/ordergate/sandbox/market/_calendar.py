@@ -1,6 +1,7 @@
 """The NYSE calendar as Robinhood trades it: regular, extended and 24-hour-market sessions.
 
-Session days, holidays and early closes come from ``exchange_calendars`` (``XNYS``); the
+Session days, holidays and early closes come from ``exchange_calendars`` (``XNYS``, through
+the table ``_xnys_table`` ships); the
 Robinhood hours are laid over them, all in America/New_York:
 
 - ``overnight``   20:00 the evening before a session day → 07:00 on it (so Sunday night
@@ -19,16 +20,15 @@ from __future__ import annotations
 
 import bisect
 import functools
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from enum import StrEnum
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from ordergate.sandbox.market._errors import NotASessionDay, OutOfCalendar
 from ordergate.sandbox.market._time import from_us, to_us
+from ordergate.sandbox.market._xnys_table import sessions
 
 _Date = date
 
@@ -117,23 +117,7 @@ def _local(day: date, at: time) -> int:
 
 
 def _load_sessions(start: date, end: date) -> list[tuple[date, datetime, datetime]]:
-    # exchange_calendars 4.13 trips pandas 3.1 deprecation warnings inside its own
-    # constructor; they are its business, not ours, and must not turn into errors here.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.simplefilter("ignore", FutureWarning)
-        import exchange_calendars
-
-        calendar: Any = exchange_calendars.get_calendar(
-            "XNYS", start=(start - _MARGIN).isoformat(), end=(end + _MARGIN).isoformat()
-        )
-        schedule: Any = calendar.schedule
-        rows: list[tuple[date, datetime, datetime]] = []
-        for label, opened, closed in zip(
-            schedule.index, schedule["open"], schedule["close"], strict=True
-        ):
-            rows.append((label.date(), opened.to_pydatetime(), closed.to_pydatetime()))
-    return rows
+    return sessions(start - _MARGIN, end + _MARGIN)
 
 
 @functools.lru_cache(maxsize=4)

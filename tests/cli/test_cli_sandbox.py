@@ -1,0 +1,186 @@
+"""The ``ordergate`` command line: help, refusals, and the venue served by a real process."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+from venue_testkit import VenueClient
+
+from ordergate.cli import app
+
+# Wide enough that rich never truncates an option name in a help or error panel.
+WIDE = {"COLUMNS": "200"}
+BANNER_BOUND_S = 30.0
+EXIT_BOUND_S = 15.0
+
+
+def invoke(*args: str) -> Result:
+    return CliRunner().invoke(app, list(args), env=WIDE)
+
+
+def test_the_root_help_lists_the_sandbox_and_bench_commands() -> None:
+    result = invoke("--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage: ordergate" in result.output
+    assert "sandbox" in result.output
+    assert "bench" in result.output
+
+
+def test_running_ordergate_with_no_arguments_shows_the_help() -> None:
+    result = invoke()
+    # Click's no_args_is_help answers with the help and the usage-error exit code.
+    assert result.exit_code == 2
+    assert "Usage: ordergate" in result.output
+    assert "sandbox" in result.output
+
+
+def test_the_serve_help_explains_every_option() -> None:
+    result = invoke("sandbox", "serve", "--help")
+    assert result.exit_code == 0, result.output
+    for option in (
+        "--host",
+        "--port",
+        "--seed",
+        "--clock",
+        "--start",
+        "--speed",
+        "--page-size",
+        "--framing",
+        "--cash",
+        "--approval-required",
+        "--admin",
+    ):
+        assert option in result.output, option
+    assert "realtime|accelerated|stepped" in result.output
+    assert "loopback" in result.output.lower()
+
+
+def test_the_bench_help_names_the_known_benchmarks() -> None:
+    result = invoke("bench", "--help")
+    assert result.exit_code == 0, result.output
+    assert "--quick" in result.output
+    assert "sandbox" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "reason"),
+    [
+        (["--host", "0.0.0.0"], "--host", "loopback only"),
+        (["--start", "2026-12-01T10:00"], "--start", "timezone"),
+        (["--clock", "stepped", "--start", "nonsense"], "--start", "ISO-8601"),
+        (["--framing", "xml"], "--framing", "json or sse"),
+        (["--speed", "abc"], "--speed", "decimal number"),
+        (["--speed", "NaN"], "--speed", "finite"),
+        (["--speed", "0"], "--speed", "positive"),
+        (["--cash", "lots"], "--cash", "decimal number"),
+        (["--cash", "-1"], "--cash", "negative"),
+        (["--port", "70000"], "--port", "0-65535"),
+        (["--page-size", "0"], "--page-size", "at least 1"),
+        (["--clock", "hourglass"], "--clock", "hourglass"),
+        (["--start", "2026-12-01T15:00:00Z"], "--start", "realtime clock"),
+    ],
+)
+def test_serve_refuses_a_bad_option_naming_it_with_exit_code_2(
+    args: list[str], option: str, reason: str
+) -> None:
+    result = invoke("sandbox", "serve", *args)
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for {option}" in result.output
+    assert reason in result.output
+
+
+def test_bench_refuses_an_unknown_benchmark_naming_the_argument() -> None:
+    result = invoke("bench", "nosuch")
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for NAME" in result.output
+    assert "unknown benchmark (known: sandbox)" in result.output
+
+
+# -- a real process ---------------------------------------------------------------------------
+
+
+def _read_until(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> str:
+    """Stderr up to and including ``marker``, read raw so select() sees every byte."""
+    assert process.stderr is not None
+    deadline = time.monotonic() + timeout_s
+    seen = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while marker not in seen:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or process.poll() is not None:
+                pytest.fail(f"no banner from the venue: {seen.decode(errors='replace')[-800:]}")
+            if selector.select(timeout=remaining):
+                chunk = os.read(process.stderr.fileno(), 4096)
+                if not chunk:
+                    pytest.fail(f"stderr closed early: {seen.decode(errors='replace')[-800:]}")
+                seen += chunk
+    return seen.decode()
+
+
+@contextmanager
+def _venue_process(command: Sequence[str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        yield process, _read_until(process, b"Press Ctrl+C", BANNER_BOUND_S)
+    finally:
+        if process.poll() is None:
+            process.terminate()
+        try:
+            process.wait(timeout=EXIT_BOUND_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=EXIT_BOUND_S)
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+SERVE = [
+    "sandbox", "serve", "--port", "0", "--clock", "stepped",
+    "--start", "2026-12-01T15:00:00Z", "--seed", "3",
+]  # fmt: skip
+CONSOLE_SCRIPT = str(Path(sys.executable).with_name("ordergate"))
+
+
+@pytest.mark.parametrize(
+    "launcher",
+    [[sys.executable, "-m", "ordergate"], [CONSOLE_SCRIPT]],
+    ids=["python-m", "console-script"],
+)
+def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_terminated(
+    launcher: list[str],
+) -> None:
+    with _venue_process([*launcher, *SERVE]) as (process, banner):
+        endpoint = re.search(r"MCP endpoint\s+(http://127\.0\.0\.1:(\d+)/mcp/trading)\s", banner)
+        assert endpoint is not None, banner
+        # --port 0: the banner shows the port the OS picked, never 0.
+        assert int(endpoint.group(2)) > 0
+        assert "clock            stepped from 2026-12-01T15:00:00+00:00" in banner
+        assert "seed             3" in banner
+        account = re.search(r"agentic account\s+(\S+)", banner)
+        assert account is not None, banner
+
+        base_url = endpoint.group(1).removesuffix("/mcp/trading")
+        assert f"admin (loopback) {base_url}/_sandbox/state" in banner
+        with VenueClient(base_url) as client:
+            client.sign_in()
+            client.initialize()
+            accounts = client.data("get_accounts")["accounts"]
+            assert [a["account_number"] for a in accounts if a["agentic_allowed"]] == [
+                account.group(1)
+            ]
+            # The stepped clock stands still until told to move.
+            assert client.step(60).startswith("2026-12-01T15:01:00")
+
+        process.terminate()
+        assert process.wait(timeout=EXIT_BOUND_S) == 0
