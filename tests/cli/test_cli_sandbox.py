@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import selectors
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 from venue_testkit import VenueClient
 
+from ordergate.bench import BENCHES, Summary, summarise
 from ordergate.cli import app
 
 # Wide enough that rich never truncates an option name in a help or error panel.
@@ -86,7 +90,8 @@ def test_the_bench_help_names_the_known_benchmarks() -> None:
         (["--cash", "-1"], "--cash", "negative"),
         (["--port", "70000"], "--port", "0-65535"),
         (["--page-size", "0"], "--page-size", "at least 1"),
-        (["--clock", "hourglass"], "--clock", "hourglass"),
+        (["--clock", "hourglass"], "'--clock'", "'hourglass' is not one of"),
+        (["--port", "eighty"], "'--port'", "valid integer"),
         (["--start", "2026-12-01T15:00:00Z"], "--start", "realtime clock"),
     ],
 )
@@ -95,7 +100,7 @@ def test_serve_refuses_a_bad_option_naming_it_with_exit_code_2(
 ) -> None:
     result = invoke("sandbox", "serve", *args)
     assert result.exit_code == 2, result.output
-    assert f"Invalid value for {option}" in result.output
+    assert f"Invalid value for {option}:" in result.output
     assert reason in result.output
 
 
@@ -104,6 +109,27 @@ def test_bench_refuses_an_unknown_benchmark_naming_the_argument() -> None:
     assert result.exit_code == 2, result.output
     assert "Invalid value for NAME" in result.output
     assert "unknown benchmark (known: sandbox)" in result.output
+
+
+def test_bench_prints_one_json_line_per_case_as_the_benchmark_emits_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A stand-in benchmark: the real one starts servers and runs for a minute.
+    def fake(*, quick: bool, emit: Callable[[Summary], None]) -> None:
+        baseline = summarise("fake", "bare", [1500, 2500, 3500])
+        emit(baseline)
+        emit(summarise("fake", "venue", [5000] if quick else [9000]).compared_with(baseline))
+
+    monkeypatch.setitem(BENCHES, "fake", fake)
+    result = invoke("bench", "fake", "--quick")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [json.loads(line, parse_float=Decimal) for line in lines] == [
+        {"bench": "fake", "case": "bare", "n": 3, "p50_us": Decimal("2.5"),
+         "p99_us": Decimal("3.5"), "ops_per_s": 400000},
+        {"bench": "fake", "case": "venue", "n": 1, "p50_us": 5, "p99_us": 5,
+         "ops_per_s": 200000, "baseline": "bare", "ratio": 2},
+    ]  # fmt: skip
 
 
 # -- a real process ---------------------------------------------------------------------------
@@ -153,12 +179,18 @@ CONSOLE_SCRIPT = str(Path(sys.executable).with_name("ordergate"))
 
 
 @pytest.mark.parametrize(
-    "launcher",
-    [[sys.executable, "-m", "ordergate"], [CONSOLE_SCRIPT]],
-    ids=["python-m", "console-script"],
+    ("launcher", "stop", "exit_status"),
+    [
+        # Ctrl+C, as the banner says: a quiet, successful exit.
+        ([sys.executable, "-m", "ordergate"], signal.SIGINT, 0),
+        # SIGTERM: uvicorn shuts down gracefully, then re-raises the signal so the parent
+        # sees "terminated by SIGTERM", the Unix convention.
+        ([CONSOLE_SCRIPT], signal.SIGTERM, -signal.SIGTERM),
+    ],
+    ids=["python-m-ctrl-c", "console-script-sigterm"],
 )
-def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_terminated(
-    launcher: list[str],
+def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_stopped(
+    launcher: list[str], stop: signal.Signals, exit_status: int
 ) -> None:
     with _venue_process([*launcher, *SERVE]) as (process, banner):
         endpoint = re.search(r"MCP endpoint\s+(http://127\.0\.0\.1:(\d+)/mcp/trading)\s", banner)
@@ -182,5 +214,8 @@ def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_terminated(
             # The stepped clock stands still until told to move.
             assert client.step(60).startswith("2026-12-01T15:01:00")
 
-        process.terminate()
-        assert process.wait(timeout=EXIT_BOUND_S) == 0
+        process.send_signal(stop)
+        assert process.wait(timeout=EXIT_BOUND_S) == exit_status
+        assert process.stderr is not None
+        # The pipe is at EOF once the process is gone: this read cannot block.
+        assert b"Traceback" not in process.stderr.read()

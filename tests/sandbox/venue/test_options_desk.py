@@ -606,3 +606,21 @@ def test_strategies_are_named_from_the_positions_the_legs_open_or_close() -> Non
     assert strategy(three, closing=False) == "custom"
     assert strategy([make("put", "buy", "close")], closing=True) == "short_put"
     assert strategy([make("put", "buy", "close")], closing=False) is None
+
+
+def test_shares_covering_a_short_call_cannot_be_sold_on_the_equity_desk() -> None:
+    d = build()
+    d.give_shares("AAPL", 150)
+    call = d.option("call")
+    d.place_option(leg(call.id, "sell"), quantity="1", price="0.01")
+    sell = {
+        "account_number": d.number,
+        "symbol": "AAPL",
+        "side": "sell",
+        "type": "market",
+        "ref_id": "7d3c1f0e-9a4b-4c2d-8e6f-1a2b3c4d5e6f",
+    }
+    with pytest.raises(VenueError) as raised:
+        d.equity.place({**sell, "quantity": "100"})
+    assert (raised.value.code, raised.value.field) == ("INSUFFICIENT_SHARES", "quantity")
+    assert d.equity.place({**sell, "quantity": "50"}).remaining == Decimal(50)

@@ -64,7 +64,7 @@ def _shipped() -> list[Row]:
 
 def sessions(first: date, last: date) -> list[Row]:
     """Sessions from ``first`` to ``last``: from the shipped file when it covers the range."""
-    if SHIPPED_FIRST <= first and last <= SHIPPED_LAST:
+    if first >= SHIPPED_FIRST and last <= SHIPPED_LAST:
         return [row for row in _shipped() if first <= row[0] <= last]
     return export_sessions(first, last)
 

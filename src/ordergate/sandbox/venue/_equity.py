@@ -171,7 +171,14 @@ class EquityDesk:
             for lot in self.positions.lots(account_number, symbol)
         }
         shares = self.positions.quantity(account_number, symbol)
-        return Holdings(shares=shares - self.held_for_sells(account_number, symbol), lots=lots)
+        shares -= self.held_for_sells(account_number, symbol)
+        # Shares another desk has spoken for (covering a short call, due to a put
+        # exercise) are not for sale here.
+        for desk in self._venue.desks:
+            reserved_shares = getattr(desk, "reserved_shares", None)
+            if reserved_shares is not None:
+                shares -= reserved_shares(account_number, symbol)
+        return Holdings(shares=shares, lots=lots)
 
     def _terms(self, args: Mapping[str, Any]) -> tuple[Account, OrderTerms]:
         account = self._venue.accounts.tradable(str(args["account_number"]))

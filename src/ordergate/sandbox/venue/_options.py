@@ -210,6 +210,12 @@ class OptionsDesk:
             return ZERO
         shares = desk.positions.quantity(account_number, symbol)
         shares -= desk.held_for_sells(account_number, symbol)
+        return shares - self.reserved_shares(account_number, symbol)
+
+    def reserved_shares(self, account_number: str, symbol: str) -> Decimal:
+        """Shares this desk has spoken for: covering short calls (held or being sold to
+        open) and due for delivery by pending put exercises. The equity desk will not sell
+        them."""
         short_calls = sum(
             position.contracts
             for position in self.positions.of(account_number)
@@ -227,7 +233,7 @@ class OptionsDesk:
             and leg.instrument.chain_symbol == symbol
         )
         delivering = self.settlement.delivering(account_number, symbol)
-        return shares - MULTIPLIER * (short_calls + selling_calls + delivering)
+        return Decimal(MULTIPLIER * (short_calls + selling_calls + delivering))
 
     def market_value(self, account_number: str) -> Decimal:
         """Long positions at their marks less short positions at theirs."""
