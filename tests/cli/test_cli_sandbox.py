@@ -63,6 +63,7 @@ def test_the_serve_help_explains_every_option() -> None:
         "--cash",
         "--approval-required",
         "--admin",
+        "--access-token-ttl",
     ):
         assert option in result.output, option
     assert "realtime|accelerated|stepped" in result.output
@@ -90,6 +91,7 @@ def test_the_bench_help_names_the_known_benchmarks() -> None:
         (["--cash", "-1"], "--cash", "negative"),
         (["--port", "70000"], "--port", "0-65535"),
         (["--page-size", "0"], "--page-size", "at least 1"),
+        (["--access-token-ttl", "0"], "--access-token-ttl", "positive"),
         (["--clock", "hourglass"], "'--clock'", "'hourglass' is not one of"),
         (["--port", "eighty"], "'--port'", "valid integer"),
         (["--start", "2026-12-01T15:00:00Z"], "--start", "realtime clock"),

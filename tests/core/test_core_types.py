@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
-import ordergate
 from ordergate.core import (
     ConfigError,
     DecimalFieldError,
@@ -71,16 +68,3 @@ def test_secret_never_shows_its_value() -> None:
     assert secret.__eq__("tok_live_abc") is NotImplemented
     assert hash(secret) == hash(Secret("tok_live_abc"))
     assert bool(secret) and not bool(Secret(""))
-
-
-@pytest.mark.parametrize(
-    ("module", "names"),
-    [
-        (
-            ordergate,
-            {"ConfigError", "DecimalFieldError", "OrdergateError", "ToolError", "__version__"},
-        ),
-    ],
-)
-def test_public_surface_is_deliberate(module: object, names: set[str]) -> None:
-    assert set(vars(module)["__all__"]) == names

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Annotated
 
@@ -70,6 +70,9 @@ def serve(
     admin: Annotated[
         bool, typer.Option(help="Serve the loopback-only /_sandbox admin routes.")
     ] = True,
+    access_token_ttl: Annotated[
+        int, typer.Option(help="Access-token lifetime in seconds (live tokens last ~9 days).")
+    ] = 9 * 24 * 3600,
 ) -> None:
     """Serve the sandbox venue: OAuth 2.1 + MCP (streamable HTTP) at /mcp/trading."""
     from ordergate.sandbox import Framing, SandboxConfig
@@ -90,6 +93,7 @@ def serve(
             cash=_parse_decimal(cash, "--cash"),
             approval_required=approval_required,
             admin=admin,
+            access_token_ttl=timedelta(seconds=access_token_ttl),
         )
     except ConfigError as error:
         # Name the option the user typed, not the config field behind it.
