@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -38,13 +39,16 @@ def _config(app: Any) -> uvicorn.Config:
 
 
 class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config) -> None:
+    def __init__(self, config: uvicorn.Config, on_ready: Callable[[], None] | None = None) -> None:
         super().__init__(config)
         self.ready = threading.Event()
+        self._on_ready = on_ready
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         self.ready.set()
+        if self._on_ready is not None:
+            self._on_ready()
 
 
 class BackgroundServer:
@@ -86,9 +90,11 @@ class BackgroundServer:
         self.stop()
 
 
-def serve_foreground(app: Any, sock: socket.socket) -> None:
-    """Serve until interrupted (Ctrl+C ends it quietly)."""
-    server = uvicorn.Server(_config(app))
+def serve_foreground(
+    app: Any, sock: socket.socket, *, on_ready: Callable[[], None] | None = None
+) -> None:
+    """Serve until interrupted (Ctrl+C ends it quietly); ``on_ready`` runs once it is serving."""
+    server = _Server(_config(app), on_ready)
     try:
         asyncio.run(server.serve(sockets=[sock]))
     except KeyboardInterrupt:

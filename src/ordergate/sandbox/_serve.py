@@ -16,14 +16,18 @@ def serve_forever(config: SandboxConfig, *, console: Console) -> None:
     port = sock.getsockname()[1]
     sandbox = build_sandbox(config, base_url=config.base_url(port))
     agentic = sandbox.venue.accounts.agentic
-    console.print(
-        "[bold]ordergate sandbox venue[/bold] — simulated, no real account, no real money"
-    )
-    console.print(f"  MCP endpoint     {sandbox.mcp_url}")
-    console.print(f"  clock            {config.clock} from {sandbox.venue.now().isoformat()}")
-    console.print(f"  seed             {config.seed}")
-    console.print(f"  agentic account  {agentic.account_number}")
-    if config.admin:
-        console.print(f"  admin (loopback) {sandbox.base_url}/_sandbox/state")
-    console.print("Press Ctrl+C to stop.")
-    serve_foreground(sandbox.app, sock)
+
+    def banner() -> None:
+        console.print(
+            "[bold]ordergate sandbox venue[/bold] — simulated, no real account, no real money"
+        )
+        console.print(f"  MCP endpoint     {sandbox.mcp_url}")
+        console.print(f"  clock            {config.clock} from {sandbox.venue.now().isoformat()}")
+        console.print(f"  seed             {config.seed}")
+        console.print(f"  agentic account  {agentic.account_number}")
+        if config.admin:
+            console.print(f"  admin (loopback) {sandbox.base_url}/_sandbox/state")
+        console.print("Press Ctrl+C to stop.")
+
+    # The banner waits until the server is serving, so whoever reads it can connect at once.
+    serve_foreground(sandbox.app, sock, on_ready=banner)
