@@ -1,7 +1,7 @@
 """The equity desk's order lifecycle and rules, driven over real loopback HTTP.
 
-Each lifecycle test gets its own venue (they move the clock and the money); the refusals,
-which change nothing, share one.
+Tests that move the clock get a venue each (fills move the money they count); the others
+share one venue whose clock never moves.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def trader() -> Iterator[Trader]:
 
 @pytest.fixture(scope="module")
 def idle() -> Iterator[Trader]:
-    """One venue whose clock never moves, for requests that must be refused."""
+    """One venue whose clock never moves: nothing placed on it ever fills or expires."""
     with running_venue() as client:
         yield Trader.on(client)
 
@@ -43,7 +43,8 @@ def _filled_buy(trader: Trader, symbol: str, quantity: str) -> dict[str, Any]:
 
 
 @pytest.mark.req("sandbox.orders.async-fills")
-def test_market_buy_is_queued_and_does_not_fill_before_the_clock_moves(trader: Trader) -> None:
+def test_market_buy_is_queued_and_does_not_fill_before_the_clock_moves(idle: Trader) -> None:
+    trader = idle
     placed = trader.place("AAPL", quantity="3")
     assert placed["state"] == "queued"
     assert placed["type"] == "market"
@@ -82,12 +83,14 @@ def test_market_buy_is_confirmed_after_a_second_then_fills_at_the_ask(trader: Tr
 
 @pytest.mark.req("sandbox.orders.async-fills")
 def test_market_buy_holds_buying_power_at_the_ask_collared_five_percent_above(
-    trader: Trader,
+    idle: Trader,
 ) -> None:
+    trader = idle
+    cash = trader.cash()
     before = trader.buying_power()
     ask = trader.quote("AAPL")["ask_price"]
     trader.place("AAPL", quantity="4")
-    assert trader.cash() == before
+    assert trader.cash() == cash
     assert before - trader.buying_power() == 4 * collared(ask)
 
 
@@ -154,6 +157,31 @@ def test_resting_limit_buy_waits_until_the_market_crosses_it_and_fills_no_worse(
     assert Decimal(filled["average_price"]) == Decimal(execution["price"])
 
 
+def test_stop_orders_read_back_as_robinhood_spells_them(idle: Trader) -> None:
+    stop_limit = idle.place(
+        "MSFT", type="stop_limit", stop_price="900.00", limit_price="910.00", quantity="1"
+    )
+    stop_market = idle.place("MSFT", type="stop_market", stop_price="900.00", quantity="1")
+    assert (stop_limit["type"], stop_limit["trigger"]) == ("limit", "stop")
+    assert (stop_limit["price"], stop_limit["stop_price"]) == ("910.00", "900.00")
+    assert (stop_market["type"], stop_market["trigger"]) == ("market", "stop")
+    assert (stop_market["price"], stop_market["stop_price"]) == (None, "900.00")
+
+
+@pytest.mark.req("sandbox.orders.async-fills")
+def test_buy_stop_waits_for_the_last_trade_to_reach_its_stop_then_fills(trader: Trader) -> None:
+    stop = cents_down(Decimal(trader.quote("AAPL")["last_trade_price"]) * Decimal("1.03"))
+    placed = trader.place("AAPL", type="stop_market", stop_price=str(stop), quantity="1")
+    trader.client.step(60)
+    assert trader.order(placed["id"])["executions"] == []
+
+    trader.client.admin("shock", {"symbol": "AAPL", "pct": "6"})
+    trader.client.step(2)
+    filled = trader.order(placed["id"])
+    assert filled["state"] == "filled"
+    assert Decimal(filled["average_price"]) >= stop
+
+
 @pytest.mark.req("sandbox.orders.async-fills")
 def test_order_bigger_than_the_displayed_size_fills_in_several_executions(
     trader: Trader,
@@ -173,7 +201,7 @@ def test_order_bigger_than_the_displayed_size_fills_in_several_executions(
     assert sum(quantities) == Decimal(filled["cumulative_quantity"]) == 1000
     stamps = [e["timestamp"] for e in executions]
     assert stamps == sorted(set(stamps))
-    notional = sum(Decimal(e["price"]) * Decimal(e["quantity"]) for e in executions)
+    notional = sum((Decimal(e["price"]) * Decimal(e["quantity"]) for e in executions), Decimal(0))
     assert Decimal(filled["average_price"]) == (notional / 1000).quantize(Decimal("0.0001"))
     position = trader.position("F")
     assert position is not None

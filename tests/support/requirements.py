@@ -31,10 +31,10 @@ REQUIREMENTS: dict[str, str] = {
     "sandbox.determinism": "DESIGN.md, the sandbox venue: same seed, same calls, same results",
     "sandbox.orders.async-fills": "reference: orders go queued → confirmed → (partially_)filled",
     "sandbox.orders.rules": "reference: equity order rules, each refused naming its field",
-    "sandbox.orders.ref-id-dedupe": "reference: place deduplicates on ref_id; a non-UUID is refused",
+    "sandbox.orders.ref-id-dedupe": "reference: place dedupes on ref_id; a non-UUID is refused",
     "sandbox.orders.cancel": "reference: cancel shows cancelled / partially_filled_rest_cancelled",
     "sandbox.orders.approval-setting": "reference: approval on → place_* returns data.approval",
-    "sandbox.orders.after-hours-queue": "reference: market orders placed after hours queue for the open",
+    "sandbox.orders.after-hours-queue": "reference: after-hours market orders queue for the open",
     "sandbox.orders.time-in-force": "reference: time_in_force gfd (default) or gtc",
     "sandbox.sdk-client": "issue: the official MCP SDK client works against the venue",
 }
