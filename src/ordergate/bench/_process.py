@@ -36,6 +36,8 @@ def server_process(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+        if process.stderr is not None:
+            process.stderr.close()
 
 
 def _wait_for(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ordergate.cli._bench import bench
+from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._sandbox import sandbox_app
 
 __all__ = ["app", "main"]
@@ -18,6 +19,8 @@ app = typer.Typer(
 )
 app.add_typer(sandbox_app, name="sandbox")
 app.command("bench")(bench)
+app.command("login")(login_command)
+app.command("whoami")(whoami_command)
 
 
 def main() -> None:

@@ -1,0 +1,80 @@
+"""The per-call path: one JSON-RPC ``tools/call`` POST over a pooled HTTP connection.
+
+Used on its own as the fallback when no MCP session can be established, and as the lean
+call path inside a session (the session's id and protocol version ride along as headers).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+import httpx2
+
+from ordergate.client._envelope import decode_body, unwrap_result
+from ordergate.client._errors import HTTPStatusError, TransportError
+
+__all__ = ["ACCEPT", "JsonRpcCaller"]
+
+ACCEPT = "application/json, text/event-stream"
+
+
+class JsonRpcCaller:
+    """Calls tools by plain POST. ``http`` carries authentication (an ``httpx2.Auth``)."""
+
+    def __init__(
+        self,
+        http: httpx2.AsyncClient,
+        url: str,
+        *,
+        session_id: str | None = None,
+        protocol_version: str | None = None,
+    ) -> None:
+        self._http = http
+        self._url = url
+        self.session_id = session_id
+        self.protocol_version = protocol_version
+        self._ids = itertools.count(1)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"accept": ACCEPT, "content-type": "application/json"}
+        if self.session_id is not None:
+            headers["mcp-session-id"] = self.session_id
+        if self.protocol_version is not None:
+            headers["mcp-protocol-version"] = self.protocol_version
+        return headers
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        message = {
+            "jsonrpc": "2.0",
+            "id": next(self._ids),
+            "method": "tools/call",
+            "params": {"name": name, "arguments": dict(arguments)},
+        }
+        body = json.dumps(message, separators=(",", ":"), default=_default).encode()
+        try:
+            response = await self._http.post(self._url, content=body, headers=self._headers())
+        except httpx2.TransportError as error:
+            raise TransportError(
+                f"no answer from the venue ({type(error).__name__})", tool=name
+            ) from None
+        session_id = response.headers.get("mcp-session-id")
+        if session_id:
+            self.session_id = session_id
+        if response.status_code >= 300:
+            raise HTTPStatusError(
+                f"the venue answered HTTP {response.status_code}",
+                tool=name,
+                status=response.status_code,
+            )
+        content_type = response.headers.get("content-type", "")
+        return unwrap_result(decode_body(response.content, content_type, tool=name), tool=name)
+
+
+def _default(value: object) -> str:
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

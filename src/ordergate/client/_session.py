@@ -1,0 +1,160 @@
+"""``connect``: one signed-in MCP session to the venue, and the lean path every call takes.
+
+The MCP SDK does the session handshake (``ClientSession.initialize`` over
+``streamable_http_client``): protocol negotiation, client info, ``notifications/initialized``.
+Tool calls then go out as plain JSON-RPC POSTs (``JsonRpcCaller``) over the same pooled
+``httpx2.AsyncClient``, carrying the session's ``Mcp-Session-Id`` and protocol version.
+Measured by ``ordergate bench client`` (9000 calls a case, venue in its own process): the
+SDK's ``call_tool`` p50 was 1.60× a raw POST of the same request (2240 µs vs 1401 µs; the
+issue quotes 2.2× from an earlier run), the lean typed path 1.09× (1529 µs, +128 µs).
+
+When no session can be established (the handshake is refused, times out, or speaks
+nonsense), calls fall back to plain JSON-RPC POSTs without a session. When the tokens are
+missing or cannot be refreshed, ``connect`` fails closed with ``LoginRequired``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+import httpx2
+from mcp.client import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import Implementation
+
+from ordergate.client._auth import TokenAuth
+from ordergate.client._config import Config
+from ordergate.client._jsonrpc import JsonRpcCaller
+from ordergate.client._refresh import Refresher
+from ordergate.client._robinhood import Robinhood
+from ordergate.client._tokens import read_token_file
+from ordergate.core import Clock, RealtimeClock, ToolError
+
+__all__ = ["HANDSHAKE_TIMEOUT_S", "connect"]
+
+logger = logging.getLogger(__name__)
+
+HANDSHAKE_TIMEOUT_S = 10.0
+_CLOSE_TIMEOUT_S = 5.0
+_INITIALIZED = b'"notifications/initialized"'
+
+
+@dataclass(frozen=True, slots=True)
+class _Session:
+    session_id: str | None
+    protocol_version: str
+
+
+class _HandshakeWatch:
+    """A response hook for the handshake only: the session id, and the moment the venue has
+    taken ``notifications/initialized`` (so leaving the SDK cannot cut that POST short)."""
+
+    def __init__(self) -> None:
+        self.session_id: str | None = None
+        self.initialized = anyio.Event()
+
+    async def __call__(self, response: httpx2.Response) -> None:
+        session_id = response.headers.get("mcp-session-id")
+        if session_id:
+            self.session_id = session_id
+        if response.request.method == "POST" and _INITIALIZED in response.request.content:
+            self.initialized.set()
+
+
+@asynccontextmanager
+async def connect(
+    config: Config | None = None,
+    *,
+    clock: Clock | None = None,
+    timeout_s: float = 30.0,
+    handshake_timeout_s: float = HANDSHAKE_TIMEOUT_S,
+) -> AsyncIterator[Robinhood]:
+    """``async with connect(config) as rh:`` — a signed-in ``Robinhood`` for the block.
+
+    Raises ``LoginRequired`` (run ``ordergate login``) when the token file is missing or
+    damaged, or the tokens have expired and cannot be refreshed.
+    """
+    config = config or Config()
+    clock = clock or RealtimeClock()
+    tokens = read_token_file(config.token_file)
+    watch = _HandshakeWatch()
+    async with httpx2.AsyncClient(timeout=timeout_s) as token_http:
+        refresher = Refresher(token_file=config.token_file, http=token_http, clock=clock)
+        auth = TokenAuth(tokens, refresh=refresher, clock=clock)
+        async with httpx2.AsyncClient(
+            auth=auth, timeout=timeout_s, event_hooks={"response": [watch]}
+        ) as http:
+            # Fail closed before anything is sent if the tokens are stale and cannot be renewed.
+            await auth.fresh_tokens()
+            session = await _handshake(http, config, watch, handshake_timeout_s)
+            http.event_hooks = {"request": [], "response": []}
+            if session is None and auth.failure is not None:
+                raise auth.failure
+            caller = JsonRpcCaller(
+                http,
+                config.url,
+                session_id=session.session_id if session else None,
+                protocol_version=session.protocol_version if session else None,
+            )
+            try:
+                yield Robinhood(caller)
+            finally:
+                await _end_session(http, config.url, session)
+
+
+async def _handshake(
+    http: httpx2.AsyncClient, config: Config, watch: _HandshakeWatch, timeout_s: float
+) -> _Session | None:
+    client_info = Implementation(name=config.name, version=config.version)
+    try:
+        with anyio.fail_after(timeout_s):
+            async with (
+                # The session is ended by our own DELETE when ``connect`` exits.
+                streamable_http_client(config.url, http_client=http, terminate_on_close=False) as (
+                    read,
+                    write,
+                ),
+                ClientSession(read, write, client_info=client_info) as session,
+            ):
+                result = await session.initialize()
+                await watch.initialized.wait()
+        # Leaving the SDK cancelled its task groups; on CPython 3.11 that desyncs coverage
+        # tracing of the frames above (python/cpython#106749) until one plain checkpoint.
+        await anyio.lowlevel.cancel_shielded_checkpoint()
+    except Exception as error:
+        # Broad on purpose: whatever stops the handshake, calls still work without a session.
+        logger.warning(
+            "no MCP session (%s); calling tools by plain JSON-RPC POST", _describe(error)
+        )
+        return None
+    return _Session(session_id=watch.session_id, protocol_version=result.protocol_version)
+
+
+def _describe(error: BaseException) -> str:
+    """What went wrong, by exception type (and the SDK's JSON-RPC message), never more."""
+    if isinstance(error, BaseExceptionGroup):
+        return ", ".join(_describe(inner) for inner in error.exceptions)
+    if isinstance(error, MCPError):
+        return f"{type(error).__name__}: {error.error.message}"
+    return type(error).__name__
+
+
+async def _end_session(http: httpx2.AsyncClient, url: str, session: _Session | None) -> None:
+    if session is None or session.session_id is None:
+        return
+    headers = {
+        "mcp-session-id": session.session_id,
+        "mcp-protocol-version": session.protocol_version,
+    }
+    # Shielded: the block may be ending because it was cancelled, and the session should
+    # still be ended; bounded, because nothing waits on the answer.
+    with anyio.CancelScope(shield=True), anyio.move_on_after(_CLOSE_TIMEOUT_S):
+        try:
+            await http.delete(url, headers=headers)
+        except (httpx2.HTTPError, ToolError) as error:
+            logger.debug("ending the MCP session failed (%s)", type(error).__name__)

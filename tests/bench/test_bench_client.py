@@ -1,0 +1,34 @@
+"""``ordergate bench client``: a short run against a real venue process, checked for shape."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+from typer.testing import CliRunner
+
+from ordergate.bench import _client
+from ordergate.cli import app
+
+
+def test_bench_client_prints_the_raw_baseline_then_typed_and_sdk_against_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(_client.SIZES, "quick", (2, 5, 2))
+    result = CliRunner().invoke(app, ["bench", "client", "--quick"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line, parse_float=Decimal) for line in result.output.splitlines()]
+    assert [line["case"] for line in lines] == [
+        "raw_jsonrpc_post",
+        "typed_market_quotes",
+        "sdk_call_tool",
+    ]
+    baseline, *compared = lines
+    assert baseline["bench"] == "client"
+    assert baseline["n"] == 10
+    assert "ratio" not in baseline
+    for line in compared:
+        assert line["n"] == 10
+        assert line["baseline"] == "raw_jsonrpc_post"
+        assert line["ratio"] > 0

@@ -1,0 +1,102 @@
+"""``ordergate login`` and ``ordergate whoami`` against the venue over loopback."""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner, Result
+from venue_testkit import VenueClient, running_venue
+
+from ordergate.cli import app
+from ordergate.client import read_token_file
+
+WIDE = {"COLUMNS": "200"}
+
+
+@pytest.fixture(scope="module")
+def sandbox() -> Iterator[VenueClient]:
+    with running_venue() as client:
+        yield client
+
+
+def invoke(*args: str, **env: str) -> Result:
+    return CliRunner().invoke(app, list(args), env={**WIDE, **env})
+
+
+def signed_in(sandbox: VenueClient, home: Path) -> Result:
+    token = sandbox.admin("tokens", {})["access_token"]
+    return invoke(
+        "login",
+        "--url",
+        sandbox.mcp_url,
+        ORDERGATE_HOME=str(home),
+        ROBINHOOD_ACCESS_TOKEN=token,
+    )
+
+
+def test_login_with_an_environment_token_names_the_agentic_account_and_never_the_token(
+    sandbox: VenueClient, tmp_path: Path
+) -> None:
+    token = sandbox.admin("tokens", {})["access_token"]
+    result = invoke(
+        "login",
+        "--url",
+        sandbox.mcp_url,
+        ORDERGATE_HOME=str(tmp_path),
+        ROBINHOOD_ACCESS_TOKEN=token,
+    )
+    assert result.exit_code == 0, result.output
+    agentic = sandbox.agentic_account()["account_number"]
+    assert f"Agentic account: {agentic}" in result.output
+    token_file = tmp_path / "robinhood-tokens.json"
+    assert str(token_file) in result.output
+    assert token not in result.output
+    assert read_token_file(token_file).access_token.reveal() == token
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+
+
+def test_whoami_lists_the_accounts_with_the_agentic_one_marked(
+    sandbox: VenueClient, tmp_path: Path
+) -> None:
+    assert signed_in(sandbox, tmp_path).exit_code == 0
+    result = invoke("whoami", "--url", sandbox.mcp_url, ORDERGATE_HOME=str(tmp_path))
+    assert result.exit_code == 0, result.output
+    token = read_token_file(tmp_path / "robinhood-tokens.json").access_token.reveal()
+    assert token not in result.output
+    agentic = sandbox.agentic_account()["account_number"]
+    rows = [line for line in result.output.splitlines() if "│" in line]
+    marked = [row for row in rows if "*" in row]
+    assert len(marked) == 1
+    assert agentic in marked[0]
+    state = sandbox.admin("state")
+    for account in state["accounts"]:
+        assert account["account_number"] in result.output
+
+
+def test_whoami_before_login_says_to_run_ordergate_login(tmp_path: Path) -> None:
+    result = invoke("whoami", "--url", "http://127.0.0.1:9/mcp", ORDERGATE_HOME=str(tmp_path))
+    assert result.exit_code == 1
+    assert "ordergate login" in result.output
+
+
+def test_a_login_that_fails_exits_1_with_the_reason(sandbox: VenueClient, tmp_path: Path) -> None:
+    result = invoke(
+        "login",
+        "--url",
+        sandbox.base_url + "/nowhere",
+        ORDERGATE_HOME=str(tmp_path),
+        ROBINHOOD_ACCESS_TOKEN="",
+    )
+    assert result.exit_code == 1
+    assert "did not ask for sign-in" in result.output
+    assert not (tmp_path / "robinhood-tokens.json").exists()
+
+
+def test_login_and_whoami_are_listed_in_the_help() -> None:
+    result = invoke("--help")
+    assert result.exit_code == 0
+    assert "login" in result.output
+    assert "whoami" in result.output
