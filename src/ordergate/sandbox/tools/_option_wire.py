@@ -1,4 +1,4 @@
-"""Option chains, contracts, quotes and closes as the option research tools put them on the wire.
+"""Option chains, contracts, quotes and closes as the option tools put them on the wire.
 
 Same rules as the equity market data (``_market_wire``): canonical decimal strings, ISO 8601
 UTC timestamps with microseconds and ``Z``, ``YYYY-MM-DD`` dates. Only the fields of the
@@ -69,7 +69,8 @@ def instrument_wire(contract: OptionInstrument) -> dict[str, Any]:
 
 
 def option_quote_wire(quote: OptionQuote) -> dict[str, Any]:
-    """One ``quote`` of ``get_option_quotes``; greeks are ``null`` once a contract expired."""
+    """One ``quote`` of ``get_option_quotes`` (and ``option_quotes`` item of
+    ``review_option_order``); greeks are ``null`` once a contract expired."""
     return {
         "instrument_id": quote.instrument_id,
         "ask_price": to_wire(quote.ask_price),

@@ -10,10 +10,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ordergate.core import CryptoOrderState, Side, to_wire
+from ordergate.sandbox.tools._order_tools import (
+    APPROVAL_REQUIRED_REASON,
+    offset_listing,
+    order_id_check,
+    order_page,
+    placed_wire,
+    state_check,
+)
 from ordergate.sandbox.tools._prose_rules import invalid, iso_instant
 from ordergate.sandbox.tools._registry import tool
 from ordergate.sandbox.venue._crypto import crypto_desk
-from ordergate.sandbox.venue._crypto_model import OPEN_STATES, CryptoApproval, CryptoOrder
+from ordergate.sandbox.venue._crypto_model import OPEN_STATES, CryptoOrder
 from ordergate.sandbox.venue._crypto_rules import MARKET_BUY_COLLAR
 from ordergate.sandbox.venue._crypto_wire import (
     approval_wire,
@@ -21,13 +29,7 @@ from ordergate.sandbox.venue._crypto_wire import (
     order_wire,
     quote_wire,
 )
-from ordergate.sandbox.venue._equity_paging import (
-    PAGE_SIZE,
-    decode_cursor,
-    encode_cursor,
-    offset_page,
-)
-from ordergate.sandbox.venue._equity_wire import money, quantity
+from ordergate.sandbox.venue._order_wire import money, quantity
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -92,10 +94,7 @@ def preview_crypto_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         "customer_approval_required": preview.approval_required,
     }
     if preview.approval_required:
-        data["customer_approval_required_reason"] = (
-            "Trade approval is on for this account: the order will wait for the account "
-            "holder to approve it in the Robinhood app."
-        )
+        data["customer_approval_required_reason"] = APPROVAL_REQUIRED_REASON
     return data
 
 
@@ -106,10 +105,7 @@ def preview_crypto_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     "it canceled). On a transport failure, send the same ref_id again.",
 )
 def place_crypto_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
-    placed = crypto_desk(venue).place(args)
-    if isinstance(placed, CryptoApproval):
-        return {"approval": approval_wire(placed)}
-    return {"order": order_wire(placed)}
+    return placed_wire(crypto_desk(venue).place(args), order_wire, approval_wire)
 
 
 @tool(
@@ -122,23 +118,15 @@ def cancel_crypto_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     return {"accepted": True, "order": order_wire(order)}
 
 
-def _order_filter(venue: Venue, args: dict[str, Any]) -> list[Callable[[CryptoOrder], bool]]:
-    checks: list[Callable[[CryptoOrder], bool]] = []
-    if args.get("order_id"):
-        wanted_id = str(args["order_id"])
-        checks.append(lambda o: o.id == wanted_id)
+def _order_filter(venue: Venue, args: dict[str, Any]) -> list[Callable[[CryptoOrder], bool] | None]:
+    checks: list[Callable[[CryptoOrder], bool] | None] = [order_id_check(args)]
     if args.get("side"):
         try:
             side = Side(args["side"])
         except ValueError:
             raise invalid("side", "side must be one of buy | sell") from None
         checks.append(lambda o: o.side is side)
-    if args.get("state"):
-        try:
-            state = CryptoOrderState(args["state"])
-        except ValueError:
-            raise invalid("state", "unknown crypto order state") from None
-        checks.append(lambda o: o.state is state)
+    checks.append(state_check(args, CryptoOrderState, unknown="unknown crypto order state"))
     if args.get("state_group"):
         group = str(args["state_group"])
         if group not in _STATE_GROUPS:
@@ -165,18 +153,13 @@ def _order_filter(venue: Venue, args: dict[str, Any]) -> list[Callable[[CryptoOr
 )
 def get_crypto_orders(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     account = venue.accounts.get_rhs(args["rhs_account_number"])
-    checks = _order_filter(venue, args)
-    before = decode_cursor(_ORDERS_CURSOR, args.get("cursor"))
-    matching = [
-        order
-        for order in crypto_desk(venue).orders(account.account_number)
-        if (before is None or order.sequence < before) and all(check(order) for check in checks)
-    ]
-    page = matching[:PAGE_SIZE]
-    data: dict[str, Any] = {"orders": [order_wire(order) for order in page]}
-    if len(matching) > PAGE_SIZE:
-        data["next"] = encode_cursor(_ORDERS_CURSOR, page[-1].sequence)
-    return data
+    return order_page(
+        _ORDERS_CURSOR,
+        args.get("cursor"),
+        lambda: crypto_desk(venue).orders(account.account_number),
+        _order_filter(venue, args),
+        order_wire,
+    )
 
 
 @tool(
@@ -198,8 +181,4 @@ def get_crypto_positions(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         )
         for holding in desk.holdings.of(number)
     ]
-    page, following = offset_page("crypto-positions", rows, args.get("cursor"))
-    data: dict[str, Any] = {"positions": page}
-    if following is not None:
-        data["next"] = following
-    return data
+    return offset_listing("crypto-positions", "positions", rows, args.get("cursor"))

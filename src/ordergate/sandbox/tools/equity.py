@@ -6,30 +6,29 @@ agentic account; reads answer for any of the user's accounts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ordergate.core import ZERO, OrderState, PlacedAgent, Side, to_wire
+from ordergate.core import ZERO, OrderState, Side, to_wire
+from ordergate.sandbox.tools._order_tools import (
+    APPROVAL_REQUIRED_REASON,
+    buying_power_check,
+    offset_listing,
+    order_id_check,
+    order_page,
+    placed_agent_check,
+    placed_wire,
+    state_check,
+)
 from ordergate.sandbox.tools._registry import VenueError, tool
 from ordergate.sandbox.venue._equity import EquityDesk, OrderReview, equity_desk
 from ordergate.sandbox.venue._equity_market import EquityListing, session_window
-from ordergate.sandbox.venue._equity_model import EquityApproval, EquityOrder
-from ordergate.sandbox.venue._equity_paging import (
-    PAGE_SIZE,
-    decode_cursor,
-    encode_cursor,
-    offset_page,
-)
+from ordergate.sandbox.venue._equity_model import EquityOrder
 from ordergate.sandbox.venue._equity_rules import MARKET_BUY_COLLAR
-from ordergate.sandbox.venue._equity_wire import (
-    approval_wire,
-    money,
-    order_wire,
-    quantity,
-    quote_wire,
-    timestamp,
-)
+from ordergate.sandbox.venue._equity_wire import approval_wire, order_wire, quote_wire
+from ordergate.sandbox.venue._order_wire import money, quantity, timestamp
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -131,16 +130,9 @@ def _order_checks(desk: EquityDesk, review: OrderReview, now: datetime) -> dict[
     terms = review.terms
     window = session_window(desk.market.calendar, now, terms.market_hours)
     estimate = "estimated_cost" if terms.side is Side.BUY else "estimated_credit"
-    buying_power: dict[str, Any] = {
-        "passed": review.buying_power_ok,
-        "required": money(review.required),
-        "available": money(review.buying_power),
-    }
-    if not review.buying_power_ok:
-        buying_power["code"] = "INSUFFICIENT_BUYING_POWER"
     return {
         "passed": review.buying_power_ok,
-        "buying_power": buying_power,
+        "buying_power": buying_power_check(review),
         estimate: money(terms.estimated_cost),
         "estimated_price": to_wire(terms.estimated_price),
         "estimated_quantity": quantity(terms.quantity),
@@ -182,10 +174,7 @@ def review_equity_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     if terms.stop_price is not None:
         data["stop_price"] = to_wire(terms.stop_price)
     if review.approval_required:
-        data["customer_approval_required_reason"] = (
-            "Trade approval is on for this account: the order will wait for the account "
-            "holder to approve it in the Robinhood app."
-        )
+        data["customer_approval_required_reason"] = APPROVAL_REQUIRED_REASON
     return data
 
 
@@ -196,10 +185,7 @@ def review_equity_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     "failure, send the same ref_id again; it returns the same order, never a second one.",
 )
 def place_equity_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
-    placed = equity_desk(venue).place(args)
-    if isinstance(placed, EquityApproval):
-        return {"approval": approval_wire(placed)}
-    return {"order": order_wire(placed)}
+    return placed_wire(equity_desk(venue).place(args), order_wire, approval_wire)
 
 
 @tool(
@@ -225,33 +211,18 @@ def _instant(field: str, value: str) -> datetime:
     return parsed
 
 
-def _order_filter(args: dict[str, Any]) -> list[Any]:
-    checks: list[Any] = []
-    if args.get("order_id"):
-        wanted_id = args["order_id"]
-        checks.append(lambda o: o.id == wanted_id)
-    if args.get("state"):
-        try:
-            state = OrderState(args["state"])
-        except ValueError:
-            raise VenueError("INVALID_ARGUMENT", "unknown order state", field="state") from None
-        checks.append(lambda o: o.state is state)
+def _order_filter(args: dict[str, Any]) -> list[Callable[[EquityOrder], bool] | None]:
+    checks: list[Callable[[EquityOrder], bool] | None] = [
+        order_id_check(args),
+        state_check(args, OrderState, unknown="unknown order state"),
+    ]
     if args.get("symbol"):
         symbol = str(args["symbol"]).strip().upper()
         checks.append(lambda o: o.symbol == symbol)
     if args.get("created_at_gte"):
         since = _instant("created_at_gte", args["created_at_gte"])
         checks.append(lambda o: o.created_at >= since)
-    if args.get("placed_agent"):
-        try:
-            agent = PlacedAgent(args["placed_agent"])
-        except ValueError:
-            raise VenueError(
-                "INVALID_ARGUMENT",
-                "placed_agent must be user | agentic | recurring | drip",
-                field="placed_agent",
-            ) from None
-        checks.append(lambda o: o.placed_agent is agent)
+    checks.append(placed_agent_check(args))
     return checks
 
 
@@ -263,18 +234,13 @@ def _order_filter(args: dict[str, Any]) -> list[Any]:
 )
 def get_equity_orders(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     account = venue.accounts.get(args["account_number"])
-    checks = _order_filter(args)
-    before = decode_cursor(_ORDERS_CURSOR, args.get("cursor"))
-    matching: list[EquityOrder] = [
-        order
-        for order in equity_desk(venue).orders(account.account_number)
-        if (before is None or order.sequence < before) and all(check(order) for check in checks)
-    ]
-    page = matching[:PAGE_SIZE]
-    data: dict[str, Any] = {"orders": [order_wire(order) for order in page]}
-    if len(matching) > PAGE_SIZE:
-        data["next"] = encode_cursor(_ORDERS_CURSOR, page[-1].sequence)
-    return data
+    return order_page(
+        _ORDERS_CURSOR,
+        args.get("cursor"),
+        lambda: equity_desk(venue).orders(account.account_number),
+        _order_filter(args),
+        order_wire,
+    )
 
 
 def _average(cost: Decimal, shares: Decimal) -> Decimal:
@@ -317,11 +283,7 @@ def get_equity_positions(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
                 "updated_at": timestamp(max(lot.acquired_at for lot in lots)),
             }
         )
-    page, following = offset_page("equity-positions", rows, args.get("cursor"))
-    data: dict[str, Any] = {"positions": page}
-    if following is not None:
-        data["next"] = following
-    return data
+    return offset_listing("equity-positions", "positions", rows, args.get("cursor"))
 
 
 @tool(
@@ -355,8 +317,4 @@ def get_equity_tax_lots(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         }
         for lot in desk.positions.lots(account.account_number, symbol)
     ]
-    page, following = offset_page("equity-tax-lots", rows, args.get("cursor"))
-    data: dict[str, Any] = {"symbol": symbol, "tax_lots": page}
-    if following is not None:
-        data["next"] = following
-    return data
+    return offset_listing("equity-tax-lots", "tax_lots", rows, args.get("cursor"), symbol=symbol)

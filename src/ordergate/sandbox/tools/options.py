@@ -11,27 +11,31 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ordergate.core import OptionDirection, OrderState, PlacedAgent, Side, to_wire
+from ordergate.core import OptionDirection, OrderState, Side, to_wire
 from ordergate.sandbox.market import MULTIPLIER, NyseCalendar, OptionType
+from ordergate.sandbox.tools._option_wire import option_quote_wire
+from ordergate.sandbox.tools._order_tools import (
+    APPROVAL_REQUIRED_REASON,
+    buying_power_check,
+    offset_listing,
+    order_id_check,
+    order_page,
+    placed_agent_check,
+    placed_wire,
+    state_check,
+)
 from ordergate.sandbox.tools._prose_rules import invalid, iso_date, iso_instant
 from ordergate.sandbox.tools._registry import tool
-from ordergate.sandbox.venue._equity_paging import (
-    PAGE_SIZE,
-    decode_cursor,
-    encode_cursor,
-    offset_page,
-)
-from ordergate.sandbox.venue._equity_wire import money, timestamp
 from ordergate.sandbox.venue._options import OptionReview, OptionsDesk, options_desk
 from ordergate.sandbox.venue._options_book import OptionPosition
-from ordergate.sandbox.venue._options_model import OptionApproval, OptionOrder
+from ordergate.sandbox.venue._options_model import OptionOrder
 from ordergate.sandbox.venue._options_wire import (
     approval_wire,
     exercise_wire,
     order_wire,
     position_wire,
-    quote_wire,
 )
+from ordergate.sandbox.venue._order_wire import money, timestamp
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -113,13 +117,6 @@ def _warnings(review: OptionReview) -> list[str]:
 def _order_checks(review: OptionReview) -> dict[str, Any]:
     terms = review.terms
     estimate = "estimated_cost" if terms.direction is OptionDirection.DEBIT else "estimated_credit"
-    buying_power: dict[str, Any] = {
-        "passed": review.buying_power_ok,
-        "required": money(review.required),
-        "available": money(review.buying_power),
-    }
-    if not review.buying_power_ok:
-        buying_power["code"] = "INSUFFICIENT_BUYING_POWER"
     if not review.buying_power_ok:
         alert = "insufficient_buying_power"
     elif not review.executable_now:
@@ -130,7 +127,7 @@ def _order_checks(review: OptionReview) -> dict[str, Any]:
         "alertType": alert,
         "details": {
             "passed": review.buying_power_ok,
-            "buying_power": buying_power,
+            "buying_power": buying_power_check(review),
             estimate: money(terms.estimated_premium),
             "estimated_price": to_wire(terms.estimated_price),
             "collateral": money(terms.collateral),
@@ -169,7 +166,7 @@ def review_option_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
             for leg in terms.legs
         ],
         "order_checks": _order_checks(review),
-        "option_quotes": [quote_wire(quote) for quote in review.quotes],
+        "option_quotes": [option_quote_wire(quote) for quote in review.quotes],
         "fees": _fees(),
         "collateral": _collateral(venue, review),
         "customer_approval_required": review.approval_required,
@@ -177,10 +174,7 @@ def review_option_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     if terms.price is not None:
         data["price"] = to_wire(terms.price)
     if review.approval_required:
-        data["customer_approval_required_reason"] = (
-            "Trade approval is on for this account: the order will wait for the account "
-            "holder to approve it in the Robinhood app."
-        )
+        data["customer_approval_required_reason"] = APPROVAL_REQUIRED_REASON
     return data
 
 
@@ -191,10 +185,9 @@ def review_option_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     "On a transport failure, send the same ref_id again; it returns the same order.",
 )
 def place_option_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
+    calendar = venue.market.calendar
     placed = options_desk(venue).place(args)
-    if isinstance(placed, OptionApproval):
-        return {"approval": approval_wire(placed)}
-    return {"order": order_wire(placed, venue.market.calendar)}
+    return placed_wire(placed, lambda order: order_wire(order, calendar), approval_wire)
 
 
 @tool(
@@ -217,17 +210,11 @@ def _id_list(args: dict[str, Any], field: str) -> set[str] | None:
     return ids
 
 
-def _order_filter(args: dict[str, Any]) -> list[Callable[[OptionOrder], bool]]:
-    checks: list[Callable[[OptionOrder], bool]] = []
-    if args.get("order_id"):
-        wanted_id = str(args["order_id"])
-        checks.append(lambda o: o.id == wanted_id)
-    if args.get("state"):
-        try:
-            state = OrderState(args["state"])
-        except ValueError:
-            raise invalid("state", "unknown order state") from None
-        checks.append(lambda o: o.state is state)
+def _order_filter(args: dict[str, Any]) -> list[Callable[[OptionOrder], bool] | None]:
+    checks: list[Callable[[OptionOrder], bool] | None] = [
+        order_id_check(args),
+        state_check(args, OrderState, unknown="unknown order state"),
+    ]
     since = iso_instant(args, "created_at_gte")
     if since is not None:
         checks.append(lambda o: o.created_at >= since)
@@ -239,14 +226,7 @@ def _order_filter(args: dict[str, Any]) -> list[Callable[[OptionOrder], bool]]:
         if underlying not in ("equity", "index"):
             raise invalid("underlying_type", "underlying_type must be one of equity | index")
         checks.append(lambda o: o.terms.legs[0].instrument.underlying_type == underlying)
-    if args.get("placed_agent"):
-        try:
-            agent = PlacedAgent(args["placed_agent"])
-        except ValueError:
-            raise invalid(
-                "placed_agent", "placed_agent must be user | agentic | recurring | drip"
-            ) from None
-        checks.append(lambda o: o.placed_agent is agent)
+    checks.append(placed_agent_check(args))
     return checks
 
 
@@ -258,19 +238,14 @@ def _order_filter(args: dict[str, Any]) -> list[Callable[[OptionOrder], bool]]:
 )
 def get_option_orders(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     account = venue.accounts.get(args["account_number"])
-    checks = _order_filter(args)
-    before = decode_cursor(_ORDERS_CURSOR, args.get("cursor"))
-    matching = [
-        order
-        for order in options_desk(venue).orders(account.account_number)
-        if (before is None or order.sequence < before) and all(check(order) for check in checks)
-    ]
-    page = matching[:PAGE_SIZE]
     calendar = venue.market.calendar
-    data: dict[str, Any] = {"orders": [order_wire(order, calendar) for order in page]}
-    if len(matching) > PAGE_SIZE:
-        data["next"] = encode_cursor(_ORDERS_CURSOR, page[-1].sequence)
-    return data
+    return order_page(
+        _ORDERS_CURSOR,
+        args.get("cursor"),
+        lambda: options_desk(venue).orders(account.account_number),
+        _order_filter(args),
+        lambda order: order_wire(order, calendar),
+    )
 
 
 def _position_filter(args: dict[str, Any]) -> list[Callable[[OptionPosition], bool]]:
@@ -337,11 +312,7 @@ def get_option_positions(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         for position in desk.positions.of(account.account_number)
         if all(check(position) for check in checks)
     ]
-    page, following = offset_page("option-positions", rows, args.get("cursor"))
-    data: dict[str, Any] = {"positions": page}
-    if following is not None:
-        data["next"] = following
-    return data
+    return offset_listing("option-positions", "positions", rows, args.get("cursor"))
 
 
 @tool(

@@ -20,33 +20,32 @@ Nothing happens in the background. ``sync(now)`` walks each open order forward:
 
 Buys hold buying power (remaining units x the held price) until they end; executions move
 cash and units (average cost, see ``_crypto_book``). No fees: Robinhood earns on the spread.
+Placing, cancelling and the walk through time are every desk's (``_order_desk``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from decimal import ROUND_FLOOR, ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_FLOOR, Decimal
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from ordergate.core import ZERO, CryptoOrderState, CryptoTimeInForce, Side
 from ordergate.sandbox.market import CryptoPair, CryptoQuote, UnknownInstrument
-from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._accounts import Account
 from ordergate.sandbox.venue._crypto_book import CryptoHoldings
-from ordergate.sandbox.venue._crypto_model import (
-    CryptoApproval,
-    CryptoExecution,
-    CryptoOrder,
-    CryptoTerms,
-)
+from ordergate.sandbox.venue._crypto_model import CryptoExecution, CryptoOrder, CryptoTerms
 from ordergate.sandbox.venue._crypto_rules import check_crypto_terms
-from ordergate.sandbox.venue._equity import CONFIRM_DELAY, FILL_INTERVAL
-from ordergate.sandbox.venue._faults import Faults
-from ordergate.sandbox.venue._positions import CENT, ClosedTrade
+from ordergate.sandbox.venue._order_desk import (
+    APPROVAL_TTL,
+    CONFIRM_DELAY,
+    Lifecycle,
+    OrderDesk,
+    desk_of,
+)
+from ordergate.sandbox.venue._positions import ClosedTrade, cents
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue._venue import Venue
@@ -60,19 +59,14 @@ __all__ = [
     "expires_at",
 ]
 
-APPROVAL_TTL = timedelta(hours=24)
 EXECUTION_NOTIONAL = Decimal(25_000)
-_MAX_LOOKS_PER_SYNC = 500
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+CRYPTO_LIFECYCLE = Lifecycle(
+    queued=CryptoOrderState.QUEUED,
+    confirmed=CryptoOrderState.CONFIRMED,
+    rejected=CryptoOrderState.REJECTED,
+    cancelled=CryptoOrderState.CANCELED,
+)
 _NEW_YORK = ZoneInfo("America/New_York")
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
-
-
-def _hold_key(order_id: str) -> str:
-    return f"crypto:{order_id}"
 
 
 def _midnight(day: date) -> datetime:
@@ -103,22 +97,23 @@ class CryptoPreview:
 
     @property
     def required(self) -> Decimal:
-        return _money(self.terms.estimated_cost) if self.terms.side is Side.BUY else ZERO
+        return cents(self.terms.estimated_cost) if self.terms.side is Side.BUY else ZERO
 
     @property
     def buying_power_ok(self) -> bool:
         return self.required <= self.buying_power
 
 
-class CryptoDesk:
+class CryptoDesk(OrderDesk[CryptoOrder, CryptoTerms]):
     """Crypto orders, holdings and realised P&L of every account of the venue."""
 
+    kind = "crypto"
+    lifecycle = CRYPTO_LIFECYCLE
+    account_field = "rhs_account_number"
+
     def __init__(self, venue: Venue) -> None:
-        self._venue = venue
+        super().__init__(venue)
         self.holdings = CryptoHoldings()
-        self._orders: dict[str, CryptoOrder] = {}
-        self._by_ref: dict[tuple[str, str], CryptoOrder | CryptoApproval] = {}
-        self._approvals: dict[str, CryptoApproval] = {}
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -131,29 +126,12 @@ class CryptoDesk:
     def quote(self, pair: CryptoPair, at: datetime) -> CryptoQuote:
         return self._venue.market.crypto_quote(pair.symbol, at)
 
-    def order(self, account_number: str, order_id: str) -> CryptoOrder:
-        order = self._orders.get(order_id)
-        if order is None or order.account_number != account_number:
-            raise VenueError("NOT_FOUND", f"no crypto order {order_id}", field="order_id")
-        return order
-
-    def orders(self, account_number: str) -> list[CryptoOrder]:
-        """The account's orders, newest first."""
-        mine = [o for o in self._orders.values() if o.account_number == account_number]
-        return sorted(mine, key=lambda o: o.sequence, reverse=True)
-
-    def approvals(self, account_number: str) -> list[CryptoApproval]:
-        return [a for a in self._approvals.values() if a.terms.account_number == account_number]
-
     def held_for_sells(self, account_number: str, currency_code: str) -> Decimal:
         return sum(
             (
                 o.remaining
-                for o in self._orders.values()
-                if o.is_open
-                and o.side is Side.SELL
-                and o.account_number == account_number
-                and o.terms.pair.asset_code == currency_code
+                for o in self.open_orders(account_number)
+                if o.side is Side.SELL and o.terms.pair.asset_code == currency_code
             ),
             ZERO,
         )
@@ -169,7 +147,7 @@ class CryptoDesk:
         total = ZERO
         for holding in self.holdings.of(account_number):
             total += holding.quantity * self.quote(holding.pair, now).mark_price
-        return _money(total)
+        return cents(total)
 
     def portfolio_values(self, account_number: str) -> dict[str, Decimal]:
         """This desk's share of ``get_portfolio``."""
@@ -199,118 +177,49 @@ class CryptoDesk:
         return CryptoPreview(
             terms=terms,
             quote=self.quote(terms.pair, self._venue.now()),
-            buying_power=_money(account.buying_power),
+            buying_power=cents(account.buying_power),
             approval_required=account.human_must_approve_trades,
         )
 
-    def place(self, args: Mapping[str, Any]) -> CryptoOrder | CryptoApproval:
-        """Place an order (or file it for approval); the same ``ref_id`` returns the same."""
-        account = self._venue.accounts.tradable_rhs(str(args["rhs_account_number"]))
-        ref_id = args.get("ref_id")
-        if ref_id is not None and ref_id != "":
-            ref_id = str(ref_id)
-            if not _UUID.match(ref_id):
-                raise VenueError("INVALID_ARGUMENT", "ref_id must be a UUID", field="ref_id")
-            earlier = self._by_ref.get((account.account_number, ref_id.lower()))
-            if earlier is not None:
-                return earlier
-        else:
-            ref_id = None
-        preview = self.preview(args)
-        if not preview.buying_power_ok:
-            raise VenueError(
-                "INSUFFICIENT_BUYING_POWER",
-                f"this order needs {preview.required} of buying power; "
-                f"{preview.buying_power} is available",
-                field="dollar_amount" if preview.terms.dollar_amount is not None else "quantity",
-            )
-        ids = self._venue.ids
-        ref_id = ref_id or ids.next("crypto-ref")
-        now = self._venue.now()
-        placed: CryptoOrder | CryptoApproval
-        if account.human_must_approve_trades:
-            placed = CryptoApproval(
-                approval_id=ids.next("crypto-approval"),
-                ref_id=ref_id,
-                terms=preview.terms,
-                created_at=now,
-                expires_at=now + APPROVAL_TTL,
-            )
-            self._approvals[placed.approval_id] = placed
-        else:
-            placed = self._accept(account, preview.terms, ref_id, now)
-        self._by_ref[(account.account_number, ref_id.lower())] = placed
-        return placed
+    # -- the crypto desk's part of placing and working orders ------------------------------
 
-    def _accept(
-        self, account: Account, terms: CryptoTerms, ref_id: str, now: datetime
+    def _tradable(self, number: str) -> Account:
+        return self._venue.accounts.tradable_rhs(number)
+
+    def _check(self, args: Mapping[str, Any]) -> CryptoPreview:
+        return self.preview(args)
+
+    def _short_field(self, terms: CryptoTerms) -> str:
+        return "dollar_amount" if terms.dollar_amount is not None else "quantity"
+
+    def _open(
+        self,
+        terms: CryptoTerms,
+        *,
+        order_id: str,
+        ref_id: str,
+        now: datetime,
+        doomed_reason: str | None,
+        sequence: int,
     ) -> CryptoOrder:
-        faults: Faults = self._venue.faults
-        doomed, faults.reject_orders = Faults.take(faults.reject_orders)
-        order = CryptoOrder(
-            id=self._venue.ids.next("crypto-order"),
+        return CryptoOrder(
+            id=order_id,
             ref_id=ref_id,
             terms=terms,
             created_at=now,
             confirm_at=now + CONFIRM_DELAY,
             expires_at=expires_at(terms.time_in_force, now),
             updated_at=now,
-            doomed_reason=faults.reject_reason if doomed else None,
-            sequence=len(self._orders),
+            doomed_reason=doomed_reason,
+            sequence=sequence,
         )
-        self._orders[order.id] = order
-        if terms.side is Side.BUY:
-            account.hold(_hold_key(order.id), _money(terms.estimated_cost))
-        return order
 
-    # -- cancelling ------------------------------------------------------------------------
+    def _held_for(self, terms: CryptoTerms) -> Decimal | None:
+        return terms.estimated_cost if terms.side is Side.BUY else None
 
-    def cancel(self, rhs_account_number: str, order_id: str) -> CryptoOrder:
-        """Cancel an open order; raises ``ORDER_NOT_CANCELLABLE`` once it has ended."""
-        account = self._venue.accounts.tradable_rhs(rhs_account_number)
-        order = self.order(account.account_number, order_id)
-        if not order.is_open:
-            raise VenueError(
-                "ORDER_NOT_CANCELLABLE",
-                f"order {order_id} is already {order.state}",
-                field="order_id",
-            )
-        self._end(order, CryptoOrderState.CANCELED, self._venue.now())
-        return order
-
-    def _end(self, order: CryptoOrder, state: CryptoOrderState, at: datetime) -> None:
-        order.state = state
-        order.updated_at = at
-        self._venue.accounts.get(order.account_number).release(_hold_key(order.id))
-
-    # -- moving through time ---------------------------------------------------------------
-
-    def sync(self, now: datetime) -> None:
-        for order in sorted(self._orders.values(), key=lambda o: o.sequence):
-            if order.is_open:
-                self._advance(order, now)
-
-    def _advance(self, order: CryptoOrder, now: datetime) -> None:
-        if order.state is CryptoOrderState.QUEUED:
-            if now < order.confirm_at:
-                return
-            if order.doomed_reason is not None:
-                order.reject_reason = order.doomed_reason
-                self._end(order, CryptoOrderState.REJECTED, order.confirm_at)
-                return
-            order.state = CryptoOrderState.CONFIRMED
-            order.updated_at = order.confirm_at
-            order.next_check = order.confirm_at + FILL_INTERVAL
-        look = order.next_check
-        assert look is not None
-        step = max(FILL_INTERVAL, (now - look) / _MAX_LOOKS_PER_SYNC)
-        ends = order.expires_at
-        while order.is_open and look <= now and (ends is None or look < ends):
-            self._look(order, look)
-            look += step
-        order.next_check = look
-        if order.is_open and ends is not None and now >= ends:
-            self._end(order, CryptoOrderState.CANCELED, ends)
+    def _expired_at(self, order: CryptoOrder, ends: datetime) -> datetime:
+        # A crypto order ends at its expiry even when it confirmed after it.
+        return ends
 
     def _look(self, order: CryptoOrder, at: datetime) -> None:
         terms = order.terms
@@ -336,8 +245,8 @@ class CryptoDesk:
     def _execute(self, order: CryptoOrder, price: Decimal, quantity: Decimal, at: datetime) -> None:
         ids = self._venue.ids
         terms = order.terms
-        account = self._venue.accounts.get(order.account_number)
-        notional = _money(price * quantity)
+        account = self._account(order)
+        notional = cents(price * quantity)
         execution = CryptoExecution(
             id=ids.next("crypto-execution"),
             price=price,
@@ -356,7 +265,7 @@ class CryptoDesk:
                 at=at,
                 holding_id=ids.next("crypto-holding"),
             )
-            account.hold(_hold_key(order.id), _money(order.remaining * terms.estimated_price))
+            self._hold(order, order.remaining * terms.estimated_price)
         else:
             account.cash += notional
             self.holdings.sell(
@@ -379,7 +288,4 @@ class CryptoDesk:
 
 def crypto_desk(venue: Venue) -> CryptoDesk:
     """The venue's crypto desk (``VenueError`` when the venue runs none)."""
-    for desk in venue.desks:
-        if isinstance(desk, CryptoDesk):
-            return desk
-    raise VenueError("UNAVAILABLE", "crypto trading is not available on this venue")
+    return desk_of(venue, CryptoDesk)

@@ -9,17 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 from ordergate.core import ZERO
 from ordergate.sandbox.market import CryptoPair
-from ordergate.sandbox.venue._positions import CENT, ClosedTrade
+from ordergate.sandbox.venue._positions import ClosedTrade, cents
 
 __all__ = ["CryptoHolding", "CryptoHoldings"]
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
 
 
 @dataclass(slots=True)
@@ -113,7 +109,7 @@ class CryptoHoldings:
         if holding is None or quantity > holding.quantity:
             raise ValueError(f"cannot sell {quantity} {pair.asset_code}")
         average = holding.cost / holding.quantity
-        basis = holding.cost if quantity == holding.quantity else _money(average * quantity)
+        basis = holding.cost if quantity == holding.quantity else cents(average * quantity)
         trade = ClosedTrade(
             trade_id=trade_id,
             account_number=account_number,

@@ -1,8 +1,9 @@
-"""The crypto desk's records: validated order terms, orders, executions and approvals."""
+"""The crypto desk's records: validated order terms, orders, executions and approvals
+(the fields every desk's records share are in ``_order_model``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -11,10 +12,10 @@ from ordergate.core import (
     CryptoOrderState,
     CryptoOrderType,
     CryptoTimeInForce,
-    PlacedAgent,
     Side,
 )
 from ordergate.sandbox.market import CryptoPair
+from ordergate.sandbox.venue._order_model import Approval, PartlyFilled
 
 __all__ = ["OPEN_STATES", "CryptoApproval", "CryptoExecution", "CryptoOrder", "CryptoTerms"]
 
@@ -63,41 +64,11 @@ class CryptoExecution:
     timestamp: datetime
 
 
-@dataclass(slots=True)
-class CryptoOrder:
+@dataclass(slots=True, kw_only=True)
+class CryptoOrder(PartlyFilled[CryptoTerms, CryptoOrderState, CryptoExecution]):
     """One crypto order and everything that has happened to it."""
 
-    id: str
-    ref_id: str
-    terms: CryptoTerms
-    created_at: datetime
-    confirm_at: datetime
-    expires_at: datetime | None
     state: CryptoOrderState = CryptoOrderState.QUEUED
-    placed_agent: PlacedAgent = PlacedAgent.AGENTIC
-    updated_at: datetime | None = None
-    next_check: datetime | None = None
-    triggered: bool = False
-    executions: list[CryptoExecution] = field(default_factory=list)
-    reject_reason: str | None = None
-    doomed_reason: str | None = None
-    sequence: int = 0
-
-    @property
-    def account_number(self) -> str:
-        return self.terms.account_number
-
-    @property
-    def side(self) -> Side:
-        return self.terms.side
-
-    @property
-    def cumulative_quantity(self) -> Decimal:
-        return sum((e.quantity for e in self.executions), ZERO)
-
-    @property
-    def remaining(self) -> Decimal:
-        return self.terms.quantity - self.cumulative_quantity
 
     @property
     def executed_notional(self) -> Decimal:
@@ -105,28 +76,11 @@ class CryptoOrder:
 
     @property
     def average_price(self) -> Decimal | None:
-        filled = self.cumulative_quantity
-        if not filled:
-            return None
-        notional = sum((e.price * e.quantity for e in self.executions), ZERO)
-        return (notional / filled).quantize(self.terms.pair.quote_increment)
-
-    @property
-    def last_transaction_at(self) -> datetime | None:
-        return self.executions[-1].timestamp if self.executions else self.updated_at
+        return self.average_price_to(self.terms.pair.quote_increment)
 
     @property
     def is_open(self) -> bool:
         return self.state in OPEN_STATES
 
 
-@dataclass(frozen=True, slots=True)
-class CryptoApproval:
-    """A crypto order waiting for the account holder's approval instead of being placed."""
-
-    approval_id: str
-    ref_id: str
-    terms: CryptoTerms
-    created_at: datetime
-    expires_at: datetime
-    state: str = "pending"
+CryptoApproval = Approval[CryptoTerms]

@@ -22,69 +22,47 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Any, TypeVar
+from typing import Any
 
 from ordergate.core import (
     CryptoOrderType,
     CryptoTimeInForce,
-    DecimalFieldError,
     Side,
-    parse_decimal,
 )
 from ordergate.sandbox.market import CryptoPair, CryptoQuote, Tradability
 from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._crypto_model import CryptoTerms
+from ordergate.sandbox.venue._order_rules import (
+    check_dollar_amount,
+    check_price_fields,
+    invalid,
+    parse_enum,
+    positive_decimal,
+    quantity_or_dollar_amount,
+)
 
 __all__ = ["MARKET_BUY_COLLAR", "check_crypto_terms"]
 
 MARKET_BUY_COLLAR = Decimal("0.05")
-_CENT = Decimal("0.01")
-_MIN_DOLLAR_AMOUNT = Decimal(1)
 _LIMIT_TYPES = (CryptoOrderType.LIMIT, CryptoOrderType.STOP_LIMIT)
 _STOP_TYPES = (CryptoOrderType.STOP_LOSS, CryptoOrderType.STOP_LIMIT)
 
-_E = TypeVar("_E", Side, CryptoOrderType, CryptoTimeInForce)
-
-
-def _invalid(field: str, message: str) -> VenueError:
-    return VenueError("INVALID_ARGUMENT", message, field=field)
-
-
-def _enum(kind: type[_E], field: str, value: object, default: _E | None = None) -> _E:
-    if (value is None or value == "") and default is not None:
-        return default
-    try:
-        return kind(str(value))
-    except ValueError:
-        allowed = " | ".join(member.value for member in kind)
-        raise _invalid(field, f"{field} must be one of {allowed}") from None
-
-
-def _positive(field: str, value: object) -> Decimal | None:
-    try:
-        parsed = parse_decimal(field, value)
-    except DecimalFieldError:
-        raise _invalid(field, f"{field} must be a decimal number") from None
-    if parsed is not None and parsed <= 0:
-        raise _invalid(field, f"{field} must be greater than zero")
-    return parsed
-
 
 def _price(field: str, value: object, pair: CryptoPair) -> Decimal | None:
-    price = _positive(field, value)
+    price = positive_decimal(field, value)
     if price is not None and price % pair.quote_increment != 0:
-        raise _invalid(field, f"{field} must be a multiple of {pair.quote_increment}")
+        raise invalid(field, f"{field} must be a multiple of {pair.quote_increment}")
     return price
 
 
 def _check_size(field: str, quantity: Decimal, pair: CryptoPair) -> None:
     code = pair.asset_code
     if quantity % pair.asset_increment != 0:
-        raise _invalid(field, f"quantity must be a multiple of {pair.asset_increment} {code}")
+        raise invalid(field, f"quantity must be a multiple of {pair.asset_increment} {code}")
     if quantity < pair.min_order_size:
-        raise _invalid(field, f"the smallest {code} order is {pair.min_order_size} {code}")
+        raise invalid(field, f"the smallest {code} order is {pair.min_order_size} {code}")
     if quantity > pair.max_order_size:
-        raise _invalid(field, f"the largest {code} order is {pair.max_order_size} {code}")
+        raise invalid(field, f"the largest {code} order is {pair.max_order_size} {code}")
 
 
 def _collared(price: Decimal, pair: CryptoPair) -> Decimal:
@@ -108,20 +86,23 @@ def check_crypto_terms(
         raise VenueError("NOT_FOUND", f"no crypto pair is listed as {symbol!r}", field="symbol")
     if pair.tradability is not Tradability.TRADABLE:
         raise VenueError("SYMBOL_NOT_TRADEABLE", f"{pair.symbol} cannot be traded", field="symbol")
-    side = _enum(Side, "side", args["side"])
-    order_type = _enum(CryptoOrderType, "type", args["type"])
-    time_in_force = _enum(
+    side = parse_enum(Side, "side", args["side"])
+    order_type = parse_enum(CryptoOrderType, "type", args["type"])
+    time_in_force = parse_enum(
         CryptoTimeInForce, "time_in_force", args.get("time_in_force"), CryptoTimeInForce.GTC
     )
     if args.get("tax_lots"):
-        raise _invalid("tax_lots", "tax lot selection is not offered for crypto orders")
-    quantity = _positive("quantity", args.get("quantity"))
-    dollar_amount = _positive("dollar_amount", args.get("dollar_amount"))
-    if (quantity is None) == (dollar_amount is None):
-        raise _invalid("quantity", "give exactly one of quantity or dollar_amount")
+        raise invalid("tax_lots", "tax lot selection is not offered for crypto orders")
+    quantity, dollar_amount = quantity_or_dollar_amount(args)
     limit_price = _price("limit_price", args.get("limit_price"), pair)
     stop_price = _price("stop_price", args.get("stop_price"), pair)
-    _check_prices(order_type, limit_price, stop_price)
+    check_price_fields(
+        order_type,
+        needs_limit=order_type in _LIMIT_TYPES,
+        needs_stop=order_type in _STOP_TYPES,
+        limit_price=limit_price,
+        stop_price=stop_price,
+    )
     quote = quote_of(pair)
     field = "quantity"
     if dollar_amount is not None:
@@ -152,21 +133,6 @@ def check_crypto_terms(
     )
 
 
-def _check_prices(
-    order_type: CryptoOrderType, limit_price: Decimal | None, stop_price: Decimal | None
-) -> None:
-    needs_limit = order_type in _LIMIT_TYPES
-    needs_stop = order_type in _STOP_TYPES
-    if needs_limit and limit_price is None:
-        raise _invalid("limit_price", f"limit_price is required for {order_type}")
-    if not needs_limit and limit_price is not None:
-        raise _invalid("limit_price", f"limit_price does not apply to {order_type}")
-    if needs_stop and stop_price is None:
-        raise _invalid("stop_price", f"stop_price is required for {order_type}")
-    if not needs_stop and stop_price is not None:
-        raise _invalid("stop_price", f"stop_price does not apply to {order_type}")
-
-
 def _dollar_quantity(
     order_type: CryptoOrderType,
     side: Side,
@@ -174,10 +140,7 @@ def _dollar_quantity(
     pair: CryptoPair,
     quote: CryptoQuote,
 ) -> Decimal:
-    if order_type is not CryptoOrderType.MARKET:
-        raise _invalid("dollar_amount", "dollar_amount is only for market orders")
-    if dollar_amount % _CENT != 0 or dollar_amount < _MIN_DOLLAR_AMOUNT:
-        raise _invalid("dollar_amount", "dollar_amount must be whole cents and at least 1.00")
+    check_dollar_amount(dollar_amount, market=order_type is CryptoOrderType.MARKET)
     price = quote.ask_price if side is Side.BUY else quote.bid_price
     units = (dollar_amount / price / pair.asset_increment).to_integral_value(ROUND_FLOOR)
     return units * pair.asset_increment

@@ -1,7 +1,7 @@
 """The crypto desk's records on the wire (inventory-only tools: plausible, consistent shapes).
 
 Quantities are canonical strings without trailing zeros, prices as the pair quotes them,
-money in cents; times as in ``_equity_wire``. The order ``type`` is the one requested
+money in cents; times as in ``_order_wire``. The order ``type`` is the one requested
 (``market | limit | stop_loss | stop_limit``) and states spell ``canceled``.
 """
 
@@ -11,17 +11,21 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import CryptoOrderState, Side, to_wire
+from ordergate.core import Side, to_wire
 from ordergate.sandbox.market import CryptoQuote
 from ordergate.sandbox.venue._crypto_book import CryptoHolding
 from ordergate.sandbox.venue._crypto_model import CryptoApproval, CryptoOrder, CryptoTerms
-from ordergate.sandbox.venue._equity_wire import amount, money, quantity, timestamp
+from ordergate.sandbox.venue._order_wire import (
+    amount,
+    approval_envelope,
+    decimal_or_none,
+    money,
+    quantity,
+    timestamp,
+    with_reject_reason,
+)
 
 __all__ = ["approval_wire", "holding_wire", "order_wire", "quote_wire"]
-
-
-def _price(value: Decimal | None) -> str | None:
-    return None if value is None else to_wire(value)
 
 
 def order_wire(order: CryptoOrder) -> dict[str, Any]:
@@ -41,9 +45,9 @@ def order_wire(order: CryptoOrder) -> dict[str, Any]:
         "cumulative_quantity": quantity(order.cumulative_quantity),
         "remaining_quantity": quantity(order.remaining if order.is_open else Decimal(0)),
         "dollar_amount": amount(terms.dollar_amount),
-        "limit_price": _price(terms.limit_price),
-        "stop_price": _price(terms.stop_price),
-        "average_price": _price(order.average_price),
+        "limit_price": decimal_or_none(terms.limit_price),
+        "stop_price": decimal_or_none(terms.stop_price),
+        "average_price": decimal_or_none(order.average_price),
         "executed_notional": money(order.executed_notional),
         "fees": "0.00",
         "placed_agent": str(order.placed_agent),
@@ -62,9 +66,7 @@ def order_wire(order: CryptoOrder) -> dict[str, Any]:
             for e in order.executions
         ],
     }
-    if order.state is CryptoOrderState.REJECTED and order.reject_reason is not None:
-        wire["reject_reason"] = order.reject_reason
-    return wire
+    return with_reject_reason(wire, order)
 
 
 def quote_wire(quote: CryptoQuote) -> dict[str, Any]:
@@ -99,17 +101,12 @@ def proposed_order(terms: CryptoTerms) -> dict[str, Any]:
 
 
 def approval_wire(approval: CryptoApproval) -> dict[str, Any]:
-    return {
-        "approval_id": approval.approval_id,
-        "account_number": approval.terms.rhs_account_number,
-        "asset_class": "crypto",
-        "state": approval.state,
-        "is_edited": False,
-        "proposed_order": proposed_order(approval.terms),
-        "expires_at": timestamp(approval.expires_at),
-        "created_at": timestamp(approval.created_at),
-        "updated_at": timestamp(approval.created_at),
-    }
+    return approval_envelope(
+        approval,
+        account_number=approval.terms.rhs_account_number,
+        asset_class="crypto",
+        proposed=proposed_order(approval.terms),
+    )
 
 
 def holding_wire(

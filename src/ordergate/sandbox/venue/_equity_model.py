@@ -1,8 +1,9 @@
-"""The equity desk's records: validated order terms, orders, executions and approvals."""
+"""The equity desk's records: validated order terms, orders, executions and approvals
+(the fields every desk's records share are in ``_order_model``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -11,11 +12,11 @@ from ordergate.core import (
     MarketHours,
     OrderState,
     OrderType,
-    PlacedAgent,
     Side,
     TimeInForce,
 )
 from ordergate.sandbox.venue._equity_market import EquityListing
+from ordergate.sandbox.venue._order_model import Approval, PartlyFilled
 
 __all__ = ["EquityApproval", "EquityOrder", "Execution", "OrderTerms"]
 
@@ -57,46 +58,17 @@ class Execution:
     fees: Decimal
 
 
-@dataclass(slots=True)
-class EquityOrder:
-    """One order and everything that has happened to it."""
+@dataclass(slots=True, kw_only=True)
+class EquityOrder(PartlyFilled[OrderTerms, OrderState, Execution]):
+    """One equity order and everything that has happened to it. ``lots_left`` holds the tax
+    lots a sell of specific lots still has to close."""
 
-    id: str
-    ref_id: str
-    terms: OrderTerms
-    created_at: datetime
-    confirm_at: datetime
-    expires_at: datetime | None
     state: OrderState = OrderState.QUEUED
-    placed_agent: PlacedAgent = PlacedAgent.AGENTIC
-    updated_at: datetime | None = None
-    next_check: datetime | None = None
-    triggered: bool = False
-    executions: list[Execution] = field(default_factory=list)
     lots_left: list[tuple[str, Decimal]] | None = None
-    reject_reason: str | None = None
-    doomed_reason: str | None = None
-    sequence: int = 0
-
-    @property
-    def account_number(self) -> str:
-        return self.terms.account_number
 
     @property
     def symbol(self) -> str:
         return self.terms.symbol
-
-    @property
-    def side(self) -> Side:
-        return self.terms.side
-
-    @property
-    def cumulative_quantity(self) -> Decimal:
-        return sum((e.quantity for e in self.executions), ZERO)
-
-    @property
-    def remaining(self) -> Decimal:
-        return self.terms.quantity - self.cumulative_quantity
 
     @property
     def fees(self) -> Decimal:
@@ -104,28 +76,11 @@ class EquityOrder:
 
     @property
     def average_price(self) -> Decimal | None:
-        filled = self.cumulative_quantity
-        if not filled:
-            return None
-        notional = sum((e.price * e.quantity for e in self.executions), ZERO)
-        return (notional / filled).quantize(Decimal("0.0001"))
-
-    @property
-    def last_transaction_at(self) -> datetime | None:
-        return self.executions[-1].timestamp if self.executions else self.updated_at
+        return self.average_price_to(Decimal("0.0001"))
 
     @property
     def is_open(self) -> bool:
         return not self.state.is_terminal
 
 
-@dataclass(frozen=True, slots=True)
-class EquityApproval:
-    """An order waiting for the account holder's approval instead of being placed."""
-
-    approval_id: str
-    ref_id: str
-    terms: OrderTerms
-    created_at: datetime
-    expires_at: datetime
-    state: str = "pending"
+EquityApproval = Approval[OrderTerms]

@@ -13,19 +13,24 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Any, TypeVar
+from typing import Any
 
 from ordergate.core import (
-    DecimalFieldError,
     MarketHours,
     OrderType,
     Side,
     TimeInForce,
-    parse_decimal,
 )
 from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._equity_market import EquityListing, EquityQuote
 from ordergate.sandbox.venue._equity_model import OrderTerms
+from ordergate.sandbox.venue._order_rules import (
+    check_dollar_amount,
+    check_price_fields,
+    parse_enum,
+    positive_decimal,
+    quantity_or_dollar_amount,
+)
 
 __all__ = [
     "MARKET_BUY_COLLAR",
@@ -43,7 +48,6 @@ MARKET_BUY_COLLAR = Decimal("0.05")
 _SHARE_STEP = Decimal("0.000001")
 _CENT = Decimal("0.01")
 _SUB_DOLLAR_TICK = Decimal("0.0001")
-_MIN_DOLLAR_AMOUNT = Decimal(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,35 +56,6 @@ class Holdings:
 
     shares: Decimal
     lots: Mapping[str, Decimal]
-
-
-_E = TypeVar("_E", Side, OrderType, TimeInForce, MarketHours)
-
-
-def parse_enum(kind: type[_E], field: str, value: object, default: _E | None = None) -> _E:
-    """The enum member spelled ``value``; absent → ``default``; anything else refused."""
-    if value is None and default is not None:
-        return default
-    try:
-        return kind(str(value))
-    except ValueError:
-        allowed = " | ".join(member.value for member in kind)
-        raise VenueError(
-            "INVALID_ARGUMENT", f"{field} must be one of {allowed}", field=field
-        ) from None
-
-
-def positive_decimal(field: str, value: object) -> Decimal | None:
-    """A positive decimal string, ``None`` when absent; unparseable or ≤ 0 is refused."""
-    try:
-        parsed = parse_decimal(field, value)
-    except DecimalFieldError:
-        raise VenueError(
-            "INVALID_ARGUMENT", f"{field} must be a decimal number", field=field
-        ) from None
-    if parsed is not None and parsed <= 0:
-        raise VenueError("INVALID_ARGUMENT", f"{field} must be greater than zero", field=field)
-    return parsed
 
 
 def _is_multiple(value: Decimal, step: Decimal) -> bool:
@@ -130,15 +105,16 @@ def check_terms(
     market_hours = parse_enum(
         MarketHours, "market_hours", args.get("market_hours") or None, MarketHours.REGULAR_HOURS
     )
-    quantity = positive_decimal("quantity", args.get("quantity"))
-    dollar_amount = positive_decimal("dollar_amount", args.get("dollar_amount"))
-    if (quantity is None) == (dollar_amount is None):
-        raise VenueError(
-            "INVALID_ARGUMENT", "give exactly one of quantity or dollar_amount", field="quantity"
-        )
+    quantity, dollar_amount = quantity_or_dollar_amount(args)
     limit_price = _price("limit_price", args.get("limit_price"))
     stop_price = _price("stop_price", args.get("stop_price"))
-    _check_prices(order_type, limit_price, stop_price)
+    check_price_fields(
+        order_type,
+        needs_limit=order_type.needs_limit_price,
+        needs_stop=order_type.needs_stop_price,
+        limit_price=limit_price,
+        stop_price=stop_price,
+    )
     if market_hours is not MarketHours.REGULAR_HOURS and order_type is not OrderType.LIMIT:
         raise VenueError(
             "INVALID_ARGUMENT",
@@ -179,38 +155,8 @@ def check_terms(
     )
 
 
-def _check_prices(
-    order_type: OrderType, limit_price: Decimal | None, stop_price: Decimal | None
-) -> None:
-    if order_type.needs_limit_price and limit_price is None:
-        raise VenueError(
-            "INVALID_ARGUMENT", f"limit_price is required for {order_type}", field="limit_price"
-        )
-    if not order_type.needs_limit_price and limit_price is not None:
-        raise VenueError(
-            "INVALID_ARGUMENT", f"limit_price does not apply to {order_type}", field="limit_price"
-        )
-    if order_type.needs_stop_price and stop_price is None:
-        raise VenueError(
-            "INVALID_ARGUMENT", f"stop_price is required for {order_type}", field="stop_price"
-        )
-    if not order_type.needs_stop_price and stop_price is not None:
-        raise VenueError(
-            "INVALID_ARGUMENT", f"stop_price does not apply to {order_type}", field="stop_price"
-        )
-
-
 def _dollar_quantity(order_type: OrderType, dollar_amount: Decimal, quote: EquityQuote) -> Decimal:
-    if order_type is not OrderType.MARKET:
-        raise VenueError(
-            "INVALID_ARGUMENT", "dollar_amount is only for market orders", field="dollar_amount"
-        )
-    if not _is_multiple(dollar_amount, _CENT) or dollar_amount < _MIN_DOLLAR_AMOUNT:
-        raise VenueError(
-            "INVALID_ARGUMENT",
-            "dollar_amount must be whole cents and at least 1.00",
-            field="dollar_amount",
-        )
+    check_dollar_amount(dollar_amount, market=order_type is OrderType.MARKET)
     quantity = (dollar_amount / quote.last).quantize(_SHARE_STEP, rounding=ROUND_FLOOR)
     if quantity <= 0:
         raise VenueError(

@@ -1,7 +1,5 @@
-"""The equity desk's records as Robinhood puts them on the wire.
+"""The equity desk's records as Robinhood puts them on the wire (formats: ``_order_wire``).
 
-Money, prices and quantities are canonical decimal strings (``to_wire``): quantities without
-trailing zeros, money in cents. Timestamps are ISO-8601 UTC with microseconds and ``Z``.
 Orders follow Robinhood's order resource: ``type`` is ``market`` or ``limit`` and
 ``trigger`` is ``immediate`` or ``stop``, so a ``stop_limit`` request reads back as a
 ``limit`` order with a ``stop`` trigger.
@@ -9,14 +7,22 @@ Orders follow Robinhood's order resource: ``type`` is ``market`` or ``limit`` an
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from decimal import Decimal
 from typing import Any
 
-from ordergate.core import OrderState, OrderType, to_wire
+from ordergate.core import OrderType, to_wire
 from ordergate.sandbox.venue._equity_market import EquityQuote
 from ordergate.sandbox.venue._equity_model import EquityApproval, EquityOrder, OrderTerms
+from ordergate.sandbox.venue._order_wire import (
+    amount,
+    approval_envelope,
+    decimal_or_none,
+    money,
+    quantity,
+    timestamp,
+    with_reject_reason,
+)
 
+# amount, money, quantity and timestamp are the shared formats, still importable from here.
 __all__ = [
     "amount",
     "approval_wire",
@@ -26,32 +32,6 @@ __all__ = [
     "quote_wire",
     "timestamp",
 ]
-
-_CENT = Decimal("0.01")
-
-
-def timestamp(instant: datetime) -> str:
-    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def quantity(value: Decimal) -> str:
-    """A share count or price without trailing zeros (``10``, ``0.5``, ``0.000001``)."""
-    return to_wire(value.normalize())
-
-
-def money(value: Decimal) -> str:
-    """A dollar amount in cents (``12.30``)."""
-    return to_wire(value.quantize(_CENT))
-
-
-def amount(value: Decimal | None, *, cents: bool = True) -> dict[str, str] | None:
-    if value is None:
-        return None
-    return {"amount": money(value) if cents else to_wire(value), "currency_code": "USD"}
-
-
-def _price(value: Decimal | None) -> str | None:
-    return None if value is None else to_wire(value)
 
 
 def _base_type(order_type: OrderType) -> str:
@@ -76,8 +56,8 @@ def order_wire(order: EquityOrder) -> dict[str, Any]:
         "state": str(order.state),
         "quantity": quantity(terms.quantity),
         "cumulative_quantity": quantity(order.cumulative_quantity),
-        "price": _price(terms.limit_price),
-        "stop_price": _price(terms.stop_price),
+        "price": decimal_or_none(terms.limit_price),
+        "stop_price": decimal_or_none(terms.stop_price),
         "average_price": None if average is None else quantity(average),
         "fees": money(order.fees),
         "dollar_based_amount": amount(terms.dollar_amount),
@@ -98,9 +78,7 @@ def order_wire(order: EquityOrder) -> dict[str, Any]:
             for e in order.executions
         ],
     }
-    if order.state is OrderState.REJECTED and order.reject_reason is not None:
-        wire["reject_reason"] = order.reject_reason
-    return wire
+    return with_reject_reason(wire, order)
 
 
 def proposed_order(terms: OrderTerms) -> dict[str, Any]:
@@ -132,17 +110,12 @@ def proposed_order(terms: OrderTerms) -> dict[str, Any]:
 
 
 def approval_wire(approval: EquityApproval) -> dict[str, Any]:
-    return {
-        "approval_id": approval.approval_id,
-        "account_number": approval.terms.account_number,
-        "asset_class": "equity",
-        "state": approval.state,
-        "is_edited": False,
-        "proposed_order": proposed_order(approval.terms),
-        "expires_at": timestamp(approval.expires_at),
-        "created_at": timestamp(approval.created_at),
-        "updated_at": timestamp(approval.created_at),
-    }
+    return approval_envelope(
+        approval,
+        account_number=approval.terms.account_number,
+        asset_class="equity",
+        proposed=proposed_order(approval.terms),
+    )
 
 
 def quote_wire(quote: EquityQuote, *, state: str = "active") -> dict[str, Any]:
@@ -152,7 +125,7 @@ def quote_wire(quote: EquityQuote, *, state: str = "active") -> dict[str, Any]:
         "symbol": quote.symbol,
         "last_trade_price": to_wire(quote.last),
         "venue_last_trade_time": timestamp(quote.last_trade_at),
-        "last_non_reg_trade_price": _price(quote.last_non_regular),
+        "last_non_reg_trade_price": decimal_or_none(quote.last_non_regular),
         "venue_last_non_reg_trade_time": None
         if non_regular_at is None
         else timestamp(non_regular_at),

@@ -17,15 +17,16 @@ Nothing happens in the background. ``sync(now)`` moves the desk forward through 
 
 Cash moves by premium x 100 per contract. A working order holds its estimated debit plus
 the cash securing the puts it sells to open; a short put position keeps that cash held
-(``strike x 100`` a contract) until it is closed, expires or settles.
+(``strike x 100`` a contract) until it is closed, expires or settles. Placing, cancelling
+and the walk through time are every desk's (``_order_desk``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from decimal import ROUND_HALF_EVEN, Decimal
+from datetime import datetime
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ordergate.core import (
@@ -45,14 +46,11 @@ from ordergate.sandbox.market import (
     OptionType,
     UnknownInstrument,
 )
-from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._accounts import Account
-from ordergate.sandbox.venue._equity import CONFIRM_DELAY, FILL_INTERVAL, EquityDesk
+from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import session_window
-from ordergate.sandbox.venue._faults import Faults
 from ordergate.sandbox.venue._options_book import OptionPositions
 from ordergate.sandbox.venue._options_model import (
-    OptionApproval,
     OptionExecution,
     OptionExercise,
     OptionOrder,
@@ -60,26 +58,21 @@ from ordergate.sandbox.venue._options_model import (
     OptionTerms,
 )
 from ordergate.sandbox.venue._options_rules import check_option_terms, option_level
-from ordergate.sandbox.venue._options_settlement import Settlement, ref_id_of
-from ordergate.sandbox.venue._positions import CENT, ClosedTrade
+from ordergate.sandbox.venue._options_settlement import Settlement
+from ordergate.sandbox.venue._order_desk import (
+    APPROVAL_TTL,
+    CONFIRM_DELAY,
+    ORDER_LIFECYCLE,
+    OrderDesk,
+    desk_of,
+    find_desk,
+)
+from ordergate.sandbox.venue._positions import ClosedTrade, cents
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue._venue import Venue
 
 __all__ = ["APPROVAL_TTL", "OptionReview", "OptionsDesk", "options_desk"]
-
-APPROVAL_TTL = timedelta(hours=24)
-# Pricing an option is costly (Black-Scholes per leg), so a long clock step is covered in at
-# most this many looks per order.
-_MAX_LOOKS_PER_SYNC = 200
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
-
-
-def _order_key(order_id: str) -> str:
-    return f"option:{order_id}"
 
 
 def _collateral_key(option_id: str) -> str:
@@ -99,7 +92,7 @@ class OptionReview:
 
     @property
     def required(self) -> Decimal:
-        return _money(self.terms.required)
+        return cents(self.terms.required)
 
     @property
     def buying_power_ok(self) -> bool:
@@ -130,15 +123,18 @@ class _AccountBook:
         return self._desk.free_shares(self._account, symbol)
 
 
-class OptionsDesk:
+class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
     """Option orders, positions, exercises and realised P&L of every account of the venue."""
 
+    kind = "option"
+    lifecycle = ORDER_LIFECYCLE
+    # Pricing an option is costly (Black-Scholes per leg), so a long clock step is covered
+    # in fewer looks per order.
+    max_looks = 200
+
     def __init__(self, venue: Venue) -> None:
-        self._venue = venue
+        super().__init__(venue)
         self.positions = OptionPositions()
-        self._orders: dict[str, OptionOrder] = {}
-        self._by_ref: dict[tuple[str, str], OptionOrder | OptionApproval] = {}
-        self._approvals: dict[str, OptionApproval] = {}
         self.settlement = Settlement(venue, self)
 
     @property
@@ -156,20 +152,6 @@ class OptionsDesk:
     def quote(self, option_id: str, at: datetime) -> OptionQuote:
         return self._venue.market.option_quote(option_id, at)
 
-    def order(self, account_number: str, order_id: str) -> OptionOrder:
-        order = self._orders.get(order_id)
-        if order is None or order.account_number != account_number:
-            raise VenueError("NOT_FOUND", f"no option order {order_id}", field="order_id")
-        return order
-
-    def orders(self, account_number: str) -> list[OptionOrder]:
-        """The account's orders, newest first."""
-        mine = [o for o in self._orders.values() if o.account_number == account_number]
-        return sorted(mine, key=lambda o: o.sequence, reverse=True)
-
-    def approvals(self, account_number: str) -> list[OptionApproval]:
-        return [a for a in self._approvals.values() if a.terms.account_number == account_number]
-
     def exercises(self, account_number: str) -> list[OptionExercise]:
         return self.settlement.exercises(account_number)
 
@@ -180,8 +162,7 @@ class OptionsDesk:
         """Contracts of ``option_id`` that open orders of the account would buy or sell."""
         return sum(
             order.terms.contracts(leg)
-            for order in self._orders.values()
-            if order.is_open and order.account_number == account_number
+            for order in self.open_orders(account_number)
             for leg in order.terms.legs
             if leg.option_id == option_id and leg.side is side
         )
@@ -190,18 +171,14 @@ class OptionsDesk:
         """Contracts spoken for by open closing orders and pending exercises."""
         in_orders = sum(
             order.terms.contracts(leg)
-            for order in self._orders.values()
-            if order.is_open and order.account_number == account_number
+            for order in self.open_orders(account_number)
             for leg in order.terms.legs
             if leg.option_id == option_id and leg.position_effect is OptionPositionEffect.CLOSE
         )
         return in_orders + self.pending_exercise(account_number, option_id)
 
     def equity_desk(self) -> EquityDesk | None:
-        for desk in self._venue.desks:
-            if isinstance(desk, EquityDesk):
-                return desk
-        return None
+        return find_desk(self._venue, EquityDesk)
 
     def free_shares(self, account_number: str, symbol: str) -> Decimal:
         """Shares that could still cover a short call or be delivered by a put exercise."""
@@ -225,8 +202,7 @@ class OptionsDesk:
         )
         selling_calls = sum(
             order.terms.contracts(leg)
-            for order in self._orders.values()
-            if order.is_open and order.account_number == account_number
+            for order in self.open_orders(account_number)
             for leg in order.terms.legs
             if leg.opens_short
             and leg.instrument.type is OptionType.CALL
@@ -243,7 +219,7 @@ class OptionsDesk:
             if position.quantity:
                 mark = self.quote(position.option_id, now).mark_price
                 total += position.quantity * mark * MULTIPLIER
-        return _money(total)
+        return cents(total)
 
     def portfolio_values(self, account_number: str) -> dict[str, Decimal]:
         """This desk's share of ``get_portfolio``."""
@@ -273,58 +249,34 @@ class OptionsDesk:
         return OptionReview(
             terms=terms,
             quotes=tuple(self.quote(leg.option_id, now) for leg in terms.legs),
-            buying_power=_money(account.buying_power),
+            buying_power=cents(account.buying_power),
             approval_required=account.human_must_approve_trades,
             executable_now=window.opens_at <= now,
             next_execution_at=window.opens_at,
         )
 
-    def place(self, args: Mapping[str, Any]) -> OptionOrder | OptionApproval:
-        """Place an order (or file it for approval); the same ``ref_id`` returns the same."""
-        account = self._venue.accounts.tradable(str(args["account_number"]))
-        ref_id = ref_id_of(args)
-        if ref_id is not None:
-            earlier = self._by_ref.get((account.account_number, ref_id.lower()))
-            if earlier is not None:
-                return earlier
-        review = self.review(args)
-        if not review.buying_power_ok:
-            raise VenueError(
-                "INSUFFICIENT_BUYING_POWER",
-                f"this order needs {review.required} of buying power; "
-                f"{review.buying_power} is available",
-                field="quantity",
-            )
-        ids = self._venue.ids
-        ref_id = ref_id or ids.next("option-ref")
-        now = self._venue.now()
-        placed: OptionOrder | OptionApproval
-        if account.human_must_approve_trades:
-            placed = OptionApproval(
-                approval_id=ids.next("option-approval"),
-                ref_id=ref_id,
-                terms=review.terms,
-                created_at=now,
-                expires_at=now + APPROVAL_TTL,
-            )
-            self._approvals[placed.approval_id] = placed
-        else:
-            placed = self._accept(account, review.terms, ref_id, now)
-        self._by_ref[(account.account_number, ref_id.lower())] = placed
-        return placed
+    # -- the options desk's part of placing and working orders -----------------------------
 
-    def _accept(
-        self, account: Account, terms: OptionTerms, ref_id: str, now: datetime
+    def _check(self, args: Mapping[str, Any]) -> OptionReview:
+        return self.review(args)
+
+    def _open(
+        self,
+        terms: OptionTerms,
+        *,
+        order_id: str,
+        ref_id: str,
+        now: datetime,
+        doomed_reason: str | None,
+        sequence: int,
     ) -> OptionOrder:
-        faults: Faults = self._venue.faults
-        doomed, faults.reject_orders = Faults.take(faults.reject_orders)
         window = session_window(self.calendar, now, MarketHours.REGULAR_HOURS)
         expires_at = min(leg.instrument.expires_at for leg in terms.legs)
         if terms.time_in_force is TimeInForce.GFD:
             expires_at = min(expires_at, window.day_ends_at)
         ids = self._venue.ids
-        order = OptionOrder(
-            id=ids.next("option-order"),
+        return OptionOrder(
+            id=order_id,
             ref_id=ref_id,
             terms=terms,
             leg_ids=tuple(ids.next("option-leg") for _ in terms.legs),
@@ -333,35 +285,15 @@ class OptionsDesk:
             expires_at=expires_at,
             updated_at=now,
             executions=[[] for _ in terms.legs],
-            doomed_reason=faults.reject_reason if doomed else None,
-            sequence=len(self._orders),
+            doomed_reason=doomed_reason,
+            sequence=sequence,
         )
-        self._orders[order.id] = order
-        account.hold(_order_key(order.id), _money(terms.required))
-        return order
 
-    # -- cancelling ------------------------------------------------------------------------
+    def _held_for(self, terms: OptionTerms) -> Decimal:
+        return terms.required
 
-    def cancel(self, account_number: str, order_id: str) -> OptionOrder:
-        """Cancel an open order; raises ``ORDER_NOT_CANCELLABLE`` once it has ended."""
-        self._venue.accounts.tradable(account_number)
-        order = self.order(account_number, order_id)
-        if not order.is_open:
-            raise VenueError(
-                "ORDER_NOT_CANCELLABLE",
-                f"order {order_id} is already {order.state}",
-                field="order_id",
-            )
-        self._end(order, OrderState.CANCELLED, self._venue.now())
-        return order
-
-    def _end(self, order: OptionOrder, state: OrderState, at: datetime) -> None:
-        order.state = state
-        order.updated_at = at
-        self._account(order.account_number).release(_order_key(order.id))
-
-    def _account(self, account_number: str) -> Account:
-        return self._venue.accounts.get(account_number)
+    def _opens_at(self, order: OptionOrder, at: datetime) -> datetime:
+        return session_window(self.calendar, at, MarketHours.REGULAR_HOURS).opens_at
 
     # -- exercising ------------------------------------------------------------------------
 
@@ -377,37 +309,8 @@ class OptionsDesk:
     # -- moving through time ---------------------------------------------------------------
 
     def sync(self, now: datetime) -> None:
-        for order in sorted(self._orders.values(), key=lambda o: o.sequence):
-            if order.is_open:
-                self._advance(order, now)
+        super().sync(now)
         self.settlement.sync(now)
-
-    def _advance(self, order: OptionOrder, now: datetime) -> None:
-        if order.state is OrderState.QUEUED:
-            if now < order.confirm_at:
-                return
-            if order.doomed_reason is not None:
-                order.reject_reason = order.doomed_reason
-                self._end(order, OrderState.REJECTED, order.confirm_at)
-                return
-            order.state = OrderState.CONFIRMED
-            order.updated_at = order.confirm_at
-            order.next_check = order.confirm_at + FILL_INTERVAL
-        look = order.next_check
-        assert look is not None
-        step = max(FILL_INTERVAL, (now - look) / _MAX_LOOKS_PER_SYNC)
-        while order.is_open and look <= now and look < order.expires_at:
-            opens_at = session_window(self.calendar, look, MarketHours.REGULAR_HOURS).opens_at
-            if opens_at > look:
-                look = opens_at
-                step = max(FILL_INTERVAL, (now - look) / _MAX_LOOKS_PER_SYNC)
-                continue
-            self._look(order, look)
-            look += step
-        order.next_check = look
-        if order.is_open and now >= order.expires_at:
-            # An order confirmed just after its day ended expires at its confirmation.
-            self._end(order, OrderState.CANCELLED, max(order.expires_at, order.confirm_at))
 
     def _look(self, order: OptionOrder, at: datetime) -> None:
         terms = order.terms
@@ -438,7 +341,7 @@ class OptionsDesk:
     def _fill(self, order: OptionOrder, prices: list[Decimal], net: Decimal, at: datetime) -> None:
         ids = self._venue.ids
         terms = order.terms
-        account = self._account(order.account_number)
+        account = self._account(order)
         for index, (leg, price) in enumerate(zip(terms.legs, prices, strict=True)):
             contracts = terms.contracts(leg)
             execution = OptionExecution(
@@ -473,7 +376,7 @@ class OptionsDesk:
 
     def secure(self, account_number: str) -> None:
         """Hold cash behind every short put of the account (and nothing else)."""
-        account = self._account(account_number)
+        account = self._venue.accounts.get(account_number)
         for position in self.positions.of(account_number):
             key = _collateral_key(position.option_id)
             if position.quantity < 0 and position.instrument.type is OptionType.PUT:
@@ -485,7 +388,4 @@ class OptionsDesk:
 
 def options_desk(venue: Venue) -> OptionsDesk:
     """The venue's options desk (``VenueError`` when the venue runs none)."""
-    for desk in venue.desks:
-        if isinstance(desk, OptionsDesk):
-            return desk
-    raise VenueError("UNAVAILABLE", "option trading is not available on this venue")
+    return desk_of(venue, OptionsDesk)

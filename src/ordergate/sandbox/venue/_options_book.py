@@ -15,18 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument
-from ordergate.sandbox.venue._positions import CENT, ClosedTrade
+from ordergate.sandbox.venue._positions import ClosedTrade, cents
 
 __all__ = ["OptionPosition", "OptionPositions"]
 
 _PRICE_PLACES = Decimal("0.0001")
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
 
 
 @dataclass(slots=True)
@@ -134,8 +130,8 @@ class OptionPositions:
         existing = self._positions.get((account_number, option_id))
         long = existing is not None and existing.is_long
         position = self._reduce(account_number, option_id, contracts, at)
-        opened = _money(position.average_price * MULTIPLIER * contracts)
-        closing = _money(price * MULTIPLIER * contracts)
+        opened = cents(position.average_price * MULTIPLIER * contracts)
+        closing = cents(price * MULTIPLIER * contracts)
         trade = ClosedTrade(
             trade_id=trade_id,
             account_number=account_number,

@@ -8,7 +8,7 @@ unit of the strategy (one unit = ``ratio_quantity`` contracts of every leg), pai
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -18,11 +18,11 @@ from ordergate.core import (
     OptionDirection,
     OptionPositionEffect,
     OrderState,
-    PlacedAgent,
     Side,
     TimeInForce,
 )
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument
+from ordergate.sandbox.venue._order_model import Approval, Order
 
 __all__ = [
     "MULTIPLIER",
@@ -118,30 +118,15 @@ class OptionExecution:
     timestamp: datetime
 
 
-@dataclass(slots=True)
-class OptionOrder:
-    """One option order and everything that has happened to it (fills are all-or-none)."""
+@dataclass(slots=True, kw_only=True)
+class OptionOrder(Order[OptionTerms, OrderState, list[OptionExecution]]):
+    """One option order and everything that has happened to it. Fills are all-or-none: a
+    fill appends one execution to each leg's list in ``executions``."""
 
-    id: str
-    ref_id: str
-    terms: OptionTerms
     leg_ids: tuple[str, ...]
-    created_at: datetime
-    confirm_at: datetime
     expires_at: datetime
     state: OrderState = OrderState.QUEUED
-    placed_agent: PlacedAgent = PlacedAgent.AGENTIC
-    updated_at: datetime | None = None
-    next_check: datetime | None = None
-    executions: list[list[OptionExecution]] = field(default_factory=list)
     net_price: Decimal | None = None
-    reject_reason: str | None = None
-    doomed_reason: str | None = None
-    sequence: int = 0
-
-    @property
-    def account_number(self) -> str:
-        return self.terms.account_number
 
     @property
     def is_open(self) -> bool:
@@ -166,16 +151,7 @@ class OptionOrder:
         return max(filled) if filled else self.updated_at
 
 
-@dataclass(frozen=True, slots=True)
-class OptionApproval:
-    """An option order waiting for the account holder's approval instead of being placed."""
-
-    approval_id: str
-    ref_id: str
-    terms: OptionTerms
-    created_at: datetime
-    expires_at: datetime
-    state: str = "pending"
+OptionApproval = Approval[OptionTerms]
 
 
 @dataclass(slots=True)

@@ -41,6 +41,7 @@ from ordergate.core import (
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionQuote, OptionType
 from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._options_model import OptionLeg, OptionOrderType, OptionTerms
+from ordergate.sandbox.venue._order_rules import invalid
 
 __all__ = ["MARKET_BUY_COLLAR", "MAX_LEGS", "OptionBook", "check_option_terms", "option_level"]
 
@@ -70,10 +71,6 @@ class OptionBook(Protocol):
     def free_shares(self, symbol: str) -> Decimal:
         """Shares of ``symbol`` that could still cover a short call."""
         ...
-
-
-def invalid(field: str, message: str) -> VenueError:
-    return VenueError("INVALID_ARGUMENT", message, field=field)
 
 
 def option_level(level: str) -> int:

@@ -22,10 +22,9 @@ close, and books a closed trade at that price. The sandbox never exercises autom
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ordergate.core import ZERO, MarketHours
@@ -35,35 +34,18 @@ from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import session_window
 from ordergate.sandbox.venue._options_book import OptionPosition
 from ordergate.sandbox.venue._options_model import ExerciseState, OptionExercise
-from ordergate.sandbox.venue._options_rules import invalid
-from ordergate.sandbox.venue._positions import CENT, TaxLot
+from ordergate.sandbox.venue._order_rules import invalid, ref_id_of
+from ordergate.sandbox.venue._positions import TaxLot, cents
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue._options import OptionsDesk
     from ordergate.sandbox.venue._venue import Venue
 
-__all__ = ["Settlement", "exercise_key", "ref_id_of"]
-
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
-
-
-def _money(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
+__all__ = ["Settlement", "exercise_key"]
 
 
 def exercise_key(exercise_id: str) -> str:
     return f"option-exercise:{exercise_id}"
-
-
-def ref_id_of(args: Mapping[str, Any]) -> str | None:
-    """The request's ``ref_id``; ``None`` when absent; ``INVALID_ARGUMENT`` unless a UUID."""
-    ref_id = args.get("ref_id")
-    if ref_id is None or ref_id == "":
-        return None
-    text = str(ref_id)
-    if not _UUID.match(text):
-        raise invalid("ref_id", "ref_id must be a UUID")
-    return text
 
 
 class Settlement:
@@ -142,8 +124,8 @@ class Settlement:
             if strike_value > account.buying_power:
                 raise VenueError(
                     "INSUFFICIENT_BUYING_POWER",
-                    f"exercising needs {_money(strike_value)} of buying power; "
-                    f"{_money(account.buying_power)} is available",
+                    f"exercising needs {cents(strike_value)} of buying power; "
+                    f"{cents(account.buying_power)} is available",
                     field="quantity",
                 )
         else:
@@ -272,7 +254,7 @@ class Settlement:
         spot = self._desk.quote(instrument.id, at).underlying_price
         strike = instrument.strike_price
         gap = spot - strike if instrument.type is OptionType.CALL else strike - spot
-        intrinsic = _money(max(ZERO, gap))
+        intrinsic = cents(max(ZERO, gap))
         contracts = position.contracts
         sign = 1 if position.is_long else -1
         account = self._venue.accounts.get(position.account_number)

@@ -3,7 +3,7 @@
 Orders, legs and positions follow the contract's ``get_option_orders`` /
 ``get_option_positions`` shapes exactly (no field outside the output schema). Premiums are
 per share (``2.35``); ``premium`` and ``processed_premium`` are dollars (x 100 a contract).
-Money is in cents, times are those of ``_equity_wire`` (ISO-8601 UTC, microseconds, ``Z``).
+Money is in cents, times are those of ``_order_wire`` (ISO-8601 UTC, microseconds, ``Z``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import OptionDirection, OrderState, Side, to_wire
-from ordergate.sandbox.market import MULTIPLIER, NyseCalendar, OptionQuote, OptionType
-from ordergate.sandbox.venue._equity_wire import amount, money, timestamp
+from ordergate.core import OptionDirection, Side, to_wire
+from ordergate.sandbox.market import MULTIPLIER, NyseCalendar, OptionType
 from ordergate.sandbox.venue._options_book import OptionPosition
 from ordergate.sandbox.venue._options_model import (
     OptionApproval,
@@ -25,21 +24,23 @@ from ordergate.sandbox.venue._options_model import (
     OptionOrder,
     OptionTerms,
 )
+from ordergate.sandbox.venue._order_wire import (
+    amount,
+    approval_envelope,
+    money,
+    timestamp,
+    with_reject_reason,
+)
 
 __all__ = [
     "approval_wire",
     "exercise_wire",
     "order_wire",
     "position_wire",
-    "quote_wire",
     "strategy",
 ]
 
 _Held = tuple[OptionType, bool, Decimal, date]
-
-
-def _optional(value: Decimal | None) -> str | None:
-    return None if value is None else to_wire(value)
 
 
 def _held(leg: OptionLeg, *, closing: bool) -> _Held:
@@ -155,40 +156,7 @@ def order_wire(order: OptionOrder, calendar: NyseCalendar) -> dict[str, Any]:
             )
         ],
     }
-    if order.state is OrderState.REJECTED and order.reject_reason is not None:
-        wire["reject_reason"] = order.reject_reason
-    return wire
-
-
-def quote_wire(quote: OptionQuote) -> dict[str, Any]:
-    """One ``option_quotes`` item of ``review_option_order``."""
-    return {
-        "instrument_id": quote.instrument_id,
-        "ask_price": to_wire(quote.ask_price),
-        "ask_size": quote.ask_size,
-        "bid_price": to_wire(quote.bid_price),
-        "bid_size": quote.bid_size,
-        "break_even_price": to_wire(quote.break_even_price),
-        "adjusted_mark_price": to_wire(quote.adjusted_mark_price),
-        "mark_price": to_wire(quote.mark_price),
-        "high_fill_rate_buy_price": to_wire(quote.high_fill_rate_buy_price),
-        "low_fill_rate_buy_price": to_wire(quote.low_fill_rate_buy_price),
-        "high_fill_rate_sell_price": to_wire(quote.high_fill_rate_sell_price),
-        "low_fill_rate_sell_price": to_wire(quote.low_fill_rate_sell_price),
-        "previous_close_price": to_wire(quote.previous_close_price),
-        "previous_close_date": quote.previous_close_date.isoformat(),
-        "implied_volatility": _optional(quote.implied_volatility),
-        "delta": _optional(quote.delta),
-        "gamma": _optional(quote.gamma),
-        "rho": _optional(quote.rho),
-        "theta": _optional(quote.theta),
-        "vega": _optional(quote.vega),
-        "open_interest": quote.open_interest,
-        "volume": quote.volume,
-        "chance_of_profit_long": _optional(quote.chance_of_profit_long),
-        "chance_of_profit_short": _optional(quote.chance_of_profit_short),
-        "updated_at": timestamp(quote.updated_at),
-    }
+    return with_reject_reason(wire, order)
 
 
 def position_wire(
@@ -279,17 +247,12 @@ def proposed_order(terms: OptionTerms) -> dict[str, Any]:
 
 
 def approval_wire(approval: OptionApproval) -> dict[str, Any]:
-    return {
-        "approval_id": approval.approval_id,
-        "account_number": approval.terms.account_number,
-        "asset_class": "option",
-        "state": approval.state,
-        "is_edited": False,
-        "proposed_order": proposed_order(approval.terms),
-        "expires_at": timestamp(approval.expires_at),
-        "created_at": timestamp(approval.created_at),
-        "updated_at": timestamp(approval.created_at),
-    }
+    return approval_envelope(
+        approval,
+        account_number=approval.terms.account_number,
+        asset_class="option",
+        proposed=proposed_order(approval.terms),
+    )
 
 
 def exercise_wire(exercise: OptionExercise) -> dict[str, Any]:

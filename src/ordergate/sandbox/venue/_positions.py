@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 from ordergate.core import ZERO
 
-__all__ = ["CENT", "ClosedTrade", "LotPlan", "Positions", "TaxLot"]
+__all__ = ["CENT", "ClosedTrade", "LotPlan", "Positions", "TaxLot", "cents"]
 
 CENT = Decimal("0.01")
 _LONG_TERM = timedelta(days=365)
@@ -69,7 +69,8 @@ class ClosedTrade:
         return self.proceeds - self.cost_basis - self.fees
 
 
-def _money(value: Decimal) -> Decimal:
+def cents(value: Decimal) -> Decimal:
+    """A dollar amount rounded to the cent (half to even), as every desk books money."""
     return value.quantize(CENT, rounding=ROUND_HALF_EVEN)
 
 
@@ -124,7 +125,7 @@ class Positions:
             if take > lot.quantity:
                 raise ValueError(f"lot {lot_id} holds {lot.quantity}, cannot sell {take}")
             last = index == len(plan) - 1
-            share = fees_left if last else _money(fees * take / quantity)
+            share = fees_left if last else cents(fees * take / quantity)
             fees_left -= share
             lot.quantity -= take
             closed.append(
@@ -140,8 +141,8 @@ class Positions:
                     closed_at=at,
                     open_price=lot.price,
                     close_price=price,
-                    cost_basis=_money(lot.price * take),
-                    proceeds=_money(price * take),
+                    cost_basis=cents(lot.price * take),
+                    proceeds=cents(price * take),
                     fees=share,
                     order_id=order_id,
                     execution_id=execution_id,
