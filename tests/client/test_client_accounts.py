@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import date
 from decimal import Decimal
 from typing import Any
 
 import anyio
 import pytest
-from client_testkit import ScriptedCaller, json_rpc_caller, venue
+from client_testkit import ScriptedCaller, json_rpc_caller
 from venue_testkit import VenueClient
 
-import ordergate.client.accounts as accounts_package
 from ordergate.client._errors import BusinessError, ResponseParseError
 from ordergate.client.accounts import AccountsClient
 from ordergate.client.equity import EquityClient, EquityOrderRequest
 from ordergate.core import OrderType, Side
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[VenueClient]:
-    with venue() as client:
-        yield client
 
 
 @pytest.mark.anyio
@@ -198,16 +185,6 @@ async def test_trade_history_pages_are_walked_with_the_cursor_each_page_hands_ba
         {"account_number": "1", "symbol": "A"},
         {"account_number": "1", "symbol": "A", "cursor": "p2"},
     ]
-
-
-def test_the_accounts_package_exports_exactly_its_public_names() -> None:
-    assert set(accounts_package.__all__) == {
-        "Account", "AccountsClient", "AssetClassPnl", "BuyingPower", "ClosedTrade",
-        "CryptoAccount", "CryptoOnboardingInfo", "MarginUpgradeInfo", "OptionLevel",
-        "OptionLevelUpgradeInfo", "PnlTradesPage", "Portfolio", "RealizedPnl",
-        "TradeApprovalSetting",
-    }  # fmt: skip
-    assert all(hasattr(accounts_package, name) for name in accounts_package.__all__)
 
 
 @pytest.mark.anyio

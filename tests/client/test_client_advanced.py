@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -10,38 +10,16 @@ from uuid import UUID
 
 import anyio
 import pytest
-from client_testkit import json_rpc_caller, venue
+from client_testkit import StubCaller, json_rpc_caller
 from pydantic import ValidationError
 from venue_testkit import VenueClient
 
-import ordergate.client.advanced as advanced
 from ordergate.client._errors import BusinessError, ResponseParseError
 from ordergate.client.advanced import AdvancedClient, AdvancedOrderRequest, AdvancedOrdersRequest
 from ordergate.core import MarketHours, Side, TimeInForce
 
 SINCE = datetime(2026, 11, 1, tzinfo=UTC)
 REF = UUID("0b7e5b8e-6a43-4e0f-9d56-2f4a8f1c2d3e")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[VenueClient]:
-    with venue() as client:
-        yield client
-
-
-class StubCaller:
-    def __init__(self, *answers: Any) -> None:
-        self.answers = list(answers)
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        self.calls.append((name, dict(arguments)))
-        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
 
 
 def _bracket(account: str, **changes: Any) -> AdvancedOrderRequest:
@@ -194,15 +172,3 @@ async def test_an_unparseable_order_amount_is_a_parse_error_naming_it() -> None:
         "stop_loss_stop_price",
         "place_advanced_order",
     )
-
-
-def test_the_advanced_package_exports_exactly_its_public_names() -> None:
-    assert set(advanced.__all__) == {
-        "AdvancedClient",
-        "AdvancedOrder",
-        "AdvancedOrderRequest",
-        "AdvancedOrderReview",
-        "AdvancedOrdersPage",
-        "AdvancedOrdersRequest",
-    }
-    assert all(hasattr(advanced, name) for name in advanced.__all__)

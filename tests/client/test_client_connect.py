@@ -6,19 +6,17 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
+from client_testkit import wrapped_venue, write_minted
 from venue_testkit import START, VenueClient, running_venue
 
-from ordergate._serving import BackgroundServer, bind_socket
 from ordergate.client import (
     BusinessError,
     Config,
@@ -30,18 +28,12 @@ from ordergate.client import (
 )
 from ordergate.client._auth import TokenAuth
 from ordergate.core import Secret, SteppedClock
-from ordergate.sandbox import SandboxConfig, build_sandbox
 from ordergate.sandbox.oauth import SHARED_CLIENT_ID
 
 pytestmark = pytest.mark.anyio
 
 BOUND_S = 30
 MCP_PATH = "/mcp/trading"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class Recorder:
@@ -86,42 +78,6 @@ class Recorder:
         return sum(1 for method, path, _ in self.requests if (method, path) == ("DELETE", MCP_PATH))
 
 
-@contextmanager
-def recorded_venue(**settings: Any) -> Iterator[tuple[VenueClient, Recorder]]:
-    config = SandboxConfig(port=0, seed=7, **settings)
-    sock = bind_socket("127.0.0.1", 0)
-    base_url = config.base_url(sock.getsockname()[1])
-    sandbox = build_sandbox(config, base_url=base_url, clock=SteppedClock(start=START))
-    recorder = Recorder(sandbox.app)
-    with BackgroundServer(recorder, sock), VenueClient(base_url) as client:
-        client.sign_in()
-        yield client, recorder
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[VenueClient]:
-    with running_venue() as client:
-        yield client
-
-
-def write_minted(
-    venue: VenueClient, path: Path, *, expires_at: datetime | None, refresh: str | None = None
-) -> TokenSet:
-    """A signed-in token file, as ``login`` would leave it."""
-    minted = venue.admin("tokens", {})
-    tokens = TokenSet(
-        access_token=Secret(minted["access_token"]),
-        refresh_token=Secret(refresh or minted["refresh_token"]),
-        expires_at=expires_at,
-        token_endpoint=venue.base_url + "/oauth2/token/",
-        client_id=SHARED_CLIENT_ID,
-        resource=venue.mcp_url,
-        scope="internal",
-    )
-    write_token_file(path, tokens)
-    return tokens
-
-
 def refresh_is_refused(venue: VenueClient, refresh_token: Secret) -> bool:
     response = venue.http.post(
         venue.base_url + "/oauth2/token/",
@@ -134,14 +90,21 @@ def refresh_is_refused(venue: VenueClient, refresh_token: Secret) -> bool:
     return response.status_code == 400
 
 
+@pytest.fixture
+def config(sandbox: VenueClient, tmp_path: Path) -> Config:
+    """The shared venue's address, with a token file of this test's own."""
+    return Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
+
+
 # -- the session ----------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("framing", ["json", "sse"])
+@pytest.mark.req("client.transport.both-framings")
 async def test_connect_opens_one_session_calls_over_it_and_ends_it(
     framing: str, tmp_path: Path
 ) -> None:
-    with recorded_venue(framing=framing) as (venue, recorder):
+    with wrapped_venue(Recorder, framing=framing) as (venue, recorder):
         config = Config(
             url=venue.mcp_url, token_file=tmp_path / "t.json", name="my-agent", version="9.9"
         )
@@ -192,9 +155,8 @@ FAMILIES = {
 
 
 async def test_every_tool_family_is_a_typed_subclient_of_the_one_session(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=None)
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -207,9 +169,8 @@ async def test_every_tool_family_is_a_typed_subclient_of_the_one_session(
 
 
 async def test_the_escape_hatch_calls_any_tool_by_name_without_arguments(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=None)
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -217,10 +178,10 @@ async def test_the_escape_hatch_calls_any_tool_by_name_without_arguments(
     assert any(a["agentic_allowed"] for a in accounts["accounts"])
 
 
+@pytest.mark.req("client.errors.business-failures-raise")
 async def test_a_business_refusal_is_raised_never_returned(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=None)
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -229,10 +190,11 @@ async def test_a_business_refusal_is_raised_never_returned(
     assert raised.value.code == "NOT_FOUND"
 
 
+@pytest.mark.req("client.transport.fallback")
 async def test_when_the_handshake_is_refused_calls_fall_back_to_plain_json_rpc(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with recorded_venue() as (venue, recorder):
+    with wrapped_venue(Recorder) as (venue, recorder):
         config = Config(url=venue.mcp_url, token_file=tmp_path / "t.json")
         write_minted(venue, config.token_file, expires_at=None)
         venue.faults(http_errors=1)  # the initialize POST gets a 503
@@ -249,10 +211,10 @@ async def test_when_the_handshake_is_refused_calls_fall_back_to_plain_json_rpc(
     assert recorder.deletes() == 0  # no session, nothing to end
 
 
+@pytest.mark.req("client.transport.fallback")
 async def test_a_handshake_that_never_finishes_falls_back_within_its_bound(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=None)
     sandbox.faults(latency_ms=300)
     try:
@@ -288,10 +250,9 @@ async def test_leaving_connect_after_the_venue_went_away_does_not_raise(tmp_path
 
 
 async def test_tokens_about_to_expire_are_refreshed_before_the_first_request(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
     clock = SteppedClock(start=START)
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     before = write_minted(sandbox, config.token_file, expires_at=START + timedelta(seconds=30))
     with anyio.fail_after(BOUND_S):
         async with connect(config, clock=clock) as rh:
@@ -305,10 +266,9 @@ async def test_tokens_about_to_expire_are_refreshed_before_the_first_request(
 
 
 async def test_tokens_are_refreshed_during_a_session_when_the_clock_reaches_the_margin(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
     clock = SteppedClock(start=START)
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     before = write_minted(sandbox, config.token_file, expires_at=START + timedelta(hours=1))
     with anyio.fail_after(BOUND_S):
         async with connect(config, clock=clock) as rh:
@@ -320,9 +280,8 @@ async def test_tokens_are_refreshed_during_a_session_when_the_clock_reaches_the_
 
 
 async def test_a_401_refreshes_once_and_the_call_is_retried(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     before = write_minted(sandbox, config.token_file, expires_at=None)
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -336,10 +295,9 @@ async def test_a_401_refreshes_once_and_the_call_is_retried(
 
 
 async def test_a_refused_refresh_token_fails_closed_at_connect(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
     clock = SteppedClock(start=START)
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=START, refresh="spent-or-forged")
     with anyio.fail_after(BOUND_S), pytest.raises(LoginRequired) as raised:
         async with connect(config, clock=clock):
@@ -348,9 +306,8 @@ async def test_a_refused_refresh_token_fails_closed_at_connect(
 
 
 async def test_a_refused_refresh_after_a_401_during_the_handshake_fails_closed(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=None, refresh="spent-or-forged")
     sandbox.admin("tokens", {"expire_access_tokens": True})
     with anyio.fail_after(BOUND_S), pytest.raises(LoginRequired) as raised:
@@ -360,9 +317,8 @@ async def test_a_refused_refresh_after_a_401_during_the_handshake_fails_closed(
 
 
 async def test_a_refused_refresh_after_a_401_during_a_session_is_login_required(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     write_minted(sandbox, config.token_file, expires_at=None, refresh="spent-or-forged")
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -372,9 +328,8 @@ async def test_a_refused_refresh_after_a_401_during_a_session_is_login_required(
 
 
 async def test_a_401_without_a_refresh_token_is_login_required(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     assert sandbox.token is not None
     write_token_file(
         config.token_file,
@@ -389,9 +344,8 @@ async def test_a_401_without_a_refresh_token_is_login_required(
 
 
 async def test_a_token_file_that_cannot_say_where_to_refresh_is_login_required(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     minted = sandbox.admin("tokens", {})
     write_token_file(
         config.token_file,
@@ -408,9 +362,8 @@ async def test_a_token_file_that_cannot_say_where_to_refresh_is_login_required(
 
 
 async def test_tokens_another_process_wrote_are_used_and_refused_ones_fail_closed(
-    sandbox: VenueClient, tmp_path: Path
+    sandbox: VenueClient, config: Config
 ) -> None:
-    config = Config(url=sandbox.mcp_url, token_file=tmp_path / "t.json")
     ours = write_minted(sandbox, config.token_file, expires_at=None)
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -433,7 +386,7 @@ async def test_tokens_another_process_wrote_are_used_and_refused_ones_fail_close
 
 async def test_tasks_of_one_client_share_one_refresh(tmp_path: Path) -> None:
     clock = SteppedClock(start=START)
-    with recorded_venue() as (venue, recorder):
+    with wrapped_venue(Recorder) as (venue, recorder):
         config = Config(url=venue.mcp_url, token_file=tmp_path / "t.json")
         write_minted(venue, config.token_file, expires_at=START + timedelta(hours=1))
         with anyio.fail_after(BOUND_S):
@@ -445,8 +398,9 @@ async def test_tasks_of_one_client_share_one_refresh(tmp_path: Path) -> None:
     assert refresh_posts(recorder) == 1
 
 
+@pytest.mark.req("client.tokens.single-flight-refresh")
 async def test_tasks_that_meet_a_401_together_share_one_refresh(tmp_path: Path) -> None:
-    with recorded_venue() as (venue, recorder):
+    with wrapped_venue(Recorder) as (venue, recorder):
         config = Config(url=venue.mcp_url, token_file=tmp_path / "t.json")
         write_minted(venue, config.token_file, expires_at=None)
         with anyio.fail_after(BOUND_S):
@@ -460,7 +414,7 @@ async def test_tasks_that_meet_a_401_together_share_one_refresh(tmp_path: Path) 
 
 async def test_a_token_set_without_a_resource_refreshes_without_one(tmp_path: Path) -> None:
     clock = SteppedClock(start=START)
-    with recorded_venue() as (venue, recorder):
+    with wrapped_venue(Recorder) as (venue, recorder):
         config = Config(url=venue.mcp_url, token_file=tmp_path / "t.json")
         minted = write_minted(venue, config.token_file, expires_at=START)
         write_token_file(config.token_file, replace(minted, resource=None))

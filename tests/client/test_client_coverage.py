@@ -12,6 +12,8 @@ import pkgutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import ordergate.client
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "robinhood-mcp"
@@ -56,6 +58,7 @@ def test_the_reference_capture_lists_every_live_tool() -> None:
     assert {"get_equity_quotes", "get_trade_approval_setting", "search"} <= names
 
 
+@pytest.mark.req("client.coverage.every-tool-typed")
 def test_every_reference_tool_has_a_typed_method() -> None:
     missing = sorted(reference_tools() - set(typed_tools()))
     assert missing == []

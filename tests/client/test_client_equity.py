@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -10,13 +9,11 @@ from uuid import UUID
 
 import anyio
 import pytest
-from client_testkit import ScriptedCaller, json_rpc_caller, venue
+from client_testkit import ScriptedCaller, account_number, json_rpc_caller, refused_field, venue
 from pydantic import ValidationError
 from venue_testkit import VenueClient
 
-import ordergate.client.equity as equity_package
 from ordergate.client._errors import BusinessError, ResponseParseError, TransportError
-from ordergate.client._models import field_name
 from ordergate.client._pages import PaginationError
 from ordergate.client.equity import (
     EquityClient,
@@ -30,21 +27,6 @@ from ordergate.core import MarketHours, OrderState, OrderType, PlacedAgent, Side
 ORDER_ID = "5a1d7a4e-0000-4000-8000-000000000001"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[VenueClient]:
-    with venue() as client:
-        yield client
-
-
-def _number(client: VenueClient) -> str:
-    return str(client.agentic_account()["account_number"])
-
-
 def _request(**terms: Any) -> EquityOrderRequest:
     fields: dict[str, Any] = {
         "account_number": "5PY78241",
@@ -56,10 +38,6 @@ def _request(**terms: Any) -> EquityOrderRequest:
     return EquityOrderRequest(**fields)
 
 
-def _refused_field(error: ValidationError) -> str:
-    return field_name(tuple(error.errors()[0]["loc"]))
-
-
 # -- round trips through the venue -----------------------------------------------------------
 
 
@@ -67,7 +45,7 @@ def _refused_field(error: ValidationError) -> str:
 async def test_a_limit_buy_is_reviewed_placed_confirmed_and_cancelled(
     sandbox: VenueClient,
 ) -> None:
-    number = _number(sandbox)
+    number = account_number(sandbox)
     request = _request(
         account_number=number,
         symbol="MSFT",
@@ -102,7 +80,7 @@ async def test_a_limit_buy_is_reviewed_placed_confirmed_and_cancelled(
 async def test_a_market_buy_fills_and_a_sale_of_one_named_tax_lot_closes_part_of_it(
     sandbox: VenueClient,
 ) -> None:
-    number = _number(sandbox)
+    number = account_number(sandbox)
     with anyio.fail_after(30):
         async with json_rpc_caller(sandbox) as caller:
             equity = EquityClient(caller)
@@ -140,7 +118,7 @@ async def test_a_market_buy_fills_and_a_sale_of_one_named_tax_lot_closes_part_of
 
 @pytest.mark.anyio
 async def test_a_dollar_amount_buys_a_fraction_of_a_share(sandbox: VenueClient) -> None:
-    number = _number(sandbox)
+    number = account_number(sandbox)
     request = _request(account_number=number, symbol="AMZN", dollar_amount=Decimal("100.00"))
     with anyio.fail_after(30):
         async with json_rpc_caller(sandbox) as caller:
@@ -161,16 +139,19 @@ async def test_tradability_answers_for_listed_symbols_and_names_the_unknown(
 ) -> None:
     with anyio.fail_after(30):
         async with json_rpc_caller(sandbox) as caller:
-            result = await EquityClient(caller).tradability(_number(sandbox), ["AAPL", "ZZZZZ"])
+            result = await EquityClient(caller).tradability(
+                account_number(sandbox), ["AAPL", "ZZZZZ"]
+            )
     assert [(r.symbol, r.tradeable) for r in result.results] == [("AAPL", True)]
     assert result.not_found == ["ZZZZZ"]
 
 
 @pytest.mark.anyio
+@pytest.mark.req("client.errors.business-failures-raise")
 async def test_an_order_beyond_buying_power_raises_a_business_error_and_places_nothing(
     sandbox: VenueClient,
 ) -> None:
-    number = _number(sandbox)
+    number = account_number(sandbox)
     request = _request(
         account_number=number,
         symbol="META",
@@ -193,7 +174,9 @@ async def test_an_order_beyond_buying_power_raises_a_business_error_and_places_n
 
 @pytest.mark.anyio
 async def test_selling_shares_the_account_does_not_hold_is_refused(sandbox: VenueClient) -> None:
-    request = _request(account_number=_number(sandbox), symbol="GOOG", side=Side.SELL, quantity=5)
+    request = _request(
+        account_number=account_number(sandbox), symbol="GOOG", side=Side.SELL, quantity=5
+    )
     with anyio.fail_after(30):
         async with json_rpc_caller(sandbox) as caller:
             with pytest.raises(BusinessError) as raised:
@@ -204,7 +187,7 @@ async def test_selling_shares_the_account_does_not_hold_is_refused(sandbox: Venu
 @pytest.mark.anyio
 async def test_a_rejected_order_reads_back_rejected_with_its_reason() -> None:
     with venue() as sandbox, anyio.fail_after(30):
-        number = _number(sandbox)
+        number = account_number(sandbox)
         sandbox.faults(reject_orders=1, reject_reason="Halted for news.")
         async with json_rpc_caller(sandbox) as caller:
             equity = EquityClient(caller)
@@ -220,7 +203,7 @@ async def test_a_rejected_order_reads_back_rejected_with_its_reason() -> None:
 @pytest.mark.anyio
 async def test_a_place_whose_answer_was_lost_is_retried_with_its_ref_id_into_one_order() -> None:
     with venue() as sandbox, anyio.fail_after(30):
-        number = _number(sandbox)
+        number = account_number(sandbox)
         request = _request(
             account_number=number, type=OrderType.LIMIT, quantity=1, limit_price=Decimal("50.00")
         )
@@ -238,7 +221,7 @@ async def test_a_place_whose_answer_was_lost_is_retried_with_its_ref_id_into_one
 @pytest.mark.anyio
 async def test_with_trade_approval_on_place_returns_an_approval_and_no_order() -> None:
     with venue(approval_required=True) as sandbox, anyio.fail_after(30):
-        number = _number(sandbox)
+        number = account_number(sandbox)
         request = _request(account_number=number, symbol="MSFT", quantity=2)
         async with json_rpc_caller(sandbox) as caller:
             equity = EquityClient(caller)
@@ -257,7 +240,7 @@ async def test_with_trade_approval_on_place_returns_an_approval_and_no_order() -
 @pytest.mark.anyio
 async def test_iter_orders_drains_every_page_and_stops_at_its_page_bound() -> None:
     with venue() as sandbox, anyio.fail_after(60):
-        number = _number(sandbox)
+        number = account_number(sandbox)
         async with json_rpc_caller(sandbox) as caller:
             equity = EquityClient(caller)
             for _ in range(52):
@@ -331,12 +314,13 @@ async def test_iter_orders_drains_every_page_and_stops_at_its_page_bound() -> No
         ({"quantity": 1, "notional": "5"}, "notional"),
     ],
 )  # fmt: skip
+@pytest.mark.req("client.requests.reject-inapplicable-fields")
 def test_each_order_rule_refuses_naming_the_field_at_fault(
     terms: dict[str, Any], field: str
 ) -> None:
     with pytest.raises(ValidationError) as raised:
         _request(**terms)
-    assert _refused_field(raised.value) == field
+    assert refused_field(raised.value) == field
 
 
 @pytest.mark.parametrize(
@@ -356,6 +340,7 @@ def test_orders_within_the_rules_are_accepted(terms: dict[str, Any]) -> None:
     assert _request(**terms).arguments()["symbol"] == "AAPL"
 
 
+@pytest.mark.req("client.decimal-rules")
 def test_decimals_go_out_as_canonical_strings_and_unset_fields_are_omitted() -> None:
     request = _request(
         type=OrderType.LIMIT, quantity=Decimal("1E+1"), limit_price=Decimal("187.50")
@@ -445,6 +430,7 @@ async def test_absent_null_or_empty_optional_amounts_read_as_none(wire: object) 
 @pytest.mark.anyio
 @pytest.mark.parametrize("wire", ["n/a", {"amount": "1"}, True, [], "NaN"])
 @pytest.mark.parametrize("field", ["price", "cumulative_quantity", "fees"])
+@pytest.mark.req("client.decimal-rules")
 async def test_an_unreadable_amount_is_a_parse_error_naming_the_field(
     wire: object, field: str
 ) -> None:
@@ -527,6 +513,7 @@ async def test_a_place_answer_naming_a_bad_order_field_says_which() -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("state", ["rejected", "failed"])
+@pytest.mark.req("client.errors.business-failures-raise")
 async def test_an_order_already_refused_at_placement_raises_instead_of_returning(
     state: str,
 ) -> None:
@@ -565,14 +552,3 @@ async def test_a_cancel_that_is_not_plainly_accepted_raises(
     with pytest.raises(error) as raised:
         await EquityClient(caller).cancel_order("5PY78241", ORDER_ID)
     assert getattr(raised.value, "code", None) == code
-
-
-def test_the_equity_package_exports_exactly_its_public_names() -> None:
-    assert set(equity_package.__all__) == {
-        "MAX_TAX_LOTS", "AccountTypeTradability", "Amount", "Approval", "ApprovalLeg",
-        "EquityClient", "EquityExecution", "EquityOrder", "EquityOrderRequest",
-        "EquityOrdersPage", "EquityPosition", "EquityPositionsPage", "EquityReview",
-        "EquityTradability", "OrderChecks", "PlaceResult", "ProposedOrder", "ReviewQuote",
-        "TaxLot", "TaxLotPick", "TaxLotsPage", "TradabilityResult",
-    }  # fmt: skip
-    assert all(hasattr(equity_package, name) for name in equity_package.__all__)

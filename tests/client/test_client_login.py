@@ -7,7 +7,6 @@ import json
 import socket
 import stat
 import webbrowser
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ import anyio
 import httpx2
 import pytest
 from oauth_testkit import parse_form
-from venue_testkit import VenueClient, running_venue
+from venue_testkit import VenueClient
 
 from ordergate.client import Config, LoginRequired, connect, login, read_token_file
 from ordergate.client._browser import open_in_browser
@@ -34,17 +33,6 @@ pytestmark = pytest.mark.anyio
 
 BOUND_S = 30
 NOW = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[VenueClient]:
-    with running_venue() as client:
-        yield client
 
 
 def config_for(venue: VenueClient, tmp_path: Path, name: str = "ordergate-test") -> Config:
@@ -170,6 +158,7 @@ async def test_the_browser_flow_signs_in_and_returns_the_agentic_account(
         pass  # pragma: no cover
 
 
+@pytest.mark.req("client.oauth.state-checked")
 async def test_each_sign_in_uses_a_fresh_state_and_a_fresh_port(
     sandbox: VenueClient, tmp_path: Path
 ) -> None:
@@ -181,6 +170,7 @@ async def test_each_sign_in_uses_a_fresh_state_and_a_fresh_port(
     assert first.params["code_challenge"] != second.params["code_challenge"]
 
 
+@pytest.mark.req("client.oauth.state-checked")
 async def test_an_answer_with_a_forged_state_is_refused_and_nothing_is_written(
     sandbox: VenueClient, tmp_path: Path
 ) -> None:

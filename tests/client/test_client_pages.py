@@ -10,11 +10,6 @@ import pytest
 from ordergate.client._pages import MAX_PAGES, PaginationError, walk_pages
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @dataclass(frozen=True)
 class _Page:
     rows: tuple[int, ...]

@@ -10,9 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +18,12 @@ import anyio
 import pytest
 from anyio.abc import Process
 from anyio.streams.buffered import BufferedByteReceiveStream
-from venue_testkit import START, VenueClient
+from client_testkit import wrapped_venue, write_minted
+from venue_testkit import VenueClient
 
-from ordergate._serving import BackgroundServer, bind_socket
-from ordergate.client import TokenSet, read_token_file, write_token_file
+from ordergate.client import read_token_file
 from ordergate.client._lock import token_file_lock
-from ordergate.core import RealtimeClock, Secret, SteppedClock
-from ordergate.sandbox import SandboxConfig, build_sandbox
-from ordergate.sandbox.oauth import SHARED_CLIENT_ID
+from ordergate.core import RealtimeClock
 
 pytestmark = pytest.mark.anyio
 
@@ -58,11 +54,6 @@ anyio.run(main)
 """
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class RefreshCounter:
     """ASGI wrapper counting refresh grants that reach the token endpoint."""
 
@@ -82,33 +73,6 @@ class RefreshCounter:
             return message
 
         await self.app(scope, counting_receive, send)
-
-
-@contextmanager
-def counted_venue() -> Iterator[tuple[VenueClient, RefreshCounter]]:
-    config = SandboxConfig(port=0, seed=7)
-    sock = bind_socket("127.0.0.1", 0)
-    base_url = config.base_url(sock.getsockname()[1])
-    sandbox = build_sandbox(config, base_url=base_url, clock=SteppedClock(start=START))
-    counter = RefreshCounter(sandbox.app)
-    with BackgroundServer(counter, sock), VenueClient(base_url) as client:
-        client.sign_in()
-        yield client, counter
-
-
-def shared_token_file(venue: VenueClient, path: Path, *, expires_at: datetime | None) -> TokenSet:
-    minted = venue.admin("tokens", {})
-    tokens = TokenSet(
-        access_token=Secret(minted["access_token"]),
-        refresh_token=Secret(minted["refresh_token"]),
-        expires_at=expires_at,
-        token_endpoint=venue.base_url + "/oauth2/token/",
-        client_id=SHARED_CLIENT_ID,
-        resource=venue.mcp_url,
-        scope="internal",
-    )
-    write_token_file(path, tokens)
-    return tokens
 
 
 class Worker:
@@ -141,6 +105,14 @@ async def start_worker(venue: VenueClient, token_file: Path) -> Worker:
     return Worker(process)
 
 
+async def kill_running(workers: list[Worker]) -> None:
+    """Kill the workers a failed test left running, so none outlives it."""
+    for worker in workers:
+        if worker.process.returncode is None:
+            worker.process.kill()
+            await worker.process.wait()
+
+
 async def finish(worker: Worker) -> str:
     line = await worker.line()
     code = await worker.process.wait()
@@ -149,12 +121,13 @@ async def finish(worker: Worker) -> str:
 
 
 @pytest.mark.req("oauth.refresh.rotation")
+@pytest.mark.req("client.tokens.single-flight-refresh")
 async def test_two_processes_that_meet_a_401_at_once_refresh_exactly_once(
     tmp_path: Path,
 ) -> None:
     token_file = tmp_path / "tokens.json"
-    with counted_venue() as (venue, counter):
-        before = shared_token_file(venue, token_file, expires_at=None)
+    with wrapped_venue(RefreshCounter) as (venue, counter):
+        before = write_minted(venue, token_file, expires_at=None)
         agentic = venue.agentic_account()["account_number"]
         with anyio.fail_after(BOUND_S):
             workers = [await start_worker(venue, token_file) for _ in range(2)]
@@ -168,10 +141,7 @@ async def test_two_processes_that_meet_a_401_at_once_refresh_exactly_once(
                     await worker.go()
                 results = [await finish(worker) for worker in workers]
             finally:
-                for worker in workers:
-                    if worker.process.returncode is None:
-                        worker.process.kill()
-                        await worker.process.wait()
+                await kill_running(workers)
         assert counter.refreshes == 1
         after = read_token_file(token_file)
         # The file's new token works; the spent refresh token is dead.
@@ -181,13 +151,14 @@ async def test_two_processes_that_meet_a_401_at_once_refresh_exactly_once(
     assert after.refresh_token != before.refresh_token
 
 
+@pytest.mark.req("client.tokens.single-flight-refresh")
 async def test_two_processes_starting_with_expired_tokens_refresh_exactly_once(
     tmp_path: Path,
 ) -> None:
     token_file = tmp_path / "tokens.json"
     expired = RealtimeClock().now() - timedelta(minutes=5)
-    with counted_venue() as (venue, counter):
-        before = shared_token_file(venue, token_file, expires_at=expired)
+    with wrapped_venue(RefreshCounter) as (venue, counter):
+        before = write_minted(venue, token_file, expires_at=expired)
         agentic = venue.agentic_account()["account_number"]
         with anyio.fail_after(BOUND_S):
             # Hold the lock while both start, so both find the expired set and queue for it.
@@ -201,10 +172,7 @@ async def test_two_processes_starting_with_expired_tokens_refresh_exactly_once(
                     await worker.go()
                 results = [await finish(worker) for worker in workers]
             finally:
-                for worker in workers:
-                    if worker.process.returncode is None:
-                        worker.process.kill()
-                        await worker.process.wait()
+                await kill_running(workers)
         assert counter.refreshes == 1
         after = read_token_file(token_file)
     assert results == [f"done {agentic}", f"done {agentic}"]

@@ -66,6 +66,7 @@ async def whole_session(venue: VenueClient, config: Config) -> tuple[list[Any], 
     return handed, refreshed
 
 
+@pytest.mark.req("client.secrets.never-shown")
 def test_no_token_appears_in_logs_output_errors_or_reprs_over_a_whole_session(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

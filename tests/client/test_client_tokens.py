@@ -22,11 +22,6 @@ REFRESH = "refresh-value-that-must-stay-hidden"
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def open_umask() -> Iterator[None]:
     """The most permissive umask: file modes are then exactly what the code asked for."""
     previous = os.umask(0)
@@ -73,6 +68,7 @@ def test_the_repr_of_a_token_set_never_shows_a_token() -> None:
 
 
 @pytest.mark.usefixtures("open_umask")
+@pytest.mark.req("client.tokens.file-0600-atomic")
 def test_the_file_is_0600_and_a_new_directory_0700_even_with_an_open_umask(
     tmp_path: Path,
 ) -> None:
@@ -85,6 +81,7 @@ def test_the_file_is_0600_and_a_new_directory_0700_even_with_an_open_umask(
 
 
 @pytest.mark.usefixtures("open_umask")
+@pytest.mark.req("client.tokens.file-0600-atomic")
 def test_while_the_new_set_is_written_the_old_file_is_intact_and_the_new_one_private(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -112,6 +109,7 @@ def test_while_the_new_set_is_written_the_old_file_is_intact_and_the_new_one_pri
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tokens.json"]
 
 
+@pytest.mark.req("client.tokens.file-0600-atomic")
 def test_a_write_that_fails_leaves_the_old_file_and_no_debris(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -37,4 +37,15 @@ REQUIREMENTS: dict[str, str] = {
     "sandbox.orders.after-hours-queue": "reference: after-hours market orders queue for the open",
     "sandbox.orders.time-in-force": "reference: time_in_force gfd (default) or gtc",
     "sandbox.sdk-client": "issue: the official MCP SDK client works against the venue",
+    # The typed client (issue 3)
+    "client.tokens.file-0600-atomic": "issue 3 §1: token file written atomically, mode 0600",
+    "client.tokens.single-flight-refresh": "issue 3 §1: one process refreshes under a lock",
+    "client.oauth.state-checked": "RFC 6749 §10.12 and issue 3 §1: state checked on the answer",
+    "client.secrets.never-shown": "issue 3 §3: no token in a repr, log, error message or output",
+    "client.transport.fallback": "issue 3 §2: no MCP session → plain JSON-RPC POST per call",
+    "client.transport.both-framings": "MCP 2025-11-25 transports and issue 3 §2: JSON and SSE",
+    "client.errors.business-failures-raise": "issue 3 §2: isError and refusals raise, never return",
+    "client.requests.reject-inapplicable-fields": "issue 3 §3: cross-field rules, named field",
+    "client.decimal-rules": "issue 3 §3: amounts by the Decimal rules; unparseable names the field",
+    "client.coverage.every-tool-typed": "issue 3 §3: every reference tool has a typed method",
 }

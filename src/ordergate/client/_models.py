@@ -1,55 +1,36 @@
-"""Base models for typed requests and responses, with the Decimal rules built in.
+"""Base models for typed requests and responses, and reading a tool's ``data`` into them.
 
-- ``Money`` / ``OptionalMoney``: a wire amount (string or number in) parsed by
-  ``ordergate.core.parse_decimal``; unparseable is an error naming the field, never zero.
 - ``WireModel``: a response object. Unknown keys are kept (``model_extra``), so nothing the
-  venue adds is lost; a bad field raises ``ResponseParseError`` naming it.
+  venue adds is lost; a bad field raises ``ResponseParseError`` naming it. Its fields use
+  the answer types of ``_decimals`` (amounts) and ``_fields`` (``WireBool`` for every flag).
 - ``RequestModel``: a request. Unknown fields are refused; ``arguments()`` gives the wire
   arguments with Decimals as canonical strings and unset optional fields omitted.
+- ``parse_model`` / ``parse_with``: ``data`` through a model or a prebuilt ``TypeAdapter``
+  (the quotes hot path); ``data_object``, ``parse_list`` and ``parse_member`` for the answers
+  whose ``data`` wraps what is wanted.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from ordergate.client._errors import ResponseParseError
-from ordergate.core import DecimalFieldError, parse_decimal, to_wire
 
 __all__ = [
-    "Money",
-    "OptionalMoney",
     "RequestModel",
     "WireModel",
+    "data_object",
     "field_name",
+    "parse_list",
+    "parse_member",
     "parse_model",
+    "parse_with",
 ]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def _optional(value: object) -> Decimal | None:
-    try:
-        return parse_decimal("value", value)
-    except DecimalFieldError:
-        raise PydanticCustomError("decimal", "not a decimal number") from None
-
-
-def _required(value: object) -> Decimal:
-    parsed = _optional(value)
-    return Decimal(0) if parsed is None else parsed
-
-
-_wire = PlainSerializer(to_wire, return_type=str, when_used="always")
-
-Money = Annotated[Decimal, BeforeValidator(_required), _wire]
-"""A required amount: absent, ``null`` or ``""`` → zero."""
-
-OptionalMoney = Annotated[Decimal | None, BeforeValidator(_optional), _wire]
-"""An optional amount: absent, ``null`` or ``""`` → ``None``."""
+T = TypeVar("T")
 
 
 def field_name(loc: tuple[int | str, ...]) -> str:
@@ -76,13 +57,45 @@ class RequestModel(BaseModel):
         return dumped
 
 
+def _unreadable(error: ValidationError, tool: str) -> ResponseParseError:
+    first = error.errors()[0]
+    name = field_name(tuple(first["loc"]))
+    return ResponseParseError(f"{name or 'data'}: {first['msg']}", tool=tool, field=name or None)
+
+
 def parse_model(model: type[M], data: Any, *, tool: str) -> M:
     """``data`` as ``model``; a bad field raises ``ResponseParseError`` naming it."""
     try:
         return model.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        name = field_name(tuple(first["loc"]))
-        raise ResponseParseError(
-            f"{name or 'data'}: {first['msg']}", tool=tool, field=name or None
-        ) from None
+        raise _unreadable(error, tool) from None
+
+
+def parse_with(adapter: TypeAdapter[T], data: Any, *, tool: str) -> T:
+    """``data`` through ``adapter``; a bad field raises ``ResponseParseError`` naming it."""
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as error:
+        raise _unreadable(error, tool) from None
+
+
+def data_object(data: Any, *, tool: str) -> dict[str, Any]:
+    """``data`` when it is an object; ``ResponseParseError`` otherwise."""
+    if not isinstance(data, dict):
+        raise ResponseParseError("data: expected an object", tool=tool, field="data")
+    return data
+
+
+def parse_list(model: type[M], data: Any, key: str, *, tool: str) -> list[M]:
+    """The list ``data`` holds under ``key`` (absent or ``null``: empty), each as ``model``."""
+    rows = data_object(data, tool=tool).get(key)
+    if rows is None:
+        return []
+    if not isinstance(rows, list):
+        raise ResponseParseError(f"{key}: expected a list", tool=tool, field=key)
+    return [parse_model(model, row, tool=tool) for row in rows]
+
+
+def parse_member(model: type[M], data: Any, key: str, *, tool: str) -> M:
+    """The object ``data`` holds under ``key``, as ``model``."""
+    return parse_model(model, data_object(data, tool=tool).get(key), tool=tool)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from datetime import date
-from typing import Any
 
+from ordergate.client._arguments import iso_day, present
 from ordergate.client._caller import Caller
 from ordergate.client._errors import ResponseParseError
-from ordergate.client._models import parse_model
+from ordergate.client._models import parse_list, parse_member, parse_model
 from ordergate.client._pages import MAX_PAGES, walk_pages
 from ordergate.client.accounts._enrollment import (
     CryptoOnboardingInfo,
@@ -30,14 +30,6 @@ TOOL_OPTION_LEVEL_UPGRADE_INFO = "get_option_level_upgrade_info"
 TOOL_CRYPTO_ONBOARDING_INFO = "get_crypto_account_onboarding_info"
 
 
-def _present(**arguments: Any) -> dict[str, Any]:
-    return {key: value for key, value in arguments.items() if value is not None}
-
-
-def _day(value: date | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
 class AccountsClient:
     def __init__(self, caller: Caller) -> None:
         self._caller = caller
@@ -45,11 +37,7 @@ class AccountsClient:
     async def accounts(self) -> list[Account]:
         """Every brokerage account (``get_accounts``)."""
         data = await self._caller.call(TOOL_ACCOUNTS, {})
-        if not isinstance(data, dict):
-            raise ResponseParseError("data: expected an object", tool=TOOL_ACCOUNTS)
-        return [
-            parse_model(Account, item, tool=TOOL_ACCOUNTS) for item in data.get("accounts") or []
-        ]
+        return parse_list(Account, data, "accounts", tool=TOOL_ACCOUNTS)
 
     async def agentic(self) -> Account:
         """The one account an agent may trade; ``ResponseParseError`` unless exactly one."""
@@ -72,8 +60,7 @@ class AccountsClient:
         data = await self._caller.call(
             TOOL_TRADE_APPROVAL_SETTING, {"account_number": account_number}
         )
-        setting = data.get("setting") if isinstance(data, dict) else None
-        return parse_model(TradeApprovalSetting, setting, tool=TOOL_TRADE_APPROVAL_SETTING)
+        return parse_member(TradeApprovalSetting, data, "setting", tool=TOOL_TRADE_APPROVAL_SETTING)
 
     async def realized_pnl(
         self,
@@ -90,11 +77,11 @@ class AccountsClient:
 
         As on Robinhood, the tool takes the account's *rhs* number in ``account_number``.
         """
-        arguments = _present(
+        arguments = present(
             account_number=rhs_account_number,
             span=span,
-            start_date=_day(start_date),
-            end_date=_day(end_date),
+            start_date=iso_day(start_date),
+            end_date=iso_day(end_date),
             asset_classes=None if asset_classes is None else list(asset_classes),
             display_currency=display_currency,
             timezone=timezone,
@@ -111,7 +98,7 @@ class AccountsClient:
         cursor: str | None = None,
     ) -> PnlTradesPage:
         """One page of closed trades, newest first (``get_pnl_trade_history``; rhs number)."""
-        arguments = _present(
+        arguments = present(
             account_number=rhs_account_number, span=span, symbol=symbol, cursor=cursor
         )
         data = await self._caller.call(TOOL_PNL_TRADE_HISTORY, arguments)

@@ -6,12 +6,10 @@ These tools change nothing: they report the account's standing and a robinhood.c
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from pydantic import Field
 
+from ordergate.client._fields import NullableList, WireBool
 from ordergate.client._models import WireModel
-from ordergate.client.equity._wire import NULL_AS_EMPTY
 
 __all__ = [
     "CryptoAccount",
@@ -25,8 +23,8 @@ __all__ = [
 class MarginUpgradeInfo(WireModel):
     account_number: str
     account_type: str | None = None
-    eligible: bool
-    enrolled: bool | None = None
+    eligible: WireBool
+    enrolled: WireBool | None = None
     upgrade_url: str | None = None
     message: str | None = None
 
@@ -34,7 +32,7 @@ class MarginUpgradeInfo(WireModel):
 class OptionLevel(WireModel):
     option_level: str
     display_name: str | None = None
-    strategies: Annotated[list[str], NULL_AS_EMPTY] = Field(default_factory=list)
+    strategies: NullableList[str] = Field(default_factory=list)
 
 
 class OptionLevelUpgradeInfo(WireModel):
@@ -42,9 +40,9 @@ class OptionLevelUpgradeInfo(WireModel):
     brokerage_account_type: str | None = None
     current_option_level: str | None = None
     max_option_level: str | None = None
-    eligible_for_upgrade: bool
+    eligible_for_upgrade: WireBool
     status: str | None = None
-    available_upgrades: Annotated[list[OptionLevel], NULL_AS_EMPTY] = Field(default_factory=list)
+    available_upgrades: NullableList[OptionLevel] = Field(default_factory=list)
     enrollment_url: str | None = None
     message: str | None = None
 
@@ -53,12 +51,12 @@ class CryptoAccount(WireModel):
     rhs_account_number: str
     brokerage_account_number: str | None = None
     state: str | None = None
-    agentic_allowed: bool | None = None
+    agentic_allowed: WireBool | None = None
 
 
 class CryptoOnboardingInfo(WireModel):
     status: str | None = None
-    onboarded: bool
+    onboarded: WireBool
     crypto_account: CryptoAccount | None = None
     onboarding_url: str | None = None
     message: str | None = None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import WireBool
+from ordergate.client._models import WireModel
 
 __all__ = ["Account", "BuyingPower", "Portfolio", "TradeApprovalSetting"]
 
@@ -13,11 +15,11 @@ class Account(WireModel):
     type: str
     brokerage_account_type: str | None = None
     nickname: str | None = None
-    is_default: bool = False
-    agentic_allowed: bool
+    is_default: WireBool = False
+    agentic_allowed: WireBool
     option_level: str | None = None
     state: str | None = None
-    deactivated: bool = False
+    deactivated: WireBool = False
     unsettled_funds: OptionalMoney = None
 
 
@@ -39,5 +41,5 @@ class Portfolio(WireModel):
 
 class TradeApprovalSetting(WireModel):
     account_number: str
-    human_must_approve_trades: bool
+    human_must_approve_trades: WireBool
     updated_at: str | None = None

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
 
 from pydantic import Field
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
-from ordergate.client.equity._wire import NULL_AS_EMPTY, NextCursor, OptionalTime
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import NextCursor, NullableList, OptionalTime
+from ordergate.client._models import WireModel
 from ordergate.core import ZERO
 
 __all__ = ["AssetClassPnl", "ClosedTrade", "PnlTradesPage", "RealizedPnl"]
@@ -33,7 +33,7 @@ class RealizedPnl(WireModel):
     timezone: str | None = None
     display_currency: str | None = None
     total_realized_pnl: Money = ZERO
-    by_asset_class: Annotated[list[AssetClassPnl], NULL_AS_EMPTY] = Field(default_factory=list)
+    by_asset_class: NullableList[AssetClassPnl] = Field(default_factory=list)
 
 
 class ClosedTrade(WireModel):
@@ -61,5 +61,5 @@ class ClosedTrade(WireModel):
 class PnlTradesPage(WireModel):
     span: str | None = None
     realized_pnl: OptionalMoney = None
-    trades: Annotated[list[ClosedTrade], NULL_AS_EMPTY]
+    trades: NullableList[ClosedTrade]
     next: NextCursor = None

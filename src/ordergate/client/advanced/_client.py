@@ -12,11 +12,10 @@ from datetime import datetime
 from typing import Any
 
 from ordergate.client._caller import Caller
-from ordergate.client._models import parse_model
+from ordergate.client._models import data_object, parse_model
 from ordergate.client._pages import MAX_PAGES, walk_pages
 from ordergate.client.advanced._models import AdvancedOrder, AdvancedOrderReview, AdvancedOrdersPage
 from ordergate.client.advanced._requests import AdvancedOrderRequest, AdvancedOrdersRequest
-from ordergate.client.market._common import data_object
 
 __all__ = ["AdvancedClient"]
 

@@ -11,8 +11,9 @@ import datetime as dt
 
 from pydantic import Field
 
-from ordergate.client._models import OptionalMoney, WireModel
-from ordergate.client.market._common import NextCursor, NullableList
+from ordergate.client._decimals import OptionalMoney
+from ordergate.client._fields import NextCursor, NullableList
+from ordergate.client._models import WireModel
 
 __all__ = ["AdvancedOrder", "AdvancedOrderReview", "AdvancedOrdersPage"]
 

@@ -7,37 +7,25 @@ refusal a ``ValidationError`` located at the field:
 - a sell bracket (closing a long) takes profit above its stop; a buy bracket (closing a
   short) below it (→ ``take_profit_limit_price``).
 
-``ref_id`` is the venue's idempotency key: a request gets a fresh UUID when none is given,
-so placing the same request object again after a ``TransportError`` cannot make a second
-order. Review sends the terms without it.
+``ref_id`` is the idempotency key (see ``OrderRequest``); review sends the terms without it.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Annotated, Any
-from uuid import UUID, uuid4
+from typing import Any
 
-from pydantic import AfterValidator, Field, field_serializer, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import Field, model_validator
 
+from ordergate.client._decimals import PositiveDecimal
+from ordergate.client._fields import Instant, refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.market._common import Instant, WireDecimal, refuse
+from ordergate.client._order_requests import OrderRequest
 from ordergate.core import MarketHours, Side, TimeInForce
 
 __all__ = ["AdvancedOrderRequest", "AdvancedOrdersRequest"]
 
 
-def _positive(value: Decimal) -> Decimal:
-    if value <= 0:
-        raise PydanticCustomError("positive", "must be greater than zero")
-    return value
-
-
-PositiveDecimal = Annotated[WireDecimal, AfterValidator(_positive)]
-
-
-class AdvancedOrderRequest(RequestModel):
+class AdvancedOrderRequest(OrderRequest):
     account_number: str = Field(min_length=1)
     symbol: str = Field(min_length=1)
     side: Side
@@ -46,11 +34,6 @@ class AdvancedOrderRequest(RequestModel):
     stop_loss_stop_price: PositiveDecimal
     time_in_force: TimeInForce | None = None
     market_hours: MarketHours | None = None
-    ref_id: UUID = Field(default_factory=uuid4)
-
-    @field_serializer("ref_id")
-    def _ref_text(self, value: UUID) -> str:
-        return str(value)
 
     @model_validator(mode="after")
     def _bracket_brackets(self) -> AdvancedOrderRequest:
@@ -71,9 +54,7 @@ class AdvancedOrderRequest(RequestModel):
 
     def review_arguments(self) -> dict[str, Any]:
         """The arguments of ``review_advanced_order``: the terms, without ``ref_id``."""
-        arguments = self.arguments()
-        del arguments["ref_id"]
-        return arguments
+        return self.terms()
 
 
 class AdvancedOrdersRequest(RequestModel):

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
 
 from ordergate.client._caller import Caller
-from ordergate.client._models import parse_model
+from ordergate.client._models import parse_member, parse_model
 from ordergate.client._pages import MAX_PAGES, walk_pages
 from ordergate.client.alerts._enums import AlertAssetClass, AlertCondition
 from ordergate.client.alerts._models import (
@@ -28,7 +27,6 @@ from ordergate.client.alerts._requests import (
     MarkAlertsReadRequest,
     UpdateAlertRequest,
 )
-from ordergate.client.market._common import data_object
 
 __all__ = ["AlertsClient"]
 
@@ -38,10 +36,6 @@ TOOL_UPDATE = "update_alert"
 TOOL_DELETE = "delete_alert"
 TOOL_LOG = "get_alert_log"
 TOOL_MARK_READ = "mark_alerts_read"
-
-
-def _alert(data: Any, *, tool: str) -> Alert:
-    return parse_model(Alert, data_object(data, tool=tool).get("alert"), tool=tool)
 
 
 class AlertsClient:
@@ -103,7 +97,7 @@ class AlertsClient:
             }
         )
         data = await self._caller.call(TOOL_CREATE, request.arguments())
-        return _alert(data, tool=TOOL_CREATE)
+        return parse_member(Alert, data, "alert", tool=TOOL_CREATE)
 
     async def update(
         self,
@@ -125,7 +119,7 @@ class AlertsClient:
             }
         )
         data = await self._caller.call(TOOL_UPDATE, request.arguments())
-        return _alert(data, tool=TOOL_UPDATE)
+        return parse_member(Alert, data, "alert", tool=TOOL_UPDATE)
 
     async def delete(self, alert_id: str, *, confirm: bool | None = None) -> AlertDeletion:
         """Delete an alert (``delete_alert``); without ``confirm=True`` the venue only shows

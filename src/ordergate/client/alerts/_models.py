@@ -12,8 +12,9 @@ from typing import Any
 
 from pydantic import Field
 
-from ordergate.client._models import OptionalMoney, WireModel
-from ordergate.client.market._common import NextCursor, NullableList
+from ordergate.client._decimals import OptionalMoney
+from ordergate.client._fields import NextCursor, NullableList, WireBool
+from ordergate.client._models import WireModel
 
 __all__ = [
     "Alert",
@@ -34,7 +35,7 @@ class Alert(WireModel):
     condition_type: str | None = None
     threshold: OptionalMoney = None
     indicator: dict[str, Any] | None = None
-    enabled: bool | None = None
+    enabled: WireBool | None = None
     state: str | None = None
     trigger_count: int | None = None
     last_triggered_at: dt.datetime | None = None
@@ -55,8 +56,8 @@ class AlertDeletion(WireModel):
     """``deleted`` is false and ``confirmation_required`` true until sent with confirm."""
 
     alert: Alert | None = None
-    deleted: bool | None = None
-    confirmation_required: bool | None = None
+    deleted: WireBool | None = None
+    confirmation_required: WireBool | None = None
 
 
 class AlertLogEntry(WireModel):
@@ -72,7 +73,7 @@ class AlertLogEntry(WireModel):
     triggered_value: OptionalMoney = None
     triggered_at: dt.datetime | None = None
     message: str | None = None
-    read: bool | None = None
+    read: WireBool | None = None
     read_at: dt.datetime | None = None
 
 

@@ -17,15 +17,10 @@ from __future__ import annotations
 
 from pydantic import StrictBool, model_validator
 
+from ordergate.client._decimals import IntegralNumber, OptionalWireDecimal
+from ordergate.client._fields import Instant, Int32, refuse
 from ordergate.client._models import RequestModel
 from ordergate.client.alerts._enums import AlertAssetClass, AlertCondition
-from ordergate.client.market._common import (
-    Instant,
-    Int32,
-    IntegralNumber,
-    OptionalWireDecimal,
-    refuse,
-)
 
 __all__ = [
     "AlertIndicator",

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
-from typing import Any
 
+from ordergate.client._arguments import present, text, wire_time
 from ordergate.client._caller import Caller
-from ordergate.client._errors import ResponseParseError
 from ordergate.client._models import WireModel, parse_model
+from ordergate.client._orders import (
+    PlaceResult,
+    check_cancel_accepted,
+    parse_place_result,
+    single_order,
+)
 from ordergate.client._pages import MAX_PAGES, walk_pages
 from ordergate.client.crypto._models import (
     CryptoOrder,
@@ -26,12 +31,6 @@ from ordergate.client.crypto._models import (
     CurrencyPairsPage,
 )
 from ordergate.client.crypto._requests import CryptoOrderRequest
-from ordergate.client.equity._approval import (
-    PlaceResult,
-    check_cancel_accepted,
-    parse_place_result,
-)
-from ordergate.client.equity._wire import wire_time
 from ordergate.core import CryptoOrderState, Side
 
 __all__ = ["CryptoClient"]
@@ -43,14 +42,6 @@ TOOL_ORDERS = "get_crypto_orders"
 TOOL_PREVIEW_ORDER = "preview_crypto_order"
 TOOL_PLACE_ORDER = "place_crypto_order"
 TOOL_CANCEL_ORDER = "cancel_crypto_order"
-
-
-def _present(**arguments: Any) -> dict[str, Any]:
-    return {key: value for key, value in arguments.items() if value is not None}
-
-
-def _time(field: str, value: datetime | None) -> str | None:
-    return None if value is None else wire_time(field, value)
 
 
 class _Cancelled(WireModel):
@@ -65,7 +56,7 @@ class CryptoClient:
         self, *, limit: int | None = None, cursor: str | None = None
     ) -> CurrencyPairsPage:
         """One page of tradable pairs with sizes and increments (``get_currency_pairs``)."""
-        data = await self._caller.call(TOOL_PAIRS, _present(limit=limit, cursor=cursor))
+        data = await self._caller.call(TOOL_PAIRS, present(limit=limit, cursor=cursor))
         return parse_model(CurrencyPairsPage, data, tool=TOOL_PAIRS)
 
     async def iter_pairs(
@@ -88,7 +79,7 @@ class CryptoClient:
         timezone: str | None = None,
     ) -> CryptoQuotes:
         """Quotes of up to 20 pairs (``BTC-USD`` or ``BTC``); unknown ones in ``not_found``."""
-        arguments = _present(
+        arguments = present(
             symbols=list(symbols), rhs_account_number=rhs_account_number, timezone=timezone
         )
         data = await self._caller.call(TOOL_QUOTES, arguments)
@@ -99,7 +90,7 @@ class CryptoClient:
     ) -> CryptoPositionsPage:
         """One page of holdings at current marks (``get_crypto_positions``)."""
         data = await self._caller.call(
-            TOOL_POSITIONS, _present(rhs_account_number=rhs_account_number, cursor=cursor)
+            TOOL_POSITIONS, present(rhs_account_number=rhs_account_number, cursor=cursor)
         )
         return parse_model(CryptoPositionsPage, data, tool=TOOL_POSITIONS)
 
@@ -127,15 +118,15 @@ class CryptoClient:
         cursor: str | None = None,
     ) -> CryptoOrdersPage:
         """One page of orders, newest first; ``state_group`` is ``open`` or ``closed``."""
-        arguments = _present(
+        arguments = present(
             rhs_account_number=rhs_account_number,
             order_id=order_id,
-            side=None if side is None else str(side),
-            state=None if state is None else str(state),
+            side=text(side),
+            state=text(state),
             state_group=state_group,
             symbol=symbol,
-            created_at_gte=_time("created_at_gte", created_at_gte),
-            updated_at_gte=_time("updated_at_gte", updated_at_gte),
+            created_at_gte=wire_time("created_at_gte", created_at_gte),
+            updated_at_gte=wire_time("updated_at_gte", updated_at_gte),
             cursor=cursor,
         )
         data = await self._caller.call(TOOL_ORDERS, arguments)
@@ -170,14 +161,7 @@ class CryptoClient:
     async def order(self, rhs_account_number: str, order_id: str) -> CryptoOrder:
         """One order by id; ``ResponseParseError`` when the listing does not hold exactly it."""
         page = await self.orders(rhs_account_number, order_id=order_id)
-        found = [order for order in page.orders if order.id == order_id]
-        if len(found) != 1:
-            raise ResponseParseError(
-                f"expected order {order_id} once, found it {len(found)} times",
-                tool=TOOL_ORDERS,
-                field="orders",
-            )
-        return found[0]
+        return single_order(page.orders, order_id, tool=TOOL_ORDERS)
 
     async def preview_order(self, request: CryptoOrderRequest) -> CryptoPreview:
         """Estimated price, cost and checks for ``request``; places nothing."""

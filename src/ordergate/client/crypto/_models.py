@@ -12,9 +12,10 @@ from typing import Annotated
 
 from pydantic import Field, PlainValidator
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
-from ordergate.client.equity._approval import Amount
-from ordergate.client.equity._wire import NULL_AS_EMPTY, NextCursor, OptionalTime, known_or_text
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import NextCursor, NullableList, OptionalTime, WireBool, known_or_text
+from ordergate.client._models import WireModel
+from ordergate.client._orders import Amount
 from ordergate.core import ZERO, CryptoOrderState, Side
 
 __all__ = [
@@ -58,11 +59,11 @@ class CurrencyPair(WireModel):
     min_order_price_increment: OptionalMoney = None
     min_order_quantity_increment: OptionalMoney = None
     tradability: str
-    display_only: bool | None = None
+    display_only: WireBool | None = None
 
 
 class CurrencyPairsPage(WireModel):
-    results: Annotated[list[CurrencyPair], NULL_AS_EMPTY]
+    results: NullableList[CurrencyPair]
     next: NextCursor = None
 
 
@@ -84,8 +85,8 @@ class CryptoQuote(WireModel):
 
 
 class CryptoQuotes(WireModel):
-    results: Annotated[list[CryptoQuote], NULL_AS_EMPTY]
-    not_found: Annotated[list[str], NULL_AS_EMPTY] = Field(default_factory=list)
+    results: NullableList[CryptoQuote]
+    not_found: NullableList[str] = Field(default_factory=list)
 
 
 class CryptoPosition(WireModel):
@@ -107,7 +108,7 @@ class CryptoPosition(WireModel):
 
 
 class CryptoPositionsPage(WireModel):
-    positions: Annotated[list[CryptoPosition], NULL_AS_EMPTY]
+    positions: NullableList[CryptoPosition]
     next: NextCursor = None
 
 
@@ -143,7 +144,7 @@ class CryptoOrder(WireModel):
     updated_at: OptionalTime = None
     last_transaction_at: OptionalTime = None
     expires_at: OptionalTime = None
-    executions: Annotated[list[CryptoExecution], NULL_AS_EMPTY] = Field(default_factory=list)
+    executions: NullableList[CryptoExecution] = Field(default_factory=list)
     reject_reason: str | None = None
 
     @property
@@ -153,14 +154,14 @@ class CryptoOrder(WireModel):
 
 
 class CryptoOrdersPage(WireModel):
-    orders: Annotated[list[CryptoOrder], NULL_AS_EMPTY]
+    orders: NullableList[CryptoOrder]
     next: NextCursor = None
 
 
 class CryptoOrderChecks(WireModel):
     """The venue's checks on a previewed order; only ``passed`` is typed, the rest kept."""
 
-    passed: bool | None = None
+    passed: WireBool | None = None
 
 
 class CryptoPreview(WireModel):
@@ -182,5 +183,5 @@ class CryptoPreview(WireModel):
     fees: OptionalMoney = None
     quote: CryptoQuote | None = None
     order_checks: CryptoOrderChecks | None = None
-    customer_approval_required: bool | None = None
+    customer_approval_required: WireBool | None = None
     customer_approval_required_reason: str | None = None

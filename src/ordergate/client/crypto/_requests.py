@@ -10,18 +10,17 @@ the field at fault:
 - every amount > 0.
 
 Tax-lot selection is not offered for crypto (the field is refused as unknown). ``ref_id``
-is the idempotency key, a fresh UUID unless given; a preview sends the terms without it.
+is the idempotency key (see ``OrderRequest``); a preview sends the terms without it.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from uuid import UUID, uuid4
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, model_validator
 
-from ordergate.client._models import RequestModel
-from ordergate.client.equity._wire import PositiveDecimal, refuse
+from ordergate.client._decimals import PositiveDecimal
+from ordergate.client._order_requests import OrderRequest, check_prices, check_size
 from ordergate.core import CryptoOrderType, CryptoTimeInForce, Side
 
 __all__ = ["CryptoOrderRequest"]
@@ -30,7 +29,7 @@ _LIMIT_TYPES = frozenset({CryptoOrderType.LIMIT, CryptoOrderType.STOP_LIMIT})
 _STOP_TYPES = frozenset({CryptoOrderType.STOP_LOSS, CryptoOrderType.STOP_LIMIT})
 
 
-class CryptoOrderRequest(RequestModel):
+class CryptoOrderRequest(OrderRequest):
     rhs_account_number: str = Field(min_length=1)
     symbol: str = Field(min_length=1)
     side: Side
@@ -40,32 +39,19 @@ class CryptoOrderRequest(RequestModel):
     limit_price: PositiveDecimal | None = None
     stop_price: PositiveDecimal | None = None
     time_in_force: CryptoTimeInForce | None = None
-    ref_id: UUID = Field(default_factory=uuid4)
-
-    @field_serializer("ref_id")
-    def _ref_text(self, value: UUID) -> str:
-        return str(value)
 
     @model_validator(mode="after")
     def _rules(self) -> CryptoOrderRequest:
-        if self.quantity is None and self.dollar_amount is None:
-            raise refuse("quantity", "give exactly one of quantity or dollar_amount")
-        if self.quantity is not None and self.dollar_amount is not None:
-            raise refuse("dollar_amount", "give exactly one of quantity or dollar_amount")
-        if self.dollar_amount is not None and self.type is not CryptoOrderType.MARKET:
-            raise refuse("dollar_amount", "dollar_amount is only for market orders")
-        for field, needed, value in (
-            ("limit_price", self.type in _LIMIT_TYPES, self.limit_price),
-            ("stop_price", self.type in _STOP_TYPES, self.stop_price),
-        ):
-            if needed and value is None:
-                raise refuse(field, f"{field} is required for {self.type} orders")
-            if not needed and value is not None:
-                raise refuse(field, f"{field} does not apply to {self.type} orders", str(value))
+        check_size(self.quantity, self.dollar_amount, market=self.type is CryptoOrderType.MARKET)
+        check_prices(
+            self.type,
+            (
+                ("limit_price", self.type in _LIMIT_TYPES, self.limit_price),
+                ("stop_price", self.type in _STOP_TYPES, self.stop_price),
+            ),
+        )
         return self
 
     def preview_arguments(self) -> dict[str, Any]:
         """The arguments of ``preview_crypto_order``: the terms, without ``ref_id``."""
-        arguments = self.arguments()
-        del arguments["ref_id"]
-        return arguments
+        return self.terms()

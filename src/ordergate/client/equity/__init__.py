@@ -1,12 +1,6 @@
 """Typed equity trading tools: positions, tax lots, orders, tradability, review / place / cancel."""
 
-from ordergate.client.equity._approval import (
-    Amount,
-    Approval,
-    ApprovalLeg,
-    PlaceResult,
-    ProposedOrder,
-)
+from ordergate.client._orders import Amount, Approval, ApprovalLeg, PlaceResult, ProposedOrder
 from ordergate.client.equity._client import EquityClient
 from ordergate.client.equity._models import (
     AccountTypeTradability,

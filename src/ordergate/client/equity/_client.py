@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
-from typing import Any
 
+from ordergate.client._arguments import present, text, wire_time
 from ordergate.client._caller import Caller
-from ordergate.client._errors import ResponseParseError
 from ordergate.client._models import parse_model
-from ordergate.client._pages import MAX_PAGES, walk_pages
-from ordergate.client.equity._approval import (
+from ordergate.client._orders import (
     PlaceResult,
     check_cancel_accepted,
     parse_place_result,
+    single_order,
 )
+from ordergate.client._pages import MAX_PAGES, walk_pages
 from ordergate.client.equity._models import (
     EquityOrder,
     EquityOrdersPage,
@@ -31,7 +31,6 @@ from ordergate.client.equity._models import (
     TradabilityResult,
 )
 from ordergate.client.equity._requests import EquityOrderRequest
-from ordergate.client.equity._wire import wire_time
 from ordergate.core import OrderState, PlacedAgent
 
 __all__ = ["EquityClient"]
@@ -45,10 +44,6 @@ TOOL_PLACE_ORDER = "place_equity_order"
 TOOL_CANCEL_ORDER = "cancel_equity_order"
 
 
-def _present(**arguments: Any) -> dict[str, Any]:
-    return {key: value for key, value in arguments.items() if value is not None}
-
-
 class EquityClient:
     def __init__(self, caller: Caller) -> None:
         self._caller = caller
@@ -58,7 +53,7 @@ class EquityClient:
     ) -> EquityPositionsPage:
         """One page of open positions at current prices (``get_equity_positions``)."""
         data = await self._caller.call(
-            TOOL_POSITIONS, _present(account_number=account_number, cursor=cursor)
+            TOOL_POSITIONS, present(account_number=account_number, cursor=cursor)
         )
         return parse_model(EquityPositionsPage, data, tool=TOOL_POSITIONS)
 
@@ -79,7 +74,7 @@ class EquityClient:
     ) -> TaxLotsPage:
         """One page of the open tax lots of ``symbol``, oldest first (``get_equity_tax_lots``)."""
         data = await self._caller.call(
-            TOOL_TAX_LOTS, _present(account_number=account_number, symbol=symbol, cursor=cursor)
+            TOOL_TAX_LOTS, present(account_number=account_number, symbol=symbol, cursor=cursor)
         )
         return parse_model(TaxLotsPage, data, tool=TOOL_TAX_LOTS)
 
@@ -108,15 +103,13 @@ class EquityClient:
 
         ``created_at_gte`` must be timezone-aware (``ValueError`` otherwise).
         """
-        arguments = _present(
+        arguments = present(
             account_number=account_number,
             order_id=order_id,
-            state=None if state is None else str(state),
+            state=text(state),
             symbol=symbol,
-            created_at_gte=None
-            if created_at_gte is None
-            else wire_time("created_at_gte", created_at_gte),
-            placed_agent=None if placed_agent is None else str(placed_agent),
+            created_at_gte=wire_time("created_at_gte", created_at_gte),
+            placed_agent=text(placed_agent),
             cursor=cursor,
         )
         data = await self._caller.call(TOOL_ORDERS, arguments)
@@ -151,14 +144,7 @@ class EquityClient:
     async def order(self, account_number: str, order_id: str) -> EquityOrder:
         """One order by id; ``ResponseParseError`` when the listing does not hold exactly it."""
         page = await self.orders(account_number, order_id=order_id)
-        found = [order for order in page.orders if order.id == order_id]
-        if len(found) != 1:
-            raise ResponseParseError(
-                f"expected order {order_id} once, found it {len(found)} times",
-                tool=TOOL_ORDERS,
-                field="orders",
-            )
-        return found[0]
+        return single_order(page.orders, order_id, tool=TOOL_ORDERS)
 
     async def tradability(self, account_number: str, symbols: Sequence[str]) -> TradabilityResult:
         """Whether up to 10 symbols trade, in fractions, in which sessions."""

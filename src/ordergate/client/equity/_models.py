@@ -10,13 +10,13 @@ unknown state as still open, so a caller keeps watching it rather than forgettin
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
 
-from pydantic import Field, PlainValidator
+from pydantic import Field
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
-from ordergate.client.equity._approval import Amount
-from ordergate.client.equity._wire import NULL_AS_EMPTY, NextCursor, OptionalTime, known_or_text
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import NextCursor, NullableList, OptionalTime, WireBool
+from ordergate.client._models import WireModel
+from ordergate.client._orders import Amount, OrderStateText
 from ordergate.core import ZERO, OrderState, Side
 
 __all__ = [
@@ -34,8 +34,6 @@ __all__ = [
     "TaxLotsPage",
     "TradabilityResult",
 ]
-
-State = Annotated[OrderState | str, PlainValidator(known_or_text(OrderState))]
 
 
 class EquityExecution(WireModel):
@@ -58,7 +56,7 @@ class EquityOrder(WireModel):
     side: Side
     type: str
     trigger: str | None = None
-    state: State
+    state: OrderStateText
     quantity: OptionalMoney = None
     cumulative_quantity: Money = ZERO
     price: OptionalMoney = None
@@ -71,7 +69,7 @@ class EquityOrder(WireModel):
     placed_agent: str | None = None
     created_at: datetime
     last_transaction_at: OptionalTime = None
-    executions: Annotated[list[EquityExecution], NULL_AS_EMPTY] = Field(default_factory=list)
+    executions: NullableList[EquityExecution] = Field(default_factory=list)
     reject_reason: str | None = None
 
     @property
@@ -81,7 +79,7 @@ class EquityOrder(WireModel):
 
 
 class EquityOrdersPage(WireModel):
-    orders: Annotated[list[EquityOrder], NULL_AS_EMPTY]
+    orders: NullableList[EquityOrder]
     next: NextCursor = None
 
 
@@ -103,7 +101,7 @@ class EquityPosition(WireModel):
 
 
 class EquityPositionsPage(WireModel):
-    positions: Annotated[list[EquityPosition], NULL_AS_EMPTY]
+    positions: NullableList[EquityPosition]
     next: NextCursor = None
 
 
@@ -124,7 +122,7 @@ class TaxLot(WireModel):
 
 class TaxLotsPage(WireModel):
     symbol: str | None = None
-    tax_lots: Annotated[list[TaxLot], NULL_AS_EMPTY]
+    tax_lots: NullableList[TaxLot]
     next: NextCursor = None
 
 
@@ -139,25 +137,23 @@ class EquityTradability(WireModel):
     simple_name: str | None = None
     state: str | None = None
     country: str | None = None
-    tradeable: bool
+    tradeable: WireBool
     fractional_tradability: str | None = None
-    extended_hours_fractional_tradability: bool
+    extended_hours_fractional_tradability: WireBool
     all_day_tradability: str | None = None
     twenty_four_seven_tradability: str | None = None
     short_selling_tradability: str | None = None
     internal_halt_reason: str | None = None
     internal_halt_details: str | None = None
-    internal_halt_sessions: Annotated[list[str], NULL_AS_EMPTY] = Field(default_factory=list)
+    internal_halt_sessions: NullableList[str] = Field(default_factory=list)
     internal_halt_start_time: OptionalTime = None
     internal_halt_end_time: OptionalTime = None
-    account_type_tradabilities: Annotated[list[AccountTypeTradability], NULL_AS_EMPTY] = Field(
-        default_factory=list
-    )
+    account_type_tradabilities: NullableList[AccountTypeTradability] = Field(default_factory=list)
 
 
 class TradabilityResult(WireModel):
-    results: Annotated[list[EquityTradability], NULL_AS_EMPTY]
-    not_found: Annotated[list[str], NULL_AS_EMPTY] = Field(default_factory=list)
+    results: NullableList[EquityTradability]
+    not_found: NullableList[str] = Field(default_factory=list)
 
 
 class ReviewQuote(WireModel):
@@ -173,7 +169,7 @@ class ReviewQuote(WireModel):
     venue_bid_time: OptionalTime = None
     ask_price: Money = ZERO
     venue_ask_time: OptionalTime = None
-    has_traded: bool | None = None
+    has_traded: WireBool | None = None
     state: str | None = None
 
 
@@ -181,7 +177,7 @@ class OrderChecks(WireModel):
     """The venue's checks on a reviewed order; the contract leaves their shape open, so only
     ``passed`` is typed and everything else is kept as sent (``model_extra``)."""
 
-    passed: bool | None = None
+    passed: WireBool | None = None
 
 
 class EquityReview(WireModel):
@@ -197,5 +193,5 @@ class EquityReview(WireModel):
     order_checks: OrderChecks
     quote_data: ReviewQuote | None = None
     market_data_disclosure: str | None = None
-    customer_approval_required: bool | None = None
+    customer_approval_required: WireBool | None = None
     customer_approval_required_reason: str | None = None

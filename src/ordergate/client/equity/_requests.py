@@ -15,21 +15,21 @@ located at the field at fault:
   up to ``quantity`` (→ ``tax_lots``, or ``tax_lots[i].open_lot_id`` for a repeat);
 - every amount > 0.
 
-``ref_id`` is the venue's idempotency key: a request gets a fresh UUID when none is given,
-so placing the *same request object* again after a ``TransportError`` cannot make a second
-order. Review sends the terms without it (``review_equity_order`` takes none).
+``ref_id`` is the idempotency key (see ``OrderRequest``); review sends the terms without it
+(``review_equity_order`` takes none).
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Any
-from uuid import UUID, uuid4
 
-from pydantic import Field, field_serializer, model_validator
+from pydantic import Field, model_validator
 
+from ordergate.client._decimals import PositiveDecimal
+from ordergate.client._fields import refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.equity._wire import PositiveDecimal, refuse
+from ordergate.client._order_requests import OrderRequest, check_prices, check_size
 from ordergate.core import MarketHours, OrderType, Side, TimeInForce
 
 __all__ = ["MAX_TAX_LOTS", "EquityOrderRequest", "TaxLotPick"]
@@ -45,7 +45,7 @@ class TaxLotPick(RequestModel):
     quantity: PositiveDecimal
 
 
-class EquityOrderRequest(RequestModel):
+class EquityOrderRequest(OrderRequest):
     account_number: str = Field(min_length=1)
     symbol: str = Field(min_length=1)
     side: Side
@@ -57,11 +57,6 @@ class EquityOrderRequest(RequestModel):
     time_in_force: TimeInForce | None = None
     market_hours: MarketHours | None = None
     tax_lots: tuple[TaxLotPick, ...] | None = None
-    ref_id: UUID = Field(default_factory=uuid4)
-
-    @field_serializer("ref_id")
-    def _ref_text(self, value: UUID) -> str:
-        return str(value)
 
     @model_validator(mode="after")
     def _rules(self) -> EquityOrderRequest:
@@ -72,30 +67,18 @@ class EquityOrderRequest(RequestModel):
         return self
 
     def _check_size(self) -> None:
-        if self.quantity is None and self.dollar_amount is None:
-            raise refuse("quantity", "give exactly one of quantity or dollar_amount")
-        if self.quantity is not None and self.dollar_amount is not None:
-            raise refuse(
-                "dollar_amount",
-                "give exactly one of quantity or dollar_amount",
-                str(self.dollar_amount),
-            )
-        if self.dollar_amount is not None and self.type is not OrderType.MARKET:
-            raise refuse(
-                "dollar_amount", "dollar_amount is only for market orders", str(self.dollar_amount)
-            )
+        check_size(self.quantity, self.dollar_amount, market=self.type is OrderType.MARKET)
         if self.quantity is not None and self.quantity % _SHARE_STEP != 0:
             raise refuse("quantity", "quantity allows at most 6 decimal places", str(self.quantity))
 
     def _check_prices(self) -> None:
-        for field, needed, value in (
-            ("limit_price", self.type.needs_limit_price, self.limit_price),
-            ("stop_price", self.type.needs_stop_price, self.stop_price),
-        ):
-            if needed and value is None:
-                raise refuse(field, f"{field} is required for {self.type} orders")
-            if not needed and value is not None:
-                raise refuse(field, f"{field} does not apply to {self.type} orders", str(value))
+        check_prices(
+            self.type,
+            (
+                ("limit_price", self.type.needs_limit_price, self.limit_price),
+                ("stop_price", self.type.needs_stop_price, self.stop_price),
+            ),
+        )
 
     @property
     def _regular_hours(self) -> bool:
@@ -151,6 +134,4 @@ class EquityOrderRequest(RequestModel):
 
     def review_arguments(self) -> dict[str, Any]:
         """The arguments of ``review_equity_order``: the terms, without ``ref_id``."""
-        arguments = self.arguments()
-        del arguments["ref_id"]
-        return arguments
+        return self.terms()

@@ -8,8 +8,8 @@ from datetime import datetime
 from pydantic import TypeAdapter
 
 from ordergate.client._caller import Caller
-from ordergate.client._models import parse_model
-from ordergate.client.market._common import name_list, parse_with
+from ordergate.client._fields import name_list
+from ordergate.client._models import parse_model, parse_with
 from ordergate.client.market._enums import AssetType, Bounds, Interval
 from ordergate.client.market._models import (
     EquityHistoricals,

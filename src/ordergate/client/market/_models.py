@@ -12,8 +12,9 @@ from datetime import date, datetime
 
 from pydantic import Field
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
-from ordergate.client.market._common import NullableList
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import NullableList, WireBool
+from ordergate.client._models import WireModel
 
 __all__ = [
     "Bar",
@@ -57,7 +58,7 @@ class EquityQuote(WireModel):
     venue_bid_time: datetime
     ask_price: Money
     venue_ask_time: datetime
-    has_traded: bool
+    has_traded: WireBool
     state: str
 
 
@@ -67,7 +68,7 @@ class EquityClose(WireModel):
     symbol: str
     date: dt.date | None = None
     price: OptionalMoney = None
-    interpolated: bool | None = None
+    interpolated: WireBool | None = None
     source: str | None = None
 
 
@@ -97,7 +98,7 @@ class Bar(WireModel):
     low_price: Money
     volume: int
     session: str | None = None
-    interpolated: bool | None = None
+    interpolated: WireBool | None = None
 
 
 class SymbolHistoricals(WireModel):
@@ -179,7 +180,7 @@ class IndexBar(WireModel):
     high_price: OptionalMoney = None
     low_price: OptionalMoney = None
     session: str | None = None
-    interpolated: bool | None = None
+    interpolated: WireBool | None = None
 
 
 class IndexSeries(WireModel):

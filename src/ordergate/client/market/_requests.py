@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pydantic import model_validator
 
-from pydantic import Field, model_validator
-
+from ordergate.client._fields import Instant, StrictInt, refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.market._common import Instant, refuse
 from ordergate.client.market._enums import AssetType, Bounds, Interval
 
 __all__ = ["HistoricalsRequest", "IndexHistoricalsRequest", "SearchRequest"]
@@ -50,4 +48,4 @@ class SearchRequest(RequestModel):
 
     query: str
     asset_type: AssetType | None = None
-    limit: Annotated[int, Field(strict=True)] | None = None
+    limit: StrictInt | None = None

@@ -9,19 +9,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Annotated, Any
 from uuid import UUID, uuid4
 
+from ordergate.client._arguments import iso_day, joined, present, text, wire_time
 from ordergate.client._caller import Caller
-from ordergate.client._errors import ResponseParseError
+from ordergate.client._fields import NullableList
 from ordergate.client._models import WireModel, parse_model
-from ordergate.client._pages import MAX_PAGES, walk_pages
-from ordergate.client.equity._approval import (
+from ordergate.client._orders import (
     PlaceResult,
     check_cancel_accepted,
     parse_place_result,
+    single_order,
 )
-from ordergate.client.equity._wire import NULL_AS_EMPTY, wire_time
+from ordergate.client._pages import MAX_PAGES, walk_pages
 from ordergate.client.options._enums import OptionType, PositionType
 from ordergate.client.options._models import (
     OptionChain,
@@ -54,25 +54,8 @@ TOOL_EXERCISE = "exercise_option"
 TOOL_CANCEL_EXERCISE = "cancel_option_exercise"
 
 
-def _present(**arguments: Any) -> dict[str, Any]:
-    return {key: value for key, value in arguments.items() if value is not None}
-
-
-def _joined(values: Sequence[str] | None) -> str | None:
-    """The wire's comma-separated id lists (``chain_ids``, ``ids`` …)."""
-    return None if values is None else ",".join(values)
-
-
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-def _day(value: date | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
 class _Chains(WireModel):
-    chains: Annotated[list[OptionChain], NULL_AS_EMPTY]
+    chains: NullableList[OptionChain]
 
 
 class _Exercised(WireModel):
@@ -80,7 +63,7 @@ class _Exercised(WireModel):
 
 
 class _Withdrawn(WireModel):
-    exercises: Annotated[list[OptionExercise], NULL_AS_EMPTY]
+    exercises: NullableList[OptionExercise]
 
 
 class OptionsClient:
@@ -94,7 +77,7 @@ class OptionsClient:
     ) -> list[OptionChain]:
         """Option chains of an underlying or by chain id (``get_option_chains``)."""
         data = await self._caller.call(
-            TOOL_CHAINS, _present(underlying_symbol=underlying_symbol, ids=_joined(ids))
+            TOOL_CHAINS, present(underlying_symbol=underlying_symbol, ids=joined(ids))
         )
         return parse_model(_Chains, data, tool=TOOL_CHAINS).chains
 
@@ -112,15 +95,15 @@ class OptionsClient:
         cursor: str | None = None,
     ) -> OptionInstrumentsPage:
         """One page of contracts of a chain, or by id (``get_option_instruments``)."""
-        arguments = _present(
+        arguments = present(
             chain_symbol=chain_symbol,
             chain_id=chain_id,
-            ids=_joined(ids),
+            ids=joined(ids),
             expiration_dates=None
             if expiration_dates is None
             else ",".join(day.isoformat() for day in expiration_dates),
             strike_price=None if strike_price is None else to_wire(strike_price),
-            type=_text(type),
+            type=text(type),
             state=state,
             tradability=tradability,
             cursor=cursor,
@@ -175,10 +158,10 @@ class OptionsClient:
         bounds: str | None = None,
     ) -> OptionHistoricals:
         """Mark bars of up to 10 contracts (``get_option_historicals``); aware datetimes."""
-        arguments = _present(
+        arguments = present(
             instrument_ids=list(instrument_ids),
             start_time=wire_time("start_time", start_time),
-            end_time=None if end_time is None else wire_time("end_time", end_time),
+            end_time=wire_time("end_time", end_time),
             interval=interval,
             bounds=bounds,
         )
@@ -202,16 +185,16 @@ class OptionsClient:
         cursor: str | None = None,
     ) -> OptionPositionsPage:
         """One page of positions, open ones unless ``nonzero=False`` (``get_option_positions``)."""
-        arguments = _present(
+        arguments = present(
             account_number=account_number,
             nonzero=nonzero,
-            chain_ids=_joined(chain_ids),
-            option_ids=_joined(option_ids),
-            type=_text(type),
-            option_type=_text(option_type),
-            expiration_date=_day(expiration_date),
-            expiration_date_gte=_day(expiration_date_gte),
-            expiration_date_lte=_day(expiration_date_lte),
+            chain_ids=joined(chain_ids),
+            option_ids=joined(option_ids),
+            type=text(type),
+            option_type=text(option_type),
+            expiration_date=iso_day(expiration_date),
+            expiration_date_gte=iso_day(expiration_date_gte),
+            expiration_date_lte=iso_day(expiration_date_lte),
             cursor=cursor,
         )
         data = await self._caller.call(TOOL_POSITIONS, arguments)
@@ -242,16 +225,14 @@ class OptionsClient:
         cursor: str | None = None,
     ) -> OptionOrdersPage:
         """One page of orders, newest first, filtered (``get_option_orders``)."""
-        arguments = _present(
+        arguments = present(
             account_number=account_number,
             order_id=order_id,
-            state=_text(state),
-            created_at_gte=None
-            if created_at_gte is None
-            else wire_time("created_at_gte", created_at_gte),
-            chain_ids=_joined(chain_ids),
+            state=text(state),
+            created_at_gte=wire_time("created_at_gte", created_at_gte),
+            chain_ids=joined(chain_ids),
             underlying_type=underlying_type,
-            placed_agent=_text(placed_agent),
+            placed_agent=text(placed_agent),
             cursor=cursor,
         )
         data = await self._caller.call(TOOL_ORDERS, arguments)
@@ -286,14 +267,7 @@ class OptionsClient:
     async def order(self, account_number: str, order_id: str) -> OptionOrder:
         """One order by id; ``ResponseParseError`` when the listing does not hold exactly it."""
         page = await self.orders(account_number, order_id=order_id)
-        found = [order for order in page.orders if order.id == order_id]
-        if len(found) != 1:
-            raise ResponseParseError(
-                f"expected order {order_id} once, found it {len(found)} times",
-                tool=TOOL_ORDERS,
-                field="orders",
-            )
-        return found[0]
+        return single_order(page.orders, order_id, tool=TOOL_ORDERS)
 
     async def review_order(self, request: OptionOrderRequest) -> OptionReview:
         """Checks, quotes, fees and collateral for ``request``; places nothing."""
@@ -338,7 +312,7 @@ class OptionsClient:
         """
         if isinstance(quantity, bool) or quantity < 1:
             raise ValueError("quantity must be a whole number of at least 1")
-        arguments = _present(
+        arguments = present(
             account_number=account_number,
             option_id=option_id,
             quantity=quantity,

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 from datetime import date, datetime
-from typing import Annotated
 
-from pydantic import Field, PlainValidator
+from pydantic import Field
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
-from ordergate.client.equity._wire import NULL_AS_EMPTY, NextCursor, OptionalTime, known_or_text
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import NextCursor, NullableList, OptionalTime, WireBool
+from ordergate.client._models import WireModel
+from ordergate.client._orders import OrderStateText
 from ordergate.core import ZERO, OptionDirection, OptionPositionEffect, OrderState, Side
 
 __all__ = [
@@ -40,8 +41,6 @@ __all__ = [
     "UnderlyingInstrument",
 ]
 
-State = Annotated[OrderState | str, PlainValidator(known_or_text(OrderState))]
-
 
 class MinTicks(WireModel):
     above_tick: Money = ZERO
@@ -57,17 +56,15 @@ class UnderlyingInstrument(WireModel):
 class OptionChain(WireModel):
     id: str
     symbol: str
-    can_open_position: bool
+    can_open_position: WireBool
     cash_component: OptionalMoney = None
-    expiration_dates: Annotated[list[date], NULL_AS_EMPTY]
+    expiration_dates: NullableList[date]
     trade_value_multiplier: Money = ZERO
-    underlying_instruments: Annotated[list[UnderlyingInstrument], NULL_AS_EMPTY] = Field(
-        default_factory=list
-    )
+    underlying_instruments: NullableList[UnderlyingInstrument] = Field(default_factory=list)
     min_ticks: MinTicks
     late_close_state: str | None = None
     extended_hours_state: str | None = None
-    settle_on_open: bool | None = None
+    settle_on_open: WireBool | None = None
     sellout_time_to_expiration: int | None = None
 
 
@@ -87,7 +84,7 @@ class OptionInstrument(WireModel):
 
 
 class OptionInstrumentsPage(WireModel):
-    instruments: Annotated[list[OptionInstrument], NULL_AS_EMPTY]
+    instruments: NullableList[OptionInstrument]
     next: NextCursor = None
 
 
@@ -126,7 +123,7 @@ class OptionClose(WireModel):
     symbol: str
     date: dt.date | None = None
     price: OptionalMoney = None
-    interpolated: bool | None = None
+    interpolated: WireBool | None = None
     source: str | None = None
 
 
@@ -138,7 +135,7 @@ class OptionQuoteResult(WireModel):
 class OptionQuotes(WireModel):
     """Quotes by instrument id; past 20 ids they come without closes (``closes_error``)."""
 
-    results: Annotated[list[OptionQuoteResult], NULL_AS_EMPTY]
+    results: NullableList[OptionQuoteResult]
     closes_error: str | None = None
 
 
@@ -149,7 +146,7 @@ class OptionBar(WireModel):
     low_price: Money = ZERO
     close_price: Money = ZERO
     session: str | None = None
-    interpolated: bool | None = None
+    interpolated: WireBool | None = None
 
 
 class OptionSeries(WireModel):
@@ -158,12 +155,12 @@ class OptionSeries(WireModel):
     symbol: str | None = None
     interval: str | None = None
     bounds: str | None = None
-    bars: Annotated[list[OptionBar], NULL_AS_EMPTY]
+    bars: NullableList[OptionBar]
 
 
 class OptionHistoricals(WireModel):
-    results: Annotated[list[OptionSeries], NULL_AS_EMPTY]
-    not_found: Annotated[list[str], NULL_AS_EMPTY] = Field(default_factory=list)
+    results: NullableList[OptionSeries]
+    not_found: NullableList[str] = Field(default_factory=list)
 
 
 class OptionPosition(WireModel):
@@ -186,7 +183,7 @@ class OptionPosition(WireModel):
 
 
 class OptionPositionsPage(WireModel):
-    positions: Annotated[list[OptionPosition], NULL_AS_EMPTY]
+    positions: NullableList[OptionPosition]
     next: NextCursor = None
 
 
@@ -208,7 +205,7 @@ class OptionOrderLeg(WireModel):
     expiration_date: date
     strike_price: Money = ZERO
     option_type: str
-    executions: Annotated[list[OptionExecution], NULL_AS_EMPTY] = Field(default_factory=list)
+    executions: NullableList[OptionExecution] = Field(default_factory=list)
 
 
 class OptionOrder(WireModel):
@@ -216,7 +213,7 @@ class OptionOrder(WireModel):
     ref_id: str | None = None
     chain_id: str
     chain_symbol: str
-    state: State
+    state: OrderStateText
     type: str
     trigger: str | None = None
     direction: OptionDirection
@@ -238,8 +235,8 @@ class OptionOrder(WireModel):
     updated_at: OptionalTime = None
     last_transaction_at: OptionalTime = None
     reject_reason: str | None = None
-    is_replaceable: bool | None = None
-    legs: Annotated[list[OptionOrderLeg], NULL_AS_EMPTY]
+    is_replaceable: WireBool | None = None
+    legs: NullableList[OptionOrderLeg]
 
     @property
     def is_terminal(self) -> bool:
@@ -248,7 +245,7 @@ class OptionOrder(WireModel):
 
 
 class OptionOrdersPage(WireModel):
-    orders: Annotated[list[OptionOrder], NULL_AS_EMPTY]
+    orders: NullableList[OptionOrder]
     next: NextCursor = None
 
 

@@ -13,19 +13,19 @@ Rules (reference README "Other families" and the captured schema), each refusal 
   ``stop_price`` required for the stop types and refused otherwise; market and stop types
   take one leg only (→ ``type``); every amount > 0.
 
-``ref_id`` is the idempotency key, a fresh UUID unless given; review sends the terms
-without it.
+``ref_id`` is the idempotency key (see ``OrderRequest``); review sends the terms without it.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
-from uuid import UUID, uuid4
 
-from pydantic import Field, PlainSerializer, field_serializer, model_validator
+from pydantic import Field, PlainSerializer, model_validator
 
+from ordergate.client._decimals import PositiveDecimal, WholeNumber
+from ordergate.client._fields import refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.equity._wire import PositiveDecimal, WholeNumber, refuse
+from ordergate.client._order_requests import OrderRequest, check_prices
 from ordergate.core import (
     MarketHours,
     OptionDirection,
@@ -49,7 +49,7 @@ class OptionLegRequest(RequestModel):
     ratio_quantity: WholeNumber = 1
 
 
-class OptionOrderRequest(RequestModel):
+class OptionOrderRequest(OrderRequest):
     account_number: str = Field(min_length=1)
     legs: tuple[OptionLegRequest, ...]
     quantity: WholeString
@@ -59,11 +59,6 @@ class OptionOrderRequest(RequestModel):
     stop_price: PositiveDecimal | None = None
     time_in_force: TimeInForce | None = None
     market_hours: MarketHours | None = None
-    ref_id: UUID = Field(default_factory=uuid4)
-
-    @field_serializer("ref_id")
-    def _ref_text(self, value: UUID) -> str:
-        return str(value)
 
     @property
     def order_type(self) -> OrderType:
@@ -104,17 +99,14 @@ class OptionOrderRequest(RequestModel):
         kind = self.order_type
         if kind is not OrderType.LIMIT and len(self.legs) > 1:
             raise refuse("type", "orders of 2 or more legs must be limit orders", str(kind))
-        for field, needed, value in (
-            ("price", kind.needs_limit_price, self.price),
-            ("stop_price", kind.needs_stop_price, self.stop_price),
-        ):
-            if needed and value is None:
-                raise refuse(field, f"{field} is required for {kind} orders")
-            if not needed and value is not None:
-                raise refuse(field, f"{field} does not apply to {kind} orders", str(value))
+        check_prices(
+            kind,
+            (
+                ("price", kind.needs_limit_price, self.price),
+                ("stop_price", kind.needs_stop_price, self.stop_price),
+            ),
+        )
 
     def review_arguments(self) -> dict[str, Any]:
         """The arguments of ``review_option_order``: the terms, without ``ref_id``."""
-        arguments = self.arguments()
-        del arguments["ref_id"]
-        return arguments
+        return self.terms()

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import Field
 
-from ordergate.client._models import Money, OptionalMoney, WireModel
-from ordergate.client.equity._wire import NULL_AS_EMPTY
+from ordergate.client._decimals import Money, OptionalMoney
+from ordergate.client._fields import NullableList, WireBool
+from ordergate.client._models import WireModel
 from ordergate.client.options._models import OptionQuote
 from ordergate.core import ZERO, OptionDirection, OptionPositionEffect, Side
 
@@ -48,14 +49,14 @@ class OptionFees(WireModel):
     contract_fee: FeeLine | None = None
     exchange_fee: FeeLine | None = None
     cat_fee: FeeLine | None = None
-    is_gold: bool | None = None
+    is_gold: WireBool | None = None
     total_fee: Money = ZERO
 
 
 class CashCollateral(WireModel):
     amount: OptionalMoney = None
     direction: str | None = None
-    infinite: bool | None = None
+    infinite: WireBool | None = None
 
 
 class EquityCollateral(WireModel):
@@ -71,7 +72,7 @@ class Collateral(WireModel):
 
     account_number: str | None = None
     cash: CashCollateral | None = None
-    equities: Annotated[list[EquityCollateral], NULL_AS_EMPTY] = Field(default_factory=list)
+    equities: NullableList[EquityCollateral] = Field(default_factory=list)
 
 
 class OptionReview(WireModel):
@@ -85,10 +86,10 @@ class OptionReview(WireModel):
     stop_price: OptionalMoney = None
     time_in_force: str | None = None
     market_hours: str | None = None
-    legs: Annotated[list[ReviewedLeg], NULL_AS_EMPTY]
+    legs: NullableList[ReviewedLeg]
     order_checks: OptionOrderChecks
-    option_quotes: Annotated[list[OptionQuote], NULL_AS_EMPTY]
+    option_quotes: NullableList[OptionQuote]
     fees: OptionFees | None = None
     collateral: Collateral | None = None
-    customer_approval_required: bool | None = None
+    customer_approval_required: WireBool | None = None
     customer_approval_required_reason: str | None = None

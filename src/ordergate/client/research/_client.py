@@ -8,9 +8,9 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from ordergate.client._caller import Caller
+from ordergate.client._fields import name_list
 from ordergate.client._models import parse_model
 from ordergate.client._pages import MAX_PAGES, walk_pages
-from ordergate.client.market._common import name_list
 from ordergate.client.market._enums import Bounds, Interval
 from ordergate.client.research._models import (
     AnalystRatingsResults,

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BeforeValidator, Field
+from pydantic import Field
 
+from ordergate.client._decimals import DecimalText, OptionalMoney
 from ordergate.client._errors import ResponseParseError
-from ordergate.client._models import OptionalMoney, WireModel
-from ordergate.client.market._common import NextCursor, NullableList
-from ordergate.core import DecimalFieldError, parse_decimal, to_wire
+from ordergate.client._fields import NextCursor, NullableList, WireBool
+from ordergate.client._models import WireModel
+from ordergate.core import DecimalFieldError, parse_decimal
 
 __all__ = [
     "AnalystRatings",
@@ -156,7 +157,7 @@ class EarningsFigure(WireModel):
 class EarningsReport(WireModel):
     date: dt.date | None = None
     timing: str | None = None
-    verified: bool | None = None
+    verified: WireBool | None = None
 
 
 class EarningsCall(WireModel):
@@ -320,7 +321,7 @@ class SecFilingRecord(WireModel):
     filed_at: dt.datetime | None = None
     period_of_report: dt.date | None = None
     description: str | None = None
-    has_xbrl: bool | None = None
+    has_xbrl: WireBool | None = None
     sections: NullableList[str] = Field(default_factory=list)
     url: str | None = None
 
@@ -354,22 +355,13 @@ class SecFiling(WireModel):
     section: FilingSectionText | None = None
 
 
-def _fact_text(value: object) -> object:
-    # A numeric fact may come as a JSON number; keep every value as its text.
-    if isinstance(value, Decimal):
-        return to_wire(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return value
-
-
 class XbrlFact(WireModel):
     """One XBRL fact. ``value`` is text (a name, a form type or a number); facts with a
     ``unit`` are numbers, read with ``amount``."""
 
     concept: str
     label: str | None = None
-    value: Annotated[str | None, BeforeValidator(_fact_text)] = None
+    value: DecimalText | None = None
     unit: str | None = None
     period_start: dt.date | None = None
     period_end: dt.date | None = None

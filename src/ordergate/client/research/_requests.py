@@ -7,12 +7,12 @@ through as given: the venue refuses what it does not serve, naming the argument.
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import model_validator
 
+from ordergate.client._decimals import IntegralNumber
+from ordergate.client._fields import Instant, StrictInt, refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.market._common import Instant, IntegralNumber, refuse
 from ordergate.client.market._enums import Bounds, Interval
 
 __all__ = [
@@ -27,8 +27,6 @@ __all__ = [
     "TechnicalIndicatorsRequest",
 ]
 
-Integer = Annotated[int, Field(strict=True)]
-
 
 class FundamentalsRequest(RequestModel):
     symbols: list[str]
@@ -38,18 +36,18 @@ class FundamentalsRequest(RequestModel):
 class FinancialsRequest(RequestModel):
     symbols: list[str]
     period: str | None = None
-    limit: Integer | None = None
+    limit: StrictInt | None = None
 
 
 class NewsRequest(RequestModel):
     symbol: str
-    limit: Integer | None = None
+    limit: StrictInt | None = None
     cursor: str | None = None
 
 
 class EarningsCalendarRequest(RequestModel):
     start_date: date | None = None
-    days: Integer | None = None
+    days: StrictInt | None = None
     filter: str | None = None
 
 
@@ -71,10 +69,10 @@ class TechnicalIndicatorsRequest(RequestModel):
     method: str | None = None
     output: str | None = None
     adjustment_type: str | None = None
-    period: Integer | None = None
-    fast_period: Integer | None = None
-    slow_period: Integer | None = None
-    signal_period: Integer | None = None
+    period: StrictInt | None = None
+    fast_period: StrictInt | None = None
+    slow_period: StrictInt | None = None
+    signal_period: StrictInt | None = None
     num_std: IntegralNumber | None = None
     multiplier: IntegralNumber | None = None
 
@@ -114,4 +112,4 @@ class FactsCatalogRequest(RequestModel):
     filing_id: str
     concept_contains: str | None = None
     axis_name_in: list[str] | None = None
-    offset: Integer | None = None
+    offset: StrictInt | None = None

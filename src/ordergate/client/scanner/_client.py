@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ordergate.client._caller import Caller
-from ordergate.client._errors import ResponseParseError
-from ordergate.client._models import parse_model
-from ordergate.client.market._common import data_object
+from ordergate.client._models import parse_list, parse_member, parse_model
 from ordergate.client.scanner._enums import SortDirection
 from ordergate.client.scanner._models import Datapoints, FilterSpecs, Scan, ScanResults
 from ordergate.client.scanner._requests import (
@@ -32,10 +29,6 @@ TOOL_UPDATE_FILTERS = "update_scan_filters"
 TOOL_UPDATE_CONFIG = "update_scan_config"
 
 
-def _scan(data: Any, *, tool: str) -> Scan:
-    return parse_model(Scan, data_object(data, tool=tool).get("scan"), tool=tool)
-
-
 class ScannerClient:
     """Typed scanner tools. Every method raises a ``ToolError`` subclass on failure
     (``BusinessError`` for a venue refusal such as an unknown datapoint or scan,
@@ -57,12 +50,8 @@ class ScannerClient:
 
     async def scans(self) -> list[Scan]:
         """The user's saved scans (``get_scans``)."""
-        rows = data_object(await self._caller.call(TOOL_SCANS, {}), tool=TOOL_SCANS).get("scans")
-        if rows is None:
-            return []
-        if not isinstance(rows, list):
-            raise ResponseParseError("scans: expected a list", tool=TOOL_SCANS, field="scans")
-        return [parse_model(Scan, row, tool=TOOL_SCANS) for row in rows]
+        data = await self._caller.call(TOOL_SCANS, {})
+        return parse_list(Scan, data, "scans", tool=TOOL_SCANS)
 
     async def create(
         self,
@@ -85,7 +74,7 @@ class ScannerClient:
             }
         )
         data = await self._caller.call(TOOL_CREATE, request.arguments())
-        return _scan(data, tool=TOOL_CREATE)
+        return parse_member(Scan, data, "scan", tool=TOOL_CREATE)
 
     async def preview(
         self, filters: Sequence[ScanFilter], *, columns: Sequence[ScanColumn] | None = None
@@ -104,7 +93,7 @@ class ScannerClient:
         """Replace a saved scan's filters (``update_scan_filters``)."""
         request = UpdateScanFiltersRequest.model_validate({"scan_id": scan_id, "filters": filters})
         data = await self._caller.call(TOOL_UPDATE_FILTERS, request.arguments())
-        return _scan(data, tool=TOOL_UPDATE_FILTERS)
+        return parse_member(Scan, data, "scan", tool=TOOL_UPDATE_FILTERS)
 
     async def update_config(
         self,
@@ -124,4 +113,4 @@ class ScannerClient:
             }
         )
         data = await self._caller.call(TOOL_UPDATE_CONFIG, request.arguments())
-        return _scan(data, tool=TOOL_UPDATE_CONFIG)
+        return parse_member(Scan, data, "scan", tool=TOOL_UPDATE_CONFIG)

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import Field
 
 from ordergate.client._errors import ResponseParseError
+from ordergate.client._fields import NullableList
 from ordergate.client._models import WireModel
-from ordergate.client.market._common import NullableList
 from ordergate.core import DecimalFieldError, parse_decimal
 
 __all__ = [

@@ -15,15 +15,12 @@ Cross-field rules (each refusal a ``ValidationError`` located at the field):
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Annotated
+from pydantic import StrictBool, model_validator
 
-from pydantic import BeforeValidator, StrictBool, model_validator
-
+from ordergate.client._decimals import DecimalText
+from ordergate.client._fields import Int32, refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.market._common import Int32, refuse
 from ordergate.client.scanner._enums import SortDirection
-from ordergate.core import to_wire
 
 __all__ = [
     "CreateScanRequest",
@@ -35,21 +32,9 @@ __all__ = [
 ]
 
 
-def _value_text(value: object) -> object:
-    # A range bound may be given as a Decimal (or int); the wire takes its decimal text.
-    if isinstance(value, Decimal):
-        return to_wire(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return value
-
-
-FilterValue = Annotated[str, BeforeValidator(_value_text)]
-
-
 class ScanFilter(RequestModel):
     predicate: str
-    values: list[FilterValue]
+    values: list[DecimalText]
     filter_type: str | None = None
     expression: str | None = None
     display_title: str | None = None

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ordergate.client._caller import Caller
-from ordergate.client._errors import ResponseParseError
-from ordergate.client._models import parse_model
-from ordergate.client.market._common import data_object
+from ordergate.client._models import parse_list, parse_member, parse_model
 from ordergate.client.watchlists._enums import PositionType
 from ordergate.client.watchlists._models import (
     OptionWatchItem,
@@ -42,23 +39,6 @@ TOOL_ADD_OPTION = "add_option_to_watchlist"
 TOOL_REMOVE_OPTION = "remove_option_from_watchlist"
 
 
-def _rows(data: Any, key: str, *, tool: str) -> list[Any]:
-    rows = data_object(data, tool=tool).get(key)
-    if rows is None:
-        return []
-    if not isinstance(rows, list):
-        raise ResponseParseError(f"{key}: expected a list", tool=tool, field=key)
-    return rows
-
-
-def _watchlists(data: Any, *, tool: str) -> list[Watchlist]:
-    return [parse_model(Watchlist, row, tool=tool) for row in _rows(data, "watchlists", tool=tool)]
-
-
-def _watchlist(data: Any, *, tool: str) -> Watchlist:
-    return parse_model(Watchlist, data_object(data, tool=tool).get("watchlist"), tool=tool)
-
-
 class WatchlistsClient:
     """Typed watchlist tools. Every method raises a ``ToolError`` subclass on failure
     (``BusinessError`` for a venue refusal: ``NOT_FOUND`` for an unknown list,
@@ -72,7 +52,7 @@ class WatchlistsClient:
     async def lists(self) -> list[Watchlist]:
         """The user's lists and the curated lists they follow (``get_watchlists``)."""
         data = await self._caller.call(TOOL_LISTS, {})
-        return _watchlists(data, tool=TOOL_LISTS)
+        return parse_list(Watchlist, data, "watchlists", tool=TOOL_LISTS)
 
     async def items(self, list_id: str) -> WatchlistContents:
         """One list's items with prices (``get_watchlist_items``)."""
@@ -82,15 +62,12 @@ class WatchlistsClient:
     async def option_list(self) -> list[OptionWatchItem]:
         """The watched option contracts (``get_option_watchlist``)."""
         data = await self._caller.call(TOOL_OPTION_LIST, {})
-        return [
-            parse_model(OptionWatchItem, row, tool=TOOL_OPTION_LIST)
-            for row in _rows(data, "items", tool=TOOL_OPTION_LIST)
-        ]
+        return parse_list(OptionWatchItem, data, "items", tool=TOOL_OPTION_LIST)
 
     async def popular(self) -> list[Watchlist]:
         """Robinhood's curated lists (``get_popular_watchlists``)."""
         data = await self._caller.call(TOOL_POPULAR, {})
-        return _watchlists(data, tool=TOOL_POPULAR)
+        return parse_list(Watchlist, data, "watchlists", tool=TOOL_POPULAR)
 
     async def create(
         self,
@@ -108,7 +85,7 @@ class WatchlistsClient:
             }
         )
         data = await self._caller.call(TOOL_CREATE, request.arguments())
-        return _watchlist(data, tool=TOOL_CREATE)
+        return parse_member(Watchlist, data, "watchlist", tool=TOOL_CREATE)
 
     async def update(
         self,
@@ -128,17 +105,17 @@ class WatchlistsClient:
             }
         )
         data = await self._caller.call(TOOL_UPDATE, request.arguments())
-        return _watchlist(data, tool=TOOL_UPDATE)
+        return parse_member(Watchlist, data, "watchlist", tool=TOOL_UPDATE)
 
     async def follow(self, list_id: str) -> Watchlist:
         """Follow a curated list (``follow_watchlist``)."""
         data = await self._caller.call(TOOL_FOLLOW, {"list_id": list_id})
-        return _watchlist(data, tool=TOOL_FOLLOW)
+        return parse_member(Watchlist, data, "watchlist", tool=TOOL_FOLLOW)
 
     async def unfollow(self, list_id: str) -> Watchlist:
         """Stop following a curated list (``unfollow_watchlist``)."""
         data = await self._caller.call(TOOL_UNFOLLOW, {"list_id": list_id})
-        return _watchlist(data, tool=TOOL_UNFOLLOW)
+        return parse_member(Watchlist, data, "watchlist", tool=TOOL_UNFOLLOW)
 
     async def add(
         self,

@@ -10,8 +10,9 @@ import datetime as dt
 
 from pydantic import Field
 
-from ordergate.client._models import OptionalMoney, WireModel
-from ordergate.client.market._common import NullableList
+from ordergate.client._decimals import OptionalMoney
+from ordergate.client._fields import NullableList, WireBool
+from ordergate.client._models import WireModel
 
 __all__ = [
     "OptionWatchItem",
@@ -34,7 +35,7 @@ class Watchlist(WireModel):
     display_description: str | None = None
     icon_emoji: str | None = None
     owner_type: str | None = None
-    following: bool | None = None
+    following: WireBool | None = None
     item_count: int | None = None
     created_at: dt.datetime | None = None
     updated_at: dt.datetime | None = None

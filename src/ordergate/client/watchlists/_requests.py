@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
+from ordergate.client._fields import refuse
 from ordergate.client._models import RequestModel
-from ordergate.client.market._common import refuse
 from ordergate.client.watchlists._enums import PositionType
 
 __all__ = [

@@ -1,34 +1,43 @@
-"""What the order-writing tools answer: an order or an approval to wait for; a cancel ack.
+"""What the order-writing tools answer, shared by equity, options and crypto.
 
-``PlaceResult`` makes the two outcomes explicit: exactly one of ``order`` and ``approval`` is
-set, and ``ref_id`` is the idempotency key that was sent, so a retry after a
-``TransportError`` can send the very same one. Shared by equity, options and crypto.
+``PlaceResult`` makes a placement's two outcomes explicit: exactly one of ``order`` and
+``approval`` is set, and ``ref_id`` is the idempotency key that was sent, so a retry after
+a ``TransportError`` can send the very same one. An ``Approval`` is an order waiting for the
+account holder in the Robinhood app; ``Amount`` is the wire's money object. A cancel answer
+must say ``accepted: true``, and an order read back by id must be there exactly once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PlainValidator
 
+from ordergate.client._decimals import Money, OptionalMoney
 from ordergate.client._errors import BusinessError, ResponseParseError
-from ordergate.client._models import Money, OptionalMoney, WireModel, parse_model
-from ordergate.client.equity._wire import NULL_AS_EMPTY, OptionalTime
-from ordergate.core import ZERO
+from ordergate.client._fields import NullableList, OptionalTime, WireBool, known_or_text
+from ordergate.client._models import WireModel, parse_model
+from ordergate.core import ZERO, OrderState
 
 __all__ = [
     "Amount",
     "Approval",
     "ApprovalLeg",
+    "OrderStateText",
     "PlaceResult",
     "ProposedOrder",
     "check_cancel_accepted",
     "parse_place_result",
+    "single_order",
 ]
 
 OrderT = TypeVar("OrderT", bound=BaseModel)
+
+OrderStateText = Annotated[OrderState | str, PlainValidator(known_or_text(OrderState))]
+"""An equity or option order's state: the ``OrderState`` when known, else the wire text."""
 
 # States in which a venue has refused an order outright at placement.
 _REFUSED_STATES = frozenset({"rejected", "failed"})
@@ -52,7 +61,7 @@ class ApprovalLeg(WireModel):
     limit_price: Amount | None = None
     stop_price: Amount | None = None
     time_in_force: str | None = None
-    is_primary: bool = False
+    is_primary: WireBool = False
 
 
 class ProposedOrder(WireModel):
@@ -76,7 +85,7 @@ class ProposedOrder(WireModel):
     expiration_date: date | None = None
     option_type: str | None = None
     position_effect: str | None = None
-    sub_orders: Annotated[list[ApprovalLeg], NULL_AS_EMPTY] = Field(default_factory=list)
+    sub_orders: NullableList[ApprovalLeg] = Field(default_factory=list)
 
 
 class Approval(WireModel):
@@ -86,7 +95,7 @@ class Approval(WireModel):
     account_number: str
     asset_class: str
     state: str
-    is_edited: bool
+    is_edited: WireBool
     rationale: str | None = None
     proposed_order: ProposedOrder | None = None
     actual_order: ProposedOrder | None = None
@@ -148,3 +157,24 @@ def check_cancel_accepted(data: Any, *, tool: str) -> None:
         raise ResponseParseError("accepted: expected a boolean", tool=tool, field="accepted")
     if not accepted:
         raise BusinessError("the venue did not accept the cancel", tool=tool, code="CANCEL_REFUSED")
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+IdT = TypeVar("IdT", bound=_HasId)
+
+
+def single_order(orders: Sequence[IdT], order_id: str, *, tool: str) -> IdT:
+    """The one order of a listing filtered by ``order_id``; ``ResponseParseError`` when the
+    listing does not hold exactly it."""
+    found = [order for order in orders if order.id == order_id]
+    if len(found) != 1:
+        raise ResponseParseError(
+            f"expected order {order_id} once, found it {len(found)} times",
+            tool=tool,
+            field="orders",
+        )
+    return found[0]
