@@ -26,7 +26,7 @@ SURFACE = {
     "ordergate.client": {
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "ResponseParseError", "Robinhood",
-        "RpcError", "TokenSet", "ToolError", "TransportError", "connect", "login", "ordergate_home",
+        "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError", "connect", "login", "ordergate_home",
         "read_token_file", "write_token_file",
     },
     "ordergate.client.accounts": {

@@ -21,6 +21,8 @@ from ordergate.client import (
     BusinessError,
     Config,
     LoginRequired,
+    ResponseParseError,
+    Robinhood,
     TokenSet,
     connect,
     read_token_file,
@@ -444,3 +446,77 @@ def test_token_auth_refuses_a_synchronous_client() -> None:
     assert "x" not in repr(auth)
     with httpx2.Client(auth=auth) as client, pytest.raises(TypeError):
         client.get("http://127.0.0.1:9/")
+
+
+# -- listing tools ---------------------------------------------------------------------------
+
+
+async def test_list_tools_drains_every_page_and_names_the_server(
+    sandbox: VenueClient, config: Config
+) -> None:
+    write_minted(sandbox, config.token_file, expires_at=None)
+    with anyio.fail_after(BOUND_S):
+        async with connect(config) as rh:
+            tools = await rh.list_tools()
+            assert rh.server is not None
+            assert (rh.server.name, rh.server.version) == ("robinhood-trading", "1.7.0")
+    names = [tool["name"] for tool in tools]
+    assert len(names) == len(set(names)) == 82
+
+
+async def test_list_tools_works_without_a_session_too(tmp_path: Path) -> None:
+    with wrapped_venue(Recorder) as (venue, _recorder):
+        config = Config(url=venue.mcp_url, token_file=tmp_path / "t.json")
+        write_minted(venue, config.token_file, expires_at=None)
+        venue.faults(http_errors=1)
+        with anyio.fail_after(BOUND_S):
+            async with connect(config) as rh:
+                assert rh.server is None
+                assert len(await rh.list_tools()) == 82
+
+
+class _Pages:
+    """A caller whose ``tools/list`` answers are scripted."""
+
+    def __init__(self, *pages: object) -> None:
+        self._pages = list(pages)
+
+    async def call(self, name: str, arguments: Any) -> Any:
+        raise AssertionError("not used")
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        return self._pages.pop(0) if self._pages else {"tools": [], "nextCursor": "again"}
+
+
+@pytest.mark.parametrize(
+    "pages",
+    [
+        ({"tools": "nope"},),
+        ({"tools": [{"name": "a"}], "nextCursor": "c1"}, {"tools": [], "nextCursor": "c1"}),
+        ({"tools": [], "nextCursor": 5},),
+    ],
+    ids=["malformed-page", "repeated-cursor", "bad-cursor"],
+)
+async def test_a_listing_that_misbehaves_is_a_parse_error(pages: tuple[object, ...]) -> None:
+    with pytest.raises(ResponseParseError):
+        await Robinhood(_Pages(*pages)).list_tools()
+
+
+async def test_a_listing_that_never_ends_stops_at_its_bound() -> None:
+    counter = iter(range(1000))
+
+    class Endless(_Pages):
+        async def request(self, method: str, params: Any = None) -> Any:
+            return {"tools": [], "nextCursor": f"c{next(counter)}"}
+
+    with pytest.raises(ResponseParseError):
+        await Robinhood(Endless()).list_tools()
+
+
+async def test_a_caller_without_request_cannot_list_tools() -> None:
+    class CallOnly:
+        async def call(self, name: str, arguments: Any) -> Any:
+            return {}
+
+    with pytest.raises(TypeError):
+        await Robinhood(CallOnly()).list_tools()

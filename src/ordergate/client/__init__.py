@@ -25,7 +25,7 @@ from ordergate.client._errors import (
 )
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._login import ENV_ACCESS_TOKEN, ENV_REFRESH_TOKEN, login
-from ordergate.client._robinhood import Robinhood
+from ordergate.client._robinhood import Robinhood, ServerInfo
 from ordergate.client._session import connect
 from ordergate.client._tokens import TokenSet, read_token_file, write_token_file
 
@@ -42,6 +42,7 @@ __all__ = [
     "ResponseParseError",
     "Robinhood",
     "RpcError",
+    "ServerInfo",
     "TokenSet",
     "ToolError",
     "TransportError",

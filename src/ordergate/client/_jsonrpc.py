@@ -15,7 +15,7 @@ from typing import Any
 import httpx2
 
 from ordergate.client._envelope import decode_body, unwrap_result
-from ordergate.client._errors import HTTPStatusError, TransportError
+from ordergate.client._errors import HTTPStatusError, ResponseParseError, TransportError
 
 __all__ = ["ACCEPT", "JsonRpcCaller"]
 
@@ -48,18 +48,28 @@ class JsonRpcCaller:
         return headers
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        message = {
-            "jsonrpc": "2.0",
-            "id": next(self._ids),
-            "method": "tools/call",
-            "params": {"name": name, "arguments": dict(arguments)},
-        }
+        message = await self._post(
+            "tools/call", {"name": name, "arguments": dict(arguments)}, label=name
+        )
+        return unwrap_result(message, tool=name)
+
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
+        """Any other JSON-RPC request (``tools/list`` …); its ``result``, or a ``ToolError``."""
+        message = await self._post(method, dict(params or {}), label=method)
+        if "error" in message:
+            unwrap_result(message, tool=method)  # raises the RpcError
+        if "result" not in message:
+            raise ResponseParseError("the answer has no result", tool=method)
+        return message["result"]
+
+    async def _post(self, method: str, params: dict[str, Any], *, label: str) -> dict[str, Any]:
+        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
         body = json.dumps(message, separators=(",", ":"), default=_default).encode()
         try:
             response = await self._http.post(self._url, content=body, headers=self._headers())
         except httpx2.TransportError as error:
             raise TransportError(
-                f"no answer from the venue ({type(error).__name__})", tool=name
+                f"no answer from the venue ({type(error).__name__})", tool=label
             ) from None
         session_id = response.headers.get("mcp-session-id")
         if session_id:
@@ -67,11 +77,11 @@ class JsonRpcCaller:
         if response.status_code >= 300:
             raise HTTPStatusError(
                 f"the venue answered HTTP {response.status_code}",
-                tool=name,
+                tool=label,
                 status=response.status_code,
             )
         content_type = response.headers.get("content-type", "")
-        return unwrap_result(decode_body(response.content, content_type, tool=name), tool=name)
+        return decode_body(response.content, content_type, tool=label)
 
 
 def _default(value: object) -> str:

@@ -31,7 +31,7 @@ from ordergate.client._auth import TokenAuth
 from ordergate.client._config import Config
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._refresh import Refresher
-from ordergate.client._robinhood import Robinhood
+from ordergate.client._robinhood import Robinhood, ServerInfo
 from ordergate.client._tokens import read_token_file
 from ordergate.core import Clock, RealtimeClock, ToolError
 
@@ -48,6 +48,8 @@ _INITIALIZED = b'"notifications/initialized"'
 class _Session:
     session_id: str | None
     protocol_version: str
+    server_name: str
+    server_version: str
 
 
 class _HandshakeWatch:
@@ -101,8 +103,9 @@ async def connect(
                 session_id=session.session_id if session else None,
                 protocol_version=session.protocol_version if session else None,
             )
+            server = ServerInfo(session.server_name, session.server_version) if session else None
             try:
-                yield Robinhood(caller)
+                yield Robinhood(caller, server=server)
             finally:
                 await _end_session(http, config.url, session)
 
@@ -132,7 +135,12 @@ async def _handshake(
             "no MCP session (%s); calling tools by plain JSON-RPC POST", _describe(error)
         )
         return None
-    return _Session(session_id=watch.session_id, protocol_version=result.protocol_version)
+    return _Session(
+        session_id=watch.session_id,
+        protocol_version=result.protocol_version,
+        server_name=result.server_info.name,
+        server_version=result.server_info.version,
+    )
 
 
 def _describe(error: BaseException) -> str:
