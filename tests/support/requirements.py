@@ -48,4 +48,14 @@ REQUIREMENTS: dict[str, str] = {
     "client.requests.reject-inapplicable-fields": "issue 3 §3: cross-field rules, named field",
     "client.decimal-rules": "issue 3 §3: amounts by the Decimal rules; unparseable names the field",
     "client.coverage.every-tool-typed": "issue 3 §3: every reference tool has a typed method",
+    # Tool discovery (issue 4 §3): capabilities, mapping, validation, crypto readiness
+    "discovery.capabilities.by-name-and-schema": "issue 4 §3: resolved by name words + schema",
+    "discovery.mapping.unmapped-required-fails": "issue 4 §3: unmapped required field raises",
+    "discovery.validate.names-field": "issue 4 §3: local 2020-12 validation names the field",
+    "discovery.readiness.exit-codes": "issue 4 §3: readiness exits 10 appeared, 11 disappeared",
+    # Tool discovery (issue 4 §1–2): snapshots and drift
+    "discovery.snapshot.sanity": "issue 4 §1: count > 0, names, object input schemas; else exit 2",
+    "discovery.snapshot.no-token": "issue 4 §1, DESIGN.md invariants: never a token in a snapshot",
+    "discovery.drift.classes": "issue 4 §2: every change classed breaking, additive or cosmetic",
+    "discovery.drift.exit-codes": "issue 4 §2: drift exits 0 none, 1 drift (--fail-on breaking)",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ordergate.bench._client import run_client_bench
+from ordergate.bench._discovery import run_discovery_bench
 from ordergate.bench._sandbox import run_sandbox_bench
 from ordergate.bench._stats import Summary
 
@@ -12,7 +13,11 @@ __all__ = ["BENCHES", "run_bench"]
 
 Bench = Callable[..., None]
 
-BENCHES: dict[str, Bench] = {"sandbox": run_sandbox_bench, "client": run_client_bench}
+BENCHES: dict[str, Bench] = {
+    "sandbox": run_sandbox_bench,
+    "client": run_client_bench,
+    "discovery": run_discovery_bench,
+}
 
 
 def run_bench(name: str, *, quick: bool, emit: Callable[[Summary], None]) -> None:

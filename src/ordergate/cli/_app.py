@@ -7,6 +7,7 @@ import typer
 from ordergate.cli._bench import bench
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._sandbox import sandbox_app
+from ordergate.cli._tools import tools_app
 
 __all__ = ["app", "main"]
 
@@ -18,6 +19,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(sandbox_app, name="sandbox")
+app.add_typer(tools_app, name="tools")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)
