@@ -9,8 +9,9 @@ import pytest
 SURFACE = {
     "ordergate": {"ConfigError", "DecimalFieldError", "OrdergateError", "ToolError", "__version__"},
     "ordergate.core": {
-        "ZERO", "AcceleratedClock", "Clock", "ClockMode", "ConfigError", "CryptoOrderState",
-        "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError", "MarketHours",
+        "ZERO", "AcceleratedClock", "Bounds", "Clock", "ClockMode", "ConfigError",
+        "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
+        "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "Secret", "Side", "SteppedClock", "TimeInForce",
         "ToolError", "make_clock", "optional_decimal", "parse_decimal", "required_decimal",

@@ -10,9 +10,11 @@ from ordergate.core._clock import (
     utc,
 )
 from ordergate.core._enums import (
+    Bounds,
     CryptoOrderState,
     CryptoOrderType,
     CryptoTimeInForce,
+    Interval,
     MarketHours,
     OptionDirection,
     OptionPositionEffect,
@@ -29,6 +31,7 @@ from ordergate.core._secret import Secret
 __all__ = [
     "ZERO",
     "AcceleratedClock",
+    "Bounds",
     "Clock",
     "ClockMode",
     "ConfigError",
@@ -36,6 +39,7 @@ __all__ = [
     "CryptoOrderType",
     "CryptoTimeInForce",
     "DecimalFieldError",
+    "Interval",
     "MarketHours",
     "OptionDirection",
     "OptionPositionEffect",

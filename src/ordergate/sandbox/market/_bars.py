@@ -26,9 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from decimal import Decimal
-from enum import StrEnum
 from typing import Protocol
 
+from ordergate.core import Bounds, Interval
 from ordergate.sandbox.market._calendar import NEW_YORK, NyseCalendar, Session, SessionSpan
 from ordergate.sandbox.market._errors import InvalidBounds, InvalidInterval
 from ordergate.sandbox.market._time import SECOND_US, from_us, to_us
@@ -46,33 +46,6 @@ __all__ = [
 
 MAX_BARS = 5000
 _DAY_US = 86_400 * SECOND_US
-
-
-class Interval(StrEnum):
-    """The width of one bar; values are the wire strings."""
-
-    SECOND_15 = "15second"
-    MINUTE_5 = "5minute"
-    MINUTE_10 = "10minute"
-    HOUR = "hour"
-    DAY = "day"
-    WEEK = "week"
-    MONTH = "month"
-    MONTH_3 = "3month"
-    YEAR = "year"
-    YEAR_5 = "5year"
-    YEAR_10 = "10year"
-    YEAR_50 = "50year"
-
-
-class Bounds(StrEnum):
-    """Which sessions' bars appear; values are the wire strings."""
-
-    REGULAR = "regular"
-    EXTENDED = "extended"
-    TRADING = "trading"
-    H24_5 = "24_5"
-    H24_7 = "24_7"
 
 
 _INTRADAY_US = {
