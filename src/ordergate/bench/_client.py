@@ -14,7 +14,6 @@ ways, each over a pooled ``httpx2.AsyncClient`` with its own MCP session:
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -25,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import httpx2
 
-from ordergate.bench._process import free_port, server_process
+from ordergate.bench._process import free_port, venue_process
 from ordergate.bench._stats import Summary, summarise
 
 if TYPE_CHECKING:
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
 
 __all__ = ["run_client_bench"]
 
-_START = "2026-12-01T15:00:00Z"
 _ACCEPT = "application/json, text/event-stream"
 _ARGUMENTS = {"symbols": ["AAPL"]}
 _PROTOCOL = "2025-11-25"
@@ -48,12 +46,8 @@ SIZES = {"quick": (3, 300, 100), "full": (6, 1500, 300)}
 def run_client_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     rounds, per_round, warmup = SIZES["quick" if quick else "full"]
     port = free_port()
-    venue_cmd = [
-        sys.executable, "-m", "ordergate", "sandbox", "serve", "--port", str(port),
-        "--clock", "stepped", "--start", _START, "--seed", "7",
-    ]  # fmt: skip
     with (
-        server_process(venue_cmd, ready_marker="Press Ctrl+C"),
+        venue_process(port),
         tempfile.TemporaryDirectory() as home,
     ):
         # Everything, reporting included, inside the run: on CPython 3.11 the frame calling

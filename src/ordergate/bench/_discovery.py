@@ -18,7 +18,6 @@ measured in the same run, in alternating rounds:
 from __future__ import annotations
 
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -29,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import httpx2
 
-from ordergate.bench._process import free_port, server_process
+from ordergate.bench._process import free_port, venue_process
 from ordergate.bench._stats import Summary, summarise
 
 if TYPE_CHECKING:
@@ -37,7 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SIZES", "raw_drain", "run_discovery_bench", "synthetic_pair"]
 
-_START = "2026-12-01T15:00:00Z"
 _ACCEPT = "application/json, text/event-stream"
 _PROTOCOL = "2025-11-25"
 
@@ -48,12 +46,8 @@ SIZES = {"quick": (3, 10, 100), "full": (5, 40, 500)}
 def run_discovery_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     sizes = SIZES["quick" if quick else "full"]
     port = free_port()
-    venue_cmd = [
-        sys.executable, "-m", "ordergate", "sandbox", "serve", "--port", str(port),
-        "--clock", "stepped", "--start", _START, "--seed", "7",
-    ]  # fmt: skip
     with (
-        server_process(venue_cmd, ready_marker="Press Ctrl+C"),
+        venue_process(port),
         tempfile.TemporaryDirectory() as home,
     ):
         # Everything, reporting included, inside the run: on CPython 3.11 the frame calling

@@ -6,11 +6,12 @@ import os
 import selectors
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-__all__ = ["free_port", "server_process"]
+__all__ = ["VENUE_START", "free_port", "server_process", "venue_process"]
 
 
 def free_port() -> int:
@@ -18,6 +19,21 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+# The venue under measurement: a stepped clock inside a regular session, a fixed seed.
+VENUE_START = "2026-12-01T15:00:00Z"
+
+
+@contextmanager
+def venue_process(port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """``ordergate sandbox serve`` on ``port`` in its own process, until the block ends."""
+    command = [
+        sys.executable, "-m", "ordergate", "sandbox", "serve", "--port", str(port),
+        "--clock", "stepped", "--start", VENUE_START, "--seed", "7",
+    ]  # fmt: skip
+    with server_process(command, ready_marker="Press Ctrl+C") as process:
+        yield process
 
 
 @contextmanager

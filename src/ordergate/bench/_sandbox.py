@@ -15,12 +15,11 @@ from typing import Any
 
 import httpx2
 
-from ordergate.bench._process import free_port, server_process
+from ordergate.bench._process import free_port, server_process, venue_process
 from ordergate.bench._stats import Summary, summarise
 
 __all__ = ["run_sandbox_bench"]
 
-_START = "2026-12-01T15:00:00Z"
 _HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
@@ -73,13 +72,9 @@ def run_sandbox_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     bare_port, venue_port = free_port(), free_port()
     python = sys.executable
     bare_cmd = [python, "-m", "ordergate.bench._bare", str(bare_port)]
-    venue_cmd = [
-        python, "-m", "ordergate", "sandbox", "serve", "--port", str(venue_port),
-        "--clock", "stepped", "--start", _START, "--seed", "7",
-    ]  # fmt: skip
     with (
         server_process(bare_cmd, ready_marker="Uvicorn running"),
-        server_process(venue_cmd, ready_marker="Press Ctrl+C"),
+        venue_process(venue_port),
         httpx2.Client(timeout=10.0) as client,
     ):
         venue = f"http://127.0.0.1:{venue_port}"
