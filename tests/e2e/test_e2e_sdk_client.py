@@ -13,12 +13,10 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
 from mcp_types import PaginatedRequestParams, Tool
-from oauth_testkit import parse_form, redirect_params
+from oauth_testkit import MemoryTokenStorage, parse_form, redirect_params
 from pydantic import AnyUrl
 from venue_testkit import running_venue
 
@@ -35,24 +33,6 @@ BOUND_S = 30
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-class _Storage:
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 class _Browser:
@@ -80,7 +60,7 @@ class _Browser:
         return self.result
 
 
-def _provider(mcp_url: str, storage: _Storage, browser: _Browser) -> OAuthClientProvider:
+def _provider(mcp_url: str, storage: MemoryTokenStorage, browser: _Browser) -> OAuthClientProvider:
     return OAuthClientProvider(
         server_url=mcp_url,
         client_metadata=OAuthClientMetadata(
@@ -107,7 +87,7 @@ async def _all_tools(session: ClientSession) -> tuple[list[Tool], int]:
 
 async def _list_and_quote(mcp_url: str) -> dict[str, Any]:
     """Sign in, list every tool and quote AAPL with the SDK; what each step showed."""
-    storage, browser = _Storage(), _Browser()
+    storage, browser = MemoryTokenStorage(), _Browser()
     seen: dict[str, Any] = {"storage": storage, "browser": browser}
     # One bound over everything, session teardown (the DELETE) included.
     with anyio.fail_after(BOUND_S):
@@ -147,7 +127,7 @@ async def test_the_mcp_sdk_client_signs_in_lists_every_tool_and_quotes() -> None
         seen = await _list_and_quote(venue.mcp_url)
 
     browser: _Browser = seen["browser"]
-    storage: _Storage = seen["storage"]
+    storage: MemoryTokenStorage = seen["storage"]
     # One trip through consent: discovery from the 401, registration, authorization URL.
     assert len(browser.visited) == 1
     assert browser.visited[0].startswith(venue.base_url + "/oauth")

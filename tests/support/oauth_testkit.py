@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from ordergate.sandbox.oauth import SHARED_CLIENT_ID, OAuthServer
 
@@ -124,3 +125,23 @@ class Flow:
         return await self.client.post(
             "/oauth2/token/", data={k: v for k, v in data.items() if v is not None}
         )
+
+
+class MemoryTokenStorage:
+    """The MCP SDK's ``TokenStorage`` kept in memory, for ``OAuthClientProvider`` in tests."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info

@@ -8,11 +8,16 @@ import pytest
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import (
     AuthorizationCodeResult,
-    OAuthClientInformationFull,
     OAuthClientMetadata,
-    OAuthToken,
 )
-from oauth_testkit import ISSUER, REDIRECT_URI, RESOURCE, parse_form, redirect_params
+from oauth_testkit import (
+    ISSUER,
+    REDIRECT_URI,
+    RESOURCE,
+    MemoryTokenStorage,
+    parse_form,
+    redirect_params,
+)
 from pydantic import AnyUrl
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -22,24 +27,6 @@ from starlette.routing import Route
 from ordergate.sandbox.oauth import SHARED_CLIENT_ID, OAuthServer
 
 pytestmark = pytest.mark.anyio
-
-
-class _Storage:
-    def __init__(self) -> None:
-        self.tokens: OAuthToken | None = None
-        self.client_info: OAuthClientInformationFull | None = None
-
-    async def get_tokens(self) -> OAuthToken | None:
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        self.tokens = tokens
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        return self.client_info
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.client_info = client_info
 
 
 class _Browser:
@@ -84,7 +71,7 @@ async def test_the_mcp_sdk_oauth_client_signs_in_registers_and_reauthorizes(
 ) -> None:
     transport = httpx2.ASGITransport(app=_app(server))
     browser = _Browser(transport)
-    storage = _Storage()
+    storage = MemoryTokenStorage()
     provider = OAuthClientProvider(
         server_url=RESOURCE,
         client_metadata=OAuthClientMetadata(
