@@ -35,6 +35,14 @@ SURFACE = {
         "resolve_all", "strip_local",
     },
     "ordergate.bench": {"BENCHES", "Summary", "json_line", "run_bench", "summarise"},
+    "ordergate.policy": {
+        "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
+        "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",
+        "PolicyConfig", "Position", "Proposal", "ProposalError", "Quote", "RULES", "ReasonCode",
+        "Rule", "SESSION_COVERAGE", "Stage", "Terms", "TradingState", "estimate_terms",
+        "evaluate", "is_plain_ticker", "load_policy", "normalise_symbol", "parse_policy",
+        "policy_from_mapping", "reduces_position", "write_default_policy",
+    },
     "ordergate.client": {
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "ResponseParseError", "Robinhood",

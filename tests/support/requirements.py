@@ -58,4 +58,16 @@ REQUIREMENTS: dict[str, str] = {
     "discovery.snapshot.no-token": "issue 4 §1, DESIGN.md invariants: never a token in a snapshot",
     "discovery.drift.classes": "issue 4 §2: every change classed breaking, additive or cosmetic",
     "discovery.drift.exit-codes": "issue 4 §2: drift exits 0 none, 1 drift (--fail-on breaking)",
+    # The wall (issue 5 §1): the policy engine
+    "policy.unknown-keys-refused": "issue 5 §1: an unknown policy key is an error naming it",
+    "policy.bad-value-names-key": "issue 5 §1: a bad policy value is refused with key and reason",
+    "policy.float-money-refused": "issue 5 §1, DESIGN.md invariants: money is never a float",
+    "policy.lookalike-symbols-refused": "issue 5, policy file shape: only plain tickers",
+    "policy.defaults-conservative": "issue 5 §1: omitted keys and fresh installs are conservative",
+    "policy.fail-closed-missing-data": "issue 5 §1, DESIGN.md invariants: missing data refuses",
+    "policy.stage-b-authoritative": "issue 5 §1, DESIGN.md order path 4: reviewed terms decide",
+    "policy.reducing-orders-exempt": "issue 5 §1: reducing orders pass spend caps and breakers",
+    "policy.evaluate-deterministic": "issue 5 §1: evaluate is pure and deterministic",
+    "policy.restriction-monotone": "issue 5 §1: a stricter policy never accepts what one refused",
+    "policy.caps-never-exceeded": "issue 5 §1: an allowed opening order fits every cap",
 }

@@ -1,0 +1,76 @@
+"""The policy engine: the deterministic rule set between an agent and the account's money.
+
+A TOML policy file becomes a frozen ``PolicyConfig`` (``load_policy``; fresh installs get
+``write_default_policy``). An order is a ``Proposal``; its priced ``Terms`` are estimated
+from a live quote at stage A (``estimate_terms``) or are the reviewed terms at stage B. The
+world is an ``AccountState`` the caller assembles (every field may be missing). The pure
+function ``evaluate(proposal, terms, state, config, stage)`` returns a ``Decision`` with
+every failing ``ReasonCode`` in a fixed order; missing data refuses (fail closed).
+
+Errors::
+
+    OrdergateError
+    ├── ConfigError      (ordergate.core) a bad policy file: the dotted key and the reason
+    └── ProposalError    an order the path cannot name: the field and the reason
+
+This package imports only ``ordergate.core``: it never reaches a client, the sandbox or the
+gateway.
+"""
+
+from ordergate.policy._config import (
+    ALL_SYMBOLS,
+    DEFAULTS,
+    SESSION_COVERAGE,
+    Approval,
+    ApprovalKind,
+    MarketSession,
+    Mode,
+    PolicyConfig,
+    load_policy,
+    parse_policy,
+    policy_from_mapping,
+)
+from ordergate.policy._decision import Decision, Stage
+from ordergate.policy._defaults import DEFAULT_POLICY_TOML, write_default_policy
+from ordergate.policy._engine import evaluate
+from ordergate.policy._errors import ProposalError
+from ordergate.policy._proposal import Proposal, Terms, estimate_terms
+from ordergate.policy._reasons import ReasonCode
+from ordergate.policy._rules import RULES, Exemption, Rule, reduces_position
+from ordergate.policy._state import AccountState, OpenOrder, Position, Quote, TradingState
+from ordergate.policy._symbols import is_plain_ticker, normalise_symbol
+
+__all__ = [
+    "ALL_SYMBOLS",
+    "DEFAULTS",
+    "DEFAULT_POLICY_TOML",
+    "RULES",
+    "SESSION_COVERAGE",
+    "AccountState",
+    "Approval",
+    "ApprovalKind",
+    "Decision",
+    "Exemption",
+    "MarketSession",
+    "Mode",
+    "OpenOrder",
+    "PolicyConfig",
+    "Position",
+    "Proposal",
+    "ProposalError",
+    "Quote",
+    "ReasonCode",
+    "Rule",
+    "Stage",
+    "Terms",
+    "TradingState",
+    "estimate_terms",
+    "evaluate",
+    "is_plain_ticker",
+    "load_policy",
+    "normalise_symbol",
+    "parse_policy",
+    "policy_from_mapping",
+    "reduces_position",
+    "write_default_policy",
+]

@@ -1,0 +1,360 @@
+"""The policy file (TOML) validated into a frozen ``PolicyConfig``.
+
+Every key is optional and then takes its conservative default (``DEFAULTS`` below). A bad
+file is refused with ``ConfigError(key, reason)`` naming the dotted key
+(``limits.max_order_usd``); an **unknown key is an error**, because a misspelt cap must never
+be silently ignored. Money and percentages are ``Decimal`` written as TOML strings or
+integers; a TOML float is refused (money is never a binary float). Decimal limits are
+positive (``min_cash_usd`` may be zero); integer limits are positive integers.
+
+The config also carries what the engine's hot path would otherwise recompute on every call
+(frozensets, the session coverage), so ``evaluate`` only reads attributes.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ordergate.core import ConfigError, MarketHours, OrderType
+from ordergate.policy._symbols import is_plain_ticker, normalise_symbol
+
+__all__ = [
+    "ALL_SYMBOLS",
+    "DEFAULTS",
+    "SESSION_COVERAGE",
+    "Approval",
+    "ApprovalKind",
+    "MarketSession",
+    "Mode",
+    "PolicyConfig",
+    "load_policy",
+    "parse_policy",
+    "policy_from_mapping",
+]
+
+ALL_SYMBOLS = "*"
+"""In ``[symbols] allow``: every plain ticker (the deny list still applies)."""
+
+
+class Mode(StrEnum):
+    PAPER = "paper"
+    LIVE = "live"
+
+
+class MarketSession(StrEnum):
+    """The market's session right now (the sandbox market's vocabulary)."""
+
+    REGULAR = "regular"
+    PRE_MARKET = "pre_market"
+    AFTER_HOURS = "after_hours"
+    OVERNIGHT = "overnight"
+    CLOSED = "closed"
+
+
+# Which current sessions an order's ``market_hours`` may be sent in. Closed is in none: an
+# order queued for the next open fills at a price no check has seen.
+SESSION_COVERAGE: Mapping[MarketHours, frozenset[MarketSession]] = {
+    MarketHours.REGULAR_HOURS: frozenset({MarketSession.REGULAR}),
+    MarketHours.EXTENDED_HOURS: frozenset(
+        {MarketSession.REGULAR, MarketSession.PRE_MARKET, MarketSession.AFTER_HOURS}
+    ),
+    MarketHours.ALL_DAY_HOURS: frozenset(
+        {
+            MarketSession.REGULAR,
+            MarketSession.PRE_MARKET,
+            MarketSession.AFTER_HOURS,
+            MarketSession.OVERNIGHT,
+        }
+    ),
+}
+
+
+# Decimal limits and whether zero is allowed; integer limits (all positive).
+_DECIMAL_LIMITS = {
+    "max_order_usd": False,
+    "max_daily_usd": False,
+    "max_position_pct": False,
+    "min_cash_usd": True,
+    "daily_loss_halt_usd": False,
+}
+_INTEGER_LIMITS = (
+    "max_orders_per_day",
+    "max_open_orders",
+    "drawdown_halt_bps",
+    "max_quote_age_s",
+    "max_spread_bps",
+    "price_collar_bps",
+    "max_positions",
+)
+_MAX_BPS = 10_000
+
+
+class ApprovalKind(StrEnum):
+    ALWAYS = "always"
+    NEVER = "never"
+    ABOVE = "above"
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """When a person must approve: always, never, or above a notional (``above:250``)."""
+
+    kind: ApprovalKind
+    threshold: Decimal | None = None
+
+    def requires(self, notional: Decimal | None) -> bool:
+        """Whether an order of ``notional`` needs approval; an unknown notional always does."""
+        if self.kind is ApprovalKind.ALWAYS:
+            return True
+        if self.kind is ApprovalKind.NEVER:
+            return False
+        assert self.threshold is not None
+        return notional is None or notional > self.threshold
+
+    def __str__(self) -> str:
+        if self.kind is ApprovalKind.ABOVE:
+            return f"above:{self.threshold}"
+        return self.kind.value
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyConfig:
+    """A validated policy. Build it with ``load_policy``/``parse_policy`` or directly.
+
+    Percentages are percent (``20`` = 20 %), ``*_bps`` basis points (100 = 1 %).
+    ``allow`` empty means no symbol is allowed; ``allow_all`` is ``allow = ["*"]``.
+    ``reducing_exempt``: orders that only reduce or close a position skip the spend caps,
+    the concentration and cash rules and the drawdown/daily-loss breakers.
+    """
+
+    mode: Mode = Mode.PAPER
+    approval: Approval = field(default_factory=lambda: Approval(ApprovalKind.ALWAYS))
+    max_order_usd: Decimal = Decimal(100)
+    max_daily_usd: Decimal = Decimal(500)
+    max_orders_per_day: int = 20
+    max_open_orders: int = 5
+    max_position_pct: Decimal = Decimal(20)
+    min_cash_usd: Decimal = Decimal(0)
+    drawdown_halt_bps: int = 1000
+    max_quote_age_s: int = 15
+    max_spread_bps: int = 50
+    price_collar_bps: int = 300
+    daily_loss_halt_usd: Decimal = Decimal(250)
+    max_positions: int = 10
+    allow: frozenset[str] = frozenset()
+    allow_all: bool = False
+    deny: frozenset[str] = frozenset()
+    order_types: frozenset[OrderType] = frozenset({OrderType.MARKET, OrderType.LIMIT})
+    sessions: frozenset[MarketHours] = frozenset({MarketHours.REGULAR_HOURS})
+    fractional: bool = True
+    short: bool = False
+    margin: bool = False
+    reducing_exempt: bool = True
+    max_quote_age: timedelta = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for key, allow_zero in _DECIMAL_LIMITS.items():
+            value = getattr(self, key)
+            if not isinstance(value, Decimal) or not value.is_finite():
+                raise ConfigError(f"limits.{key}", "must be a finite Decimal")
+            if value < 0 or (value == 0 and not allow_zero):
+                raise ConfigError(
+                    f"limits.{key}", "must be zero or more" if allow_zero else "must be positive"
+                )
+        if self.max_position_pct > 100:
+            raise ConfigError("limits.max_position_pct", "must be at most 100 (percent)")
+        for key in _INTEGER_LIMITS:
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ConfigError(f"limits.{key}", "must be a positive integer")
+            if key.endswith("_bps") and value > _MAX_BPS:
+                raise ConfigError(f"limits.{key}", f"must be at most {_MAX_BPS} (basis points)")
+        if not self.order_types:
+            raise ConfigError("orders.types", "must name at least one")
+        if not self.sessions:
+            raise ConfigError("orders.sessions", "must name at least one")
+        for key, symbols in (("symbols.allow", self.allow), ("symbols.deny", self.deny)):
+            for symbol in symbols:
+                if not is_plain_ticker(symbol):
+                    raise ConfigError(key, f"{symbol!r} is not a plain upper-case ticker")
+        object.__setattr__(self, "max_quote_age", timedelta(seconds=self.max_quote_age_s))
+
+
+DEFAULTS = PolicyConfig()
+
+
+# -- loading -------------------------------------------------------------------------------
+
+
+class _TomlFloat(str):
+    """A TOML float's source text, kept only so it can be refused by key."""
+
+    __slots__ = ()
+
+
+def load_policy(path: Path) -> PolicyConfig:
+    """Read and validate the policy file at ``path``. Raises ``ConfigError``, ``OSError``."""
+    return parse_policy(path.read_text(encoding="utf-8"))
+
+
+def parse_policy(text: str) -> PolicyConfig:
+    """Validate policy TOML text. Raises ``ConfigError`` naming the key and the reason."""
+    try:
+        document = tomllib.loads(text, parse_float=_TomlFloat)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("policy", f"not valid TOML ({error})") from None
+    return policy_from_mapping(document)
+
+
+_TABLES: dict[str, frozenset[str]] = {
+    "limits": frozenset(
+        {
+            "max_order_usd",
+            "max_daily_usd",
+            "max_orders_per_day",
+            "max_open_orders",
+            "max_position_pct",
+            "min_cash_usd",
+            "drawdown_halt_bps",
+            "max_quote_age_s",
+            "max_spread_bps",
+            "price_collar_bps",
+            "daily_loss_halt_usd",
+            "max_positions",
+        }
+    ),
+    "symbols": frozenset({"allow", "deny"}),
+    "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
+}
+_TOP = frozenset({"mode", "approval"})
+
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
+    """Validate an already-parsed policy document (what ``tomllib`` returns)."""
+    for key in document:
+        if key not in _TOP and key not in _TABLES:
+            raise ConfigError(key, "unknown key")
+    values: dict[str, Any] = {}
+    if "mode" in document:
+        values["mode"] = _enum("mode", document["mode"], Mode)
+    if "approval" in document:
+        values["approval"] = _approval(document["approval"])
+    for table, known in _TABLES.items():
+        if table not in document:
+            continue
+        body = document[table]
+        if not isinstance(body, dict):
+            raise ConfigError(table, "must be a table")
+        for key in body:
+            if key not in known:
+                raise ConfigError(f"{table}.{key}", "unknown key")
+    limits = document.get("limits", {})
+    for key, value in limits.items():
+        dotted = f"limits.{key}"
+        values[key] = _decimal(dotted, value) if key in _DECIMAL_LIMITS else _integer(dotted, value)
+    symbols = document.get("symbols", {})
+    if "allow" in symbols:
+        allow = _symbol_list("symbols.allow", symbols["allow"], wildcard=True)
+        values["allow_all"] = ALL_SYMBOLS in allow
+        values["allow"] = allow - {ALL_SYMBOLS}
+    if "deny" in symbols:
+        values["deny"] = _symbol_list("symbols.deny", symbols["deny"], wildcard=False)
+    orders = document.get("orders", {})
+    if "types" in orders:
+        values["order_types"] = _enum_set("orders.types", orders["types"], OrderType)
+    if "sessions" in orders:
+        values["sessions"] = _enum_set("orders.sessions", orders["sessions"], MarketHours)
+    for key in ("fractional", "short", "margin", "reducing_exempt"):
+        if key in orders:
+            values[key] = _boolean(f"orders.{key}", orders[key])
+    return PolicyConfig(**values)
+
+
+def _refuse_float(key: str, value: object) -> None:
+    if isinstance(value, _TomlFloat):
+        raise ConfigError(key, 'a float is not allowed: write the amount as a string ("12.50")')
+
+
+def _decimal(key: str, value: object) -> Decimal:
+    """Parse only; ``PolicyConfig`` checks the range (and names the key) on construction."""
+    _refuse_float(key, value)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ConfigError(key, "must be a decimal string or an integer")
+    try:
+        parsed = Decimal(value.strip() if isinstance(value, str) else value)
+    except InvalidOperation:
+        raise ConfigError(key, "not a decimal number") from None
+    if not parsed.is_finite():
+        raise ConfigError(key, "must be a finite number")
+    return parsed
+
+
+def _integer(key: str, value: object) -> int:
+    _refuse_float(key, value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, "must be an integer")
+    return value
+
+
+def _boolean(key: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(key, "must be true or false")
+    return value
+
+
+def _enum(key: str, value: object, kind: type[_E]) -> _E:
+    if not isinstance(value, str) or isinstance(value, _TomlFloat):
+        raise ConfigError(key, f"must be one of {', '.join(kind)}")
+    try:
+        return kind(value.strip().lower())
+    except ValueError:
+        raise ConfigError(key, f"must be one of {', '.join(kind)}") from None
+
+
+def _enum_set(key: str, value: object, kind: type[_E]) -> frozenset[_E]:
+    if not isinstance(value, list):
+        raise ConfigError(key, "must be a list")
+    return frozenset(_enum(f"{key}[{index}]", item, kind) for index, item in enumerate(value))
+
+
+def _symbol_list(key: str, value: object, *, wildcard: bool) -> frozenset[str]:
+    if not isinstance(value, list):
+        raise ConfigError(key, "must be a list of ticker symbols")
+    symbols: set[str] = set()
+    for index, item in enumerate(value):
+        item_key = f"{key}[{index}]"
+        if not isinstance(item, str) or isinstance(item, _TomlFloat):
+            raise ConfigError(item_key, "must be a ticker symbol string")
+        if wildcard and item.strip(" \t") == ALL_SYMBOLS:
+            symbols.add(ALL_SYMBOLS)
+            continue
+        symbol = normalise_symbol(item)
+        if symbol is None:
+            raise ConfigError(item_key, "not a plain ticker (ASCII letters, digits, one '.')")
+        symbols.add(symbol)
+    return frozenset(symbols)
+
+
+def _approval(value: object) -> Approval:
+    reason = 'must be "always", "never" or "above:<usd>"'
+    if not isinstance(value, str) or isinstance(value, _TomlFloat):
+        raise ConfigError("approval", reason)
+    text = value.strip().lower()
+    if text in (ApprovalKind.ALWAYS, ApprovalKind.NEVER):
+        return Approval(ApprovalKind(text))
+    prefix, separator, amount = text.partition(":")
+    if prefix != ApprovalKind.ABOVE or not separator:
+        raise ConfigError("approval", reason)
+    threshold = _decimal("approval", amount)
+    if threshold <= 0:
+        raise ConfigError("approval", "the amount after above: must be positive")
+    return Approval(ApprovalKind.ABOVE, threshold)

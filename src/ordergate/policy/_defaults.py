@@ -1,0 +1,58 @@
+"""The commented policy file a fresh install writes: paper, approval always, small caps."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["DEFAULT_POLICY_TOML", "write_default_policy"]
+
+DEFAULT_POLICY_TOML = """\
+# ordergate policy: the only limits between an agent and this account's money.
+# Every key may be omitted; it then takes the conservative value shown here.
+# Unknown keys are an error, so a misspelt cap is never silently ignored.
+# Money is written as a string ("100" or "12.50"); floats are refused.
+
+mode = "paper"                 # "paper" simulates fills; "live" also needs the real-money flag
+approval = "always"            # "always" | "never" | "above:250" (approve orders over $250)
+
+[limits]
+max_order_usd = "100"          # notional of one order
+max_daily_usd = "500"          # reserved + filled notional in any rolling 24 h
+max_orders_per_day = 20        # orders in any rolling 24 h
+max_open_orders = 5            # ordergate's open orders plus unknown ones at the broker
+max_position_pct = "20"        # one position's value after the order, % of equity
+min_cash_usd = "0"             # cash left after a buy
+drawdown_halt_bps = 1000       # equity this far below its high-water mark halts buying
+max_quote_age_s = 15           # older (or future-dated) quotes are refused
+max_spread_bps = 50            # (ask - bid) / mid
+price_collar_bps = 300         # a limit price (or a market order's estimate) this far from mid
+daily_loss_halt_usd = "250"    # equity down this much since the session started halts buying
+max_positions = 10             # distinct positions held
+
+[symbols]
+# Plain tickers only (ASCII letters and digits, one "." as in BRK.B). Omitted or empty:
+# nothing is allowed. ["*"] allows every plain ticker. deny wins over allow.
+allow = ["SPY", "VTI"]
+deny = []
+
+[orders]
+types = ["market", "limit"]    # also "stop_market", "stop_limit"
+sessions = ["regular_hours"]   # also "extended_hours", "all_day_hours"
+fractional = true              # dollar amounts and fractional shares ($1 minimum)
+short = false                  # never sell more than is held
+margin = false                 # buys must fit in cash, whatever the broker's buying power
+reducing_exempt = true         # orders that only reduce a position skip spend caps and breakers
+"""
+
+
+def write_default_policy(path: Path) -> Path:
+    """Write the default policy to ``path`` (mode 0600); ``FileExistsError`` if it exists.
+
+    Never overwrites: a person's edited policy is not replaced by defaults.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(DEFAULT_POLICY_TOML)
+    return path

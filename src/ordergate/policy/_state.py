@@ -1,0 +1,84 @@
+"""``AccountState``: everything the engine may look at besides the order, as plain values.
+
+The caller (the Guard) assembles it for one evaluation: the account from the broker, the
+rolling 24 h spend and op counts and the trading state from the ledger, the session from the
+market calendar, the quote and tradability for the proposal's symbol, and ``now`` from its
+injected clock. Every field may be missing (``None``); a check that needs a missing field
+refuses with ``missing_data:<field>``. The engine never fetches anything itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from ordergate.core import Side
+from ordergate.policy._config import MarketSession
+
+__all__ = ["AccountState", "OpenOrder", "Position", "Quote", "TradingState"]
+
+
+class TradingState(StrEnum):
+    """As in NautilusTrader's risk engine. REDUCING and HALTED both let only orders that
+    reduce a position through; HALTED is what the breakers and the operator set."""
+
+    ACTIVE = "active"
+    REDUCING = "reducing"
+    HALTED = "halted"
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """Signed quantity (negative = short) and signed market value in USD."""
+
+    quantity: Decimal
+    market_value: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class OpenOrder:
+    """One of ordergate's own open orders: its remaining quantity (estimated for dollar
+    orders). Pending sells count against what is held when deciding what "reduces"."""
+
+    symbol: str
+    side: Side
+    quantity: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The quote for the proposal's symbol. Non-positive prices count as absent."""
+
+    symbol: str
+    bid: Decimal | None
+    ask: Decimal | None
+    last: Decimal | None
+    as_of: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AccountState:
+    """``buying_power`` is the broker's figure (it may include margin); ``cash`` is cash.
+    ``unknown_broker_orders`` counts open orders at the broker that ordergate did not place.
+    ``spent_24h`` is reserved plus filled notional in the rolling 24 h, ``orders_24h`` the
+    op count there, both as the ledger reads them. ``tradable`` is for the quote's symbol."""
+
+    now: datetime | None = None
+    equity: Decimal | None = None
+    high_water_mark: Decimal | None = None
+    session_start_equity: Decimal | None = None
+    cash: Decimal | None = None
+    buying_power: Decimal | None = None
+    positions: Mapping[str, Position] | None = None
+    open_orders: tuple[OpenOrder, ...] | None = None
+    unknown_broker_orders: int | None = None
+    spent_24h: Decimal | None = None
+    orders_24h: int | None = None
+    trading_state: TradingState | None = None
+    paused: bool | None = None
+    session: MarketSession | None = None
+    quote: Quote | None = None
+    tradable: bool | None = None
