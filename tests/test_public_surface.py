@@ -35,6 +35,14 @@ SURFACE = {
         "resolve_all", "strip_local",
     },
     "ordergate.bench": {"BENCHES", "Summary", "json_line", "run_bench", "summarise"},
+    "ordergate.ledger": {
+        "CAP_DAILY_USD", "CAP_ORDERS_PER_DAY", "DEFAULT_APPROVAL_TTL", "GENESIS", "PAUSED",
+        "WINDOW", "Approval", "ApprovalState", "Approvals", "ChainHead", "Controls", "Decision",
+        "DecisionEntry", "EventRecord", "Execution", "Filing", "FilingRecord", "FilingResult",
+        "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
+        "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
+        "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
+    },
     "ordergate.policy": {
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",

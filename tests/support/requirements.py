@@ -70,4 +70,9 @@ REQUIREMENTS: dict[str, str] = {
     "policy.evaluate-deterministic": "issue 5 §1: evaluate is pure and deterministic",
     "policy.restriction-monotone": "issue 5 §1: a stricter policy never accepts what one refused",
     "policy.caps-never-exceeded": "issue 5 §1: an allowed opening order fits every cap",
+    # The wall (issue 5 §2): the ledger
+    "ledger.filing-reservation-atomic": "issue 5 §2, DESIGN.md order path 2: one transaction",
+    "ledger.tamper-evident": "issue 5 §2, DESIGN.md invariants: edits/deletes/reorders caught",
+    "ledger.caps-hold-across-processes": "issue 5 §2, DESIGN.md invariants: no overshoot, no loss",
+    "ledger.postgres-parity": "issue 5 §2, DESIGN.md scale: Postgres behaves as SQLite does",
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from ordergate.cli._audit import audit_app
 from ordergate.cli._bench import bench
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._sandbox import sandbox_app
@@ -20,6 +21,7 @@ app = typer.Typer(
 )
 app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(tools_app, name="tools")
+app.add_typer(audit_app, name="audit")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)

@@ -1,0 +1,131 @@
+"""Controls shared by every process on the ledger: the pause flag (kill switch), the drawdown
+breaker's equity high-water mark, and the session-start equity of the daily-loss halt.
+
+Each is one row of ``controls`` holding canonical JSON. Pausing and resuming are also written
+to the decisions journal, so the record says who stopped trading, when and why.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Connection, Engine, insert, select, update
+
+from ordergate.core import Clock, to_wire
+from ordergate.ledger._canonical import canonical_json, iso
+from ordergate.ledger._engine import write_transaction
+from ordergate.ledger._rows import parse_iso
+from ordergate.ledger._schema import controls, decisions
+
+__all__ = ["PAUSE_KEY", "Controls", "PauseState", "SessionEquity", "paused_from", "read_pause"]
+
+PAUSE_KEY = _PAUSE = "pause"
+_HWM = "high_water_mark"
+_SESSION = "session_start_equity"
+
+
+@dataclass(frozen=True, slots=True)
+class PauseState:
+    paused: bool
+    reason: str = ""
+    since: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEquity:
+    """Equity at the start of ``session`` (an exchange date such as ``2026-12-01``)."""
+
+    session: str
+    equity: Decimal
+
+
+def _read(connection: Connection, key: str) -> Any:
+    value = connection.execute(select(controls.c.value).where(controls.c.key == key)).scalar()
+    return None if value is None else json.loads(value)
+
+
+def _write(connection: Connection, key: str, value: object, now: datetime) -> None:
+    values = {"value": canonical_json(value), "updated_at": iso(now)}
+    changed = connection.execute(update(controls).where(controls.c.key == key).values(**values))
+    if changed.rowcount == 0:
+        connection.execute(insert(controls).values(key=key, **values))
+
+
+def paused_from(stored_text: str | None) -> bool:
+    """Whether the stored pause row (its JSON text, or ``None``) says paused."""
+    return stored_text is not None and bool(json.loads(stored_text)["paused"])
+
+
+def read_pause(connection: Connection) -> PauseState:
+    """The pause flag as seen inside ``connection``'s transaction."""
+    stored = _read(connection, _PAUSE)
+    if not stored or not stored["paused"]:
+        return PauseState(False)
+    return PauseState(True, stored["reason"], parse_iso(stored["since"]))
+
+
+class Controls:
+    """The pause flag, the high-water mark and the session-start equity."""
+
+    def __init__(self, engine: Engine, clock: Clock) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    def pause(self, reason: str = "", *, by: str = "operator") -> PauseState:
+        """Refuse every new filing from now on, in every process sharing the ledger."""
+        now = self._clock.now()
+        since = iso(now)
+        with write_transaction(self._engine, "filings") as connection:
+            _write(connection, _PAUSE, {"paused": True, "reason": reason, "since": since}, now)
+            _journal(connection, now, by, "pause", reason)
+        return PauseState(True, reason, parse_iso(since))
+
+    def resume(self, *, by: str = "operator") -> PauseState:
+        now = self._clock.now()
+        with write_transaction(self._engine, "filings") as connection:
+            _write(connection, _PAUSE, {"paused": False}, now)
+            _journal(connection, now, by, "resume", "")
+        return PauseState(False)
+
+    def pause_state(self) -> PauseState:
+        with self._engine.connect() as connection:
+            return read_pause(connection)
+
+    def high_water_mark(self) -> Decimal | None:
+        with self._engine.connect() as connection:
+            stored = _read(connection, _HWM)
+        return None if stored is None else Decimal(stored)
+
+    def set_high_water_mark(self, equity: Decimal) -> None:
+        with write_transaction(self._engine) as connection:
+            _write(connection, _HWM, to_wire(equity), self._clock.now())
+
+    def raise_high_water_mark(self, equity: Decimal) -> Decimal:
+        """The mark becomes ``max(mark, equity)`` atomically; returns the mark."""
+        with write_transaction(self._engine) as connection:
+            stored = _read(connection, _HWM)
+            mark = equity if stored is None else max(Decimal(stored), equity)
+            if stored is None or mark != Decimal(stored):
+                _write(connection, _HWM, to_wire(mark), self._clock.now())
+        return mark
+
+    def session_start_equity(self) -> SessionEquity | None:
+        with self._engine.connect() as connection:
+            stored = _read(connection, _SESSION)
+        return None if stored is None else SessionEquity(stored[0], Decimal(stored[1]))
+
+    def set_session_start_equity(self, session: str, equity: Decimal) -> None:
+        with write_transaction(self._engine) as connection:
+            _write(connection, _SESSION, [session, to_wire(equity)], self._clock.now())
+
+
+def _journal(connection: Connection, now: datetime, by: str, kind: str, why: str) -> None:
+    connection.execute(
+        insert(decisions).values(
+            created_at=iso(now), identity=by, filing_id=None, kind=kind, why=why, detail="{}"
+        )
+    )

@@ -1,0 +1,50 @@
+"""The ledger's exceptions.
+
+::
+
+    OrdergateError
+    └── LedgerError                 the ledger cannot do what was asked (``code`` says why)
+        ├── LedgerSchemaError       the database's schema is newer than this code, or unreadable
+        ├── UnknownFilingError      no filing has that id
+        └── ReservationError        a release/correction the reservation's state does not allow
+
+A ``LedgerError`` never carries terms or secrets in its message: only ids, sequence numbers
+and reason codes.
+"""
+
+from __future__ import annotations
+
+from ordergate.core import OrdergateError
+
+__all__ = ["LedgerError", "LedgerSchemaError", "ReservationError", "UnknownFilingError"]
+
+
+class LedgerError(OrdergateError):
+    """Root of the ledger's errors."""
+
+    code = "ledger_error"
+
+
+class LedgerSchemaError(LedgerError):
+    """The database was written by a newer ordergate, or its schema version is unreadable."""
+
+    code = "ledger_schema"
+
+
+class UnknownFilingError(LedgerError, KeyError):
+    """No filing has the given id."""
+
+    code = "unknown_filing"
+
+    def __init__(self, filing_id: object) -> None:
+        self.filing_id = str(filing_id)
+        super().__init__(f"no filing {self.filing_id}")
+
+    def __str__(self) -> str:
+        return f"no filing {self.filing_id}"
+
+
+class ReservationError(LedgerError):
+    """A reservation cannot be released or corrected as asked."""
+
+    code = "reservation_state"

@@ -1,0 +1,338 @@
+"""What lives beside the filings: the broker's orders, their executions, approvals bound to
+exact terms, and the decisions journal.
+
+These rows are projections and working state, not the audit chain: an order's state moves
+as the broker reports it, an approval goes from ``pending`` to a decision. Each status change
+of a filing that matters for the record is also appended to the chained ``filing_events`` by
+the caller (``Ledger.record_status``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+from uuid import UUID, uuid4
+
+from sqlalchemy import Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ordergate.core import Clock, to_wire
+from ordergate.ledger._canonical import canonical_json, iso
+from ordergate.ledger._engine import write_transaction
+from ordergate.ledger._errors import LedgerError, UnknownFilingError
+from ordergate.ledger._rows import parse_iso
+from ordergate.ledger._schema import approvals, decisions, executions, filings, orders
+
+__all__ = [
+    "DEFAULT_APPROVAL_TTL",
+    "Approval",
+    "ApprovalState",
+    "Approvals",
+    "DecisionEntry",
+    "Execution",
+    "Journal",
+    "OrderRecord",
+    "Orders",
+]
+
+DEFAULT_APPROVAL_TTL = timedelta(minutes=15)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRecord:
+    """The broker's order for a filing (``ref_id`` = the filing's id)."""
+
+    ref_id: UUID
+    broker_order_id: str | None
+    state: str
+    cumulative_quantity: Decimal
+    average_price: Decimal | None
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """One fill as the broker reported it; the basis source is always ``fill``."""
+
+    id: str
+    ref_id: UUID
+    broker_order_id: str
+    quantity: Decimal
+    price: Decimal
+    executed_at: datetime
+    basis_source: str = "fill"
+
+    @property
+    def notional(self) -> Decimal:
+        return self.quantity * self.price
+
+
+class ApprovalState(StrEnum):
+    PENDING = "pending"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    id: UUID
+    filing_id: UUID
+    terms_sha256: str
+    created_at: datetime
+    expires_at: datetime
+    state: ApprovalState
+    decided_at: datetime | None
+    decided_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionEntry:
+    """One line of the decisions journal: who decided what, about which filing, and why."""
+
+    seq: int
+    created_at: datetime
+    identity: str
+    filing_id: UUID | None
+    kind: str
+    why: str
+    detail: dict[str, Any]
+
+
+def _filing_exists(connection: Any, key: str) -> None:
+    if connection.execute(select(filings.c.seq).where(filings.c.id == key)).first() is None:
+        raise UnknownFilingError(key)
+
+
+class Orders:
+    """Broker orders by ``ref_id`` and their executions."""
+
+    def __init__(self, engine: Engine, clock: Clock) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    def record(
+        self,
+        ref_id: UUID | str,
+        *,
+        state: str,
+        broker_order_id: str | None = None,
+        cumulative_quantity: Decimal = Decimal(0),
+        average_price: Decimal | None = None,
+    ) -> OrderRecord:
+        """Insert or update the order of filing ``ref_id`` as the broker last reported it."""
+        key = str(ref_id)
+        values = {
+            "state": state,
+            "cumulative_quantity": to_wire(cumulative_quantity),
+            "average_price": None if average_price is None else to_wire(average_price),
+            "updated_at": iso(self._clock.now()),
+        }
+        with write_transaction(self._engine) as connection:
+            _filing_exists(connection, key)
+            if broker_order_id is not None:
+                values["broker_order_id"] = broker_order_id
+            changed = connection.execute(
+                update(orders).where(orders.c.ref_id == key).values(**values)
+            )
+            if changed.rowcount == 0:
+                connection.execute(insert(orders).values(ref_id=key, **values))
+        return self.get(key)
+
+    def get(self, ref_id: UUID | str) -> OrderRecord:
+        """The order of filing ``ref_id``; ``UnknownFilingError`` when none was recorded."""
+        return self._one(orders.c.ref_id == str(ref_id), str(ref_id))
+
+    def by_broker_id(self, broker_order_id: str) -> OrderRecord:
+        return self._one(orders.c.broker_order_id == broker_order_id, broker_order_id)
+
+    def _one(self, where: Any, key: str) -> OrderRecord:
+        with self._engine.connect() as connection:
+            row = connection.execute(select(orders).where(where)).first()
+        if row is None:
+            raise UnknownFilingError(key)
+        return OrderRecord(
+            ref_id=UUID(row.ref_id),
+            broker_order_id=row.broker_order_id,
+            state=row.state,
+            cumulative_quantity=Decimal(row.cumulative_quantity),
+            average_price=None if row.average_price is None else Decimal(row.average_price),
+            updated_at=parse_iso(row.updated_at),
+        )
+
+    def book_execution(self, execution: Execution) -> bool:
+        """Book one fill; ``False`` when this execution id was already booked (idempotent)."""
+        key = str(execution.ref_id)
+        try:
+            with write_transaction(self._engine) as connection:
+                _filing_exists(connection, key)
+                connection.execute(
+                    insert(executions).values(
+                        id=execution.id, ref_id=key, broker_order_id=execution.broker_order_id,
+                        quantity=to_wire(execution.quantity), price=to_wire(execution.price),
+                        executed_at=iso(execution.executed_at), basis_source="fill",
+                    )
+                )  # fmt: skip
+        except IntegrityError:
+            return False
+        return True
+
+    def executions(self, ref_id: UUID | str) -> list[Execution]:
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(executions)
+                .where(executions.c.ref_id == str(ref_id))
+                .order_by(executions.c.executed_at, executions.c.id)
+            )
+            return [
+                Execution(
+                    id=row.id,
+                    ref_id=UUID(row.ref_id),
+                    broker_order_id=row.broker_order_id,
+                    quantity=Decimal(row.quantity),
+                    price=Decimal(row.price),
+                    executed_at=parse_iso(row.executed_at),
+                    basis_source=row.basis_source,
+                )
+                for row in rows
+            ]
+
+
+class Approvals:
+    """Approvals bound to the SHA-256 of a filing's exact terms, with a time to live."""
+
+    def __init__(self, engine: Engine, clock: Clock) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    def create(
+        self, filing_id: UUID | str, terms_sha256: str, *, ttl: timedelta = DEFAULT_APPROVAL_TTL
+    ) -> Approval:
+        if len(terms_sha256) != 64:
+            raise ValueError("terms_sha256 is 64 hex digits")
+        now = self._clock.now()
+        approval_id = str(uuid4())
+        with write_transaction(self._engine) as connection:
+            _filing_exists(connection, str(filing_id))
+            connection.execute(
+                insert(approvals).values(
+                    id=approval_id, filing_id=str(filing_id), terms_sha256=terms_sha256.lower(),
+                    created_at=iso(now), expires_at=iso(now + ttl),
+                    state=ApprovalState.PENDING.value,
+                )
+            )  # fmt: skip
+        return self.get(approval_id)
+
+    def get(self, approval_id: UUID | str) -> Approval:
+        with self._engine.connect() as connection:
+            row = connection.execute(
+                select(approvals).where(approvals.c.id == str(approval_id))
+            ).first()
+        if row is None:
+            raise LedgerError(f"no approval {approval_id}")
+        return _approval(row)
+
+    def pending(self) -> list[Approval]:
+        """Approvals still pending and not yet expired by the clock, oldest first."""
+        now = iso(self._clock.now())
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(approvals)
+                .where(
+                    approvals.c.state == ApprovalState.PENDING.value,
+                    approvals.c.expires_at > now,
+                )
+                .order_by(approvals.c.created_at, approvals.c.id)
+            )
+            return [_approval(row) for row in rows]
+
+    def decide(
+        self, approval_id: UUID | str, *, approve: bool, terms_sha256: str, by: str
+    ) -> Approval:
+        """Approve or deny a pending approval, once. An expired one becomes ``expired``; terms
+        whose hash differs from the bound hash are denied. Returns the approval as decided."""
+        now = self._clock.now()
+        key = str(approval_id)
+        with write_transaction(self._engine) as connection:
+            row = connection.execute(select(approvals).where(approvals.c.id == key)).first()
+            if row is None:
+                raise LedgerError(f"no approval {key}")
+            if row.state != ApprovalState.PENDING.value:
+                return _approval(row)
+            if iso(now) >= row.expires_at:
+                state = ApprovalState.EXPIRED
+            elif approve and terms_sha256.lower() == row.terms_sha256:
+                state = ApprovalState.APPROVED
+            else:
+                state = ApprovalState.DENIED
+            connection.execute(
+                update(approvals)
+                .where(approvals.c.id == key)
+                .values(state=state.value, decided_at=iso(now), decided_by=by)
+            )
+        return self.get(key)
+
+
+def _approval(row: Any) -> Approval:
+    return Approval(
+        id=UUID(row.id),
+        filing_id=UUID(row.filing_id),
+        terms_sha256=row.terms_sha256,
+        created_at=parse_iso(row.created_at),
+        expires_at=parse_iso(row.expires_at),
+        state=ApprovalState(row.state),
+        decided_at=None if row.decided_at is None else parse_iso(row.decided_at),
+        decided_by=row.decided_by,
+    )
+
+
+class Journal:
+    """The decisions journal: every decision with its "why", in order."""
+
+    def __init__(self, engine: Engine, clock: Clock) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    def append(
+        self,
+        *,
+        identity: str,
+        kind: str,
+        why: str,
+        filing_id: UUID | str | None = None,
+        detail: Mapping[str, Any] | None = None,
+    ) -> None:
+        values = {
+            "created_at": iso(self._clock.now()),
+            "identity": identity,
+            "filing_id": None if filing_id is None else str(filing_id),
+            "kind": kind,
+            "why": why,
+            "detail": canonical_json(detail or {}),
+        }
+        with write_transaction(self._engine) as connection:
+            connection.execute(insert(decisions).values(**values))
+
+    def entries(self, *, limit: int = 100) -> list[DecisionEntry]:
+        """The latest ``limit`` entries, oldest first."""
+        with self._engine.connect() as connection:
+            rows = list(
+                connection.execute(select(decisions).order_by(decisions.c.seq.desc()).limit(limit))
+            )
+        return [
+            DecisionEntry(
+                seq=row.seq,
+                created_at=parse_iso(row.created_at),
+                identity=row.identity,
+                filing_id=None if row.filing_id is None else UUID(row.filing_id),
+                kind=row.kind,
+                why=row.why,
+                detail=json.loads(row.detail),
+            )
+            for row in reversed(rows)
+        ]

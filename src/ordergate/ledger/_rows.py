@@ -1,0 +1,58 @@
+"""Turning stored rows back into records, and parsing the stored time format."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+from ordergate.ledger._models import Decision, EventRecord, FilingRecord, FilingStatus
+
+__all__ = ["event_record", "filing_record", "parse_iso", "to_us"]
+
+_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def parse_iso(text: str) -> datetime:
+    return datetime.strptime(text, _FORMAT).replace(tzinfo=UTC)
+
+
+def to_us(instant: datetime) -> int:
+    """Microseconds since the epoch (exact integer arithmetic on the timedelta)."""
+    delta = instant - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def filing_record(row: Any, status: str | None = None) -> FilingRecord:
+    outcome = FilingStatus(row.status)
+    return FilingRecord(
+        seq=row.seq,
+        id=UUID(row.id),
+        identity=row.identity,
+        account=row.account,
+        created_at=parse_iso(row.created_at),
+        kind=row.kind,
+        outcome=outcome,
+        status=FilingStatus(status) if status else outcome,
+        decision=Decision(row.decision),
+        reasons=tuple(json.loads(row.reasons)),
+        terms=json.loads(row.terms),
+        notional=Decimal(row.notional),
+        prev_hash=row.prev_hash,
+        hash=row.hash,
+    )
+
+
+def event_record(row: Any) -> EventRecord:
+    return EventRecord(
+        seq=row.seq,
+        filing_id=UUID(row.filing_id),
+        created_at=parse_iso(row.created_at),
+        kind=row.kind,
+        status=row.status,
+        detail=json.loads(row.detail),
+        hash=row.hash,
+    )

@@ -1,0 +1,147 @@
+"""The ledger's tables as SQLAlchemy Core metadata (the migrations create the same shape).
+
+Times are fixed-width UTC ISO-8601 text (``_canonical.iso``), readable in any SQL shell and
+hashed as stored; the rolling window reads an integer microsecond column instead. Money is a
+canonical decimal string, plus whole 10⁻⁸ USD units where SQL adds it up (see ``_canonical``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+__all__ = [
+    "approvals",
+    "controls",
+    "decisions",
+    "executions",
+    "filing_events",
+    "filings",
+    "locks",
+    "metadata",
+    "orders",
+    "reservations",
+]
+
+metadata = MetaData()
+
+_ID = 36
+_HASH = 64
+_TIME = 27
+
+filings = Table(
+    "filings",
+    metadata,
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("id", String(_ID), nullable=False, unique=True),
+    Column("identity", String(200), nullable=False),
+    Column("account", String(200), nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("kind", String(64), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("decision", String(16), nullable=False),
+    Column("reasons", Text, nullable=False),
+    Column("terms", Text, nullable=False),
+    Column("notional", String(64), nullable=False),
+    Column("prev_hash", String(_HASH), nullable=False),
+    Column("hash", String(_HASH), nullable=False),
+)
+
+filing_events = Table(
+    "filing_events",
+    metadata,
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("filing_id", String(_ID), ForeignKey("filings.id"), nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("detail", Text, nullable=False),
+    Column("prev_hash", String(_HASH), nullable=False),
+    Column("hash", String(_HASH), nullable=False),
+    Index("ix_filing_events_filing", "filing_id", "seq"),
+)
+
+reservations = Table(
+    "reservations",
+    metadata,
+    Column("filing_id", String(_ID), ForeignKey("filings.id"), primary_key=True),
+    Column("account", String(200), nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Column("reserved_units", BigInteger, nullable=False),
+    Column("amount_units", BigInteger, nullable=False),
+    Column("ops", Integer, nullable=False),
+    Column("state", String(16), nullable=False),
+    Index("ix_reservations_window", "account", "created_us"),
+)
+
+orders = Table(
+    "orders",
+    metadata,
+    Column("ref_id", String(_ID), ForeignKey("filings.id"), primary_key=True),
+    Column("broker_order_id", String(100), unique=True),
+    Column("state", String(40), nullable=False),
+    Column("cumulative_quantity", String(64), nullable=False),
+    Column("average_price", String(64)),
+    Column("updated_at", String(_TIME), nullable=False),
+)
+
+executions = Table(
+    "executions",
+    metadata,
+    Column("id", String(100), primary_key=True),
+    Column("ref_id", String(_ID), ForeignKey("filings.id"), nullable=False, index=True),
+    Column("broker_order_id", String(100), nullable=False),
+    Column("quantity", String(64), nullable=False),
+    Column("price", String(64), nullable=False),
+    Column("executed_at", String(_TIME), nullable=False),
+    Column("basis_source", String(16), nullable=False),
+)
+
+approvals = Table(
+    "approvals",
+    metadata,
+    Column("id", String(_ID), primary_key=True),
+    Column("filing_id", String(_ID), ForeignKey("filings.id"), nullable=False, index=True),
+    Column("terms_sha256", String(_HASH), nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("expires_at", String(_TIME), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("decided_at", String(_TIME)),
+    Column("decided_by", String(200)),
+)
+
+controls = Table(
+    "controls",
+    metadata,
+    Column("key", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+    Column("updated_at", String(_TIME), nullable=False),
+)
+
+decisions = Table(
+    "decisions",
+    metadata,
+    Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("identity", String(200), nullable=False),
+    Column("filing_id", String(_ID)),
+    Column("kind", String(64), nullable=False),
+    Column("why", Text, nullable=False),
+    Column("detail", Text, nullable=False),
+)
+
+# One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn.
+locks = Table(
+    "locks",
+    metadata,
+    Column("name", String(32), primary_key=True),
+)

@@ -1,0 +1,78 @@
+"""``ordergate bench ledger``: a tiny run printed as JSON lines, with its baselines."""
+
+from __future__ import annotations
+
+import json
+import os
+from decimal import Decimal
+
+import pytest
+from typer.testing import CliRunner
+
+from ordergate.bench import BENCHES, Summary, _ledger
+from ordergate.cli import app
+
+TINY = {"quick": (20, 2, 10, 200, 1, 5), "full": (20, 2, 10, 200, 1, 5)}
+SQLITE_CASES = [
+    "sqlite_raw_commit", "sqlite_file_and_reserve", "sqlite_raw_group", "sqlite_file_many",
+    "sha256_chain", "verify_chain",
+]  # fmt: skip
+PG_CASES = ["pg_raw_commit_8w", "pg_file_and_reserve_8w", "pg_file_many_8w"]
+
+
+def test_ledger_is_a_registered_bench() -> None:
+    assert BENCHES["ledger"] is _ledger.run_ledger_bench
+
+
+def test_a_quick_run_prints_every_sqlite_case_beside_its_baseline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_ledger, "SIZES", TINY)
+    monkeypatch.delenv("ORDERGATE_TEST_PG_URL", raising=False)
+    result = CliRunner().invoke(app, ["bench", "ledger", "--quick"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line, parse_float=Decimal) for line in result.output.splitlines()]
+    assert [line["case"] for line in lines] == SQLITE_CASES
+    assert lines[1]["baseline"] == "sqlite_raw_commit"
+    assert lines[3]["baseline"] == "sqlite_raw_group" and lines[3]["n"] == 20
+    assert lines[5]["baseline"] == "sha256_chain" and lines[5]["n"] == 200
+    assert all(line["ops_per_s"] > 0 for line in lines)
+
+
+def test_with_a_postgres_url_eight_writers_are_measured_against_raw_inserts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url = os.environ.get("ORDERGATE_TEST_PG_URL")
+    if not url:
+        pytest.skip(
+            "the Postgres case needs ORDERGATE_TEST_PG_URL, e.g. "
+            "ORDERGATE_TEST_PG_URL=postgresql://postgres@127.0.0.1:5432/test"
+        )
+    monkeypatch.setattr(_ledger, "SIZES", TINY)
+    emitted: list[Summary] = []
+    _ledger.run_ledger_bench(quick=True, emit=emitted.append, pg_url=url)
+    by_case = {summary.case: summary for summary in emitted}
+    assert list(by_case) == SQLITE_CASES + PG_CASES
+    assert by_case["pg_file_and_reserve_8w"].n == 8 * 5
+    assert by_case["pg_file_and_reserve_8w"].baseline == "pg_raw_commit_8w"
+
+
+def test_each_postgres_writer_measures_n_calls_after_the_start_signal() -> None:
+    url = os.environ.get("ORDERGATE_TEST_PG_URL")
+    if not url:
+        pytest.skip("needs ORDERGATE_TEST_PG_URL (postgresql://postgres@127.0.0.1:5432/test)")
+    started: list[bool] = []
+    with _ledger.scratch_postgres(url) as scratch:
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(scratch)
+        with engine.begin() as connection:
+            connection.execute(text("CREATE TABLE raw_t (seq BIGSERIAL, id TEXT, body TEXT)"))
+        engine.dispose()
+        raw = _ledger.raw_pg_samples(scratch, 0, 3, lambda: started.append(True))
+        filed = _ledger.ledger_pg_samples(scratch, 1, 4, lambda: started.append(True))
+        grouped = _ledger.ledger_pg_group_samples(
+            scratch, 2, 2 * _ledger.PG_BATCH, lambda: started.append(True)
+        )
+    assert (len(raw), len(filed), len(grouped)) == (3, 4, 2 * _ledger.PG_BATCH)
+    assert started == [True, True, True]

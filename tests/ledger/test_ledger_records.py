@@ -1,0 +1,127 @@
+"""What lives beside the filings: controls, orders, executions, approvals, the journal."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from uuid import UUID, uuid4
+
+import pytest
+
+from ordergate.core import SteppedClock
+from ordergate.ledger import (
+    ApprovalState,
+    Execution,
+    Filing,
+    Ledger,
+    LedgerError,
+    RollingCaps,
+    SessionEquity,
+    UnknownFilingError,
+)
+
+pytestmark = pytest.mark.req("ledger.postgres-parity")
+
+
+def _filed(ledger: Ledger) -> UUID:
+    caps = RollingCaps(Decimal(1000), 10)
+    result = ledger.file_and_reserve(Filing("agent", {"s": "AAPL"}), notional=Decimal(5), caps=caps)
+    return result.record.id
+
+
+def test_the_high_water_mark_only_rises_and_session_equity_is_kept(ledger: Ledger) -> None:
+    assert ledger.controls.high_water_mark() is None
+    assert ledger.controls.raise_high_water_mark(Decimal("1000.50")) == Decimal("1000.50")
+    assert ledger.controls.raise_high_water_mark(Decimal("900")) == Decimal("1000.50")
+    assert ledger.controls.raise_high_water_mark(Decimal("1200")) == Decimal("1200")
+    ledger.controls.set_high_water_mark(Decimal("800"))
+    assert ledger.controls.high_water_mark() == Decimal("800")
+    assert ledger.controls.session_start_equity() is None
+    ledger.controls.set_session_start_equity("2026-12-01", Decimal("950.25"))
+    assert ledger.controls.session_start_equity() == SessionEquity("2026-12-01", Decimal("950.25"))
+
+
+def test_an_order_is_recorded_and_updated_by_ref_id_and_broker_id(ledger: Ledger) -> None:
+    ref = _filed(ledger)
+    first = ledger.orders.record(ref, state="queued", broker_order_id="o-1")
+    assert (first.state, first.cumulative_quantity, first.average_price) == (
+        "queued", Decimal(0), None
+    )  # fmt: skip
+    later = ledger.orders.record(
+        ref, state="partially_filled", cumulative_quantity=Decimal("0.5"),
+        average_price=Decimal("231.40"),
+    )  # fmt: skip
+    assert later.broker_order_id == "o-1" and later.cumulative_quantity == Decimal("0.5")
+    assert ledger.orders.by_broker_id("o-1") == later == ledger.orders.get(ref)
+    with pytest.raises(UnknownFilingError):
+        ledger.orders.get(uuid4())
+    with pytest.raises(UnknownFilingError):
+        ledger.orders.record(uuid4(), state="queued")
+
+
+def test_executions_are_booked_once_with_basis_source_fill(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    ref = _filed(ledger)
+    fill = Execution("x-1", ref, "o-1", Decimal("0.5"), Decimal("231.40"), clock.now())
+    assert ledger.orders.book_execution(fill)
+    assert not ledger.orders.book_execution(fill)
+    second = Execution(
+        "x-2", ref, "o-1", Decimal("0.25"), Decimal("231.50"), clock.now() + timedelta(1)
+    )
+    assert ledger.orders.book_execution(second)
+    booked = ledger.orders.executions(ref)
+    assert [e.id for e in booked] == ["x-1", "x-2"]
+    assert {e.basis_source for e in booked} == {"fill"}
+    assert booked[0].notional == Decimal("115.700")
+    with pytest.raises(UnknownFilingError):
+        ledger.orders.book_execution(Execution("x-3", uuid4(), "o", Decimal(1), Decimal(1),
+                                               clock.now()))  # fmt: skip
+
+
+def test_an_approval_binds_the_terms_hash_and_expires(ledger: Ledger, clock: SteppedClock) -> None:
+    ref = _filed(ledger)
+    terms = "ab" * 32
+    approval = ledger.approvals.create(ref, terms, ttl=timedelta(minutes=15))
+    assert approval.state is ApprovalState.PENDING
+    assert approval.expires_at == clock.now() + timedelta(minutes=15)
+    assert ledger.approvals.pending() == [approval]
+    decided = ledger.approvals.decide(approval.id, approve=True, terms_sha256=terms, by="me")
+    assert decided.state is ApprovalState.APPROVED and decided.decided_by == "me"
+    assert decided.decided_at == clock.now()
+    again = ledger.approvals.decide(approval.id, approve=False, terms_sha256=terms, by="x")
+    assert again.state is ApprovalState.APPROVED
+
+    altered = ledger.approvals.create(ref, terms)
+    denied = ledger.approvals.decide(altered.id, approve=True, terms_sha256="cd" * 32, by="me")
+    assert denied.state is ApprovalState.DENIED
+
+    late = ledger.approvals.create(ref, terms, ttl=timedelta(minutes=1))
+    clock.advance(timedelta(minutes=1))
+    assert ledger.approvals.pending() == []
+    expired = ledger.approvals.decide(late.id, approve=True, terms_sha256=terms, by="me")
+    assert expired.state is ApprovalState.EXPIRED
+
+    with pytest.raises(LedgerError):
+        ledger.approvals.get(uuid4())
+    with pytest.raises(LedgerError):
+        ledger.approvals.decide(uuid4(), approve=True, terms_sha256=terms, by="me")
+    with pytest.raises(ValueError):
+        ledger.approvals.create(ref, "short")
+
+
+def test_the_journal_keeps_decisions_in_order_with_their_why(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    ref = _filed(ledger)
+    ledger.journal.append(identity="agent", kind="propose", why="rebalance", filing_id=ref,
+                          detail={"weight": Decimal("0.2")})  # fmt: skip
+    clock.advance(timedelta(seconds=1))
+    ledger.journal.append(identity="agent", kind="hold", why="spread too wide")
+    entries = ledger.journal.entries()
+    assert [(e.kind, e.why) for e in entries] == [("propose", "rebalance"),
+                                                  ("hold", "spread too wide")]  # fmt: skip
+    assert entries[0].filing_id == ref and entries[0].detail == {"weight": "0.2"}
+    assert entries[1].filing_id is None
+    assert entries[1].created_at == datetime(2026, 12, 1, 15, 0, 1, tzinfo=UTC)
+    assert [e.kind for e in ledger.journal.entries(limit=1)] == ["hold"]
