@@ -13,9 +13,9 @@ SURFACE = {
         "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
-        "PlacedAgent", "RealtimeClock", "Secret", "Side", "SteppedClock", "TimeInForce",
-        "ToolError", "make_clock", "optional_decimal", "parse_decimal", "required_decimal",
-        "to_wire", "utc",
+        "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
+        "TimeInForce", "ToolError", "install_redaction", "make_clock", "optional_decimal",
+        "parse_decimal", "redact", "register_secret", "required_decimal", "to_wire", "utc",
     },
     "ordergate.inventory": {"ToolClass", "ToolSpec", "load_inventory"},
     "ordergate.sandbox": {

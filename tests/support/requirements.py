@@ -75,4 +75,8 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.tamper-evident": "issue 5 §2, DESIGN.md invariants: edits/deletes/reorders caught",
     "ledger.caps-hold-across-processes": "issue 5 §2, DESIGN.md invariants: no overshoot, no loss",
     "ledger.postgres-parity": "issue 5 §2, DESIGN.md scale: Postgres behaves as SQLite does",
+    # The wall (issue 5 §4): redaction
+    "redaction.opaque-token-masked": "issue 5 §4, DESIGN.md: registered secrets masked in logs",
+    # The wall (issue 5 §4): the kill switch
+    "controls.pause-refuses-new-orders-everywhere": "issue 5 §4: pause refuses in every process",
 }

@@ -6,6 +6,7 @@ import typer
 
 from ordergate.cli._audit import audit_app
 from ordergate.cli._bench import bench
+from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._sandbox import sandbox_app
 from ordergate.cli._tools import tools_app
@@ -25,6 +26,8 @@ app.add_typer(audit_app, name="audit")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)
+app.command("pause")(pause_command)
+app.command("resume")(resume_command)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Core types shared by every ordergate package: wire enums, Decimal rules, errors, clocks."""
+"""Core types shared by every ordergate package: wire enums, Decimal rules, errors, clocks,
+secrets and their redaction from logs."""
 
 from ordergate.core._clock import (
     AcceleratedClock,
@@ -26,6 +27,7 @@ from ordergate.core._enums import (
 )
 from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
 from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
+from ordergate.core._redact import RedactingFilter, install_redaction, redact, register_secret
 from ordergate.core._secret import Secret
 
 __all__ = [
@@ -48,14 +50,18 @@ __all__ = [
     "OrdergateError",
     "PlacedAgent",
     "RealtimeClock",
+    "RedactingFilter",
     "Secret",
     "Side",
     "SteppedClock",
     "TimeInForce",
     "ToolError",
+    "install_redaction",
     "make_clock",
     "optional_decimal",
     "parse_decimal",
+    "redact",
+    "register_secret",
     "required_decimal",
     "to_wire",
     "utc",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hmac
 
+from ordergate.core._redact import register_secret
+
 __all__ = ["Secret"]
 
 
@@ -12,6 +14,8 @@ class Secret:
 
     def __init__(self, value: str) -> None:
         self._value = value
+        # Wrapping is registering: a wrapped value is masked in every redacting log handler.
+        register_secret(value)
 
     def reveal(self) -> str:
         """The secret itself: call only where it is sent or hashed, never where it is shown."""
