@@ -10,6 +10,7 @@ from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._sandbox import sandbox_app
 from ordergate.cli._tools import tools_app
+from ordergate.core import install_redaction
 
 __all__ = ["app", "main"]
 
@@ -31,4 +32,6 @@ app.command("resume")(resume_command)
 
 
 def main() -> None:
+    # Every log record any command writes passes the secret-value filter.
+    install_redaction()
     app()
