@@ -17,6 +17,10 @@ SURFACE = {
         "TimeInForce", "ToolError", "install_redaction", "make_clock", "optional_decimal",
         "parse_decimal", "redact", "register_secret", "required_decimal", "to_wire", "utc",
     },
+    "ordergate.calendar": {
+        "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
+        "SessionSpan", "TradingDay", "market_session",
+    },
     "ordergate.inventory": {"ToolClass", "ToolSpec", "load_inventory"},
     "ordergate.sandbox": {
         "DEFAULT_PORT", "Framing", "MCP_PATH", "Sandbox", "SandboxConfig", "SandboxServer",
@@ -42,6 +46,21 @@ SURFACE = {
         "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
+    },
+    "ordergate.execution": {
+        "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
+        "AccountReader", "AccountView", "ApprovalNotifier", "Arming", "BROKER_CHECKS_FAILED",
+        "BROKER_REFUSED", "BrokerFill", "BrokerOrder", "BrokerRefusal", "ClientAccountReader",
+        "ClientQuoteSource", "DEFAULT_GRACE", "Guard", "GuardStatus", "LiveExecutor",
+        "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
+        "PaperBook", "PaperExecutor", "Placement", "QuoteSource", "REVIEW_UNANSWERED",
+        "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
+        "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
+        "read_status", "terms_sha256", "ticket_of",
+    },
+    "ordergate.runtime": {
+        "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "open_guard",
+        "open_upstream",
     },
     "ordergate.policy": {
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",

@@ -4,20 +4,35 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from sqlalchemy import make_url
 from typer.testing import CliRunner
 
 from ordergate.bench import BENCHES, Summary, _ledger
 from ordergate.cli import app
+from ordergate.core import RealtimeClock
+from ordergate.ledger import open_ledger
 
 TINY = {"quick": (20, 2, 10, 200, 1, 5), "full": (20, 2, 10, 200, 1, 5)}
 SQLITE_CASES = [
     "sqlite_raw_commit", "sqlite_file_and_reserve", "sqlite_raw_group", "sqlite_file_many",
     "sha256_chain", "verify_chain",
 ]  # fmt: skip
-PG_CASES = ["pg_raw_commit_8w", "pg_file_and_reserve_8w", "pg_file_many_8w"]
+PG_CASES = [
+    "pg_raw_commit_8w", "pg_file_and_reserve_8w", "pg_file_and_reserve_8w_one_account",
+    "pg_file_many_8w",
+]  # fmt: skip
+PG_URL = "ORDERGATE_TEST_PG_URL"
+
+
+def pg_server() -> str:
+    url = os.environ.get(PG_URL)
+    if not url:
+        pytest.skip(f"needs {PG_URL} (postgresql://postgres@127.0.0.1:5432/test)")
+    return url
 
 
 def test_ledger_is_a_registered_bench() -> None:
@@ -53,8 +68,9 @@ def test_with_a_postgres_url_eight_writers_are_measured_against_raw_inserts(
     _ledger.run_ledger_bench(quick=True, emit=emitted.append, pg_url=url)
     by_case = {summary.case: summary for summary in emitted}
     assert list(by_case) == SQLITE_CASES + PG_CASES
-    assert by_case["pg_file_and_reserve_8w"].n == 8 * 5
-    assert by_case["pg_file_and_reserve_8w"].baseline == "pg_raw_commit_8w"
+    for case in PG_CASES[1:3]:
+        assert by_case[case].n == 8 * 5
+        assert by_case[case].baseline == "pg_raw_commit_8w"
 
 
 def test_each_postgres_writer_measures_n_calls_after_the_start_signal() -> None:
@@ -71,8 +87,67 @@ def test_each_postgres_writer_measures_n_calls_after_the_start_signal() -> None:
         engine.dispose()
         raw = _ledger.raw_pg_samples(scratch, 0, 3, lambda: started.append(True))
         filed = _ledger.ledger_pg_samples(scratch, 1, 4, lambda: started.append(True))
+        shared = _ledger.ledger_pg_samples(
+            scratch, 3, 2, lambda: started.append(True), _ledger.SHARED_ACCOUNT
+        )
         grouped = _ledger.ledger_pg_group_samples(
             scratch, 2, 2 * _ledger.PG_BATCH, lambda: started.append(True)
         )
-    assert (len(raw), len(filed), len(grouped)) == (3, 4, 2 * _ledger.PG_BATCH)
-    assert started == [True, True, True]
+        with open_ledger(scratch, clock=RealtimeClock()) as ledger:
+            own = ledger.open_filings(account="acct-1")
+            assert len(ledger.open_filings(account=_ledger.SHARED_ACCOUNT)) == 2 + 10
+            # Each writer's filings are dated 72 minutes apart: 20 a day in the window.
+            assert own[-1].created_at - own[0].created_at == (14 - 1) * timedelta(minutes=72)
+            assert ledger.verify().ok
+    assert (len(raw), len(filed), len(shared), len(grouped)) == (3, 4, 2, 2 * _ledger.PG_BATCH)
+    assert started == [True, True, True, True]
+
+
+def test_bench_pg_names_the_server_and_never_prints_its_password(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server = make_url(pg_server())
+    # The server trusts local connections, so any password gets in: it must still not show.
+    url = server.set(password="hunter2-not-shown").render_as_string(hide_password=False)
+    monkeypatch.setattr(_ledger, "SIZES", TINY)
+    monkeypatch.delenv(PG_URL)
+    result = CliRunner().invoke(app, ["bench", "ledger", "--quick", "--pg", url])
+    assert result.exit_code == 0, result.output
+    assert "hunter2" not in result.output
+    cases = [json.loads(line)["case"] for line in result.output.splitlines()]
+    assert cases == SQLITE_CASES + PG_CASES
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://agent:hunter2-not-shown@127.0.0.1:1/nothing",
+         "postgresql://agent:***@127.0.0.1:1/nothing"),
+        ("postgresql://agent@127.0.0.1:1/nothing", "postgresql://agent@127.0.0.1:1/nothing"),
+    ],
+)  # fmt: skip
+def test_bench_pg_reports_an_unreachable_server_without_its_password(
+    monkeypatch: pytest.MonkeyPatch, url: str, shown: str
+) -> None:
+    monkeypatch.setattr(_ledger, "SIZES", TINY)
+    result = CliRunner().invoke(app, ["bench", "ledger", "--quick", "--pg", url])
+    assert result.exit_code == 1
+    assert "hunter2" not in result.output
+    assert f"the Postgres server at {shown} failed" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "complaint"),
+    [
+        (["ledger", "--pg", "::hunter2-not-shown::"], "not a database URL"),
+        (["ledger", "--pg", "sqlite:///hunter2-not-shown.db"], "not a postgresql:// URL"),
+        (["policy", "--pg", "postgresql://u:hunter2-not-shown@h/d"], "only the ledger bench"),
+    ],
+)
+def test_bench_pg_refuses_what_is_not_a_postgres_server_for_the_ledger_bench(
+    args: list[str], complaint: str
+) -> None:
+    result = CliRunner().invoke(app, ["bench", *args])
+    assert result.exit_code == 2
+    assert complaint in result.output
+    assert "hunter2" not in result.output

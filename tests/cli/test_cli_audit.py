@@ -58,9 +58,33 @@ def test_head_prints_a_checkpoint_that_verify_accepts_until_the_tail_is_cut(db: 
         connection.execute(text("DELETE FROM reservations WHERE filing_id = "
                                 "(SELECT id FROM filings WHERE seq = 4)"))  # fmt: skip
         connection.execute(text("DELETE FROM filings WHERE seq = 4"))
+    careless = audit("verify", "--db", db)
+    assert careless.exit_code == 1 and "truncated" in careless.output
+    with open_ledger(db, clock=RealtimeClock()) as ledger, ledger.engine.begin() as connection:
+        # A careful forger also points the account's head back at the filing before.
+        connection.execute(text("UPDATE chain_heads SET seq = 3, account_seq = 3, "
+                                "hash = (SELECT hash FROM filings WHERE seq = 3)"))  # fmt: skip
     assert audit("verify", "--db", db).exit_code == 0
     cut = audit("verify", "--db", db, *pinned)
     assert cut.exit_code == 1 and "truncated" in cut.output
+
+
+def test_the_filings_checkpoint_covers_every_accounts_chain(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'accounts.db'}"
+    with open_ledger(url, clock=RealtimeClock()) as ledger:
+        for account in ("a", "b", "a"):
+            ledger.file_and_reserve(Filing("agent", {}, account=account), notional=Decimal(1),
+                                    caps=CAPS)  # fmt: skip
+    pin = audit("head", "--db", url).output.splitlines()[0].split(" ", 1)[1]
+    with open_ledger(url, clock=RealtimeClock()) as ledger, ledger.engine.begin() as connection:
+        # b's only filing, not the ledger's last, goes with its head.
+        connection.execute(text("DELETE FROM reservations WHERE filing_id = "
+                                "(SELECT id FROM filings WHERE seq = 2)"))  # fmt: skip
+        connection.execute(text("DELETE FROM filings WHERE seq = 2"))
+        connection.execute(text("DELETE FROM chain_heads WHERE account = 'b'"))
+    assert audit("verify", "--db", url).exit_code == 0
+    cut = audit("verify", "--db", url, "--checkpoint", pin)
+    assert cut.exit_code == 1 and "cut off" in cut.output
 
 
 def test_a_malformed_checkpoint_is_a_usage_error(db: str) -> None:

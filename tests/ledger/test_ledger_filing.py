@@ -7,6 +7,7 @@ from decimal import Decimal
 from uuid import UUID, uuid4
 
 import pytest
+from sqlalchemy.exc import IntegrityError
 
 from ordergate.core import SteppedClock
 from ordergate.ledger import (
@@ -202,3 +203,82 @@ def test_rolling_caps_refuse_negative_limits() -> None:
         RollingCaps(Decimal(-1), 1)
     with pytest.raises(ValueError):
         RollingCaps(Decimal(1), -1)
+
+
+@pytest.mark.req("ledger.filing-reservation-atomic")
+def test_reprice_moves_a_live_reservation_within_the_cap_and_refuses_past_it(
+    ledger: Ledger,
+) -> None:
+    first = ledger.file_and_reserve(filing(), notional=Decimal(30), caps=CAPS).record
+    ledger.file_and_reserve(filing(), notional=Decimal(30), caps=CAPS)
+    assert ledger.reprice(first.id, Decimal(70), caps=CAPS) is None
+    assert ledger.rolling_spend("acct") == Spend(Decimal(100), 2)
+    assert ledger.reprice(first.id, Decimal("70.01"), caps=CAPS) == CAP_DAILY_USD
+    assert ledger.rolling_spend("acct") == Spend(Decimal(100), 2)
+    assert ledger.reprice(first.id, Decimal(70), caps=CAPS) is None  # already so: no event
+    assert [(e.kind, e.detail) for e in ledger.events(first.id)] == [
+        ("reprice", {"notional": "70"})
+    ]
+    assert ledger.verify().ok
+
+
+def test_reprice_refuses_what_holds_nothing_to_reprice(ledger: Ledger) -> None:
+    refused = ledger.file_and_reserve(
+        filing(decision=Decision.REFUSE), notional=Decimal(1), caps=CAPS
+    ).record
+    released = ledger.file_and_reserve(filing(), notional=Decimal(1), caps=CAPS).record
+    ledger.release(released.id)
+    with pytest.raises(ReservationError, match="reserved nothing"):
+        ledger.reprice(refused.id, Decimal(2), caps=CAPS)
+    with pytest.raises(ReservationError, match="released"):
+        ledger.reprice(released.id, Decimal(2), caps=CAPS)
+    with pytest.raises(UnknownFilingError):
+        ledger.reprice(uuid4(), Decimal(2), caps=CAPS)
+    with pytest.raises(ValueError, match="notional"):
+        ledger.reprice(released.id, Decimal(-2), caps=CAPS)
+
+
+def test_a_filing_id_filed_twice_is_an_integrity_error_and_files_nothing(ledger: Ledger) -> None:
+    first = ledger.file_and_reserve(filing(), notional=Decimal(1), caps=CAPS).record
+    head = ledger.head()
+    with pytest.raises(IntegrityError):
+        ledger.file_many(
+            [(filing("other"), Decimal(1)), (filing(id=first.id), Decimal(1))], caps=CAPS
+        )
+    assert ledger.head() == head
+    assert ledger.rolling_spend("other") == Spend(Decimal(0), 0)
+    assert ledger.file_and_reserve(filing("other"), notional=Decimal(1), caps=CAPS).accepted
+    assert ledger.verify().ok
+
+
+@pytest.mark.req("ledger.filing-reservation-atomic")
+def test_reprice_keeps_every_window_its_filing_counts_in_under_the_cap(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    caps = RollingCaps(max_daily_usd=Decimal(2500), max_orders_per_day=10)
+    assert ledger.file_and_reserve(filing(), notional=Decimal(1500), caps=caps).accepted
+    clock.advance(timedelta(hours=23, minutes=55))
+    later = ledger.file_and_reserve(filing(), notional=Decimal("945.10"), caps=caps).record
+    clock.advance(timedelta(minutes=10))  # the first filing has left the window ending now
+    # ... but not the one ending at the later filing's time, which would hold 2520.70.
+    assert ledger.reprice(later.id, Decimal("1020.70"), caps=caps) == CAP_DAILY_USD
+    assert ledger.rolling_spend("acct") == Spend(Decimal("945.10"), 1)
+    assert ledger.reprice(later.id, Decimal(1000), caps=caps) is None
+    clock.advance(timedelta(days=1))  # that window still holds both, whenever it is asked
+    assert ledger.reprice(later.id, Decimal(1001), caps=caps) == CAP_DAILY_USD
+    assert ledger.reprice(later.id, Decimal(999), caps=caps) is None
+
+
+def test_a_reservation_dated_after_now_by_a_clock_running_ahead_still_counts_against_the_cap(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    caps = RollingCaps(Decimal(100), 10)
+    ahead = clock.now() + timedelta(minutes=5)
+    assert ledger.file_and_reserve(
+        Filing("replica-ahead", {"n": 1}), notional=Decimal(80), caps=caps, now=ahead
+    ).accepted
+    late = ledger.file_and_reserve(
+        Filing("replica-behind", {"n": 2}), notional=Decimal(30), caps=caps
+    )
+    assert not late.accepted and late.reason == "max_daily_usd"
+    assert ledger.rolling_spend().notional == Decimal(80)

@@ -4,17 +4,32 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from uuid import uuid4
 
 import pytest
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import inspect, text
 
 from ordergate.core import SteppedClock
-from ordergate.ledger import LedgerError, LedgerSchemaError, open_ledger
-from ordergate.ledger._engine import normalise_url
+from ordergate.ledger import (
+    GENESIS,
+    ChainHead,
+    Filing,
+    LedgerError,
+    LedgerSchemaError,
+    RollingCaps,
+    open_ledger,
+)
+from ordergate.ledger._canonical import chain_hash, filing_body, heads_digest
+from ordergate.ledger._engine import engine_for, migrate, normalise_url
+
+MIGRATIONS = Path(migrate.__code__.co_filename).parent / "migrations"
 
 TABLES = {
-    "alembic_version", "approvals", "controls", "decisions", "executions", "filing_events",
-    "filings", "locks", "orders", "reservations",
+    "alembic_version", "approvals", "chain_heads", "controls", "decisions", "executions",
+    "filing_events", "filings", "locks", "orders", "paper_fills", "paper_orders",
+    "reservations",
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")
@@ -27,7 +42,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-                ("0001",)
+                ("0003",)
             ]
 
 
@@ -97,3 +112,144 @@ def test_a_schema_error_closes_the_engine_it_opened(tmp_path: Path, clock: Stepp
     for _ in range(3):
         with pytest.raises(LedgerSchemaError):
             open_ledger(url, clock=clock)
+
+
+def _legacy_ledger(url: str, accounts: list[str]) -> list[tuple[int, str, str]]:
+    """A ledger at revision 0002 holding one ledger-wide chain (``ordergate.filing/1``) of
+    filings for ``accounts``, in order; their (seq, account, hash)."""
+    engine = engine_for(normalise_url(url))
+    try:
+        migrate(engine, "0002")
+        prev, written = GENESIS, []
+        with engine.begin() as connection:
+            for seq, account in enumerate(accounts, start=1):
+                row = {
+                    "seq": seq, "id": str(uuid4()), "identity": "agent", "account": account,
+                    "created_at": "2026-11-30T15:00:00.000000Z", "kind": "equity_order",
+                    "status": "accepted", "decision": "accept", "reasons": "[]",
+                    "terms": f'{{"n":{seq}}}', "notional": "1", "prev_hash": prev,
+                }  # fmt: skip
+                prev = row["hash"] = chain_hash(prev, filing_body(*list(row.values())[:11]))
+                connection.execute(
+                    text(
+                        "INSERT INTO filings VALUES (:seq, :id, :identity, :account, "
+                        ":created_at, :kind, :status, :decision, :reasons, :terms, :notional, "
+                        ":prev_hash, :hash)"
+                    ),
+                    row,
+                )
+                written.append((seq, account, prev))
+    finally:
+        engine.dispose()
+    return written
+
+
+@pytest.mark.req("ledger.tamper-evident")
+def test_a_ledger_wide_chain_from_before_0003_still_verifies_and_accounts_go_on_from_it(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    legacy = _legacy_ledger(ledger_url, ["a", "b", "a"])
+    old_checkpoint = ChainHead(3, legacy[-1][2])  # what `audit head` printed before 0003
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        assert ledger.verify(checkpoint=old_checkpoint).ok
+        assert ledger.head() == ChainHead(3, heads_digest([("a", legacy[2][2]),
+                                                           ("b", legacy[1][2])]))  # fmt: skip
+        caps = RollingCaps(Decimal(100), 10)
+        a = ledger.file_and_reserve(Filing("agent", {}, account="a"), notional=Decimal(1),
+                                    caps=caps).record  # fmt: skip
+        c = ledger.file_and_reserve(Filing("agent", {}, account="c"), notional=Decimal(1),
+                                    caps=caps).record  # fmt: skip
+        assert (a.seq, a.prev_hash) == (4, legacy[2][2])  # a's chain goes on from its last
+        assert (c.seq, c.prev_hash) == (5, GENESIS)
+        checkpoint = ledger.head()
+        result = ledger.verify(checkpoint=old_checkpoint)
+        assert result.ok and result.checked == 5
+        assert ledger.verify(checkpoint=checkpoint).ok
+        with ledger.engine.begin() as connection:
+            connection.execute(text("UPDATE filings SET terms = '{}' WHERE seq = 2"))
+        edited = ledger.verify()
+        assert (edited.ok, edited.first_bad_seq) == (False, 2)
+        assert edited.reason is not None and "edited" in edited.reason
+
+
+def test_cutting_an_accounts_last_filing_from_before_0003_breaks_its_next_link(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    _legacy_ledger(ledger_url, ["a", "b"])
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        ledger.file_and_reserve(Filing("agent", {}, account="b"), notional=Decimal(1),
+                                caps=RollingCaps(Decimal(100), 10))  # fmt: skip
+        with ledger.engine.begin() as connection:
+            connection.execute(text("DELETE FROM filings WHERE seq = 2"))
+        result = ledger.verify()
+        assert (result.ok, result.first_bad_seq) == (False, 3)
+        assert result.reason is not None and "missing" in result.reason
+
+
+def test_a_gap_or_a_late_filing_in_the_ledger_wide_chain_is_caught(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    legacy = _legacy_ledger(ledger_url, ["a", "a", "b"])
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        ledger.file_and_reserve(Filing("agent", {}, account="c"), notional=Decimal(1),
+                                caps=RollingCaps(Decimal(100), 10))  # fmt: skip
+        with ledger.engine.begin() as connection:
+            # b's filing renumbered after c's, and re-hashed to match: a forged late entry.
+            row = connection.execute(
+                text(
+                    "SELECT id, identity, account, created_at, kind, status, decision, "
+                    "reasons, terms, notional FROM filings WHERE seq = 3"
+                )
+            ).one()
+            forged = chain_hash(legacy[1][2], filing_body(9, *row))
+            connection.execute(
+                text("UPDATE filings SET seq = 9, hash = :hash WHERE seq = 3"), {"hash": forged}
+            )
+        late = ledger.verify()
+        assert (late.ok, late.first_bad_seq) == (False, 9)
+        assert late.reason is not None and "after account chains began" in late.reason
+        with ledger.engine.begin() as connection:
+            connection.execute(text("DELETE FROM filings WHERE seq = 1"))
+        gap = ledger.verify()
+        assert (gap.ok, gap.first_bad_seq) == (False, 1)
+        assert gap.reason is not None and "missing" in gap.reason
+
+
+def test_on_postgres_new_filings_are_numbered_after_the_last_one_on_file(
+    pg_url: str, clock: SteppedClock
+) -> None:
+    _legacy_ledger(pg_url, ["a", "b", "c"])
+    with open_ledger(pg_url, clock=clock) as ledger:
+        filed = ledger.file_many(
+            [(Filing("agent", {}, account=name), Decimal(1)) for name in ("b", "d")],
+            caps=RollingCaps(Decimal(100), 10),
+        )
+        assert [result.record.seq for result in filed] == [4, 5]
+        assert ledger.verify().ok
+
+
+def test_going_back_to_0002_is_refused_once_filings_are_in_account_chains(
+    tmp_path: Path, clock: SteppedClock
+) -> None:
+    url = f"sqlite:///{tmp_path / 'l.db'}"
+    _legacy_ledger(url, ["a"])
+    open_ledger(url, clock=clock).close()
+    _downgrade(url)  # nothing filed since 0003: back to 0002 and up again
+    with open_ledger(url, clock=clock) as ledger:
+        assert ledger.verify().ok
+        ledger.file_and_reserve(Filing("agent", {}, account="a"), notional=Decimal(1),
+                                caps=RollingCaps(Decimal(100), 10))  # fmt: skip
+    with pytest.raises(RuntimeError, match="account chains"):
+        _downgrade(url)
+
+
+def _downgrade(url: str) -> None:
+    engine = engine_for(normalise_url(url))
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0002")
+    finally:
+        engine.dispose()

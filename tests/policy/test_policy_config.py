@@ -74,6 +74,10 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "short": False,
     "margin": False,
     "reducing_exempt": True,
+    "real_money": False,
+    "approval_ttl_s": 900,
+    "paper_cash_usd": Decimal(10_000),
+    "paper_slippage_bps": 0,
 }
 
 
@@ -321,3 +325,33 @@ def test_approval_thresholds_and_their_text() -> None:
     assert not above.requires(D(250)) and above.requires(D("250.01"))
     assert not Approval(ApprovalKind.NEVER).requires(None)
     assert parse_policy('approval = " Above:250 "').approval == above
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("real_money = 1", "real_money"),
+        ("approval_ttl_s = 0", "approval_ttl_s"),
+        ('approval_ttl_s = "900"', "approval_ttl_s"),
+        ('[paper]\nstarting_cash_usd = "0"', "paper.starting_cash_usd"),
+        ("[paper]\nstarting_cash_usd = 1.5", "paper.starting_cash_usd"),
+        ("[paper]\nslippage_bps = -1", "paper.slippage_bps"),
+        ("[paper]\nslippage_bps = 10001", "paper.slippage_bps"),
+        ("[paper]\ncash = 5", "paper.cash"),
+    ],
+)
+def test_the_live_consent_approval_lifetime_and_paper_keys_are_checked_by_key(
+    text: str, key: str
+) -> None:
+    assert refused(text).key == key
+
+
+def test_real_money_paper_cash_and_slippage_are_read() -> None:
+    policy = parse_policy(
+        'real_money = true\napproval_ttl_s = 60\n[paper]\nstarting_cash_usd = "2500.50"\n'
+        "slippage_bps = 5\n"
+    )
+    assert policy.real_money is True
+    assert policy.approval_ttl_s == 60
+    assert policy.paper_cash_usd == Decimal("2500.50")
+    assert policy.paper_slippage_bps == 5

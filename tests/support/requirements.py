@@ -79,4 +79,12 @@ REQUIREMENTS: dict[str, str] = {
     "redaction.opaque-token-masked": "issue 5 §4, DESIGN.md: registered secrets masked in logs",
     # The wall (issue 5 §4): the kill switch
     "controls.pause-refuses-new-orders-everywhere": "issue 5 §4: pause refuses in every process",
+    # The wall (issue 5 §3-§4): the guard, approvals, arming
+    "wall.stage-b": "issue 5 §1: reviewed terms over a cap are refused at stage B",
+    "wall.unanswered-looked-up": "issue 5 §3: no answer leaves unanswered; looked up by ref_id",
+    "wall.reconcile-converges": "issue 5 §3: partial fills, cancels, rejections converge spend",
+    "wall.approvals-bound": "issue 5 §4: approvals bound to exact terms, with a TTL",
+    "wall.live-arming": "issue 5 §4: live only with tools/list read, compatible, real money set",
+    "wall.crash.no-duplicate-no-loss": "issue 5 acceptance: SIGKILL around place; no dup, no loss",
+    "wall.property.caps-hold": "issue 5 acceptance: any interleaving keeps 24 h spend/ops in cap",
 }

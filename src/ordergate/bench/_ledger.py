@@ -6,22 +6,36 @@ Each case beside a baseline measured in the same run on the same machine and dis
   ``synchronous=FULL``), ``BEGIN IMMEDIATE`` + one INSERT of a filing-sized row + ``COMMIT``.
   The disk's fsync rate bounds it.
 - ``sqlite_file_and_reserve``: ``Ledger.file_and_reserve``, one filing per commit (the cap
-  check, the chain link, the filing and its reservation). Goal ≥ 2,000/s. Filings rotate over
-  accounts so each account's rolling window holds at most 20 reservations, as a real
-  ``max_orders_per_day`` of 20 would keep it (the cap check sums that window).
+  check, the account chain's link, the filing, its reservation and the account's new head).
+  Goal ≥ 2,000/s. Filings rotate over accounts so each account's rolling window holds at
+  most 20 reservations, as a real ``max_orders_per_day`` of 20 would keep it (the cap check
+  sums that window).
 - ``sqlite_raw_group`` (baseline): the raw INSERT of a batch of rows per commit.
 - ``sqlite_file_many``: ``Ledger.file_many`` (group commit), the same batch size. Goal
   ≥ 20,000/s. Figures are per filing (a batch's time divided by its size).
 - ``sha256_chain`` (baseline): ``hashlib.sha256`` chained over the stored canonical bytes.
 - ``verify_chain``: ``verify`` reading the chain from the database and checking every link.
   Goal ≥ 200,000 filings/s.
-- With a Postgres URL (``ORDERGATE_TEST_PG_URL``), in a scratch database dropped afterwards:
-  ``pg_raw_commit_8w`` (baseline: 8 processes, psycopg INSERT + COMMIT) and
-  ``pg_file_and_reserve_8w`` (8 processes filing one per commit) and ``pg_file_many_8w``
-  (8 processes filing ``PG_BATCH`` per commit). Goal ≥ 5,000/s; the figure is aggregate
-  filings over wall time. One chain means one append lock, held through the commit's WAL
-  flush: one filing per commit is bounded by the flush time, not by the writers, and only
-  group commit (several filings per flush) scales.
+- With a Postgres URL (``--pg URL``, else ``ORDERGATE_TEST_PG_URL``), in a scratch database
+  dropped afterwards, 8 writer processes, each figure aggregate filings over wall time (goal
+  ≥ 5,000/s):
+
+  - ``pg_raw_commit_8w`` (baseline): psycopg INSERT + COMMIT of a filing-sized row, one per
+    commit. What 8 durable committers get from this server on this machine, doing nothing
+    else.
+  - ``pg_file_and_reserve_8w``: 8 writers filing one per commit, each for **its own account**
+    (a multi-tenant gateway: 8 accounts trading at once). Each account's chain has its own
+    lock, so the 8 commits proceed in parallel and Postgres's group commit batches their
+    flushes.
+  - ``pg_file_and_reserve_8w_one_account``: the same, but all 8 writers file for **one**
+    account: they take turns at its lock, held through each commit's flush (as every writer
+    did on the single ledger-wide chain before migration 0003).
+  - ``pg_file_many_8w``: 8 writers, each on its own account, ``PG_BATCH`` filings per commit.
+
+  A writer's k-th filing is dated k × 72 minutes after a fixed start, so each account's
+  rolling window holds about 20 reservations per writer, as a ``max_orders_per_day`` of 20
+  would keep it (the cap check sums that window; an ever-growing window would measure the sum
+  instead of the filing).
 """
 
 from __future__ import annotations
@@ -36,6 +50,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 from typing import Any
@@ -44,6 +59,7 @@ from ordergate.bench._stats import Summary, summarise
 
 __all__ = [
     "PG_BATCH",
+    "SHARED_ACCOUNT",
     "SIZES",
     "ledger_pg_group_samples",
     "ledger_pg_samples",
@@ -56,6 +72,9 @@ __all__ = [
 SIZES = {"quick": (800, 10, 500, 20_000, 3, 150), "full": (4000, 40, 1000, 200_000, 3, 600)}
 _WRITERS = 8
 PG_BATCH = 50
+SHARED_ACCOUNT = "shared"
+_START = datetime(2026, 1, 5, 14, 30, tzinfo=UTC)
+_STEP = timedelta(minutes=72)  # 20 a day per writer
 _ROW = "x" * 300
 _TERMS = {"symbol": "AAPL", "side": "buy", "type": "market", "quantity": Decimal("1.25")}
 
@@ -84,6 +103,11 @@ def run_ledger_bench(
                 _writers("pg_file_and_reserve_8w", _pg_ledger_worker, scratch, per_writer)
                 .compared_with(raw_pg)
             )  # fmt: skip
+            emit(
+                _writers(
+                    "pg_file_and_reserve_8w_one_account", _pg_shared_worker, scratch, per_writer
+                ).compared_with(raw_pg)
+            )
             emit(
                 _writers("pg_file_many_8w", _pg_group_worker, scratch, per_writer)
                 .compared_with(raw_pg)
@@ -200,7 +224,7 @@ def _ledger_group(path: Path, batches: int, size: int) -> Summary:
 
 def _verification(path: Path, length: int, rounds: int) -> tuple[Summary, Summary]:
     from ordergate.ledger import open_ledger
-    from ordergate.ledger._canonical import filing_body
+    from ordergate.ledger._canonical import linked_filing_body
 
     caps = _caps()
     with open_ledger(f"sqlite:///{path}", clock=_clock()) as ledger:
@@ -209,10 +233,10 @@ def _verification(path: Path, length: int, rounds: int) -> tuple[Summary, Summar
             ledger.file_many([(_filing(), Decimal("12.5")) for _ in range(size)], caps=caps)
         with ledger.engine.connect() as connection:
             bodies = [
-                filing_body(*row[:11])
+                linked_filing_body(*row)
                 for row in connection.exec_driver_sql(
-                    "SELECT seq, id, identity, account, created_at, kind, status, decision, "
-                    "reasons, terms, notional FROM filings ORDER BY seq"
+                    "SELECT seq, account_seq, id, identity, account, created_at, kind, status, "
+                    "decision, reasons, terms, notional FROM filings ORDER BY seq"
                 )
             ]
 
@@ -301,6 +325,15 @@ def _pg_ledger_worker(url: str, index: int, n: int, barrier: Any, results: Any) 
     results.put(ledger_pg_samples(url, index, n, lambda: barrier.wait(timeout=120)))
 
 
+def _pg_shared_worker(url: str, index: int, n: int, barrier: Any, results: Any) -> None:
+    results.put(ledger_pg_samples(url, index, n, lambda: barrier.wait(timeout=120), SHARED_ACCOUNT))
+
+
+def _dated(index: int, k: int) -> datetime:
+    """Writer ``index``'s ``k``-th filing time (see the module's notes)."""
+    return _START + k * _STEP + timedelta(microseconds=index)
+
+
 def _pg_group_worker(url: str, index: int, n: int, barrier: Any, results: Any) -> None:
     results.put(ledger_pg_group_samples(url, index, n, lambda: barrier.wait(timeout=120)))
 
@@ -324,15 +357,21 @@ def raw_pg_samples(url: str, index: int, n: int, ready: Callable[[], object]) ->
         return _timed(one, n)
 
 
-def ledger_pg_samples(url: str, index: int, n: int, ready: Callable[[], object]) -> list[int]:
-    """One writer of the ledger case: ``n`` filings, one per commit, on its own account."""
+def ledger_pg_samples(
+    url: str, index: int, n: int, ready: Callable[[], object], account: str | None = None
+) -> list[int]:
+    """One writer of the ledger case: ``n`` filings, one per commit, on ``account`` (its own,
+    ``acct-INDEX``, by default)."""
     from ordergate.ledger import open_ledger
 
     caps = _caps()
+    name = account or f"acct-{index}"
+    filed = itertools.count()
     with open_ledger(url, clock=_clock()) as ledger:
 
         def one() -> None:
-            ledger.file_and_reserve(_filing(f"acct-{index}"), notional=Decimal(1), caps=caps)
+            now = _dated(index, next(filed))
+            ledger.file_and_reserve(_filing(name), notional=Decimal(1), caps=caps, now=now)
 
         _timed(one, 10)
         ready()
@@ -345,11 +384,12 @@ def ledger_pg_group_samples(url: str, index: int, n: int, ready: Callable[[], ob
     from ordergate.ledger import open_ledger
 
     caps = _caps()
+    filed = itertools.count()
     with open_ledger(url, clock=_clock()) as ledger:
 
         def one() -> None:
             batch = [(_filing(f"acct-{index}"), Decimal(1)) for _ in range(PG_BATCH)]
-            ledger.file_many(batch, caps=caps)
+            ledger.file_many(batch, caps=caps, now=_dated(index, next(filed)))
 
         _timed(one, 2)
         ready()

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import typer
 
+from ordergate.cli._approvals import approvals_command, approve_command, deny_command
 from ordergate.cli._audit import audit_app
 from ordergate.cli._bench import bench
 from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
+from ordergate.cli._order import order_command
 from ordergate.cli._sandbox import sandbox_app
+from ordergate.cli._status import reconcile_command, status_command
 from ordergate.cli._tools import tools_app
 from ordergate.core import install_redaction
 
@@ -29,6 +32,12 @@ app.command("login")(login_command)
 app.command("whoami")(whoami_command)
 app.command("pause")(pause_command)
 app.command("resume")(resume_command)
+app.command("order")(order_command)
+app.command("status")(status_command)
+app.command("reconcile")(reconcile_command)
+app.command("approvals")(approvals_command)
+app.command("approve")(approve_command)
+app.command("deny")(deny_command)
 
 
 def main() -> None:

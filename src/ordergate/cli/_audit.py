@@ -1,10 +1,13 @@
 """``ordergate audit verify`` and ``ordergate audit head``: check the ledger's hash chains.
 
 ``verify`` exits 0 when both chains are intact, 1 when a record was edited, deleted or
-reordered (or the tail was cut off below a given checkpoint), naming the first bad filing,
-and 2 when the ledger cannot be opened. ``head`` prints ``SEQ:HASH`` of the filings chain (and
-of the events chain on a second line): keep it somewhere else, and pass it back to
-``verify --checkpoint`` to prove nothing was truncated since.
+reordered (or a tail was cut off below a given checkpoint), naming the first bad filing, and
+2 when the ledger cannot be opened. ``head`` prints two checkpoints, ``SEQ:HASH`` each: the
+filings' (the last ``seq`` and a digest of every account's chain head, so it covers every
+account's chain up to that ``seq``), then the events chain's last link. Keep them somewhere
+else, and pass them back to ``verify --checkpoint``/``--events-checkpoint`` to prove nothing
+was truncated or rewritten since. A filings checkpoint printed before account chains (the
+hash of filing ``SEQ`` itself) is still accepted.
 """
 
 from __future__ import annotations
@@ -47,7 +50,10 @@ def verify_command(
     db: DbOption = None,
     checkpoint: Annotated[
         str | None,
-        typer.Option(help="A filings head SEQ:HASH exported earlier by `audit head`."),
+        typer.Option(
+            help="A filings checkpoint SEQ:HASH exported earlier by `audit head` (it covers "
+            "every account's chain)."
+        ),
     ] = None,
     events_checkpoint: Annotated[
         str | None, typer.Option(help="An events head SEQ:HASH exported earlier.")
@@ -73,7 +79,7 @@ def verify_command(
 
 @audit_app.command("head")
 def head_command(db: DbOption = None) -> None:
-    """Print the chain heads as SEQ:HASH (filings, then events)."""
+    """Print the checkpoints as SEQ:HASH: filings (every account's chain), then events."""
     with _open(db) as ledger:
         typer.echo(f"filings {ledger.head()}")
         typer.echo(f"events {ledger.event_head()}")

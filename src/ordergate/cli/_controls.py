@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ordergate.core import RealtimeClock
+from ordergate.cli._options import DbOption, open_existing_ledger
 
 if TYPE_CHECKING:
     from ordergate.ledger import Ledger
@@ -28,33 +28,9 @@ __all__ = ["pause_command", "resume_command"]
 
 MAX_REASON = 200
 
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        help="Ledger URL (default: ORDERGATE_DB_URL, else $ORDERGATE_HOME/ledger.db).",
-        show_default=False,
-    ),
-]
-
 
 def _open(db: str | None) -> Ledger:
-    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-
-    from ordergate.ledger import LedgerError, open_ledger
-
-    try:
-        return open_ledger(db, clock=RealtimeClock(), create=False)
-    except LedgerError as error:
-        problem = str(error)
-    except ArgumentError:
-        # SQLAlchemy's message repeats the URL, which may hold a password.
-        problem = "the URL is not a database URL"
-    except SQLAlchemyError as error:
-        # The driver's own message (e.g. "connection refused"), without the SQL or links.
-        problem = str(error.orig if hasattr(error, "orig") else error).splitlines()[0]
-    typer.echo(f"cannot open the ledger: {problem}", err=True)
-    raise typer.Exit(2)
+    return open_existing_ledger(db)
 
 
 def _when(since: datetime | None) -> str:

@@ -1,13 +1,16 @@
 """The ledger: ordergate's durable, tamper-evident record between an agent and the money.
 
-Filings are append-only and hash-chained; each filing's reservation against the rolling caps
-is made in the same transaction as the filing (``Ledger.file_and_reserve``), so concurrent
-processes or replicas never reserve past a cap. Orders, executions, approvals, the pause
-flag, the breaker's high-water mark and the decisions journal live beside them. SQLite by
-default (``$ORDERGATE_HOME/ledger.db``), Postgres by URL; Alembic migrations on open.
+Filings are append-only and hash-chained, one chain per account; each filing's reservation
+against the rolling caps is made in the same transaction as the filing, under its account's
+lock (``Ledger.file_and_reserve``), so concurrent processes or replicas never reserve past a
+cap, and writers on different accounts do not wait for one another. Orders, executions,
+approvals, the pause flag, the breaker's high-water mark and the decisions journal live
+beside them. SQLite by default (``$ORDERGATE_HOME/ledger.db``), Postgres by URL; Alembic
+migrations on open.
 
 ``verify`` (and ``ordergate audit verify``) finds any edited, deleted or reordered filing or
-event; ``Ledger.head`` gives a checkpoint that proves the tail was not cut off.
+event; ``Ledger.head`` gives a checkpoint, covering every account's chain, that proves no
+account's tail was cut off or rewritten since.
 """
 
 from ordergate.ledger._canonical import GENESIS, canonical_json

@@ -12,6 +12,13 @@ escape them), so a body has exactly one separator fewer than fields and cannot b
 differently; the verifier counts them. A join is used rather than a JSON array because
 verification is bound by this encoding: the join costs a fifth of ``json.dumps``.
 
+Filings filed since migration 0003 are ``ordergate.filing/2`` (``linked_filing_body``): each
+links to the previous filing *of its account*, and its body holds both its place in the ledger
+(``seq``) and its place in its account's chain (``account_seq``). Filings from before it stay
+``ordergate.filing/1`` (``filing_body``): one chain over the whole ledger. A checkpoint of the
+filings covers every account's chain at once: ``heads_digest`` is the
+SHA-256 of a tag and each account's last hash, in account order (``GENESIS`` for none).
+
 Amounts that SQL must add up (reservations) are stored as whole units of 10⁻⁸ USD in a
 BIGINT: exact on both SQLite (which has no decimal type; its NUMERIC affinity would keep a
 float) and Postgres, and a 64-bit count of 10⁻⁸ dollars reaches 92 billion dollars.
@@ -21,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
@@ -30,9 +37,11 @@ from uuid import UUID
 from ordergate.core import to_wire
 
 __all__ = [
+    "ACCOUNT_FILING_TAG",
     "EVENT_TAG",
     "FILING_TAG",
     "GENESIS",
+    "HEADS_TAG",
     "SEPARATOR",
     "UNIT",
     "canonical_json",
@@ -41,7 +50,9 @@ __all__ = [
     "filing_body",
     "from_units",
     "has_control",
+    "heads_digest",
     "iso",
+    "linked_filing_body",
     "plain_json",
     "to_units",
 ]
@@ -51,6 +62,8 @@ UNIT = Decimal("0.00000001")
 _SCALE = 10**8
 SEPARATOR = "\x1f"
 FILING_TAG = "ordergate.filing/1"
+ACCOUNT_FILING_TAG = "ordergate.filing/2"
+HEADS_TAG = "ordergate.filing-heads/2"
 EVENT_TAG = "ordergate.filing-event/1"
 _dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), sort_keys=True).encode
 _SCALARS = frozenset({str, int, bool, type(None)})
@@ -125,10 +138,45 @@ def filing_body(
     terms: str,
     notional: str,
 ) -> bytes:
+    """The body of a filing in the ledger-wide chain of ``ordergate.filing/1`` (filed before
+    migration 0003)."""
     return SEPARATOR.join(
         (FILING_TAG, str(seq), filing_id, identity, account, created_at, kind, status,
          decision, reasons, terms, notional)
     ).encode()  # fmt: skip
+
+
+def linked_filing_body(
+    seq: int,
+    account_seq: int,
+    filing_id: str,
+    identity: str,
+    account: str,
+    created_at: str,
+    kind: str,
+    status: str,
+    decision: str,
+    reasons: str,
+    terms: str,
+    notional: str,
+) -> bytes:
+    """The body of a filing in its account's chain (``ordergate.filing/2``)."""
+    return SEPARATOR.join(
+        (ACCOUNT_FILING_TAG, str(seq), str(account_seq), filing_id, identity, account,
+         created_at, kind, status, decision, reasons, terms, notional)
+    ).encode()  # fmt: skip
+
+
+def heads_digest(heads: Iterable[tuple[str, str]]) -> str:
+    """The checkpoint digest of ``(account, last hash)`` pairs: ``GENESIS`` when there are
+    none, else SHA-256 of the tag and every pair in account order, all joined by U+001F."""
+    ordered = sorted(heads)
+    if not ordered:
+        return GENESIS
+    fields = [HEADS_TAG]
+    for account, digest in ordered:
+        fields += (account, digest)
+    return hashlib.sha256(SEPARATOR.join(fields).encode()).hexdigest()
 
 
 def event_body(

@@ -1,15 +1,17 @@
 """The ledger: filings with their reservations, filed atomically against rolling caps.
 
 ``file_and_reserve`` is the wall's one write that matters: in a single transaction holding
-the write lock it reads the account's rolling 24 h spend and order count, appends the filing
-to the hash chain (accepted, or refused with the cap's reason code) and, when accepted,
-reserves its notional and one order. Any number of processes (SQLite) or replicas (Postgres)
-filing at once are therefore serialised at that lock: none can reserve past a cap, and every
-attempt is on file.
+its account's lock it reads the account's rolling 24 h spend and order count, appends the
+filing to the account's hash chain (accepted, or refused with the cap's reason code) and,
+when accepted, reserves its notional and one order (``_filing``). Any number of processes
+(SQLite) or replicas (Postgres) filing for one account at once are therefore serialised at
+that lock: none can reserve past a cap, and every attempt is on file. Filings for different
+accounts do not wait for each other on Postgres (SQLite has one write lock for everything).
 
-The chain is one total order per database, so every append (whatever the account) takes the
-same lock; that lock is also what makes the cap check atomic. Later facts about a filing
-(status changes, releases, corrections) are appended to a second chain, ``filing_events``;
+Each account's filings form one chain; ``head`` digests every account's last link into one
+checkpoint. Anything that moves an account's reservations (``reprice``, ``release``,
+``correct``) takes the account's lock too. Later facts about a filing (status changes,
+releases, corrections) are appended to a second chain, ``filing_events``, under its own lock;
 the filing row itself is never updated.
 """
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
@@ -31,22 +33,26 @@ from ordergate.ledger._canonical import (
     canonical_json,
     chain_hash,
     event_body,
-    filing_body,
     from_units,
-    has_control,
+    heads_digest,
     iso,
-    plain_json,
     to_units,
 )
-from ordergate.ledger._controls import PAUSE_KEY, Controls, paused_from
-from ordergate.ledger._engine import engine_for, migrate, normalise_url, write_transaction
+from ordergate.ledger._controls import Controls
+from ordergate.ledger._engine import (
+    FILINGS_GATE,
+    engine_for,
+    lock_accounts,
+    migrate,
+    normalise_url,
+    take_locks,
+    write_transaction,
+)
 from ordergate.ledger._errors import ReservationError, UnknownFilingError
+from ordergate.ledger._filing import WINDOW_US, file_batch, prepare, window_bounds
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
-    CAP_ORDERS_PER_DAY,
-    PAUSED,
     ChainHead,
-    Decision,
     EventRecord,
     Filing,
     FilingRecord,
@@ -58,14 +64,12 @@ from ordergate.ledger._models import (
 )
 from ordergate.ledger._records import Approvals, Journal, Orders
 from ordergate.ledger._rows import event_record, filing_record, to_us
-from ordergate.ledger._schema import controls, filing_events, filings, reservations
+from ordergate.ledger._schema import chain_heads, filing_events, filings, reservations
 from ordergate.ledger._verify import verify
 
 __all__ = ["WINDOW", "Ledger", "open_ledger"]
 
 WINDOW = timedelta(hours=24)
-_WINDOW_US = 24 * 3600 * 1_000_000
-_MAX_TEXT = 200
 
 
 def open_ledger(url: str | None = None, *, clock: Clock, create: bool = True) -> Ledger:
@@ -150,104 +154,10 @@ class Ledger:
         """``file_and_reserve`` for several filings in one transaction (group commit), in
         order: each sees the reservations of the ones before it."""
         instant = now if now is not None else self._clock.now()
-        created_at = iso(instant)
-        created_us = to_us(instant)
-        prepared = [_prepare(filing, notional) for filing, notional in items]
-        cap_units = to_units(caps.max_daily_usd)
-        results: list[FilingResult] = []
-        first_account = prepared[0][0].account if prepared else ""
-        with write_transaction(self._engine, "filings") as connection:
-            # One round trip for everything the first filing needs: pause flag, chain head,
-            # and its account's window. (Statements are built once, at import: building a
-            # Core statement per call cost more than the fsync.)
-            snapshot = connection.execute(
-                _SNAPSHOT,
-                {"account": first_account, "low": created_us - _WINDOW_US, "high": created_us},
-            ).one()
-            paused = paused_from(snapshot[0])
-            seq, prev = (0, GENESIS) if snapshot[1] is None else (snapshot[1], snapshot[2])
-            spent: dict[str, list[int]] = {first_account: [int(snapshot[3]), int(snapshot[4])]}
-            filing_rows: list[dict[str, Any]] = []
-            reservation_rows: list[dict[str, Any]] = []
-            for filing, units, notional_text, terms, plain in prepared:
-                reasons = list(filing.reasons)
-                accepted = filing.decision is Decision.ACCEPT
-                if accepted and paused:
-                    accepted, reasons = False, [*reasons, PAUSED]
-                if accepted:
-                    window = spent.get(filing.account)
-                    if window is None:
-                        window = spent[filing.account] = _window(
-                            connection, filing.account, created_us
-                        )
-                    over = []
-                    if window[1] + 1 > caps.max_orders_per_day:
-                        over.append(CAP_ORDERS_PER_DAY)
-                    if window[0] + units > cap_units:
-                        over.append(CAP_DAILY_USD)
-                    if over:
-                        accepted, reasons = False, [*reasons, *over]
-                    else:
-                        window[0] += units
-                        window[1] += 1
-                seq += 1
-                status = FilingStatus.ACCEPTED if accepted else FilingStatus.REFUSED
-                row = {
-                    "seq": seq,
-                    "id": str(filing.id),
-                    "identity": filing.identity,
-                    "account": filing.account,
-                    "created_at": created_at,
-                    "kind": filing.kind,
-                    "status": status.value,
-                    "decision": filing.decision.value,
-                    "reasons": canonical_json(reasons) if reasons else "[]",
-                    "terms": terms,
-                    "notional": notional_text,
-                    "prev_hash": prev,
-                }
-                link = prev
-                row["hash"] = prev = chain_hash(link, _filing_body(row))
-                filing_rows.append(row)
-                if accepted:
-                    reservation_rows.append(
-                        {
-                            "filing_id": row["id"],
-                            "account": filing.account,
-                            "created_us": created_us,
-                            "reserved_units": units,
-                            "amount_units": units,
-                            "ops": 1,
-                            "state": "reserved",
-                        }
-                    )
-                results.append(
-                    FilingResult(
-                        accepted=accepted,
-                        reason=None if accepted else (reasons[0] if reasons else "refused"),
-                        record=FilingRecord(
-                            seq=seq,
-                            id=filing.id,
-                            identity=filing.identity,
-                            account=filing.account,
-                            created_at=instant.astimezone(UTC),
-                            kind=filing.kind,
-                            outcome=status,
-                            status=status,
-                            decision=filing.decision,
-                            reasons=tuple(reasons),
-                            terms=plain,
-                            notional=Decimal(notional_text),
-                            prev_hash=link,
-                            hash=prev,
-                        ),
-                    )
-                )
-            if filing_rows:
-                connection.execute(_INSERT_FILINGS, filing_rows)
-            if reservation_rows:
-                connection.execute(_INSERT_RESERVATIONS, reservation_rows)
-        return results
+        batch = [prepare(filing, notional) for filing, notional in items]
+        if not batch:
+            return []
+        return file_batch(self._engine, batch, caps=caps, instant=instant)
 
     # -- reservations --------------------------------------------------------------------
 
@@ -276,6 +186,57 @@ class Ledger:
         detail = {"filled_notional": to_wire(filled_notional)}
         return self._adjust(filing_id, "corrected", to_units(filled_notional), 1, detail, now)
 
+    def reprice(
+        self,
+        filing_id: UUID | str,
+        notional: Decimal,
+        *,
+        caps: RollingCaps,
+        now: datetime | None = None,
+    ) -> str | None:
+        """Make a live reservation hold ``notional`` (the reviewed terms' notional) if the
+        rolling cap allows it, atomically with the cap check: ``None`` when it holds now, else
+        the reason code (``max_daily_usd``) with the reservation unchanged.
+
+        The reservation counts at its filing time, so it must fit every rolling window that
+        holds it up to now: the one ending at its filing, each ending at a later reservation
+        of the account, and the one ending now (windows ending later are checked by the
+        filings that end them). Each is summed without this filing's own reservation, so
+        repricing never counts the order twice. Raises ``UnknownFilingError``,
+        ``ReservationError`` (refused, released or corrected filings hold nothing to
+        reprice)."""
+        if not notional.is_finite() or notional < 0:
+            raise ValueError("notional must be a finite, non-negative decimal")
+        key = str(filing_id)
+        instant = now if now is not None else self._clock.now()
+        units = to_units(notional)
+        with write_transaction(self._engine) as connection:
+            _lock_filing_account(connection, key)
+            row = connection.execute(
+                select(
+                    reservations.c.state,
+                    reservations.c.amount_units,
+                    reservations.c.account,
+                    reservations.c.created_us,
+                ).where(reservations.c.filing_id == key)
+            ).first()
+            if row is None:
+                raise ReservationError(f"filing {key} reserved nothing (it was refused)")
+            if row.state != "reserved":
+                raise ReservationError(f"filing {key}'s reservation is {row.state}")
+            if row.amount_units == units:
+                return None
+            worst = _worst_window(connection, row.account, row.created_us, to_us(instant))
+            if worst - row.amount_units + units > to_units(caps.max_daily_usd):
+                return CAP_DAILY_USD
+            connection.execute(
+                update(reservations)
+                .where(reservations.c.filing_id == key)
+                .values(amount_units=units, reserved_units=units)
+            )
+            _append_event(connection, key, instant, "reprice", "", {"notional": to_wire(notional)})
+        return None
+
     def _adjust(
         self,
         filing_id: UUID | str,
@@ -287,13 +248,13 @@ class Ledger:
     ) -> EventRecord | None:
         key = str(filing_id)
         instant = now if now is not None else self._clock.now()
-        with write_transaction(self._engine, "filings", "events") as connection:
+        with write_transaction(self._engine) as connection:
+            _lock_filing_account(connection, key)
             row = connection.execute(
                 select(reservations.c.state, reservations.c.amount_units, reservations.c.ops)
                 .where(reservations.c.filing_id == key)
             ).first()  # fmt: skip
             if row is None:
-                _require_filing(connection, key)
                 raise ReservationError(f"filing {key} reserved nothing (it was refused)")
             if (row.state, row.amount_units, row.ops) == (state, units, ops):
                 return None
@@ -378,87 +339,87 @@ class Ledger:
         return [record for record in records if not record.status.terminal]
 
     def head(self) -> ChainHead:
-        """The filings chain's last link; export it as a checkpoint for ``verify``."""
-        with self._engine.connect() as connection:
-            return ChainHead(*_head(connection, filings))
+        """A checkpoint of every account's chain, to export and give back to ``verify``: the
+        last ``seq`` on file and the digest of each account's last link (``heads_digest``);
+        ``(0, GENESIS)`` for an empty ledger.
+
+        On Postgres it waits until no filing is in flight (the filings gate, exclusively),
+        so every filing numbered up to that ``seq`` is in it and every later one is numbered
+        after it."""
+        with self._engine.connect() as connection, connection.begin():
+            take_locks(connection, FILINGS_GATE)  # a read snapshot is enough on SQLite
+            rows = connection.execute(
+                select(chain_heads.c.account, chain_heads.c.seq, chain_heads.c.hash)
+            ).all()
+        last = max((row.seq for row in rows), default=0)
+        return ChainHead(last, heads_digest((row.account, row.hash) for row in rows))
 
     def event_head(self) -> ChainHead:
         """The events chain's last link."""
         with self._engine.connect() as connection:
-            return ChainHead(*_head(connection, filing_events))
+            return ChainHead(*_events_head(connection))
 
     def verify(
         self, *, checkpoint: ChainHead | None = None, event_checkpoint: ChainHead | None = None
     ) -> VerifyResult:
-        """Walk both chains (see ``ordergate.ledger.verify``)."""
+        """Walk every account's chain and the events chain (see ``ordergate.ledger.verify``)."""
         return verify(self, checkpoint=checkpoint, event_checkpoint=event_checkpoint)
 
 
-def _prepare(filing: Filing, notional: Decimal) -> tuple[Filing, int, str, str, Any]:
-    if not notional.is_finite() or notional < 0:
-        raise ValueError("notional must be a finite, non-negative decimal")
-    if not filing.identity or len(filing.identity) > _MAX_TEXT:
-        raise ValueError(f"identity must be 1 to {_MAX_TEXT} characters")
-    if len(filing.account) > _MAX_TEXT or not filing.kind or len(filing.kind) > 64:
-        raise ValueError("account is at most 200 characters, kind 1 to 64")
-    if any(has_control(text) for text in (filing.identity, filing.account, filing.kind)):
-        raise ValueError("identity, account and kind must not hold control characters")
-    plain = plain_json(filing.terms)
-    return filing, to_units(notional), to_wire(notional), canonical_json(plain), plain
-
-
-def _filing_body(row: Mapping[str, Any]) -> bytes:
-    return filing_body(
-        row["seq"], row["id"], row["identity"], row["account"], row["created_at"], row["kind"],
-        row["status"], row["decision"], row["reasons"], row["terms"], row["notional"],
-    )  # fmt: skip
-
-
-def _last(table: Any) -> Any:
-    return select(table.c.seq, table.c.hash).order_by(table.c.seq.desc()).limit(1)
-
-
-def _in_window() -> Any:
-    return (
-        reservations.c.account == bindparam("account"),
-        reservations.c.created_us > bindparam("low"),
-        reservations.c.created_us <= bindparam("high"),
-    )
-
-
-_HEADS = {"filings": _last(filings), "filing_events": _last(filing_events)}
+_EVENTS_HEAD = (
+    select(filing_events.c.seq, filing_events.c.hash).order_by(filing_events.c.seq.desc()).limit(1)
+)
 _WINDOW_SUMS = select(
     func.coalesce(func.sum(reservations.c.amount_units), 0),
     func.coalesce(func.sum(reservations.c.ops), 0),
-).where(*_in_window())
-_SNAPSHOT = select(
-    select(controls.c.value).where(controls.c.key == PAUSE_KEY).scalar_subquery(),
-    _last(filings).with_only_columns(filings.c.seq).scalar_subquery(),
-    _last(filings).with_only_columns(filings.c.hash).scalar_subquery(),
-    select(func.coalesce(func.sum(reservations.c.amount_units), 0))
-    .where(*_in_window())
-    .scalar_subquery(),
-    select(func.coalesce(func.sum(reservations.c.ops), 0)).where(*_in_window()).scalar_subquery(),
+).where(
+    reservations.c.account == bindparam("account"),
+    reservations.c.created_us > bindparam("low"),
+    reservations.c.created_us <= bindparam("high"),
 )
-_INSERT_FILINGS = insert(filings)
-_INSERT_RESERVATIONS = insert(reservations)
 
 
-def _head(connection: Connection, table: Any) -> tuple[int, str]:
-    row = connection.execute(_HEADS[table.name]).first()
+def _events_head(connection: Connection) -> tuple[int, str]:
+    row = connection.execute(_EVENTS_HEAD).first()
     return (0, GENESIS) if row is None else (row.seq, row.hash)
 
 
 def _window(connection: Connection, account: str, now_us: int) -> list[int]:
-    row = connection.execute(
-        _WINDOW_SUMS, {"account": account, "low": now_us - _WINDOW_US, "high": now_us}
-    ).one()
+    low, high = window_bounds(now_us)
+    row = connection.execute(_WINDOW_SUMS, {"account": account, "low": low, "high": high}).one()
     return [int(row[0]), int(row[1])]
 
 
-def _require_filing(connection: Connection, key: str) -> None:
-    if connection.execute(select(filings.c.seq).where(filings.c.id == key)).first() is None:
+def _worst_window(connection: Connection, account: str, filed_us: int, now_us: int) -> int:
+    """The largest sum (in units) of ``account``'s reservations over the rolling windows that
+    hold one filed at ``filed_us`` and end by ``now_us``. A window's sum changes only where a
+    reservation enters it, so the windows ending at the filing, at each later reservation
+    and now are all there is to check."""
+    rows = connection.execute(
+        select(reservations.c.created_us, reservations.c.amount_units).where(
+            reservations.c.account == account,
+            reservations.c.created_us > filed_us - WINDOW_US,
+            reservations.c.created_us < filed_us + WINDOW_US,
+        )
+    ).all()
+    ends = {filed_us} | {int(t) for t, _ in rows if filed_us < t <= now_us}
+    if filed_us <= now_us < filed_us + WINDOW_US:
+        ends.add(now_us)
+    return max(sum(int(units) for t, units in rows if end - WINDOW_US < t <= end) for end in ends)
+
+
+def _require_filing(connection: Connection, key: str) -> str:
+    """The account of filing ``key``; ``UnknownFilingError`` if there is none."""
+    account = connection.execute(select(filings.c.account).where(filings.c.id == key)).scalar()
+    if account is None:
         raise UnknownFilingError(key)
+    return str(account)
+
+
+def _lock_filing_account(connection: Connection, key: str) -> None:
+    """Lock the account of filing ``key`` (its reservation moves) and then the events chain."""
+    lock_accounts(connection, [_require_filing(connection, key)])
+    take_locks(connection, "events")
 
 
 def _append_event(
@@ -469,7 +430,7 @@ def _append_event(
     status: str,
     detail: Mapping[str, Any],
 ) -> EventRecord:
-    seq, prev = _head(connection, filing_events)
+    seq, prev = _events_head(connection)
     seq += 1
     created_at = iso(instant)
     detail_text = canonical_json(detail)

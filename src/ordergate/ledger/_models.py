@@ -168,7 +168,11 @@ class Spend:
 
 @dataclass(frozen=True, slots=True)
 class ChainHead:
-    """The last link of a chain; ``(0, GENESIS)`` when empty. Export it as a checkpoint."""
+    """A checkpoint, to export and give back to ``verify``; ``(0, GENESIS)`` when empty.
+
+    For the events chain, its last link. For the filings (``Ledger.head``), the last ``seq``
+    and the digest of every account's last hash (``_canonical.heads_digest``); one taken
+    before account chains is the hash of filing ``seq``, which ``verify`` still accepts."""
 
     seq: int
     hash: str

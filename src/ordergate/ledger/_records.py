@@ -251,11 +251,47 @@ class Approvals:
             )
             return [_approval(row) for row in rows]
 
+    def overdue(self, *, now: datetime | None = None) -> list[Approval]:
+        """Approvals still pending whose time to live has run out, oldest first (for the
+        reconciler to expire and release)."""
+        instant = iso(now if now is not None else self._clock.now())
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(approvals)
+                .where(
+                    approvals.c.state == ApprovalState.PENDING.value,
+                    approvals.c.expires_at <= instant,
+                )
+                .order_by(approvals.c.created_at, approvals.c.id)
+            )
+            return [_approval(row) for row in rows]
+
+    def for_filing(self, filing_id: UUID | str) -> Approval | None:
+        """The latest approval of a filing, if it ever needed one."""
+        with self._engine.connect() as connection:
+            row = connection.execute(
+                select(approvals)
+                .where(approvals.c.filing_id == str(filing_id))
+                .order_by(approvals.c.created_at.desc(), approvals.c.id.desc())
+                .limit(1)
+            ).first()
+        return None if row is None else _approval(row)
+
     def decide(
         self, approval_id: UUID | str, *, approve: bool, terms_sha256: str, by: str
     ) -> Approval:
         """Approve or deny a pending approval, once. An expired one becomes ``expired``; terms
-        whose hash differs from the bound hash are denied. Returns the approval as decided."""
+        whose hash differs from the bound hash are denied. Returns the approval as it stands
+        (decided by this call or, if it was no longer pending, as decided before)."""
+        claimed = self.claim(approval_id, approve=approve, terms_sha256=terms_sha256, by=by)
+        return claimed if claimed is not None else self.get(approval_id)
+
+    def claim(
+        self, approval_id: UUID | str, *, approve: bool, terms_sha256: str, by: str
+    ) -> Approval | None:
+        """``decide``, but ``None`` unless this very call made the decision: of two people
+        (or processes) approving at once, exactly one gets the approval back and acts on it.
+        Raises ``LedgerError`` for an unknown approval."""
         now = self._clock.now()
         key = str(approval_id)
         with write_transaction(self._engine) as connection:
@@ -263,18 +299,20 @@ class Approvals:
             if row is None:
                 raise LedgerError(f"no approval {key}")
             if row.state != ApprovalState.PENDING.value:
-                return _approval(row)
+                return None
             if iso(now) >= row.expires_at:
                 state = ApprovalState.EXPIRED
             elif approve and terms_sha256.lower() == row.terms_sha256:
                 state = ApprovalState.APPROVED
             else:
                 state = ApprovalState.DENIED
-            connection.execute(
+            changed = connection.execute(
                 update(approvals)
-                .where(approvals.c.id == key)
+                .where(approvals.c.id == key, approvals.c.state == ApprovalState.PENDING.value)
                 .values(state=state.value, decided_at=iso(now), decided_by=by)
             )
+            if changed.rowcount != 1:
+                return None
         return self.get(key)
 
 

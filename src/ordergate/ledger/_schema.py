@@ -3,17 +3,26 @@
 Times are fixed-width UTC ISO-8601 text (``_canonical.iso``), readable in any SQL shell and
 hashed as stored; the rolling window reads an integer microsecond column instead. Money is a
 canonical decimal string, plus whole 10⁻⁸ USD units where SQL adds it up (see ``_canonical``).
+
+Each filing links to the previous filing of its account (``account_seq`` is its place in that
+chain; ``NULL`` for filings of the ledger-wide chain from before migration 0003).
+``chain_heads`` holds every account's last link, written in the same transaction as the
+filing: the next filing of the account reads its link there, and ``Ledger.head`` digests it.
+On Postgres ``seq`` comes from the ``filings_seq`` sequence, so writers on different accounts
+never wait for one another to number their filings.
 """
 
 from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     ForeignKey,
     Index,
     Integer,
     MetaData,
+    Sequence,
     String,
     Table,
     Text,
@@ -21,14 +30,18 @@ from sqlalchemy import (
 
 __all__ = [
     "approvals",
+    "chain_heads",
     "controls",
     "decisions",
     "executions",
     "filing_events",
     "filings",
+    "filings_seq",
     "locks",
     "metadata",
     "orders",
+    "paper_fills",
+    "paper_orders",
     "reservations",
 ]
 
@@ -53,6 +66,19 @@ filings = Table(
     Column("terms", Text, nullable=False),
     Column("notional", String(64), nullable=False),
     Column("prev_hash", String(_HASH), nullable=False),
+    Column("hash", String(_HASH), nullable=False),
+    Column("account_seq", BigInteger),
+)
+
+# Postgres only: the next ``filings.seq`` (SQLite numbers under its one write lock).
+filings_seq = Sequence("filings_seq", metadata=metadata)
+
+chain_heads = Table(
+    "chain_heads",
+    metadata,
+    Column("account", String(200), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("account_seq", BigInteger, nullable=False),
     Column("hash", String(_HASH), nullable=False),
 )
 
@@ -139,7 +165,48 @@ decisions = Table(
     Column("detail", Text, nullable=False),
 )
 
-# One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn.
+# The paper book (migration 0002): the simulated broker's own orders and fills.
+_AMOUNT = 64
+paper_orders = Table(
+    "paper_orders",
+    metadata,
+    Column("order_id", String(64), primary_key=True),
+    Column("ref_id", String(_ID), nullable=False, unique=True),
+    Column("account", String(200), nullable=False),
+    Column("symbol", String(32), nullable=False),
+    Column("side", String(8), nullable=False),
+    Column("type", String(16), nullable=False),
+    Column("quantity", String(_AMOUNT)),
+    Column("dollar_amount", String(_AMOUNT)),
+    Column("limit_price", String(_AMOUNT)),
+    Column("stop_price", String(_AMOUNT)),
+    Column("time_in_force", String(16), nullable=False),
+    Column("market_hours", String(32), nullable=False),
+    Column("state", String(40), nullable=False),
+    Column("triggered", Boolean, nullable=False),
+    Column("reject_reason", String(200)),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("updated_at", String(_TIME), nullable=False),
+    Index("ix_paper_orders_account_state", "account", "state"),
+)
+
+paper_fills = Table(
+    "paper_fills",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("order_id", String(64), ForeignKey("paper_orders.order_id"), nullable=False),
+    Column("account", String(200), nullable=False),
+    Column("symbol", String(32), nullable=False),
+    Column("side", String(8), nullable=False),
+    Column("quantity", String(_AMOUNT), nullable=False),
+    Column("price", String(_AMOUNT), nullable=False),
+    Column("executed_at", String(_TIME), nullable=False),
+    Index("ix_paper_fills_order", "order_id"),
+    Index("ix_paper_fills_account", "account", "symbol"),
+)
+
+# One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn. Since
+# migration 0003 only the events chain uses it; filings lock per account (``_engine``).
 locks = Table(
     "locks",
     metadata,

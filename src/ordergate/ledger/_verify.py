@@ -1,14 +1,26 @@
 """Walking the hash chains: any edited, deleted or reordered filing or event is found.
 
-For each record in ``seq`` order the walk checks that ``seq`` follows the previous one with no
-gap (a deletion), that ``prev_hash`` is the previous record's ``hash`` (a deletion or a
-reorder), and that ``hash`` is ``SHA-256(prev_hash ‖ canonical bytes of the stored fields)``
-(an edit of any field, or a swap of two rows' ``seq``, which the bytes include). The first
-failure is reported and the walk stops.
+Filings are walked in ``seq`` order, each checked against the chain of its account: its
+``account_seq`` follows the account's previous filing with no gap (a deletion) and no repeat,
+its ``prev_hash`` is that filing's ``hash`` (a deletion or a reorder), and its ``hash`` is
+``SHA-256(prev_hash ‖ canonical bytes of the stored fields)`` (an edit of any field, or a swap
+of two rows' ``seq`` or ``account_seq``, which the bytes include). Filings from before account
+chains (``account_seq`` NULL, ``ordergate.filing/1``) come first and are checked as the one
+ledger-wide chain they are: ``seq`` from 1 with no gap, each linked to the one before; each
+account's chain then goes on from its last such filing. Events are one chain: ``seq`` from 1
+with no gap, each linked to the one before. The first failure is reported and the walk stops.
 
 A chain alone cannot show that its *tail* was cut off, nor that someone rewrote a suffix and
-re-hashed it: a checkpoint (``ChainHead`` from ``Ledger.head``, exported elsewhere) pins that
-the record at its ``seq`` still exists with that hash.
+re-hashed it. The ``chain_heads`` table, written with every filing, must name each account's
+last filing (a careless cut is found without more), but whoever can edit the database can
+edit it too: a checkpoint exported elsewhere is the proof. ``Ledger.head`` gives one for the
+filings, ``(seq, digest of every account's last hash)``: the walk recomputes that digest over
+the filings numbered up to ``seq``, so a cut or rewrite of any account's chain up to then is
+found. (A checkpoint taken before migration 0003, the ``hash`` of filing ``seq`` itself, is
+still accepted for what it pins.) ``Ledger.event_head`` gives the events chain's last link.
+
+The walk reads from one snapshot (one transaction; repeatable read on Postgres), so filings
+committed meanwhile cannot make the chains and the heads table disagree.
 """
 
 from __future__ import annotations
@@ -20,9 +32,16 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Select, select
 
-from ordergate.ledger._canonical import EVENT_TAG, FILING_TAG, GENESIS, SEPARATOR
+from ordergate.ledger._canonical import (
+    ACCOUNT_FILING_TAG,
+    EVENT_TAG,
+    FILING_TAG,
+    GENESIS,
+    SEPARATOR,
+    heads_digest,
+)
 from ordergate.ledger._models import ChainHead, VerifyResult
-from ordergate.ledger._schema import filing_events, filings
+from ordergate.ledger._schema import chain_heads, filing_events, filings
 
 if TYPE_CHECKING:
     from ordergate.ledger._ledger import Ledger
@@ -40,26 +59,34 @@ def verify(
 ) -> VerifyResult:
     """Check both chains; ``VerifyResult.ok`` or the first bad record and why. Reads only."""
     with ledger.engine.connect() as connection:
-        result = _walk(connection, "filings", _FILINGS, FILING_TAG, checkpoint)
-        if not result.ok:
-            return result
-        events = _walk(connection, "events", _EVENTS, EVENT_TAG, event_checkpoint)
+        if connection.dialect.name == "postgresql":
+            connection.execution_options(isolation_level="REPEATABLE READ")
+        with connection.begin(), _as_bytes(connection):
+            filed, heads = _filing_links(_rows(connection, _FILINGS, "filings"), checkpoint)
+            if filed.ok:
+                filed = _against_heads(filed, heads, _rows(connection, _HEADS, "heads"))
+            if not filed.ok:
+                return filed
+            events = _links(_rows(connection, _EVENTS, "events"), event_checkpoint)
     if not events.ok:
         return events
-    return VerifyResult(ok=True, checked=result.checked + events.checked)
+    return VerifyResult(ok=True, checked=filed.checked + events.checked)
 
 
 _FILINGS = select(
-    filings.c.seq, filings.c.id, filings.c.identity, filings.c.account, filings.c.created_at,
-    filings.c.kind, filings.c.status, filings.c.decision, filings.c.reasons, filings.c.terms,
-    filings.c.notional, filings.c.prev_hash, filings.c.hash,
+    filings.c.seq, filings.c.account_seq, filings.c.id, filings.c.identity, filings.c.account,
+    filings.c.created_at, filings.c.kind, filings.c.status, filings.c.decision,
+    filings.c.reasons, filings.c.terms, filings.c.notional, filings.c.prev_hash, filings.c.hash,
 ).order_by(filings.c.seq)  # fmt: skip
+_HEADS = select(chain_heads.c.account, chain_heads.c.seq, chain_heads.c.hash)
 _EVENTS = select(
     filing_events.c.seq, filing_events.c.filing_id, filing_events.c.created_at,
     filing_events.c.kind, filing_events.c.status, filing_events.c.detail,
     filing_events.c.prev_hash, filing_events.c.hash,
 ).order_by(filing_events.c.seq)  # fmt: skip
-_SEPARATORS = {FILING_TAG: 11, EVENT_TAG: 6}
+
+# An account's last filing as far as the walk has come: [account_seq, hash, seq].
+_Heads = dict[bytes, list[Any]]
 
 
 @contextmanager
@@ -78,18 +105,7 @@ def _as_bytes(connection: Connection) -> Iterator[None]:
         driver.text_factory = previous
 
 
-def _walk(
-    connection: Connection,
-    chain: str,
-    query: Select[Any],
-    tag: str,
-    checkpoint: ChainHead | None,
-) -> VerifyResult:
-    with _as_bytes(connection):
-        return _links(chain, _rows(connection, query), tag, checkpoint)
-
-
-def _rows(connection: Connection, query: Select[Any]) -> Iterator[Any]:
+def _rows(connection: Connection, query: Select[Any], name: str) -> Iterator[Any]:
     # The walk reads plain DBAPI tuples (the statement still compiled by SQLAlchemy): result
     # rows cost more per record than the hash. On Postgres a named (server-side) cursor keeps
     # a long chain out of memory.
@@ -97,7 +113,7 @@ def _rows(connection: Connection, query: Select[Any]) -> Iterator[Any]:
     dbapi = connection.connection.dbapi_connection
     assert dbapi is not None
     if connection.dialect.name == "postgresql":
-        cursor = dbapi.cursor(name="ordergate_verify")
+        cursor = dbapi.cursor(name=f"ordergate_verify_{name}")
     else:
         cursor = dbapi.cursor()
     try:
@@ -108,14 +124,153 @@ def _rows(connection: Connection, query: Select[Any]) -> Iterator[Any]:
         cursor.close()
 
 
-def _links(chain: str, rows: Iterator[Any], tag: str, checkpoint: ChainHead | None) -> VerifyResult:
-    # The body is built inline (the join of ``_canonical.filing_body``): this loop is the
-    # verification rate.
+def _filing_links(rows: Iterator[Any], checkpoint: ChainHead | None) -> tuple[VerifyResult, _Heads]:
+    # The bodies are built inline (the joins of ``_canonical``'s ``linked_filing_body`` and
+    # ``filing_body``): this loop is the verification rate.
     mark = SEPARATOR.encode()
     join = mark.join
-    prefix = tag.encode()
+    linked = ACCOUNT_FILING_TAG.encode()
+    wide = FILING_TAG.encode()
     sha256 = hashlib.sha256
-    separators = _SEPARATORS[tag]
+    genesis = GENESIS.encode()
+    heads: _Heads = {}
+    get = heads.get
+    pin = checkpoint.seq if checkpoint is not None and checkpoint.seq > 0 else None
+    at_pin: _Heads | None = None
+    pinned: bytes | None = None  # filing ``pin``'s hash if ledger-wide, b"" if linked
+    wide_next = 1  # the next seq of the ledger-wide chain while it lasts, then 0
+    wide_link = genesis
+    seq = count = 0
+    for row in rows:
+        seq = row[0]
+        place = row[1]
+        if type(row[-1]) is not bytes:
+            row = tuple(f.encode() if type(f) is str else f for f in row)
+        if pin is not None and at_pin is None and seq > pin:
+            at_pin = {account: list(last) for account, last in heads.items()}
+        # First the row against its own hash (an edit of any field), then its place.
+        if place is not None:
+            body = join((linked, b"%d" % seq, b"%d" % place, *row[2:-2]))
+            separators = 12
+        else:
+            body = join((wide, b"%d" % seq, *row[2:-2]))
+            separators = 11
+        digest = sha256(row[-2] + body).hexdigest().encode()
+        last = get(row[4])
+        if digest != row[-1] or body.count(mark) != separators:
+            link = wide_link if place is None else genesis if last is None else last[1]
+            if sha256(link + body).hexdigest().encode() == row[-1]:  # only prev_hash changed
+                reason = f"filings {seq} does not link to {_after(last)}"
+            else:
+                reason = f"filings {seq} does not match its hash (edited)"
+            return _bad("filings", seq, row[2], reason), heads
+        if place is not None:
+            wide_next = 0
+            expected, link = (1, genesis) if last is None else (last[0] + 1, last[1])
+            if place != expected:
+                return _bad_place(seq, row[2], place, last), heads
+        else:
+            if seq != wide_next:
+                return _bad_wide(seq, row[2], wide_next), heads
+            link = wide_link
+            place = 1 if last is None else last[0] + 1
+            wide_next += 1
+            wide_link = digest
+        if row[-2] != link:
+            reason = f"filings {seq} does not link to {_after(last)}"
+            return _bad("filings", seq, row[2], reason), heads
+        heads[row[4]] = [place, digest, seq]
+        if seq == pin:
+            pinned = b"" if row[1] is not None else digest
+        count += 1
+    checked = VerifyResult(ok=True, checked=count)
+    if checkpoint is not None and pin is not None:
+        return _against_checkpoint(
+            checked, checkpoint, heads if at_pin is None else at_pin, pinned, seq
+        ), heads
+    return checked, heads
+
+
+def _after(last: list[Any] | None) -> str:
+    return (
+        "the start of its account's chain"
+        if last is None
+        else f"filings {last[2]}, its account's last"
+    )
+
+
+def _bad_place(seq: int, record_id: bytes, place: int, last: list[Any] | None) -> VerifyResult:
+    if place > (0 if last is None else last[0]):
+        reason = (
+            f"filings {seq} is its account's filing {place} but follows {_after(last)}: "
+            "a filing is missing (deleted)"
+        )
+    else:
+        reason = f"filings {seq} repeats its account's filing {place} (reordered)"
+    return _bad("filings", seq, record_id, reason)
+
+
+def _bad_wide(seq: int, record_id: bytes, wide_next: int) -> VerifyResult:
+    if wide_next == 0:
+        reason = (
+            f"filings {seq} claims the ledger-wide chain after account chains began (reordered)"
+        )
+        return _bad("filings", seq, record_id, reason)
+    return _bad("filings", wide_next, None, f"filings {wide_next} is missing (next on file: {seq})")
+
+
+def _against_checkpoint(
+    checked: VerifyResult, checkpoint: ChainHead, heads: _Heads, pinned: bytes | None, last: int
+) -> VerifyResult:
+    pin = checkpoint.seq
+    if pin > last:
+        reason = f"filings end at {last} but the checkpoint has {pin} (truncated)"
+        return _bad("filings", last + 1, None, reason)
+    if pinned is None:
+        reason = f"filings {pin}, which the checkpoint pins, is missing (truncated or deleted)"
+        return _bad("filings", pin, None, reason)
+    if pinned == checkpoint.hash.encode():  # a checkpoint of the ledger-wide chain
+        return checked
+    digest = heads_digest((account.decode(), last[1].decode()) for account, last in heads.items())
+    if digest != checkpoint.hash:
+        reason = (
+            f"the filings up to {pin} differ from the checkpoint "
+            "(an account's chain was cut off or rewritten)"
+        )
+        return _bad("filings", pin, None, reason)
+    return checked
+
+
+def _against_heads(checked: VerifyResult, heads: _Heads, rows: Iterator[Any]) -> VerifyResult:
+    """Every account's chain must end where ``chain_heads`` says it does."""
+    named: set[bytes] = set()
+    for account, seq, digest in rows:
+        key = account if type(account) is bytes else account.encode()
+        last = heads.get(key)
+        expected = digest if type(digest) is bytes else digest.encode()
+        if last is None or last[2] != seq or last[1] != expected:
+            ends = "no filing" if last is None else f"filings {last[2]}"
+            reason = (
+                f"filings {seq} is an account's last by the heads table but its chain ends at "
+                f"{ends} (truncated)"
+            )
+            return _bad("filings", seq, None, reason)
+        named.add(key)
+    unnamed = sorted(last[2] for account, last in heads.items() if account not in named)
+    if unnamed:
+        reason = f"filings {unnamed[0]} ends a chain the heads table does not name (edited)"
+        return _bad("filings", unnamed[0], None, reason)
+    return checked
+
+
+def _links(rows: Iterator[Any], checkpoint: ChainHead | None) -> VerifyResult:
+    # The events chain: seq from 1, each linked to the one before.
+    chain = "events"
+    mark = SEPARATOR.encode()
+    join = mark.join
+    prefix = EVENT_TAG.encode()
+    sha256 = hashlib.sha256
+    separators = 6
     expected = 1
     link = GENESIS.encode()
     pinned: bytes | None = None

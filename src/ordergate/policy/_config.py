@@ -132,6 +132,9 @@ class PolicyConfig:
     ``allow`` empty means no symbol is allowed; ``allow_all`` is ``allow = ["*"]``.
     ``reducing_exempt``: orders that only reduce or close a position skip the spend caps,
     the concentration and cash rules and the drawdown/daily-loss breakers.
+    ``real_money``: with ``mode = "live"``, the person's explicit consent to real orders;
+    live mode without it runs in paper. ``approval_ttl_s``: how long a pending approval
+    lives. ``paper_*`` (``[paper]``): the paper account's starting cash and fill slippage.
     """
 
     mode: Mode = Mode.PAPER
@@ -157,6 +160,10 @@ class PolicyConfig:
     short: bool = False
     margin: bool = False
     reducing_exempt: bool = True
+    real_money: bool = False
+    approval_ttl_s: int = 900
+    paper_cash_usd: Decimal = Decimal(10_000)
+    paper_slippage_bps: int = 0
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -168,6 +175,18 @@ class PolicyConfig:
                 raise ConfigError(
                     f"limits.{key}", "must be zero or more" if allow_zero else "must be positive"
                 )
+        if not isinstance(self.paper_cash_usd, Decimal) or not self.paper_cash_usd.is_finite():
+            raise ConfigError("paper.starting_cash_usd", "must be a finite Decimal")
+        if self.paper_cash_usd <= 0:
+            raise ConfigError("paper.starting_cash_usd", "must be positive")
+        for key, value, low in (
+            ("paper.slippage_bps", self.paper_slippage_bps, 0),
+            ("approval_ttl_s", self.approval_ttl_s, 1),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(key, f"must be an integer of at least {low}")
+        if self.paper_slippage_bps > _MAX_BPS:
+            raise ConfigError("paper.slippage_bps", f"must be at most {_MAX_BPS} (basis points)")
         if self.max_position_pct > 100:
             raise ConfigError("limits.max_position_pct", "must be at most 100 (percent)")
         for key in _INTEGER_LIMITS:
@@ -232,8 +251,9 @@ _TABLES: dict[str, frozenset[str]] = {
     ),
     "symbols": frozenset({"allow", "deny"}),
     "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
+    "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
 }
-_TOP = frozenset({"mode", "approval"})
+_TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s"})
 
 _E = TypeVar("_E", bound=StrEnum)
 
@@ -248,6 +268,10 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
         values["mode"] = _enum("mode", document["mode"], Mode)
     if "approval" in document:
         values["approval"] = _approval(document["approval"])
+    if "real_money" in document:
+        values["real_money"] = _boolean("real_money", document["real_money"])
+    if "approval_ttl_s" in document:
+        values["approval_ttl_s"] = _integer("approval_ttl_s", document["approval_ttl_s"])
     for table, known in _TABLES.items():
         if table not in document:
             continue
@@ -276,6 +300,11 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
     for key in ("fractional", "short", "margin", "reducing_exempt"):
         if key in orders:
             values[key] = _boolean(f"orders.{key}", orders[key])
+    paper = document.get("paper", {})
+    if "starting_cash_usd" in paper:
+        values["paper_cash_usd"] = _decimal("paper.starting_cash_usd", paper["starting_cash_usd"])
+    if "slippage_bps" in paper:
+        values["paper_slippage_bps"] = _integer("paper.slippage_bps", paper["slippage_bps"])
     return PolicyConfig(**values)
 
 

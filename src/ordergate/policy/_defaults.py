@@ -15,6 +15,8 @@ DEFAULT_POLICY_TOML = """\
 
 mode = "paper"                 # "paper" simulates fills; "live" also needs the real-money flag
 approval = "always"            # "always" | "never" | "above:250" (approve orders over $250)
+approval_ttl_s = 900           # a pending approval expires after this many seconds
+real_money = false             # with mode = "live": true places real orders; else paper runs
 
 [limits]
 max_order_usd = "100"          # notional of one order
@@ -43,6 +45,10 @@ fractional = true              # dollar amounts and fractional shares ($1 minimu
 short = false                  # never sell more than is held
 margin = false                 # buys must fit in cash, whatever the broker's buying power
 reducing_exempt = true         # orders that only reduce a position skip spend caps and breakers
+
+[paper]
+starting_cash_usd = "10000"    # the paper account's cash before its first fill
+slippage_bps = 0               # paper buys fill this far above the ask, sells below the bid
 """
 
 

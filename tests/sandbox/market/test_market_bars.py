@@ -5,15 +5,8 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from market_testkit import ET, et, market_at
 
-from ordergate.sandbox.market import (
-    MAX_BARS,
-    Bar,
-    Bounds,
-    Interval,
-    InvalidBounds,
-    InvalidInterval,
-    Session,
-)
+from ordergate.calendar import Session
+from ordergate.sandbox.market import MAX_BARS, Bar, Bounds, Interval, InvalidBounds, InvalidInterval
 
 NOW = et(2026, 12, 2, 11, 0, 7)
 MARKET, _ = market_at(NOW)

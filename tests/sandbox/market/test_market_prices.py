@@ -9,13 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from market_testkit import et, market_at
 
-from ordergate.sandbox.market import (
-    Market,
-    OutOfCalendar,
-    QuoteState,
-    Session,
-    UnknownInstrument,
-)
+from ordergate.calendar import OutOfCalendar, Session
+from ordergate.sandbox.market import Market, QuoteState, UnknownInstrument
 
 MONDAY_10 = et(2026, 11, 30, 10, 15)
 MARKET, CLOCK = market_at(MONDAY_10)

@@ -10,8 +10,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from market_data_testkit import START, TIMESTAMP, TOOLS, Harness, build, et
 
+from ordergate.calendar import Session
 from ordergate.inventory import load_inventory
-from ordergate.sandbox.market import MAX_BARS, Session
+from ordergate.sandbox.market import MAX_BARS
 from ordergate.sandbox.tools import handlers
 from ordergate.sandbox.tools._families import FAMILIES, load_families
 from ordergate.sandbox.tools._market_wire import Stamps, timestamp

@@ -14,8 +14,8 @@ from typing import Any
 
 from sandbox_testkit import ToolFailed, ToolHarness, tool_table
 
+from ordergate.calendar import NyseCalendar
 from ordergate.core import SteppedClock
-from ordergate.sandbox.market import NyseCalendar
 from ordergate.sandbox.tools import accounts as accounts_tools
 from ordergate.sandbox.tools import equity as equity_tools
 from ordergate.sandbox.tools import equity_pnl as pnl_tools

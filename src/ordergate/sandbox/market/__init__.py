@@ -1,19 +1,17 @@
-"""The sandbox venue's simulated market: listings, seeded prices, NYSE sessions, options.
+"""The sandbox venue's simulated market: listings, seeded prices, options.
 
 ``Market(seed, clock)`` answers quotes, closes, books, historicals, index and crypto quotes
 and option chains/contracts/quotes, all as pure functions of the seed, the instant asked
-about and the shocks applied (the market's one fault knob).
+about and the shocks applied (the market's one fault knob). NYSE sessions come from
+``ordergate.calendar``.
 """
 
 from ordergate.sandbox.market._bars import MAX_BARS, Bar, Bounds, Interval
 from ordergate.sandbox.market._blackscholes import Valuation, black_scholes, norm_cdf
-from ordergate.sandbox.market._calendar import NyseCalendar, Session, SessionSpan, TradingDay
 from ordergate.sandbox.market._errors import (
     InvalidBounds,
     InvalidInterval,
     MarketError,
-    NotASessionDay,
-    OutOfCalendar,
     UnknownInstrument,
 )
 from ordergate.sandbox.market._market import Market
@@ -66,21 +64,15 @@ __all__ = [
     "Market",
     "MarketError",
     "MinTicks",
-    "NotASessionDay",
-    "NyseCalendar",
     "OptionChain",
     "OptionInstrument",
     "OptionQuote",
     "OptionType",
     "OptionUnderlying",
-    "OutOfCalendar",
     "Quote",
     "QuoteState",
     "SearchResult",
-    "Session",
-    "SessionSpan",
     "Tradability",
-    "TradingDay",
     "Universe",
     "UnknownInstrument",
     "Valuation",

@@ -28,8 +28,8 @@ from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from decimal import Decimal
 from typing import Protocol
 
+from ordergate.calendar import NEW_YORK, NyseCalendar, Session, SessionSpan
 from ordergate.core import Bounds, Interval
-from ordergate.sandbox.market._calendar import NEW_YORK, NyseCalendar, Session, SessionSpan
 from ordergate.sandbox.market._errors import InvalidBounds, InvalidInterval
 from ordergate.sandbox.market._time import SECOND_US, from_us, to_us
 

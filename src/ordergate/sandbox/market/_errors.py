@@ -6,13 +6,14 @@
     └── MarketError                    anything the simulated market refuses
         ├── UnknownInstrument          no equity, index, pair or option by that name or id
         ├── InvalidInterval            a historicals interval the venue does not know
-        ├── InvalidBounds              a historicals bounds value the venue does not know
-        ├── OutOfCalendar              an instant or date outside the calendar's coverage
-        └── NotASessionDay             a date the exchange does not open
+        └── InvalidBounds              a historicals bounds value the venue does not know
 
 Each carries its reason as ``code`` and the offending value as an attribute, so callers
 assert on codes, never on message text. The lookup and value errors also derive from
 ``LookupError`` / ``ValueError`` so plain ``except`` clauses keep working.
+
+Instants and dates outside the NYSE calendar raise the calendar's own ``OutOfCalendar`` /
+``NotASessionDay`` (``ordergate.calendar``, under ``CalendarError``), not a ``MarketError``.
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ __all__ = [
     "InvalidBounds",
     "InvalidInterval",
     "MarketError",
-    "NotASessionDay",
-    "OutOfCalendar",
     "UnknownInstrument",
 ]
 
@@ -63,23 +62,3 @@ class InvalidBounds(MarketError, ValueError):
     def __init__(self, bounds: str) -> None:
         self.bounds = bounds
         super().__init__(f"unknown bounds {bounds!r}")
-
-
-class OutOfCalendar(MarketError, ValueError):
-    """The instant or date lies outside the dates the calendar was built for."""
-
-    code = "out_of_calendar"
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        super().__init__(f"{what} is outside the market calendar")
-
-
-class NotASessionDay(MarketError, ValueError):
-    """The date is a weekend or an exchange holiday."""
-
-    code = "not_a_session_day"
-
-    def __init__(self, day: str) -> None:
-        self.day = day
-        super().__init__(f"{day} is not a session day")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
+from ordergate.calendar import NyseCalendar, Session, SessionSpan
 from ordergate.core import Clock
 from ordergate.sandbox.market._bars import (
     Bar,
@@ -20,7 +21,6 @@ from ordergate.sandbox.market._bars import (
     parse_bounds,
     parse_interval,
 )
-from ordergate.sandbox.market._calendar import NyseCalendar, Session, SessionSpan
 from ordergate.sandbox.market._errors import UnknownInstrument
 from ordergate.sandbox.market._noise import PriceNoise, mix
 from ordergate.sandbox.market._options import (
@@ -135,8 +135,8 @@ class Market:
 
     ``seed`` fixes every price path; ``clock`` says what "now" is; ``universe`` defaults to
     the standard listing and ``calendar`` to NYSE 2020–2030. Methods taking ``at`` default
-    it to ``clock.now()``. Lookups raise ``UnknownInstrument``; instants outside the
-    calendar raise ``OutOfCalendar`` (both ``MarketError``s).
+    it to ``clock.now()``. Lookups raise ``UnknownInstrument`` (a ``MarketError``); instants
+    outside the calendar raise ``OutOfCalendar`` (an ``ordergate.calendar.CalendarError``).
     """
 
     def __init__(

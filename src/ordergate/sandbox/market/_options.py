@@ -21,9 +21,9 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
+from ordergate.calendar import NEW_YORK, NyseCalendar, OutOfCalendar, Session, SessionSpan
 from ordergate.sandbox.market._blackscholes import Valuation, black_scholes, probability_above
-from ordergate.sandbox.market._calendar import NEW_YORK, NyseCalendar, Session, SessionSpan
-from ordergate.sandbox.market._errors import OutOfCalendar, UnknownInstrument
+from ordergate.sandbox.market._errors import UnknownInstrument
 from ordergate.sandbox.market._noise import mix
 from ordergate.sandbox.market._prices import NANOS, PriceModel
 from ordergate.sandbox.market._time import SECOND_US, from_us, to_us

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from ordergate.sandbox.market._calendar import NyseCalendar, Session, SessionSpan
+from ordergate.calendar import NyseCalendar, Session, SessionSpan
 from ordergate.sandbox.market._noise import OFFSET_ONE, PriceNoise
 from ordergate.sandbox.market._time import to_us
 from ordergate.sandbox.market._universe import CryptoPair, Equity, Index

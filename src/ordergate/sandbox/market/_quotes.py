@@ -14,8 +14,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from enum import StrEnum
 
-from ordergate.sandbox.market._calendar import Session, SessionSpan
-from ordergate.sandbox.market._errors import OutOfCalendar
+from ordergate.calendar import OutOfCalendar, Session, SessionSpan
 from ordergate.sandbox.market._noise import mix
 from ordergate.sandbox.market._prices import (
     PriceModel,

@@ -11,6 +11,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from ordergate.calendar import CalendarError
 from ordergate.sandbox.market import (
     Bar,
     CryptoPair,
@@ -159,7 +160,7 @@ def option(venue: Venue, option_id: str) -> OptionView | None:
     mark: Decimal | None
     try:
         mark = venue.market.option_quote(contract.id).mark_price
-    except MarketError:
+    except (MarketError, CalendarError):
         mark = None
     return OptionView(
         option_id=contract.id,

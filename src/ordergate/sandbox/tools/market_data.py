@@ -11,15 +11,8 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ordergate.sandbox.market import (
-    Bar,
-    Index,
-    Interval,
-    Market,
-    Quote,
-    Session,
-    UnknownInstrument,
-)
+from ordergate.calendar import Session
+from ordergate.sandbox.market import Bar, Index, Interval, Market, Quote, UnknownInstrument
 from ordergate.sandbox.tools._market_args import (
     Window,
     capped,

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ordergate.calendar import Session
 from ordergate.sandbox.market import (
     Bar,
     Interval,
@@ -20,7 +21,6 @@ from ordergate.sandbox.market import (
     OptionChain,
     OptionInstrument,
     OptionQuote,
-    Session,
     UnknownInstrument,
 )
 from ordergate.sandbox.tools._market_args import (

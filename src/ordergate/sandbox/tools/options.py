@@ -11,8 +11,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ordergate.calendar import NyseCalendar
 from ordergate.core import OptionDirection, OrderState, Side, to_wire
-from ordergate.sandbox.market import MULTIPLIER, NyseCalendar, OptionType
+from ordergate.sandbox.market import MULTIPLIER, OptionType
 from ordergate.sandbox.tools._option_wire import option_quote_wire
 from ordergate.sandbox.tools._order_tools import (
     APPROVAL_REQUIRED_REASON,

@@ -14,16 +14,9 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Protocol
 
+from ordergate.calendar import NyseCalendar, Session, SessionSpan
 from ordergate.core import MarketHours
-from ordergate.sandbox.market import (
-    Market,
-    NyseCalendar,
-    Quote,
-    Session,
-    SessionSpan,
-    Tradability,
-    UnknownInstrument,
-)
+from ordergate.sandbox.market import Market, Quote, Tradability, UnknownInstrument
 
 __all__ = [
     "EquityListing",

@@ -15,6 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ordergate.calendar import CalendarError
 from ordergate.sandbox.market import MarketError
 from ordergate.sandbox.venue._ids import stable_uuid
 
@@ -180,7 +181,7 @@ def _market_observer(venue: Venue) -> Observer:
                 return Observation(pair.mark_price, pair.open_price)
             quote = venue.market.quote(symbol)
             return Observation(quote.last_trade_price, quote.previous_close)
-        except MarketError:
+        except (MarketError, CalendarError):
             return None
 
     return observe

@@ -29,6 +29,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ordergate.calendar import NyseCalendar
 from ordergate.core import (
     ZERO,
     MarketHours,
@@ -40,7 +41,6 @@ from ordergate.core import (
 )
 from ordergate.sandbox.market import (
     MULTIPLIER,
-    NyseCalendar,
     OptionInstrument,
     OptionQuote,
     OptionType,

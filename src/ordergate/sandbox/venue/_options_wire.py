@@ -13,8 +13,9 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from ordergate.calendar import NyseCalendar
 from ordergate.core import OptionDirection, Side, to_wire
-from ordergate.sandbox.market import MULTIPLIER, NyseCalendar, OptionType
+from ordergate.sandbox.market import MULTIPLIER, OptionType
 from ordergate.sandbox.venue._options_book import OptionPosition
 from ordergate.sandbox.venue._options_model import (
     OptionApproval,

@@ -1,16 +1,24 @@
+"""The NYSE calendar: Robinhood's sessions around XNYS session days, holidays and early closes."""
+
 from __future__ import annotations
 
 import itertools
 from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from market_testkit import ET, et
 
-from ordergate.sandbox.market import NotASessionDay, NyseCalendar, OutOfCalendar, Session
+from ordergate.calendar import NotASessionDay, NyseCalendar, OutOfCalendar, Session
 
+ET = ZoneInfo("America/New_York")
 CAL = NyseCalendar()
+
+
+def et(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    """An America/New_York wall-clock instant."""
+    return datetime(year, month, day, hour, minute, tzinfo=ET)
 
 
 def test_thanksgiving_is_closed_all_day() -> None:

@@ -1,7 +1,7 @@
 """The XNYS session table, read from ``exchange_calendars`` and shipped with the package.
 
 Importing ``exchange_calendars`` (and pandas under it) takes about 1.4 s and building the
-calendar another 0.4 s, which alone broke the venue's 2-second start. So the table the
+calendar another 0.4 s, which alone broke the sandbox venue's 2-second start. So the table the
 calendar needs (each session day with its open and close) is exported once from
 ``exchange_calendars`` into ``data/xnys-sessions.json`` and read from there; any range the
 file does not cover still comes from the library. A test checks the file against the
@@ -51,7 +51,7 @@ def export_sessions(first: date, last: date) -> list[Row]:
 
 
 def _shipped() -> list[Row]:
-    text = resources.files("ordergate.sandbox.market").joinpath("data", _FILE).read_text("utf-8")
+    text = resources.files("ordergate.calendar").joinpath("data", _FILE).read_text("utf-8")
     return [
         (
             date.fromisoformat(day),

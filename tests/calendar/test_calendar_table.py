@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from ordergate.sandbox.market._xnys_table import (
+from ordergate.calendar._table import (
     SHIPPED_FIRST,
     SHIPPED_LAST,
     export_sessions,

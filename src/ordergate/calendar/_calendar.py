@@ -1,8 +1,7 @@
 """The NYSE calendar as Robinhood trades it: regular, extended and 24-hour-market sessions.
 
 Session days, holidays and early closes come from ``exchange_calendars`` (``XNYS``, through
-the table ``_xnys_table`` ships); the
-Robinhood hours are laid over them, all in America/New_York:
+the table ``_table`` ships); the Robinhood hours are laid over them, all in America/New_York:
 
 - ``overnight``   20:00 the evening before a session day → 07:00 on it (so Sunday night
   through Thursday night; none before a holiday or a Saturday);
@@ -13,7 +12,12 @@ Robinhood hours are laid over them, all in America/New_York:
 
 The whole covered range is cut once into contiguous ``SessionSpan``s (a few thousand per
 year), so finding the session of an instant is a bisection over ints: no pandas, no
-timezone arithmetic and no loop on the quote path. pandas stays inside this module.
+timezone arithmetic and no loop on the quote path. pandas stays inside ``_table``, imported
+only for ranges the shipped table does not cover.
+
+``market_session(instant)`` answers from one default calendar (2020 through 2030), built on
+first use and kept for the process. Outside the covered range it raises ``OutOfCalendar``
+rather than guessing ``closed``: an unknown session is the caller's to refuse.
 """
 
 from __future__ import annotations
@@ -26,13 +30,13 @@ from datetime import date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from ordergate.sandbox.market._errors import NotASessionDay, OutOfCalendar
-from ordergate.sandbox.market._time import from_us, to_us
-from ordergate.sandbox.market._xnys_table import sessions
+from ordergate.calendar._errors import NotASessionDay, OutOfCalendar
+from ordergate.calendar._table import sessions
+from ordergate.calendar._time import from_us, to_us
 
 _Date = date
 
-__all__ = ["NEW_YORK", "NyseCalendar", "Session", "SessionSpan", "TradingDay"]
+__all__ = ["NEW_YORK", "NyseCalendar", "Session", "SessionSpan", "TradingDay", "market_session"]
 
 NEW_YORK = ZoneInfo("America/New_York")
 _PRE_MARKET_START = time(7, 0)
@@ -302,3 +306,17 @@ class NyseCalendar:
         low = bisect.bisect_left(tables.day_list, first)
         high = bisect.bisect_right(tables.day_list, last)
         return tables.day_list[low:high]
+
+
+@functools.cache
+def _default_calendar() -> NyseCalendar:
+    return NyseCalendar()
+
+
+def market_session(instant: datetime) -> Session:
+    """The session ``instant`` falls in, by the default calendar (2020 through 2030).
+
+    The calendar is built on the first call and reused. An instant outside its range raises
+    ``OutOfCalendar`` and a naive datetime ``ValueError``; neither is read as ``closed``.
+    """
+    return _default_calendar().session_at(instant)

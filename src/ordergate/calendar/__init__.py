@@ -1,0 +1,30 @@
+"""The NYSE calendar as Robinhood trades it: which session (overnight, pre-market, regular,
+after-hours, closed) an instant falls in, session days, holidays and early closes.
+
+Shared by the sandbox venue and the real-money side alike; it depends on ``ordergate.core``
+and the standard library only (``exchange_calendars`` is imported lazily, and only for a range
+the shipped table does not cover). Outside its coverage it raises ``OutOfCalendar``: it never
+guesses a session.
+"""
+
+from ordergate.calendar._calendar import (
+    NEW_YORK,
+    NyseCalendar,
+    Session,
+    SessionSpan,
+    TradingDay,
+    market_session,
+)
+from ordergate.calendar._errors import CalendarError, NotASessionDay, OutOfCalendar
+
+__all__ = [
+    "NEW_YORK",
+    "CalendarError",
+    "NotASessionDay",
+    "NyseCalendar",
+    "OutOfCalendar",
+    "Session",
+    "SessionSpan",
+    "TradingDay",
+    "market_session",
+]

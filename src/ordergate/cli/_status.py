@@ -1,0 +1,119 @@
+"""``ordergate status [--json]`` and ``ordergate reconcile [--json]``.
+
+``status`` shows the mode this configuration runs in (and why), the trading state (with the
+breakers evaluated on the equity read now), the pause flag, the rolling 24 h spend and order
+count against their caps, ordergate's open orders and the pending approvals.
+``reconcile`` runs one reconciliation pass: orders followed to their end, fills booked,
+reservations corrected, unanswered filings looked up by ``ref_id``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import anyio
+import typer
+
+from ordergate.cli._options import (
+    DbOption,
+    JsonOption,
+    PolicyOption,
+    SandboxOption,
+    UpstreamOption,
+    guard_from,
+    settings_from,
+)
+
+__all__ = ["reconcile_command", "status_command"]
+
+
+def status_command(
+    as_json: JsonOption = False,
+    policy: PolicyOption = None,
+    db: DbOption = None,
+    upstream: UpstreamOption = None,
+    sandbox: SandboxOption = False,
+) -> None:
+    """Show mode, trading state, pause, 24 h spend and orders against their caps, open
+    orders and pending approvals."""
+    settings = settings_from(policy, db, upstream, sandbox)
+    anyio.run(_status, settings, as_json)
+
+
+async def _status(settings: object, as_json: bool) -> None:
+    from ordergate.execution import read_status
+    from ordergate.execution._blocking import blocking
+    from ordergate.runtime import Settings
+
+    assert isinstance(settings, Settings)
+    clock = settings.clock()
+    async with guard_from(settings, clock=clock) as running:
+        guard = running.guard
+        view = await guard.reader.read(guard.account, None)
+        status = await blocking(
+            read_status,
+            guard.ledger,
+            guard.policy,
+            account=guard.account,
+            mode=running.arming.mode.value,
+            mode_note=running.arming.reason,
+            now=clock.now(),
+            equity=view.equity,
+        )
+    body = status.as_json()
+    if as_json:
+        typer.echo(json.dumps(body, sort_keys=True))
+        return
+    typer.echo(f"mode            {body['mode']} ({body['mode_note']})")
+    typer.echo(f"trading state   {body['trading_state']}")
+    if body["halt_reasons"]:
+        typer.echo(f"halted by       {', '.join(body['halt_reasons'])}")
+    pause = "no"
+    if body["paused"]:
+        pause = f"yes, since {body['paused_since']} ({body['pause_reason'] or 'no reason given'})"
+    typer.echo(f"paused          {pause}")
+    typer.echo(f"spent (24 h)    ${body['spent_24h']} of ${body['max_daily_usd']}")
+    typer.echo(f"orders (24 h)   {body['orders_24h']} of {body['max_orders_per_day']}")
+    typer.echo(f"open orders     {len(body['open_orders'])}")
+    for order in body["open_orders"]:
+        size = order["quantity"] or f"${order['dollar_amount']}"
+        typer.echo(
+            f"  {order['filing_id']}  {order['status']}  {order['side']} {size} {order['symbol']}"
+        )
+    typer.echo(f"approvals       {len(body['pending_approvals'])} pending")
+    for item in body["pending_approvals"]:
+        typer.echo(
+            f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~${item['notional']}"
+        )
+
+
+def reconcile_command(
+    as_json: JsonOption = False,
+    policy: PolicyOption = None,
+    db: DbOption = None,
+    upstream: UpstreamOption = None,
+    sandbox: SandboxOption = False,
+) -> None:
+    """Follow every open order to its end: book fills, correct reservations, resolve
+    unanswered orders by looking them up."""
+    settings = settings_from(policy, db, upstream, sandbox)
+    anyio.run(_reconcile, settings, as_json)
+
+
+async def _reconcile(settings: object, as_json: bool) -> None:
+    from ordergate.runtime import Settings
+
+    assert isinstance(settings, Settings)
+    async with guard_from(settings) as running:
+        report = await running.guard.reconcile()
+    body = report.as_json()
+    if as_json:
+        typer.echo(json.dumps(body, sort_keys=True))
+        return
+    typer.echo(
+        f"checked {body['checked']}, moved {body['moved']}, fills booked "
+        f"{body['fills_booked']}, adopted {body['adopted']}, not placed {body['not_placed']}, "
+        f"expired approvals {body['expired']}, unreachable {body['unreachable']}"
+    )
+    for error in report.errors:
+        typer.echo(f"  could not follow {error}")

@@ -1,0 +1,96 @@
+"""Execution: the one order chokepoint (``Guard``), its executors, the reconciler.
+
+::
+
+    async with Guard.open(policy=policy, ledger=ledger, executor=executor,
+                          reader=reader, account=account_number) as guard:
+        outcome = await guard.submit(proposal, identity="my-agent")
+
+``Guard`` runs the order path of DESIGN.md (file + stage A + reserve → approval → review +
+stage B → place → unanswered handling) over an ``OrderExecutor`` — ``PaperExecutor`` (the
+paper book on the ledger; the default) or ``LiveExecutor`` (the typed client; only when
+``arm`` says live) — and an ``AccountReader`` for the broker's side of the state. The
+``Reconciler`` follows every order to its end and converges the spend to the fills.
+"""
+
+from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract
+from ordergate.execution._client_reader import ClientAccountReader, ClientQuoteSource
+from ordergate.execution._endings import deny_approval, end_filing
+from ordergate.execution._guard import ApprovalNotifier, Guard
+from ordergate.execution._live import LiveExecutor
+from ordergate.execution._outcome import (
+    APPROVAL_DECIDED,
+    APPROVAL_DENIED,
+    APPROVAL_EXPIRED,
+    APPROVAL_TERMS_ALTERED,
+    BROKER_CHECKS_FAILED,
+    BROKER_REFUSED,
+    REVIEW_UNANSWERED,
+    Outcome,
+)
+from ordergate.execution._paper import PaperExecutor
+from ordergate.execution._paper_account import PaperAccountReader
+from ordergate.execution._paper_book import PaperBook
+from ordergate.execution._protocols import (
+    AccountReader,
+    AccountView,
+    BrokerFill,
+    BrokerOrder,
+    BrokerRefusal,
+    NoAnswer,
+    OrderExecutor,
+    Placement,
+    QuoteSource,
+    Review,
+    Ticket,
+)
+from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
+from ordergate.execution._sessions import calendar_session
+from ordergate.execution._status import GuardStatus, read_status
+from ordergate.execution._terms import filing_terms, proposal_of, terms_sha256, ticket_of
+
+__all__ = [
+    "APPROVAL_DECIDED",
+    "APPROVAL_DENIED",
+    "APPROVAL_EXPIRED",
+    "APPROVAL_TERMS_ALTERED",
+    "BROKER_CHECKS_FAILED",
+    "BROKER_REFUSED",
+    "DEFAULT_GRACE",
+    "ORDER_PATH_TOOLS",
+    "REVIEW_UNANSWERED",
+    "AccountReader",
+    "AccountView",
+    "ApprovalNotifier",
+    "Arming",
+    "BrokerFill",
+    "BrokerOrder",
+    "BrokerRefusal",
+    "ClientAccountReader",
+    "ClientQuoteSource",
+    "Guard",
+    "GuardStatus",
+    "LiveExecutor",
+    "NoAnswer",
+    "OrderExecutor",
+    "Outcome",
+    "PaperAccountReader",
+    "PaperBook",
+    "PaperExecutor",
+    "Placement",
+    "QuoteSource",
+    "ReconcileReport",
+    "Reconciler",
+    "Review",
+    "Ticket",
+    "arm",
+    "calendar_session",
+    "deny_approval",
+    "end_filing",
+    "filing_terms",
+    "pinned_contract",
+    "proposal_of",
+    "read_status",
+    "terms_sha256",
+    "ticket_of",
+]

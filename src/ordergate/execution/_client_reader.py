@@ -1,0 +1,188 @@
+"""``ClientAccountReader`` and ``ClientQuoteSource``: the broker's side of a decision, read
+through the typed client.
+
+The reader reads five parts at once (an anyio task group), each on its own: the portfolio
+(equity, cash, buying power), the positions, the open orders, the symbol's quote and its
+tradability. A part that fails leaves only its fields ``None`` and adds one short note
+naming the part and the error's code (never its text, never a token); ``read`` itself never
+raises for a failed read. The rules, all failing closed:
+
+- a position is valued at its ``market_value``, else ``quantity × last_trade_price``; when
+  any position has neither, or a symbol is listed twice, ``positions`` is ``None``;
+- ``open_orders`` are every order not in a terminal state (an unknown state counts as
+  open), walked to the end of the listing within ``max_pages`` pages, or ``None``;
+- the quote is the venue's quote for exactly that symbol (``venue_quote``), or ``None``;
+- a symbol the tradability tool does not list is not tradable (``False``).
+
+``ClientQuoteSource`` answers the quote and tradability of one symbol with the same two
+functions (``fetch_quote``, ``fetch_tradable``), ``None`` for any failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Generic, TypeVar
+
+import anyio
+
+from ordergate.client import Robinhood
+from ordergate.client._pages import MAX_PAGES
+from ordergate.client.accounts._models import Portfolio
+from ordergate.core import Clock
+from ordergate.execution._client_mapping import broker_order, describe, venue_quote
+from ordergate.execution._protocols import AccountView, BrokerOrder
+from ordergate.policy import Position, Quote
+
+__all__ = ["ClientAccountReader", "ClientQuoteSource", "fetch_quote", "fetch_tradable"]
+
+T = TypeVar("T")
+
+
+async def fetch_quote(rh: Robinhood, symbol: str) -> Quote | None:
+    """The venue's quote for ``symbol``; ``None`` when it answered none for that symbol."""
+    answer = await rh.market.quotes([symbol])
+    for result in answer.results:
+        if result is not None and result.quote is not None:
+            quote = venue_quote(result.quote, symbol)
+            if quote is not None:
+                return quote
+    return None
+
+
+async def fetch_tradable(rh: Robinhood, account: str, symbol: str) -> bool:
+    """Whether ``account`` may trade ``symbol``: every matching result says ``tradeable``;
+    a symbol the venue does not list is not tradable."""
+    answer = await rh.equity.tradability(account, [symbol])
+    matches = [r.tradeable for r in answer.results if r.symbol.upper() == symbol.upper()]
+    return bool(matches) and all(matches)
+
+
+class _Unreadable(Exception):
+    """A part answered, but not in a form the reader can use (the note says why)."""
+
+
+@dataclass
+class _Part(Generic[T]):
+    """One independent read: its value, or ``None`` and a note."""
+
+    name: str
+    read: Callable[[], Awaitable[T]]
+    value: T | None = None
+    note: str | None = None
+
+    async def run(self) -> None:
+        try:
+            self.value = await self.read()
+        except _Unreadable as error:
+            self.note = f"{self.name}: {error}"
+        except Exception as error:
+            self.note = f"{self.name}: unavailable ({describe(error)})"
+
+
+class ClientAccountReader:
+    """Reads an account and one symbol's market through ``rh``; see the module rules.
+
+    ``clock`` is the reader's time source (kept for the caller's wiring: no read uses it);
+    ``max_pages`` bounds the position and order listings.
+    """
+
+    def __init__(self, rh: Robinhood, *, clock: Clock, max_pages: int = MAX_PAGES) -> None:
+        if max_pages < 1:
+            raise ValueError("max_pages must be at least 1")
+        self._rh = rh
+        self.clock = clock
+        self._max_pages = max_pages
+
+    async def read(self, account: str, symbol: str | None) -> AccountView:
+        """Every part read at once; a failed part is ``None`` with a note."""
+        rh = self._rh
+        portfolio = _Part[Portfolio]("portfolio", lambda: rh.accounts.portfolio(account))
+        positions = _Part[Mapping[str, Position]]("positions", lambda: self._positions(account))
+        orders = _Part[tuple[BrokerOrder, ...]]("open_orders", lambda: self._open_orders(account))
+        parts: list[_Part[Any]] = [portfolio, positions, orders]
+        quote: _Part[Quote] | None = None
+        tradable: _Part[bool] | None = None
+        if symbol is not None:
+            wanted = symbol
+            quote = _Part("quote", lambda: _quote(rh, wanted))
+            tradable = _Part("tradable", lambda: fetch_tradable(rh, account, wanted))
+            parts += [quote, tradable]
+        async with anyio.create_task_group() as group:
+            for part in parts:
+                group.start_soon(part.run)
+        totals = portfolio.value
+        power = None if totals is None else totals.buying_power
+        return AccountView(
+            equity=None if totals is None else totals.total_value,
+            cash=None if totals is None else totals.cash,
+            buying_power=None if power is None else power.buying_power,
+            positions=positions.value,
+            open_orders=orders.value,
+            quote=None if quote is None else quote.value,
+            tradable=None if tradable is None else tradable.value,
+            notes=tuple(part.note for part in parts if part.note is not None),
+        )
+
+    async def _positions(self, account: str) -> Mapping[str, Position]:
+        held: dict[str, Position] = {}
+        unvalued: list[str] = []
+        async for position in self._rh.equity.iter_positions(account, max_pages=self._max_pages):
+            if position.symbol in held:
+                raise _Unreadable(f"{position.symbol} is listed twice")
+            value = _market_value(
+                position.quantity, position.market_value, position.last_trade_price
+            )
+            if value is None:
+                unvalued.append(position.symbol)
+            else:
+                held[position.symbol] = Position(quantity=position.quantity, market_value=value)
+        if unvalued:
+            raise _Unreadable(f"no market value or last price for {', '.join(unvalued)}")
+        return held
+
+    async def _open_orders(self, account: str) -> tuple[BrokerOrder, ...]:
+        return tuple(
+            [
+                broker_order(order)
+                async for order in self._rh.equity.iter_orders(account, max_pages=self._max_pages)
+                if not order.is_terminal
+            ]
+        )
+
+
+async def _quote(rh: Robinhood, symbol: str) -> Quote:
+    quote = await fetch_quote(rh, symbol)
+    if quote is None:
+        raise _Unreadable(f"no quote for {symbol}")
+    return quote
+
+
+def _market_value(
+    quantity: Decimal, market_value: Decimal | None, last_price: Decimal | None
+) -> Decimal | None:
+    if market_value is not None:
+        return market_value
+    if last_price is not None:
+        return quantity * last_price
+    return None
+
+
+class ClientQuoteSource:
+    """Live quotes and tradability through ``rh``; ``None`` when the venue cannot say."""
+
+    def __init__(self, rh: Robinhood) -> None:
+        self._rh = rh
+
+    async def quote(self, symbol: str) -> Quote | None:
+        try:
+            return await fetch_quote(self._rh, symbol)
+        except Exception:
+            return None
+
+    async def tradable(self, account: str, symbol: str) -> bool | None:
+        try:
+            return await fetch_tradable(self._rh, account, symbol)
+        except Exception:
+            return None

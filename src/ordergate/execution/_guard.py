@@ -1,0 +1,414 @@
+"""``Guard``: the one chokepoint every order passes, from any entry point.
+
+The order path (DESIGN.md, "The order path")::
+
+    proposal ─▶ file + stage A + reserve ─▶ [approval] ─▶ review + stage B ─▶ place
+                      │ refused                │ denied/expired   │ refused      │ no answer
+                      ▼                        ▼                  ▼              ▼
+                   refused                 released           released      unanswered
+
+1. The proposal is evaluated on terms estimated from a live quote (stage A) and filed under
+   the caller's identity; in the same ledger transaction an accepted filing reserves its
+   notional and one order against the rolling caps (a cap the engine saw as open may be
+   closed by a concurrent filing: the ledger refuses it then).
+2. If the policy asks for a person's approval, the filing waits bound to the SHA-256 of its
+   exact terms, with a time to live. ``approve`` and ``deny`` continue or end it.
+3. The broker reviews the filed terms; the policy runs again on the reviewed terms and a
+   fresh state (stage B, authoritative), and the reservation is repriced to them atomically
+   with the cap. A market move that pushes the order over a cap stops here.
+4. Exactly the filed fields are placed, with ``ref_id`` = the filing's id. The filing
+   becomes ``submitted`` (or awaits the broker's own approval); submission is never a fill:
+   only fills the broker reports are booked.
+5. No answer to the place call leaves the filing ``unanswered``: the order may be live, so
+   it is never re-sent; the reconciler looks it up by ``ref_id``.
+
+Every refusal and every ending is on the chained record; every decision is in the journal.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+import anyio
+
+from ordergate.core import Clock, RealtimeClock, to_wire
+from ordergate.execution._blocking import blocking
+from ordergate.execution._endings import deny_approval, end_filing
+from ordergate.execution._hold import hold_for
+from ordergate.execution._outcome import (
+    APPROVAL_DECIDED,
+    APPROVAL_EXPIRED,
+    APPROVAL_TERMS_ALTERED,
+    BROKER_CHECKS_FAILED,
+    BROKER_REFUSED,
+    REVIEW_UNANSWERED,
+    Outcome,
+)
+from ordergate.execution._protocols import (
+    AccountReader,
+    BrokerRefusal,
+    NoAnswer,
+    OrderExecutor,
+)
+from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
+from ordergate.execution._sessions import calendar_session
+from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
+from ordergate.execution._world import SessionSource, World
+from ordergate.ledger import (
+    Approval,
+    ApprovalState,
+    Decision,
+    Filing,
+    FilingRecord,
+    FilingStatus,
+    Ledger,
+    RollingCaps,
+    UnknownFilingError,
+)
+from ordergate.policy import Decision as PolicyDecision
+from ordergate.policy import (
+    PolicyConfig,
+    Proposal,
+    ProposalError,
+    Stage,
+    Terms,
+    estimate_terms,
+    evaluate,
+)
+
+__all__ = ["ApprovalNotifier", "Guard"]
+
+logger = logging.getLogger(__name__)
+
+ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
+"""Told of every new pending approval (e.g. a webhook); its failures are logged, not raised."""
+
+
+class Guard:
+    """The order path for one account. Build it with ``Guard.open`` (which also runs the
+    background reconciler when asked)."""
+
+    def __init__(
+        self,
+        *,
+        policy: PolicyConfig,
+        ledger: Ledger,
+        executor: OrderExecutor,
+        reader: AccountReader,
+        account: str,
+        clock: Clock | None = None,
+        session: SessionSource | None = None,
+        notifier: ApprovalNotifier | None = None,
+        grace: timedelta = DEFAULT_GRACE,
+    ) -> None:
+        if not account:
+            raise ValueError("a guard trades one account: give its account number")
+        self._policy = policy
+        self._ledger = ledger
+        self._executor = executor
+        self._reader = reader
+        self._account = account
+        self._clock = clock or RealtimeClock()
+        self._notifier = notifier
+        self._ttl = timedelta(seconds=policy.approval_ttl_s)
+        self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+        self._world = World(
+            ledger,
+            reader,
+            account=account,
+            clock=self._clock,
+            session=session or calendar_session,
+        )
+        self.reconciler = Reconciler(
+            ledger, executor, account=account, clock=self._clock, grace=grace
+        )
+
+    @classmethod
+    @asynccontextmanager
+    async def open(
+        cls, *, reconcile_every: float | None = None, **settings: Any
+    ) -> AsyncIterator[Guard]:
+        """``async with Guard.open(policy=…, ledger=…, executor=…, reader=…, account=…) as
+        guard:``; with ``reconcile_every`` (seconds) a background task reconciles that often
+        while the block runs."""
+        guard = cls(**settings)
+        if reconcile_every is None:
+            yield guard
+            return
+        if reconcile_every <= 0:
+            raise ValueError("reconcile_every must be positive")
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(guard._reconcile_forever, reconcile_every)
+            try:
+                yield guard
+            finally:
+                tasks.cancel_scope.cancel()
+
+    @property
+    def account(self) -> str:
+        return self._account
+
+    @property
+    def reader(self) -> AccountReader:
+        return self._reader
+
+    @property
+    def paper(self) -> bool:
+        return self._executor.paper
+
+    @property
+    def policy(self) -> PolicyConfig:
+        return self._policy
+
+    @property
+    def ledger(self) -> Ledger:
+        return self._ledger
+
+    # -- the order path --------------------------------------------------------------------
+
+    async def submit(self, proposal: Proposal, *, identity: str) -> Outcome:
+        """Run ``proposal`` through the order path under ``identity``. Raises
+        ``ProposalError`` for a proposal naming another account (nothing is filed)."""
+        if proposal.account is not None and proposal.account != self._account:
+            raise ProposalError("account", "this guard trades one account only")
+        world = await self._world.state(proposal)
+        terms = estimate_terms(proposal, world.state.quote)
+        decision = evaluate(proposal, terms, world.state, self._policy, Stage.ESTIMATE)
+        filing = Filing(
+            identity=identity,
+            terms=filing_terms(proposal, self._account),
+            account=self._account,
+            kind=KIND,
+            decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
+            reasons=decision.codes,
+        )
+        result = await blocking(
+            self._ledger.file_and_reserve,
+            filing,
+            notional=hold_for(proposal, terms, decision, self._policy),
+            caps=self._caps,
+        )
+        record = result.record
+        await blocking(self._journal, record, identity, decision, terms, record.reasons)
+        if not result.accepted:
+            return Outcome(record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE)
+        if decision.requires_approval:
+            return await self._ask_approval(record)
+        return await self._review_and_place(record, identity)
+
+    async def approve(self, approval_id: UUID | str, *, by: str) -> Outcome:
+        """Approve a pending approval and carry its order on (review, stage B, place). An
+        expired approval, or terms that no longer hash to what was approved, are refused."""
+        approval, record = await self._approval(approval_id)
+        decided = await blocking(
+            self._ledger.approvals.claim,
+            approval.id,
+            approve=True,
+            terms_sha256=terms_sha256(record.terms),
+            by=by,
+        )
+        if decided is None:
+            return Outcome(record.id, record.status, (APPROVAL_DECIDED,), approval_id=approval.id)
+        if decided.state is ApprovalState.EXPIRED:
+            return await self._end(record, FilingStatus.EXPIRED, (APPROVAL_EXPIRED,), approval)
+        if decided.state is ApprovalState.DENIED:
+            return await self._end(record, FilingStatus.DENIED, (APPROVAL_TERMS_ALTERED,), approval)
+        await blocking(
+            self._ledger.record_status,
+            record.id,
+            FilingStatus.APPROVED,
+            detail={"approval_id": str(approval.id), "by": by},
+        )
+        outcome = await self._review_and_place(record, by)
+        return Outcome(
+            outcome.filing_id,
+            outcome.status,
+            outcome.reasons,
+            outcome.stage,
+            approval.id,
+            outcome.order_id,
+            outcome.broker_code,
+        )
+
+    async def deny(self, approval_id: UUID | str, *, by: str) -> Outcome:
+        """Deny a pending approval: the filing ends and its reservation is released."""
+        await self._approval(approval_id)
+        return await blocking(deny_approval, self._ledger, approval_id, by=by)
+
+    async def cancel(self, filing_id: UUID | str, *, identity: str) -> Outcome:
+        """Cancel a filed order: a pending approval is denied; an order at the broker is asked
+        to cancel and then read back. ``BrokerRefusal`` when the broker refuses (e.g. it has
+        already filled), ``NoAnswer`` when it does not answer."""
+        record = await blocking(self._ledger.filing, filing_id)
+        await blocking(
+            self._ledger.journal.append,
+            identity=identity,
+            kind="cancel",
+            why="cancel requested",
+            filing_id=record.id,
+        )
+        if record.status is FilingStatus.PENDING_APPROVAL:
+            approval = await blocking(self._ledger.approvals.for_filing, record.id)
+            if approval is not None:
+                return await self.deny(approval.id, by=identity)
+        order_id = await blocking(self._order_id, record.id)
+        if order_id is None or record.status.terminal:
+            return Outcome(record.id, record.status)
+        await self._executor.cancel(self._account, order_id)
+        order = await self._executor.poll(self._account, order_id)
+        status = await self.reconciler.settle(record, order)
+        return Outcome(record.id, status, order_id=order_id)
+
+    async def reconcile(self) -> ReconcileReport:
+        """One reconciliation pass (see ``Reconciler``)."""
+        return await self.reconciler.run_once()
+
+    # -- steps -----------------------------------------------------------------------------
+
+    async def _ask_approval(self, record: FilingRecord) -> Outcome:
+        approval = await blocking(
+            self._ledger.approvals.create, record.id, terms_sha256(record.terms), ttl=self._ttl
+        )
+        await blocking(
+            self._ledger.record_status,
+            record.id,
+            FilingStatus.PENDING_APPROVAL,
+            detail={"approval_id": str(approval.id), "expires_at": approval.expires_at.isoformat()},
+        )
+        if self._notifier is not None:
+            try:
+                await self._notifier(approval, record)
+            except Exception as error:  # a notifier must never stop the order path
+                logger.warning("approval notifier failed: %s", type(error).__name__)
+        return Outcome(record.id, FilingStatus.PENDING_APPROVAL, approval_id=approval.id)
+
+    async def _review_and_place(self, record: FilingRecord, identity: str) -> Outcome:
+        ticket = ticket_of(record)
+        try:
+            review = await self._executor.review(ticket)
+        except NoAnswer:
+            return await self._end(record, FilingStatus.FAILED, (REVIEW_UNANSWERED,))
+        except BrokerRefusal as refusal:
+            return await self._end(
+                record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
+            )
+        world = await self._world.state(ticket.proposal, own=record, quote=review.quote)
+        decision = evaluate(ticket.proposal, review.terms, world.state, self._policy, Stage.REVIEW)
+        reasons = decision.codes
+        if review.checks_passed is False:
+            reasons = (*reasons, BROKER_CHECKS_FAILED)
+        await blocking(self._journal, record, identity, decision, review.terms, reasons)
+        if reasons:
+            return await self._end(record, FilingStatus.REFUSED, reasons, stage=Stage.REVIEW)
+        over = await blocking(
+            self._ledger.reprice,
+            record.id,
+            hold_for(ticket.proposal, review.terms, decision, self._policy),
+            caps=self._caps,
+        )
+        if over is not None:
+            return await self._end(record, FilingStatus.REFUSED, (over,), stage=Stage.REVIEW)
+        current = (await blocking(self._ledger.filing, record.id)).status
+        if current.terminal:
+            # A reconciler ended this filing (past the grace) while it was being reviewed:
+            # it is not sent now, under a filing the record says never reached the broker.
+            return Outcome(record.id, current)
+        try:
+            placement = await self._executor.place(ticket)
+        except NoAnswer:
+            await blocking(self._ledger.record_status, record.id, FilingStatus.UNANSWERED)
+            return Outcome(record.id, FilingStatus.UNANSWERED)
+        except BrokerRefusal as refusal:
+            return await self._end(
+                record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
+            )
+        order = placement.order
+        if order is None:
+            await blocking(
+                self._ledger.record_status, record.id, FilingStatus.AWAITING_BROKER_APPROVAL
+            )
+            return Outcome(record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
+        await blocking(
+            self._ledger.record_status,
+            record.id,
+            FilingStatus.SUBMITTED,
+            detail={"order_id": order.order_id},
+        )
+        status = await self.reconciler.settle(record, order)
+        return Outcome(record.id, status, order_id=order.order_id)
+
+    async def _end(
+        self,
+        record: FilingRecord,
+        status: FilingStatus,
+        reasons: tuple[str, ...],
+        approval: Approval | None = None,
+        *,
+        stage: Stage | None = None,
+        broker_code: str | None = None,
+    ) -> Outcome:
+        return await blocking(
+            end_filing,
+            self._ledger,
+            record,
+            status,
+            reasons,
+            approval,
+            stage=stage,
+            broker_code=broker_code,
+        )
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _journal(
+        self,
+        record: FilingRecord,
+        identity: str,
+        decision: PolicyDecision,
+        terms: Terms,
+        reasons: tuple[str, ...],
+    ) -> None:
+        detail: dict[str, Any] = {
+            "stage": decision.stage.value,
+            "allowed": not reasons,
+            "reasons": list(reasons),
+            "reduces_position": decision.reduces_position,
+            "requires_approval": decision.requires_approval,
+        }
+        for name in ("price", "notional", "quantity"):
+            value = getattr(terms, name)
+            detail[name] = None if value is None else to_wire(value)
+        why = "allowed" if not reasons else "refused: " + ", ".join(reasons)
+        self._ledger.journal.append(
+            identity=identity,
+            kind=f"policy_{decision.stage.value}",
+            why=why,
+            filing_id=record.id,
+            detail=detail,
+        )
+
+    async def _approval(self, approval_id: UUID | str) -> tuple[Approval, FilingRecord]:
+        approval = await blocking(self._ledger.approvals.get, approval_id)
+        record = await blocking(self._ledger.filing, approval.filing_id)
+        if record.account != self._account:
+            raise ProposalError("approval", "this approval is for another account")
+        return approval, record
+
+    def _order_id(self, filing_id: UUID) -> str | None:
+        try:
+            return self._ledger.orders.get(filing_id).broker_order_id
+        except UnknownFilingError:
+            return None
+
+    async def _reconcile_forever(self, every: float) -> None:
+        while True:  # bounded by the guard's lifetime: cancelled when the block exits
+            await anyio.sleep(every)
+            try:
+                await self.reconciler.run_once()
+            except Exception as error:  # one bad pass must not end reconciliation
+                logger.warning("reconcile pass failed: %s", type(error).__name__)

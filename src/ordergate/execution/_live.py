@@ -1,0 +1,163 @@
+"""``LiveExecutor``: the ``OrderExecutor`` that sends tickets to Robinhood through the client.
+
+A ticket becomes one ``EquityOrderRequest`` (its proposal's fields, ``ref_id`` = the ticket's
+id) and nothing else is ever sent. What comes back is read by these rules:
+
+- A refusal the broker gave (``BusinessError``, including ``ORDER_REJECTED`` for an order
+  that came back already rejected) is ``BrokerRefusal(code, message)``: nothing is live. A
+  request the client refuses before sending (a ``ValidationError``) is
+  ``BrokerRefusal("invalid_order", <field>)``: nothing was sent.
+- Every other failure is ``NoAnswer``: a timeout, a reset, an HTTP or JSON-RPC error, an
+  unreadable answer, anything unexpected. After ``place`` that means the order may be live;
+  the reconciler looks it up by ``ref_id`` (``lookup``) and nothing is ever re-sent here. A
+  place answered with an order under another ``ref_id`` is no answer about ours either.
+- ``lookup`` answers ``None`` only when it walked every listed order since ``since`` and
+  none carried the ticket's ``ref_id``; a failed or incomplete walk is ``NoAnswer``.
+- ``review`` prices the ticket from the broker's own quote (``estimate_terms``: a market
+  buy at the ask, a sell at the bid, a limit at its limit) and places nothing.
+
+Messages name the action, the tool and the error's code, never a token or an answer's body.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import ValidationError
+
+from ordergate.client import BusinessError, Robinhood
+from ordergate.client._models import field_name
+from ordergate.client.equity import EquityOrderRequest
+from ordergate.execution._client_mapping import (
+    broker_order,
+    describe,
+    parse_ref_id,
+    venue_quote,
+)
+from ordergate.execution._protocols import (
+    BrokerOrder,
+    BrokerRefusal,
+    NoAnswer,
+    Placement,
+    Review,
+    Ticket,
+)
+from ordergate.policy import estimate_terms
+
+__all__ = ["DEFAULT_LOOKUP_PAGES", "LiveExecutor", "order_request"]
+
+DEFAULT_LOOKUP_PAGES = 5
+"""Pages of ``get_equity_orders`` a ``lookup`` may walk before it cannot tell (NoAnswer)."""
+
+
+def order_request(ticket: Ticket) -> EquityOrderRequest:
+    """The one request a ticket may send; ``BrokerRefusal("invalid_order", field)`` when the
+    client refuses it locally (nothing is sent)."""
+    proposal = ticket.proposal
+    try:
+        return EquityOrderRequest(
+            account_number=ticket.account,
+            symbol=proposal.symbol,
+            side=proposal.side,
+            type=proposal.order_type,
+            quantity=proposal.quantity,
+            dollar_amount=proposal.notional,
+            limit_price=proposal.limit_price,
+            stop_price=proposal.stop_price,
+            time_in_force=proposal.time_in_force,
+            market_hours=proposal.market_hours,
+            ref_id=ticket.ref_id,
+        )
+    except ValidationError as error:
+        raise BrokerRefusal("invalid_order", field_name(tuple(error.errors()[0]["loc"]))) from None
+
+
+def _no_answer(action: str, error: Exception) -> NoAnswer:
+    return NoAnswer(f"{action}: no usable answer from the broker ({describe(error)})")
+
+
+def _refusal(error: BusinessError) -> BrokerRefusal:
+    return BrokerRefusal(error.code, str(error))
+
+
+class LiveExecutor:
+    """Reviews, places, looks up, polls and cancels equity orders at Robinhood (``rh``)."""
+
+    def __init__(self, rh: Robinhood, *, lookup_pages: int = DEFAULT_LOOKUP_PAGES) -> None:
+        if lookup_pages < 1:
+            raise ValueError("lookup_pages must be at least 1")
+        self._rh = rh
+        self._lookup_pages = lookup_pages
+
+    @property
+    def paper(self) -> bool:
+        return False
+
+    async def review(self, ticket: Ticket) -> Review:
+        """The broker's checks and quote for the ticket, and the terms priced from that quote."""
+        request = order_request(ticket)
+        try:
+            answer = await self._rh.equity.review_order(request)
+        except BusinessError as error:
+            raise _refusal(error) from None
+        except Exception as error:
+            raise _no_answer("review", error) from None
+        proposal = ticket.proposal
+        if answer.symbol.upper() != proposal.symbol.upper() or answer.side is not proposal.side:
+            raise NoAnswer("review: the broker answered for another order")
+        data = answer.quote_data
+        quote = None if data is None else venue_quote(data, proposal.symbol)
+        return Review(
+            terms=estimate_terms(proposal, quote),
+            quote=quote,
+            checks_passed=answer.order_checks.passed,
+            broker_approval_required=answer.customer_approval_required is True,
+        )
+
+    async def place(self, ticket: Ticket) -> Placement:
+        """Send the ticket under its ``ref_id``; what the broker answered, never a fill."""
+        request = order_request(ticket)
+        try:
+            result = await self._rh.equity.place_order(request)
+        except BusinessError as error:
+            raise _refusal(error) from None
+        except Exception as error:
+            raise _no_answer("place", error) from None
+        if result.order is None:
+            return Placement(order=None, awaiting_broker_approval=True)
+        order = broker_order(result.order)
+        if result.order.ref_id is not None and order.ref_id != ticket.ref_id:
+            raise NoAnswer("place: the broker answered with an order under another ref_id")
+        return Placement(order=order)
+
+    async def lookup(self, ticket: Ticket, *, since: datetime) -> BrokerOrder | None:
+        """The ticket's order (by ``ref_id``) among the symbol's orders created since ``since``."""
+        try:
+            async for order in self._rh.equity.iter_orders(
+                ticket.account,
+                symbol=ticket.proposal.symbol,
+                created_at_gte=since,
+                max_pages=self._lookup_pages,
+            ):
+                if parse_ref_id(order.ref_id) == ticket.ref_id:
+                    return broker_order(order)
+        except Exception as error:
+            raise _no_answer("lookup", error) from None
+        return None
+
+    async def poll(self, account: str, order_id: str) -> BrokerOrder:
+        """The order as the broker reports it now."""
+        try:
+            order = await self._rh.equity.order(account, order_id)
+        except Exception as error:
+            raise _no_answer("poll", error) from None
+        return broker_order(order)
+
+    async def cancel(self, account: str, order_id: str) -> None:
+        """Ask the broker to cancel; read the order back (``poll``) for its final state."""
+        try:
+            await self._rh.equity.cancel_order(account, order_id)
+        except BusinessError as error:
+            raise _refusal(error) from None
+        except Exception as error:
+            raise _no_answer("cancel", error) from None

@@ -1,0 +1,106 @@
+"""``Outcome``: what the order path answers, with a fixed sentence for each ending.
+
+The sentences are fixed (no terms, no upstream text, no secrets): the gateway shows them to
+agents, the command line prints them. Reason codes are the policy's ``ReasonCode`` values,
+the ledger's cap codes, and the guard's own below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from ordergate.ledger import FilingStatus
+from ordergate.policy import Stage
+
+__all__ = [
+    "APPROVAL_DECIDED",
+    "APPROVAL_DENIED",
+    "APPROVAL_EXPIRED",
+    "APPROVAL_TERMS_ALTERED",
+    "BROKER_CHECKS_FAILED",
+    "BROKER_REFUSED",
+    "REVIEW_UNANSWERED",
+    "Outcome",
+]
+
+REVIEW_UNANSWERED = "review_unanswered"
+"""The broker did not answer the review; nothing was placed."""
+BROKER_CHECKS_FAILED = "broker_checks_failed"
+"""The broker's own checks on the reviewed order failed."""
+BROKER_REFUSED = "broker_refused"
+"""The broker refused the review or the order (``Outcome.broker_code`` says why)."""
+APPROVAL_EXPIRED = "approval_expired"
+APPROVAL_TERMS_ALTERED = "approval_terms_altered"
+APPROVAL_DENIED = "approval_denied"
+APPROVAL_DECIDED = "approval_already_decided"
+
+# Endings in which the order is not, and will not be, at the market.
+_REFUSED = frozenset(
+    {
+        FilingStatus.REFUSED,
+        FilingStatus.DENIED,
+        FilingStatus.EXPIRED,
+        FilingStatus.REJECTED,
+        FilingStatus.FAILED,
+        FilingStatus.NOT_PLACED,
+    }
+)
+
+_SENTENCES = {
+    FilingStatus.REFUSED: "Refused: {reasons}. Nothing was sent to the broker.",
+    FilingStatus.PENDING_APPROVAL: (
+        "Filed and waiting for the account owner's approval; nothing is sent until it is approved."
+    ),
+    FilingStatus.APPROVED: "Approved; the order is being reviewed and placed.",
+    FilingStatus.DENIED: "Not placed: {reasons}.",
+    FilingStatus.EXPIRED: "Not placed: the approval expired before anyone approved it.",
+    FilingStatus.SUBMITTED: "Placed with the broker; fills are reconciled as they happen.",
+    FilingStatus.AWAITING_BROKER_APPROVAL: (
+        "Placed; the broker holds it for the account owner's approval in the Robinhood app."
+    ),
+    FilingStatus.UNANSWERED: (
+        "The broker did not answer: the order may be live. Read your open orders before "
+        "sending it again."
+    ),
+    FilingStatus.PARTIALLY_FILLED: "Placed and partly filled; the rest is still working.",
+    FilingStatus.FILLED: "Placed and filled.",
+    FilingStatus.CANCELLED: "Cancelled.",
+    FilingStatus.REJECTED: "The broker refused the order: {reasons}. Nothing is live.",
+    FilingStatus.FAILED: "Not placed: {reasons}. Nothing is live.",
+    FilingStatus.NOT_PLACED: "Not placed: the broker never received the order.",
+    FilingStatus.ACCEPTED: "Filed; the order is being reviewed and placed.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Where an order stands after the guard acted on it.
+
+    ``reasons`` are the refusal's codes (empty when nothing was refused); ``stage`` is the
+    policy stage that refused (``None`` when the policy did not); ``broker_code`` is the
+    broker's own reason when it refused.
+    """
+
+    filing_id: UUID
+    status: FilingStatus
+    reasons: tuple[str, ...] = ()
+    stage: Stage | None = None
+    approval_id: UUID | None = None
+    order_id: str | None = None
+    broker_code: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        """The order is not at the market and never will be under this filing."""
+        return self.status in _REFUSED
+
+    @property
+    def uncertain(self) -> bool:
+        """The broker did not answer: the order may or may not be live."""
+        return self.status is FilingStatus.UNANSWERED
+
+    @property
+    def message(self) -> str:
+        reasons = ", ".join(self.reasons) if self.reasons else "no reason given"
+        return _SENTENCES[self.status].format(reasons=reasons)

@@ -1,0 +1,106 @@
+"""``PaperAccountReader``: the paper account as the guard reads a broker account.
+
+Cash, positions and open orders come from the ``PaperBook``; prices, the symbol's quote and
+its tradability from the ``QuoteSource``. Quotes for every symbol needed are read
+concurrently.
+
+Rules (fail closed: unknown is ``None``, never a guess):
+
+- ``cash`` is the book's cash; ``buying_power`` is cash minus what open buys hold (as
+  ``PaperExecutor`` counts them), unknown when an open buy cannot be priced.
+- A position is valued at the bid (a long) or the ask (a short): when any held symbol has no
+  usable price, ``positions`` and ``equity`` are both unknown.
+- ``equity`` is cash plus the positions' market values.
+- ``read`` never raises for a failed read: a book that cannot be read leaves the account's
+  fields unknown, and the reason is in ``notes``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from ordergate.core import ZERO, Side
+from ordergate.execution._paper import buy_hold, fetch_quotes, usable
+from ordergate.execution._paper_book import PaperAccount, PaperBook
+from ordergate.execution._protocols import AccountView, QuoteSource
+from ordergate.policy import Position, Quote
+
+__all__ = ["PaperAccountReader"]
+
+
+class PaperAccountReader:
+    """An ``AccountReader`` over the paper book and a quote source."""
+
+    def __init__(self, book: PaperBook, quotes: QuoteSource, *, slippage_bps: int = 0) -> None:
+        self._book = book
+        self._quotes = quotes
+        self._slippage_bps = slippage_bps
+
+    async def read(self, account: str, symbol: str | None) -> AccountView:
+        failure = ""
+        try:
+            paper: PaperAccount | None = self._book.account(account)
+        except SQLAlchemyError as error:
+            paper = None
+            failure = f"paper book unreadable: {type(error).__name__}"
+        symbols = {symbol} if symbol is not None else set()
+        if paper is not None:
+            symbols |= set(paper.positions) | {order.symbol for order in paper.open_orders}
+        quotes = await fetch_quotes(self._quotes, symbols)
+        tradable = None if symbol is None else await self._tradable(account, symbol)
+        quote = None if symbol is None else quotes[symbol]
+        if paper is None:
+            return AccountView(quote=quote, tradable=tradable, notes=(failure,))
+        notes: list[str] = []
+        positions = _positions(paper, quotes, notes)
+        equity = None
+        if positions is not None:
+            equity = paper.cash + sum((held.market_value for held in positions.values()), ZERO)
+        return AccountView(
+            equity=equity,
+            cash=paper.cash,
+            buying_power=self._buying_power(paper, quotes, notes),
+            positions=positions,
+            open_orders=tuple(order.broker_order() for order in paper.open_orders),
+            quote=quote,
+            tradable=tradable,
+            notes=tuple(notes),
+        )
+
+    async def _tradable(self, account: str, symbol: str) -> bool | None:
+        try:
+            return await self._quotes.tradable(account, symbol)
+        except Exception:  # a quote source that breaks its promise still fails closed
+            return None
+
+    def _buying_power(
+        self, paper: PaperAccount, quotes: dict[str, Quote | None], notes: list[str]
+    ) -> Decimal | None:
+        held = ZERO
+        for order in paper.open_orders:
+            if order.side is not Side.BUY:
+                continue
+            amount = buy_hold(order.proposal, quotes.get(order.symbol), self._slippage_bps)
+            if amount is None:
+                notes.append(f"no price for open buy {order.order_id}: buying power unknown")
+                return None
+            held += amount
+        return paper.cash - held
+
+
+def _positions(
+    paper: PaperAccount, quotes: dict[str, Quote | None], notes: list[str]
+) -> dict[str, Position] | None:
+    positions: dict[str, Position] = {}
+    for symbol, quantity in paper.positions.items():
+        quote = quotes.get(symbol)
+        price = None
+        if quote is not None:
+            price = usable(quote.bid if quantity > 0 else quote.ask)
+        if price is None:
+            notes.append(f"no price for held {symbol}: positions and equity unknown")
+            return None
+        positions[symbol] = Position(quantity=quantity, market_value=quantity * price)
+    return positions

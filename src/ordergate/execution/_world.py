@@ -1,0 +1,198 @@
+"""The world one decision sees: the broker's account view merged with the ledger's record.
+
+``World.state`` assembles the policy engine's ``AccountState`` for one proposal:
+
+- from the broker (an ``AccountReader``): equity, cash, buying power, positions, the quote
+  and tradability of the symbol, and every open order at the broker;
+- from the ledger: the rolling 24 h spend and order count, the pause flag, the equity
+  high-water mark (raised to today's equity) and the session-start equity (set at the first
+  decision of each New York trading date);
+- from the calendar: the market session now.
+
+Open orders are ordergate's own: every filing that is not finished (pending approval,
+accepted, submitted, unanswered …). An open order at the broker whose ``ref_id`` is not one of
+our filings is an *unknown broker order*, which halts opening orders until reconciled. At
+stage B the filing under review is left out of its own open orders and its own reservation is
+taken off the spend, so the order is never counted twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from uuid import UUID
+from zoneinfo import ZoneInfo
+
+from ordergate.core import Clock, Side
+from ordergate.execution._blocking import blocking
+from ordergate.execution._protocols import AccountReader, AccountView
+from ordergate.execution._terms import proposal_of
+from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
+from ordergate.policy import (
+    AccountState,
+    MarketSession,
+    OpenOrder,
+    Proposal,
+    ProposalError,
+    Quote,
+    TradingState,
+)
+
+__all__ = ["SessionSource", "World", "WorldView"]
+
+SessionSource = Callable[[datetime], MarketSession | None]
+"""The market session at an instant, or ``None`` when it cannot be told."""
+
+_NEW_YORK = ZoneInfo("America/New_York")
+
+
+@dataclass(frozen=True, slots=True)
+class WorldView:
+    """The engine's state and the broker view it was built from."""
+
+    state: AccountState
+    view: AccountView
+
+
+class World:
+    def __init__(
+        self,
+        ledger: Ledger,
+        reader: AccountReader,
+        *,
+        account: str,
+        clock: Clock,
+        session: SessionSource,
+    ) -> None:
+        self._ledger = ledger
+        self._reader = reader
+        self._account = account
+        self._clock = clock
+        self._session = session
+
+    async def state(
+        self, proposal: Proposal, *, own: FilingRecord | None = None, quote: Quote | None = None
+    ) -> WorldView:
+        """The state for deciding on ``proposal``; ``own`` is the filing under review (stage
+        B), ``quote`` a fresher quote than the reader's (the review's)."""
+        view = await self._reader.read(self._account, proposal.symbol)
+        now = self._clock.now()
+        record = await blocking(self._record, view, now, own)
+        chosen = quote if quote is not None else view.quote
+        return WorldView(
+            AccountState(
+                now=now,
+                equity=view.equity,
+                high_water_mark=record.high_water_mark,
+                session_start_equity=record.session_start_equity,
+                cash=view.cash,
+                buying_power=view.buying_power,
+                positions=view.positions,
+                open_orders=_open_orders(record.open_filings, proposal, chosen),
+                unknown_broker_orders=record.unknown_broker_orders,
+                spent_24h=record.spent,
+                orders_24h=record.orders,
+                trading_state=TradingState.ACTIVE,
+                paused=record.paused,
+                session=self._session(now),
+                quote=chosen,
+                tradable=view.tradable,
+            ),
+            view,
+        )
+
+    def _record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
+        ledger = self._ledger
+        spend = ledger.rolling_spend(self._account, now=now)
+        spent, orders = spend.notional, spend.orders
+        if own is not None:
+            # A live filing holds its filed notional and one order until it is repriced
+            # (after stage B), released or corrected.
+            spent, orders = spent - own.notional, orders - 1
+        equity = view.equity
+        if equity is not None:
+            mark: Decimal | None = ledger.controls.raise_high_water_mark(equity)
+            day = now.astimezone(_NEW_YORK).date().isoformat()
+            start = ledger.controls.session_start_equity()
+            if start is None or start.session != day:
+                ledger.controls.set_session_start_equity(day, equity)
+                session_start: Decimal | None = equity
+            else:
+                session_start = start.equity
+        else:
+            mark = ledger.controls.high_water_mark()
+            start = ledger.controls.session_start_equity()
+            session_start = None if start is None else start.equity
+        filings = [f for f in ledger.open_filings(self._account) if own is None or f.id != own.id]
+        return _Record(
+            spent=spent,
+            orders=orders,
+            paused=ledger.controls.pause_state().paused,
+            high_water_mark=mark,
+            session_start_equity=session_start,
+            open_filings=tuple(filings),
+            unknown_broker_orders=_unknown(ledger, view),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    spent: Decimal
+    orders: int
+    paused: bool
+    high_water_mark: Decimal | None
+    session_start_equity: Decimal | None
+    open_filings: tuple[FilingRecord, ...]
+    unknown_broker_orders: int | None
+
+
+def _unknown(ledger: Ledger, view: AccountView) -> int | None:
+    """Open broker orders the record does not account for: not ours, or under a filing the
+    record says is finished (e.g. declared not placed); ``None`` when the broker's list is
+    unknown."""
+    if view.open_orders is None:
+        return None
+    unknown = 0
+    for order in view.open_orders:
+        if order.ref_id is None or not _is_live_filing(ledger, order.ref_id):
+            unknown += 1
+    return unknown
+
+
+def _is_live_filing(ledger: Ledger, ref_id: UUID) -> bool:
+    try:
+        return not ledger.filing(ref_id).status.terminal
+    except UnknownFilingError:
+        return False
+
+
+def _open_orders(
+    filings: tuple[FilingRecord, ...], proposal: Proposal, quote: Quote | None
+) -> tuple[OpenOrder, ...] | None:
+    """Our unfinished filings as open orders. A dollar-amount order's quantity is estimated
+    at the quote; the engine only weighs same-symbol orders' quantities (to tell whether an
+    order reduces a position), so an unpriceable one of that symbol makes the list unknown."""
+    orders: list[OpenOrder] = []
+    for filing in filings:
+        try:
+            filed = proposal_of(filing.terms)
+        except ProposalError:
+            return None
+        quantity = filed.quantity
+        if quantity is None:
+            price = _price(quote, filed.side) if filed.symbol == proposal.symbol else None
+            if price is None and filed.symbol == proposal.symbol:
+                return None
+            assert filed.notional is not None
+            quantity = filed.notional / price if price is not None else Decimal(0)
+        orders.append(OpenOrder(symbol=filed.symbol, side=filed.side, quantity=quantity))
+    return tuple(orders)
+
+
+def _price(quote: Quote | None, side: Side) -> Decimal | None:
+    if quote is None:
+        return None
+    price = quote.ask if side is Side.BUY else quote.bid
+    return price if price is not None and price > 0 else None

@@ -1,0 +1,22 @@
+"""Running ordergate from its configuration: the settings every entry point shares, the
+upstream (Robinhood, a URL, or an embedded sandbox), and a guard assembled from them.
+
+``ordergate order``, ``approve``, ``reconcile`` and ``ordergate serve`` all go through
+``open_guard(settings)``, so the command line and the gateway run the same wall on the same
+configuration: ``ORDERGATE_HOME``, ``--policy``, ``--db``, ``--upstream URL | --sandbox``.
+"""
+
+from ordergate.runtime._settings import Settings, UpstreamChoice
+from ordergate.runtime._upstream import Upstream, open_upstream
+from ordergate.runtime._webhook import WebhookNotifier
+from ordergate.runtime._wiring import Running, open_guard
+
+__all__ = [
+    "Running",
+    "Settings",
+    "Upstream",
+    "UpstreamChoice",
+    "WebhookNotifier",
+    "open_guard",
+    "open_upstream",
+]

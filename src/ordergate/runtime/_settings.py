@@ -1,0 +1,136 @@
+"""``Settings``: where the policy, the ledger and the upstream are, from flags and environment.
+
+- ``ORDERGATE_HOME`` (default ``~/.ordergate``) holds ``policy.toml``, ``ledger.db`` and the
+  token file ``ordergate login`` writes.
+- ``--policy FILE`` (default ``$ORDERGATE_HOME/policy.toml``). A missing *default* policy is
+  written with the conservative defaults (a fresh install); a missing policy the person named
+  is an error, never replaced by defaults.
+- ``--db URL`` (default ``ORDERGATE_DB_URL``, else SQLite in the home).
+- ``--upstream URL`` (default ``ORDERGATE_UPSTREAM_URL``, else where ``ordergate login``
+  signed in) or ``--sandbox`` (an embedded sandbox venue on loopback). With neither, and no
+  sign-in, the embedded sandbox is used and the run says so.
+- ``ORDERGATE_APPROVAL_WEBHOOK``: a URL told of every new pending approval (POST JSON).
+- ``ORDERGATE_SANDBOX_START`` (ISO-8601 instant, embedded sandbox only): the run's clock
+  starts there and runs at wall speed, for demos and tests in a chosen session (e.g. a
+  Tuesday 10:00 New York). Refused with any other upstream: a real broker's clock is real.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+
+from ordergate.client import Config, ordergate_home
+from ordergate.core import AcceleratedClock, Clock, ConfigError, RealtimeClock
+from ordergate.policy import PolicyConfig, load_policy, write_default_policy
+
+__all__ = ["Settings", "UpstreamChoice"]
+
+POLICY_FILE = "policy.toml"
+
+
+class UpstreamChoice(StrEnum):
+    SANDBOX = "sandbox"
+    URL = "url"
+    SIGNED_IN = "signed_in"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    home: Path
+    policy_path: Path
+    policy_given: bool
+    db_url: str | None
+    upstream_url: str | None
+    sandbox: bool
+    webhook_url: str | None = None
+    sandbox_start: datetime | None = None
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        policy: Path | None = None,
+        db: str | None = None,
+        upstream: str | None = None,
+        sandbox: bool = False,
+    ) -> Settings:
+        """Settings from the flags, falling back on the environment. ``ConfigError`` when
+        both ``--upstream`` and ``--sandbox`` are given, or a URL is not http(s)."""
+        if upstream and sandbox:
+            raise ConfigError("upstream", "give --upstream URL or --sandbox, not both")
+        home = ordergate_home()
+        url = upstream or os.environ.get("ORDERGATE_UPSTREAM_URL") or None
+        if url is not None and not url.startswith(("https://", "http://")):
+            raise ConfigError("upstream", "the upstream is an http(s) URL")
+        webhook = os.environ.get("ORDERGATE_APPROVAL_WEBHOOK") or None
+        if webhook is not None and not webhook.startswith(("https://", "http://")):
+            raise ConfigError("ORDERGATE_APPROVAL_WEBHOOK", "the webhook is an http(s) URL")
+        start = _instant("ORDERGATE_SANDBOX_START", os.environ.get("ORDERGATE_SANDBOX_START"))
+        settings = cls(
+            home=home,
+            policy_path=policy if policy is not None else home / POLICY_FILE,
+            policy_given=policy is not None,
+            db_url=db,
+            upstream_url=None if sandbox else url,
+            sandbox=sandbox,
+            webhook_url=webhook,
+            sandbox_start=start,
+        )
+        if start is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
+            raise ConfigError(
+                "ORDERGATE_SANDBOX_START", "only the embedded sandbox runs on a chosen clock"
+            )
+        return settings
+
+    def clock(self) -> Clock:
+        """The run's clock: wall time, or wall speed from ``sandbox_start``."""
+        if self.sandbox_start is None:
+            return RealtimeClock()
+        return AcceleratedClock(start=self.sandbox_start, speed=Decimal(1))
+
+    @property
+    def token_file(self) -> Path:
+        """Where ``ordergate login`` keeps the tokens (the client's default)."""
+        return Config().token_file
+
+    @property
+    def upstream_choice(self) -> UpstreamChoice:
+        if self.sandbox:
+            return UpstreamChoice.SANDBOX
+        if self.upstream_url is not None:
+            return UpstreamChoice.URL
+        if self.token_file.exists():
+            return UpstreamChoice.SIGNED_IN
+        return UpstreamChoice.SANDBOX
+
+    def policy(self) -> tuple[PolicyConfig, str | None]:
+        """The policy, and a note when a fresh default was written. ``ConfigError`` for a bad
+        file (its key and reason) or a named file that does not exist."""
+        path = self.policy_path
+        note = None
+        if not path.exists():
+            if self.policy_given:
+                raise ConfigError("policy", f"no policy file at {path}")
+            write_default_policy(path)
+            note = f"wrote the default policy to {path} (paper, approval always, small caps)"
+        try:
+            return load_policy(path), note
+        except OSError as error:
+            raise ConfigError("policy", f"cannot read {path} ({error.strerror})") from None
+
+
+def _instant(key: str, text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        instant = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ConfigError(key, "not an ISO-8601 instant") from None
+    if instant.tzinfo is None:
+        raise ConfigError(key, "give a time zone (e.g. 2026-12-01T15:00:00+00:00)")
+    return instant

@@ -1,0 +1,82 @@
+"""The upstream a run talks to: Robinhood (or any URL) signed in, or an embedded sandbox.
+
+The embedded sandbox is the sandbox venue on a free loopback port, for this run only, with a
+fresh token minted in-process and kept in a private temporary directory that is removed when
+the run ends. It is what a run uses with ``--sandbox``, or when nothing else is configured.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ordergate.client import Config, Robinhood, TokenSet, connect, read_token_file
+from ordergate.client import write_token_file as write_tokens
+from ordergate.core import Clock
+from ordergate.runtime._settings import Settings, UpstreamChoice
+
+__all__ = ["Upstream", "open_upstream"]
+
+
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    rh: Robinhood
+    choice: UpstreamChoice
+    url: str
+
+    @property
+    def note(self) -> str:
+        if self.choice is UpstreamChoice.SANDBOX:
+            return f"upstream: the embedded sandbox venue at {self.url} (no real account)"
+        return f"upstream: {self.url}"
+
+
+@asynccontextmanager
+async def open_upstream(settings: Settings, *, clock: Clock) -> AsyncIterator[Upstream]:
+    """Connect to the configured upstream for the block. Raises ``LoginRequired`` when a
+    signed-in upstream's tokens are missing or dead."""
+    choice = settings.upstream_choice
+    if choice is UpstreamChoice.SANDBOX:
+        async with _embedded_sandbox(clock) as upstream:
+            yield upstream
+        return
+    url = settings.upstream_url
+    if url is None:
+        resource = read_token_file(settings.token_file).resource
+        url = resource or Config().url
+    async with connect(Config(url=url, token_file=settings.token_file), clock=clock) as rh:
+        yield Upstream(rh, choice, url)
+
+
+@asynccontextmanager
+async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
+    from ordergate.sandbox import SandboxConfig, SandboxServer
+    from ordergate.sandbox.oauth import SHARED_CLIENT_ID
+
+    server = SandboxServer(SandboxConfig(host="127.0.0.1", port=0), clock=clock)
+    sandbox = server.start()
+    try:
+        base_url = sandbox.base_url
+        pair = sandbox.oauth.mint_tokens()
+        with tempfile.TemporaryDirectory(prefix="ordergate-sandbox-") as directory:
+            token_file = Path(directory) / "tokens.json"
+            write_tokens(
+                token_file,
+                TokenSet(
+                    access_token=pair.access_token,
+                    refresh_token=pair.refresh_token,
+                    expires_at=None,
+                    token_endpoint=base_url + "/oauth2/token/",
+                    client_id=SHARED_CLIENT_ID,
+                    resource=sandbox.mcp_url,
+                    scope="internal",
+                ),
+            )
+            url = sandbox.mcp_url
+            async with connect(Config(url=url, token_file=token_file), clock=clock) as rh:
+                yield Upstream(rh, UpstreamChoice.SANDBOX, url)
+    finally:
+        server.stop()

@@ -1,0 +1,61 @@
+"""``WebhookNotifier``: announce each new pending approval with a POST of JSON.
+
+The body says what waits and until when (ids, symbol, side, size, type, limit, notional,
+expiry); never a token or an account number. A webhook that fails or is slow (5 s) is
+logged and skipped: the approval is on the ledger either way and ``ordergate approvals``
+lists it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx2
+
+from ordergate.core import to_wire
+from ordergate.ledger import Approval, FilingRecord
+
+__all__ = ["WebhookNotifier", "approval_announcement"]
+
+logger = logging.getLogger(__name__)
+TIMEOUT_S = 5.0
+
+
+def approval_announcement(approval: Approval, record: FilingRecord) -> dict[str, Any]:
+    terms = record.terms
+    return {
+        "event": "approval_pending",
+        "approval_id": str(approval.id),
+        "filing_id": str(record.id),
+        "identity": record.identity,
+        "symbol": terms.get("symbol"),
+        "side": terms.get("side"),
+        "type": terms.get("type"),
+        "quantity": terms.get("quantity"),
+        "dollar_amount": terms.get("dollar_amount"),
+        "limit_price": terms.get("limit_price"),
+        "stop_price": terms.get("stop_price"),
+        "notional": to_wire(record.notional),
+        "expires_at": approval.expires_at.isoformat(),
+    }
+
+
+class WebhookNotifier:
+    def __init__(self, url: str, *, timeout_s: float = TIMEOUT_S) -> None:
+        self._url = url
+        self._timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        # The URL may carry a secret path or query; never show it.
+        return "WebhookNotifier(url=<configured>)"
+
+    async def __call__(self, approval: Approval, record: FilingRecord) -> None:
+        body = approval_announcement(approval, record)
+        try:
+            async with httpx2.AsyncClient(timeout=self._timeout_s) as http:
+                response = await http.post(self._url, json=body)
+            if response.status_code >= 300:
+                logger.warning("approval webhook answered HTTP %s", response.status_code)
+        except httpx2.HTTPError as error:
+            logger.warning("approval webhook failed: %s", type(error).__name__)

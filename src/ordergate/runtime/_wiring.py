@@ -1,0 +1,114 @@
+"""``open_guard``: the guard a configuration describes, with its upstream and its mode.
+
+Paper unless live is armed (``ordergate.execution.arm``): the upstream's ``tools/list`` is
+read at start, and live mode needs it compatible with the pinned contract and the policy's
+``real_money = true``. Paper runs the same path against the paper book on the ledger, with
+quotes and tradability from the upstream.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ordergate.core import Clock, ToolError
+from ordergate.execution import (
+    Arming,
+    ClientAccountReader,
+    ClientQuoteSource,
+    Guard,
+    LiveExecutor,
+    PaperAccountReader,
+    PaperBook,
+    PaperExecutor,
+    arm,
+    calendar_session,
+)
+from ordergate.ledger import Ledger, open_ledger
+from ordergate.policy import MarketSession, PolicyConfig
+from ordergate.runtime._settings import Settings
+from ordergate.runtime._upstream import Upstream, open_upstream
+from ordergate.runtime._webhook import WebhookNotifier
+
+__all__ = ["Running", "open_guard"]
+
+logger = logging.getLogger(__name__)
+
+
+def _paper_session(instant: datetime) -> MarketSession:
+    """The paper book fills only in a session it can name; outside the calendar it is
+    closed (orders rest rather than fill at a price no check has seen)."""
+    return calendar_session(instant) or MarketSession.CLOSED
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    guard: Guard
+    arming: Arming
+    upstream: Upstream
+    policy: PolicyConfig
+    notes: tuple[str, ...]
+
+
+@asynccontextmanager
+async def open_guard(
+    settings: Settings,
+    *,
+    clock: Clock,
+    reconcile_every: float | None = None,
+    ledger: Ledger | None = None,
+) -> AsyncIterator[Running]:
+    """The configured guard for the block. Raises ``ConfigError`` (bad policy),
+    ``LedgerError`` (unusable ledger), ``ToolError`` (the upstream cannot be reached)."""
+    policy, policy_note = settings.policy()
+    owned = ledger is None
+    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    try:
+        async with open_upstream(settings, clock=clock) as upstream:
+            rh = upstream.rh
+            tools: list[dict[str, Any]] | None
+            try:
+                tools = await rh.list_tools()
+            except ToolError as error:
+                logger.warning("could not read the upstream's tools/list: %s", error.code)
+                tools = None
+            arming = arm(policy, tools=tools)
+            account = (await rh.accounts.agentic()).account_number
+            quotes = ClientQuoteSource(rh)
+            settings_kw: dict[str, Any]
+            if arming.live:
+                settings_kw = {
+                    "executor": LiveExecutor(rh),
+                    "reader": ClientAccountReader(rh, clock=clock),
+                }
+            else:
+                book = PaperBook(opened.engine, clock=clock, starting_cash=policy.paper_cash_usd)
+                settings_kw = {
+                    "executor": PaperExecutor(
+                        book,
+                        quotes,
+                        session=_paper_session,
+                        clock=clock,
+                        slippage_bps=policy.paper_slippage_bps,
+                    ),
+                    "reader": PaperAccountReader(book, quotes),
+                }
+            notifier = WebhookNotifier(settings.webhook_url) if settings.webhook_url else None
+            async with Guard.open(
+                reconcile_every=reconcile_every,
+                policy=policy,
+                ledger=opened,
+                account=account,
+                clock=clock,
+                notifier=notifier,
+                **settings_kw,
+            ) as guard:
+                notes = tuple(note for note in (policy_note, upstream.note, arming.reason) if note)
+                yield Running(guard, arming, upstream, policy, notes)
+    finally:
+        if owned:
+            opened.close()

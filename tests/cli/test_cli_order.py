@@ -1,0 +1,146 @@
+"""``ordergate order``, ``approvals``, ``approve``, ``deny``, ``status`` and ``reconcile`` on
+the embedded sandbox, with a fresh ``ORDERGATE_HOME`` per test, as a person would run them."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from ordergate.cli import app
+
+# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+
+
+class Person:
+    """Runs commands in one home; each command starts a minute after the previous one, as
+    commands typed by a person would."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.minute = 0
+
+    def run(self, *args: str) -> Result:
+        self.minute += 1
+        at = OPEN + timedelta(minutes=self.minute)
+        env = {
+            "ORDERGATE_HOME": str(self.home),
+            "ORDERGATE_DB_URL": "",
+            "ORDERGATE_UPSTREAM_URL": "",
+            "ORDERGATE_APPROVAL_WEBHOOK": "",
+            "ORDERGATE_SANDBOX_START": at.isoformat(),
+        }
+        return CliRunner().invoke(app, list(args), env=env)
+
+    def json(self, *args: str) -> Any:
+        result = self.run(*args, "--json")
+        assert result.exit_code in (0, 3, 4), result.output
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def person(tmp_path: Path) -> Person:
+    return Person(tmp_path / "home")
+
+
+def test_a_fresh_install_writes_the_safe_policy_and_holds_the_first_order_for_approval(
+    person: Person,
+) -> None:
+    result = person.run("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert result.exit_code == 0, result.output
+    assert (person.home / "policy.toml").is_file()
+    assert "wrote the default policy" in result.stderr
+    assert "embedded sandbox" in result.stderr and "paper mode" in result.stderr
+    assert "status    pending_approval" in result.stdout
+    assert "approval  " in result.stdout
+
+
+def test_an_order_through_approval_to_a_fill_and_the_status_that_shows_it(person: Person) -> None:
+    pending = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert pending["status"] == "pending_approval" and pending["accepted"] is True
+    listed = person.json("approvals")
+    assert [item["approval_id"] for item in listed] == [pending["approval_id"]]
+    approved = person.json("approve", pending["approval_id"], "--sandbox")
+    assert approved["status"] == "filled" and approved["mode"] == "paper"
+    status = person.json("status", "--sandbox")
+    assert status["mode"] == "paper" and status["paused"] is False
+    assert status["orders_24h"] == 1 and status["max_orders_per_day"] == 20
+    assert 0 < float(status["spent_24h"]) < 100 and status["max_daily_usd"] == "500"
+    assert status["pending_approvals"] == [] and status["open_orders"] == []
+    assert status["trading_state"] == "active"
+
+
+def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
+    result = person.run("order", "AAPL", "buy", "--qty", "1", "--sandbox")
+    assert result.exit_code == 3, result.output
+    assert "symbol_not_allowed" in result.stdout and "status    refused" in result.stdout
+
+
+def test_denying_an_order_ends_it_without_reaching_the_upstream(person: Person) -> None:
+    pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
+    denied = person.json("deny", pending["approval_id"], "--by", "owner")
+    assert denied["status"] == "denied" and denied["reasons"] == ["approval_denied"]
+    assert person.json("approvals") == []
+
+
+def test_pause_refuses_the_next_order_with_exit_3(person: Person) -> None:
+    assert person.run("order", "SPY", "buy", "--usd", "20", "--sandbox").exit_code == 0
+    assert person.run("pause", "--reason", "lunch").exit_code == 0
+    refused = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
+    assert refused["status"] == "refused" and "paused" in refused["reasons"]
+    status = person.json("status", "--sandbox")
+    assert status["paused"] is True and status["trading_state"] == "paused"
+
+
+def test_reconcile_prints_what_it_did(person: Person) -> None:
+    report = person.json("reconcile", "--sandbox")
+    assert report == {
+        "adopted": 0, "checked": 0, "errors": [], "expired": 0, "fills_booked": 0,
+        "moved": 0, "not_placed": 0, "unreachable": 0,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("--qty", "1", "--usd", "5"), "--qty / --usd"),
+        ((), "--qty / --usd"),
+        (("--qty", "abc"), "--qty"),
+        (("--qty", "-1"), "--qty"),
+        (("--qty", "1", "--limit", "5"), "--limit"),
+        (("--qty", "1", "--type", "limit"), "--limit"),
+    ],
+)
+def test_an_order_the_path_cannot_name_is_refused_before_anything_runs(
+    person: Person, args: tuple[str, ...], named: str
+) -> None:
+    result = person.run("order", "SPY", "buy", *args, "--sandbox")
+    assert result.exit_code == 2
+    assert named in result.output
+    assert not (person.home / "ledger.db").exists()
+
+
+def test_a_named_policy_file_that_does_not_exist_is_an_error_not_a_default(
+    person: Person, tmp_path: Path
+) -> None:
+    result = person.run(
+        "order", "SPY", "buy", "--qty", "1", "--sandbox", "--policy", str(tmp_path / "nope.toml")
+    )
+    assert result.exit_code == 2 and "no policy file" in result.output
+
+
+def test_a_bad_policy_is_refused_naming_its_key(person: Person) -> None:
+    person.home.mkdir(parents=True)
+    (person.home / "policy.toml").write_text("[limits]\nmax_order_usd = 1.5\n")
+    result = person.run("order", "SPY", "buy", "--qty", "1", "--sandbox")
+    assert result.exit_code == 2 and "limits.max_order_usd" in result.output
+
+
+def test_upstream_and_sandbox_together_are_refused(person: Person) -> None:
+    result = person.run("status", "--sandbox", "--upstream", "https://example.test/mcp")
+    assert result.exit_code == 2 and "not both" in result.output

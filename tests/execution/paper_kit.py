@@ -1,0 +1,128 @@
+"""What the paper executor and paper account tests share: a market the test moves (quotes,
+tradability, the session), ledgers to open (SQLite, and Postgres when
+``ORDERGATE_TEST_PG_URL`` names a server) and tickets to place.
+
+The Postgres switch and its skip message are the ledger tests' own (tests/ledger/conftest.py),
+loaded from there rather than copied.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
+from uuid import UUID, uuid4
+
+from ordergate.bench._ledger import scratch_postgres
+from ordergate.core import MarketHours, OrderType, Side, SteppedClock, TimeInForce
+from ordergate.execution._protocols import Ticket
+from ordergate.policy import MarketSession, Proposal, Quote
+
+__all__ = [
+    "ACCOUNT",
+    "BACKENDS",
+    "START",
+    "Market",
+    "ledger_url_for",
+    "ticket",
+]
+
+START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+ACCOUNT = "paper-account-1"
+BACKENDS = ["sqlite", "postgres"]
+
+
+def _ledger_fixtures() -> ModuleType:
+    path = Path(__file__).resolve().parents[1] / "ledger" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("paper_kit_ledger_fixtures", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_LEDGER = _ledger_fixtures()
+
+
+@contextmanager
+def ledger_url_for(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A fresh ledger URL: a SQLite file in ``tmp_path``, or a scratch Postgres database
+    (skipped with the ledger tests' message when no server is configured)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'ledger.db'}"
+        return
+    with scratch_postgres(_LEDGER.pg_server()) as url:
+        yield url
+
+
+class Market:
+    """The market data the test controls: bid/ask per symbol, tradability, the session.
+
+    ``quote`` answers ``None`` for a symbol never set or cleared. ``on_quote`` (when set)
+    runs inside ``quote`` before it answers: a test uses it to act "during" a read.
+    """
+
+    def __init__(self, clock: SteppedClock) -> None:
+        self._clock = clock
+        self._prices: dict[str, tuple[Decimal | None, Decimal | None]] = {}
+        self.tradables: dict[str, bool] = {}
+        self.now_session = MarketSession.REGULAR
+        self.asked: list[str] = []
+        self.on_quote: Callable[[str], Awaitable[None]] | None = None
+
+    def set(self, symbol: str, bid: str | None, ask: str | None) -> None:
+        self._prices[symbol] = (
+            None if bid is None else Decimal(bid),
+            None if ask is None else Decimal(ask),
+        )
+
+    def clear(self, symbol: str) -> None:
+        self._prices.pop(symbol, None)
+
+    def session(self, now: datetime) -> MarketSession:
+        assert now == self._clock.now()
+        return self.now_session
+
+    async def quote(self, symbol: str) -> Quote | None:
+        self.asked.append(symbol)
+        if self.on_quote is not None:
+            await self.on_quote(symbol)
+        if symbol not in self._prices:
+            return None
+        bid, ask = self._prices[symbol]
+        return Quote(symbol=symbol, bid=bid, ask=ask, last=None, as_of=self._clock.now())
+
+    async def tradable(self, account: str, symbol: str) -> bool | None:
+        return self.tradables.get(symbol)
+
+
+def ticket(
+    symbol: str,
+    side: Side,
+    *,
+    quantity: str | None = None,
+    notional: str | None = None,
+    order_type: OrderType = OrderType.MARKET,
+    limit: str | None = None,
+    stop: str | None = None,
+    hours: MarketHours = MarketHours.REGULAR_HOURS,
+    account: str = ACCOUNT,
+    ref_id: UUID | None = None,
+) -> Ticket:
+    proposal = Proposal(
+        symbol=symbol,
+        side=side,
+        quantity=None if quantity is None else Decimal(quantity),
+        notional=None if notional is None else Decimal(notional),
+        order_type=order_type,
+        limit_price=None if limit is None else Decimal(limit),
+        stop_price=None if stop is None else Decimal(stop),
+        time_in_force=TimeInForce.GTC,
+        market_hours=hours,
+        account=account,
+    )
+    return Ticket(ref_id=ref_id or uuid4(), account=account, proposal=proposal)
