@@ -455,8 +455,9 @@ def test_a_hold_raised_at_approval_keeps_every_window_it_was_filed_in_under_the_
     the 100.01 ask, +5 %) is filed under approval: the window ending then holds 2445.10 of
     2500. The person approves 899 s later, after SPY rose 8 %: review reprices the hold to
     1020.70, and the ledger checks that against the window ending *now* — which the first
-    order has just left — not against the windows the order was filed in. Both orders are
-    working: at the broker's ceilings the two, filed 23 h 55 min apart, fill for 2520.69.
+    order has just left. Both orders would then be working: at the broker's ceilings the
+    two, filed 23 h 55 min apart, fill for 2520.69. The raise must fit every window that
+    holds the order (the one ending at its filing too), so the review refuses it.
     """
     machine = under_policy(tmp_path, "above:400")()
     steps: list[Callable[[], None]] = [
@@ -474,5 +475,10 @@ def test_a_hold_raised_at_approval_keeps_every_window_it_was_filed_in_under_the_
         for step in steps:
             step()
             machine.check()
+        spy = next(filed.id for filed in machine.filed.values() if filed.proposal.symbol == "SPY")
+        assert machine.ledger.filing(spy).status is FilingStatus.REFUSED
+        ended = [e.detail for e in machine.ledger.events(spy) if e.status == "refused"]
+        assert ended == [{"reasons": ["max_daily_usd"], "stage": "review"}]
+        assert machine.broker.place_calls[spy] == 0
     finally:
         machine.teardown()
