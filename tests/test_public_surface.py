@@ -62,6 +62,24 @@ SURFACE = {
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "open_guard",
         "open_upstream",
     },
+    "ordergate.gateway": {
+        "SealError", "Sealer",
+    },
+    "ordergate.gateway.oauth": {
+        "AccessVerifier", "Connection", "GatewayAuth", "GatewayStore", "Grant",
+    },
+    "ordergate.gateway.mcp": {
+        "FILED_FIELDS", "GATEWAY_INFO", "GATE_TOOLS", "GatewayBackend", "GatewayMethods",
+        "MAX_BODY", "MAX_OPEN_PROPOSALS", "ORDER_OUTPUT_SCHEMA", "Principal", "Route",
+        "Routing", "gateway_endpoint", "route",
+    },
+    "ordergate.mcpserve": {
+        "Challenge", "DEFAULT_MAX_BODY", "DROP", "Framing", "HostPolicy", "INTERNAL_ERROR",
+        "INVALID_PARAMS", "INVALID_REQUEST", "METHOD_NOT_FOUND", "McpEndpoint", "PARSE_ERROR",
+        "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo", "ServerMethods", "Session",
+        "SessionStore", "TransportFaults", "dumps_decimal_numbers", "dumps_decimal_strings",
+        "error_result", "open_session", "tool_result",
+    },
     "ordergate.policy": {
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",

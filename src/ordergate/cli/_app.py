@@ -11,6 +11,7 @@ from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._order import order_command
 from ordergate.cli._sandbox import sandbox_app
+from ordergate.cli._serve import serve_command
 from ordergate.cli._status import reconcile_command, status_command
 from ordergate.cli._tools import tools_app
 from ordergate.core import install_redaction
@@ -32,6 +33,7 @@ app.command("login")(login_command)
 app.command("whoami")(whoami_command)
 app.command("pause")(pause_command)
 app.command("resume")(resume_command)
+app.command("serve")(serve_command)
 app.command("order")(order_command)
 app.command("status")(status_command)
 app.command("reconcile")(reconcile_command)

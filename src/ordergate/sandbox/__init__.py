@@ -5,10 +5,10 @@ streamable-HTTP MCP endpoint at ``/mcp/trading`` serving every captured tool, an
 with an order engine behind them.
 """
 
+from ordergate.mcpserve import Framing
 from ordergate.sandbox._app import MCP_PATH, Sandbox, build_sandbox
 from ordergate.sandbox._config import DEFAULT_PORT, SandboxConfig
 from ordergate.sandbox._server import SandboxServer
-from ordergate.sandbox.mcp import Framing
 
 __all__ = [
     "DEFAULT_PORT",

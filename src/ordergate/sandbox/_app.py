@@ -8,9 +8,10 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import Clock, make_clock
+from ordergate.mcpserve import HostPolicy, McpEndpoint, SessionStore
 from ordergate.sandbox._admin import admin_routes
 from ordergate.sandbox._config import SandboxConfig
-from ordergate.sandbox.mcp import McpEndpoint, Methods, ServerIdentity, SessionStore
+from ordergate.sandbox.mcp import Methods, ServerIdentity, VenueFaults
 from ordergate.sandbox.oauth import OAuthServer
 from ordergate.sandbox.tools import ToolTable
 from ordergate.sandbox.venue import Venue, build_desks
@@ -59,7 +60,14 @@ def build_sandbox(
         page_size=config.page_size,
         identity=ServerIdentity(),
     )
-    endpoint = McpEndpoint(methods=methods, verifier=oauth, framing=config.framing)
+    endpoint = McpEndpoint(
+        methods=methods,
+        verify=oauth.verify_access_token,
+        challenge=oauth.www_authenticate,
+        framing=config.framing,
+        hosts=HostPolicy(speaker="the venue"),
+        faults=VenueFaults(venue),
+    )
     routes: list[BaseRoute] = [*oauth.routes(), Route(MCP_PATH, endpoint)]
     sandbox = Sandbox(config, base_url, clock, venue, oauth, Starlette(routes=routes))
     if config.admin:

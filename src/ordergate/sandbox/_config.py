@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from ordergate.core import ClockMode, ConfigError
-from ordergate.sandbox.mcp import Framing
+from ordergate.mcpserve import Framing
 
 __all__ = ["DEFAULT_PORT", "SandboxConfig"]
 

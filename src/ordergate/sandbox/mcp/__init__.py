@@ -1,17 +1,7 @@
-"""The venue's MCP server: streamable HTTP, sessions, JSON-RPC methods."""
+"""The venue's MCP methods and fault hooks, served by the shared transport
+(``ordergate.mcpserve``)."""
 
-from ordergate.sandbox.mcp._endpoint import McpEndpoint, TokenVerifier
-from ordergate.sandbox.mcp._framing import Framing
-from ordergate.sandbox.mcp._methods import SUPPORTED_PROTOCOL_VERSIONS, Methods, ServerIdentity
-from ordergate.sandbox.mcp._sessions import Session, SessionStore
+from ordergate.sandbox.mcp._faults import VenueFaults
+from ordergate.sandbox.mcp._methods import Methods, ServerIdentity
 
-__all__ = [
-    "SUPPORTED_PROTOCOL_VERSIONS",
-    "Framing",
-    "McpEndpoint",
-    "Methods",
-    "ServerIdentity",
-    "Session",
-    "SessionStore",
-    "TokenVerifier",
-]
+__all__ = ["Methods", "ServerIdentity", "VenueFaults"]

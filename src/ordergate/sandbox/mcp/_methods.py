@@ -1,4 +1,7 @@
-"""The MCP methods the venue answers: initialize, ping, tools/list (paginated), tools/call."""
+"""The MCP methods the venue answers: initialize, ping, tools/list (paginated), tools/call.
+
+Served by the shared transport (``ordergate.mcpserve.McpEndpoint``) at ``/mcp/trading``.
+"""
 
 from __future__ import annotations
 
@@ -8,24 +11,24 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ordergate.sandbox.mcp._jsonrpc import (
+from ordergate.mcpserve import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
     RpcError,
+    ServerInfo,
+    Session,
+    SessionStore,
+    open_session,
 )
-from ordergate.sandbox.mcp._sessions import Session, SessionStore
 from ordergate.sandbox.tools import ToolTable, UnknownTool, VenueError, error_result
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
 
-__all__ = ["SUPPORTED_PROTOCOL_VERSIONS", "Methods", "ServerIdentity"]
+__all__ = ["Methods", "ServerIdentity"]
 
 logger = logging.getLogger(__name__)
-
-# Newest first: an unknown requested version is answered with the newest we speak.
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,27 +76,13 @@ class Methods:
         self.identity = identity
 
     def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
-        requested = params.get("protocolVersion")
-        version = (
-            requested
-            if requested in SUPPORTED_PROTOCOL_VERSIONS
-            else SUPPORTED_PROTOCOL_VERSIONS[0]
-        )
-        client = params.get("clientInfo")
-        client_name = client.get("name", "") if isinstance(client, dict) else ""
-        session = self.sessions.open(
-            protocol_version=version, client_name=str(client_name), now=self.venue.now()
-        )
-        result = {
-            "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": self.identity.name, "version": self.identity.version},
-            "instructions": self.identity.instructions,
-        }
-        return result, session
+        identity = self.identity
+        info = ServerInfo(identity.name, identity.version, identity.instructions)
+        return open_session(params, sessions=self.sessions, info=info, now=self.venue.now())
 
-    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Answer one request; raises ``RpcError`` for protocol errors."""
+    async def call(self, method: str, params: dict[str, Any], principal: object) -> dict[str, Any]:
+        """Answer one request (any signed-in principal may); raises ``RpcError`` for protocol
+        errors."""
         if method == "tools/call":
             return self._call_tool(params)
         if method == "tools/list":

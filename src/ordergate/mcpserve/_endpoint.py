@@ -1,8 +1,18 @@
-"""Streamable-HTTP transport for the venue's MCP endpoint (``/mcp/trading``), as a raw ASGI app.
+"""Streamable-HTTP transport for an MCP endpoint, as a raw ASGI app.
 
 POST only (GET answers 405; DELETE ends a session). Each POST carries one JSON-RPC message and
-gets one answer, as a JSON body or a one-shot SSE stream. Requests need a bearer token from the
-venue's authorization server; without one the answer is 401 with the RFC 9728 challenge.
+gets one answer, as a JSON body or a one-shot SSE stream. Checks run in this order, each
+answering before anything later is read:
+
+1. ``Host`` and ``Origin`` (DNS rebinding, ``HostPolicy``): 421 / 403;
+2. the method: 405;
+3. injected faults, when a simulator supplies them (``TransportFaults``);
+4. the bearer token, through the server's verifier: 401 with the server's challenge;
+5. ``Accept`` (406), ``Content-Type`` (415), the body size (``max_body``: 413);
+6. the JSON-RPC message, the session and the protocol version; then the server's methods.
+
+Each server (the sandbox venue, the gateway) supplies its own ``ServerMethods`` and its own
+token verifier; the principal the verifier returns is handed to ``ServerMethods.call``.
 
 Written directly on ASGI rather than on the SDK's server: this is the benchmarked hot path
 (``ordergate bench sandbox``), and the SDK's server stack measured 3.3× a bare Starlette
@@ -15,12 +25,12 @@ import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
-import anyio
-
-from ordergate.sandbox.mcp._framing import Framing, choose_framing, encode_body
-from ordergate.sandbox.mcp._jsonrpc import (
+from ordergate.mcpserve._framing import Framing, choose_framing, encode_body
+from ordergate.mcpserve._json import dumps_decimal_strings
+from ordergate.mcpserve._jsonrpc import (
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -28,10 +38,15 @@ from ordergate.sandbox.mcp._jsonrpc import (
     error_response,
     result_response,
 )
-from ordergate.sandbox.mcp._methods import SUPPORTED_PROTOCOL_VERSIONS, Methods
-from ordergate.sandbox.mcp._rebinding import host_allowed, origin_allowed
+from ordergate.mcpserve._methods import (
+    DROP,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    ServerMethods,
+    TransportFaults,
+)
+from ordergate.mcpserve._rebinding import HostPolicy
 
-__all__ = ["McpEndpoint", "TokenVerifier"]
+__all__ = ["DEFAULT_MAX_BODY", "Challenge", "McpEndpoint"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,33 +55,56 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-MAX_BODY = 1_000_000
+DEFAULT_MAX_BODY = 1_000_000
+
+P = TypeVar("P")
 
 
-class TokenVerifier(Protocol):
-    def verify_access_token(self, token: str) -> object | None: ...
-
-    def www_authenticate(self, *, error: str | None = None) -> str: ...
+class Challenge(Protocol):
+    def __call__(self, *, error: str | None = None) -> str:
+        """The ``WWW-Authenticate`` value of a 401 (``error="invalid_token"`` for a bad one)."""
+        ...
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {k.lower(): v for k, v in scope["headers"]}
 
 
-class McpEndpoint:
-    def __init__(self, *, methods: Methods, verifier: TokenVerifier, framing: Framing) -> None:
+class McpEndpoint(Generic[P]):
+    """The ASGI app. ``verify`` maps a bearer token to the server's principal (``None``: not
+    a token this server accepts); ``challenge`` builds the 401's ``WWW-Authenticate``."""
+
+    def __init__(
+        self,
+        *,
+        methods: ServerMethods[P],
+        verify: Callable[[str], P | None],
+        challenge: Challenge,
+        framing: Framing,
+        hosts: HostPolicy | None = None,
+        max_body: int = DEFAULT_MAX_BODY,
+        faults: TransportFaults | None = None,
+        dumps: Callable[[Any], bytes] = dumps_decimal_strings,
+    ) -> None:
+        if max_body < 1:
+            raise ValueError("max_body must be at least one byte")
         self.methods = methods
-        self.verifier = verifier
+        self.verify = verify
+        self.challenge = challenge
         self.framing = framing
+        self.hosts = hosts or HostPolicy()
+        self.max_body = max_body
+        self.faults = faults
+        self.dumps = dumps
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
         headers = _headers(scope)
-        if not host_allowed(headers.get(b"host")):
-            await _plain(send, 421, b"Host not allowed: the venue answers loopback names only")
+        if not self.hosts.host_allowed(headers.get(b"host")):
+            await _plain(send, 421, self.hosts.host_refusal)
             return
-        if not origin_allowed(headers.get(b"origin")):
-            await _plain(send, 403, b"Origin not allowed: the venue answers loopback origins only")
+        if not self.hosts.origin_allowed(headers.get(b"origin")):
+            await _plain(send, 403, self.hosts.origin_refusal)
             return
         if method == "POST":
             await self._post(headers, receive, send)
@@ -75,41 +113,41 @@ class McpEndpoint:
         else:
             await _plain(send, 405, b"Method Not Allowed", [(b"allow", b"POST, DELETE")])
 
-    async def _authorized(self, headers: dict[bytes, bytes], send: Send) -> bool:
+    async def _authorized(self, headers: dict[bytes, bytes], send: Send) -> P | None:
+        """The request's principal, or ``None`` once a 401 has been sent."""
         auth = headers.get(b"authorization", b"")
         scheme, _, token = auth.decode("latin-1").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            challenge = self.verifier.www_authenticate()
-        elif self.verifier.verify_access_token(token.strip()) is None:
-            challenge = self.verifier.www_authenticate(error="invalid_token")
+            challenge = self.challenge()
         else:
-            return True
+            principal = self.verify(token.strip())
+            if principal is not None:
+                return principal
+            challenge = self.challenge(error="invalid_token")
         body = b'{"error":"invalid_token","error_description":"authentication required"}'
         await _respond(
             send, 401, b"application/json", body, [(b"www-authenticate", challenge.encode())]
         )
-        return False
+        return None
 
     async def _delete(self, headers: dict[bytes, bytes], send: Send) -> None:
-        if not await self._authorized(headers, send):
+        if await self._authorized(headers, send) is None:
             return
         session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
         closed = bool(session_id) and self.methods.sessions.close(session_id)
         await _plain(send, 200 if closed else 404, b"" if closed else b"Session not found")
 
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
-        faults = self.methods.venue.faults
-        if faults.latency_ms:
-            await anyio.sleep(faults.latency_ms / 1000)
-        fire, faults.drop_before = faults.take(faults.drop_before)
-        if fire:
-            await _drop(send)
-            return
-        fire, faults.http_errors = faults.take(faults.http_errors)
-        if fire:
-            await _plain(send, faults.http_error_status, b"Simulated upstream error")
-            return
-        if not await self._authorized(headers, send):
+        if self.faults is not None:
+            action = await self.faults.before()
+            if action == DROP:
+                await _drop(send)
+                return
+            if action is not None:
+                await _plain(send, action, b"Simulated upstream error")
+                return
+        principal = await self._authorized(headers, send)
+        if principal is None:
             return
         framing = choose_framing(headers.get(b"accept", b""), self.framing)
         if framing is None:
@@ -119,14 +157,19 @@ class McpEndpoint:
         if content_type != b"application/json":
             await _plain(send, 415, b"Content-Type must be application/json")
             return
-        body = await _read_body(receive)
+        body = await _read_body(receive, headers.get(b"content-length"), self.max_body)
         if body is None:
             await _plain(send, 413, b"Request body too large")
             return
-        await self._message(headers, body, framing, send)
+        await self._message(headers, body, framing, send, principal)
 
     async def _message(
-        self, headers: dict[bytes, bytes], body: bytes, framing: Framing, send: Send
+        self,
+        headers: dict[bytes, bytes],
+        body: bytes,
+        framing: Framing,
+        send: Send,
+        principal: P,
     ) -> None:
         try:
             message = json.loads(body, parse_float=Decimal)
@@ -177,12 +220,15 @@ class McpEndpoint:
             await self._reply(send, 200, framing, error_response(request_id, error), extra)
             return
         try:
-            response = result_response(request_id, self.methods.call(method, params))
+            response = result_response(
+                request_id, await self.methods.call(method, params, principal)
+            )
         except RpcError as error:
             response = error_response(request_id, error)
-        faults = self.methods.venue.faults
-        fire, faults.drop_after = faults.take(faults.drop_after)
-        if fire:
+        except Exception as error:  # a server's bug is a protocol error, never a success
+            logger.error("a request failed inside the server: %s", type(error).__name__)
+            response = error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+        if self.faults is not None and self.faults.drop_answer():
             await _drop(send)  # processed, answer lost: the "unanswered" case
             return
         await self._reply(send, 200, framing, response, extra)
@@ -195,29 +241,26 @@ class McpEndpoint:
         message: dict[str, Any],
         extra: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
-        payload = json.dumps(message, separators=(",", ":"), default=_encode_default).encode()
-        faults = self.methods.venue.faults
+        payload = self.dumps(message)
         malformed = False
-        if framing is Framing.SSE:
-            malformed, faults.malformed_sse = faults.take(faults.malformed_sse)
+        if framing is Framing.SSE and self.faults is not None:
+            malformed = self.faults.malformed_sse()
         content_type, body = encode_body(payload, framing, malformed=malformed)
         await _respond(send, status, content_type, body, extra or [])
 
 
-def _encode_default(value: object) -> str:
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-async def _read_body(receive: Receive) -> bytes | None:
+async def _read_body(receive: Receive, length: bytes | None, limit: int) -> bytes | None:
+    """The whole body, or ``None`` when it is larger than ``limit`` (a declared length over
+    the limit is refused before anything is read)."""
+    if length is not None and length.strip().isdigit() and int(length) > limit:
+        return None
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_BODY:
+        if size > limit:
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):

@@ -1,6 +1,6 @@
 """MCP sessions (``Mcp-Session-Id``): issued on ``initialize``, honoured afterwards.
 
-A request without a session id is served statelessly (the live server allows it, and plain
+A request without a session id is served statelessly (Robinhood's server allows it, and plain
 JSON-RPC fallbacks rely on it); a request naming an unknown session gets 404 so the client
 starts a new one, as the streamable-HTTP transport specifies.
 """

@@ -1,6 +1,6 @@
 """Response framing for streamable HTTP: a plain JSON body or a one-shot SSE stream.
 
-Robinhood answers either way; clients must read both. The server has a default and a request
+Robinhood answers either way; clients must read both. Each server has a default and a request
 may narrow it with its ``Accept`` header.
 """
 

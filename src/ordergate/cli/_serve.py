@@ -1,0 +1,89 @@
+"""``ordergate serve``: the gateway — an MCP server with its own OAuth in front of the upstream.
+
+Point any MCP client at ``http://127.0.0.1:8787/mcp``. The person approves each client on the
+gateway's consent page; reads pass through, and every order goes through the guard (paper
+unless live is armed). With no upstream configured it runs against an embedded sandbox and
+says so. Bound beyond loopback it needs ``ORDERGATE_OWNER_PASSPHRASE`` (asked on the
+consent page). Exit 2 for a configuration that cannot be used, 1 when the upstream cannot be
+reached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ordergate.cli._options import (
+    DbOption,
+    PolicyOption,
+    SandboxOption,
+    UpstreamOption,
+    fail,
+    settings_from,
+)
+from ordergate.core import ConfigError, Secret, ToolError
+
+if TYPE_CHECKING:
+    from ordergate.runtime import Running
+
+__all__ = ["serve_command"]
+
+
+def serve_command(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8787,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            "--public-url", help="The URL clients reach the gateway at (default http://HOST:PORT)."
+        ),
+    ] = None,
+    sandbox: SandboxOption = False,
+    upstream: UpstreamOption = None,
+    policy: PolicyOption = None,
+    db: DbOption = None,
+) -> None:
+    """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ordergate._serving import bind_socket
+    from ordergate.gateway._config import GatewayConfig
+    from ordergate.gateway._serve import run_gateway
+    from ordergate.ledger import LedgerError
+
+    settings = settings_from(policy, db, upstream, sandbox)
+    passphrase = os.environ.get("ORDERGATE_OWNER_PASSPHRASE") or None
+    try:
+        config = GatewayConfig(
+            host=host,
+            port=port,
+            public_url=public_url or "",
+            owner_passphrase=Secret(passphrase) if passphrase else None,
+        )
+    except ConfigError as error:
+        raise fail(f"configuration: {error}", 2) from None
+    try:
+        sock = bind_socket(host, port)
+    except OSError as error:
+        raise fail(f"cannot listen on {host}:{port}: {error.strerror}", 2) from None
+
+    def ready(url: str, running: Running) -> None:
+        for note in running.notes:
+            typer.echo(note, err=True)
+        typer.echo(f"ordergate gateway: point MCP clients at {url}/mcp (Ctrl+C stops)", err=True)
+
+    try:
+        asyncio.run(run_gateway(settings, config, sock, clock=settings.clock(), on_ready=ready))
+    except KeyboardInterrupt:
+        pass
+    except ConfigError as error:
+        raise fail(f"policy: {error}", 2) from None
+    except (LedgerError, SQLAlchemyError) as error:
+        raise fail(f"ledger: {str(error).splitlines()[0]}", 2) from None
+    except ToolError as error:
+        raise fail(f"upstream: {error}", 1) from None
+    finally:
+        sock.close()

@@ -1,0 +1,75 @@
+"""``GatewayConfig``: where the gateway listens, what it calls itself, and its limits.
+
+``public_url`` is the gateway's own URL as clients see it (the MCP resource is
+``public_url + "/mcp"``); it defaults to ``http://<host>:<port>``. Bound to anything but
+loopback, the consent page requires the owner's passphrase (``ORDERGATE_OWNER_PASSPHRASE``)
+and the gateway refuses to start without one.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from ordergate.core import ConfigError, Secret
+
+__all__ = ["DEFAULT_PORT", "GatewayConfig", "RateLimits", "is_loopback"]
+
+DEFAULT_PORT = 8787
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimits:
+    """Requests per minute per client IP."""
+
+    register: int = 3
+    authorize: int = 10
+    token: int = 10
+    mcp: int = 120
+
+
+@dataclass(frozen=True, slots=True)
+class GatewayConfig:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    public_url: str = ""
+    max_body: int = 8192
+    limits: RateLimits = field(default_factory=RateLimits)
+    access_ttl: timedelta = timedelta(hours=1)
+    refresh_ttl: timedelta = timedelta(days=30)
+    code_ttl: timedelta = timedelta(minutes=5)
+    idle_erase: timedelta = timedelta(days=30)
+    tools_cache: timedelta = timedelta(minutes=10)
+    owner_passphrase: Secret | None = None
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise ConfigError("port", "must be 0-65535 (0 picks a free port)")
+        if self.public_url and not self.public_url.startswith(("http://", "https://")):
+            raise ConfigError("public_url", "must be an http(s) URL")
+        if not is_loopback(self.host) and self.owner_passphrase is None:
+            raise ConfigError(
+                "host",
+                "bound beyond loopback the consent page needs ORDERGATE_OWNER_PASSPHRASE",
+            )
+
+    def url_for(self, port: int) -> str:
+        """The public URL once the listening port is known."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{port}"
+
+    @property
+    def requires_passphrase(self) -> bool:
+        return not is_loopback(self.host)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

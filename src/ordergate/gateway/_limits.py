@@ -1,0 +1,186 @@
+"""Per-IP rate limits and the request-size cap, in front of every gateway route.
+
+Each request is put in a class by its path — ``register`` (``/oauth/register``),
+``authorize`` (``/oauth/authorize``, ``/oauth/consent``), ``token`` (``/oauth/token``,
+``/oauth/revoke``), ``mcp`` (``/mcp``) — and counted per client IP in fixed one-minute windows
+of the injected clock. Over the class's limit the answer is 429 with ``Retry-After``; the
+count lives in memory for one process, or in Redis (``INCR`` + ``EXPIRE``, one key per
+IP, class and minute) so that several replicas share it. A Redis that cannot be reached
+refuses the request (503): the limit is never silently off.
+
+A request body over ``max_body`` bytes is refused with 413, by its ``Content-Length`` or,
+without one, as soon as the streamed body passes the cap; nothing past the cap is read, and
+the application never sees an oversize body.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Protocol
+
+from ordergate.core import Clock
+from ordergate.gateway._config import RateLimits
+
+__all__ = ["LimitMiddleware", "MemoryCounter", "RedisCounter", "WindowCounter", "request_class"]
+
+logger = logging.getLogger(__name__)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_CLASSES = {
+    "/oauth/register": "register",
+    "/oauth/authorize": "authorize",
+    "/oauth/consent": "authorize",
+    "/oauth/token": "token",
+    "/oauth/revoke": "token",
+}
+
+
+def request_class(path: str) -> str | None:
+    """The rate-limit class of a path, or ``None`` for unlimited paths (metadata, metrics)."""
+    if path == "/mcp" or path.startswith("/mcp/"):
+        return "mcp"
+    return _CLASSES.get(path.rstrip("/") or "/")
+
+
+class WindowCounter(Protocol):
+    async def hit(self, key: str, window: int) -> int:
+        """Count one request for ``key`` in minute ``window``; the count so far."""
+        ...
+
+
+class MemoryCounter:
+    """Counts in this process (one gateway, no replicas)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, int], int] = defaultdict(int)
+        self._window = -1
+
+    async def hit(self, key: str, window: int) -> int:
+        if window != self._window:
+            # Older windows can never be asked about again: drop them (bounded memory).
+            self._counts = defaultdict(
+                int, {k: v for k, v in self._counts.items() if k[1] >= window}
+            )
+            self._window = window
+        self._counts[(key, window)] += 1
+        return self._counts[(key, window)]
+
+
+class RedisCounter:
+    """Counts in Redis, shared by every replica."""
+
+    def __init__(self, client: Any, *, prefix: str = "ordergate:rl:") -> None:
+        self._client = client
+        self._prefix = prefix
+
+    async def hit(self, key: str, window: int) -> int:
+        name = f"{self._prefix}{key}:{window}"
+        async with self._client.pipeline(transaction=True) as pipe:
+            pipe.incr(name)
+            pipe.expire(name, 120)
+            count, _ = await pipe.execute()
+        return int(count)
+
+
+class LimitMiddleware:
+    def __init__(
+        self,
+        app: App,
+        *,
+        limits: RateLimits,
+        counter: WindowCounter,
+        clock: Clock,
+        max_body: int,
+        on_refusal: Callable[[str], None] | None = None,
+    ) -> None:
+        self._app = app
+        self._limits = limits
+        self._counter = counter
+        self._clock = clock
+        self._max_body = max_body
+        self._on_refusal = on_refusal
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        kind = request_class(scope.get("path", ""))
+        if kind is not None:
+            client = scope.get("client")
+            ip = client[0] if client else "unknown"
+            window = int(self._clock.now().timestamp()) // 60
+            try:
+                count = await self._counter.hit(f"{kind}:{ip}", window)
+            except Exception as error:  # the counter's store is down: refuse, never unlimited
+                logger.warning("rate-limit store unavailable: %s", type(error).__name__)
+                await _refuse(send, 503, "rate limiting is unavailable; try again shortly")
+                return
+            if count > getattr(self._limits, kind):
+                self._refused("rate_limited")
+                retry = 60 - int(self._clock.now().timestamp()) % 60
+                await _refuse(send, 429, "too many requests", retry_after=retry)
+                return
+        declared = _content_length(scope)
+        if declared is not None and declared > self._max_body:
+            self._refused("body_too_large")
+            await _refuse(send, 413, f"request body over {self._max_body} bytes")
+            return
+        # Bodies here are small (8 KB): read the whole body first, so an oversize one is
+        # refused before the application sees a byte of it.
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body += message.get("body", b"")
+            more = bool(message.get("more_body", False))
+            if len(body) > self._max_body:
+                self._refused("body_too_large")
+                await _refuse(send, 413, f"request body over {self._max_body} bytes")
+                return
+        await self._app(scope, _replay(bytes(body), receive), send)
+
+    def _refused(self, reason: str) -> None:
+        if self._on_refusal is not None:
+            self._on_refusal(reason)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def _refuse(send: Send, status: int, message: str, *, retry_after: int | None = None) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,89 @@
+"""The gateway's tables (migration 0004) as SQLAlchemy Core metadata, in the ledger's database.
+
+See ``ordergate/ledger/migrations/versions/0004_gateway.py`` for what each holds. Times are
+the ledger's fixed-width UTC ISO text (``ordergate.ledger._canonical.iso``).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, MetaData, String, Table, Text
+
+__all__ = [
+    "connections",
+    "gateway_clients",
+    "gateway_codes",
+    "gateway_pending",
+    "gateway_tokens",
+    "metadata",
+]
+
+metadata = MetaData()
+_ID = 64
+_HASH = 64
+_TIME = 27
+
+gateway_clients = Table(
+    "gateway_clients",
+    metadata,
+    Column("client_id", String(_ID), primary_key=True),
+    Column("client_name", String(200), nullable=False),
+    Column("redirect_uris", Text, nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+)
+
+gateway_pending = Table(
+    "gateway_pending",
+    metadata,
+    Column("id", String(_ID), primary_key=True),
+    Column("client_id", String(_ID), nullable=False),
+    Column("redirect_uri", Text, nullable=False),
+    Column("state", Text),
+    Column("code_challenge", String(128), nullable=False),
+    Column("resource", Text),
+    Column("nonce_sha256", String(_HASH), nullable=False),
+    Column("nonce_used", Boolean, nullable=False),
+    Column("bind_sha256", String(_HASH)),
+    Column("upstream_state_sha256", String(_HASH)),
+    Column("upstream_verifier_sealed", Text),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("expires_at", String(_TIME), nullable=False),
+)
+
+connections = Table(
+    "connections",
+    metadata,
+    Column("id", String(_ID), primary_key=True),
+    Column("client_id", String(_ID), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("profile", String(64), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("upstream_sealed", Text),
+    Column("upstream_expires_at", String(_TIME)),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("last_used_at", String(_TIME), nullable=False),
+)
+
+gateway_codes = Table(
+    "gateway_codes",
+    metadata,
+    Column("code_sha256", String(_HASH), primary_key=True),
+    Column("client_id", String(_ID), nullable=False),
+    Column("redirect_uri", Text, nullable=False),
+    Column("code_challenge", String(128), nullable=False),
+    Column("connection_id", String(_ID), nullable=False),
+    Column("resource", Text),
+    Column("expires_at", String(_TIME), nullable=False),
+    Column("used_at", String(_TIME)),
+)
+
+gateway_tokens = Table(
+    "gateway_tokens",
+    metadata,
+    Column("token_sha256", String(_HASH), primary_key=True),
+    Column("kind", String(8), nullable=False),
+    Column("client_id", String(_ID), nullable=False),
+    Column("connection_id", String(_ID), nullable=False, index=True),
+    Column("expires_at", String(_TIME), nullable=False),
+    Column("revoked_at", String(_TIME)),
+    Column("rotated_to_sha256", String(_HASH)),
+)

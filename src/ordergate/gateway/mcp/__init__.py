@@ -1,0 +1,34 @@
+"""The gateway's MCP endpoint at ``/mcp``: the shared transport (``ordergate.mcpserve``) with
+the gateway's methods — the upstream's tools passed through, every equity order through the
+guard, everything that places or moves money otherwise refused — over a ``GatewayBackend``
+the gateway implements.
+
+::
+
+    methods = GatewayMethods(backend, clock=clock)
+    app = gateway_endpoint(methods, verify=auth.verifier.verify,
+                           challenge=auth.verifier.www_authenticate, public_url=public_url)
+"""
+
+from ordergate.gateway.mcp._backend import GatewayBackend, Principal
+from ordergate.gateway.mcp._catalog import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
+from ordergate.gateway.mcp._endpoint import MAX_BODY, gateway_endpoint
+from ordergate.gateway.mcp._methods import GATEWAY_INFO, MAX_OPEN_PROPOSALS, GatewayMethods
+from ordergate.gateway.mcp._proposal import FILED_FIELDS
+from ordergate.gateway.mcp._routing import Route, Routing, route
+
+__all__ = [
+    "FILED_FIELDS",
+    "GATEWAY_INFO",
+    "GATE_TOOLS",
+    "MAX_BODY",
+    "MAX_OPEN_PROPOSALS",
+    "ORDER_OUTPUT_SCHEMA",
+    "GatewayBackend",
+    "GatewayMethods",
+    "Principal",
+    "Route",
+    "Routing",
+    "gateway_endpoint",
+    "route",
+]

@@ -1,0 +1,51 @@
+"""What the gateway's MCP methods need from the rest of the gateway, one connection at a time.
+
+The lead's gateway implements ``GatewayBackend``: the upstream session of a connection (its
+live tool list and the one call that forwards), the guard its orders go through, the
+identity its filings carry, and erasure. The methods never see a token: the backend holds
+the upstream session and unseals it only to forward.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ordergate.execution import Guard
+
+__all__ = ["GatewayBackend", "Principal"]
+
+
+class GatewayBackend(Protocol):
+    async def upstream_tools(self, connection_id: str) -> list[dict[str, Any]]:
+        """The upstream's live ``tools/list`` for this connection (every page).
+
+        Raises an ``ordergate.client`` error (``ToolError``) when it cannot be read.
+        """
+        ...
+
+    async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
+        """Call upstream tool ``name``; the ``data`` of its ``{data, guide}`` result.
+
+        Raises ``ordergate.client`` errors: ``BusinessError`` (the tool answered
+        ``isError``), ``TransportError`` (no answer), ``HTTPStatusError``, ``RpcError`` …
+        """
+        ...
+
+    def guard(self, connection_id: str) -> Guard:
+        """The guard this connection's orders go through."""
+        ...
+
+    def identity(self, connection_id: str) -> str:
+        """The connection id, hashed: the identity on the record."""
+        ...
+
+    async def disconnect(self, connection_id: str) -> None:
+        """Erase the connection and its upstream tokens."""
+        ...
+
+
+class Principal(Protocol):
+    """What the gateway's token verifier returns: the connection a token belongs to."""
+
+    @property
+    def connection_id(self) -> str: ...

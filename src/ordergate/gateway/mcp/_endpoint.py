@@ -1,0 +1,45 @@
+"""The gateway's ``/mcp`` endpoint: the shared transport with the gateway's methods, its
+token verifier, its host and origin rules and its 8 KB body cap.
+
+``Host`` must be the gateway's own (the host and port of its public URL) or a loopback name,
+and a browser's ``Origin`` likewise (DNS-rebinding protection); a body over ``max_body``
+answers 413 before it is parsed. ``Decimal`` values go out as the JSON numbers they were
+read from, so a forwarded answer is the upstream's, number for number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from ordergate.gateway.mcp._backend import Principal
+from ordergate.gateway.mcp._methods import GatewayMethods
+from ordergate.mcpserve import Challenge, Framing, HostPolicy, McpEndpoint, dumps_decimal_numbers
+
+__all__ = ["MAX_BODY", "gateway_endpoint"]
+
+MAX_BODY = 8192
+
+P = TypeVar("P", bound=Principal)
+
+
+def gateway_endpoint(
+    methods: GatewayMethods,
+    *,
+    verify: Callable[[str], P | None],
+    challenge: Challenge,
+    public_url: str,
+    max_body: int = MAX_BODY,
+    framing: Framing = Framing.JSON,
+) -> McpEndpoint[P]:
+    """The ASGI app to mount at ``/mcp``. ``verify`` returns the principal of a token the
+    gateway minted (``None`` for any other); ``challenge`` the 401's ``WWW-Authenticate``."""
+    return McpEndpoint(
+        methods=methods,
+        verify=verify,
+        challenge=challenge,
+        framing=framing,
+        hosts=HostPolicy.for_url(public_url, speaker="the gateway"),
+        max_body=max_body,
+        dumps=dumps_decimal_numbers,
+    )

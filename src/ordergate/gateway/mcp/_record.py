@@ -1,0 +1,122 @@
+"""What ``gate_how`` and ``gate_record`` answer: the caller's limits and the caller's own record.
+
+A caller sees its own filings only: the query filters the ledger's filings by the caller's
+identity (the hashed connection id), never anything wider. No account number is shown: a
+filing's terms are copied field by field, the account left out. The caps are the account's
+(every connection to it shares them), so ``gate_how`` shows the account's 24-hour spend
+against them beside the caller's own open proposals.
+
+The ledger has no query by identity, so this module reads its tables (read-only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import and_, select
+
+from ordergate.core import ZERO, to_wire
+from ordergate.execution import Guard
+from ordergate.ledger import FilingRecord, Ledger
+from ordergate.ledger._rows import filing_record
+from ordergate.ledger._schema import filing_events, filings
+
+__all__ = ["RECORD_LIMIT", "how", "open_count", "record"]
+
+RECORD_LIMIT = 50
+_SHOWN_TERMS = (
+    "symbol",
+    "side",
+    "type",
+    "quantity",
+    "dollar_amount",
+    "limit_price",
+    "stop_price",
+    "time_in_force",
+    "market_hours",
+)
+
+HOW = (
+    "This is the ordergate gateway. Every equity order you send through its order tool is "
+    "filed on the owner's ledger under your connection's identity, checked against the "
+    "owner's policy, and placed only as filed; the answer carries the filing id. Reads, "
+    "reviews and cancels are forwarded unchanged (cancels are recorded). Options, crypto, "
+    "advanced orders, transfers and any other tool that would place or move something the "
+    "gateway cannot file are refused. If an order gets no answer from the broker, read your "
+    "open orders before sending it again."
+)
+
+
+def open_count(ledger: Ledger, account: str, identity: str) -> int:
+    """The identity's filings on ``account`` that are not finished (blocking)."""
+    return sum(1 for f in ledger.open_filings(account) if f.identity == identity)
+
+
+def _filings_of(ledger: Ledger, identity: str, limit: int) -> list[FilingRecord]:
+    with ledger.engine.connect() as connection:
+        rows = list(
+            connection.execute(
+                select(filings)
+                .where(filings.c.identity == identity)
+                .order_by(filings.c.seq.desc())
+                .limit(limit)
+            )
+        )
+        ids = [row.id for row in rows]
+        latest: dict[str, str] = {}
+        if ids:
+            events = connection.execute(
+                select(filing_events.c.filing_id, filing_events.c.status)
+                .where(and_(filing_events.c.filing_id.in_(ids), filing_events.c.kind == "status"))
+                .order_by(filing_events.c.seq)
+            )
+            latest = {event.filing_id: event.status for event in events}
+    return [filing_record(row, latest.get(row.id)) for row in rows]
+
+
+def _shown(record: FilingRecord) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "filing_id": str(record.id),
+        "filed_at": record.created_at.isoformat(),
+        "status": record.status.value,
+        "reasons": list(record.reasons),
+    }
+    for name in _SHOWN_TERMS:
+        value = record.terms.get(name)
+        if value is not None:
+            entry[name] = str(value)
+    return entry
+
+
+def record(ledger: Ledger, identity: str, *, limit: int = RECORD_LIMIT) -> dict[str, Any]:
+    """The identity's latest filings, newest first, with their outcomes (blocking)."""
+    shown = [_shown(filing) for filing in _filings_of(ledger, identity, limit)]
+    return {"filings": shown, "shown": len(shown), "limit": limit}
+
+
+def how(guard: Guard, identity: str, *, max_open: int) -> dict[str, Any]:
+    """What the gateway does and the caller's limits (blocking)."""
+    policy = guard.policy
+    spend = guard.ledger.rolling_spend(guard.account)
+    left_usd = max(policy.max_daily_usd - spend.notional, ZERO)
+    return {
+        "gateway": HOW,
+        "mode": "paper" if guard.paper else "live",
+        "limits": {
+            "max_order_usd": to_wire(policy.max_order_usd),
+            "max_daily_usd": to_wire(policy.max_daily_usd),
+            "max_orders_per_day": policy.max_orders_per_day,
+            "max_open_orders": policy.max_open_orders,
+            "max_open_proposals": max_open,
+            "order_types": sorted(kind.value for kind in policy.order_types),
+            "sessions": sorted(session.value for session in policy.sessions),
+            "approval": policy.approval.kind.value,
+        },
+        "last_24h": {
+            "spent_usd": to_wire(spend.notional),
+            "orders": spend.orders,
+            "left_usd": to_wire(left_usd),
+            "orders_left": max(policy.max_orders_per_day - spend.orders, 0),
+        },
+        "open_proposals": open_count(guard.ledger, guard.account, identity),
+    }

@@ -1,0 +1,54 @@
+"""The two writes that start and end a connection, for use inside a caller's transaction.
+
+A connection is opened when the owner approves a client on the consent page (kind ``owner``,
+profile ``default``: it acts on the owner's own upstream session, so it holds none itself).
+It is ended by erasing: its codes and tokens are deleted, its upstream session (if it held
+one) is forgotten, and the row stays in state ``erased`` so the id can never come back to life.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection as SqlConnection
+from sqlalchemy import delete, insert, update
+
+from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
+from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
+from ordergate.gateway.oauth._values import new_id
+from ordergate.ledger._canonical import iso
+
+__all__ = ["OWNER_PROFILE", "erase_connection", "open_owner_connection"]
+
+OWNER_PROFILE = "default"
+
+
+def open_owner_connection(tx: SqlConnection, *, client_id: str, now: datetime) -> str:
+    """Inside ``tx``: a new live owner connection for ``client_id``; its id."""
+    connection_id = new_id()
+    tx.execute(
+        insert(connections).values(
+            id=connection_id,
+            client_id=client_id,
+            kind=ConnectionKind.OWNER,
+            profile=OWNER_PROFILE,
+            state=ConnectionState.LIVE,
+            upstream_sealed=None,
+            upstream_expires_at=None,
+            created_at=iso(now),
+            last_used_at=iso(now),
+        )
+    )
+    return connection_id
+
+
+def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
+    """Inside ``tx``: erase the connection. Whether there was one left to erase."""
+    tx.execute(delete(gateway_tokens).where(gateway_tokens.c.connection_id == connection_id))
+    tx.execute(delete(gateway_codes).where(gateway_codes.c.connection_id == connection_id))
+    result = tx.execute(
+        update(connections)
+        .where(connections.c.id == connection_id, connections.c.state != ConnectionState.ERASED)
+        .values(state=ConnectionState.ERASED, upstream_sealed=None, upstream_expires_at=None)
+    )
+    return result.rowcount == 1

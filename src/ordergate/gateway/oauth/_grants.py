@@ -1,0 +1,264 @@
+"""``Grants``: the gateway's own authorization codes and tokens, by their SHA-256 only.
+
+- ``issue_code``: the owner approved a client, so a connection opens and a single-use code
+  is minted for it, bound to the client, the redirect URI, the PKCE challenge and the
+  connection, alive for ``code_ttl`` (5 minutes).
+- ``exchange_code``: the code is spent by its first presentation, whatever the outcome. It
+  must be unexpired, presented by its client with its redirect URI, and the verifier must hash
+  to its challenge (RFC 7636 §4.6). A code presented a second time ends its connection and
+  every token issued from it (RFC 6749 §4.1.2, §10.5).
+- ``refresh``: rotation. Each use mints a new pair; the old refresh token is kept, marked
+  rotated, until it expires, and the connection's earlier access tokens are revoked. A
+  rotated refresh token presented again (reuse: one of the two holders is not the client)
+  ends the connection. A refresh token presented by another client than its own is refused.
+- ``revoke`` (RFC 7009): an access token revokes every token of its connection; a refresh
+  token erases the connection itself. Tokens of another client are left alone.
+- ``access_grant``: the hot path of every MCP request, one indexed read.
+
+Each exchange runs in one write transaction, so a code or refresh token raced from two
+requests is spent once: the loser sees it used and the connection ends. A refusal is
+returned, not raised, so that what it records (a burnt code, an ended connection) commits.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from sqlalchemy import Connection as SqlConnection
+from sqlalchemy import Engine, insert, select, update
+
+from ordergate.core import Clock
+from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
+from ordergate.gateway.oauth._connections import erase_connection, open_owner_connection
+from ordergate.gateway.oauth._records import (
+    SCOPE,
+    Authorization,
+    ConnectionState,
+    Grant,
+    Refusal,
+    TokenPair,
+)
+from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, sha256_hex
+from ordergate.ledger._canonical import iso
+from ordergate.ledger._engine import write_transaction
+from ordergate.ledger._rows import parse_iso
+from ordergate.sandbox.oauth._rfc6749 import ErrorCode
+from ordergate.sandbox.oauth._rfc7636 import verify_s256
+
+__all__ = ["Grants"]
+
+_log = logging.getLogger(__name__)
+
+ACCESS = "access"
+REFRESH = "refresh"
+
+_BAD_CODE = Refusal(ErrorCode.INVALID_GRANT, "code is unknown, expired or already used")
+_BAD_REFRESH = Refusal(
+    ErrorCode.INVALID_GRANT, "refresh_token is unknown, expired, revoked or already used"
+)
+
+
+class Grants:
+    """Mints, spends, rotates, revokes and verifies the gateway's codes and tokens."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Clock,
+        access_ttl: timedelta,
+        refresh_ttl: timedelta,
+        code_ttl: timedelta,
+    ) -> None:
+        self._engine = engine
+        self._clock = clock
+        self._access_ttl = access_ttl
+        self._refresh_ttl = refresh_ttl
+        self._code_ttl = code_ttl
+        self._expires_in = access_ttl // timedelta(seconds=1)
+
+    # -- codes ---------------------------------------------------------------------------
+
+    def issue_code(self, authorization: Authorization) -> str:
+        """Open an owner connection for the approved ``authorization``; its single-use code."""
+        code = mint()
+        now = self._clock.now()
+        with write_transaction(self._engine) as tx:
+            connection_id = open_owner_connection(tx, client_id=authorization.client_id, now=now)
+            tx.execute(
+                insert(gateway_codes).values(
+                    code_sha256=sha256_hex(code),
+                    client_id=authorization.client_id,
+                    redirect_uri=authorization.redirect_uri,
+                    code_challenge=authorization.code_challenge,
+                    connection_id=connection_id,
+                    resource=authorization.resource,
+                    expires_at=iso(now + self._code_ttl),
+                    used_at=None,
+                )
+            )
+        return code
+
+    def exchange_code(
+        self, *, code: str, client_id: str, redirect_uri: str, code_verifier: str
+    ) -> TokenPair | Refusal:
+        """Spend ``code`` for a token pair, or say why not."""
+        if len(code) > MAX_VALUE_LENGTH:
+            return _BAD_CODE
+        now = self._clock.now()
+        table = gateway_codes.c
+        with write_transaction(self._engine) as tx:
+            row = tx.execute(
+                select(gateway_codes).where(table.code_sha256 == sha256_hex(code)).with_for_update()
+            ).first()
+            if row is None:
+                return _BAD_CODE
+            if row.used_at is not None:
+                erase_connection(tx, row.connection_id)
+                _log.warning("an authorization code was presented twice: its connection ended")
+                return _BAD_CODE
+            tx.execute(
+                update(gateway_codes)
+                .where(table.code_sha256 == row.code_sha256)
+                .values(used_at=iso(now))
+            )
+            if row.expires_at <= iso(now) or row.client_id != client_id:
+                return _BAD_CODE
+            if row.redirect_uri != redirect_uri:
+                return Refusal(ErrorCode.INVALID_GRANT, "redirect_uri does not match the code")
+            if not verify_s256(code_verifier, row.code_challenge):
+                return Refusal(
+                    ErrorCode.INVALID_GRANT, "code_verifier does not match the code_challenge"
+                )
+            if not _is_live(tx, row.connection_id):
+                return _BAD_CODE
+            return self._issue_pair(tx, client_id=client_id, connection_id=row.connection_id)
+
+    # -- tokens --------------------------------------------------------------------------
+
+    def refresh(self, *, refresh_token: str, client_id: str) -> TokenPair | Refusal:
+        """Rotate ``refresh_token`` into a new pair, or say why not."""
+        if len(refresh_token) > MAX_VALUE_LENGTH:
+            return _BAD_REFRESH
+        now = self._clock.now()
+        table = gateway_tokens.c
+        with write_transaction(self._engine) as tx:
+            row = tx.execute(
+                select(gateway_tokens)
+                .where(table.token_sha256 == sha256_hex(refresh_token), table.kind == REFRESH)
+                .with_for_update()
+            ).first()
+            if row is None:
+                return _BAD_REFRESH
+            if row.rotated_to_sha256 is not None:
+                erase_connection(tx, row.connection_id)
+                _log.warning("a rotated refresh token was presented again: its connection ended")
+                return _BAD_REFRESH
+            if row.revoked_at is not None or row.expires_at <= iso(now):
+                return _BAD_REFRESH
+            if row.client_id != client_id:
+                return Refusal(ErrorCode.INVALID_GRANT, "refresh_token is another client's")
+            if not _is_live(tx, row.connection_id):
+                return _BAD_REFRESH
+            tx.execute(
+                update(gateway_tokens)
+                .where(
+                    table.connection_id == row.connection_id,
+                    table.kind == ACCESS,
+                    table.revoked_at.is_(None),
+                )
+                .values(revoked_at=iso(now))
+            )
+            pair = self._issue_pair(tx, client_id=client_id, connection_id=row.connection_id)
+            tx.execute(
+                update(gateway_tokens)
+                .where(table.token_sha256 == row.token_sha256)
+                .values(rotated_to_sha256=sha256_hex(pair.refresh_token))
+            )
+            return pair
+
+    def revoke(self, *, token: str, client_id: str) -> None:
+        """RFC 7009: end what ``token`` opens, if it is ``client_id``'s; otherwise nothing."""
+        if len(token) > MAX_VALUE_LENGTH:
+            return
+        now = self._clock.now()
+        table = gateway_tokens.c
+        with write_transaction(self._engine) as tx:
+            row = tx.execute(
+                select(gateway_tokens).where(table.token_sha256 == sha256_hex(token))
+            ).first()
+            if row is None or row.client_id != client_id:
+                return
+            if row.kind == REFRESH:
+                erase_connection(tx, row.connection_id)
+                return
+            tx.execute(
+                update(gateway_tokens)
+                .where(table.connection_id == row.connection_id, table.revoked_at.is_(None))
+                .values(revoked_at=iso(now))
+            )
+
+    def access_grant(self, token: str) -> Grant | None:
+        """What ``token`` grants: ``None`` unless the gateway minted it as an access token that
+        is unexpired, unrevoked, and whose connection is live."""
+        if not token or len(token) > MAX_VALUE_LENGTH:
+            return None
+        now = iso(self._clock.now())
+        table = gateway_tokens.c
+        query = (
+            select(table.client_id, table.connection_id, table.expires_at)
+            .select_from(gateway_tokens.join(connections, connections.c.id == table.connection_id))
+            .where(
+                table.token_sha256 == sha256_hex(token),
+                table.kind == ACCESS,
+                table.revoked_at.is_(None),
+                table.expires_at > now,
+                connections.c.state == ConnectionState.LIVE,
+            )
+        )
+        with self._engine.connect() as db:
+            row = db.execute(query).first()
+        if row is None:
+            return None
+        return Grant(
+            connection_id=row.connection_id,
+            client_id=row.client_id,
+            scopes=(SCOPE,),
+            expires_at=parse_iso(row.expires_at),
+        )
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _issue_pair(self, tx: SqlConnection, *, client_id: str, connection_id: str) -> TokenPair:
+        now = self._clock.now()
+        access, refresh = mint(), mint()
+        tx.execute(
+            insert(gateway_tokens),
+            [
+                _token_row(access, ACCESS, client_id, connection_id, now + self._access_ttl),
+                _token_row(refresh, REFRESH, client_id, connection_id, now + self._refresh_ttl),
+            ],
+        )
+        return TokenPair(access_token=access, refresh_token=refresh, expires_in=self._expires_in)
+
+
+def _token_row(
+    value: str, kind: str, client_id: str, connection_id: str, expires_at: datetime
+) -> dict[str, str | None]:
+    return {
+        "token_sha256": sha256_hex(value),
+        "kind": kind,
+        "client_id": client_id,
+        "connection_id": connection_id,
+        "expires_at": iso(expires_at),
+        "revoked_at": None,
+        "rotated_to_sha256": None,
+    }
+
+
+def _is_live(tx: SqlConnection, connection_id: str) -> bool:
+    state = tx.execute(
+        select(connections.c.state).where(connections.c.id == connection_id)
+    ).scalar_one_or_none()
+    return state == ConnectionState.LIVE

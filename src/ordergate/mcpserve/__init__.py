@@ -1,0 +1,57 @@
+"""A fast streamable-HTTP MCP transport on raw ASGI, shared by every MCP server ordergate runs.
+
+The sandbox venue (``/mcp/trading``) and the gateway (``/mcp``) each plug their own methods
+(``ServerMethods``: ``initialize``, ``tools/list``, ``tools/call`` …) and their own token
+verifier into one ``McpEndpoint``, which owns the rest: HTTP, JSON and SSE framing,
+JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``) and the request
+body cap.
+"""
+
+from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint
+from ordergate.mcpserve._framing import Framing
+from ordergate.mcpserve._json import dumps_decimal_numbers, dumps_decimal_strings
+from ordergate.mcpserve._jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    RpcError,
+)
+from ordergate.mcpserve._methods import (
+    DROP,
+    SUPPORTED_PROTOCOL_VERSIONS,
+    ServerInfo,
+    ServerMethods,
+    TransportFaults,
+    open_session,
+)
+from ordergate.mcpserve._rebinding import HostPolicy
+from ordergate.mcpserve._results import error_result, tool_result
+from ordergate.mcpserve._sessions import Session, SessionStore
+
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "DROP",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "Challenge",
+    "Framing",
+    "HostPolicy",
+    "McpEndpoint",
+    "RpcError",
+    "ServerInfo",
+    "ServerMethods",
+    "Session",
+    "SessionStore",
+    "TransportFaults",
+    "dumps_decimal_numbers",
+    "dumps_decimal_strings",
+    "error_result",
+    "open_session",
+    "tool_result",
+]

@@ -1,0 +1,96 @@
+"""What a server plugs into the transport: its methods, its handshake, its fault hooks.
+
+The transport (``McpEndpoint``) owns HTTP, framing, JSON-RPC and sessions; a server supplies
+``ServerMethods``: ``initialize`` (usually ``open_session`` with its own ``ServerInfo``) and
+``call`` for every other request (``tools/list``, ``tools/call``, ``ping`` …), which gets
+the principal the server's token verifier returned for the request's bearer token.
+``TransportFaults`` lets a simulator (the sandbox venue) make the transport fail on purpose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, Protocol, TypeVar
+
+from ordergate.mcpserve._sessions import Session, SessionStore
+
+__all__ = [
+    "DROP",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "ServerInfo",
+    "ServerMethods",
+    "TransportFaults",
+    "open_session",
+]
+
+# Newest first: an unknown requested version is answered with the newest we speak.
+SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18")
+
+DROP: Final = 0
+"""``TransportFaults.before`` asks for the connection to be dropped mid-answer."""
+
+P_contra = TypeVar("P_contra", contravariant=True)
+
+
+class ServerMethods(Protocol[P_contra]):
+    """One server's MCP methods behind the shared transport."""
+
+    @property
+    def sessions(self) -> SessionStore: ...
+
+    def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
+        """The ``initialize`` result and the session it opened."""
+        ...
+
+    async def call(
+        self, method: str, params: dict[str, Any], principal: P_contra
+    ) -> dict[str, Any]:
+        """The result of one request; raises ``RpcError`` for a protocol error."""
+        ...
+
+
+class TransportFaults(Protocol):
+    """Failures a simulator injects into the transport (counters, latency)."""
+
+    async def before(self) -> int | None:
+        """Before a POST is served: ``None`` to serve it, ``DROP`` to abandon the answer
+        mid-response, or an HTTP error status to answer instead."""
+        ...
+
+    def drop_answer(self) -> bool:
+        """After a request was processed: whether its answer is lost (the "unanswered" case)."""
+        ...
+
+    def malformed_sse(self) -> bool:
+        """For an SSE answer: whether its event is cut short."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What ``initialize`` says about the server."""
+
+    name: str
+    version: str
+    instructions: str
+
+
+def open_session(
+    params: dict[str, Any], *, sessions: SessionStore, info: ServerInfo, now: datetime
+) -> tuple[dict[str, Any], Session]:
+    """Negotiate the protocol version, open a session and build the ``initialize`` result."""
+    requested = params.get("protocolVersion")
+    version = (
+        requested if requested in SUPPORTED_PROTOCOL_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS[0]
+    )
+    client = params.get("clientInfo")
+    client_name = client.get("name", "") if isinstance(client, dict) else ""
+    session = sessions.open(protocol_version=version, client_name=str(client_name), now=now)
+    result = {
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": info.name, "version": info.version},
+        "instructions": info.instructions,
+    }
+    return result, session

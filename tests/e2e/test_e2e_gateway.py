@@ -1,0 +1,157 @@
+"""Issue 6's first acceptance point: a client nobody here wrote — the official MCP Python SDK
+with its ``OAuthClientProvider`` — registers at ``ordergate serve --sandbox``, is sent through
+consent (followed and posted as a browser would), gets tokens, lists the tools and places a
+paper order through the guard, all over real loopback sockets."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client import ClientSession
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+from mcp_types import PaginatedRequestParams
+from oauth_testkit import MemoryTokenStorage, parse_form, redirect_params
+from pydantic import AnyUrl
+
+from ordergate._serving import bind_socket
+from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._serve import GatewayServer
+from ordergate.ledger import FilingStatus
+from ordergate.runtime import Settings
+
+pytestmark = pytest.mark.anyio
+
+REDIRECT = "http://127.0.0.1:51236/callback"
+BOUND_S = 30
+# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+POLICY = """
+approval = "never"
+[symbols]
+allow = ["SPY"]
+"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class _Browser:
+    def __init__(self) -> None:
+        self.result: AuthorizationCodeResult | None = None
+        self.pages: list[str] = []
+
+    async def open(self, url: str) -> None:
+        async with httpx2.AsyncClient(timeout=BOUND_S) as browser:
+            page = await browser.get(url)
+            assert page.status_code == 200, page.text
+            self.pages.append(page.text)
+            form = parse_form(page.text)
+            (form_tag,) = form.forms
+            action = page.url.join(form_tag["action"] or "")
+            decision = await browser.post(action, data={**form.hidden, "decision": "approve"})
+        params = redirect_params(decision)
+        self.result = AuthorizationCodeResult(
+            code=params["code"], state=params.get("state"), iss=params.get("iss")
+        )
+
+    async def callback(self) -> AuthorizationCodeResult:
+        assert self.result is not None
+        return self.result
+
+
+def _data(result: Any) -> Any:
+    assert result.structured_content is not None, result
+    return result.structured_content["data"]
+
+
+async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "policy.toml").write_text(POLICY)
+    monkeypatch.setenv("ORDERGATE_HOME", str(home))
+    monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
+    for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings.resolve(sandbox=True)
+    server = GatewayServer(
+        settings, GatewayConfig(port=0), bind_socket("127.0.0.1", 0), clock=settings.clock()
+    )
+    with server as url:
+        mcp_url = url + "/mcp"
+        browser, storage = _Browser(), MemoryTokenStorage()
+        provider = OAuthClientProvider(
+            server_url=mcp_url,
+            client_metadata=OAuthClientMetadata(
+                redirect_uris=[AnyUrl(REDIRECT)],
+                client_name="sdk-agent",
+                token_endpoint_auth_method="none",
+            ),
+            storage=storage,
+            redirect_handler=browser.open,
+            callback_handler=browser.callback,
+        )
+        with anyio.fail_after(BOUND_S):
+            async with (
+                httpx2.AsyncClient(auth=provider, timeout=BOUND_S) as http,
+                streamable_http_client(mcp_url, http_client=http) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                page = await session.list_tools()
+                names = {tool.name for tool in page.tools}
+                for _ in range(20):  # bounded: the listing pages
+                    if page.next_cursor is None:
+                        break
+                    page = await session.list_tools(
+                        params=PaginatedRequestParams(cursor=page.next_cursor)
+                    )
+                    names |= {tool.name for tool in page.tools}
+                assert {"place_equity_order", "get_equity_quotes", "gate_how"} <= names
+                quotes = _data(await session.call_tool("get_equity_quotes", {"symbols": ["SPY"]}))
+                assert quotes["results"][0]["quote"]["symbol"] == "SPY"
+                account = _data(await session.call_tool("get_accounts", {}))["accounts"]
+                number = next(a for a in account if a["agentic_allowed"])["account_number"]
+                placed = await session.call_tool(
+                    "place_equity_order",
+                    {
+                        "account_number": number,
+                        "symbol": "SPY",
+                        "side": "buy",
+                        "type": "market",
+                        "dollar_amount": "25",
+                    },
+                )
+        assert len(browser.pages) == 1 and "sdk-agent" in browser.pages[0]
+        body = json.dumps(placed.structured_content)
+        assert placed.is_error is False, body
+        running = server.running
+        assert running is not None and running.arming.live is False
+        [record] = [r for r in _filings(running) if r.terms.get("symbol") == "SPY"]
+        assert str(record.id) in body
+        assert running.guard.ledger.filing(record.id).status is FilingStatus.FILLED
+        assert record.identity.startswith("conn:")
+        tokens = storage.tokens
+        assert tokens is not None and tokens.access_token not in body
+
+
+def _filings(running: Any) -> list[Any]:
+    from sqlalchemy import select
+
+    from ordergate.ledger._schema import filings
+
+    ledger = running.guard.ledger
+    with ledger.engine.connect() as connection:
+        ids = [row.id for row in connection.execute(select(filings.c.id))]
+    return [ledger.filing(i) for i in ids]

@@ -1,0 +1,270 @@
+"""The gateway's ``/mcp`` endpoint on real loopback HTTP, in front of a real sandbox venue.
+
+``gateway(tmp_path)`` starts the venue on a free port (a stepped clock shared with the
+gateway), connects a ``Robinhood`` to it with minted tokens (as ``guard_kit`` does), opens a
+ledger and a paper guard from the same pieces as ``guard_kit``, and serves
+``gateway_endpoint`` with uvicorn on another free port *in the test's own event loop* (the
+client and guard it uses were made in that loop). The backend forwards to the venue and
+records what it was asked; the verifier accepts one fixed token as connection ``c1``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import uvicorn
+from client_testkit import account_number, write_minted
+from starlette.applications import Starlette
+from starlette.routing import Route
+from venue_testkit import START, VenueClient
+
+from ordergate._serving import _Server, bind_socket
+from ordergate.client import Config, Robinhood, connect
+from ordergate.core import SteppedClock
+from ordergate.execution import (
+    ClientQuoteSource,
+    Guard,
+    OrderExecutor,
+    PaperAccountReader,
+    PaperBook,
+    PaperExecutor,
+    calendar_session,
+)
+from ordergate.gateway.mcp import GatewayMethods, gateway_endpoint
+from ordergate.gateway.mcp._record import _filings_of
+from ordergate.ledger import FilingRecord, Ledger, open_ledger
+from ordergate.policy import MarketSession, PolicyConfig, parse_policy
+from ordergate.sandbox import SandboxConfig, SandboxServer
+
+BOUND_S = 30
+TOKEN = "gateway-test-token-c1"
+CONNECTION = "c1"
+ACCEPT = "application/json, text/event-stream"
+
+OPEN_POLICY = """
+approval = "never"
+[limits]
+max_order_usd = "5000"
+max_daily_usd = "20000"
+max_orders_per_day = 50
+max_open_orders = 10
+max_position_pct = "100"
+max_spread_bps = 500
+price_collar_bps = 1000
+[symbols]
+allow = ["*"]
+[orders]
+types = ["market", "limit", "stop_market", "stop_limit"]
+[paper]
+starting_cash_usd = "100000"
+"""
+
+
+def identity_of(connection_id: str) -> str:
+    return hashlib.sha256(connection_id.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    connection_id: str
+
+
+class FixedVerifier:
+    """Accepts ``TOKEN`` as connection ``connection`` (``c1``); nothing else."""
+
+    def __init__(self, metadata_url: str) -> None:
+        self.metadata_url = metadata_url
+        self.connection = CONNECTION
+
+    def verify(self, token: str) -> Grant | None:
+        if hmac.compare_digest(token.encode(), TOKEN.encode()):
+            return Grant(self.connection)
+        return None
+
+    def www_authenticate(self, *, error: str | None = None) -> str:
+        value = f'Bearer resource_metadata="{self.metadata_url}"'
+        return value if error is None else f'{value}, error="{error}"'
+
+
+@dataclass
+class VenueBackend:
+    """A ``GatewayBackend`` forwarding to the venue through a real ``Robinhood``."""
+
+    rh: Robinhood
+    the_guard: Guard
+    extra_tools: Sequence[dict[str, Any]] = ()
+    forwarded: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    disconnected: list[str] = field(default_factory=list)
+    list_reads: int = 0
+
+    async def upstream_tools(self, connection_id: str) -> list[dict[str, Any]]:
+        self.list_reads += 1
+        return [*await self.rh.list_tools(), *self.extra_tools]
+
+    async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
+        self.forwarded.append((name, arguments))
+        return await self.rh.call(name, arguments)
+
+    def guard(self, connection_id: str) -> Guard:
+        return self.the_guard
+
+    def identity(self, connection_id: str) -> str:
+        return identity_of(connection_id)
+
+    async def disconnect(self, connection_id: str) -> None:
+        self.disconnected.append(connection_id)
+
+
+@dataclass
+class Gateway:
+    url: str
+    public_url: str
+    http: httpx2.AsyncClient
+    backend: VenueBackend
+    guard: Guard
+    ledger: Ledger
+    clock: SteppedClock
+    venue: VenueClient
+    verifier: FixedVerifier
+    account: str
+    _next_id: int = 0
+
+    async def post(
+        self, content: bytes, *, token: str | None = TOKEN, **headers: str
+    ) -> httpx2.Response:
+        merged = {"accept": ACCEPT, "content-type": "application/json"}
+        if token is not None:
+            merged["authorization"] = f"Bearer {token}"
+        merged.update(headers)
+        return await self.http.post(self.url, content=content, headers=merged)
+
+    async def rpc(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self._next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        response = await self.post(json.dumps(message).encode())
+        assert response.status_code == 200, (response.status_code, response.text)
+        answer: dict[str, Any] = response.json()
+        return answer
+
+    async def tools(self) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = (await self.rpc("tools/list"))["result"]["tools"]
+        return tools
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        answer = await self.rpc("tools/call", {"name": name, "arguments": arguments or {}})
+        assert "result" in answer, answer
+        result: dict[str, Any] = answer["result"]
+        return result
+
+    async def refusal(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``error`` of a call the gateway must refuse."""
+        result = await self.call(name, arguments)
+        assert result["isError"] is True, result
+        error: dict[str, Any] = result["structuredContent"]["error"]
+        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+        return error
+
+    def filings(self, identity: str | None = None) -> list[FilingRecord]:
+        """Every filing of ``identity`` (``c1``'s by default), newest first."""
+        return _filings_of(self.ledger, identity or identity_of(CONNECTION), 1000)
+
+
+def policy(extra: str = "") -> PolicyConfig:
+    return parse_policy(OPEN_POLICY.replace('approval = "never"', extra or 'approval = "never"'))
+
+
+def _paper_session(instant: Any) -> MarketSession:
+    return calendar_session(instant) or MarketSession.CLOSED
+
+
+@asynccontextmanager
+async def gateway(
+    tmp_path: Path,
+    *,
+    config: PolicyConfig | None = None,
+    extra_tools: Sequence[dict[str, Any]] = (),
+    executor: Any = None,
+    max_open: int = 5,
+) -> AsyncIterator[Gateway]:
+    """The gateway in front of a fresh venue. ``executor(paper_executor)`` may wrap the paper
+    executor (a broker that does not answer, …)."""
+    rules = config or policy()
+    clock = SteppedClock(start=START)
+    with (
+        SandboxServer(SandboxConfig(port=0, seed=7), clock=clock) as sandbox,
+        VenueClient(sandbox.base_url) as client,
+    ):
+        client.sign_in()
+        token_file = tmp_path / "venue-tokens.json"
+        write_minted(client, token_file, expires_at=None)
+        async with AsyncExitStack() as stack:
+            ledger = stack.enter_context(
+                open_ledger(f"sqlite:///{tmp_path / 'gateway-ledger.db'}", clock=clock)
+            )
+            with anyio.fail_after(BOUND_S):
+                rh = await stack.enter_async_context(
+                    connect(Config(url=client.mcp_url, token_file=token_file), clock=clock)
+                )
+            account = account_number(client)
+            book = PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd)
+            quotes = ClientQuoteSource(rh)
+            paper: OrderExecutor = PaperExecutor(
+                book, quotes, session=_paper_session, clock=clock, slippage_bps=0
+            )
+            guard = Guard(
+                policy=rules,
+                ledger=ledger,
+                executor=paper if executor is None else executor(paper),
+                reader=PaperAccountReader(book, quotes),
+                account=account,
+                clock=clock,
+            )
+            backend = VenueBackend(rh, guard, extra_tools)
+            methods = GatewayMethods(backend, clock=clock, max_open=max_open)
+            sock = bind_socket("127.0.0.1", 0)
+            public_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+            verifier = FixedVerifier(f"{public_url}/.well-known/oauth-protected-resource/mcp")
+            endpoint = gateway_endpoint(
+                methods,
+                verify=verifier.verify,
+                challenge=verifier.www_authenticate,
+                public_url=public_url,
+            )
+            app = Starlette(routes=[Route("/mcp", endpoint)])
+            ready = anyio.Event()
+            server = _Server(
+                uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off"),
+                on_ready=ready.set,
+            )
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(server.serve, [sock])
+                try:
+                    with anyio.fail_after(BOUND_S):
+                        await ready.wait()
+                    async with httpx2.AsyncClient(timeout=BOUND_S) as http:
+                        yield Gateway(
+                            url=f"{public_url}/mcp",
+                            public_url=public_url,
+                            http=http,
+                            backend=backend,
+                            guard=guard,
+                            ledger=ledger,
+                            clock=clock,
+                            venue=client,
+                            verifier=verifier,
+                            account=account,
+                        )
+                finally:
+                    server.should_exit = True
+            sock.close()

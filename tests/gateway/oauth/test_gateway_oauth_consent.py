@@ -1,0 +1,246 @@
+"""The authorization endpoint and the consent page: what the owner sees and decides."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from gateway_oauth_kit import REDIRECT, Gateway, location_params, serve
+from oauth_testkit import parse_form
+
+PASSPHRASE = "correct horse battery staple"
+
+
+@pytest.fixture
+def guarded(tmp_path: Path) -> Iterator[Gateway]:
+    with serve(tmp_path, passphrase=PASSPHRASE) as served:
+        yield served
+
+
+def test_the_consent_page_says_what_the_gateway_does_holds_and_never_does(
+    gateway: Gateway,
+) -> None:
+    flow = gateway.flow(gateway.register(name='<img src=x onerror="alert(1)"> & Co'))
+    page = flow.page()
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    text = page.text
+    for words in (
+        "files every order",
+        "places it only as filed",
+        "pass through unchanged",
+        "upstream brokerage session, on this machine",
+        "ledger of every filing",
+        "never moves money",
+        "never places options or crypto orders",
+        "never shows a token",
+    ):
+        assert words in text
+    # The client is named, escaped, with the host its answer goes back to.
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; Co" in text
+    assert "<img" not in text
+    assert '<code id="redirect-host">127.0.0.1:33418</code>' in text
+    assert page.headers["x-frame-options"] == "DENY"
+    assert page.headers["cache-control"] == "no-store"
+    form = parse_form(text)
+    assert form.forms == [{"method": "post", "action": "/oauth/consent"}]
+    assert form.buttons == [("decision", "approve"), ("decision", "deny")]
+    assert set(form.hidden) == {"pending", "nonce"}
+    assert 'name="passphrase"' not in text
+
+
+def test_the_nonce_is_held_by_the_server_only_as_its_sha256(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    form = flow.form()
+    (pending,) = gateway.rows()["gateway_pending"]
+    assert pending["id"] == form["pending"]
+    assert pending["nonce_sha256"] == hashlib.sha256(form["nonce"].encode()).hexdigest()
+    assert form["nonce"] not in str(pending)
+    assert pending["nonce_used"] is False
+    assert (pending["client_id"], pending["redirect_uri"]) == (flow.client_id, REDIRECT)
+    assert (pending["state"], pending["resource"]) == ("state-123", gateway.resource)
+    assert pending["upstream_state_sha256"] is None and pending["bind_sha256"] is None
+
+
+def test_an_unnamed_client_is_called_so(gateway: Gateway) -> None:
+    response = gateway.http.post("/oauth/register", json={"redirect_uris": [REDIRECT]})
+    page = gateway.flow(response.json()["client_id"]).page()
+    assert "An application that gave no name" in page.text
+
+
+def test_approval_opens_an_owner_connection_and_redirects_with_a_code_and_the_state(
+    gateway: Gateway,
+) -> None:
+    flow = gateway.flow()
+    response = flow.decide(flow.form())
+    assert response.headers["location"].startswith(REDIRECT + "?")
+    params = location_params(response)
+    assert set(params) == {"code", "state", "iss"}
+    assert params["state"] == "state-123" and params["iss"] == gateway.url
+    (connection,) = gateway.rows()["connections"]
+    assert connection["client_id"] == flow.client_id
+    assert (connection["kind"], connection["profile"], connection["state"]) == (
+        "owner",
+        "default",
+        "live",
+    )
+    assert connection["upstream_sealed"] is None
+    (code,) = gateway.rows()["gateway_codes"]
+    assert code["code_sha256"] == hashlib.sha256(params["code"].encode()).hexdigest()
+    assert code["connection_id"] == connection["id"]
+    assert code["expires_at"] == "2026-12-01T15:05:00.000000Z"
+
+
+def test_denial_redirects_with_access_denied_and_opens_nothing(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    params = location_params(flow.decide(flow.form(), decision="deny"))
+    assert params["error"] == "access_denied"
+    assert params["state"] == "state-123"
+    assert "code" not in params
+    assert gateway.rows()["connections"] == []
+
+
+def test_a_request_without_state_is_answered_without_one(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    params = location_params(flow.decide(flow.form(state=None)))
+    assert "state" not in params and "code" in params
+
+
+def test_on_loopback_only_the_port_may_differ_from_the_registration(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    elsewhere = "http://127.0.0.1:50123/callback"
+    response = flow.decide(flow.form(redirect_uri=elsewhere))
+    assert response.headers["location"].startswith(elsewhere + "?")
+    code = location_params(response)["code"]
+    # The code is bound to the redirect URI the request named.
+    assert flow.exchange(code, redirect_uri=elsewhere).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("registered", "requested"),
+    [
+        ("http://localhost/cb", "http://localhost:5555/cb"),
+        ("http://[::1]:1234/cb?app=1", "http://[::1]:999/cb?app=1"),
+        ("http://127.0.0.1:8080/", "http://127.0.0.1/"),
+    ],
+)
+def test_a_loopback_port_is_free_whether_or_not_one_was_registered(
+    gateway: Gateway, registered: str, requested: str
+) -> None:
+    flow = gateway.flow(gateway.register(registered))
+    assert flow.page(redirect_uri=requested).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error"),
+    [
+        ({"response_type": "token"}, "unsupported_response_type"),
+        ({"response_type": None}, "unsupported_response_type"),
+        ({"scope": "gateway admin"}, "invalid_scope"),
+        ({"code_challenge": "short"}, "invalid_request"),
+    ],
+)
+def test_other_bad_requests_go_back_to_the_trusted_redirect_uri_with_the_error(
+    gateway: Gateway, overrides: dict[str, str | None], error: str
+) -> None:
+    response = gateway.flow().page(**overrides)
+    assert response.headers["location"].startswith(REDIRECT + "?")
+    params = location_params(response)
+    assert params["error"] == error and params["state"] == "state-123"
+    assert gateway.rows()["gateway_pending"] == []
+
+
+def test_a_parameter_given_twice_is_refused(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    params = list(flow.params().items())
+    doubled_state = gateway.http.get("/oauth/authorize", params=[*params, ("state", "x")])
+    assert location_params(doubled_state)["error"] == "invalid_request"
+    doubled_scope = gateway.http.get("/oauth/authorize", params=[*params, ("scope", "gateway")])
+    assert location_params(doubled_scope)["error"] == "invalid_request"
+    doubled_client = gateway.http.get(
+        "/oauth/authorize", params=[*params, ("client_id", flow.client_id)]
+    )
+    assert doubled_client.status_code == 400 and "location" not in doubled_client.headers
+
+
+@pytest.mark.parametrize(
+    ("overrides", "problem"),
+    [
+        ({"client_id": None}, "client_id is missing"),
+        ({"client_id": "not-registered"}, "client_id is not a client registered here"),
+        ({"redirect_uri": None}, "redirect_uri is missing"),
+    ],
+)
+def test_errors_before_the_redirect_uri_is_trusted_are_an_html_400(
+    gateway: Gateway, overrides: dict[str, str | None], problem: str
+) -> None:
+    response = gateway.flow().page(**overrides)
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/html")
+    assert "location" not in response.headers
+    assert problem in response.text
+
+
+def test_the_consent_page_expires(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    form = flow.form()
+    gateway.clock.advance(timedelta(minutes=10))
+    response = flow.decide(form)
+    assert response.status_code == 400
+    assert "expired or was already used" in response.text
+
+
+def test_consent_continues_only_by_a_post_with_a_decision(gateway: Gateway) -> None:
+    flow = gateway.flow()
+    form = flow.form()
+    assert gateway.http.get("/oauth/consent", params=form).status_code == 405
+    undecided = gateway.http.post("/oauth/consent", data=form)
+    assert undecided.status_code == 400 and "approve or deny" in undecided.text
+    # Neither spent the nonce.
+    assert "code" in location_params(flow.decide(form))
+
+
+def test_a_form_that_is_not_a_form_is_an_html_400(gateway: Gateway) -> None:
+    response = gateway.http.post(
+        "/oauth/consent",
+        files={"pending": ("p.txt", b"x")},
+        data={"decision": "approve"},
+    )
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/html")
+
+
+def test_with_a_passphrase_required_the_page_asks_for_it_and_the_right_one_approves(
+    guarded: Gateway,
+) -> None:
+    flow = guarded.flow()
+    page = flow.page()
+    assert 'type="password" name="passphrase"' in page.text
+    assert 'value="deny" formnovalidate>' in page.text
+    form = parse_form(page.text).hidden
+    response = flow.decide({**form, "passphrase": PASSPHRASE})
+    assert "code" in location_params(response)
+
+
+@pytest.mark.parametrize("passphrase", [None, "", "correct horse battery stapl", PASSPHRASE + " "])
+def test_a_wrong_or_missing_passphrase_approves_nothing_and_spends_the_page(
+    guarded: Gateway, passphrase: str | None
+) -> None:
+    flow = guarded.flow()
+    form = flow.form()
+    attempt = form if passphrase is None else {**form, "passphrase": passphrase}
+    refused = flow.decide(attempt)
+    assert refused.status_code == 403
+    assert "passphrase is not right" in refused.text
+    assert "location" not in refused.headers
+    assert guarded.rows()["connections"] == []
+    again = flow.decide({**form, "passphrase": PASSPHRASE})
+    assert again.status_code == 400
+
+
+def test_denial_needs_no_passphrase(guarded: Gateway) -> None:
+    flow = guarded.flow()
+    assert location_params(flow.decide(flow.form(), "deny"))["error"] == "access_denied"
