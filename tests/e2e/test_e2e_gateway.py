@@ -16,9 +16,9 @@ import pytest
 from mcp.client import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+from mcp.shared.auth import OAuthClientMetadata
 from mcp_types import PaginatedRequestParams
-from oauth_testkit import MemoryTokenStorage, parse_form, redirect_params
+from oauth_testkit import ConsentBrowser, MemoryTokenStorage
 from pydantic import AnyUrl
 
 from ordergate._serving import bind_socket
@@ -45,30 +45,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class _Browser:
-    def __init__(self) -> None:
-        self.result: AuthorizationCodeResult | None = None
-        self.pages: list[str] = []
-
-    async def open(self, url: str) -> None:
-        async with httpx2.AsyncClient(timeout=BOUND_S) as browser:
-            page = await browser.get(url)
-            assert page.status_code == 200, page.text
-            self.pages.append(page.text)
-            form = parse_form(page.text)
-            (form_tag,) = form.forms
-            action = page.url.join(form_tag["action"] or "")
-            decision = await browser.post(action, data={**form.hidden, "decision": "approve"})
-        params = redirect_params(decision)
-        self.result = AuthorizationCodeResult(
-            code=params["code"], state=params.get("state"), iss=params.get("iss")
-        )
-
-    async def callback(self) -> AuthorizationCodeResult:
-        assert self.result is not None
-        return self.result
-
-
 def _data(result: Any) -> Any:
     assert result.structured_content is not None, result
     return result.structured_content["data"]
@@ -90,7 +66,7 @@ async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_or
     )
     with server as url:
         mcp_url = url + "/mcp"
-        browser, storage = _Browser(), MemoryTokenStorage()
+        browser, storage = ConsentBrowser(), MemoryTokenStorage()
         provider = OAuthClientProvider(
             server_url=mcp_url,
             client_metadata=OAuthClientMetadata(

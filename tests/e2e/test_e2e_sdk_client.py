@@ -12,11 +12,10 @@ from mcp.client import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
-    AuthorizationCodeResult,
     OAuthClientMetadata,
 )
 from mcp_types import PaginatedRequestParams, Tool
-from oauth_testkit import MemoryTokenStorage, parse_form, redirect_params
+from oauth_testkit import ConsentBrowser, MemoryTokenStorage
 from pydantic import AnyUrl
 from venue_testkit import running_venue
 
@@ -35,32 +34,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-class _Browser:
-    """The person at the consent page: follows the authorization URL and presses Approve."""
-
-    def __init__(self) -> None:
-        self.result: AuthorizationCodeResult | None = None
-        self.visited: list[str] = []
-
-    async def open(self, url: str) -> None:
-        self.visited.append(url)
-        async with httpx2.AsyncClient(timeout=BOUND_S) as browser:
-            page = await browser.get(url)
-            assert page.status_code == 200, page.text
-            form = parse_form(page.text)
-            assert ("decision", "approve") in form.buttons
-            (form_tag,) = form.forms
-            action = page.url.join(form_tag["action"] or "")
-            decision = await browser.post(action, data={**form.hidden, "decision": "approve"})
-        params = redirect_params(decision)
-        self.result = AuthorizationCodeResult(code=params["code"], state=params.get("state"))
-
-    async def callback(self) -> AuthorizationCodeResult:
-        assert self.result is not None, "the redirect handler never ran"
-        return self.result
-
-
-def _provider(mcp_url: str, storage: MemoryTokenStorage, browser: _Browser) -> OAuthClientProvider:
+def _provider(
+    mcp_url: str, storage: MemoryTokenStorage, browser: ConsentBrowser
+) -> OAuthClientProvider:
     return OAuthClientProvider(
         server_url=mcp_url,
         client_metadata=OAuthClientMetadata(
@@ -87,7 +63,7 @@ async def _all_tools(session: ClientSession) -> tuple[list[Tool], int]:
 
 async def _list_and_quote(mcp_url: str) -> dict[str, Any]:
     """Sign in, list every tool and quote AAPL with the SDK; what each step showed."""
-    storage, browser = MemoryTokenStorage(), _Browser()
+    storage, browser = MemoryTokenStorage(), ConsentBrowser()
     seen: dict[str, Any] = {"storage": storage, "browser": browser}
     # One bound over everything, session teardown (the DELETE) included.
     with anyio.fail_after(BOUND_S):
@@ -126,7 +102,7 @@ async def test_the_mcp_sdk_client_signs_in_lists_every_tool_and_quotes() -> None
     with running_venue() as venue:
         seen = await _list_and_quote(venue.mcp_url)
 
-    browser: _Browser = seen["browser"]
+    browser: ConsentBrowser = seen["browser"]
     storage: MemoryTokenStorage = seen["storage"]
     # One trip through consent: discovery from the 401, registration, authorization URL.
     assert len(browser.visited) == 1

@@ -145,3 +145,38 @@ class MemoryTokenStorage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.client_info = client_info
+
+
+class ConsentBrowser:
+    """The person at a consent page, for an SDK ``OAuthClientProvider``'s redirect and
+    callback handlers: opens the authorization URL, reads the page, presses Approve (a POST of
+    the form, as a browser would), and hands the code (and ``iss``) back to the client."""
+
+    def __init__(self, *, timeout_s: float = 30.0) -> None:
+        self.timeout_s = timeout_s
+        self.visited: list[str] = []
+        self.pages: list[str] = []
+        self.result: Any = None
+
+    async def open(self, url: str) -> None:
+        from mcp.shared.auth import AuthorizationCodeResult
+
+        self.visited.append(url)
+        async with httpx2.AsyncClient(timeout=self.timeout_s) as browser:
+            page = await browser.get(url)
+            assert page.status_code == 200, page.text
+            self.pages.append(page.text)
+            form = parse_form(page.text)
+            assert ("decision", "approve") in form.buttons
+            (form_tag,) = form.forms
+            assert form_tag["method"] == "post"
+            action = page.url.join(form_tag["action"] or "")
+            decision = await browser.post(action, data={**form.hidden, "decision": "approve"})
+        params = redirect_params(decision)
+        self.result = AuthorizationCodeResult(
+            code=params["code"], state=params.get("state"), iss=params.get("iss")
+        )
+
+    async def callback(self) -> Any:
+        assert self.result is not None, "the redirect handler never ran"
+        return self.result

@@ -1,8 +1,9 @@
 """Running the gateway: the configured guard, the app, and uvicorn on one event loop.
 
 ``run_gateway`` serves until cancelled or interrupted; ``GatewayServer`` runs it on a thread
-of its own for tests and embedding (``with GatewayServer(...) as url:``). Every hour the
-gateway erases connections unused for 30 days (with their tokens).
+of its own for tests and embedding (``with GatewayServer(...) as url:``; once started, its
+``running`` is the guard and its ``auth`` the authorization server). Every hour the gateway
+erases connections unused for 30 days (with their tokens).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ordergate.execution._blocking import blocking
 from ordergate.gateway._app import build_gateway_app
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import WindowCounter
+from ordergate.gateway.oauth import GatewayAuth
 from ordergate.ledger import Ledger
 from ordergate.runtime import Running, Settings, open_guard
 
@@ -43,6 +45,7 @@ async def run_gateway(
     ledger: Ledger | None = None,
     counter: WindowCounter | None = None,
     server_box: list[_Server] | None = None,
+    auth_box: list[GatewayAuth] | None = None,
 ) -> None:
     public_url = config.url_for(sock.getsockname()[1])
     async with open_guard(
@@ -59,6 +62,8 @@ async def run_gateway(
         server = _Server(_config(app), ready)
         if server_box is not None:
             server_box.append(server)
+        if auth_box is not None:
+            auth_box.append(auth)
 
         async def housekeeping() -> None:
             while True:  # bounded by the server's lifetime: cancelled when it stops
@@ -93,10 +98,16 @@ class GatewayServer:
         self._sock = sock
         self._ready = threading.Event()
         self._servers: list[_Server] = []
+        self._auths: list[GatewayAuth] = []
         self._error: BaseException | None = None
         self.url = ""
         self.running: Running | None = None
         self._thread = threading.Thread(target=self._run, name="ordergate-gateway", daemon=True)
+
+    @property
+    def auth(self) -> GatewayAuth | None:
+        """The gateway's authorization server once started (its store mints tokens in tests)."""
+        return self._auths[0] if self._auths else None
 
     def _on_ready(self, url: str, running: Running) -> None:
         self.url = url
@@ -113,6 +124,7 @@ class GatewayServer:
                     reconcile_every=self._reconcile_every,
                     ledger=self._ledger,
                     server_box=self._servers,
+                    auth_box=self._auths,
                 )
             )
         except BaseException as error:  # reported to the starting thread

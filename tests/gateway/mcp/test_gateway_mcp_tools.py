@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import CONNECTION, gateway, identity_of, policy
 
-from ordergate.core import Side
+from ordergate.core import OrderType, Side
 from ordergate.execution import NoAnswer, OrderExecutor, Placement, Ticket
 from ordergate.gateway.mcp import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
 from ordergate.ledger import FilingStatus
@@ -453,7 +453,7 @@ async def test_a_cancel_is_forwarded_and_recorded(tmp_path: Path) -> None:
     assert entry.filing_id is None
 
 
-async def test_a_cancel_of_a_filed_order_is_recorded_against_its_filing_even_when_refused(
+async def test_a_cancel_of_the_callers_own_filed_order_goes_through_the_guard(
     tmp_path: Path,
 ) -> None:
     async with gateway(tmp_path) as gw:
@@ -469,13 +469,42 @@ async def test_a_cancel_of_a_filed_order_is_recorded_against_its_filing_even_whe
         result = await gw.call(
             "cancel_equity_order", {"account_number": gw.account, "order_id": order_id}
         )
+        status = gw.ledger.filing(filing_id).status
         entries = gw.ledger.journal.entries()
-    # A paper order is not at the venue: the venue refuses, and the attempt is on record.
-    assert result["isError"] is True
-    assert result["structuredContent"]["error"]["code"] == "UPSTREAM_REFUSED"
+        spend = gw.ledger.rolling_spend(gw.account)
+    # A paper order is cancelled on the paper book, through the guard: nothing went upstream.
+    assert result["isError"] is False, result
+    assert result["structuredContent"]["data"]["status"] == "cancelled"
+    assert status.value == "cancelled" and spend.notional == 0
+    assert all(name != "cancel_equity_order" for name, _ in gw.backend.forwarded)
     (entry,) = [e for e in entries if e.kind == "cancel"]
-    assert str(entry.filing_id) == filing_id
-    assert entry.detail["outcome"] == "upstream_refused"
+    assert str(entry.filing_id) == filing_id and entry.identity == identity_of(CONNECTION)
+
+
+async def test_a_connection_cannot_cancel_an_order_another_connection_filed(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        quote = gw.venue.data("get_equity_quotes", {"symbols": ["SPY"]})["results"][0]["quote"]
+        below = (Decimal(quote["ask_price"]) * Decimal("0.95")).quantize(Decimal("0.01"))
+        guard = gw.backend.guard(CONNECTION)
+        theirs = await guard.submit(
+            Proposal(
+                symbol="SPY",
+                side=Side.BUY,
+                quantity=Decimal(1),
+                order_type=OrderType.LIMIT,
+                limit_price=below,
+            ),
+            identity=identity_of("another-connection"),
+        )
+        assert theirs.order_id is not None
+        refused = await gw.refusal(
+            "cancel_equity_order", {"account_number": gw.account, "order_id": theirs.order_id}
+        )
+        status = gw.ledger.filing(theirs.filing_id).status
+    assert refused["code"] == "NOT_YOUR_ORDER"
+    assert status.value == "submitted"
 
 
 async def test_a_cancel_without_an_answer_tells_the_agent_to_read_its_open_orders(

@@ -8,48 +8,19 @@ from datetime import timedelta
 import anyio
 import httpx2
 import pytest
-from gateway_oauth_kit import BOUND_S, REDIRECT, Gateway, location_params
+from gateway_oauth_kit import BOUND_S, REDIRECT, Gateway
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
-from oauth_testkit import MemoryTokenStorage, parse_form
+from mcp.shared.auth import OAuthClientMetadata
+from oauth_testkit import ConsentBrowser, MemoryTokenStorage
 from pydantic import AnyUrl
 
 pytestmark = pytest.mark.anyio
 
 
-class _Browser:
-    """The owner at the consent page: opens the authorization URL, reads it, presses Approve."""
-
-    def __init__(self) -> None:
-        self.result: AuthorizationCodeResult | None = None
-        self.pages: list[str] = []
-
-    async def open(self, url: str) -> None:
-        async with httpx2.AsyncClient(timeout=BOUND_S) as browser:
-            page = await browser.get(url)
-            assert page.status_code == 200, page.text
-            self.pages.append(page.text)
-            form = parse_form(page.text)
-            assert ("decision", "approve") in form.buttons
-            (form_tag,) = form.forms
-            assert form_tag["method"] == "post"
-            action = page.url.join(form_tag["action"] or "")
-            decision = await browser.post(action, data={**form.hidden, "decision": "approve"})
-        params = location_params(decision)
-        assert decision.headers["location"].startswith(REDIRECT + "?")
-        self.result = AuthorizationCodeResult(
-            code=params["code"], state=params.get("state"), iss=params.get("iss")
-        )
-
-    async def callback(self) -> AuthorizationCodeResult:
-        assert self.result is not None, "the redirect handler never ran"
-        return self.result
-
-
 async def test_the_mcp_sdk_client_registers_consents_gets_tokens_and_refreshes(
     gateway: Gateway,
 ) -> None:
-    browser, storage = _Browser(), MemoryTokenStorage()
+    browser, storage = ConsentBrowser(), MemoryTokenStorage()
     provider = OAuthClientProvider(
         server_url=gateway.resource,
         client_metadata=OAuthClientMetadata(

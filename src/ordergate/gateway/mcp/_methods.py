@@ -11,7 +11,8 @@ its connection; everything a call reads or writes is that connection's:
   under the connection's identity, at most ``max_open`` unfinished filings per identity at a
   time; its result carries the filing id, the status, the reasons and the guard's fixed
   sentence (an unanswered order says to read open orders before sending again). Reads and
-  reviews are forwarded unchanged; cancels are forwarded and recorded in the journal;
+  reviews are forwarded unchanged; a cancel of an order the gateway filed goes through the
+  guard, and only from the connection that filed it; other cancels are forwarded and recorded;
   everything else is refused with a plain sentence and nothing is sent.
 
 Results use the venue's envelope (``{data, guide}`` as structured content and as text;
@@ -26,6 +27,7 @@ import re
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
+from uuid import UUID
 
 import anyio
 import anyio.to_thread
@@ -240,6 +242,17 @@ class GatewayMethods:
     async def _cancel(
         self, connection_id: str, name: str, arguments: dict[str, Any]
     ) -> dict[str, Any]:
+        order_id = _plain(arguments.get("order_id"))
+        if order_id is not None:
+            try:
+                guard = self._backend.guard(connection_id)
+                identity = self._backend.identity(connection_id)
+                filed = await anyio.to_thread.run_sync(_filed_order, guard.ledger, order_id)
+            except Exception as error:  # the record cannot tell: treat it as not ours to route
+                logger.warning("looking up a cancelled order failed: %s", type(error).__name__)
+                filed = None
+            if filed is not None:
+                return await self._cancel_filed(guard, identity, *filed)
         outcome = "forwarded"
         try:
             data = await self._backend.forward(connection_id, name, arguments)
@@ -251,6 +264,33 @@ class GatewayMethods:
             result = tool_result(payload, is_error=True, dumps=dumps_decimal_numbers)
         await self._record_cancel(connection_id, name, arguments, outcome)
         return result
+
+    async def _cancel_filed(
+        self, guard: Guard, identity: str, filing_id: UUID, owner: str
+    ) -> dict[str, Any]:
+        """An order the gateway filed is cancelled through the guard (paper or live, read back
+        and reconciled) — and only by the connection that filed it."""
+        if owner != identity:
+            return _refusal(
+                "NOT_YOUR_ORDER",
+                "That order was placed by another connection; a connection cancels only its "
+                "own orders. Nothing was sent.",
+            )
+        try:
+            outcome = await guard.cancel(filing_id, identity=identity)
+        except Exception as error:
+            logger.info("cancel of filing %s failed: %s", filing_id, type(error).__name__)
+            return tool_result(
+                failure_payload(error, cancel=True), is_error=True, dumps=dumps_decimal_numbers
+            )
+        return _answer(
+            {
+                "filing_id": str(outcome.filing_id),
+                "status": outcome.status.value,
+                "message": outcome.message,
+            },
+            FORWARD_GUIDE,
+        )
 
     async def _record_cancel(
         self, connection_id: str, name: str, arguments: Mapping[str, Any], outcome: str
@@ -370,3 +410,12 @@ class GatewayMethods:
             "has forgotten its session. Connect again to continue.",
         }
         return _answer(data, GATE_GUIDE)
+
+
+def _filed_order(ledger: Ledger, order_id: str) -> tuple[UUID, str] | None:
+    """The filing id and identity behind a broker order id, when the gateway filed it."""
+    try:
+        ref_id = ledger.orders.by_broker_id(order_id).ref_id
+        return ref_id, ledger.filing(ref_id).identity
+    except LedgerError:
+        return None

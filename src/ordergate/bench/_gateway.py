@@ -1,0 +1,685 @@
+"""``ordergate bench gateway``: what the gateway adds to a read and costs for an order, beside
+the straight path and the peer (the PyPI ``mcp-proxy``), all measured in one run on loopback.
+
+Every server runs in its own process: the sandbox venue (``ordergate sandbox serve``, stepped
+clock at Tuesday 2026-12-01 10:00 New York, seed 7); the gateway, in owner mode, as
+``ordergate serve --upstream URL`` runs it (``run_gateway``) with a token file written for that
+same venue; and ``mcp-proxy`` in an environment of its own (``uv tool run``), in front of the
+same venue with the bearer header. The load comes from this process over raw sockets: prebuilt
+HTTP/1.1 JSON-RPC POSTs on keep-alive connections, each response read to its end and checked
+(200, a JSON-RPC result, ``isError`` false) outside the timed span. No MCP SDK client: its own
+cost per call would hide what the servers cost.
+
+Cases (one JSON line each; ``baseline`` and ``ratio`` = p50 / the baseline's p50):
+
+- ``direct_read`` (baseline): ``get_equity_quotes`` for AAPL straight at the venue, with a
+  venue token minted through its admin route;
+- ``gateway_read``: the same call through the gateway, with a gateway access token; also
+  ``added_p50_us`` (its p50 minus the baseline's) and, when the peer ran,
+  ``mcp_proxy_ratio`` (its p50 / ``mcp_proxy_read``'s p50);
+- ``gateway_order``: ``place_equity_order`` (SPY, ``dollar_amount`` "1", market) through the
+  gateway: the guard's whole order path, paper, with approval ``never``, big caps and
+  ``symbols = ["*"]``;
+- ``mcp_proxy_read``: the read through ``mcp-proxy`` (HTTP in, ``mcp-proxy``'s stdio bridge
+  to a second ``mcp-proxy`` as the venue's streamable-HTTP client: the way the package puts
+  one HTTP server in front of another). When it cannot run here (no ``uv``, the package not
+  installable, the proxy not answering), a line on stderr says why and the figures go
+  without it;
+- ``direct_read_32c`` (baseline) and ``gateway_read_32c``: 32 clients at once, each its own
+  keep-alive connection and MCP session; ``ops_per_s`` is completed calls per second of wall
+  time, and both lines carry ``errors`` (calls that failed); ``gateway_read_32c`` also carries
+  ``throughput_ratio`` (its ``ops_per_s`` / the baseline's).
+
+Read cases alternate in rounds so machine noise falls on each alike; the concurrent pair too.
+
+Goals (issue 6): the read p50 the gateway adds is at most 3 ms (``added_p50_us`` ≤ 3000) and
+at most 1.6× direct (``gateway_read`` ratio ≤ 1.6); the gateway's read p50 is at most half the
+``mcp-proxy`` path's (``mcp_proxy_ratio`` ≤ 0.5); at 32 concurrent clients the gateway's
+throughput is at least half of direct (``throughput_ratio`` ≥ 0.5) with zero errors.
+
+The clocks: the venue's is stepped at the session instant, so quotes and sessions are
+reproducible. ``ORDERGATE_SANDBOX_START`` cannot put the gateway there: it is for the embedded
+sandbox only (a real broker's clock is real), and an embedded sandbox would run the venue in
+the gateway's own process, not one started like the direct one. So the gateway process gets
+a ``SteppedClock`` at the venue's instant injected, exactly as ``ordergate serve`` passes its
+clock to ``run_gateway``: both sides agree on the instant for the whole run (quote age zero,
+the regular session open). A clock that stands still also stands the rate limiter's minute
+window still, so the per-IP limits are raised out of the way for this run; the limiter still
+runs on every request. The gateway's token is minted in its own process through its store
+(``ordergate.gateway._minting``, as the token endpoint would) and handed over in a private
+file; the ``mcp-proxy`` command line carries a venue token, which is that throwaway venue's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from ordergate.bench._process import VENUE_START, free_port, server_process, venue_process
+from ordergate.bench._stats import Summary, summarise
+
+__all__ = ["SIZES", "GatewaySummary", "Sizes", "run_gateway_bench", "serve_gateway"]
+
+BENCH = "gateway"
+PROTOCOL = "2025-11-25"
+MCP_PROXY = "mcp-proxy==0.13.0"
+CONCURRENCY = 32
+_READY = "bench gateway: ready"
+_TOKEN_FILE = "gateway-token"
+_CALL_TIMEOUT_S = 30.0
+_PROXY_START_S = 120.0
+_POLICY = """\
+mode = "paper"
+approval = "never"
+
+[limits]
+max_order_usd = "100000"
+max_daily_usd = "100000000"
+max_orders_per_day = 1000000
+max_open_orders = 1000
+max_position_pct = "100"
+max_positions = 1000
+daily_loss_halt_usd = "100000000"
+max_spread_bps = 1000
+price_collar_bps = 1000
+
+[symbols]
+allow = ["*"]
+
+[paper]
+starting_cash_usd = "1000000"
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    rounds: int  # alternating rounds of the read cases, and of the concurrent pair
+    per_round: int  # sequential calls per read case per round
+    warmup: int  # unmeasured calls per case first
+    orders: int  # measured gateway orders
+    per_client: int  # calls per concurrent client per round
+
+
+SIZES = {
+    "quick": Sizes(rounds=3, per_round=200, warmup=50, orders=60, per_client=20),
+    "full": Sizes(rounds=6, per_round=1000, warmup=200, orders=400, per_client=60),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GatewaySummary(Summary):
+    """A ``Summary`` with the figures the goals need beside the standard fields."""
+
+    extra: tuple[tuple[str, int | Decimal], ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        line = Summary.as_json(self)
+        line.update(self.extra)
+        return line
+
+
+def _with(
+    summary: Summary, *extra: tuple[str, int | Decimal], ops: Decimal | None = None
+) -> Summary:
+    return GatewaySummary(
+        summary.bench, summary.case, summary.n, summary.p50_us, summary.p99_us,
+        summary.ops_per_s if ops is None else ops, summary.baseline, summary.ratio, extra,
+    )  # fmt: skip
+
+
+def _ratio(numerator: Decimal, denominator: Decimal) -> Decimal:
+    return (numerator / denominator).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
+
+
+# -- the load generator: raw HTTP/1.1 over keep-alive sockets ------------------------------
+
+
+class HttpError(Exception):
+    """A response that is not a complete HTTP/1.1 answer."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    def message(self) -> dict[str, Any]:
+        """The JSON-RPC message: the body, or the last ``data:`` line of an SSE body."""
+        if self.headers.get("content-type", "").startswith("text/event-stream"):
+            lines = [line for line in self.body.splitlines() if line.startswith(b"data:")]
+            if not lines:
+                raise HttpError("an event stream without data")
+            message: dict[str, Any] = json.loads(lines[-1][5:])
+            return message
+        message = json.loads(self.body)
+        return message
+
+
+class Connection:
+    """One keep-alive connection to ``127.0.0.1:port`` that sends prebuilt requests.
+
+    Servers close a connection left idle for a few seconds (uvicorn: 5 s), as one is while
+    the other cases take their turn; ``reopen`` before each round starts a fresh one, outside
+    the timed span. The MCP session does not depend on the connection.
+    """
+
+    def __init__(
+        self, port: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self._port = port
+        self._reader = reader
+        self._writer = writer
+
+    @classmethod
+    async def open(cls, port: int) -> Connection:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        return cls(port, reader, writer)
+
+    async def reopen(self) -> None:
+        await self.close()
+        self._reader, self._writer = await asyncio.open_connection("127.0.0.1", self._port)
+
+    async def close(self) -> None:
+        self._writer.close()
+        with suppress(OSError):  # already reset by the peer: closed either way
+            await self._writer.wait_closed()
+
+    async def send(self, request: bytes) -> Answer:
+        self._writer.write(request)
+        head = await self._reader.readuntil(b"\r\n\r\n")
+        status_line, *header_lines = head[:-4].decode("latin-1").split("\r\n")
+        parts = status_line.split(" ", 2)
+        if len(parts) < 2 or not parts[0].startswith("HTTP/1."):
+            raise HttpError(f"not an HTTP/1.1 status line: {status_line[:80]!r}")
+        headers: dict[str, str] = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "content-length" in headers:
+            body = await self._reader.readexactly(int(headers["content-length"]))
+        elif headers.get("transfer-encoding", "").lower() == "chunked":
+            body = await self._chunked()
+        else:
+            raise HttpError("a response without a length")
+        return Answer(int(parts[1]), headers, body)
+
+    async def _chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        while True:
+            size = int((await self._reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size == 0:
+                await self._reader.readuntil(b"\r\n")  # the empty trailer
+                return b"".join(chunks)
+            chunks.append(await self._reader.readexactly(size))
+            await self._reader.readexactly(2)
+
+
+def http_post(port: int, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+    """The bytes of one HTTP/1.1 POST, ready to send as often as wanted."""
+    lines = [f"POST {path} HTTP/1.1", f"host: 127.0.0.1:{port}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    lines += [f"content-length: {len(body)}", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
+
+
+def rpc(method: str, params: dict[str, Any], request_id: int | None = 1) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if request_id is not None:
+        message["id"] = request_id
+    return json.dumps(message).encode()
+
+
+def tool_call(tool: str, arguments: dict[str, Any]) -> bytes:
+    return rpc("tools/call", {"name": tool, "arguments": arguments})
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """An MCP endpoint on loopback and the bearer to show it (``None``: none needed)."""
+
+    name: str
+    port: int
+    path: str
+    token: str | None
+
+    def headers(self, session: str | None = None) -> dict[str, str]:
+        headers = {"accept": "application/json, text/event-stream"}
+        headers["content-type"] = "application/json"
+        if self.token is not None:
+            headers["authorization"] = f"Bearer {self.token}"
+        if session is not None:
+            headers["mcp-session-id"] = session
+            headers["mcp-protocol-version"] = PROTOCOL
+        return headers
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A connection with an initialized MCP session, and requests built for it."""
+
+    target: Target
+    connection: Connection
+    session_id: str
+
+    def request(self, body: bytes) -> bytes:
+        target = self.target
+        return http_post(target.port, target.path, body, target.headers(self.session_id))
+
+    async def call(self, body: bytes) -> dict[str, Any]:
+        """One call on a fresh connection, checked: its JSON-RPC result."""
+        await self.connection.reopen()
+        return checked(self.target.name, await _sent(self, self.request(body)))
+
+
+async def open_session(target: Target) -> Session:
+    connection = await Connection.open(target.port)
+    init = rpc(
+        "initialize",
+        {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "ordergate-bench", "version": "0"},
+        },
+        request_id=0,
+    )
+    answer = await connection.send(http_post(target.port, target.path, init, target.headers()))
+    checked(target.name, answer)
+    session_id = answer.headers.get("mcp-session-id")
+    if session_id is None:
+        raise RuntimeError(f"{target.name}: initialize gave no session id")
+    session = Session(target, connection, session_id)
+    notice = rpc("notifications/initialized", {}, request_id=None)
+    done = await connection.send(session.request(notice))
+    if done.status not in (200, 202):
+        raise RuntimeError(f"{target.name}: notifications/initialized answered {done.status}")
+    return session
+
+
+def problem(answer: Answer) -> str | None:
+    """Why ``answer`` is not a successful JSON-RPC result, or ``None`` when it is one."""
+    if answer.status != 200:
+        return f"HTTP {answer.status}: {answer.body[:200]!r}"
+    try:
+        message = answer.message()
+    except (ValueError, HttpError) as error:
+        return f"an unreadable answer ({error})"
+    result = message.get("result")
+    if not isinstance(result, dict):
+        return f"no result: {str(message)[:200]}"
+    if result.get("isError"):
+        return f"the call failed: {str(result)[:300]}"
+    return None
+
+
+def checked(case: str, answer: Answer) -> dict[str, Any]:
+    reason = problem(answer)
+    if reason is not None:
+        raise RuntimeError(f"{case}: {reason}")
+    result: dict[str, Any] = answer.message()["result"]
+    return result
+
+
+async def timed(
+    session: Session,
+    body: bytes,
+    n: int,
+    accept: Callable[[dict[str, Any]], bool] = lambda result: True,
+) -> list[int]:
+    """``n`` sequential calls; their durations in nanoseconds. Raises on the first failure,
+    or the first result ``accept`` does not take."""
+    await session.connection.reopen()
+    request = session.request(body)
+    samples: list[int] = []
+    for _ in range(n):
+        started = time.perf_counter_ns()
+        answer = await _sent(session, request)
+        samples.append(time.perf_counter_ns() - started)
+        result = checked(session.target.name, answer)
+        if not accept(result):
+            raise RuntimeError(f"{session.target.name}: not the expected result: {result}")
+    return samples
+
+
+async def _sent(session: Session, request: bytes) -> Answer:
+    """``request``'s answer; a connection that fails or times out is the case's error."""
+    try:
+        return await asyncio.wait_for(session.connection.send(request), _CALL_TIMEOUT_S)
+    except (OSError, TimeoutError, HttpError, asyncio.IncompleteReadError) as error:
+        reason = type(error).__name__
+        raise RuntimeError(
+            f"{session.target.name}: no answer on the connection ({reason})"
+        ) from None
+
+
+@dataclass
+class Load:
+    """What a concurrent round measured: durations of the calls that succeeded, failures,
+    and wall time."""
+
+    samples: list[int]
+    errors: int = 0
+    wall_ns: int = 0
+
+
+async def concurrent(sessions: list[Session], body: bytes, per_client: int, load: Load) -> None:
+    """Every session calls ``per_client`` times at once; adds to ``load``. A failed call is
+    counted; a connection that broke or timed out stops its client (its remaining calls are
+    not made, and so not counted as done)."""
+
+    async def client(session: Session) -> None:
+        request = session.request(body)
+        for _ in range(per_client):
+            started = time.perf_counter_ns()
+            try:
+                answer = await asyncio.wait_for(session.connection.send(request), _CALL_TIMEOUT_S)
+            except (OSError, TimeoutError, HttpError, asyncio.IncompleteReadError, ValueError):
+                load.errors += 1
+                return
+            elapsed = time.perf_counter_ns() - started
+            if problem(answer) is None:
+                load.samples.append(elapsed)
+            else:
+                load.errors += 1
+
+    for session in sessions:
+        await session.connection.reopen()
+    started = time.perf_counter_ns()
+    await asyncio.gather(*(client(session) for session in sessions))
+    load.wall_ns += time.perf_counter_ns() - started
+
+
+# -- the run -------------------------------------------------------------------------------
+
+
+def run_gateway_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
+    sizes = SIZES["quick" if quick else "full"]
+    venue_port, gateway_port = free_port(), free_port()
+    with (
+        tempfile.TemporaryDirectory(prefix="ordergate-bench-") as scratch,
+        venue_process(venue_port),
+    ):
+        venue = f"http://127.0.0.1:{venue_port}"
+        direct_token, upstream_tokens, proxy_token = _venue_tokens(venue)
+        home = Path(scratch)
+        _write_gateway_home(home, venue, upstream_tokens)
+        gateway_cmd = [
+            sys.executable, "-c",
+            "import sys; from ordergate.bench._gateway import serve_gateway; "
+            "serve_gateway(*sys.argv[1:])",
+            str(home), f"{venue}/mcp/trading", str(gateway_port),
+        ]  # fmt: skip
+        with (
+            server_process(gateway_cmd, ready_marker=_READY),
+            _mcp_proxy(f"{venue}/mcp/trading", proxy_token, home) as proxy,
+        ):
+            gateway_token = (home / _TOKEN_FILE).read_text(encoding="utf-8")
+            targets = {
+                "direct_read": Target("direct_read", venue_port, "/mcp/trading", direct_token),
+                "gateway_read": Target("gateway_read", gateway_port, "/mcp", gateway_token),
+            }
+            if isinstance(proxy, int):
+                targets["mcp_proxy_read"] = Target("mcp_proxy_read", proxy, "/mcp", None)
+            else:
+                print(f"bench gateway: mcp_proxy_read skipped: {proxy}", file=sys.stderr)
+            summaries = asyncio.run(_measure(targets, sizes))
+    for summary in summaries:
+        emit(summary)
+
+
+async def _measure(targets: dict[str, Target], sizes: Sizes) -> list[Summary]:
+    read = tool_call("get_equity_quotes", {"symbols": ["AAPL"]})
+    sessions = {case: await open_session(target) for case, target in targets.items()}
+    try:
+        for session in sessions.values():
+            await timed(session, read, sizes.warmup)
+        samples: dict[str, list[int]] = {case: [] for case in sessions}
+        for _ in range(sizes.rounds):
+            for case, session in sessions.items():
+                samples[case] += await timed(session, read, sizes.per_round)
+        order_samples = await _orders(sessions["gateway_read"], sizes)
+        loads = await _concurrency(targets, read, sizes)
+    finally:
+        for session in sessions.values():
+            await session.connection.close()
+    return _summaries(samples, order_samples, loads)
+
+
+async def _orders(gateway: Session, sizes: Sizes) -> list[int]:
+    accounts = (await gateway.call(tool_call("get_accounts", {})))["structuredContent"]
+    number = next(a for a in accounts["data"]["accounts"] if a["agentic_allowed"])
+    order = tool_call(
+        "place_equity_order",
+        {
+            "account_number": number["account_number"],
+            "symbol": "SPY",
+            "side": "buy",
+            "type": "market",
+            "dollar_amount": "1",
+        },
+    )
+    await timed(gateway, order, max(1, sizes.warmup // 10), _filled)
+    return await timed(gateway, order, sizes.orders, _filled)
+
+
+def _filled(result: dict[str, Any]) -> bool:
+    """A paper order the guard filed, checked and filled (not refused, not held)."""
+    data = result.get("structuredContent", {}).get("data", {})
+    return data.get("status") == "filled" and data.get("paper") is True
+
+
+async def _concurrency(targets: dict[str, Target], read: bytes, sizes: Sizes) -> dict[str, Load]:
+    cases = {"direct_read_32c": targets["direct_read"], "gateway_read_32c": targets["gateway_read"]}
+    pools = {
+        case: [await open_session(target) for _ in range(CONCURRENCY)]
+        for case, target in cases.items()
+    }
+    loads = {case: Load([]) for case in cases}
+    try:
+        for pool in pools.values():  # warm every connection and session
+            await concurrent(pool, read, max(1, sizes.warmup // 10), Load([]))
+        for _ in range(sizes.rounds):
+            for case, pool in pools.items():
+                await concurrent(pool, read, sizes.per_client, loads[case])
+    finally:
+        for pool in pools.values():
+            for session in pool:
+                await session.connection.close()
+    return loads
+
+
+def _summaries(
+    samples: dict[str, list[int]], orders: list[int], loads: dict[str, Load]
+) -> list[Summary]:
+    direct = summarise(BENCH, "direct_read", samples["direct_read"])
+    gateway = summarise(BENCH, "gateway_read", samples["gateway_read"]).compared_with(direct)
+    extra: list[tuple[str, int | Decimal]] = [("added_p50_us", gateway.p50_us - direct.p50_us)]
+    proxy = None
+    if "mcp_proxy_read" in samples:
+        proxy = summarise(BENCH, "mcp_proxy_read", samples["mcp_proxy_read"])
+        proxy = proxy.compared_with(direct)
+        extra.append(("mcp_proxy_ratio", _ratio(gateway.p50_us, proxy.p50_us)))
+    out = [direct, _with(gateway, *extra)]
+    out.append(summarise(BENCH, "gateway_order", orders).compared_with(direct))
+    if proxy is not None:
+        out.append(proxy)
+    base_load, gate_load = loads["direct_read_32c"], loads["gateway_read_32c"]
+    base_ops, gate_ops = _throughput(base_load), _throughput(gate_load)
+    base = summarise(BENCH, "direct_read_32c", base_load.samples)
+    out.append(_with(base, ("errors", base_load.errors), ops=base_ops))
+    gate = summarise(BENCH, "gateway_read_32c", gate_load.samples).compared_with(base)
+    ratio = ("throughput_ratio", _ratio(gate_ops, base_ops))
+    out.append(_with(gate, ratio, ("errors", gate_load.errors), ops=gate_ops))
+    return out
+
+
+def _throughput(load: Load) -> Decimal:
+    seconds = Decimal(load.wall_ns) / Decimal(1_000_000_000)
+    return (Decimal(len(load.samples)) / seconds).quantize(Decimal("0.1"))
+
+
+# -- the servers ---------------------------------------------------------------------------
+
+
+def _venue_tokens(venue: str) -> tuple[str, dict[str, Any], str]:
+    """Three venue tokens from its admin route: the direct client's, the gateway's (the whole
+    minted answer, for its token file) and ``mcp-proxy``'s."""
+    with httpx2.Client(timeout=10.0) as admin:
+        minted = [admin.post(f"{venue}/_sandbox/tokens", json={}) for _ in range(3)]
+    for answer in minted:
+        answer.raise_for_status()
+    direct, upstream, proxy = (answer.json() for answer in minted)
+    return direct["access_token"], upstream, proxy["access_token"]
+
+
+def _write_gateway_home(home: Path, venue: str, minted: dict[str, Any]) -> None:
+    """``ORDERGATE_HOME`` for the gateway: the bench policy and a token file for the venue,
+    as ``ordergate login`` would leave one."""
+    from ordergate.client import TokenSet, write_token_file
+    from ordergate.core import Secret
+    from ordergate.sandbox.oauth import SHARED_CLIENT_ID
+
+    (home / "policy.toml").write_text(_POLICY, encoding="utf-8")
+    write_token_file(
+        home / "robinhood-tokens.json",
+        TokenSet(
+            access_token=Secret(minted["access_token"]),
+            refresh_token=Secret(minted["refresh_token"]),
+            expires_at=None,
+            token_endpoint=venue + "/oauth2/token/",
+            client_id=SHARED_CLIENT_ID,
+            resource=venue + "/mcp/trading",
+            scope="internal",
+        ),
+    )
+
+
+def serve_gateway(home: str, upstream: str, port: str) -> None:
+    """The gateway process: ``run_gateway`` in owner mode in front of ``upstream``, with the
+    token file and policy in ``home``, a stepped clock at the venue's instant, and the rate
+    limits out of the way. Once serving, it mints an access token for a fresh connection
+    into ``home``'s private token file and prints the ready line on stderr."""
+    from datetime import datetime
+
+    from ordergate._serving import bind_socket
+    from ordergate.core import SteppedClock
+    from ordergate.gateway._config import GatewayConfig, RateLimits
+    from ordergate.gateway._minting import mint_owner_tokens
+    from ordergate.gateway._serve import run_gateway
+    from ordergate.gateway.oauth import GatewayAuth
+    from ordergate.runtime import Running, Settings
+
+    os.environ["ORDERGATE_HOME"] = home
+    for key in (
+        "ORDERGATE_DB_URL",
+        "ORDERGATE_UPSTREAM_URL",
+        "ORDERGATE_SANDBOX_START",
+        "ORDERGATE_APPROVAL_WEBHOOK",
+    ):
+        os.environ.pop(key, None)
+    settings = Settings.resolve(policy=Path(home) / "policy.toml", upstream=upstream)
+    clock = SteppedClock(start=datetime.fromisoformat(VENUE_START))
+    unlimited = 1_000_000_000
+    config = GatewayConfig(
+        port=int(port),
+        limits=RateLimits(register=unlimited, authorize=unlimited, token=unlimited, mcp=unlimited),
+    )
+    sock = bind_socket(config.host, config.port)
+    auths: list[GatewayAuth] = []
+
+    def ready(url: str, running: Running) -> None:
+        pair = mint_owner_tokens(
+            auths[0].store, client_name="ordergate-bench", resource=url + "/mcp"
+        )
+        _write_private(Path(home) / _TOKEN_FILE, pair.access_token)
+        print(_READY, file=sys.stderr, flush=True)
+
+    try:
+        asyncio.run(
+            run_gateway(settings, config, sock, clock=clock, on_ready=ready, auth_box=auths)
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+
+
+def _write_private(path: Path, text: str) -> None:
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _uv() -> str | None:
+    """The ``uv`` to run ``mcp-proxy`` with: the one running us (``UV``), else on ``PATH``."""
+    configured = os.environ.get("UV")
+    if configured and Path(configured).is_file():
+        return configured
+    return shutil.which("uv")
+
+
+@contextmanager
+def _mcp_proxy(upstream: str, token: str, scratch: Path) -> Iterator[int | str]:
+    """``mcp-proxy`` serving streamable HTTP on loopback in front of ``upstream``: its port,
+    or why it cannot run here. Its output goes to a file (never a pipe nobody drains)."""
+    uv = _uv()
+    if uv is None:
+        yield "uv is not installed (it runs mcp-proxy in an environment of its own)"
+        return
+    port = free_port()
+    command = [
+        uv, "tool", "run", MCP_PROXY, "--host", "127.0.0.1", "--port", str(port),
+        "--log-level", "WARNING", "--",
+        # The inner mcp-proxy is the same package, found on the PATH uv gives the outer one.
+        "mcp-proxy", "--transport", "streamablehttp", "--log-level", "WARNING",
+        "-H", "Authorization", f"Bearer {token}", upstream,
+    ]  # fmt: skip
+    log = scratch / "mcp-proxy.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=output)
+    try:
+        reason = asyncio.run(_await_proxy(port, process))
+        yield port if reason is None else f"{reason}: {_tail(log)}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+async def _await_proxy(port: int, process: subprocess.Popen[bytes]) -> str | None:
+    """``None`` once ``mcp-proxy`` opens an MCP session, else why it did not in time."""
+    target = Target("mcp_proxy_read", port, "/mcp", None)
+    deadline = time.monotonic() + _PROXY_START_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return f"mcp-proxy exited with {process.returncode}"
+        try:
+            session = await asyncio.wait_for(open_session(target), _CALL_TIMEOUT_S)
+        except (OSError, TimeoutError, HttpError, asyncio.IncompleteReadError, RuntimeError):
+            await asyncio.sleep(0.2)
+            continue
+        await session.connection.close()
+        return None
+    return f"mcp-proxy did not answer within {_PROXY_START_S:.0f} s"
+
+
+def _tail(log: Path) -> str:
+    text = log.read_text(encoding="utf-8", errors="replace").strip()
+    return " | ".join(text.splitlines()[-3:])[-400:] or "(no output)"
