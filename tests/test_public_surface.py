@@ -27,6 +27,13 @@ SURFACE = {
         "build_sandbox",
     },
     "ordergate.sandbox.oauth": {"AccessGrant", "OAuthServer", "SHARED_CLIENT_ID", "TokenPair"},
+    "ordergate.oauth": {
+        "ErrorCode", "FormError", "LOOPBACK_HOSTS", "MAX_FORM_FIELDS", "MAX_REDIRECT_URI_LENGTH",
+        "METADATA_PATH", "MultiParams", "NO_STORE", "PAGE_HEADERS", "ParameterError", "S256",
+        "WELL_KNOWN_PREFIX", "is_valid_challenge", "is_valid_verifier", "metadata_paths",
+        "read_form", "redirect_uri_problem", "redirect_with", "s256_challenge", "single_param",
+        "token_error", "verify_s256", "www_authenticate",
+    },
     "ordergate.discovery": {
         "AmbiguousCapability", "ArgumentProblem", "CANONICAL_FIELDS", "CAPABILITIES",
         "CRYPTO_CAPABILITIES", "Capability", "Change", "ChangeKind", "Classifier", "Compat",

@@ -17,7 +17,7 @@ import secrets
 
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.gateway.oauth._records import Authorization, Refusal, TokenPair
-from ordergate.sandbox.oauth._rfc7636 import s256_challenge
+from ordergate.oauth import s256_challenge
 
 __all__ = ["mint_owner_tokens"]
 

@@ -38,16 +38,17 @@ from ordergate.gateway.oauth._passphrase import OwnerPassphrase
 from ordergate.gateway.oauth._records import SCOPE, Authorization
 from ordergate.gateway.oauth._redirects import redirect_matches
 from ordergate.gateway.oauth._store import GatewayStore
-from ordergate.sandbox.oauth._rfc6749 import (
+from ordergate.oauth import (
+    S256,
     ErrorCode,
     FormError,
     MultiParams,
     ParameterError,
+    is_valid_challenge,
     read_form,
     redirect_with,
     single_param,
 )
-from ordergate.sandbox.oauth._rfc7636 import S256, is_valid_challenge
 
 __all__ = ["AuthorizationEndpoint"]
 

@@ -43,8 +43,7 @@ from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, sha256_hex
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
-from ordergate.sandbox.oauth._rfc6749 import ErrorCode
-from ordergate.sandbox.oauth._rfc7636 import verify_s256
+from ordergate.oauth import ErrorCode, verify_s256
 
 __all__ = ["Grants"]
 

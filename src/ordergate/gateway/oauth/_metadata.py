@@ -24,9 +24,7 @@ from ordergate.gateway.oauth._paths import (
     TOKEN_PATH,
 )
 from ordergate.gateway.oauth._records import SCOPE
-from ordergate.sandbox.oauth._rfc7636 import S256
-from ordergate.sandbox.oauth._rfc8414 import METADATA_PATH
-from ordergate.sandbox.oauth._rfc9728 import metadata_paths
+from ordergate.oauth import METADATA_PATH, S256, metadata_paths
 
 __all__ = ["authorization_server_metadata", "metadata_routes", "protected_resource_metadata"]
 

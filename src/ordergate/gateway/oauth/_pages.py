@@ -7,7 +7,7 @@ the pending authorization's id and the page's one-time nonce, with the owner's p
 when the gateway requires one.
 
 Every value that came from a request is HTML-escaped. Both pages forbid framing, are never
-cached and send no referrer (``PAGE_HEADERS``, shared with the sandbox's pages).
+cached and send no referrer (``PAGE_HEADERS``, shared in ``ordergate.oauth``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from starlette.responses import HTMLResponse
 
 from ordergate.gateway.oauth._paths import CONSENT_PATH
-from ordergate.sandbox.oauth._pages import PAGE_HEADERS
+from ordergate.oauth import PAGE_HEADERS
 
 __all__ = ["consent_page", "error_page"]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from ordergate.sandbox.oauth._rfc6749 import ErrorCode
+from ordergate.oauth import ErrorCode
 
 __all__ = [
     "SCOPE",

@@ -1,6 +1,6 @@
 """Redirect URIs: which a client may register, and whether a request's matches its registration.
 
-Registration accepts what the sandbox's RFC 8252 rule accepts (``redirect_uri_problem``):
+Registration accepts what the shared RFC 8252 rule accepts (``redirect_uri_problem``):
 ``https://`` anywhere, or ``http://`` to a loopback host (``localhost``, ``127.0.0.1``,
 ``[::1]``), any port and path; never a fragment, credentials, whitespace or backslashes.
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from ordergate.sandbox.oauth._rfc8252 import LOOPBACK_HOSTS, redirect_uri_problem
+from ordergate.oauth import LOOPBACK_HOSTS, redirect_uri_problem
 
 __all__ = ["MAX_REDIRECT_URIS", "redirect_matches", "redirect_uri_problem"]
 

@@ -30,7 +30,7 @@ from ordergate.gateway.oauth._metadata import GRANT_TYPES
 from ordergate.gateway.oauth._records import SCOPE
 from ordergate.gateway.oauth._redirects import MAX_REDIRECT_URIS, redirect_uri_problem
 from ordergate.gateway.oauth._store import GatewayStore
-from ordergate.sandbox.oauth._rfc6749 import NO_STORE
+from ordergate.oauth import NO_STORE
 
 __all__ = ["MAX_CLIENT_NAME", "RegistrationEndpoint"]
 

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ordergate.gateway.oauth._grants import Grants
-from ordergate.sandbox.oauth._rfc6749 import (
+from ordergate.oauth import (
     NO_STORE,
     ErrorCode,
     FormError,

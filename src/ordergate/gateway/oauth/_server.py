@@ -61,7 +61,7 @@ from ordergate.gateway.oauth._revoke import RevocationEndpoint
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._token import TokenEndpoint
 from ordergate.gateway.oauth._verifier import AccessVerifier
-from ordergate.sandbox.oauth._rfc9728 import metadata_paths
+from ordergate.oauth import metadata_paths
 
 __all__ = ["MAX_BODY_BYTES", "MCP_PATH", "GatewayAuth"]
 

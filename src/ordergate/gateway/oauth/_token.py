@@ -18,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 
 from ordergate.gateway.oauth._grants import Grants
 from ordergate.gateway.oauth._records import SCOPE, Refusal, TokenPair
-from ordergate.sandbox.oauth._rfc6749 import (
+from ordergate.oauth import (
     NO_STORE,
     ErrorCode,
     FormError,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ordergate.gateway.oauth._grants import Grants
 from ordergate.gateway.oauth._records import Grant
-from ordergate.sandbox.oauth._rfc9728 import www_authenticate
+from ordergate.oauth import www_authenticate
 
 __all__ = ["AccessVerifier"]
 

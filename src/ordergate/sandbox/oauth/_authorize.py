@@ -15,20 +15,21 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ordergate.sandbox.oauth._grants import AuthorizationRequest, GrantStore
-from ordergate.sandbox.oauth._pages import consent_page, error_page
-from ordergate.sandbox.oauth._rfc6749 import (
+from ordergate.oauth import (
+    S256,
     ErrorCode,
     FormError,
     MultiParams,
     ParameterError,
+    is_valid_challenge,
     read_form,
+    redirect_uri_problem,
     redirect_with,
     single_param,
 )
+from ordergate.sandbox.oauth._grants import AuthorizationRequest, GrantStore
+from ordergate.sandbox.oauth._pages import consent_page, error_page
 from ordergate.sandbox.oauth._rfc7591 import SUPPORTED_SCOPE
-from ordergate.sandbox.oauth._rfc7636 import S256, is_valid_challenge
-from ordergate.sandbox.oauth._rfc8252 import redirect_uri_problem
 
 __all__ = ["AuthorizationEndpoint"]
 

@@ -1,8 +1,7 @@
 """The HTML the authorization endpoint shows: the consent page and the error page.
 
-Every value that came from a request is HTML-escaped. Both pages forbid framing (a consent
-page inside someone else's frame is a click-jacking target), are never cached and send no
-referrer (the page URL carries the request).
+Every value that came from a request is HTML-escaped. Both pages send the shared
+``PAGE_HEADERS`` (``ordergate.oauth``): no framing, no caching, no referrer.
 """
 
 from __future__ import annotations
@@ -12,22 +11,11 @@ from urllib.parse import urlsplit
 
 from starlette.responses import HTMLResponse
 
+from ordergate.oauth import PAGE_HEADERS, S256
 from ordergate.sandbox.oauth._grants import AuthorizationRequest
-from ordergate.sandbox.oauth._rfc7636 import S256
 from ordergate.sandbox.oauth._rfc8414 import AUTHORIZATION_PATH
 
-__all__ = ["PAGE_HEADERS", "consent_page", "error_page"]
-
-PAGE_HEADERS = {
-    "Cache-Control": "no-store",
-    "Pragma": "no-cache",
-    "X-Frame-Options": "DENY",
-    # No form-action: browsers apply it to the redirect that follows the form post too, and
-    # that redirect goes to the client's loopback or https URI.
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-    "frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
-}
+__all__ = ["consent_page", "error_page"]
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}"

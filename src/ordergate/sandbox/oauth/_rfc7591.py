@@ -16,7 +16,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ordergate.sandbox.oauth._rfc6749 import NO_STORE
+from ordergate.oauth import NO_STORE
 
 __all__ = ["SHARED_CLIENT_ID", "SUPPORTED_GRANT_TYPES", "SUPPORTED_SCOPE", "RegistrationEndpoint"]
 

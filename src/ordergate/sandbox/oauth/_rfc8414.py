@@ -1,7 +1,8 @@
-"""RFC 8414, OAuth 2.0 Authorization Server Metadata.
+"""RFC 8414, OAuth 2.0 Authorization Server Metadata: the sandbox venue's document.
 
 The endpoint paths are the ones the live server publishes: authorize at ``/oauth``, token at
-``/oauth2/token/`` (trailing slash included), registration at ``/oauth/trading/register``.
+``/oauth2/token/`` (trailing slash included), registration at ``/oauth/trading/register``. The
+document is served at the shared ``METADATA_PATH`` (``ordergate.oauth``).
 """
 
 from __future__ import annotations
@@ -11,19 +12,17 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ordergate.oauth import S256
 from ordergate.sandbox.oauth._rfc7591 import SUPPORTED_GRANT_TYPES, SUPPORTED_SCOPE
-from ordergate.sandbox.oauth._rfc7636 import S256
 
 __all__ = [
     "AUTHORIZATION_PATH",
-    "METADATA_PATH",
     "REGISTRATION_PATH",
     "TOKEN_PATH",
     "AuthorizationServerMetadataEndpoint",
     "authorization_server_metadata",
 ]
 
-METADATA_PATH = "/.well-known/oauth-authorization-server"
 AUTHORIZATION_PATH = "/oauth"
 TOKEN_PATH = "/oauth2/token/"
 REGISTRATION_PATH = "/oauth/trading/register"

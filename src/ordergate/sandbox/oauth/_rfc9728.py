@@ -1,40 +1,19 @@
-"""RFC 9728, OAuth 2.0 Protected Resource Metadata, and the challenge that points to it.
+"""RFC 9728, OAuth 2.0 Protected Resource Metadata: the sandbox venue's document.
 
-An unauthenticated request to the MCP endpoint is answered 401 with
-``WWW-Authenticate: Bearer resource_metadata="<issuer>/.well-known/oauth-protected-resource<path>"``
-(§5.1), exactly as the live server does; clients that ignore the header fall back to the
-path-less well-known URL, so the document is served there too.
+The document names the venue's scope; where it is served (``metadata_paths``) and the 401
+challenge that points to it (``www_authenticate``) are shared in ``ordergate.oauth``.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ordergate.sandbox.oauth._rfc7591 import SUPPORTED_SCOPE
 
-__all__ = [
-    "WELL_KNOWN_PREFIX",
-    "ProtectedResourceMetadataEndpoint",
-    "metadata_paths",
-    "protected_resource_metadata",
-    "www_authenticate",
-]
-
-WELL_KNOWN_PREFIX = "/.well-known/oauth-protected-resource"
-
-# RFC 6750 §3: error = 1*( %x20-21 / %x23-5B / %x5D-7E ), i.e. no quote and no backslash.
-_ERROR_VALUE = re.compile(r"[\x20\x21\x23-\x5B\x5D-\x7E]+")
-
-
-def metadata_paths(resource: str) -> list[str]:
-    """Where the document is served: the path-specific URL first (§3.1), then the bare one."""
-    path = urlsplit(resource).path.rstrip("/")
-    return [WELL_KNOWN_PREFIX + path, WELL_KNOWN_PREFIX] if path else [WELL_KNOWN_PREFIX]
+__all__ = ["ProtectedResourceMetadataEndpoint", "protected_resource_metadata"]
 
 
 def protected_resource_metadata(*, resource: str, issuer: str) -> dict[str, Any]:
@@ -45,18 +24,6 @@ def protected_resource_metadata(*, resource: str, issuer: str) -> dict[str, Any]
         "scopes_supported": [SUPPORTED_SCOPE],
         "bearer_methods_supported": ["header"],
     }
-
-
-def www_authenticate(*, metadata_url: str, error: str | None = None) -> str:
-    """The ``WWW-Authenticate`` challenge for a 401 (§5.1; ``error`` per RFC 6750 §3).
-
-    Raises ``ValueError`` when ``error`` holds characters that would break the header.
-    """
-    if error is None:
-        return f'Bearer resource_metadata="{metadata_url}"'
-    if _ERROR_VALUE.fullmatch(error) is None:
-        raise ValueError("error must be printable ASCII without quotes or backslashes")
-    return f'Bearer error="{error}", resource_metadata="{metadata_url}"'
 
 
 class ProtectedResourceMetadataEndpoint:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from starlette.routing import Route
 
 from ordergate.core import Clock, ConfigError
+from ordergate.oauth import METADATA_PATH, metadata_paths, www_authenticate
 from ordergate.sandbox.oauth._authorize import AuthorizationEndpoint
 from ordergate.sandbox.oauth._grants import AccessGrant, GrantStore, TokenPair
 from ordergate.sandbox.oauth._rfc7591 import (
@@ -27,16 +28,11 @@ from ordergate.sandbox.oauth._rfc7591 import (
 )
 from ordergate.sandbox.oauth._rfc8414 import (
     AUTHORIZATION_PATH,
-    METADATA_PATH,
     REGISTRATION_PATH,
     TOKEN_PATH,
     AuthorizationServerMetadataEndpoint,
 )
-from ordergate.sandbox.oauth._rfc9728 import (
-    ProtectedResourceMetadataEndpoint,
-    metadata_paths,
-    www_authenticate,
-)
+from ordergate.sandbox.oauth._rfc9728 import ProtectedResourceMetadataEndpoint
 from ordergate.sandbox.oauth._token import TokenEndpoint
 
 __all__ = ["OAuthServer"]

@@ -19,8 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ordergate.sandbox.oauth._grants import GrantStore, TokenPair
-from ordergate.sandbox.oauth._rfc6749 import (
+from ordergate.oauth import (
     NO_STORE,
     ErrorCode,
     FormError,
@@ -29,9 +28,10 @@ from ordergate.sandbox.oauth._rfc6749 import (
     read_form,
     single_param,
     token_error,
+    verify_s256,
 )
+from ordergate.sandbox.oauth._grants import GrantStore, TokenPair
 from ordergate.sandbox.oauth._rfc7591 import SUPPORTED_SCOPE
-from ordergate.sandbox.oauth._rfc7636 import verify_s256
 
 __all__ = ["TokenEndpoint", "token_response_body"]
 

@@ -1,10 +1,11 @@
-"""RFC 8252, OAuth 2.0 for Native Apps: the redirect URIs the shared public client may use.
+"""RFC 8252, OAuth 2.0 for Native Apps: the redirect URIs a public client may use.
 
-Registration on the live server hands everybody the same client id and records nothing, so
-there is no registered redirect URI to compare with. What it accepts instead is a rule:
-http to a loopback address on any port and path (§7.3, with ``localhost`` tolerated as the
-live server does), or any https URL (§7.2). Everything else is refused before any redirect is
-made, because redirecting to an unchecked URI would hand the response to whoever owns it.
+The rule both authorization servers apply before any redirect is made: http to a loopback
+address on any port and path (§7.3, with ``localhost`` tolerated as the live server does), or
+any https URL (§7.2). Everything else is refused, because redirecting to an unchecked URI would
+hand the response to whoever owns it. The sandbox venue, like the live server, has no
+registered redirect URI to compare with, so this rule is all it checks; the gateway checks it
+on top of exact matching against the client's registration.
 """
 
 from __future__ import annotations

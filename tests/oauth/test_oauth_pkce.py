@@ -7,14 +7,15 @@ import io
 import pytest
 from starlette.datastructures import FormData, UploadFile
 
-from ordergate.sandbox.oauth._rfc6749 import ParameterError, single_param
-from ordergate.sandbox.oauth._rfc7636 import (
+from ordergate.oauth import (
+    ParameterError,
     is_valid_challenge,
     is_valid_verifier,
+    redirect_uri_problem,
     s256_challenge,
+    single_param,
     verify_s256,
 )
-from ordergate.sandbox.oauth._rfc8252 import redirect_uri_problem
 
 # RFC 7636 Appendix B.
 RFC_VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"

@@ -1,7 +1,8 @@
 """RFC 7636, Proof Key for Code Exchange by OAuth Public Clients (PKCE): S256 only.
 
-The live server refuses ``plain`` and refuses a request without a challenge (which §4.3
-would otherwise read as ``plain``), so only S256 exists here.
+Both authorization servers (the sandbox venue's, like the live one, and the gateway's) refuse
+``plain`` and refuse a request without a challenge (which §4.3 would otherwise read as
+``plain``), so only S256 exists here.
 """
 
 from __future__ import annotations

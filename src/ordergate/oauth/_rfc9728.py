@@ -1,0 +1,38 @@
+"""RFC 9728, OAuth 2.0 Protected Resource Metadata: where it is served and the 401 challenge.
+
+An unauthenticated request to an MCP endpoint is answered 401 with
+``WWW-Authenticate: Bearer resource_metadata="<issuer>/.well-known/oauth-protected-resource<path>"``
+(§5.1), exactly as the live server does; clients that ignore the header fall back to the
+path-less well-known URL, so the document is served there too. Each server builds its own
+document (its scopes are its own).
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+__all__ = ["WELL_KNOWN_PREFIX", "metadata_paths", "www_authenticate"]
+
+WELL_KNOWN_PREFIX = "/.well-known/oauth-protected-resource"
+
+# RFC 6750 §3: error = 1*( %x20-21 / %x23-5B / %x5D-7E ), i.e. no quote and no backslash.
+_ERROR_VALUE = re.compile(r"[\x20\x21\x23-\x5B\x5D-\x7E]+")
+
+
+def metadata_paths(resource: str) -> list[str]:
+    """Where the document is served: the path-specific URL first (§3.1), then the bare one."""
+    path = urlsplit(resource).path.rstrip("/")
+    return [WELL_KNOWN_PREFIX + path, WELL_KNOWN_PREFIX] if path else [WELL_KNOWN_PREFIX]
+
+
+def www_authenticate(*, metadata_url: str, error: str | None = None) -> str:
+    """The ``WWW-Authenticate`` challenge for a 401 (§5.1; ``error`` per RFC 6750 §3).
+
+    Raises ``ValueError`` when ``error`` holds characters that would break the header.
+    """
+    if error is None:
+        return f'Bearer resource_metadata="{metadata_url}"'
+    if _ERROR_VALUE.fullmatch(error) is None:
+        raise ValueError("error must be printable ASCII without quotes or backslashes")
+    return f'Bearer error="{error}", resource_metadata="{metadata_url}"'
