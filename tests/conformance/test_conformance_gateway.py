@@ -14,22 +14,17 @@ page and the token endpoint would) and ``bearer_proxy`` adds it to every request
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from bearer_proxy import BearerProxy
+from gateway_testkit import sandbox_gateway
 
-from ordergate._serving import bind_socket
 from ordergate.gateway._config import GatewayConfig, RateLimits
 from ordergate.gateway._minting import mint_owner_tokens
-from ordergate.gateway._serve import GatewayServer
 from ordergate.gateway.oauth import GatewayAuth
-from ordergate.runtime import Settings
 
 HERE = Path(__file__).resolve().parent
 SUITE = "@modelcontextprotocol/conformance@0.1.13"
@@ -37,26 +32,10 @@ GATEWAY_BASELINE = HERE / "expected-failures-gateway.yml"
 SANDBOX_BASELINE = HERE / "expected-failures.yml"
 DNS_REBINDING = "dns-rebinding-protection"
 # Tuesday 2026-12-01, 10:00 in New York, as in the other gateway end-to-end tests.
-OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
-POLICY = """
-approval = "never"
-[symbols]
-allow = ["SPY"]
-"""
 # The suite opens some thirty sessions from one address within seconds: 119 requests to /mcp
 # in 0.1.13, one short of the default 120 a minute per IP (pinned in tests/gateway). Raised
 # here so that the rate limit, which says nothing about conformance, cannot decide this test.
 LIMITS = RateLimits(mcp=1000)
-
-
-@pytest.fixture(scope="module")
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("npx is required in CI to run the MCP conformance suite")
-        pytest.skip("npx not found: install Node.js 20+ to run the MCP conformance suite")
-    return found
 
 
 def _baseline(path: Path) -> dict[str, list[str]]:
@@ -111,20 +90,7 @@ def test_the_baseline_reader_finds_the_scenarios_and_their_own_reasons(tmp_path:
 def test_conformance_suite_through_the_gateway_fails_only_the_sandboxs_failures(
     npx: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "policy.toml").write_text(POLICY)
-    monkeypatch.setenv("ORDERGATE_HOME", str(home))
-    monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
-    for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):
-        monkeypatch.delenv(name, raising=False)
-    settings = Settings.resolve(sandbox=True)
-    server = GatewayServer(
-        settings,
-        GatewayConfig(port=0, limits=LIMITS),
-        bind_socket("127.0.0.1", 0),
-        clock=settings.clock(),
-    )
+    server = sandbox_gateway(tmp_path, monkeypatch, config=GatewayConfig(port=0, limits=LIMITS))
     with server as url:
         assert server.auth is not None
         token = _mint_access_token(server.auth, url + "/mcp")

@@ -7,27 +7,14 @@ scenario starts passing, so the file cannot go stale.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 from bearer_proxy import BearerProxy
 from venue_testkit import running_venue
 
 HERE = Path(__file__).resolve().parent
 SUITE = "@modelcontextprotocol/conformance@0.1.13"
-
-
-@pytest.fixture(scope="module")
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("npx is required in CI to run the MCP conformance suite")
-        pytest.skip("npx not found: install Node.js 20+ to run the MCP conformance suite")
-    return found
 
 
 def test_conformance_suite_passes_every_scenario_outside_the_baseline(

@@ -6,13 +6,13 @@ paper order through the guard, all over real loopback sockets."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
+from gateway_testkit import sandbox_gateway
 from mcp.client import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -21,23 +21,12 @@ from mcp_types import PaginatedRequestParams
 from oauth_testkit import ConsentBrowser, MemoryTokenStorage
 from pydantic import AnyUrl
 
-from ordergate._serving import bind_socket
-from ordergate.gateway._config import GatewayConfig
-from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import FilingStatus
-from ordergate.runtime import Settings
 
 pytestmark = pytest.mark.anyio
 
 REDIRECT = "http://127.0.0.1:51236/callback"
 BOUND_S = 30
-# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
-OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
-POLICY = """
-approval = "never"
-[symbols]
-allow = ["SPY"]
-"""
 
 
 @pytest.fixture
@@ -53,17 +42,7 @@ def _data(result: Any) -> Any:
 async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    home = tmp_path / "home"
-    home.mkdir()
-    (home / "policy.toml").write_text(POLICY)
-    monkeypatch.setenv("ORDERGATE_HOME", str(home))
-    monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
-    for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):
-        monkeypatch.delenv(name, raising=False)
-    settings = Settings.resolve(sandbox=True)
-    server = GatewayServer(
-        settings, GatewayConfig(port=0), bind_socket("127.0.0.1", 0), clock=settings.clock()
-    )
+    server = sandbox_gateway(tmp_path, monkeypatch)
     with server as url:
         mcp_url = url + "/mcp"
         browser, storage = ConsentBrowser(), MemoryTokenStorage()

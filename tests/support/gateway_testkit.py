@@ -1,0 +1,47 @@
+"""The gateway as ``ordergate serve --sandbox`` runs it, in a fresh ``ORDERGATE_HOME``, for
+tests that talk to it over loopback like any MCP client."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from ordergate._serving import bind_socket
+from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._serve import GatewayServer
+from ordergate.runtime import Settings
+
+# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+SPY_POLICY = """
+approval = "never"
+[symbols]
+allow = ["SPY"]
+"""
+
+
+def sandbox_gateway(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    policy: str = SPY_POLICY,
+    config: GatewayConfig | None = None,
+) -> GatewayServer:
+    """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``;
+    enter it (``with ... as url``) to serve."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "policy.toml").write_text(policy)
+    monkeypatch.setenv("ORDERGATE_HOME", str(home))
+    monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
+    for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings.resolve(sandbox=True)
+    return GatewayServer(
+        settings,
+        config or GatewayConfig(port=0),
+        bind_socket("127.0.0.1", 0),
+        clock=settings.clock(),
+    )
