@@ -42,7 +42,7 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     assert result.exit_code == 0, result.output
     lines = [json.loads(line, parse_float=Decimal) for line in result.stdout.splitlines()]
     cases = {line["case"]: line for line in lines}
-    assert [line["case"] for line in lines] == [
+    expected = [
         "direct_read",
         "gateway_read",
         "gateway_order",
@@ -50,17 +50,27 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
         "direct_read_32c",
         "gateway_read_32c",
     ]
+    # The peer runs in an environment uv fetches from the package registry; where it cannot
+    # start, the bench says so on stderr and measures everything else.
+    peer_missing = "mcp_proxy_read skipped" in result.stderr
+    if peer_missing:
+        expected.remove("mcp_proxy_read")
+    assert [line["case"] for line in lines] == expected
     assert all(line["bench"] == "gateway" for line in lines)
     for baseline in ("direct_read", "direct_read_32c"):
         assert "baseline" not in cases[baseline] and "ratio" not in cases[baseline]
     for case in ("gateway_read", "gateway_order", "mcp_proxy_read"):
-        assert cases[case]["baseline"] == "direct_read" and cases[case]["ratio"] > 0
+        if case in cases:
+            assert cases[case]["baseline"] == "direct_read" and cases[case]["ratio"] > 0
     assert cases["gateway_read_32c"]["baseline"] == "direct_read_32c"
     assert cases["gateway_read_32c"]["ratio"] > 0
-    assert [cases[case]["n"] for case in cases] == [4, 4, 2, 4, 64, 64]
+    sizes = {"gateway_order": 2, "direct_read_32c": 64, "gateway_read_32c": 64}
+    assert {case: line["n"] for case, line in cases.items()} == {
+        case: sizes.get(case, 4) for case in expected
+    }
     gateway = cases["gateway_read"]
     assert gateway["added_p50_us"] == gateway["p50_us"] - cases["direct_read"]["p50_us"]
-    assert gateway["mcp_proxy_ratio"] > 0
+    assert peer_missing or gateway["mcp_proxy_ratio"] > 0
     # Every concurrent call completed: none failed, none was left unmade.
     assert cases["direct_read_32c"]["errors"] == cases["gateway_read_32c"]["errors"] == 0
     assert cases["gateway_read_32c"]["throughput_ratio"] > 0
