@@ -74,9 +74,7 @@ def test_with_a_postgres_url_eight_writers_are_measured_against_raw_inserts(
 
 
 def test_each_postgres_writer_measures_n_calls_after_the_start_signal() -> None:
-    url = os.environ.get("ORDERGATE_TEST_PG_URL")
-    if not url:
-        pytest.skip("needs ORDERGATE_TEST_PG_URL (postgresql://postgres@127.0.0.1:5432/test)")
+    url = pg_server()
     started: list[bool] = []
     with _ledger.scratch_postgres(url) as scratch:
         from sqlalchemy import create_engine, text

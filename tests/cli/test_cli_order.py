@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def test_an_order_through_approval_to_a_fill_and_the_status_that_shows_it(person
     status = person.json("status", "--sandbox")
     assert status["mode"] == "paper" and status["paused"] is False
     assert status["orders_24h"] == 1 and status["max_orders_per_day"] == 20
-    assert 0 < float(status["spent_24h"]) < 100 and status["max_daily_usd"] == "500"
+    assert 0 < Decimal(status["spent_24h"]) < 100 and status["max_daily_usd"] == "500"
     assert status["pending_approvals"] == [] and status["open_orders"] == []
     assert status["trading_state"] == "active"
 

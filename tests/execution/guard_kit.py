@@ -32,10 +32,10 @@ from ordergate.execution import (
     PaperAccountReader,
     PaperBook,
     PaperExecutor,
-    calendar_session,
+    paper_session,
 )
 from ordergate.ledger import Ledger, open_ledger
-from ordergate.policy import MarketSession, PolicyConfig, Proposal, parse_policy
+from ordergate.policy import PolicyConfig, Proposal, parse_policy
 from ordergate.sandbox import SandboxConfig, SandboxServer
 
 BOUND_S = 30
@@ -136,10 +136,6 @@ class Desk:
         return result
 
 
-def _paper_session(instant: Any) -> MarketSession:
-    return calendar_session(instant) or MarketSession.CLOSED
-
-
 @asynccontextmanager
 async def desk(
     tmp_path: Path,
@@ -179,7 +175,7 @@ async def desk(
                 executor = PaperExecutor(
                     book,
                     quotes,
-                    session=_paper_session,
+                    session=paper_session,
                     clock=clock,
                     slippage_bps=rules.paper_slippage_bps,
                 )

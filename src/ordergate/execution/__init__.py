@@ -45,7 +45,7 @@ from ordergate.execution._protocols import (
     Ticket,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
-from ordergate.execution._sessions import calendar_session
+from ordergate.execution._sessions import calendar_session, paper_session
 from ordergate.execution._status import GuardStatus, read_status
 from ordergate.execution._terms import filing_terms, proposal_of, terms_sha256, ticket_of
 
@@ -88,6 +88,7 @@ __all__ = [
     "deny_approval",
     "end_filing",
     "filing_terms",
+    "paper_session",
     "pinned_contract",
     "proposal_of",
     "read_status",

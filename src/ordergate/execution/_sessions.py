@@ -10,7 +10,7 @@ from datetime import datetime
 
 from ordergate.policy import MarketSession
 
-__all__ = ["calendar_session"]
+__all__ = ["calendar_session", "paper_session"]
 
 
 def calendar_session(instant: datetime) -> MarketSession | None:
@@ -21,3 +21,9 @@ def calendar_session(instant: datetime) -> MarketSession | None:
         return MarketSession(market_session(instant).value)
     except OutOfCalendar:
         return None
+
+
+def paper_session(instant: datetime) -> MarketSession:
+    """The session the paper book fills in: outside the calendar it is closed, so orders rest
+    rather than fill at a price no check has seen."""
+    return calendar_session(instant) or MarketSession.CLOSED

@@ -12,7 +12,6 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from ordergate.core import Clock, ToolError
@@ -26,10 +25,10 @@ from ordergate.execution import (
     PaperBook,
     PaperExecutor,
     arm,
-    calendar_session,
+    paper_session,
 )
 from ordergate.ledger import Ledger, open_ledger
-from ordergate.policy import MarketSession, PolicyConfig
+from ordergate.policy import PolicyConfig
 from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
@@ -37,12 +36,6 @@ from ordergate.runtime._webhook import WebhookNotifier
 __all__ = ["Running", "open_guard"]
 
 logger = logging.getLogger(__name__)
-
-
-def _paper_session(instant: datetime) -> MarketSession:
-    """The paper book fills only in a session it can name; outside the calendar it is
-    closed (orders rest rather than fill at a price no check has seen)."""
-    return calendar_session(instant) or MarketSession.CLOSED
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +84,7 @@ async def open_guard(
                     "executor": PaperExecutor(
                         book,
                         quotes,
-                        session=_paper_session,
+                        session=paper_session,
                         clock=clock,
                         slippage_bps=policy.paper_slippage_bps,
                     ),

@@ -37,12 +37,12 @@ from ordergate.execution import (
     PaperAccountReader,
     PaperBook,
     PaperExecutor,
-    calendar_session,
+    paper_session,
 )
 from ordergate.gateway.mcp import GatewayMethods, gateway_endpoint
 from ordergate.gateway.mcp._record import _filings_of
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
-from ordergate.policy import MarketSession, PolicyConfig, parse_policy
+from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.sandbox import SandboxConfig, SandboxServer
 
 BOUND_S = 30
@@ -184,10 +184,6 @@ def policy(extra: str = "") -> PolicyConfig:
     return parse_policy(OPEN_POLICY.replace('approval = "never"', extra or 'approval = "never"'))
 
 
-def _paper_session(instant: Any) -> MarketSession:
-    return calendar_session(instant) or MarketSession.CLOSED
-
-
 @asynccontextmanager
 async def gateway(
     tmp_path: Path,
@@ -220,7 +216,7 @@ async def gateway(
             book = PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd)
             quotes = ClientQuoteSource(rh)
             paper: OrderExecutor = PaperExecutor(
-                book, quotes, session=_paper_session, clock=clock, slippage_bps=0
+                book, quotes, session=paper_session, clock=clock, slippage_bps=0
             )
             guard = Guard(
                 policy=rules,
