@@ -61,8 +61,8 @@ SURFACE = {
         "ClientQuoteSource", "DEFAULT_GRACE", "Guard", "GuardStatus", "LiveExecutor",
         "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
         "PaperBook", "PaperExecutor", "Placement", "QuoteSource", "REVIEW_UNANSWERED",
-        "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session", "paper_session",
-        "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
+        "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
+        "paper_session", "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
         "read_status", "terms_sha256", "ticket_of",
     },
     "ordergate.runtime": {
