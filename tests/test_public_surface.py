@@ -62,8 +62,8 @@ SURFACE = {
         "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
         "PaperBook", "PaperExecutor", "Placement", "QuoteSource", "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
-        "paper_session", "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
-        "read_status", "terms_sha256", "ticket_of",
+        "paper_session", "deny_approval", "end_filing", "filing_terms", "pinned_contract",
+        "proposal_of", "read_status", "terms_sha256", "ticket_of",
     },
     "ordergate.runtime": {
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "open_guard",
