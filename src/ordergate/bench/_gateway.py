@@ -579,9 +579,9 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     from ordergate.core import SteppedClock
     from ordergate.gateway._config import GatewayConfig, RateLimits
     from ordergate.gateway._minting import mint_owner_tokens
-    from ordergate.gateway._serve import run_gateway
+    from ordergate.gateway._serve import Serving, run_gateway
     from ordergate.gateway.oauth import GatewayAuth
-    from ordergate.runtime import Running, Settings
+    from ordergate.runtime import Settings
 
     os.environ["ORDERGATE_HOME"] = home
     for key in (
@@ -601,7 +601,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     sock = bind_socket(config.host, config.port)
     auths: list[GatewayAuth] = []
 
-    def ready(url: str, running: Running) -> None:
+    def ready(url: str, serving: Serving) -> None:
         pair = mint_owner_tokens(
             auths[0].store, client_name="ordergate-bench", resource=url + "/mcp"
         )

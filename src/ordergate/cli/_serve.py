@@ -3,7 +3,10 @@
 Point any MCP client at ``http://127.0.0.1:8787/mcp``. The person approves each client on the
 gateway's consent page; reads pass through, and every order goes through the guard (paper
 unless live is armed). With no upstream configured it runs against an embedded sandbox and
-says so. Bound beyond loopback it needs ``ORDERGATE_OWNER_PASSPHRASE`` (asked on the
+says so. With ``--upstream URL`` and no ``ordergate login`` for it, each person signs in at
+the upstream after approving a client, and the gateway keeps that session sealed under
+``ORDERGATE_MASTER_SECRET`` (at least 32 characters; without it nobody can connect, and the
+consent page says why). Bound beyond loopback it needs ``ORDERGATE_OWNER_PASSPHRASE`` (asked on the
 consent page). Exit 2 for a configuration that cannot be used, 1 when the upstream cannot be
 reached.
 """
@@ -27,7 +30,7 @@ from ordergate.cli._options import (
 from ordergate.core import ConfigError, Secret, ToolError
 
 if TYPE_CHECKING:
-    from ordergate.runtime import Running
+    from ordergate.gateway._serve import Serving
 
 __all__ = ["serve_command"]
 
@@ -45,19 +48,37 @@ def serve_command(
     upstream: UpstreamOption = None,
     policy: PolicyOption = None,
     db: DbOption = None,
+    custody: Annotated[
+        str,
+        typer.Option(
+            help=(
+                "Whose upstream session a connection acts on: 'owner' (the one `ordergate "
+                "login` or the embedded sandbox set up), 'sealed' (each person signs in at the "
+                "upstream after approving; the session is sealed under ORDERGATE_MASTER_SECRET),"
+                " or 'auto' (sealed for an --upstream nobody has logged in to, else owner)."
+            )
+        ),
+    ] = "auto",
 ) -> None:
     """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate._serving import bind_socket
-    from ordergate.gateway._config import GatewayConfig
+    from ordergate.gateway._config import Custody, GatewayConfig
     from ordergate.gateway._serve import run_gateway
     from ordergate.ledger import LedgerError
 
     settings = settings_from(policy, db, upstream, sandbox)
     passphrase = os.environ.get("ORDERGATE_OWNER_PASSPHRASE") or None
+    master = os.environ.get("ORDERGATE_MASTER_SECRET") or None
     try:
+        try:
+            chosen = Custody(custody)
+        except ValueError:
+            raise ConfigError("custody", "must be auto, owner or sealed") from None
         config = GatewayConfig(
+            custody=chosen,
+            master_secret=Secret(master) if master else None,
             host=host,
             port=port,
             public_url=public_url or "",
@@ -70,8 +91,8 @@ def serve_command(
     except OSError as error:
         raise fail(f"cannot listen on {host}:{port}: {error.strerror}", 2) from None
 
-    def ready(url: str, running: Running) -> None:
-        for note in running.notes:
+    def ready(url: str, serving: Serving) -> None:
+        for note in serving.notes:
             typer.echo(note, err=True)
         typer.echo(f"ordergate gateway: point MCP clients at {url}/mcp (Ctrl+C stops)", err=True)
 

@@ -12,6 +12,7 @@ Every failure is a ``ToolError`` (``ordergate.ToolError``); ``LoginRequired`` me
 ``ordergate login``.
 """
 
+from ordergate.client._auth import Refresh
 from ordergate.client._caller import Caller
 from ordergate.client._config import DEFAULT_URL, Config, ordergate_home
 from ordergate.client._errors import (
@@ -26,7 +27,7 @@ from ordergate.client._errors import (
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._login import ENV_ACCESS_TOKEN, ENV_REFRESH_TOKEN, login
 from ordergate.client._robinhood import Robinhood, ServerInfo
-from ordergate.client._session import connect
+from ordergate.client._session import connect, connect_with
 from ordergate.client._tokens import TokenSet, read_token_file, write_token_file
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "HTTPStatusError",
     "JsonRpcCaller",
     "LoginRequired",
+    "Refresh",
     "ResponseParseError",
     "Robinhood",
     "RpcError",
@@ -47,6 +49,7 @@ __all__ = [
     "ToolError",
     "TransportError",
     "connect",
+    "connect_with",
     "login",
     "ordergate_home",
     "read_token_file",

@@ -20,7 +20,7 @@ from ordergate.client._errors import LoginRequired
 from ordergate.client._tokens import TokenSet
 from ordergate.core import Clock
 
-__all__ = ["REFRESH_MARGIN", "TokenAuth"]
+__all__ = ["REFRESH_MARGIN", "Refresh", "TokenAuth"]
 
 REFRESH_MARGIN = timedelta(seconds=60)
 

@@ -18,7 +18,7 @@ import httpx2
 from ordergate.client._errors import LoginRequired, TransportError
 from ordergate.core import Secret
 
-__all__ = ["GrantedTokens", "request_tokens"]
+__all__ = ["GrantedTokens", "request_tokens", "request_tokens_blocking"]
 
 # §5.2: error codes are ASCII without quote or backslash; anything else is not repeated.
 _ERROR_CODE = re.compile(r"[a-z_]{1,64}")
@@ -42,13 +42,32 @@ async def request_tokens(
     not: the next attempt finds out).
     """
     try:
-        response = await http.post(
-            token_endpoint, data=form, headers={"accept": "application/json"}
-        )
+        response = await http.post(token_endpoint, data=form, headers=_ACCEPT)
     except httpx2.TransportError as error:
-        raise TransportError(
-            f"no answer from the token endpoint ({type(error).__name__})"
-        ) from None
+        raise _no_answer(error) from None
+    return _answer(response, form, now)
+
+
+def request_tokens_blocking(
+    http: httpx2.Client, token_endpoint: str, form: dict[str, str], *, now: datetime
+) -> GrantedTokens:
+    """``request_tokens`` for a caller that must stay on its thread (one holding a database
+    lock across the grant, so that a rotating refresh token is spent once)."""
+    try:
+        response = http.post(token_endpoint, data=form, headers=_ACCEPT)
+    except httpx2.TransportError as error:
+        raise _no_answer(error) from None
+    return _answer(response, form, now)
+
+
+_ACCEPT = {"accept": "application/json"}
+
+
+def _no_answer(error: Exception) -> TransportError:
+    return TransportError(f"no answer from the token endpoint ({type(error).__name__})")
+
+
+def _answer(response: httpx2.Response, form: dict[str, str], now: datetime) -> GrantedTokens:
     try:
         body = json.loads(response.content)
     except ValueError:

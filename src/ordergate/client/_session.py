@@ -27,15 +27,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 
-from ordergate.client._auth import TokenAuth
+from ordergate.client._auth import Refresh, TokenAuth
 from ordergate.client._config import Config
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._refresh import Refresher
 from ordergate.client._robinhood import Robinhood, ServerInfo
-from ordergate.client._tokens import read_token_file
+from ordergate.client._tokens import TokenSet, read_token_file
 from ordergate.core import Clock, RealtimeClock, ToolError
 
-__all__ = ["HANDSHAKE_TIMEOUT_S", "connect"]
+__all__ = ["HANDSHAKE_TIMEOUT_S", "connect", "connect_with"]
 
 logger = logging.getLogger(__name__)
 
@@ -84,30 +84,57 @@ async def connect(
     config = config or Config()
     clock = clock or RealtimeClock()
     tokens = read_token_file(config.token_file)
-    watch = _HandshakeWatch()
     async with httpx2.AsyncClient(timeout=timeout_s) as token_http:
         refresher = Refresher(token_file=config.token_file, http=token_http, clock=clock)
-        auth = TokenAuth(tokens, refresh=refresher, clock=clock)
-        async with httpx2.AsyncClient(
-            auth=auth, timeout=timeout_s, event_hooks={"response": [watch]}
-        ) as http:
-            # Fail closed before anything is sent if the tokens are stale and cannot be renewed.
-            await auth.fresh_tokens()
-            session = await _handshake(http, config, watch, handshake_timeout_s)
-            http.event_hooks = {"request": [], "response": []}
-            if session is None and auth.failure is not None:
-                raise auth.failure
-            caller = JsonRpcCaller(
-                http,
-                config.url,
-                session_id=session.session_id if session else None,
-                protocol_version=session.protocol_version if session else None,
-            )
-            server = ServerInfo(session.server_name, session.server_version) if session else None
-            try:
-                yield Robinhood(caller, server=server)
-            finally:
-                await _end_session(http, config.url, session)
+        async with connect_with(
+            config,
+            tokens=tokens,
+            refresh=refresher,
+            clock=clock,
+            timeout_s=timeout_s,
+            handshake_timeout_s=handshake_timeout_s,
+        ) as robinhood:
+            yield robinhood
+
+
+@asynccontextmanager
+async def connect_with(
+    config: Config,
+    *,
+    tokens: TokenSet,
+    refresh: Refresh,
+    clock: Clock,
+    timeout_s: float = 30.0,
+    handshake_timeout_s: float = HANDSHAKE_TIMEOUT_S,
+) -> AsyncIterator[Robinhood]:
+    """A signed-in ``Robinhood`` on ``tokens`` held by the caller rather than a token file.
+
+    ``refresh(stale)`` returns a fresh set (and keeps it wherever the caller keeps tokens);
+    it is called shortly before expiry and once after a 401. ``config.token_file`` is not
+    read. Raises ``LoginRequired`` when the tokens are stale and cannot be refreshed.
+    """
+    watch = _HandshakeWatch()
+    auth = TokenAuth(tokens, refresh=refresh, clock=clock)
+    async with httpx2.AsyncClient(
+        auth=auth, timeout=timeout_s, event_hooks={"response": [watch]}
+    ) as http:
+        # Fail closed before anything is sent if the tokens are stale and cannot be renewed.
+        await auth.fresh_tokens()
+        session = await _handshake(http, config, watch, handshake_timeout_s)
+        http.event_hooks = {"request": [], "response": []}
+        if session is None and auth.failure is not None:
+            raise auth.failure
+        caller = JsonRpcCaller(
+            http,
+            config.url,
+            session_id=session.session_id if session else None,
+            protocol_version=session.protocol_version if session else None,
+        )
+        server = ServerInfo(session.server_name, session.server_version) if session else None
+        try:
+            yield Robinhood(caller, server=server)
+        finally:
+            await _end_session(http, config.url, session)
 
 
 async def _handshake(

@@ -1,55 +1,66 @@
 """The gateway app: its authorization server, ``/mcp``, and ``/metrics``, behind the limits.
 
-Owner mode (this slice): every approved client acts on the owner's upstream session through
-the one guard; see ``_owner``. Requests pass the per-IP rate limits and the 8 KB body cap
-(``_limits``) before any route.
+``gateway_auth`` builds the authorization server (with the upstream sign-in when each
+connection keeps a sealed session of its own); ``build_gateway_app`` puts it, the MCP endpoint
+over a ``GatewayBackend`` (``_owner``: the owner's one session; ``custody``: each
+connection's own) and the metrics behind the per-IP rate limits and the 8 KB body cap
+(``_limits``), which every request passes before any route.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy import Engine
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import Clock
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
-from ordergate.gateway._owner import OwnerBackend
-from ordergate.gateway.mcp import GatewayMethods, gateway_endpoint
+from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
-from ordergate.runtime import Running
+from ordergate.gateway.oauth._authorize import SignIn
+from ordergate.gateway.oauth._store import GatewayStore
 
-__all__ = ["build_gateway_app"]
+__all__ = ["build_gateway_app", "gateway_auth"]
 
 
-def build_gateway_app(
-    running: Running,
+def gateway_auth(
+    engine: Engine,
     *,
     config: GatewayConfig,
     public_url: str,
     clock: Clock,
-    counter: WindowCounter | None = None,
-) -> tuple[Any, GatewayAuth]:
-    """The ASGI app, and its authorization server (for the caller's housekeeping)."""
-    auth = GatewayAuth(
-        running.guard.ledger.engine,
+    sign_in: Callable[[GatewayStore], SignIn] | None = None,
+) -> GatewayAuth:
+    """The authorization server; ``sign_in(store)`` builds the upstream sign-in, if any."""
+    return GatewayAuth(
+        engine,
         public_url=public_url,
         clock=clock,
         require_passphrase=config.owner_passphrase if config.requires_passphrase else None,
         access_ttl=config.access_ttl,
         refresh_ttl=config.refresh_ttl,
         code_ttl=config.code_ttl,
+        sign_in=sign_in,
     )
 
-    async def erase(connection_id: str) -> None:
-        await blocking(auth.store.erase, connection_id)
 
+def build_gateway_app(
+    auth: GatewayAuth,
+    backend: GatewayBackend,
+    *,
+    config: GatewayConfig,
+    public_url: str,
+    clock: Clock,
+    counter: WindowCounter | None = None,
+) -> Any:
+    """The ASGI app."""
     metrics = GatewayMetrics()
-    backend = metrics.observe(OwnerBackend(running, erase=erase))
-    methods = GatewayMethods(backend, clock=clock, tools_ttl=config.tools_cache)
+    methods = GatewayMethods(metrics.observe(backend), clock=clock, tools_ttl=config.tools_cache)
     verifier = auth.verifier
     endpoint = gateway_endpoint(
         methods,
@@ -63,13 +74,11 @@ def build_gateway_app(
         Route("/mcp", endpoint),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
     ]
-    app = Starlette(routes=routes)
-    limited = LimitMiddleware(
-        app,
+    return LimitMiddleware(
+        Starlette(routes=routes),
         limits=config.limits,
         counter=counter or MemoryCounter(),
         clock=clock,
         max_body=config.max_body,
         on_refusal=metrics.refused,
     )
-    return limited, auth

@@ -11,12 +11,29 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 from datetime import timedelta
+from enum import StrEnum
 
 from ordergate.core import ConfigError, Secret
+from ordergate.gateway._seal import MIN_SECRET_LENGTH
 
-__all__ = ["DEFAULT_PORT", "GatewayConfig", "RateLimits", "is_loopback"]
+__all__ = ["DEFAULT_PORT", "Custody", "GatewayConfig", "RateLimits", "is_loopback"]
 
 DEFAULT_PORT = 8787
+
+
+class Custody(StrEnum):
+    """Whose upstream session a connection acts on.
+
+    ``owner``: the one session ``ordergate login`` (or the embedded sandbox) set up; each
+    client the owner approves acts on it. ``sealed``: after approving, the person signs in at
+    the upstream and the connection keeps that session of its own, sealed under
+    ``ORDERGATE_MASTER_SECRET``. ``auto``: ``sealed`` for an upstream URL nobody has signed in
+    to with ``ordergate login``, else ``owner``.
+    """
+
+    AUTO = "auto"
+    OWNER = "owner"
+    SEALED = "sealed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +59,14 @@ class GatewayConfig:
     idle_erase: timedelta = timedelta(days=30)
     tools_cache: timedelta = timedelta(minutes=10)
     owner_passphrase: Secret | None = None
+    custody: Custody = Custody.AUTO
+    master_secret: Secret | None = None
 
     def __post_init__(self) -> None:
+        if self.master_secret is not None and len(self.master_secret.reveal()) < MIN_SECRET_LENGTH:
+            raise ConfigError(
+                "ORDERGATE_MASTER_SECRET", f"must be at least {MIN_SECRET_LENGTH} characters"
+            )
         if not 0 <= self.port <= 65535:
             raise ConfigError("port", "must be 0-65535 (0 picks a free port)")
         if self.public_url and not self.public_url.startswith(("http://", "https://")):

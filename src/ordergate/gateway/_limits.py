@@ -1,12 +1,12 @@
 """Per-IP rate limits and the request-size cap, in front of every gateway route.
 
 Each request is put in a class by its path — ``register`` (``/oauth/register``),
-``authorize`` (``/oauth/authorize``, ``/oauth/consent``), ``token`` (``/oauth/token``,
-``/oauth/revoke``), ``mcp`` (``/mcp``) — and counted per client IP in fixed one-minute windows
-of the injected clock. Over the class's limit the answer is 429 with ``Retry-After``; the
-count lives in memory for one process, or in Redis (``INCR`` + ``EXPIRE``, one key per
-IP, class and minute) so that several replicas share it. A Redis that cannot be reached
-refuses the request (503): the limit is never silently off.
+``authorize`` (``/oauth/authorize``, ``/oauth/consent``, ``/oauth/callback``), ``token``
+(``/oauth/token``, ``/oauth/revoke``), ``mcp`` (``/mcp``) — and counted per client IP in
+fixed one-minute windows of the injected clock. Over the class's limit the answer is 429
+with ``Retry-After``; the count lives in memory for one process, or in Redis (``INCR`` +
+``EXPIRE``, one key per IP, class and minute) so that several replicas share it. A Redis
+that cannot be reached refuses the request (503): the limit is never silently off.
 
 A request body over ``max_body`` bytes is refused with 413, by its ``Content-Length`` or,
 without one, as soon as the streamed body passes the cap; nothing past the cap is read, and
@@ -38,6 +38,7 @@ _CLASSES = {
     "/oauth/register": "register",
     "/oauth/authorize": "authorize",
     "/oauth/consent": "authorize",
+    "/oauth/callback": "authorize",
     "/oauth/token": "token",
     "/oauth/revoke": "token",
 }

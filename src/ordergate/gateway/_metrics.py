@@ -76,8 +76,8 @@ class _Observed:
         label = name if name in load_inventory() else "other"
         return await self._timed(label, self._inner.forward(connection_id, name, arguments))
 
-    def guard(self, connection_id: str) -> Guard:
-        return self._inner.guard(connection_id)
+    async def guard(self, connection_id: str) -> Guard:
+        return await self._inner.guard(connection_id)
 
     def identity(self, connection_id: str) -> str:
         return self._inner.identity(connection_id)

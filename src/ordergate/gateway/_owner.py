@@ -33,7 +33,7 @@ class OwnerBackend:
     async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
         return await self._running.upstream.rh.call(name, arguments)
 
-    def guard(self, connection_id: str) -> Guard:
+    async def guard(self, connection_id: str) -> Guard:
         return self._running.guard
 
     def identity(self, connection_id: str) -> str:

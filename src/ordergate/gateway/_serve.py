@@ -12,7 +12,9 @@ import asyncio
 import logging
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import ExitStack, asynccontextmanager
+from dataclasses import dataclass
 from types import TracebackType
 
 import anyio
@@ -20,18 +22,49 @@ import anyio
 from ordergate._serving import _config, _Server
 from ordergate.core import Clock
 from ordergate.execution._blocking import blocking
-from ordergate.gateway._app import build_gateway_app
-from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._app import build_gateway_app, gateway_auth
+from ordergate.gateway._config import Custody, GatewayConfig
 from ordergate.gateway._limits import WindowCounter
-from ordergate.gateway.oauth import GatewayAuth
-from ordergate.ledger import Ledger
-from ordergate.runtime import Running, Settings, open_guard
+from ordergate.gateway._owner import OwnerBackend
+from ordergate.gateway._seal import Sealer
+from ordergate.gateway.custody import (
+    NO_MASTER_SECRET,
+    NoVault,
+    SealedBackend,
+    SessionSource,
+    UpstreamAuthority,
+    UpstreamSignIn,
+    Vault,
+)
+from ordergate.gateway.mcp import GatewayBackend
+from ordergate.gateway.oauth import GatewayAuth, GatewayStore
+from ordergate.gateway.oauth._paths import CALLBACK_PATH
+from ordergate.ledger import Ledger, open_ledger
+from ordergate.runtime import Running, Settings, UpstreamChoice, embedded_venue, open_guard
 
-__all__ = ["GatewayServer", "run_gateway"]
+__all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
 
 logger = logging.getLogger(__name__)
 _START_TIMEOUT_S = 60.0
 _HOUSEKEEPING_S = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Serving:
+    """What ``on_ready`` is told: what the gateway runs on, in notes for the person starting
+    it, and in owner mode the one guard (``running``; ``None`` when each connection keeps its
+    own sealed session)."""
+
+    notes: tuple[str, ...]
+    running: Running | None
+    sealed: bool
+
+
+def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
+    """Whether each connection signs in at the upstream and keeps its own sealed session."""
+    if config.custody is Custody.AUTO:
+        return settings.upstream_choice is UpstreamChoice.URL and not settings.token_file.exists()
+    return config.custody is Custody.SEALED
 
 
 async def run_gateway(
@@ -40,7 +73,7 @@ async def run_gateway(
     sock: socket.socket,
     *,
     clock: Clock,
-    on_ready: Callable[[str, Running], None] | None = None,
+    on_ready: Callable[[str, Serving], None] | None = None,
     reconcile_every: float | None = 5.0,
     ledger: Ledger | None = None,
     counter: WindowCounter | None = None,
@@ -48,16 +81,22 @@ async def run_gateway(
     auth_box: list[GatewayAuth] | None = None,
 ) -> None:
     public_url = config.url_for(sock.getsockname()[1])
-    async with open_guard(
-        settings, clock=clock, reconcile_every=reconcile_every, ledger=ledger
-    ) as running:
-        app, auth = build_gateway_app(
-            running, config=config, public_url=public_url, clock=clock, counter=counter
+    opened = _sealed if sealed_custody(settings, config) else _owner
+    async with opened(
+        settings,
+        config,
+        public_url=public_url,
+        clock=clock,
+        reconcile_every=reconcile_every,
+        ledger=ledger,
+    ) as (auth, backend, serving):
+        app = build_gateway_app(
+            auth, backend, config=config, public_url=public_url, clock=clock, counter=counter
         )
 
         def ready() -> None:
             if on_ready is not None:
-                on_ready(public_url, running)
+                on_ready(public_url, serving)
 
         server = _Server(_config(app), ready)
         if server_box is not None:
@@ -76,6 +115,116 @@ async def run_gateway(
             tasks.start_soon(housekeeping)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
+
+
+_Opened = tuple[GatewayAuth, GatewayBackend, Serving]
+
+
+@asynccontextmanager
+async def _owner(
+    settings: Settings,
+    config: GatewayConfig,
+    *,
+    public_url: str,
+    clock: Clock,
+    reconcile_every: float | None,
+    ledger: Ledger | None,
+) -> AsyncIterator[_Opened]:
+    async with open_guard(
+        settings, clock=clock, reconcile_every=reconcile_every, ledger=ledger
+    ) as running:
+        auth = gateway_auth(
+            running.guard.ledger.engine, config=config, public_url=public_url, clock=clock
+        )
+
+        async def erase(connection_id: str) -> None:
+            await blocking(auth.store.erase, connection_id)
+
+        notes = (*running.notes, "connections: each approved client acts on the owner's session")
+        yield auth, OwnerBackend(running, erase=erase), Serving(notes, running, sealed=False)
+
+
+@asynccontextmanager
+async def _sealed(
+    settings: Settings,
+    config: GatewayConfig,
+    *,
+    public_url: str,
+    clock: Clock,
+    reconcile_every: float | None,
+    ledger: Ledger | None,
+) -> AsyncIterator[_Opened]:
+    policy, policy_note = settings.policy()
+    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    sealer = Sealer(config.master_secret) if config.master_secret is not None else None
+    try:
+        with ExitStack() as venue:
+            if settings.upstream_url is not None:
+                upstream_url, upstream_note = (
+                    settings.upstream_url,
+                    f"upstream: {settings.upstream_url}",
+                )
+            else:
+                sandbox = venue.enter_context(embedded_venue(clock))
+                upstream_url = sandbox.mcp_url
+                upstream_note = (
+                    f"upstream: the embedded sandbox venue at {upstream_url} (no real account)"
+                )
+            vaults: list[SessionSource] = []
+
+            def sign_in(store: GatewayStore) -> UpstreamSignIn:
+                vault = (
+                    Vault(
+                        opened.engine,
+                        sealer=sealer,
+                        store=store,
+                        clock=clock,
+                        upstream_url=upstream_url,
+                    )
+                    if sealer is not None
+                    else None
+                )
+                vaults.append(vault if vault is not None else NoVault(NO_MASTER_SECRET))
+                authority = UpstreamAuthority(
+                    upstream_url=upstream_url,
+                    redirect_uri=public_url + CALLBACK_PATH,
+                    client_name="ordergate-gateway",
+                )
+                return UpstreamSignIn(
+                    store=store,
+                    authority=authority,
+                    sealer=sealer,
+                    vault=vault,
+                    issuer=public_url,
+                    clock=clock,
+                )
+
+            auth = gateway_auth(
+                opened.engine, config=config, public_url=public_url, clock=clock, sign_in=sign_in
+            )
+
+            async def erase(connection_id: str) -> None:
+                await blocking(auth.store.erase, connection_id)
+
+            custody_note = (
+                "connections: each person signs in at the upstream; the session is sealed"
+                if sealer is not None
+                else f"connections: none can be made: {NO_MASTER_SECRET}"
+            )
+            notes = tuple(note for note in (policy_note, upstream_note, custody_note) if note)
+            async with SealedBackend.running(
+                vault=vaults[0],
+                policy=policy,
+                ledger=opened,
+                clock=clock,
+                erase=erase,
+                reconcile_every=reconcile_every,
+                webhook_url=settings.webhook_url,
+            ) as backend:
+                yield auth, backend, Serving(notes, None, sealed=True)
+    finally:
+        if ledger is None:
+            opened.close()
 
 
 class GatewayServer:
@@ -102,6 +251,7 @@ class GatewayServer:
         self._error: BaseException | None = None
         self.url = ""
         self.running: Running | None = None
+        self.serving: Serving | None = None
         self._thread = threading.Thread(target=self._run, name="ordergate-gateway", daemon=True)
 
     @property
@@ -109,9 +259,10 @@ class GatewayServer:
         """The gateway's authorization server once started (its store mints tokens in tests)."""
         return self._auths[0] if self._auths else None
 
-    def _on_ready(self, url: str, running: Running) -> None:
+    def _on_ready(self, url: str, serving: Serving) -> None:
         self.url = url
-        self.running = running
+        self.running = serving.running
+        self.serving = serving
         self._ready.set()
 
     def _run(self) -> None:

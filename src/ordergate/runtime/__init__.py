@@ -7,9 +7,9 @@ configuration: ``ORDERGATE_HOME``, ``--policy``, ``--db``, ``--upstream URL | --
 """
 
 from ordergate.runtime._settings import Settings, UpstreamChoice
-from ordergate.runtime._upstream import Upstream, open_upstream
+from ordergate.runtime._upstream import Upstream, embedded_venue, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
-from ordergate.runtime._wiring import Running, open_guard
+from ordergate.runtime._wiring import Running, guard_on, open_guard
 
 __all__ = [
     "Running",
@@ -17,6 +17,8 @@ __all__ = [
     "Upstream",
     "UpstreamChoice",
     "WebhookNotifier",
+    "embedded_venue",
+    "guard_on",
     "open_guard",
     "open_upstream",
 ]

@@ -8,17 +8,21 @@ the run ends. It is what a run uses with ``--sandbox``, or when nothing else is 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ordergate.client import Config, Robinhood, TokenSet, connect, read_token_file
 from ordergate.client import write_token_file as write_tokens
 from ordergate.core import Clock
 from ordergate.runtime._settings import Settings, UpstreamChoice
 
-__all__ = ["Upstream", "open_upstream"]
+if TYPE_CHECKING:
+    from ordergate.sandbox import Sandbox
+
+__all__ = ["Upstream", "embedded_venue", "open_upstream"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,14 +55,23 @@ async def open_upstream(settings: Settings, *, clock: Clock) -> AsyncIterator[Up
         yield Upstream(rh, choice, url)
 
 
-@asynccontextmanager
-async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
+@contextmanager
+def embedded_venue(clock: Clock) -> Iterator[Sandbox]:
+    """The sandbox venue on a free loopback port for the block (nobody signed in to it)."""
     from ordergate.sandbox import SandboxConfig, SandboxServer
-    from ordergate.sandbox.oauth import SHARED_CLIENT_ID
 
     server = SandboxServer(SandboxConfig(host="127.0.0.1", port=0), clock=clock)
-    sandbox = server.start()
     try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+@asynccontextmanager
+async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
+    from ordergate.sandbox.oauth import SHARED_CLIENT_ID
+
+    with embedded_venue(clock) as sandbox:
         base_url = sandbox.base_url
         pair = sandbox.oauth.mint_tokens()
         with tempfile.TemporaryDirectory(prefix="ordergate-sandbox-") as directory:
@@ -78,5 +91,3 @@ async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
             url = sandbox.mcp_url
             async with connect(Config(url=url, token_file=token_file), clock=clock) as rh:
                 yield Upstream(rh, UpstreamChoice.SANDBOX, url)
-    finally:
-        server.stop()

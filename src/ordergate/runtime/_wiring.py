@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from ordergate.client import Robinhood
 from ordergate.core import Clock, ToolError
 from ordergate.execution import (
     Arming,
@@ -33,7 +34,7 @@ from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
 
-__all__ = ["Running", "open_guard"]
+__all__ = ["Running", "guard_on", "open_guard"]
 
 logger = logging.getLogger(__name__)
 
@@ -61,47 +62,69 @@ async def open_guard(
     owned = ledger is None
     opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
     try:
-        async with open_upstream(settings, clock=clock) as upstream:
-            rh = upstream.rh
-            tools: list[dict[str, Any]] | None
-            try:
-                tools = await rh.list_tools()
-            except ToolError as error:
-                logger.warning("could not read the upstream's tools/list: %s", error.code)
-                tools = None
-            arming = arm(policy, tools=tools)
-            account = (await rh.accounts.agentic()).account_number
-            quotes = ClientQuoteSource(rh)
-            settings_kw: dict[str, Any]
-            if arming.live:
-                settings_kw = {
-                    "executor": LiveExecutor(rh),
-                    "reader": ClientAccountReader(rh, clock=clock),
-                }
-            else:
-                book = PaperBook(opened.engine, clock=clock, starting_cash=policy.paper_cash_usd)
-                settings_kw = {
-                    "executor": PaperExecutor(
-                        book,
-                        quotes,
-                        session=paper_session,
-                        clock=clock,
-                        slippage_bps=policy.paper_slippage_bps,
-                    ),
-                    "reader": PaperAccountReader(book, quotes),
-                }
-            notifier = WebhookNotifier(settings.webhook_url) if settings.webhook_url else None
-            async with Guard.open(
-                reconcile_every=reconcile_every,
+        async with (
+            open_upstream(settings, clock=clock) as upstream,
+            guard_on(
+                upstream.rh,
                 policy=policy,
                 ledger=opened,
-                account=account,
                 clock=clock,
-                notifier=notifier,
-                **settings_kw,
-            ) as guard:
-                notes = tuple(note for note in (policy_note, upstream.note, arming.reason) if note)
-                yield Running(guard, arming, upstream, policy, notes)
+                reconcile_every=reconcile_every,
+                webhook_url=settings.webhook_url,
+            ) as (guard, arming),
+        ):
+            notes = tuple(note for note in (policy_note, upstream.note, arming.reason) if note)
+            yield Running(guard, arming, upstream, policy, notes)
     finally:
         if owned:
             opened.close()
+
+
+@asynccontextmanager
+async def guard_on(
+    rh: Robinhood,
+    *,
+    policy: PolicyConfig,
+    ledger: Ledger,
+    clock: Clock,
+    reconcile_every: float | None = None,
+    webhook_url: str | None = None,
+) -> AsyncIterator[tuple[Guard, Arming]]:
+    """The guard for the account ``rh`` is signed in to, and how it was armed: live only when
+    ``arm`` says so from ``rh``'s own ``tools/list``, else paper on ``ledger``'s paper book.
+    Raises ``ToolError`` when the account cannot be read."""
+    tools: list[dict[str, Any]] | None
+    try:
+        tools = await rh.list_tools()
+    except ToolError as error:
+        logger.warning("could not read the upstream's tools/list: %s", error.code)
+        tools = None
+    arming = arm(policy, tools=tools)
+    account = (await rh.accounts.agentic()).account_number
+    quotes = ClientQuoteSource(rh)
+    parts: dict[str, Any]
+    if arming.live:
+        parts = {"executor": LiveExecutor(rh), "reader": ClientAccountReader(rh, clock=clock)}
+    else:
+        book = PaperBook(ledger.engine, clock=clock, starting_cash=policy.paper_cash_usd)
+        parts = {
+            "executor": PaperExecutor(
+                book,
+                quotes,
+                session=paper_session,
+                clock=clock,
+                slippage_bps=policy.paper_slippage_bps,
+            ),
+            "reader": PaperAccountReader(book, quotes),
+        }
+    notifier = WebhookNotifier(webhook_url) if webhook_url else None
+    async with Guard.open(
+        reconcile_every=reconcile_every,
+        policy=policy,
+        ledger=ledger,
+        account=account,
+        clock=clock,
+        notifier=notifier,
+        **parts,
+    ) as guard:
+        yield guard, arming

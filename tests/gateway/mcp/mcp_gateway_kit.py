@@ -114,7 +114,7 @@ class VenueBackend:
         self.forwarded.append((name, arguments))
         return await self.rh.call(name, arguments)
 
-    def guard(self, connection_id: str) -> Guard:
+    async def guard(self, connection_id: str) -> Guard:
         return self.the_guard
 
     def identity(self, connection_id: str) -> str:

@@ -95,7 +95,7 @@ class BrokenBackend:
             raise self.forward_error
         return {"ok": True}
 
-    def guard(self, connection_id: str) -> Any:
+    async def guard(self, connection_id: str) -> Any:
         if self.guard_error is not None:
             raise self.guard_error
         return self.the_guard

@@ -487,7 +487,7 @@ async def test_a_connection_cannot_cancel_an_order_another_connection_filed(
     async with gateway(tmp_path) as gw:
         quote = gw.venue.data("get_equity_quotes", {"symbols": ["SPY"]})["results"][0]["quote"]
         below = (Decimal(quote["ask_price"]) * Decimal("0.95")).quantize(Decimal("0.01"))
-        guard = gw.backend.guard(CONNECTION)
+        guard = await gw.backend.guard(CONNECTION)
         theirs = await guard.submit(
             Proposal(
                 symbol="SPY",

@@ -87,6 +87,19 @@ async def test_refresh_tokens_survive_expire_access_tokens(flow: Flow, server: O
     assert server.verify_access_token(response.json()["access_token"]) is not None
 
 
+@pytest.mark.anyio
+async def test_revoke_everything_refuses_every_access_and_refresh_token_issued_so_far(
+    flow: Flow, server: OAuthServer
+) -> None:
+    pairs = [server.mint_tokens(), server.mint_tokens()]
+    assert server.revoke_everything() == 2
+    for pair in pairs:
+        assert server.verify_access_token(pair.access_token.reveal()) is None
+        assert (await flow.refresh(pair.refresh_token.reveal())).status_code == 400
+    fresh = server.mint_tokens()
+    assert server.verify_access_token(fresh.access_token.reveal()) is not None
+
+
 def test_custom_lifetimes_are_honoured(clock: SteppedClock) -> None:
     server = OAuthServer(
         issuer=ISSUER, resource=RESOURCE, clock=clock, access_token_ttl=timedelta(minutes=5)

@@ -31,8 +31,9 @@ class GatewayBackend(Protocol):
         """
         ...
 
-    def guard(self, connection_id: str) -> Guard:
-        """The guard this connection's orders go through."""
+    async def guard(self, connection_id: str) -> Guard:
+        """The guard this connection's orders go through (opened on first use when each
+        connection has an upstream session of its own)."""
         ...
 
     def identity(self, connection_id: str) -> str:

@@ -245,7 +245,7 @@ class GatewayMethods:
         order_id = _plain(arguments.get("order_id"))
         if order_id is not None:
             try:
-                guard = self._backend.guard(connection_id)
+                guard = await self._backend.guard(connection_id)
                 identity = self._backend.identity(connection_id)
                 filed = await anyio.to_thread.run_sync(_filed_order, guard.ledger, order_id)
             except Exception as error:  # the record cannot tell: treat it as not ours to route
@@ -316,7 +316,7 @@ class GatewayMethods:
             )
 
         try:
-            ledger = self._backend.guard(connection_id).ledger
+            ledger = (await self._backend.guard(connection_id)).ledger
             identity = self._backend.identity(connection_id)
             await anyio.to_thread.run_sync(append, ledger, identity)
         except Exception as error:  # the cancel went out: its answer must still reach the agent
@@ -331,7 +331,7 @@ class GatewayMethods:
             proposal = proposal_from_arguments(arguments, schema)
         except NotFiled as refusal:
             return _refusal(refusal.code, refusal.message)
-        guard = self._backend.guard(connection_id)
+        guard = await self._backend.guard(connection_id)
         identity = self._backend.identity(connection_id)
         lock = self._locks.setdefault(identity, anyio.Lock())
         async with lock:  # the open count and the filing it allows, one at a time per identity
@@ -374,7 +374,7 @@ class GatewayMethods:
 
     async def _gate_how(self, connection_id: str) -> dict[str, Any]:
         try:
-            guard = self._backend.guard(connection_id)
+            guard = await self._backend.guard(connection_id)
             identity = self._backend.identity(connection_id)
             data = await anyio.to_thread.run_sync(
                 lambda: how(guard, identity, max_open=self._max_open)
@@ -386,7 +386,7 @@ class GatewayMethods:
 
     async def _gate_record(self, connection_id: str) -> dict[str, Any]:
         try:
-            ledger = self._backend.guard(connection_id).ledger
+            ledger = (await self._backend.guard(connection_id)).ledger
             identity = self._backend.identity(connection_id)
             data = await anyio.to_thread.run_sync(record, ledger, identity)
         except Exception as error:

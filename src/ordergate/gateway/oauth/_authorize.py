@@ -20,13 +20,16 @@ Order of checks on ``GET``, and how each failure is answered:
 On the ``POST``: the nonce must be the page's, unspent and unexpired; it is spent whatever
 follows (so a form cannot be replayed, and a forged cross-site post, lacking it, does
 nothing). ``deny`` sends ``access_denied`` to the client. ``approve`` needs the owner
-passphrase when one is configured (a wrong one ends the attempt), then opens a connection and
-sends a single-use code with the client's ``state``.
+passphrase when one is configured (a wrong one ends the attempt). Then, in owner mode, it opens
+a connection on the owner's session and sends a single-use code with the client's ``state``;
+when each connection holds its own upstream session, the browser is sent to sign in at the
+upstream first (``SignIn``, ``ordergate.gateway.custody``), and the code follows its callback.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 import anyio.to_thread
 from starlette.datastructures import QueryParams
@@ -50,11 +53,29 @@ from ordergate.oauth import (
     single_param,
 )
 
-__all__ = ["AuthorizationEndpoint"]
+__all__ = ["AuthorizationEndpoint", "SignIn"]
 
 _log = logging.getLogger(__name__)
 
 START_AGAIN = "this consent page has expired or was already used"
+
+
+class SignIn(Protocol):
+    """The upstream sign-in that follows an approval when each connection holds its own
+    upstream session (``ordergate.gateway.custody``)."""
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why nobody can be connected now (shown instead of the consent page), or ``None``."""
+        ...
+
+    async def begin(self, pending_id: str, authorization: Authorization) -> Response:
+        """The answer to an approval: the browser sent on to sign in at the upstream."""
+        ...
+
+    async def callback(self, request: Request) -> Response:
+        """The upstream's answer to that sign-in."""
+        ...
 
 
 class _ShowError(Exception):
@@ -76,8 +97,10 @@ class AuthorizationEndpoint:
         issuer: str,
         resource: str,
         passphrase: OwnerPassphrase | None,
+        sign_in: SignIn | None = None,
     ) -> None:
         self._store = store
+        self._sign_in = sign_in
         self._issuer = issuer
         self._resource = resource
         self._passphrase = passphrase
@@ -101,6 +124,8 @@ class AuthorizationEndpoint:
         redirect_uri = single_param(params, "redirect_uri")
         if client_id is None:
             raise _ShowError("client_id is missing")
+        if self._sign_in is not None and self._sign_in.unavailable is not None:
+            raise _ShowError(self._sign_in.unavailable, status_code=503)
         client = await anyio.to_thread.run_sync(self._store.client, client_id)
         if client is None:
             raise _ShowError("client_id is not a client registered here")
@@ -124,6 +149,7 @@ class AuthorizationEndpoint:
             pending_id=pending_id,
             nonce=nonce,
             passphrase_required=self._passphrase is not None,
+            signs_in=self._sign_in is not None,
         )
 
     def _validate(
@@ -181,6 +207,8 @@ class AuthorizationEndpoint:
         if self._passphrase is not None and not self._passphrase.matches(submitted):
             _log.warning("a consent was refused: the owner passphrase was not right")
             raise _ShowError("the owner passphrase is not right", status_code=403)
+        if self._sign_in is not None:
+            return await self._sign_in.begin(pending_id, authorization)
         code = await anyio.to_thread.run_sync(self._store.grants.issue_code, authorization)
         return redirect_with(
             authorization.redirect_uri,

@@ -1,7 +1,8 @@
 """The two writes that start and end a connection, for use inside a caller's transaction.
 
-A connection is opened when the owner approves a client on the consent page (kind ``owner``,
-profile ``default``: it acts on the owner's own upstream session, so it holds none itself).
+A connection is opened when the person approves a client on the consent page: kind ``owner``
+(it acts on the owner's own upstream session, so it holds none itself) or, once the person has
+signed in at the upstream, kind ``sealed`` (it holds that upstream session, sealed).
 It is ended by erasing: its codes and tokens are deleted, its upstream session (if it held
 one) is forgotten, and the row stays in state ``erased`` so the id can never come back to life.
 """
@@ -18,7 +19,12 @@ from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import new_id
 from ordergate.ledger._canonical import iso
 
-__all__ = ["OWNER_PROFILE", "erase_connection", "open_owner_connection"]
+__all__ = [
+    "OWNER_PROFILE",
+    "erase_connection",
+    "open_owner_connection",
+    "open_sealed_connection",
+]
 
 OWNER_PROFILE = "default"
 
@@ -40,6 +46,32 @@ def open_owner_connection(tx: SqlConnection, *, client_id: str, now: datetime) -
         )
     )
     return connection_id
+
+
+def open_sealed_connection(
+    tx: SqlConnection,
+    *,
+    connection_id: str,
+    client_id: str,
+    sealed: str,
+    expires_at: datetime | None,
+    now: datetime,
+) -> None:
+    """Inside ``tx``: a new live connection holding its own upstream session, ``sealed``
+    (``ordergate.gateway._seal``) with ``connection_id`` as associated data."""
+    tx.execute(
+        insert(connections).values(
+            id=connection_id,
+            client_id=client_id,
+            kind=ConnectionKind.SEALED,
+            profile=OWNER_PROFILE,
+            state=ConnectionState.LIVE,
+            upstream_sealed=sealed,
+            upstream_expires_at=iso(expires_at) if expires_at is not None else None,
+            created_at=iso(now),
+            last_used_at=iso(now),
+        )
+    )
 
 
 def erase_connection(tx: SqlConnection, connection_id: str) -> bool:

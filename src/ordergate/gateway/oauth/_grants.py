@@ -23,6 +23,7 @@ returned, not raised, so that what it records (a burnt code, an ended connection
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from sqlalchemy import Connection as SqlConnection
@@ -45,7 +46,14 @@ from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
 from ordergate.oauth import ErrorCode, verify_s256
 
-__all__ = ["Grants"]
+__all__ = ["ConnectionOpener", "Grants"]
+
+ConnectionOpener = Callable[[SqlConnection, str, datetime], str]
+
+
+def _open_owner(tx: SqlConnection, client_id: str, now: datetime) -> str:
+    return open_owner_connection(tx, client_id=client_id, now=now)
+
 
 _log = logging.getLogger(__name__)
 
@@ -79,12 +87,19 @@ class Grants:
 
     # -- codes ---------------------------------------------------------------------------
 
-    def issue_code(self, authorization: Authorization) -> str:
-        """Open an owner connection for the approved ``authorization``; its single-use code."""
+    def issue_code(
+        self, authorization: Authorization, *, opener: ConnectionOpener | None = None
+    ) -> str:
+        """Open a connection for the approved ``authorization``; its single-use code.
+
+        ``opener(tx, client_id, now)`` writes the connection in the code's own transaction and
+        returns its id (default: an owner connection, which holds no upstream session).
+        """
         code = mint()
         now = self._clock.now()
+        open_connection = opener or _open_owner
         with write_transaction(self._engine) as tx:
-            connection_id = open_owner_connection(tx, client_id=authorization.client_id, now=now)
+            connection_id = open_connection(tx, authorization.client_id, now)
             tx.execute(
                 insert(gateway_codes).values(
                     code_sha256=sha256_hex(code),

@@ -31,6 +31,13 @@ _STYLE = (
 )
 
 
+_HOLDS_OWNER = "Your own upstream brokerage session, on this machine."
+_HOLDS_SEALED = (
+    "The brokerage session you open when you sign in at the broker next, sealed at rest "
+    "(AES-256-GCM) and used only to forward this application's calls."
+)
+
+
 def _page(title: str, body: str, *, status_code: int) -> HTMLResponse:
     html = (
         "<!doctype html>\n"
@@ -52,10 +59,12 @@ def consent_page(
     pending_id: str,
     nonce: str,
     passphrase_required: bool,
+    signs_in: bool = False,
 ) -> HTMLResponse:
     """The page on which the owner approves or denies one client's authorization request."""
     name = f"“{escape(client_name)}”" if client_name else "An application that gave no name"
     host = escape(urlsplit(redirect_uri).netloc)
+    approve = "Approve and sign in at the broker" if signs_in else "Approve"
     passphrase = (
         '<label>Owner passphrase <input type="password" name="passphrase" '
         'autocomplete="current-password" required></label>'
@@ -71,14 +80,14 @@ def consent_page(
         "policy and limits, and places it only as filed. Reads (quotes, positions, orders, "
         "reviews) pass through unchanged.</p>"
         "<h2>What it holds</h2>"
-        "<p>Your own upstream brokerage session, on this machine (the application never "
-        "receives it), and a ledger of every filing and its outcome.</p>"
+        f"<p>{_HOLDS_SEALED if signs_in else _HOLDS_OWNER} The application never receives it. "
+        "It also keeps a ledger of every filing and its outcome.</p>"
         "<h2>What it never does</h2>"
         "<p>It never moves money, never places options or crypto orders, and never shows a "
         "token to the application or to anyone else.</p>"
         f'<form method="post" action="{CONSENT_PATH}">'
         f"{_hidden('pending', pending_id)}{_hidden('nonce', nonce)}{passphrase}"
-        '<button type="submit" name="decision" value="approve">Approve</button>'
+        f'<button type="submit" name="decision" value="approve">{approve}</button>'
         # Denying needs no passphrase: the browser must not insist on the field for it.
         '<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>'
         "</form>"

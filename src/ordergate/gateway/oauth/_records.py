@@ -31,7 +31,7 @@ SCOPE = "gateway"
 
 class ConnectionKind(StrEnum):
     OWNER = "owner"  # acts on the owner's own upstream session (``ordergate login``)
-    SEALED = "sealed"  # holds an upstream session of its own, sealed (the next slice)
+    SEALED = "sealed"  # holds an upstream session of its own, sealed
 
 
 class ConnectionState(StrEnum):

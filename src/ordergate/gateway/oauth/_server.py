@@ -7,7 +7,8 @@ the MCP endpoint its ``AccessVerifier``.
 Routes: RFC 9728 metadata at ``/.well-known/oauth-protected-resource/mcp`` (and the bare
 well-known path), RFC 8414 metadata at ``/.well-known/oauth-authorization-server``, and
 ``/oauth/register``, ``/oauth/authorize`` (``GET``: the consent page), ``/oauth/consent``
-(``POST``: its form), ``/oauth/token`` and ``/oauth/revoke`` (``_paths``, the paths the
+(``POST``: its form), ``/oauth/token`` and ``/oauth/revoke``, and ``/oauth/callback`` when
+the person signs in at the upstream for each connection (``sign_in``) (``_paths``, the paths the
 gateway's rate limiter classes). Bodies are capped at 8 KB here too.
 
 What is used from the MCP SDK (``mcp.server.auth``), and what is not and why. Each SDK
@@ -39,6 +40,7 @@ handler was read against the rules this server must enforce:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -46,11 +48,12 @@ from sqlalchemy import Engine
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import Clock, ConfigError, Secret
-from ordergate.gateway.oauth._authorize import AuthorizationEndpoint
+from ordergate.gateway.oauth._authorize import AuthorizationEndpoint, SignIn
 from ordergate.gateway.oauth._metadata import metadata_routes
 from ordergate.gateway.oauth._passphrase import OwnerPassphrase
 from ordergate.gateway.oauth._paths import (
     AUTHORIZATION_PATH,
+    CALLBACK_PATH,
     CONSENT_PATH,
     REGISTRATION_PATH,
     REVOCATION_PATH,
@@ -96,6 +99,7 @@ class GatewayAuth:
         refresh_ttl: timedelta = timedelta(days=30),
         code_ttl: timedelta = timedelta(minutes=5),
         consent_ttl: timedelta = timedelta(minutes=10),
+        sign_in: Callable[[GatewayStore], SignIn] | None = None,
     ) -> None:
         _check_public_url(public_url)
         for key, ttl in (
@@ -122,6 +126,7 @@ class GatewayAuth:
             code_ttl=code_ttl,
             consent_ttl=consent_ttl,
         )
+        self.sign_in = sign_in(self.store) if sign_in is not None else None
         self.verifier = AccessVerifier(
             grants=self.store.grants,
             metadata_url=public_url + metadata_paths(self._resource)[0],
@@ -143,6 +148,7 @@ class GatewayAuth:
             issuer=self._issuer,
             resource=self._resource,
             passphrase=self._passphrase,
+            sign_in=self.sign_in,
         )
         routes: list[BaseRoute] = [*metadata_routes(resource=self._resource, issuer=self._issuer)]
         routes += [
@@ -167,4 +173,6 @@ class GatewayAuth:
                 max_body_size=MAX_BODY_BYTES,
             ),
         ]
+        if self.sign_in is not None:
+            routes.append(Route(CALLBACK_PATH, self.sign_in.callback, methods=["GET"]))
         return routes

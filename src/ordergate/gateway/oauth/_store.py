@@ -61,6 +61,7 @@ class GatewayStore:
         consent_ttl: timedelta,
     ) -> None:
         self._engine = engine
+        self.engine = engine
         self._clock = clock
         self._consent_ttl = consent_ttl
         self.grants = Grants(

@@ -261,6 +261,15 @@ class GrantStore:
             expires_in=self.access_token_lifetime_s,
         )
 
+    def revoke_everything(self) -> int:
+        """Revoke every token family (the person disconnected the app at the venue); returns
+        how many families had live tokens."""
+        with self._lock:
+            families = {*self._access_family.values(), *(r.family for r in self._refresh.values())}
+            for family in families:
+                self._revoke_family(family)
+        return len(families)
+
     def _revoke_family(self, family: int) -> None:
         # Rare (a replayed code), so a scan is cheaper than keeping an index up to date.
         self._revoked_families.add(family)

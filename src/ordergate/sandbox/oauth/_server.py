@@ -167,6 +167,11 @@ class OAuthServer:
         assert pair is not None
         return pair
 
+    def revoke_everything(self) -> int:
+        """Fault knob: every token this server issued is revoked, as when the person
+        disconnects the app at the venue. Returns how many token families there were."""
+        return self._store.revoke_everything()
+
     def expire_access_tokens(self) -> int:
         """Fault knob: every live access token expires now. Returns how many there were."""
         return self._store.expire_access_tokens()

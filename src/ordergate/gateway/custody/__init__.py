@@ -1,0 +1,25 @@
+"""Sealed custody: each connection signs in at the upstream and keeps that session, sealed.
+
+The gateway is a public OAuth client of the upstream (``_authority``); after the consent page
+the person signs in there and the callback checks the browser's bind before it exchanges
+anything (``_signin``, ``_held``); the session is sealed on the connection (``_vault``, the
+only place a sealed session is opened) and each connection's calls and orders go out on its
+own session through its own guard (``_backend``).
+"""
+
+from ordergate.gateway.custody._authority import UpstreamAuthority
+from ordergate.gateway.custody._backend import SealedBackend
+from ordergate.gateway.custody._signin import BIND_COOKIE, NO_MASTER_SECRET, UpstreamSignIn
+from ordergate.gateway.custody._vault import SESSION_ENDED, NoVault, SessionSource, Vault
+
+__all__ = [
+    "BIND_COOKIE",
+    "NO_MASTER_SECRET",
+    "SESSION_ENDED",
+    "NoVault",
+    "SealedBackend",
+    "SessionSource",
+    "UpstreamAuthority",
+    "UpstreamSignIn",
+    "Vault",
+]

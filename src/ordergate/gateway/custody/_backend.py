@@ -1,0 +1,202 @@
+"""``SealedBackend``: each connection's calls go out on its own upstream session, through its
+own guard.
+
+A connection's session (``Vault.session``) and the guard on that session's account
+(``ordergate.runtime.guard_on``: paper unless live is armed by that session's own
+``tools/list``) are opened on first use and then kept, each pair held open by a task of its
+own in the backend's task group (a guard with a reconciler runs a task group, which must be
+entered and left by one task). At most ``max_open`` are kept; past that the least recently
+used one is closed (it reopens on its next call).
+
+When the upstream refuses a connection's session (a refresh refused, or a 401 after one), the
+vault has marked the connection dead; the backend closes its session and the call fails with
+``LoginRequired`` (the agent hears "connect again"). ``disconnect`` closes and erases.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup
+
+from ordergate.client import LoginRequired, Robinhood
+from ordergate.core import Clock
+from ordergate.execution import Guard
+from ordergate.gateway._owner import identity_of
+from ordergate.gateway.custody._vault import SessionSource
+from ordergate.ledger import Ledger
+from ordergate.policy import PolicyConfig
+from ordergate.runtime import guard_on
+
+__all__ = ["SealedBackend"]
+
+_log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_OPEN_TIMEOUT_S = 60.0
+
+
+@dataclass(slots=True)
+class _Held:
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    close: anyio.Event = field(default_factory=anyio.Event)
+    closed: anyio.Event = field(default_factory=anyio.Event)
+    rh: Robinhood | None = None
+    guard: Guard | None = None
+    error: BaseException | None = None
+
+
+class SealedBackend:
+    def __init__(
+        self,
+        *,
+        vault: SessionSource,
+        policy: PolicyConfig,
+        ledger: Ledger,
+        clock: Clock,
+        erase: Callable[[str], Awaitable[None]],
+        tasks: TaskGroup,
+        reconcile_every: float | None = None,
+        webhook_url: str | None = None,
+        max_open: int = 256,
+    ) -> None:
+        if max_open < 1:
+            raise ValueError("max_open must be at least 1")
+        self._vault = vault
+        self._policy = policy
+        self._ledger = ledger
+        self._clock = clock
+        self._erase = erase
+        self._tasks = tasks
+        self._reconcile_every = reconcile_every
+        self._webhook_url = webhook_url
+        self._max_open = max_open
+        self._open: OrderedDict[str, _Held] = OrderedDict()
+        self._lock = anyio.Lock()
+
+    @classmethod
+    @asynccontextmanager
+    async def running(cls, **kwargs: Any) -> AsyncIterator[SealedBackend]:
+        """The backend for the block; every session it opened is closed when it ends."""
+        async with anyio.create_task_group() as tasks:
+            backend = cls(tasks=tasks, **kwargs)
+            try:
+                yield backend
+            finally:
+                await backend.close_all()
+
+    # -- GatewayBackend -------------------------------------------------------------------
+
+    async def upstream_tools(self, connection_id: str) -> list[dict[str, Any]]:
+        async def listed(rh: Robinhood) -> list[dict[str, Any]]:
+            return await rh.list_tools()
+
+        return await self._on_session(connection_id, listed)
+
+    async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
+        async def called(rh: Robinhood) -> Any:
+            return await rh.call(name, arguments)
+
+        return await self._on_session(connection_id, called)
+
+    async def guard(self, connection_id: str) -> Guard:
+        held = await self._held(connection_id)
+        assert held.guard is not None
+        return held.guard
+
+    def identity(self, connection_id: str) -> str:
+        return identity_of(connection_id)
+
+    async def disconnect(self, connection_id: str) -> None:
+        await self._close(connection_id)
+        await self._erase(connection_id)
+
+    # -- sessions --------------------------------------------------------------------------
+
+    async def _on_session(
+        self, connection_id: str, use: Callable[[Robinhood], Awaitable[_T]]
+    ) -> _T:
+        held = await self._held(connection_id)
+        assert held.rh is not None
+        try:
+            return await use(held.rh)
+        except LoginRequired:
+            await self._close(connection_id)
+            raise
+
+    async def _held(self, connection_id: str) -> _Held:
+        async with self._lock:
+            held = self._open.get(connection_id)
+            if held is None:
+                held = _Held()
+                self._open[connection_id] = held
+                self._tasks.start_soon(self._hold, connection_id, held)
+                evicted = self._evictions()
+            else:
+                self._open.move_to_end(connection_id)
+                evicted = []
+        for old in evicted:
+            old.close.set()
+        with anyio.fail_after(_OPEN_TIMEOUT_S):
+            await held.ready.wait()
+        if held.error is not None:
+            async with self._lock:
+                if self._open.get(connection_id) is held:
+                    del self._open[connection_id]
+            raise held.error
+        return held
+
+    def _evictions(self) -> list[_Held]:
+        evicted = []
+        while len(self._open) > self._max_open:
+            _, old = self._open.popitem(last=False)
+            evicted.append(old)
+        return evicted
+
+    async def _hold(self, connection_id: str, held: _Held) -> None:
+        try:
+            async with (
+                self._vault.session(connection_id) as rh,
+                guard_on(
+                    rh,
+                    policy=self._policy,
+                    ledger=self._ledger,
+                    clock=self._clock,
+                    reconcile_every=self._reconcile_every,
+                    webhook_url=self._webhook_url,
+                ) as (guard, _arming),
+            ):
+                held.rh, held.guard = rh, guard
+                held.ready.set()
+                await held.close.wait()
+        except Exception as error:  # reported to the caller that asked for the session
+            if not held.ready.is_set():
+                held.error = error
+            else:
+                _log.warning("a connection's upstream session ended (%s)", type(error).__name__)
+        finally:
+            held.ready.set()
+            held.closed.set()
+
+    async def _close(self, connection_id: str) -> None:
+        async with self._lock:
+            held = self._open.pop(connection_id, None)
+        if held is not None:
+            held.close.set()
+            with anyio.move_on_after(_OPEN_TIMEOUT_S):
+                await held.closed.wait()
+
+    async def close_all(self) -> None:
+        async with self._lock:
+            everything = list(self._open.values())
+            self._open.clear()
+        for held in everything:
+            held.close.set()
+        with anyio.move_on_after(_OPEN_TIMEOUT_S):
+            for held in everything:
+                await held.closed.wait()

@@ -1,0 +1,219 @@
+"""``UpstreamSignIn``: the person signs in at the upstream, and the connection keeps that session.
+
+After the person approves a client on the consent page, the gateway — a public client of the
+upstream — sends their browser to the upstream's authorization endpoint with its own PKCE
+challenge (S256) and a fresh ``state`` that names this pending request, and sets a random
+*bind* value as a cookie in that browser (``HttpOnly``, ``SameSite=Lax``, on the callback path
+only, ``Secure`` when the gateway is served over https). Only SHA-256 of the state and the bind
+is kept, with the verifier sealed (``_held``).
+
+The callback (``GET /oauth/callback``), in this order:
+
+1. the ``state`` must name a sign-in in flight; it is spent whatever follows;
+2. the browser must carry that sign-in's bind cookie — checked before anything is exchanged,
+   so a sign-in finished in another browser (a victim lured to an attacker's consent, or the
+   other way round) never yields a session: its code is never redeemed;
+3. the answer must come from the upstream's issuer (RFC 9207 ``iss``, when sent); an upstream
+   ``error`` goes back to the client as ``access_denied``;
+4. the code is exchanged with the verifier (RFC 7636); the token set is sealed on a new
+   connection and the client gets the gateway's own single-use code, with its ``state``.
+
+Without ``ORDERGATE_MASTER_SECRET`` nothing can be sealed, so nobody is connected: the consent
+page says why instead (``unavailable``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+
+import anyio.to_thread
+import httpx2
+from mcp.client.auth import PKCEParameters
+from mcp.client.auth.utils import issuers_match
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ordergate.client import TokenSet, ToolError
+from ordergate.client._rfc6749 import request_tokens
+from ordergate.core import Clock
+from ordergate.gateway._seal import Sealer
+from ordergate.gateway.custody._authority import UpstreamAuthority
+from ordergate.gateway.custody._held import HeldSignIn, SignIns
+from ordergate.gateway.custody._vault import Vault
+from ordergate.gateway.oauth._pages import error_page
+from ordergate.gateway.oauth._paths import CALLBACK_PATH
+from ordergate.gateway.oauth._records import Authorization
+from ordergate.gateway.oauth._store import GatewayStore
+from ordergate.gateway.oauth._values import mint
+from ordergate.oauth import ErrorCode, ParameterError, redirect_with, single_param
+
+__all__ = ["BIND_COOKIE", "CALLBACK_PATH", "NO_MASTER_SECRET", "UpstreamSignIn"]
+
+_log = logging.getLogger(__name__)
+
+BIND_COOKIE = "ordergate_bind"
+NO_MASTER_SECRET = (
+    "this gateway cannot hold a brokerage session: ORDERGATE_MASTER_SECRET is not set where "
+    "it runs, so it connects nobody (its owner must set it and restart it)"
+)
+_OTHER_BROWSER = (
+    "this sign-in was not started in this browser, so it was refused; start again from the "
+    "application, in the browser you use to approve it"
+)
+_EXPIRED = "this sign-in has expired or was already used; start again from the application"
+_UNREACHABLE = "the broker cannot be reached to sign in; try again shortly"
+
+
+class UpstreamSignIn:
+    def __init__(
+        self,
+        *,
+        store: GatewayStore,
+        authority: UpstreamAuthority,
+        sealer: Sealer | None,
+        vault: Vault | None,
+        issuer: str,
+        clock: Clock,
+        bind_ttl_s: int = 600,
+    ) -> None:
+        self._store = store
+        self._signins = SignIns(store.engine, clock=clock)
+        self._authority = authority
+        self._sealer = sealer
+        self._vault = vault
+        self._issuer = issuer
+        self._clock = clock
+        self._secure = issuer.startswith("https://")
+        self._bind_ttl_s = bind_ttl_s
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why nobody can be connected, or ``None`` when sign-ins work."""
+        return NO_MASTER_SECRET if self._sealer is None or self._vault is None else None
+
+    async def begin(self, pending_id: str, authorization: Authorization) -> Response:
+        """Send the browser that approved ``pending_id`` to sign in at the upstream."""
+        if self._sealer is None:
+            return error_page(NO_MASTER_SECRET, status_code=503)
+        try:
+            authority = await self._authority.get()
+        except ToolError as error:
+            _log.warning("the upstream's authorization server is unavailable (%s)", error.code)
+            return error_page(_UNREACHABLE, status_code=502)
+        pkce = PKCEParameters.generate()
+        state, bind = mint(), mint()
+        sealed = self._sealer.seal(pkce.code_verifier.encode("ascii"), aad=_aad(pending_id))
+        held = await anyio.to_thread.run_sync(
+            lambda: self._signins.hold(pending_id, state=state, bind=bind, verifier_sealed=sealed)
+        )
+        if not held:
+            return error_page(_EXPIRED)
+        response = Response(
+            status_code=302,
+            headers={
+                "location": authority.authorization_url(challenge=pkce.code_challenge, state=state),
+                "cache-control": "no-store",
+                "referrer-policy": "no-referrer",
+            },
+        )
+        response.set_cookie(
+            BIND_COOKIE,
+            bind,
+            max_age=self._bind_ttl_s,
+            path=CALLBACK_PATH,
+            secure=self._secure,
+            httponly=True,
+            samesite="lax",
+        )
+        return response
+
+    async def callback(self, request: Request) -> Response:
+        response = await self._callback(request)
+        response.delete_cookie(
+            BIND_COOKIE, path=CALLBACK_PATH, secure=self._secure, httponly=True, samesite="lax"
+        )
+        return response
+
+    async def _callback(self, request: Request) -> Response:
+        try:
+            state = single_param(request.query_params, "state")
+            code = single_param(request.query_params, "code")
+            error = single_param(request.query_params, "error")
+            iss = single_param(request.query_params, "iss")
+        except ParameterError as problem:
+            return error_page(str(problem))
+        if state is None:
+            return error_page("the sign-in answer carried no state")
+        held = await anyio.to_thread.run_sync(self._signins.take, state)
+        if held is None:
+            return error_page(_EXPIRED)
+        if not _carries_bind(request, held):
+            _log.warning("a sign-in callback came from a browser without its bind: refused")
+            return error_page(_OTHER_BROWSER, status_code=403)
+        if self._sealer is None or self._vault is None:
+            return error_page(NO_MASTER_SECRET, status_code=503)
+        authorization = held.authorization
+        authority = await self._authority.get()
+        if iss is not None and not issuers_match(iss, str(authority.server.metadata.issuer)):
+            return error_page("the sign-in answer came from another authorization server")
+        if error is not None or not code:
+            return self._to_client(authorization, error=ErrorCode.ACCESS_DENIED)
+        verifier = self._sealer.unseal(held.verifier_sealed, aad=_aad(held.pending_id))
+        try:
+            async with httpx2.AsyncClient(timeout=30.0) as http:
+                granted = await request_tokens(
+                    http,
+                    authority.server.token_endpoint,
+                    {
+                        "grant_type": "authorization_code",
+                        "code": code,
+                        "redirect_uri": authority.redirect_uri,
+                        "client_id": authority.client_id,
+                        "code_verifier": verifier.decode("ascii"),
+                        "resource": authority.server.resource,
+                    },
+                    now=self._clock.now(),
+                )
+        except ToolError as failure:
+            _log.warning("the upstream refused the sign-in's code exchange (%s)", failure.code)
+            return self._to_client(authorization, error=ErrorCode.ACCESS_DENIED)
+        tokens = TokenSet(
+            access_token=granted.access_token,
+            refresh_token=granted.refresh_token,
+            expires_at=granted.expires_at,
+            token_endpoint=authority.server.token_endpoint,
+            client_id=authority.client_id,
+            resource=authority.server.resource,
+            scope=granted.scope or authority.server.scope,
+        )
+        opener = self._vault.opener(tokens)
+        ours = await anyio.to_thread.run_sync(
+            lambda: self._store.grants.issue_code(authorization, opener=opener)
+        )
+        return redirect_with(
+            authorization.redirect_uri,
+            {"code": ours, "state": authorization.state, "iss": self._issuer},
+        )
+
+    def _to_client(self, authorization: Authorization, *, error: ErrorCode) -> Response:
+        return redirect_with(
+            authorization.redirect_uri,
+            {
+                "error": error.value,
+                "error_description": "the sign-in at the broker was not completed",
+                "state": authorization.state,
+                "iss": self._issuer,
+            },
+        )
+
+
+def _aad(pending_id: str) -> bytes:
+    return b"pkce:" + pending_id.encode("ascii")
+
+
+def _carries_bind(request: Request, held: HeldSignIn) -> bool:
+    bind = request.cookies.get(BIND_COOKIE, "")
+    digest = hashlib.sha256(bind.encode("utf-8")).hexdigest()
+    return bool(bind) and hmac.compare_digest(digest, held.bind_sha256)
