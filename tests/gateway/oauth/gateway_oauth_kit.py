@@ -86,7 +86,7 @@ class Gateway:
     engine: Engine
     http: httpx2.Client
     # Every credential value the tests saw minted, for the scans.
-    minted: list[str] = field(default_factory=list)
+    minted: list[str] = field(default_factory=list, repr=False)
 
     @property
     def resource(self) -> str:

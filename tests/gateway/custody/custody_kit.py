@@ -1,0 +1,223 @@
+"""A gateway in sealed custody in front of a sandbox venue, both on real loopback sockets,
+sharing one stepped clock; and a person's browser that walks both consent pages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+import pytest
+from oauth_testkit import challenge_of, new_verifier, parse_form
+from sqlalchemy import Engine, select
+
+from ordergate._serving import bind_socket
+from ordergate.core import Secret, SteppedClock
+from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
+from ordergate.gateway._schema import connections
+from ordergate.gateway._serve import GatewayServer
+from ordergate.runtime import Settings
+from ordergate.sandbox import Sandbox, SandboxConfig, SandboxServer
+
+# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+MASTER = "m" * 40
+REDIRECT = "http://127.0.0.1:33418/callback"
+POLICY = """
+approval = "never"
+[symbols]
+allow = ["SPY"]
+"""
+PROTOCOL = "2025-06-18"
+BOUND_S = 30
+
+
+def query(url: str) -> dict[str, str]:
+    return {key: values[0] for key, values in parse_qs(urlsplit(url).query).items()}
+
+
+@dataclass
+class Custodian:
+    """The gateway (``url``), its venue, the shared clock and the ledger's engine."""
+
+    url: str
+    venue: Sandbox
+    clock: SteppedClock
+    engine: Engine
+    minted: list[str] = field(default_factory=list, repr=False)
+
+    def browser(self) -> httpx2.Client:
+        """A fresh browser: its own cookie jar, following nothing by itself."""
+        return httpx2.Client(timeout=BOUND_S)
+
+    def register(self) -> str:
+        with httpx2.Client(timeout=BOUND_S) as http:
+            response = http.post(
+                self.url + "/oauth/register",
+                json={"redirect_uris": [REDIRECT], "client_name": "Custody Test"},
+            )
+        assert response.status_code == 201, response.text
+        client_id: str = response.json()["client_id"]
+        return client_id
+
+    def approve(self, browser: httpx2.Client, client_id: str, challenge: str) -> httpx2.Response:
+        """The gateway's consent page, approved: its answer (a 302 to the upstream)."""
+        page = browser.get(
+            self.url + "/oauth/authorize",
+            params={
+                "response_type": "code",
+                "client_id": client_id,
+                "redirect_uri": REDIRECT,
+                "code_challenge": challenge,
+                "code_challenge_method": "S256",
+                "state": "client-state",
+                "resource": self.url + "/mcp",
+            },
+        )
+        assert page.status_code == 200, page.text
+        form = parse_form(page.text).hidden
+        return browser.post(self.url + "/oauth/consent", data={**form, "decision": "approve"})
+
+    def sign_in_upstream(self, browser: httpx2.Client, upstream_url: str) -> str:
+        """The venue's own sign-in page, approved: the callback URL it sends the browser to."""
+        page = browser.get(upstream_url)
+        assert page.status_code == 200, page.text
+        form = parse_form(page.text)
+        (tag,) = form.forms
+        answer = browser.post(
+            page.url.join(tag["action"] or ""), data={**form.hidden, "decision": "approve"}
+        )
+        assert answer.status_code == 302, answer.text
+        location: str = answer.headers["location"]
+        return location
+
+    def connect(self, browser: httpx2.Client | None = None) -> str:
+        """The whole flow in one browser; the gateway access token it ends with."""
+        verifier = new_verifier()
+        client_id = self.register()
+        with browser or self.browser() as person:
+            to_upstream = self.approve(person, client_id, challenge_of(verifier))
+            assert to_upstream.status_code == 302, to_upstream.text
+            callback = self.sign_in_upstream(person, to_upstream.headers["location"])
+            back = person.get(callback)
+        assert back.status_code == 302, back.text
+        params = query(back.headers["location"])
+        assert params["state"] == "client-state"
+        with httpx2.Client(timeout=BOUND_S) as http:
+            tokens = http.post(
+                self.url + "/oauth/token",
+                data={
+                    "grant_type": "authorization_code",
+                    "code": params["code"],
+                    "redirect_uri": REDIRECT,
+                    "client_id": client_id,
+                    "code_verifier": verifier,
+                    "resource": self.url + "/mcp",
+                },
+            )
+        assert tokens.status_code == 200, tokens.text
+        body = tokens.json()
+        self.minted += [params["code"], body["access_token"], body["refresh_token"]]
+        access: str = body["access_token"]
+        return access
+
+    def rows(self) -> list[dict[str, Any]]:
+        with self.engine.connect() as db:
+            return [dict(row._mapping) for row in db.execute(select(connections))]
+
+
+class Mcp:
+    """An MCP session at the gateway over plain JSON-RPC POSTs."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self._http = httpx2.Client(timeout=BOUND_S)
+        self._url = url + "/mcp"
+        self._headers = {
+            "authorization": f"Bearer {token}",
+            "accept": "application/json, text/event-stream",
+        }
+        init = self.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "custody-test", "version": "0"},
+                },
+            }
+        )
+        assert init.status_code == 200, init.text
+        self._headers["mcp-session-id"] = init.headers["mcp-session-id"]
+        self._headers["mcp-protocol-version"] = PROTOCOL
+        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def post(self, message: dict[str, Any]) -> httpx2.Response:
+        return self._http.post(self._url, json=message, headers=self._headers)
+
+    def result(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        response = self.post({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        assert response.status_code == 200, response.text
+        body: dict[str, Any] = response.json()
+        assert "result" in body, body
+        result: dict[str, Any] = body["result"]
+        return result
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = self.result("tools/call", {"name": name, "arguments": arguments})
+        structured: dict[str, Any] = result.get("structuredContent") or json.loads(
+            result["content"][0]["text"]
+        )
+        return structured
+
+    def close(self) -> None:
+        self._http.close()
+
+
+@contextmanager
+def custodian(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    master: str | None = MASTER,
+    access_ttl: timedelta = timedelta(days=9),
+) -> Iterator[Custodian]:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "policy.toml").write_text(POLICY)
+    monkeypatch.setenv("ORDERGATE_HOME", str(home))
+    for name in (
+        "ORDERGATE_DB_URL",
+        "ORDERGATE_UPSTREAM_URL",
+        "ORDERGATE_APPROVAL_WEBHOOK",
+        "ORDERGATE_SANDBOX_START",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    clock = SteppedClock(start=OPEN)
+    venue_server = SandboxServer(
+        SandboxConfig(host="127.0.0.1", port=0, seed=7, access_token_ttl=access_ttl), clock=clock
+    )
+    venue = venue_server.start()
+    try:
+        settings = Settings.resolve(upstream=venue.mcp_url)
+        many = 1_000_000
+        config = GatewayConfig(
+            port=0,
+            custody=Custody.SEALED,
+            master_secret=Secret(master) if master is not None else None,
+            limits=RateLimits(register=many, authorize=many, token=many, mcp=many),
+        )
+        server = GatewayServer(settings, config, bind_socket("127.0.0.1", 0), clock=clock)
+        with server as url:
+            engine = server.auth.store.engine if server.auth is not None else None
+            assert engine is not None
+            yield Custodian(url=url, venue=venue, clock=clock, engine=engine)
+    finally:
+        venue_server.stop()
