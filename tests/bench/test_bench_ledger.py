@@ -8,6 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from pg_testkit import PG_ENV, pg_server
 from sqlalchemy import make_url
 from typer.testing import CliRunner
 
@@ -25,14 +26,7 @@ PG_CASES = [
     "pg_raw_commit_8w", "pg_file_and_reserve_8w", "pg_file_and_reserve_8w_one_account",
     "pg_file_many_8w",
 ]  # fmt: skip
-PG_URL = "ORDERGATE_TEST_PG_URL"
-
-
-def pg_server() -> str:
-    url = os.environ.get(PG_URL)
-    if not url:
-        pytest.skip(f"needs {PG_URL} (postgresql://postgres@127.0.0.1:5432/test)")
-    return url
+PG_URL = PG_ENV
 
 
 def test_ledger_is_a_registered_bench() -> None:

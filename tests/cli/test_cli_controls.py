@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_testkit import pg_server
 from typer.testing import CliRunner, Result
 
 from ordergate.bench._ledger import scratch_postgres
 from ordergate.cli import app
 from ordergate.core import RealtimeClock
 from ordergate.ledger import open_ledger
-
-PG_ENV = "ORDERGATE_TEST_PG_URL"
-PG_HOW = (
-    f"Postgres tests need {PG_ENV}, e.g. "
-    f"{PG_ENV}=postgresql://postgres@127.0.0.1:5432/test (a server where CREATE DATABASE works)"
-)
 
 # Another process files one order on the same ledger and prints "accepted reason".
 FILE_ONE = """
@@ -61,10 +55,7 @@ def sqlite_url(tmp_path: Path) -> str:
 
 @pytest.fixture
 def pg_url() -> Iterator[str]:
-    server = os.environ.get(PG_ENV)
-    if not server:
-        pytest.skip(PG_HOW)
-    with scratch_postgres(server) as url:
+    with scratch_postgres(pg_server()) as url:
         open_ledger(url, clock=RealtimeClock()).close()
         yield url
 

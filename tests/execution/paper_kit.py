@@ -8,16 +8,15 @@ loaded from there rather than copied.
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from uuid import UUID, uuid4
 
-from ordergate.bench._ledger import scratch_postgres
+from pg_testkit import database
+
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock, TimeInForce
 from ordergate.execution._protocols import Ticket
 from ordergate.policy import MarketSession, Proposal, Quote
@@ -36,27 +35,10 @@ ACCOUNT = "paper-account-1"
 BACKENDS = ["sqlite", "postgres"]
 
 
-def _ledger_fixtures() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "ledger" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("paper_kit_ledger_fixtures", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_LEDGER = _ledger_fixtures()
-
-
-@contextmanager
-def ledger_url_for(backend: str, tmp_path: Path) -> Iterator[str]:
+def ledger_url_for(backend: str, tmp_path: Path) -> AbstractContextManager[str]:
     """A fresh ledger URL: a SQLite file in ``tmp_path``, or a scratch Postgres database
-    (skipped with the ledger tests' message when no server is configured)."""
-    if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'ledger.db'}"
-        return
-    with scratch_postgres(_LEDGER.pg_server()) as url:
-        yield url
+    (skipped, saying how to enable it, when no server is configured)."""
+    return database(backend, tmp_path)
 
 
 class Market:

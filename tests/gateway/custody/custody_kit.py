@@ -188,6 +188,7 @@ def custodian(
     *,
     master: str | None = MASTER,
     access_ttl: timedelta = timedelta(days=9),
+    db_url: str | None = None,
 ) -> Iterator[Custodian]:
     home = tmp_path / "home"
     home.mkdir()
@@ -206,7 +207,7 @@ def custodian(
     )
     venue = venue_server.start()
     try:
-        settings = Settings.resolve(upstream=venue.mcp_url)
+        settings = Settings.resolve(upstream=venue.mcp_url, db=db_url)
         many = 1_000_000
         config = GatewayConfig(
             port=0,
