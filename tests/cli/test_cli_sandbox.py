@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import selectors
 import signal
-import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from process_testkit import EXIT_BOUND_S, serving_process
 from typer.testing import CliRunner, Result
 from venue_testkit import VenueClient
 
@@ -24,8 +20,6 @@ from ordergate.cli import app
 
 # Wide enough that rich never truncates an option name in a help or error panel.
 WIDE = {"COLUMNS": "200"}
-BANNER_BOUND_S = 30.0
-EXIT_BOUND_S = 15.0
 
 
 def invoke(*args: str) -> Result:
@@ -137,42 +131,6 @@ def test_bench_prints_one_json_line_per_case_as_the_benchmark_emits_them(
 # -- a real process ---------------------------------------------------------------------------
 
 
-def _read_until(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> str:
-    """Stderr up to and including ``marker``, read raw so select() sees every byte."""
-    assert process.stderr is not None
-    deadline = time.monotonic() + timeout_s
-    seen = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stderr, selectors.EVENT_READ)
-        while marker not in seen:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or process.poll() is not None:
-                pytest.fail(f"no banner from the venue: {seen.decode(errors='replace')[-800:]}")
-            if selector.select(timeout=remaining):
-                chunk = os.read(process.stderr.fileno(), 4096)
-                if not chunk:
-                    pytest.fail(f"stderr closed early: {seen.decode(errors='replace')[-800:]}")
-                seen += chunk
-    return seen.decode()
-
-
-@contextmanager
-def _venue_process(command: Sequence[str]) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        yield process, _read_until(process, b"Press Ctrl+C", BANNER_BOUND_S)
-    finally:
-        if process.poll() is None:
-            process.terminate()
-        try:
-            process.wait(timeout=EXIT_BOUND_S)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=EXIT_BOUND_S)
-        assert process.stderr is not None
-        process.stderr.close()
-
-
 SERVE = [
     "sandbox", "serve", "--port", "0", "--clock", "stepped",
     "--start", "2026-12-01T15:00:00Z", "--seed", "3",
@@ -194,7 +152,7 @@ CONSOLE_SCRIPT = str(Path(sys.executable).with_name("ordergate"))
 def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_stopped(
     launcher: list[str], stop: signal.Signals, exit_status: int
 ) -> None:
-    with _venue_process([*launcher, *SERVE]) as (process, banner):
+    with serving_process([*launcher, *SERVE], b"Press Ctrl+C") as (process, banner):
         endpoint = re.search(r"MCP endpoint\s+(http://127\.0\.0\.1:(\d+)/mcp/trading)\s", banner)
         assert endpoint is not None, banner
         # --port 0: the banner shows the port the OS picked, never 0.

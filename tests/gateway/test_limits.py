@@ -18,7 +18,13 @@ from starlette.routing import Route
 from ordergate._serving import BackgroundServer, bind_socket
 from ordergate.core import SteppedClock
 from ordergate.gateway._config import RateLimits
-from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, RedisCounter, WindowCounter
+from ordergate.gateway._limits import (
+    LimitMiddleware,
+    MemoryCounter,
+    RedisCounter,
+    WindowCounter,
+    redis_counter,
+)
 
 START = datetime(2026, 12, 1, 15, 0, 5, tzinfo=UTC)
 REDIS_ENV = "ORDERGATE_TEST_REDIS_URL"
@@ -116,6 +122,21 @@ async def test_replicas_sharing_redis_share_one_budget(clock: SteppedClock) -> N
         assert 0 < await client.ttl(f"{prefix}register:10.0.0.1:7") <= 120
     finally:
         await client.aclose()
+
+
+@pytest.mark.anyio
+async def test_the_redis_url_serve_is_given_counts_in_that_redis(clock: SteppedClock) -> None:
+    import redis.asyncio as aioredis
+
+    prefix = f"ordergate:test:url:{os.getpid()}:{id(clock)}:"
+    counter = redis_counter(_redis_url(), prefix=prefix)
+    assert [await counter.hit("mcp:10.0.0.2", 3) for _ in range(3)] == [1, 2, 3]
+    await counter.aclose()
+    reader = aioredis.from_url(_redis_url())
+    try:
+        assert await reader.get(f"{prefix}mcp:10.0.0.2:3") == b"3"
+    finally:
+        await reader.aclose()
 
 
 def test_an_unreachable_redis_refuses_rather_than_lets_everything_through(

@@ -59,12 +59,29 @@ def serve_command(
             )
         ),
     ] = "auto",
+    redis: Annotated[
+        str | None,
+        typer.Option(
+            envvar="ORDERGATE_REDIS_URL",
+            help="Redis for the rate-limit counters, shared by every replica (default: in memory).",
+        ),
+    ] = None,
+    rate_limit: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rate-limit",
+            help=(
+                "Requests per minute per IP for a class, CLASS=N (register, authorize, token, "
+                "mcp; defaults 3, 10, 10, 120). Repeat for several."
+            ),
+        ),
+    ] = None,
 ) -> None:
     """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate._serving import bind_socket
-    from ordergate.gateway._config import Custody, GatewayConfig
+    from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
     from ordergate.gateway._serve import run_gateway
     from ordergate.ledger import LedgerError
 
@@ -79,6 +96,8 @@ def serve_command(
         config = GatewayConfig(
             custody=chosen,
             master_secret=Secret(master) if master else None,
+            redis_url=redis,
+            limits=RateLimits().overridden(rate_limit or []),
             host=host,
             port=port,
             public_url=public_url or "",

@@ -9,7 +9,8 @@ and the gateway refuses to start without one.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from enum import StrEnum
 
@@ -45,6 +46,30 @@ class RateLimits:
     token: int = 10
     mcp: int = 120
 
+    def __post_init__(self) -> None:
+        for name in ("register", "authorize", "token", "mcp"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"rate-limit {name}", "must be a whole number of requests ≥ 1")
+
+    def overridden(self, settings: Sequence[str]) -> RateLimits:
+        """These limits with ``CLASS=N`` settings applied (``mcp=600``). Raises
+        ``ConfigError`` naming a setting that is malformed or names no class."""
+        changes: dict[str, int] = {}
+        classes = ("register", "authorize", "token", "mcp")
+        for setting in settings:
+            name, equals, value = setting.partition("=")
+            name = name.strip()
+            if not equals or name not in classes:
+                raise ConfigError(
+                    "rate-limit", f"{setting!r} is not CLASS=N (CLASS: {', '.join(classes)})"
+                )
+            try:
+                changes[name] = int(value.strip())
+            except ValueError:
+                raise ConfigError(f"rate-limit {name}", "must be a whole number") from None
+        return replace(self, **changes)
+
 
 @dataclass(frozen=True, slots=True)
 class GatewayConfig:
@@ -61,6 +86,7 @@ class GatewayConfig:
     owner_passphrase: Secret | None = None
     custody: Custody = Custody.AUTO
     master_secret: Secret | None = None
+    redis_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.master_secret is not None and len(self.master_secret.reveal()) < MIN_SECRET_LENGTH:
@@ -71,6 +97,10 @@ class GatewayConfig:
             raise ConfigError("port", "must be 0-65535 (0 picks a free port)")
         if self.public_url and not self.public_url.startswith(("http://", "https://")):
             raise ConfigError("public_url", "must be an http(s) URL")
+        if self.redis_url is not None and not self.redis_url.startswith(
+            ("redis://", "rediss://", "unix://")
+        ):
+            raise ConfigError("redis", "must be a redis://, rediss:// or unix:// URL")
         if not is_loopback(self.host) and self.owner_passphrase is None:
             raise ConfigError(
                 "host",

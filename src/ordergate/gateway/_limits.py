@@ -24,7 +24,14 @@ from typing import Any, Protocol
 from ordergate.core import Clock
 from ordergate.gateway._config import RateLimits
 
-__all__ = ["LimitMiddleware", "MemoryCounter", "RedisCounter", "WindowCounter", "request_class"]
+__all__ = [
+    "LimitMiddleware",
+    "MemoryCounter",
+    "RedisCounter",
+    "WindowCounter",
+    "redis_counter",
+    "request_class",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +96,19 @@ class RedisCounter:
             pipe.expire(name, 120)
             count, _ = await pipe.execute()
         return int(count)
+
+    async def aclose(self) -> None:
+        """Close the connections to Redis."""
+        await self._client.aclose()
+
+
+def redis_counter(url: str, *, prefix: str = "ordergate:rl:") -> RedisCounter:
+    """A counter on the Redis at ``url`` (connected on first use; bounded timeouts, so an
+    unreachable Redis refuses requests rather than stalls them)."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(url, socket_connect_timeout=2, socket_timeout=2)
+    return RedisCounter(client, prefix=prefix)
 
 
 class LimitMiddleware:

@@ -24,7 +24,7 @@ from ordergate.core import Clock
 from ordergate.execution._blocking import blocking
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
-from ordergate.gateway._limits import WindowCounter
+from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
 from ordergate.gateway._seal import Sealer
 from ordergate.gateway.custody import (
@@ -81,6 +81,42 @@ async def run_gateway(
     auth_box: list[GatewayAuth] | None = None,
 ) -> None:
     public_url = config.url_for(sock.getsockname()[1])
+    shared = None
+    if counter is None and config.redis_url is not None:
+        counter = shared = redis_counter(config.redis_url)
+    try:
+        await _serve(
+            settings,
+            config,
+            sock,
+            public_url=public_url,
+            clock=clock,
+            on_ready=on_ready,
+            reconcile_every=reconcile_every,
+            ledger=ledger,
+            counter=counter,
+            server_box=server_box,
+            auth_box=auth_box,
+        )
+    finally:
+        if shared is not None:
+            await shared.aclose()
+
+
+async def _serve(
+    settings: Settings,
+    config: GatewayConfig,
+    sock: socket.socket,
+    *,
+    public_url: str,
+    clock: Clock,
+    on_ready: Callable[[str, Serving], None] | None,
+    reconcile_every: float | None,
+    ledger: Ledger | None,
+    counter: WindowCounter | None,
+    server_box: list[_Server] | None,
+    auth_box: list[GatewayAuth] | None,
+) -> None:
     opened = _sealed if sealed_custody(settings, config) else _owner
     async with opened(
         settings,

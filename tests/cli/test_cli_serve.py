@@ -1,0 +1,78 @@
+"""``ordergate serve``: its help, the options it refuses (exit 2, naming them), and the gateway
+run as a real process."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+
+import httpx2
+import pytest
+from process_testkit import EXIT_BOUND_S, serving_process
+from typer.testing import CliRunner, Result
+
+from ordergate.cli import app
+
+WIDE = {"COLUMNS": "200"}
+
+
+def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(app, list(args), env={**WIDE, **(env or {})})
+
+
+def test_the_serve_help_explains_custody_redis_and_rate_limits() -> None:
+    result = invoke("serve", "--help")
+    assert result.exit_code == 0, result.output
+    for option in ("--custody", "--redis", "--rate-limit", "--upstream", "--sandbox", "--port"):
+        assert option in result.output
+    assert "ORDERGATE_MASTER_SECRET" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "named"),
+    [
+        (["--rate-limit", "bogus=3"], {}, "rate-limit"),
+        (["--rate-limit", "mcp=lots"], {}, "rate-limit mcp"),
+        (["--rate-limit", "mcp=0"], {}, "rate-limit mcp"),
+        (["--custody", "shared"], {}, "custody"),
+        (["--redis", "http://127.0.0.1:6379"], {}, "redis"),
+        ([], {"ORDERGATE_MASTER_SECRET": "too-short"}, "ORDERGATE_MASTER_SECRET"),
+    ],
+)
+def test_serve_refuses_a_bad_setting_naming_it_with_exit_code_2(
+    args: list[str], env: dict[str, str], named: str, tmp_path: Path
+) -> None:
+    result = invoke(
+        "serve", "--sandbox", "--port", "0", *args, env={"ORDERGATE_HOME": str(tmp_path), **env}
+    )
+    assert result.exit_code == 2, result.output
+    assert named in result.output
+    assert "too-short" not in result.output
+
+
+def test_serve_runs_the_gateway_on_the_url_it_names_until_ctrl_c(tmp_path: Path) -> None:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("ORDERGATE_") or key.startswith("ORDERGATE_TEST_")
+    }
+    env["ORDERGATE_HOME"] = str(tmp_path)
+    command = [sys.executable, "-m", "ordergate", "serve", "--sandbox", "--port", "0"]
+    with serving_process(command, b"Ctrl+C stops", env=env) as (process, banner):
+        found = re.search(r"point MCP clients at (http://127\.0\.0\.1:\d+)/mcp", banner)
+        assert found is not None, banner
+        assert "embedded sandbox" in banner
+        assert "wrote the default policy" in banner
+        with httpx2.Client(timeout=EXIT_BOUND_S) as http:
+            unauthorized = http.post(found.group(1) + "/mcp", json={})
+            metadata = http.get(found.group(1) + "/.well-known/oauth-authorization-server")
+        assert unauthorized.status_code == 401
+        assert "resource_metadata=" in unauthorized.headers["www-authenticate"]
+        assert metadata.json()["issuer"] == found.group(1)
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=EXIT_BOUND_S) == 0
+        assert process.stderr is not None
+        assert b"Traceback" not in process.stderr.read()
