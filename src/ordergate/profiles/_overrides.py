@@ -1,0 +1,193 @@
+"""A profile's policy overrides: caps and lists that can only tighten the account policy.
+
+A profile file's ``policy`` table uses the policy file's own layout and value rules (so
+``"12.50"`` not ``12.5``; the values are checked by ``ordergate.policy.policy_from_mapping``)
+but accepts only what tightens by construction:
+
+- ``limits.*``: every cap of the policy. A lower number is tighter, except
+  ``min_cash_usd``, a floor, where a higher number is tighter.
+- ``symbols.allow``: tickers the profile may trade; every one must be allowed by the
+  policy (anything is, when the policy allows ``*``). ``symbols.deny``: extra denials.
+- ``orders.types`` and ``orders.sessions``: a subset of the policy's.
+
+Everything else (mode, approval, booleans, paper settings) is refused as an unknown key:
+those are the account owner's to set. ``check_tightens`` refuses an override looser than
+the policy, naming the key; ``PolicyOverrides.apply`` returns the policy tightened, and
+takes the tighter value of each pair even when called unchecked, so it can never loosen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from types import MappingProxyType
+from typing import Any
+
+from ordergate.core import ConfigError, MarketHours, OrderType
+from ordergate.policy import PolicyConfig, policy_from_mapping
+
+__all__ = ["PolicyOverrides", "check_tightens", "parse_overrides"]
+
+# Each cap: its key in the ``limits`` table (also the PolicyConfig attribute) and whether
+# a lower number is the tighter one.
+_CAPS: Mapping[str, bool] = MappingProxyType(
+    {
+        "max_order_usd": True,
+        "max_daily_usd": True,
+        "max_orders_per_day": True,
+        "max_open_orders": True,
+        "max_position_pct": True,
+        "min_cash_usd": False,
+        "drawdown_halt_bps": True,
+        "max_quote_age_s": True,
+        "max_spread_bps": True,
+        "price_collar_bps": True,
+        "daily_loss_halt_usd": True,
+        "max_positions": True,
+    }
+)
+_TABLES: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "limits": frozenset(_CAPS),
+        "symbols": frozenset({"allow", "deny"}),
+        "orders": frozenset({"types", "sessions"}),
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyOverrides:
+    """Optional tighter caps and narrower lists; ``None`` (or empty ``deny``) keeps the
+    policy's value. Build it with ``parse_overrides`` or directly."""
+
+    max_order_usd: Decimal | None = None
+    max_daily_usd: Decimal | None = None
+    max_orders_per_day: int | None = None
+    max_open_orders: int | None = None
+    max_position_pct: Decimal | None = None
+    min_cash_usd: Decimal | None = None
+    drawdown_halt_bps: int | None = None
+    max_quote_age_s: int | None = None
+    max_spread_bps: int | None = None
+    price_collar_bps: int | None = None
+    daily_loss_halt_usd: Decimal | None = None
+    max_positions: int | None = None
+    allow: frozenset[str] | None = None
+    deny: frozenset[str] = frozenset()
+    order_types: frozenset[OrderType] | None = None
+    sessions: frozenset[MarketHours] | None = None
+
+    def apply(self, policy: PolicyConfig) -> PolicyConfig:
+        """A copy of ``policy`` tightened by these overrides (never loosened).
+
+        Raises ``ConfigError`` only when the result is no valid policy (an ``orders.types``
+        or ``orders.sessions`` with nothing in common with the policy's, which
+        ``check_tightens`` refuses first).
+        """
+        values: dict[str, Any] = {}
+        for name, lower_is_tighter in _CAPS.items():
+            wanted = getattr(self, name)
+            if wanted is None:
+                continue
+            current = getattr(policy, name)
+            values[name] = min(current, wanted) if lower_is_tighter else max(current, wanted)
+        if self.allow is not None:
+            values["allow"] = self.allow if policy.allow_all else policy.allow & self.allow
+            values["allow_all"] = False
+        if self.deny:
+            values["deny"] = policy.deny | self.deny
+        if self.order_types is not None:
+            values["order_types"] = policy.order_types & self.order_types
+        if self.sessions is not None:
+            values["sessions"] = policy.sessions & self.sessions
+        return replace(policy, **values) if values else policy
+
+
+def check_tightens(overrides: PolicyOverrides, policy: PolicyConfig) -> None:
+    """Raise ``ConfigError`` naming the key (``policy.limits.max_order_usd``) of the first
+    override looser than ``policy``: a higher cap, a lower floor, a symbol the policy's
+    allowlist lacks, an order type or session the policy does not allow."""
+    for name, lower_is_tighter in _CAPS.items():
+        wanted = getattr(overrides, name)
+        if wanted is None:
+            continue
+        current = getattr(policy, name)
+        if (wanted > current) if lower_is_tighter else (wanted < current):
+            direction = "at most" if lower_is_tighter else "at least"
+            raise ConfigError(
+                f"policy.limits.{name}",
+                f"{wanted} would loosen the account policy: a profile's value must be "
+                f"{direction} the policy's {current}",
+            )
+    if overrides.allow is not None and not policy.allow_all:
+        extra = sorted(overrides.allow - policy.allow)
+        if extra:
+            raise ConfigError(
+                "policy.symbols.allow",
+                f"{', '.join(extra)} not in the account policy's allowlist; a profile may "
+                "only narrow it",
+            )
+    _check_subset("policy.orders.types", overrides.order_types, policy.order_types)
+    _check_subset("policy.orders.sessions", overrides.sessions, policy.sessions)
+
+
+def _check_subset(key: str, wanted: frozenset[str] | None, allowed: frozenset[str]) -> None:
+    extra = sorted(wanted - allowed) if wanted is not None else []
+    if extra:
+        raise ConfigError(
+            key,
+            f"{', '.join(extra)} not allowed by the account policy; a profile may only narrow "
+            "the list",
+        )
+
+
+def parse_overrides(document: object) -> PolicyOverrides:
+    """Validate a profile's ``policy`` table (``None`` is no overrides).
+
+    Raises ``ConfigError`` naming the dotted key under ``policy.``: an unknown table or key,
+    a value the policy file would refuse, a wildcard allowlist.
+    """
+    if document is None:
+        return PolicyOverrides()
+    if not isinstance(document, Mapping):
+        raise ConfigError("policy", "must be a mapping of limits, symbols and orders")
+    for table, body in document.items():
+        if table not in _TABLES:
+            raise ConfigError(
+                f"policy.{table}", "unknown key (a profile may set limits, symbols, orders)"
+            )
+        if not isinstance(body, Mapping):
+            raise ConfigError(f"policy.{table}", "must be a mapping")
+        for key in body:
+            if key not in _TABLES[table]:
+                known = ", ".join(sorted(_TABLES[table]))
+                raise ConfigError(f"policy.{table}.{key}", f"unknown key (known: {known})")
+    symbols = document.get("symbols", {})
+    for key, items in symbols.items():
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            if isinstance(item, bool):
+                raise ConfigError(
+                    f"policy.symbols.{key}[{index}]",
+                    'YAML read this ticker as true/false: quote it ("ON")',
+                )
+    try:
+        parsed = policy_from_mapping({table: dict(body) for table, body in document.items()})
+    except ConfigError as error:
+        raise ConfigError(f"policy.{error.key}", error.reason) from None
+    if parsed.allow_all:
+        raise ConfigError(
+            "policy.symbols.allow",
+            "a profile's allowlist names tickers; leave it out to keep the policy's",
+        )
+    values: dict[str, Any] = {name: getattr(parsed, name) for name in document.get("limits", {})}
+    if "allow" in symbols:
+        values["allow"] = parsed.allow
+    if "deny" in symbols:
+        values["deny"] = parsed.deny
+    orders = document.get("orders", {})
+    if "types" in orders:
+        values["order_types"] = parsed.order_types
+    if "sessions" in orders:
+        values["sessions"] = parsed.sessions
+    return PolicyOverrides(**values)
