@@ -66,8 +66,17 @@ SURFACE = {
         "proposal_of", "read_status", "terms_sha256", "ticket_of",
     },
     "ordergate.runtime": {
-        "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "open_guard",
-        "open_upstream",
+        "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
+        "guard_on", "open_guard", "open_upstream",
+    },
+    "ordergate.gateway.custody": {
+        "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",
+        "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault",
+    },
+    "ordergate.profiles": {
+        "BUILTIN_PROFILES", "DEFAULT_PROFILE", "PERMISSION_PHRASES", "Permission",
+        "PolicyOverrides", "Profile", "ProfileError", "Profiles", "check_tightens",
+        "load_profiles", "parse_overrides", "permission_for", "refusal_for", "visible_tools",
     },
     "ordergate.gateway": {
         "SealError", "Sealer",
@@ -97,9 +106,10 @@ SURFACE = {
     },
     "ordergate.client": {
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
-        "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "ResponseParseError", "Robinhood",
-        "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError", "connect", "login",
-        "ordergate_home", "read_token_file", "write_token_file",
+        "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",
+        "Robinhood", "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError",
+        "connect", "connect_with", "login", "ordergate_home", "read_token_file",
+        "write_token_file",
     },
     "ordergate.client.accounts": {
         "Account", "AccountsClient", "AssetClassPnl", "BuyingPower", "ClosedTrade", "CryptoAccount",
