@@ -45,7 +45,7 @@ async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_or
     server = sandbox_gateway(tmp_path, monkeypatch)
     with server as url:
         mcp_url = url + "/mcp"
-        browser, storage = ConsentBrowser(), MemoryTokenStorage()
+        browser, storage = ConsentBrowser(profile="trader"), MemoryTokenStorage()
         provider = OAuthClientProvider(
             server_url=mcp_url,
             client_metadata=OAuthClientMetadata(

@@ -43,7 +43,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-                ("0004",)
+                ("0005",)
             ]
 
 

@@ -152,8 +152,9 @@ class ConsentBrowser:
     callback handlers: opens the authorization URL, reads the page, presses Approve (a POST of
     the form, as a browser would), and hands the code (and ``iss``) back to the client."""
 
-    def __init__(self, *, timeout_s: float = 30.0) -> None:
+    def __init__(self, *, timeout_s: float = 30.0, profile: str | None = None) -> None:
         self.timeout_s = timeout_s
+        self.profile = profile
         self.visited: list[str] = []
         self.pages: list[str] = []
         self.result: Any = None
@@ -171,7 +172,10 @@ class ConsentBrowser:
             (form_tag,) = form.forms
             assert form_tag["method"] == "post"
             action = page.url.join(form_tag["action"] or "")
-            decision = await browser.post(action, data={**form.hidden, "decision": "approve"})
+            chosen = {"profile": self.profile} if self.profile is not None else {}
+            decision = await browser.post(
+                action, data={**form.hidden, **chosen, "decision": "approve"}
+            )
         params = redirect_params(decision)
         self.result = AuthorizationCodeResult(
             code=params["code"], state=params.get("state"), iss=params.get("iss")

@@ -17,15 +17,20 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import Clock
+from ordergate.execution._blocking import blocking
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
+from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._authorize import SignIn
 from ordergate.gateway.oauth._store import GatewayStore
+from ordergate.profiles import Profile, Profiles
 
-__all__ = ["build_gateway_app", "gateway_auth"]
+__all__ = ["build_gateway_app", "gateway_auth", "profile_lookup"]
+
+_MAX_REMEMBERED = 65536
 
 
 def gateway_auth(
@@ -34,6 +39,7 @@ def gateway_auth(
     config: GatewayConfig,
     public_url: str,
     clock: Clock,
+    profiles: Profiles | None = None,
     sign_in: Callable[[GatewayStore], SignIn] | None = None,
 ) -> GatewayAuth:
     """The authorization server; ``sign_in(store)`` builds the upstream sign-in, if any."""
@@ -46,13 +52,34 @@ def gateway_auth(
         refresh_ttl=config.refresh_ttl,
         code_ttl=config.code_ttl,
         sign_in=sign_in,
+        profiles=profiles,
     )
+
+
+def profile_lookup(store: GatewayStore, profiles: Profiles) -> ProfileLookup:
+    """A connection's profile: its name read once from its row (it never changes), the
+    profile by that name among ``profiles`` (``None`` when it is not defined here)."""
+    names: dict[str, str] = {}
+
+    async def profile_of(connection_id: str) -> Profile | None:
+        name = names.get(connection_id)
+        if name is None:
+            connection = await blocking(store.connection, connection_id)
+            if connection is None:
+                return None
+            if len(names) >= _MAX_REMEMBERED:
+                names.clear()
+            name = names[connection_id] = connection.profile
+        return profiles.get(name)
+
+    return profile_of
 
 
 def build_gateway_app(
     auth: GatewayAuth,
     backend: GatewayBackend,
     *,
+    profiles: Profiles,
     config: GatewayConfig,
     public_url: str,
     clock: Clock,
@@ -60,7 +87,12 @@ def build_gateway_app(
 ) -> Any:
     """The ASGI app."""
     metrics = GatewayMetrics()
-    methods = GatewayMethods(metrics.observe(backend), clock=clock, tools_ttl=config.tools_cache)
+    methods = GatewayMethods(
+        metrics.observe(backend),
+        clock=clock,
+        profile_of=profile_lookup(auth.store, profiles),
+        tools_ttl=config.tools_cache,
+    )
     verifier = auth.verifier
     endpoint = gateway_endpoint(
         methods,

@@ -24,9 +24,12 @@ __all__ = ["mint_owner_tokens"]
 _REDIRECT = "http://127.0.0.1/callback"
 
 
-def mint_owner_tokens(store: GatewayStore, *, client_name: str, resource: str) -> TokenPair:
-    """A new client on a new owner connection, and its first token pair. ``resource`` is the
-    gateway's MCP URL (RFC 8707); ``RuntimeError`` if the store refuses the exchange."""
+def mint_owner_tokens(
+    store: GatewayStore, *, client_name: str, resource: str, profile: str = "trader"
+) -> TokenPair:
+    """A new client on a new owner connection with ``profile``, and its first token pair.
+    ``resource`` is the gateway's MCP URL (RFC 8707); ``RuntimeError`` if the store refuses
+    the exchange."""
     client = store.register_client(client_name=client_name, redirect_uris=(_REDIRECT,))
     verifier = secrets.token_urlsafe(48)
     code = store.grants.issue_code(
@@ -36,6 +39,7 @@ def mint_owner_tokens(store: GatewayStore, *, client_name: str, resource: str) -
             code_challenge=s256_challenge(verifier),
             state=None,
             resource=resource,
+            profile=profile,
         )
     )
     pair = store.grants.exchange_code(

@@ -45,6 +45,7 @@ gateway_pending = Table(
     Column("bind_sha256", String(_HASH)),
     Column("upstream_state_sha256", String(_HASH)),
     Column("upstream_verifier_sealed", Text),
+    Column("profile", String(64)),
     Column("created_at", String(_TIME), nullable=False),
     Column("expires_at", String(_TIME), nullable=False),
 )

@@ -40,6 +40,7 @@ from ordergate.gateway.mcp import GatewayBackend
 from ordergate.gateway.oauth import GatewayAuth, GatewayStore
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
 from ordergate.ledger import Ledger, open_ledger
+from ordergate.profiles import Profiles, load_profiles
 from ordergate.runtime import Running, Settings, UpstreamChoice, embedded_venue, open_guard
 
 __all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
@@ -58,6 +59,7 @@ class Serving:
     notes: tuple[str, ...]
     running: Running | None
     sealed: bool
+    profiles: Profiles
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -127,7 +129,13 @@ async def _serve(
         ledger=ledger,
     ) as (auth, backend, serving):
         app = build_gateway_app(
-            auth, backend, config=config, public_url=public_url, clock=clock, counter=counter
+            auth,
+            backend,
+            profiles=serving.profiles,
+            config=config,
+            public_url=public_url,
+            clock=clock,
+            counter=counter,
         )
 
         def ready() -> None:
@@ -169,15 +177,21 @@ async def _owner(
     async with open_guard(
         settings, clock=clock, reconcile_every=reconcile_every, ledger=ledger
     ) as running:
+        profiles = load_profiles(settings.home, running.policy)
         auth = gateway_auth(
-            running.guard.ledger.engine, config=config, public_url=public_url, clock=clock
+            running.guard.ledger.engine,
+            config=config,
+            public_url=public_url,
+            clock=clock,
+            profiles=profiles,
         )
 
         async def erase(connection_id: str) -> None:
             await blocking(auth.store.erase, connection_id)
 
         notes = (*running.notes, "connections: each approved client acts on the owner's session")
-        yield auth, OwnerBackend(running, erase=erase), Serving(notes, running, sealed=False)
+        serving = Serving(notes, running, sealed=False, profiles=profiles)
+        yield auth, OwnerBackend(running, erase=erase), serving
 
 
 @asynccontextmanager
@@ -191,6 +205,7 @@ async def _sealed(
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
     policy, policy_note = settings.policy()
+    profiles = load_profiles(settings.home, policy)
     opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
     sealer = Sealer(config.master_secret) if config.master_secret is not None else None
     try:
@@ -236,7 +251,12 @@ async def _sealed(
                 )
 
             auth = gateway_auth(
-                opened.engine, config=config, public_url=public_url, clock=clock, sign_in=sign_in
+                opened.engine,
+                config=config,
+                public_url=public_url,
+                clock=clock,
+                sign_in=sign_in,
+                profiles=profiles,
             )
 
             async def erase(connection_id: str) -> None:
@@ -257,7 +277,7 @@ async def _sealed(
                 reconcile_every=reconcile_every,
                 webhook_url=settings.webhook_url,
             ) as backend:
-                yield auth, backend, Serving(notes, None, sealed=True)
+                yield auth, backend, Serving(notes, None, sealed=True, profiles=profiles)
     finally:
         if ledger is None:
             opened.close()

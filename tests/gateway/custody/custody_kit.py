@@ -66,7 +66,9 @@ class Custodian:
         client_id: str = response.json()["client_id"]
         return client_id
 
-    def approve(self, browser: httpx2.Client, client_id: str, challenge: str) -> httpx2.Response:
+    def approve(
+        self, browser: httpx2.Client, client_id: str, challenge: str, profile: str = "trader"
+    ) -> httpx2.Response:
         """The gateway's consent page, approved: its answer (a 302 to the upstream)."""
         page = browser.get(
             self.url + "/oauth/authorize",
@@ -82,7 +84,9 @@ class Custodian:
         )
         assert page.status_code == 200, page.text
         form = parse_form(page.text).hidden
-        return browser.post(self.url + "/oauth/consent", data={**form, "decision": "approve"})
+        return browser.post(
+            self.url + "/oauth/consent", data={**form, "profile": profile, "decision": "approve"}
+        )
 
     def sign_in_upstream(self, browser: httpx2.Client, upstream_url: str) -> str:
         """The venue's own sign-in page, approved: the callback URL it sends the browser to."""

@@ -35,6 +35,8 @@ def test_a_person_signs_in_at_the_venue_and_the_connection_lists_and_orders_on_t
     (row,) = gateway.rows()
     assert row["kind"] == "sealed"
     assert row["state"] == "live"
+    # The profile chosen on the consent page survived the round trip through the venue.
+    assert row["profile"] == "trader"
     assert row["upstream_sealed"].startswith("v1.")
     assert "access_token" not in row["upstream_sealed"]
 

@@ -40,9 +40,11 @@ from ordergate.execution import (
     paper_session,
 )
 from ordergate.gateway.mcp import GatewayMethods, gateway_endpoint
+from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.mcp._record import _filings_of
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
+from ordergate.profiles import Profile, load_profiles
 from ordergate.sandbox import SandboxConfig, SandboxServer
 
 BOUND_S = 30
@@ -184,6 +186,17 @@ def policy(extra: str = "") -> PolicyConfig:
     return parse_policy(OPEN_POLICY.replace('approval = "never"', extra or 'approval = "never"'))
 
 
+def every_connection_as(name: str | None) -> ProfileLookup:
+    """A profile lookup that gives every connection the built-in profile ``name`` (``None``:
+    a profile this gateway does not define)."""
+    profile = load_profiles(None, PolicyConfig()).get(name) if name is not None else None
+
+    async def profile_of(connection_id: str) -> Profile | None:
+        return profile
+
+    return profile_of
+
+
 @asynccontextmanager
 async def gateway(
     tmp_path: Path,
@@ -192,6 +205,7 @@ async def gateway(
     extra_tools: Sequence[dict[str, Any]] = (),
     executor: Any = None,
     max_open: int = 5,
+    profile: str | None = "trader",
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue. ``executor(paper_executor)`` may wrap the paper
     executor (a broker that does not answer, …)."""
@@ -227,7 +241,9 @@ async def gateway(
                 clock=clock,
             )
             backend = VenueBackend(rh, guard, extra_tools)
-            methods = GatewayMethods(backend, clock=clock, max_open=max_open)
+            methods = GatewayMethods(
+                backend, clock=clock, profile_of=every_connection_as(profile), max_open=max_open
+            )
             sock = bind_socket("127.0.0.1", 0)
             public_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
             verifier = FixedVerifier(f"{public_url}/.well-known/oauth-protected-resource/mcp")

@@ -16,7 +16,7 @@ from uuid import uuid4
 
 import httpx2
 import pytest
-from mcp_gateway_kit import Grant
+from mcp_gateway_kit import Grant, every_connection_as
 from starlette.applications import Starlette
 from starlette.routing import Route
 from venue_testkit import START
@@ -109,7 +109,9 @@ class BrokenBackend:
 
 
 def _methods(backend: BrokenBackend) -> GatewayMethods:
-    return GatewayMethods(backend, clock=SteppedClock(start=START))
+    return GatewayMethods(
+        backend, clock=SteppedClock(start=START), profile_of=every_connection_as("trader")
+    )
 
 
 async def _call(methods: GatewayMethods, name: str, arguments: Any = None) -> dict[str, Any]:
@@ -219,7 +221,12 @@ async def test_a_failed_disconnect_says_so_and_keeps_nothing_secret(ledger: Ledg
 def test_at_least_one_open_proposal_must_be_allowed(ledger: Ledger) -> None:
     with pytest.raises(ValueError, match="max_open"):
         backend = BrokenBackend(StubGuard(ledger))
-        GatewayMethods(backend, clock=SteppedClock(start=START), max_open=0)
+        GatewayMethods(
+            backend,
+            clock=SteppedClock(start=START),
+            profile_of=every_connection_as("trader"),
+            max_open=0,
+        )
 
 
 async def test_a_list_without_a_resolvable_order_tool_wraps_nothing(ledger: Ledger) -> None:

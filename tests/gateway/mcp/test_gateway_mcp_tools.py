@@ -42,14 +42,19 @@ def _market_buy(account: str, **extra: Any) -> dict[str, Any]:
 # -- tools/list ---------------------------------------------------------------------------
 
 
-async def test_tools_list_is_the_upstreams_live_list_plus_the_gateways_own_tools(
+async def test_tools_list_is_the_upstreams_live_list_within_the_profile_plus_the_gateways_own(
     tmp_path: Path,
 ) -> None:
-    async with gateway(tmp_path) as gw:
+    async with gateway(tmp_path) as gw:  # every connection is a trader
         upstream = await gw.backend.rh.list_tools()
         tools = await gw.tools()
     names = [tool["name"] for tool in tools]
-    assert names == [tool["name"] for tool in upstream] + GATE_NAMES
+    shown = set(names)
+    assert names == [tool["name"] for tool in upstream if tool["name"] in shown] + GATE_NAMES
+    assert {"get_equity_quotes", "place_equity_order", "review_equity_order"} <= shown
+    assert {"cancel_equity_order", "get_portfolio"} <= shown
+    # What no profile may call is not listed: options, crypto, transfers.
+    assert not {"place_option_order", "place_crypto_order", "exercise_option"} & shown
     by_name = {tool["name"]: tool for tool in tools}
     direct = {tool["name"]: tool for tool in upstream}
     # Reads are listed exactly as the upstream lists them.

@@ -33,6 +33,7 @@ from ordergate.gateway._schema import (
 )
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.ledger import open_ledger
+from ordergate.profiles import Profiles
 
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 REDIRECT = "http://127.0.0.1:33418/callback"
@@ -206,7 +207,11 @@ class Flow:
 
 @contextmanager
 def serve(
-    tmp_path: Path, *, clock: SteppedClock | None = None, passphrase: str | None = None
+    tmp_path: Path,
+    *,
+    clock: SteppedClock | None = None,
+    passphrase: str | None = None,
+    profiles: Profiles | None = None,
 ) -> Iterator[Gateway]:
     """The authorization server plus a stand-in ``/mcp``, served on a free loopback port."""
     clock = clock or SteppedClock(start=START)
@@ -218,6 +223,7 @@ def serve(
             public_url=url,
             clock=clock,
             require_passphrase=Secret(passphrase) if passphrase is not None else None,
+            profiles=profiles,
         )
         app = Starlette(routes=[*auth.routes(), _mcp_endpoint(auth)])
         with (

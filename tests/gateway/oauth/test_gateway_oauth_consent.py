@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -10,6 +11,9 @@ from pathlib import Path
 import pytest
 from gateway_oauth_kit import REDIRECT, Gateway, location_params, serve
 from oauth_testkit import parse_form
+
+from ordergate.policy import PolicyConfig
+from ordergate.profiles import load_profiles
 
 PASSPHRASE = "correct horse battery staple"
 
@@ -84,7 +88,7 @@ def test_approval_opens_an_owner_connection_and_redirects_with_a_code_and_the_st
     assert connection["client_id"] == flow.client_id
     assert (connection["kind"], connection["profile"], connection["state"]) == (
         "owner",
-        "default",
+        "monitor",
         "live",
     )
     assert connection["upstream_sealed"] is None
@@ -244,3 +248,40 @@ def test_a_wrong_or_missing_passphrase_approves_nothing_and_spends_the_page(
 def test_denial_needs_no_passphrase(guarded: Gateway) -> None:
     flow = guarded.flow()
     assert location_params(flow.decide(flow.form(), "deny"))["error"] == "access_denied"
+
+
+@pytest.fixture
+def offering(tmp_path: Path) -> Iterator[Gateway]:
+    with serve(tmp_path, profiles=load_profiles(None, PolicyConfig())) as served:
+        yield served
+
+
+def test_the_consent_page_offers_every_profile_with_monitor_first_and_chosen(
+    offering: Gateway,
+) -> None:
+    page = offering.flow().page()
+    assert page.status_code == 200
+    options = re.findall(r'<option value="([a-z]+)"( selected)?>', page.text)
+    assert options == [("monitor", " selected"), ("researcher", ""), ("trader", "")]
+
+
+def test_the_profile_chosen_on_the_consent_page_is_the_connections(offering: Gateway) -> None:
+    flow = offering.flow()
+    approved = offering.http.post(
+        "/oauth/consent", data={**flow.form(), "profile": "trader", "decision": "approve"}
+    )
+    assert approved.status_code == 302
+    (connection,) = offering.rows()["connections"]
+    assert connection["profile"] == "trader"
+
+
+def test_a_profile_the_gateway_does_not_define_is_refused_and_connects_nothing(
+    offering: Gateway,
+) -> None:
+    flow = offering.flow()
+    refused = offering.http.post(
+        "/oauth/consent", data={**flow.form(), "profile": "root", "decision": "approve"}
+    )
+    assert refused.status_code == 400
+    assert "profile is not one this gateway defines" in refused.text
+    assert offering.rows()["connections"] == []

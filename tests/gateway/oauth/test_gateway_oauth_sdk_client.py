@@ -57,7 +57,7 @@ async def test_the_mcp_sdk_client_registers_consents_gets_tokens_and_refreshes(
         assert connection is not None
         assert (connection.kind, connection.profile, connection.state) == (
             "owner",
-            "default",
+            "monitor",
             "live",
         )
 

@@ -46,7 +46,15 @@ class SignIns:
         self._engine = engine
         self._clock = clock
 
-    def hold(self, pending_id: str, *, state: str, bind: str, verifier_sealed: str) -> bool:
+    def hold(
+        self,
+        pending_id: str,
+        *,
+        state: str,
+        bind: str,
+        verifier_sealed: str,
+        profile: str | None = None,
+    ) -> bool:
         """Keep the sign-in of an approved (nonce-spent, unexpired) consent page. Whether the
         page was still there to hold it."""
         table = gateway_pending.c
@@ -63,6 +71,7 @@ class SignIns:
                     upstream_state_sha256=sha256_hex(state),
                     bind_sha256=sha256_hex(bind),
                     upstream_verifier_sealed=verifier_sealed,
+                    profile=profile,
                 )
             )
         return held.rowcount == 1
@@ -92,6 +101,7 @@ class SignIns:
                 code_challenge=row.code_challenge,
                 state=row.state,
                 resource=row.resource,
+                profile=row.profile,
             ),
             bind_sha256=row.bind_sha256,
             verifier_sealed=row.upstream_verifier_sealed,

@@ -106,7 +106,13 @@ class UpstreamSignIn:
         state, bind = mint(), mint()
         sealed = self._sealer.seal(pkce.code_verifier.encode("ascii"), aad=_aad(pending_id))
         held = await anyio.to_thread.run_sync(
-            lambda: self._signins.hold(pending_id, state=state, bind=bind, verifier_sealed=sealed)
+            lambda: self._signins.hold(
+                pending_id,
+                state=state,
+                bind=bind,
+                verifier_sealed=sealed,
+                profile=authorization.profile,
+            )
         )
         if not held:
             return error_page(_EXPIRED)

@@ -35,9 +35,9 @@ from ordergate.core import Clock
 from ordergate.execution._blocking import blocking
 from ordergate.gateway._schema import connections
 from ordergate.gateway._seal import Sealer, SealError
-from ordergate.gateway.oauth._connections import open_sealed_connection
+from ordergate.gateway.oauth._connections import open_sealed_connection, profile_of
 from ordergate.gateway.oauth._grants import ConnectionOpener
-from ordergate.gateway.oauth._records import ConnectionState
+from ordergate.gateway.oauth._records import Authorization, ConnectionState
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._values import new_id
 from ordergate.ledger._canonical import iso
@@ -98,12 +98,13 @@ class Vault:
         """A connection opener (``Grants.issue_code``) that keeps ``tokens``, sealed, on the new
         connection, in the code's own transaction."""
 
-        def open_connection(tx: SqlConnection, client_id: str, now: datetime) -> str:
+        def open_connection(tx: SqlConnection, authorization: Authorization, now: datetime) -> str:
             connection_id = new_id()
             open_sealed_connection(
                 tx,
                 connection_id=connection_id,
-                client_id=client_id,
+                client_id=authorization.client_id,
+                profile=profile_of(authorization),
                 sealed=_seal(self._sealer, tokens, connection_id),
                 expires_at=tokens.expires_at,
                 now=now,

@@ -6,6 +6,8 @@ its connection; everything a call reads or writes is that connection's:
 
 - ``tools/list``: the upstream's list for the connection (kept ten minutes) with the equity
   order tool as the gateway serves it, plus ``gate_how``, ``gate_record``, ``gate_disconnect``;
+- both only within the connection's profile (``_profiles``): a tool it does not permit is
+  not listed, and a call to one is refused with the permission it lacks;
 - ``tools/call``: routed by the words of the tool's name (``_routing``). The equity order
   tool becomes a ``Proposal`` of the filing's own fields (``_proposal``) and runs the guard
   under the connection's identity, at most ``max_open`` unfinished filings per identity at a
@@ -38,6 +40,7 @@ from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._backend import GatewayBackend, Principal
 from ordergate.gateway.mcp._catalog import Catalog
 from ordergate.gateway.mcp._failures import failure_payload, plain_code
+from ordergate.gateway.mcp._profiles import ProfileLookup, profile_refusal, visible_to
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
 from ordergate.gateway.mcp._record import how, open_count, record
 from ordergate.gateway.mcp._routing import Route, route
@@ -132,6 +135,7 @@ class GatewayMethods:
         backend: GatewayBackend,
         *,
         clock: Clock,
+        profile_of: ProfileLookup,
         sessions: SessionStore | None = None,
         tools_ttl: timedelta = timedelta(minutes=10),
         max_open: int = MAX_OPEN_PROPOSALS,
@@ -140,6 +144,7 @@ class GatewayMethods:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
         self._backend = backend
+        self._profile_of = profile_of
         self._clock = clock
         self._sessions = sessions or SessionStore()
         self._catalog = Catalog(backend.upstream_tools, clock=clock, ttl=tools_ttl)
@@ -184,12 +189,13 @@ class GatewayMethods:
             raise RpcError(INVALID_PARAMS, "invalid cursor")  # one page: no cursor is ours
         try:
             listing = await self._catalog.listing(connection_id)
+            profile = await self._profile_of(connection_id)
         except Exception as error:
             logger.warning("upstream tool list failed: %s", type(error).__name__)
             raise RpcError(
                 INTERNAL_ERROR, "The gateway could not read the broker's tool list."
             ) from None
-        return {"tools": list(listing.served)}
+        return {"tools": visible_to(profile, listing)}
 
     # -- tools/call ------------------------------------------------------------------------
 
@@ -221,6 +227,11 @@ class GatewayMethods:
             shown = _plain(name)
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {shown}" if shown else "Unknown tool")
         routing = route(descriptor, order_tool=listing.order_tool)
+        if routing.route is Route.REFUSE:
+            return _refusal(routing.code, routing.message)
+        refused = profile_refusal(await self._profile_of(connection_id), descriptor, listing)
+        if refused is not None:
+            return _refusal("PROFILE_REFUSED", refused[0].upper() + refused[1:] + ".")
         if routing.route is Route.ORDER:
             return await self._order(connection_id, descriptor, arguments)
         if routing.route is Route.FORWARD:

@@ -29,6 +29,7 @@ upstream first (``SignIn``, ``ordergate.gateway.custody``), and the code follows
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Protocol
 
 import anyio.to_thread
@@ -52,6 +53,7 @@ from ordergate.oauth import (
     redirect_with,
     single_param,
 )
+from ordergate.profiles import DEFAULT_PROFILE, Profiles
 
 __all__ = ["AuthorizationEndpoint", "SignIn"]
 
@@ -98,8 +100,10 @@ class AuthorizationEndpoint:
         resource: str,
         passphrase: OwnerPassphrase | None,
         sign_in: SignIn | None = None,
+        profiles: Profiles | None = None,
     ) -> None:
         self._store = store
+        self._profiles = profiles
         self._sign_in = sign_in
         self._issuer = issuer
         self._resource = resource
@@ -150,6 +154,7 @@ class AuthorizationEndpoint:
             nonce=nonce,
             passphrase_required=self._passphrase is not None,
             signs_in=self._sign_in is not None,
+            profiles=_choices(self._profiles),
         )
 
     def _validate(
@@ -190,6 +195,7 @@ class AuthorizationEndpoint:
         nonce = single_param(form, "nonce")
         decision = single_param(form, "decision")
         submitted = single_param(form, "passphrase")
+        chosen = single_param(form, "profile") or DEFAULT_PROFILE
         if decision not in ("approve", "deny"):
             raise _ShowError("decision must be approve or deny")
         if pending_id is None or nonce is None:
@@ -207,6 +213,9 @@ class AuthorizationEndpoint:
         if self._passphrase is not None and not self._passphrase.matches(submitted):
             _log.warning("a consent was refused: the owner passphrase was not right")
             raise _ShowError("the owner passphrase is not right", status_code=403)
+        if self._profiles is not None and chosen not in self._profiles:
+            raise _ShowError("profile is not one this gateway defines")
+        authorization = replace(authorization, profile=chosen)
         if self._sign_in is not None:
             return await self._sign_in.begin(pending_id, authorization)
         code = await anyio.to_thread.run_sync(self._store.grants.issue_code, authorization)
@@ -227,6 +236,14 @@ class AuthorizationEndpoint:
                 "iss": self._issuer,
             },
         )
+
+
+def _choices(profiles: Profiles | None) -> tuple[tuple[str, str], ...]:
+    """The profiles the page offers, the default first: ``(name, description)``."""
+    if profiles is None:
+        return ()
+    names = sorted(profiles, key=lambda name: (name != DEFAULT_PROFILE, name))
+    return tuple((name, profiles[name].description) for name in names)
 
 
 def _error_page(error: Exception) -> Response:

@@ -15,21 +15,20 @@ from sqlalchemy import Connection as SqlConnection
 from sqlalchemy import delete, insert, update
 
 from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
-from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
+from ordergate.gateway.oauth._records import Authorization, ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import new_id
 from ordergate.ledger._canonical import iso
+from ordergate.profiles import DEFAULT_PROFILE
 
 __all__ = [
-    "OWNER_PROFILE",
     "erase_connection",
     "open_owner_connection",
     "open_sealed_connection",
+    "profile_of",
 ]
 
-OWNER_PROFILE = "default"
 
-
-def open_owner_connection(tx: SqlConnection, *, client_id: str, now: datetime) -> str:
+def open_owner_connection(tx: SqlConnection, *, client_id: str, profile: str, now: datetime) -> str:
     """Inside ``tx``: a new live owner connection for ``client_id``; its id."""
     connection_id = new_id()
     tx.execute(
@@ -37,7 +36,7 @@ def open_owner_connection(tx: SqlConnection, *, client_id: str, now: datetime) -
             id=connection_id,
             client_id=client_id,
             kind=ConnectionKind.OWNER,
-            profile=OWNER_PROFILE,
+            profile=profile,
             state=ConnectionState.LIVE,
             upstream_sealed=None,
             upstream_expires_at=None,
@@ -53,6 +52,7 @@ def open_sealed_connection(
     *,
     connection_id: str,
     client_id: str,
+    profile: str,
     sealed: str,
     expires_at: datetime | None,
     now: datetime,
@@ -64,7 +64,7 @@ def open_sealed_connection(
             id=connection_id,
             client_id=client_id,
             kind=ConnectionKind.SEALED,
-            profile=OWNER_PROFILE,
+            profile=profile,
             state=ConnectionState.LIVE,
             upstream_sealed=sealed,
             upstream_expires_at=iso(expires_at) if expires_at is not None else None,
@@ -72,6 +72,12 @@ def open_sealed_connection(
             last_used_at=iso(now),
         )
     )
+
+
+def profile_of(authorization: Authorization) -> str:
+    """The profile a connection opened for ``authorization`` gets: the person's choice, or the
+    default (``monitor``: reads only) when none was made."""
+    return authorization.profile or DEFAULT_PROFILE
 
 
 def erase_connection(tx: SqlConnection, connection_id: str) -> bool:

@@ -31,7 +31,11 @@ from sqlalchemy import Engine, insert, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
-from ordergate.gateway.oauth._connections import erase_connection, open_owner_connection
+from ordergate.gateway.oauth._connections import (
+    erase_connection,
+    open_owner_connection,
+    profile_of,
+)
 from ordergate.gateway.oauth._records import (
     SCOPE,
     Authorization,
@@ -48,11 +52,13 @@ from ordergate.oauth import ErrorCode, verify_s256
 
 __all__ = ["ConnectionOpener", "Grants"]
 
-ConnectionOpener = Callable[[SqlConnection, str, datetime], str]
+ConnectionOpener = Callable[[SqlConnection, Authorization, datetime], str]
 
 
-def _open_owner(tx: SqlConnection, client_id: str, now: datetime) -> str:
-    return open_owner_connection(tx, client_id=client_id, now=now)
+def _open_owner(tx: SqlConnection, authorization: Authorization, now: datetime) -> str:
+    return open_owner_connection(
+        tx, client_id=authorization.client_id, profile=profile_of(authorization), now=now
+    )
 
 
 _log = logging.getLogger(__name__)
@@ -92,14 +98,14 @@ class Grants:
     ) -> str:
         """Open a connection for the approved ``authorization``; its single-use code.
 
-        ``opener(tx, client_id, now)`` writes the connection in the code's own transaction and
-        returns its id (default: an owner connection, which holds no upstream session).
+        ``opener(tx, authorization, now)`` writes the connection in the code's own transaction
+        and returns its id (default: an owner connection, which holds no upstream session).
         """
         code = mint()
         now = self._clock.now()
         open_connection = opener or _open_owner
         with write_transaction(self._engine) as tx:
-            connection_id = open_connection(tx, authorization.client_id, now)
+            connection_id = open_connection(tx, authorization, now)
             tx.execute(
                 insert(gateway_codes).values(
                     code_sha256=sha256_hex(code),

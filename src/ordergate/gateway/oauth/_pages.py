@@ -60,6 +60,7 @@ def consent_page(
     nonce: str,
     passphrase_required: bool,
     signs_in: bool = False,
+    profiles: tuple[tuple[str, str], ...] = (),
 ) -> HTMLResponse:
     """The page on which the owner approves or denies one client's authorization request."""
     name = f"“{escape(client_name)}”" if client_name else "An application that gave no name"
@@ -86,13 +87,29 @@ def consent_page(
         "<p>It never moves money, never places options or crypto orders, and never shows a "
         "token to the application or to anyone else.</p>"
         f'<form method="post" action="{CONSENT_PATH}">'
-        f"{_hidden('pending', pending_id)}{_hidden('nonce', nonce)}{passphrase}"
+        f"{_hidden('pending', pending_id)}{_hidden('nonce', nonce)}{_profile_choice(profiles)}"
+        f"{passphrase}"
         f'<button type="submit" name="decision" value="approve">{approve}</button>'
         # Denying needs no passphrase: the browser must not insist on the field for it.
         '<button type="submit" name="decision" value="deny" formnovalidate>Deny</button>'
         "</form>"
     )
     return _page("ordergate — connect an application", body, status_code=200)
+
+
+def _profile_choice(profiles: tuple[tuple[str, str], ...]) -> str:
+    """A ``<select name="profile">`` of what the application may do; the first is chosen."""
+    if not profiles:
+        return ""
+    options = "".join(
+        f'<option value="{escape(name)}"{" selected" if index == 0 else ""}>'
+        f"{escape(name)} — {escape(description)}</option>"
+        for index, (name, description) in enumerate(profiles)
+    )
+    return (
+        '<label>What this application may do <select name="profile" id="profile">'
+        f"{options}</select></label>"
+    )
 
 
 def error_page(problem: str, *, status_code: int = 400) -> HTMLResponse:

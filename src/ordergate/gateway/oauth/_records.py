@@ -60,6 +60,8 @@ class Authorization:
     code_challenge: str
     state: str | None
     resource: str | None
+    profile: str | None = None
+    """The profile the person chose for the connection (``None`` until they have)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,6 +65,7 @@ from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._token import TokenEndpoint
 from ordergate.gateway.oauth._verifier import AccessVerifier
 from ordergate.oauth import metadata_paths
+from ordergate.profiles import Profiles
 
 __all__ = ["MAX_BODY_BYTES", "MCP_PATH", "GatewayAuth"]
 
@@ -100,6 +101,7 @@ class GatewayAuth:
         code_ttl: timedelta = timedelta(minutes=5),
         consent_ttl: timedelta = timedelta(minutes=10),
         sign_in: Callable[[GatewayStore], SignIn] | None = None,
+        profiles: Profiles | None = None,
     ) -> None:
         _check_public_url(public_url)
         for key, ttl in (
@@ -127,6 +129,7 @@ class GatewayAuth:
             consent_ttl=consent_ttl,
         )
         self.sign_in = sign_in(self.store) if sign_in is not None else None
+        self._profiles = profiles
         self.verifier = AccessVerifier(
             grants=self.store.grants,
             metadata_url=public_url + metadata_paths(self._resource)[0],
@@ -149,6 +152,7 @@ class GatewayAuth:
             resource=self._resource,
             passphrase=self._passphrase,
             sign_in=self.sign_in,
+            profiles=self._profiles,
         )
         routes: list[BaseRoute] = [*metadata_routes(resource=self._resource, issuer=self._issuer)]
         routes += [

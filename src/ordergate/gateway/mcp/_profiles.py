@@ -1,0 +1,73 @@
+"""What a connection's profile lets it see and call (``ordergate.profiles``).
+
+``tools/list`` shows only the upstream tools the profile permits, and always the gateway's
+own (``gate_how``, ``gate_record``, ``gate_disconnect``); a call outside the profile is
+refused with a plain sentence naming the permission it lacks, and nothing is sent. The
+equity order tool found by capability needs ``orders.place`` whatever its name or markings;
+every other tool needs what ``permission_for`` reads from the words of its name.
+
+A connection whose profile is not defined on this gateway (a profile file removed since,
+or a connection from before profiles) sees only the gateway's own tools and can call nothing
+else: it fails closed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from ordergate.gateway.mcp._catalog import GATE_TOOLS, Listing
+from ordergate.profiles import PERMISSION_PHRASES, Permission, Profile, permission_for
+
+__all__ = ["GATE_NAMES", "ProfileLookup", "profile_refusal", "visible_to"]
+
+ProfileLookup = Callable[[str], Awaitable[Profile | None]]
+"""The profile of a connection, by its id (``None``: its profile is not defined here)."""
+
+GATE_NAMES = frozenset(str(tool["name"]) for tool in GATE_TOOLS)
+UNDEFINED = (
+    "this connection's profile is not defined on this gateway, so it may only use the "
+    "gateway's own tools; connect again to choose a profile"
+)
+
+
+def _needs(descriptor: Mapping[str, Any], order_tool: str | None) -> Permission | None:
+    name = str(descriptor.get("name"))
+    if order_tool is not None and name == order_tool:
+        return Permission.ORDERS_PLACE
+    annotations = descriptor.get("annotations")
+    return permission_for(name, annotations if isinstance(annotations, Mapping) else None)
+
+
+def visible_to(profile: Profile | None, listing: Listing) -> list[dict[str, Any]]:
+    """The tools ``profile`` sees, in the listing's order."""
+    visible = []
+    for tool in listing.served:
+        name = tool.get("name")
+        if name in GATE_NAMES:
+            visible.append(tool)
+            continue
+        needs = _needs(tool, listing.order_tool)
+        if profile is not None and needs is not None and profile.allows(needs):
+            visible.append(tool)
+    return visible
+
+
+def profile_refusal(
+    profile: Profile | None, descriptor: Mapping[str, Any], listing: Listing
+) -> str | None:
+    """``None`` when ``profile`` may call the tool, else the sentence saying why not."""
+    if profile is None:
+        return UNDEFINED
+    needs = _needs(descriptor, listing.order_tool)
+    if needs is None:
+        return (
+            f"this connection's profile '{profile.name}' does not permit "
+            f"{descriptor.get('name')}: no profile may call it"
+        )
+    if profile.allows(needs):
+        return None
+    return (
+        f"this connection's profile '{profile.name}' does not permit "
+        f"{PERMISSION_PHRASES[needs]} ({needs})"
+    )

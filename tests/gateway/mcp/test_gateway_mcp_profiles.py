@@ -1,0 +1,81 @@
+"""A connection sees and calls only what its profile permits (issue 7 §1), over real sockets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mcp_gateway_kit import gateway
+
+from ordergate.gateway.mcp import GATE_TOOLS
+
+pytestmark = pytest.mark.anyio
+
+GATE_NAMES = [str(tool["name"]) for tool in GATE_TOOLS]
+BUY = {"symbol": "SPY", "side": "buy", "type": "market", "quantity": "1"}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_a_monitor_sees_reads_only_and_cannot_place_review_or_cancel(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path, profile="monitor") as gw:
+        names = {tool["name"] for tool in await gw.tools()}
+        place = await gw.refusal("place_equity_order", BUY)
+        review = await gw.refusal("review_equity_order", BUY)
+        cancel = await gw.refusal("cancel_equity_order", {"order_id": "o-1"})
+        quotes = await gw.call("get_equity_quotes", {"symbols": ["SPY"]})
+        filings = gw.filings()
+        forwarded = [name for name, _ in gw.backend.forwarded]
+    assert {"get_equity_quotes", "get_portfolio", *GATE_NAMES} <= names
+    assert not {"place_equity_order", "review_equity_order", "cancel_equity_order"} & names
+    assert place == {
+        "code": "PROFILE_REFUSED",
+        "message": "This connection's profile 'monitor' does not permit placing orders "
+        "(orders.place).",
+    }
+    assert review["code"] == cancel["code"] == "PROFILE_REFUSED"
+    assert "(orders.cancel)" in cancel["message"]
+    assert quotes["isError"] is False
+    # Nothing refused reached the record or the broker.
+    assert filings == []
+    assert forwarded == ["get_equity_quotes"]
+
+
+async def test_a_researcher_reads_the_market_but_no_account_data(tmp_path: Path) -> None:
+    async with gateway(tmp_path, profile="researcher") as gw:
+        names = {tool["name"] for tool in await gw.tools()}
+        portfolio = await gw.refusal("get_portfolio")
+        quotes = await gw.call("get_equity_quotes", {"symbols": ["SPY"]})
+    assert "get_equity_quotes" in names
+    assert not {"get_portfolio", "get_accounts", "place_equity_order"} & names
+    assert portfolio["code"] == "PROFILE_REFUSED"
+    assert "(account.read)" in portfolio["message"]
+    assert quotes["isError"] is False
+
+
+async def test_a_trader_places_through_the_guard(tmp_path: Path) -> None:
+    async with gateway(tmp_path, profile="trader") as gw:
+        placed = await gw.call("place_equity_order", BUY)
+        filings = gw.filings()
+    assert placed["isError"] is False
+    assert len(filings) == 1
+
+
+async def test_a_connection_whose_profile_is_not_defined_sees_and_calls_only_the_gateways_tools(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path, profile=None) as gw:
+        names = [tool["name"] for tool in await gw.tools()]
+        quotes = await gw.refusal("get_equity_quotes", {"symbols": ["SPY"]})
+        how = await gw.call("gate_how")
+        forwarded = gw.backend.forwarded
+    assert names == GATE_NAMES
+    assert quotes["code"] == "PROFILE_REFUSED"
+    assert "not defined on this gateway" in quotes["message"]
+    assert how["isError"] is False
+    assert forwarded == []
