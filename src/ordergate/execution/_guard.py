@@ -27,6 +27,7 @@ Every refusal and every ending is on the chained record; every decision is in th
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -148,6 +149,18 @@ class Guard:
                 yield guard
             finally:
                 tasks.cancel_scope.cancel()
+
+    def narrowed(self, policy: PolicyConfig) -> Guard:
+        """This guard under a tighter ``policy`` (a profile's overrides applied to this one's):
+        the same account, ledger, executor and reconciler, the caps and rules of ``policy``.
+        The caps count the account's whole record, so a narrower cap is reached sooner, never
+        later. A filing it holds for approval is carried on, once approved, by whichever guard
+        approves it."""
+        narrow = copy.copy(self)
+        narrow._policy = policy
+        narrow._ttl = timedelta(seconds=policy.approval_ttl_s)
+        narrow._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+        return narrow
 
     @property
     def account(self) -> str:

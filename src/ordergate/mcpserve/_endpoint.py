@@ -193,7 +193,7 @@ class McpEndpoint(Generic[P]):
         if method == "initialize":
             if not isinstance(params, dict):
                 params = {}
-            result, session = self.methods.initialize(params)
+            result, session = await self.methods.initialize(params, principal)
             extra.append((b"mcp-session-id", session.session_id.encode()))
             await self._reply(send, 200, framing, result_response(request_id, result), extra)
             return

@@ -39,8 +39,11 @@ class ServerMethods(Protocol[P_contra]):
     @property
     def sessions(self) -> SessionStore: ...
 
-    def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
-        """The ``initialize`` result and the session it opened."""
+    async def initialize(
+        self, params: dict[str, Any], principal: P_contra
+    ) -> tuple[dict[str, Any], Session]:
+        """The ``initialize`` result (its ``instructions`` may depend on who asks) and the
+        session it opened."""
         ...
 
     async def call(

@@ -186,10 +186,13 @@ def policy(extra: str = "") -> PolicyConfig:
     return parse_policy(OPEN_POLICY.replace('approval = "never"', extra or 'approval = "never"'))
 
 
-def every_connection_as(name: str | None) -> ProfileLookup:
-    """A profile lookup that gives every connection the built-in profile ``name`` (``None``:
-    a profile this gateway does not define)."""
-    profile = load_profiles(None, PolicyConfig()).get(name) if name is not None else None
+def every_connection_as(
+    name: str | None, *, home: Path | None = None, policy: PolicyConfig | None = None
+) -> ProfileLookup:
+    """A profile lookup that gives every connection the profile ``name`` (a built-in, or one
+    in ``home/profiles``; ``None``: a profile this gateway does not define)."""
+    defined = load_profiles(home, policy or PolicyConfig())
+    profile = defined.get(name) if name is not None else None
 
     async def profile_of(connection_id: str) -> Profile | None:
         return profile
@@ -206,6 +209,7 @@ async def gateway(
     executor: Any = None,
     max_open: int = 5,
     profile: str | None = "trader",
+    profiles_home: Path | None = None,
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue. ``executor(paper_executor)`` may wrap the paper
     executor (a broker that does not answer, …)."""
@@ -242,7 +246,10 @@ async def gateway(
             )
             backend = VenueBackend(rh, guard, extra_tools)
             methods = GatewayMethods(
-                backend, clock=clock, profile_of=every_connection_as(profile), max_open=max_open
+                backend,
+                clock=clock,
+                profile_of=every_connection_as(profile, home=profiles_home, policy=rules),
+                max_open=max_open,
             )
             sock = bind_socket("127.0.0.1", 0)
             public_url = f"http://127.0.0.1:{sock.getsockname()[1]}"

@@ -244,7 +244,9 @@ class _Exploding:
 
     sessions = SessionStore()
 
-    def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
+    async def initialize(
+        self, params: dict[str, Any], principal: object
+    ) -> tuple[dict[str, Any], Session]:
         raise AssertionError("not used")
 
     async def call(self, method: str, params: dict[str, Any], principal: object) -> dict[str, Any]:

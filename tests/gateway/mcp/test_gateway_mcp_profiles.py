@@ -79,3 +79,48 @@ async def test_a_connection_whose_profile_is_not_defined_sees_and_calls_only_the
     assert "not defined on this gateway" in quotes["message"]
     assert how["isError"] is False
     assert forwarded == []
+
+
+CAUTIOUS = """name: cautious
+description: A trader held to one-dollar orders.
+permissions: [account.read, market.read, orders.read, orders.place]
+system_prompt: Trade one dollar at a time.
+policy:
+  limits:
+    max_order_usd: '1'
+"""
+
+
+async def test_a_profiles_policy_override_tightens_the_order_path_and_shows_in_gate_how(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    (home / "profiles").mkdir(parents=True)
+    (home / "profiles" / "cautious.yaml").write_text(CAUTIOUS)
+    async with gateway(tmp_path, profile="cautious", profiles_home=home) as gw:
+        refused = await gw.call("place_equity_order", {**BUY, "quantity": "1"})
+        dollar = await gw.call(
+            "place_equity_order", {**BUY, "quantity": None, "dollar_amount": "1"}
+        )
+        how = (await gw.call("gate_how"))["structuredContent"]["data"]
+        unnarrowed = gw.guard.policy.max_order_usd
+    assert refused["isError"] is True
+    assert "MAX_ORDER_USD" in str(refused["structuredContent"]).upper()
+    assert dollar["isError"] is False
+    assert how["profile"]["name"] == "cautious"
+    assert how["profile"]["system_prompt"] == "Trade one dollar at a time."
+    assert "orders.place" in how["profile"]["permissions"]
+    assert str(unnarrowed) == "5000"  # the account's own guard is untouched
+
+
+async def test_the_handshake_instructions_carry_the_profile_and_its_system_prompt(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path, profile="trader") as gw:
+        answer = await gw.rpc(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}},
+        )
+    instructions = answer["result"]["instructions"]
+    assert "profile is 'trader'" in instructions
+    assert "You are connected to a Robinhood account" in instructions

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -40,7 +41,13 @@ from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._backend import GatewayBackend, Principal
 from ordergate.gateway.mcp._catalog import Catalog
 from ordergate.gateway.mcp._failures import failure_payload, plain_code
-from ordergate.gateway.mcp._profiles import ProfileLookup, profile_refusal, visible_to
+from ordergate.gateway.mcp._profiles import (
+    ProfileLookup,
+    profile_facts,
+    profile_instructions,
+    profile_refusal,
+    visible_to,
+)
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
 from ordergate.gateway.mcp._record import how, open_count, record
 from ordergate.gateway.mcp._routing import Route, route
@@ -59,6 +66,7 @@ from ordergate.mcpserve import (
     tool_result,
 )
 from ordergate.policy import Proposal, ProposalError
+from ordergate.profiles import PolicyOverrides
 
 __all__ = ["GATEWAY_INFO", "MAX_OPEN_PROPOSALS", "GatewayMethods"]
 
@@ -156,8 +164,20 @@ class GatewayMethods:
     def sessions(self) -> SessionStore:
         return self._sessions
 
-    def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
-        return open_session(params, sessions=self._sessions, info=self._info, now=self._clock.now())
+    async def initialize(
+        self, params: dict[str, Any], principal: Principal
+    ) -> tuple[dict[str, Any], Session]:
+        """The handshake; its ``instructions`` add the connection's profile and, when the
+        profile has one, its system prompt."""
+        info = self._info
+        try:
+            profile = await self._profile_of(_connection(principal))
+        except Exception as error:  # the handshake still succeeds; calls will fail closed
+            logger.warning("a connection's profile could not be read: %s", type(error).__name__)
+            profile = None
+        if profile is not None:
+            info = replace(info, instructions=profile_instructions(info.instructions, profile))
+        return open_session(params, sessions=self._sessions, info=info, now=self._clock.now())
 
     async def call(
         self, method: str, params: dict[str, Any], principal: Principal
@@ -342,7 +362,7 @@ class GatewayMethods:
             proposal = proposal_from_arguments(arguments, schema)
         except NotFiled as refusal:
             return _refusal(refusal.code, refusal.message)
-        guard = await self._backend.guard(connection_id)
+        guard = await self._guard_for(connection_id)
         identity = self._backend.identity(connection_id)
         lock = self._locks.setdefault(identity, anyio.Lock())
         async with lock:  # the open count and the filing it allows, one at a time per identity
@@ -381,15 +401,24 @@ class GatewayMethods:
             )
         return _order_result(outcome, paper=guard.paper)
 
+    async def _guard_for(self, connection_id: str) -> Guard:
+        """The connection's guard under its profile's policy overrides (which only tighten)."""
+        guard = await self._backend.guard(connection_id)
+        profile = await self._profile_of(connection_id)
+        if profile is None or profile.overrides == PolicyOverrides():
+            return guard
+        return guard.narrowed(profile.overrides.apply(guard.policy))
+
     # -- the gateway's own tools -----------------------------------------------------------
 
     async def _gate_how(self, connection_id: str) -> dict[str, Any]:
         try:
-            guard = await self._backend.guard(connection_id)
+            guard = await self._guard_for(connection_id)
             identity = self._backend.identity(connection_id)
             data = await anyio.to_thread.run_sync(
                 lambda: how(guard, identity, max_open=self._max_open)
             )
+            data["profile"] = profile_facts(await self._profile_of(connection_id))
         except Exception as error:
             logger.warning("gate_how failed: %s", type(error).__name__)
             return _refusal("GATEWAY_ERROR", "The gateway could not read its record.")

@@ -19,7 +19,14 @@ from typing import Any
 from ordergate.gateway.mcp._catalog import GATE_TOOLS, Listing
 from ordergate.profiles import PERMISSION_PHRASES, Permission, Profile, permission_for
 
-__all__ = ["GATE_NAMES", "ProfileLookup", "profile_refusal", "visible_to"]
+__all__ = [
+    "GATE_NAMES",
+    "ProfileLookup",
+    "profile_facts",
+    "profile_instructions",
+    "profile_refusal",
+    "visible_to",
+]
 
 ProfileLookup = Callable[[str], Awaitable[Profile | None]]
 """The profile of a connection, by its id (``None``: its profile is not defined here)."""
@@ -71,3 +78,25 @@ def profile_refusal(
         f"this connection's profile '{profile.name}' does not permit "
         f"{PERMISSION_PHRASES[needs]} ({needs})"
     )
+
+
+def profile_instructions(base: str, profile: Profile) -> str:
+    """The MCP ``instructions`` for a connection: the gateway's own, the profile's name and
+    permissions, then the profile's system prompt when it has one."""
+    allowed = ", ".join(sorted(profile.permissions)) or "nothing"
+    text = f"{base} This connection's profile is '{profile.name}' ({allowed})."
+    if profile.system_prompt:
+        text += "\n\n" + profile.system_prompt.strip()
+    return text
+
+
+def profile_facts(profile: Profile | None) -> dict[str, Any]:
+    """What ``gate_how`` says of the connection's profile."""
+    if profile is None:
+        return {"name": None, "permissions": [], "system_prompt": None, "note": UNDEFINED}
+    return {
+        "name": profile.name,
+        "description": profile.description,
+        "permissions": sorted(profile.permissions),
+        "system_prompt": profile.system_prompt,
+    }

@@ -75,7 +75,9 @@ class Methods:
         self.page_size = page_size
         self.identity = identity
 
-    def initialize(self, params: dict[str, Any]) -> tuple[dict[str, Any], Session]:
+    async def initialize(
+        self, params: dict[str, Any], principal: object
+    ) -> tuple[dict[str, Any], Session]:
         identity = self.identity
         info = ServerInfo(identity.name, identity.version, identity.instructions)
         return open_session(params, sessions=self.sessions, info=info, now=self.venue.now())
