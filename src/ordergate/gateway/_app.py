@@ -21,7 +21,7 @@ from ordergate.execution._blocking import blocking
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
-from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
+from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, Principal, gateway_endpoint
 from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._authorize import SignIn
@@ -57,11 +57,16 @@ def gateway_auth(
 
 
 def profile_lookup(store: GatewayStore, profiles: Profiles) -> ProfileLookup:
-    """A connection's profile: its name read once from its row (it never changes), the
-    profile by that name among ``profiles`` (``None`` when it is not defined here)."""
+    """The profile a request acts under, among ``profiles`` (``None`` when it is not defined
+    here): the one a caller token names, else its connection's, whose name is read once from
+    the connection's row (it never changes)."""
     names: dict[str, str] = {}
 
-    async def profile_of(connection_id: str) -> Profile | None:
+    async def profile_of(principal: Principal) -> Profile | None:
+        named = getattr(principal, "profile", None)
+        if isinstance(named, str):
+            return profiles.get(named)
+        connection_id = principal.connection_id
         name = names.get(connection_id)
         if name is None:
             connection = await blocking(store.connection, connection_id)

@@ -194,7 +194,7 @@ def every_connection_as(
     defined = load_profiles(home, policy or PolicyConfig())
     profile = defined.get(name) if name is not None else None
 
-    async def profile_of(connection_id: str) -> Profile | None:
+    async def profile_of(principal: object) -> Profile | None:
         return profile
 
     return profile_of

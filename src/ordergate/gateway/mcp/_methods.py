@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -66,7 +66,7 @@ from ordergate.mcpserve import (
     tool_result,
 )
 from ordergate.policy import Proposal, ProposalError
-from ordergate.profiles import PolicyOverrides
+from ordergate.profiles import PolicyOverrides, Profile
 
 __all__ = ["GATEWAY_INFO", "MAX_OPEN_PROPOSALS", "GatewayMethods"]
 
@@ -112,6 +112,16 @@ def _connection(principal: Principal) -> str:
         # A verifier that names no connection: serve nothing rather than guess one.
         raise RpcError(INTERNAL_ERROR, "The gateway could not tell which connection this is.")
     return connection_id
+
+
+@dataclass(frozen=True, slots=True)
+class Who:
+    """Who a request acts for: the connection whose upstream session it uses, the identity
+    its filings carry, and its profile (``None``: not defined here, so it fails closed)."""
+
+    connection_id: str
+    identity: str
+    profile: Profile | None
 
 
 def _order_result(outcome: Outcome, *, paper: bool) -> dict[str, Any]:
@@ -171,7 +181,7 @@ class GatewayMethods:
         profile has one, its system prompt."""
         info = self._info
         try:
-            profile = await self._profile_of(_connection(principal))
+            profile = (await self._who(principal)).profile
         except Exception as error:  # the handshake still succeeds; calls will fail closed
             logger.warning("a connection's profile could not be read: %s", type(error).__name__)
             profile = None
@@ -184,9 +194,9 @@ class GatewayMethods:
     ) -> dict[str, Any]:
         """Answer one request for the principal's connection; ``RpcError`` for protocol errors."""
         if method == "tools/call":
-            connection_id = _connection(principal)
+            who = await self._who(principal)
             try:
-                return await self._call_tool(connection_id, params)
+                return await self._call_tool(who, params)
             except RpcError:
                 raise
             except Exception as error:  # fail closed, in a fixed sentence
@@ -197,19 +207,19 @@ class GatewayMethods:
                     "read gate_record and your open orders before sending it again.",
                 )
         if method == "tools/list":
-            return await self._list_tools(_connection(principal), params)
+            return await self._list_tools(await self._who(principal), params)
         if method == "ping":
             return {}
         raise RpcError(METHOD_NOT_FOUND, "Method not found")
 
     # -- tools/list ------------------------------------------------------------------------
 
-    async def _list_tools(self, connection_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _list_tools(self, who: Who, params: dict[str, Any]) -> dict[str, Any]:
         if params.get("cursor") is not None:
             raise RpcError(INVALID_PARAMS, "invalid cursor")  # one page: no cursor is ours
         try:
-            listing = await self._catalog.listing(connection_id)
-            profile = await self._profile_of(connection_id)
+            listing = await self._catalog.listing(who.connection_id)
+            profile = who.profile
         except Exception as error:
             logger.warning("upstream tool list failed: %s", type(error).__name__)
             raise RpcError(
@@ -219,7 +229,7 @@ class GatewayMethods:
 
     # -- tools/call ------------------------------------------------------------------------
 
-    async def _call_tool(self, connection_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _call_tool(self, who: Who, params: dict[str, Any]) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, "params.name must be a tool name")
@@ -229,13 +239,13 @@ class GatewayMethods:
         if not isinstance(arguments, dict):
             return _refusal("INVALID_ARGUMENT", "The arguments must be a JSON object.")
         if name == "gate_how":
-            return await self._gate_how(connection_id)
+            return await self._gate_how(who)
         if name == "gate_record":
-            return await self._gate_record(connection_id)
+            return await self._gate_record(who)
         if name == "gate_disconnect":
-            return await self._gate_disconnect(connection_id)
+            return await self._gate_disconnect(who)
         try:
-            listing = await self._catalog.listing(connection_id)
+            listing = await self._catalog.listing(who.connection_id)
         except Exception as error:
             logger.warning("upstream tool list failed: %s", type(error).__name__)
             return _refusal(
@@ -249,35 +259,31 @@ class GatewayMethods:
         routing = route(descriptor, order_tool=listing.order_tool)
         if routing.route is Route.REFUSE:
             return _refusal(routing.code, routing.message)
-        refused = profile_refusal(await self._profile_of(connection_id), descriptor, listing)
+        refused = profile_refusal(who.profile, descriptor, listing)
         if refused is not None:
             return _refusal("PROFILE_REFUSED", refused[0].upper() + refused[1:] + ".")
         if routing.route is Route.ORDER:
-            return await self._order(connection_id, descriptor, arguments)
+            return await self._order(who, descriptor, arguments)
         if routing.route is Route.FORWARD:
-            return await self._forward(connection_id, name, arguments)
+            return await self._forward(who, name, arguments)
         if routing.route is Route.CANCEL:
-            return await self._cancel(connection_id, name, arguments)
+            return await self._cancel(who, name, arguments)
         return _refusal(routing.code, routing.message)
 
-    async def _forward(
-        self, connection_id: str, name: str, arguments: dict[str, Any]
-    ) -> dict[str, Any]:
+    async def _forward(self, who: Who, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         try:
-            data = await self._backend.forward(connection_id, name, arguments)
+            data = await self._backend.forward(who.connection_id, name, arguments)
         except Exception as error:
             logger.info("forward of %s failed: %s", name, type(error).__name__)
             return tool_result(failure_payload(error), is_error=True, dumps=dumps_decimal_numbers)
         return _answer(data, FORWARD_GUIDE)
 
-    async def _cancel(
-        self, connection_id: str, name: str, arguments: dict[str, Any]
-    ) -> dict[str, Any]:
+    async def _cancel(self, who: Who, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         order_id = _plain(arguments.get("order_id"))
         if order_id is not None:
             try:
-                guard = await self._backend.guard(connection_id)
-                identity = self._backend.identity(connection_id)
+                guard = await self._backend.guard(who.connection_id)
+                identity = who.identity
                 filed = await anyio.to_thread.run_sync(_filed_order, guard.ledger, order_id)
             except Exception as error:  # the record cannot tell: treat it as not ours to route
                 logger.warning("looking up a cancelled order failed: %s", type(error).__name__)
@@ -286,14 +292,14 @@ class GatewayMethods:
                 return await self._cancel_filed(guard, identity, *filed)
         outcome = "forwarded"
         try:
-            data = await self._backend.forward(connection_id, name, arguments)
+            data = await self._backend.forward(who.connection_id, name, arguments)
             result = _answer(data, FORWARD_GUIDE)
         except Exception as error:
             logger.info("cancel %s failed: %s", name, type(error).__name__)
             payload = failure_payload(error, cancel=True)
             outcome = str(payload["error"]["code"]).lower()
             result = tool_result(payload, is_error=True, dumps=dumps_decimal_numbers)
-        await self._record_cancel(connection_id, name, arguments, outcome)
+        await self._record_cancel(who, name, arguments, outcome)
         return result
 
     async def _cancel_filed(
@@ -324,7 +330,7 @@ class GatewayMethods:
         )
 
     async def _record_cancel(
-        self, connection_id: str, name: str, arguments: Mapping[str, Any], outcome: str
+        self, who: Who, name: str, arguments: Mapping[str, Any], outcome: str
     ) -> None:
         detail: dict[str, Any] = {"tool": name, "outcome": outcome}
         order_id = _plain(arguments.get("order_id"))
@@ -347,14 +353,14 @@ class GatewayMethods:
             )
 
         try:
-            ledger = (await self._backend.guard(connection_id)).ledger
-            identity = self._backend.identity(connection_id)
+            ledger = (await self._backend.guard(who.connection_id)).ledger
+            identity = who.identity
             await anyio.to_thread.run_sync(append, ledger, identity)
         except Exception as error:  # the cancel went out: its answer must still reach the agent
             logger.warning("recording a cancel failed: %s", type(error).__name__)
 
     async def _order(
-        self, connection_id: str, descriptor: Mapping[str, Any], arguments: dict[str, Any]
+        self, who: Who, descriptor: Mapping[str, Any], arguments: dict[str, Any]
     ) -> dict[str, Any]:
         schema = descriptor.get("inputSchema")
         schema = schema if isinstance(schema, dict) else {}
@@ -362,8 +368,8 @@ class GatewayMethods:
             proposal = proposal_from_arguments(arguments, schema)
         except NotFiled as refusal:
             return _refusal(refusal.code, refusal.message)
-        guard = await self._guard_for(connection_id)
-        identity = self._backend.identity(connection_id)
+        guard = await self._guard_for(who)
+        identity = who.identity
         lock = self._locks.setdefault(identity, anyio.Lock())
         async with lock:  # the open count and the filing it allows, one at a time per identity
             try:
@@ -401,49 +407,61 @@ class GatewayMethods:
             )
         return _order_result(outcome, paper=guard.paper)
 
-    async def _guard_for(self, connection_id: str) -> Guard:
+    async def _who(self, principal: Principal) -> Who:
+        """The request's ``Who``. A principal that names its own identity (a caller token)
+        keeps it; otherwise the identity is the connection's (``GatewayBackend.identity``)."""
+        connection_id = _connection(principal)
+        named = getattr(principal, "identity", None)
+        identity = named if isinstance(named, str) and named else None
+        return Who(
+            connection_id=connection_id,
+            identity=identity or self._backend.identity(connection_id),
+            profile=await self._profile_of(principal),
+        )
+
+    async def _guard_for(self, who: Who) -> Guard:
         """The connection's guard under its profile's policy overrides (which only tighten)."""
-        guard = await self._backend.guard(connection_id)
-        profile = await self._profile_of(connection_id)
+        guard = await self._backend.guard(who.connection_id)
+        profile = who.profile
         if profile is None or profile.overrides == PolicyOverrides():
             return guard
         return guard.narrowed(profile.overrides.apply(guard.policy))
 
     # -- the gateway's own tools -----------------------------------------------------------
 
-    async def _gate_how(self, connection_id: str) -> dict[str, Any]:
+    async def _gate_how(self, who: Who) -> dict[str, Any]:
         try:
-            guard = await self._guard_for(connection_id)
-            identity = self._backend.identity(connection_id)
+            guard = await self._guard_for(who)
+            identity = who.identity
             data = await anyio.to_thread.run_sync(
                 lambda: how(guard, identity, max_open=self._max_open)
             )
-            data["profile"] = profile_facts(await self._profile_of(connection_id))
+            data["profile"] = profile_facts(who.profile)
         except Exception as error:
             logger.warning("gate_how failed: %s", type(error).__name__)
             return _refusal("GATEWAY_ERROR", "The gateway could not read its record.")
         return _answer(data, GATE_GUIDE)
 
-    async def _gate_record(self, connection_id: str) -> dict[str, Any]:
+    async def _gate_record(self, who: Who) -> dict[str, Any]:
         try:
-            ledger = (await self._backend.guard(connection_id)).ledger
-            identity = self._backend.identity(connection_id)
+            ledger = (await self._backend.guard(who.connection_id)).ledger
+            identity = who.identity
             data = await anyio.to_thread.run_sync(record, ledger, identity)
         except Exception as error:
             logger.warning("gate_record failed: %s", type(error).__name__)
             return _refusal("GATEWAY_ERROR", "The gateway could not read its record.")
         return _answer(data, GATE_GUIDE)
 
-    async def _gate_disconnect(self, connection_id: str) -> dict[str, Any]:
+    async def _gate_disconnect(self, who: Who) -> dict[str, Any]:
         try:
-            await self._backend.disconnect(connection_id)
+            await self._backend.disconnect(who.connection_id)
         except Exception as error:
             logger.warning("disconnect failed: %s", type(error).__name__)
             return _refusal(
                 "GATEWAY_ERROR",
                 "The gateway could not erase this connection; try again, or revoke it.",
             )
-        self._catalog.forget(connection_id)
+        self._catalog.forget(who.connection_id)
         data = {
             "disconnected": True,
             "message": "This connection is erased: its tokens no longer work and the gateway "

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from ordergate.gateway.mcp._backend import Principal
 from ordergate.gateway.mcp._catalog import GATE_TOOLS, Listing
 from ordergate.profiles import PERMISSION_PHRASES, Permission, Profile, permission_for
 
@@ -28,8 +29,8 @@ __all__ = [
     "visible_to",
 ]
 
-ProfileLookup = Callable[[str], Awaitable[Profile | None]]
-"""The profile of a connection, by its id (``None``: its profile is not defined here)."""
+ProfileLookup = Callable[[Principal], Awaitable[Profile | None]]
+"""The profile a request's principal acts under (``None``: not defined here)."""
 
 GATE_NAMES = frozenset(str(tool["name"]) for tool in GATE_TOOLS)
 UNDEFINED = (
