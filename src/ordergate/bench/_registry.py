@@ -11,6 +11,7 @@ from ordergate.bench._ledger import run_ledger_bench
 from ordergate.bench._policy import run_policy_bench
 from ordergate.bench._sandbox import run_sandbox_bench
 from ordergate.bench._stats import Summary
+from ordergate.bench._tokens import run_tokens_bench
 
 __all__ = ["BENCHES", "run_bench"]
 
@@ -23,6 +24,7 @@ BENCHES: dict[str, Bench] = {
     "policy": run_policy_bench,
     "ledger": run_ledger_bench,
     "gateway": run_gateway_bench,
+    "tokens": run_tokens_bench,
 }
 
 

@@ -1,0 +1,101 @@
+"""``ordergate token mint``: a caller-bound capability token for one agent (issue 7 §2).
+
+Prints the token alone on stdout (so ``TOKEN=$(ordergate token mint ...)`` works) and its
+expiry on stderr. The signing key comes from ``ORDERGATE_CALLER_TOKEN_KEY``, else is derived
+from ``ORDERGATE_MASTER_SECRET``; it is never printed, and neither is the master secret. With
+neither set, it says which variable to set and exits 2.
+
+``--ttl`` is a whole number of seconds, minutes or hours (``90s``, ``15m``, ``2h``), at most
+24 hours. The profile is checked for its form only (``[a-z0-9_-]{1,64}``): whether such a
+profile exists is the gateway's question when the token is used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import timedelta
+from typing import Annotated
+
+import typer
+
+from ordergate.callers import (
+    CALLER_PATTERN,
+    MAX_TTL,
+    PROFILE_PATTERN,
+    CallerKey,
+    CallerVerifier,
+    mint,
+)
+from ordergate.core import ConfigError, RealtimeClock, SteppedClock
+
+__all__ = ["parse_ttl", "token_app"]
+
+token_app = typer.Typer(
+    help="Caller-bound capability tokens for agents that cannot run an OAuth flow.",
+    no_args_is_help=True,
+)
+
+_TTL = re.compile(r"([1-9][0-9]{0,5})([smh])")
+_UNITS = {"s": timedelta(seconds=1), "m": timedelta(minutes=1), "h": timedelta(hours=1)}
+
+
+def parse_ttl(text: str) -> timedelta:
+    """``90s``, ``15m`` or ``2h`` as a duration of at most 24 hours; a usage error naming
+    ``--ttl`` otherwise."""
+    match = _TTL.fullmatch(text)
+    if match is None:
+        raise typer.BadParameter(
+            "give a whole number and s, m or h, e.g. 90s, 15m, 2h", param_hint="--ttl"
+        )
+    ttl = int(match[1]) * _UNITS[match[2]]
+    if ttl > MAX_TTL:
+        raise typer.BadParameter("at most 24h", param_hint="--ttl")
+    return ttl
+
+
+@token_app.command("mint")
+def mint_command(
+    caller: Annotated[
+        str,
+        typer.Option(metavar="NAME", help="Who the token speaks for: 1-64 of A-Z a-z 0-9 . _ -"),
+    ],
+    profile: Annotated[
+        str, typer.Option(metavar="P", help="The profile it acts under: 1-64 of a-z 0-9 _ -")
+    ],
+    ttl: Annotated[
+        str, typer.Option(help="How long it lasts: 90s, 15m, 2h (at most 24h).")
+    ] = "15m",
+    connection: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ID",
+            help="The gateway connection whose upstream session it acts on (when several).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Print a caller token for NAME under profile P; the signing key is never printed."""
+    lifetime = parse_ttl(ttl)
+    if CALLER_PATTERN.fullmatch(caller) is None:
+        raise typer.BadParameter("1-64 characters of A-Z a-z 0-9 . _ -", param_hint="--caller")
+    if PROFILE_PATTERN.fullmatch(profile) is None:
+        raise typer.BadParameter("1-64 characters of a-z 0-9 _ -", param_hint="--profile")
+    if connection is not None and CALLER_PATTERN.fullmatch(connection) is None:
+        raise typer.BadParameter("1-64 characters of A-Z a-z 0-9 . _ -", param_hint="--connection")
+    try:
+        key = CallerKey.from_environ(os.environ)
+    except ConfigError as error:
+        # The message names the variable and the rule, never a value.
+        typer.echo(f"cannot mint a caller token: {error}", err=True)
+        raise typer.Exit(2) from None
+    now = RealtimeClock().now()
+    token = mint(key, caller=caller, profile=profile, ttl=lifetime, now=now, connection=connection)
+    # Read back as the gateway will, which also gives the expiry exactly as it was signed.
+    claims = CallerVerifier(key, SteppedClock(start=now), cache_size=0).verify(token.reveal())
+    assert claims is not None, "a freshly minted token verifies under its own key"
+    typer.echo(token.reveal())
+    typer.echo(
+        f"expires {claims.expires_at.isoformat()} (signed with the key from {key.source})",
+        err=True,
+    )

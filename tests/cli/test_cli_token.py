@@ -1,0 +1,142 @@
+"""``ordergate token mint``: the token alone on stdout, never the key or the master secret."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import typer
+from typer.testing import CliRunner, Result
+
+from ordergate.callers import (
+    ENV_CALLER_TOKEN_KEY,
+    ENV_MASTER_SECRET,
+    CallerClaims,
+    CallerKey,
+    CallerVerifier,
+)
+from ordergate.cli import app
+from ordergate.cli._token import parse_ttl
+from ordergate.core import SteppedClock
+
+DEDICATED = "dedicated-caller-token-key-0123456789abcdef"
+MASTER = "master-secret-for-the-whole-gateway-0123456789"
+BOTH = {ENV_CALLER_TOKEN_KEY: DEDICATED, ENV_MASTER_SECRET: MASTER}
+MASTER_ONLY = {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: MASTER}
+
+
+def run(env: dict[str, str], *args: str) -> Result:
+    return CliRunner().invoke(app, ["token", "mint", *args], env=env)
+
+
+def claims_of(result: Result, environ: dict[str, str]) -> CallerClaims:
+    # The CLI reads wall time; check at a moment that is surely before its expiry.
+    clock = SteppedClock(start=datetime.now(UTC))
+    claims = CallerVerifier(CallerKey.from_environ(environ), clock).verify(result.stdout.strip())
+    assert claims is not None
+    return claims
+
+
+def test_mint_prints_only_a_token_that_verifies_under_the_host_key() -> None:
+    before = datetime.now(UTC)
+    result = run(BOTH, "--caller", "agent-1", "--profile", "trader")
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 1
+    claims = claims_of(result, BOTH)
+    assert (claims.caller, claims.profile, claims.connection) == ("agent-1", "trader", None)
+    lifetime = claims.expires_at - before
+    assert timedelta(minutes=14) < lifetime <= timedelta(minutes=15)
+    assert claims.expires_at.isoformat() in result.stderr
+    assert ENV_CALLER_TOKEN_KEY in result.stderr
+
+
+def test_mint_carries_the_connection_and_the_ttl() -> None:
+    before = datetime.now(UTC)
+    result = run(
+        MASTER_ONLY, "--caller", "c.7", "--profile", "monitor", "--ttl", "2h",
+        "--connection", "0f3c2a9be51d47c68a0e5b1d9c7f2e41",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    claims = claims_of(result, MASTER_ONLY)
+    assert claims.connection == "0f3c2a9be51d47c68a0e5b1d9c7f2e41"
+    assert timedelta(hours=2) - timedelta(minutes=1) < claims.expires_at - before
+    assert ENV_MASTER_SECRET in result.stderr
+
+
+def test_mint_does_not_check_the_profile_against_the_gateway_yet() -> None:
+    result = run(BOTH, "--caller", "a", "--profile", "no-such-profile_yet")
+    assert result.exit_code == 0, result.output
+    assert claims_of(result, BOTH).profile == "no-such-profile_yet"
+
+
+@pytest.mark.parametrize("environ", [BOTH, MASTER_ONLY])
+def test_no_output_of_mint_contains_the_key_or_the_master_secret(environ: dict[str, str]) -> None:
+    results = [
+        run(environ, "--caller", "a", "--profile", "trader"),
+        run(environ, "--caller", "a", "--profile", "trader", "--ttl", "90s"),
+        run(environ, "--caller", "bad name", "--profile", "trader"),
+        run(environ, "--caller", "a", "--profile", "trader", "--ttl", "3d"),
+        run({**environ, ENV_CALLER_TOKEN_KEY: DEDICATED[:20]}, "--caller", "a", "--profile", "p"),
+        run({**environ, ENV_MASTER_SECRET: MASTER[:20]}, "--caller", "a", "--profile", "p"),
+    ]
+    assert results[0].exit_code == 0 and results[1].exit_code == 0
+    for result in results:
+        for secret in (DEDICATED, MASTER, DEDICATED[:20], MASTER[:20]):
+            assert secret not in result.output
+            assert secret not in result.stderr
+
+
+def test_without_a_key_mint_names_the_variable_to_set_and_exits_2() -> None:
+    result = run(
+        {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: ""}, "--caller", "a", "--profile", "p"
+    )
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert ENV_CALLER_TOKEN_KEY in result.stderr
+
+
+def test_a_short_key_is_refused_naming_its_variable() -> None:
+    result = run({ENV_CALLER_TOKEN_KEY: "short"}, "--caller", "a", "--profile", "p")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert ENV_CALLER_TOKEN_KEY in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["--caller", "has space", "--profile", "p"], "--caller"),
+        (["--caller", "c" * 65, "--profile", "p"], "--caller"),
+        (["--caller", "a", "--profile", "Trader"], "--profile"),
+        (["--caller", "a", "--profile", "p", "--connection", "a/b"], "--connection"),
+        (["--caller", "a", "--profile", "p", "--ttl", "15"], "--ttl"),
+        (["--caller", "a", "--profile", "p", "--ttl", "25h"], "--ttl"),
+        (["--caller", "a", "--profile", "p", "--ttl", "0m"], "--ttl"),
+    ],
+)
+def test_a_bad_option_is_a_usage_error_naming_it(args: list[str], option: str) -> None:
+    result = run(BOTH, *args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert option in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("90s", timedelta(seconds=90)),
+        ("15m", timedelta(minutes=15)),
+        ("2h", timedelta(hours=2)),
+        ("24h", timedelta(hours=24)),
+        ("1s", timedelta(seconds=1)),
+    ],
+)
+def test_ttl_accepts_seconds_minutes_and_hours(text: str, expected: timedelta) -> None:
+    assert parse_ttl(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["", "15", "m", "0s", "015m", "1.5h", "1d", "15 m", "-5m", "1441m"]
+)
+def test_ttl_refuses_anything_else(text: str) -> None:
+    with pytest.raises(typer.BadParameter):
+        parse_ttl(text)
