@@ -9,7 +9,8 @@ import pytest
 SURFACE = {
     "ordergate": {"ConfigError", "DecimalFieldError", "OrdergateError", "ToolError", "__version__"},
     "ordergate.core": {
-        "ZERO", "AcceleratedClock", "Bounds", "Clock", "ClockMode", "ConfigError",
+        "MIN_KEY_SECRET_LENGTH", "ZERO", "AcceleratedClock", "Bounds", "Clock", "ClockMode",
+        "ConfigError",
         "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
@@ -72,6 +73,12 @@ SURFACE = {
     "ordergate.gateway.custody": {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",
         "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault",
+    },
+    "ordergate.callers": {
+        "CALLER_PATTERN", "DEFAULT_CACHE_SIZE", "ENV_CALLER_TOKEN_KEY", "ENV_MASTER_SECRET",
+        "MAX_TOKEN_LENGTH", "MAX_TTL", "MIN_TTL", "PROFILE_PATTERN", "CallerClaims", "CallerKey",
+        "CallerRefusal", "CallerVerifier", "KeySource", "RefusalReason", "looks_like_caller_token",
+        "mint",
     },
     "ordergate.profiles": {
         "BUILTIN_PROFILES", "DEFAULT_PROFILE", "PERMISSION_PHRASES", "Permission",

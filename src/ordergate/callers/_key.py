@@ -21,7 +21,7 @@ from enum import StrEnum
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ordergate.core import ConfigError, Secret
+from ordergate.core import MIN_KEY_SECRET_LENGTH, ConfigError, Secret
 
 __all__ = ["ENV_CALLER_TOKEN_KEY", "ENV_MASTER_SECRET", "CallerKey", "KeySource"]
 
@@ -38,16 +38,8 @@ class KeySource(StrEnum):
     MASTER_SECRET = ENV_MASTER_SECRET
 
 
-def _min_secret_length() -> int:
-    # The same floor as the sibling sealing key. Imported here, not at module level, because the
-    # gateway will import this package: a module-level import of the gateway would be a cycle.
-    from ordergate.gateway._seal import MIN_SECRET_LENGTH
-
-    return MIN_SECRET_LENGTH
-
-
 def _too_short(variable: str) -> ConfigError:
-    return ConfigError(variable, f"must be at least {_min_secret_length()} characters")
+    return ConfigError(variable, f"must be at least {MIN_KEY_SECRET_LENGTH} characters")
 
 
 class CallerKey:
@@ -57,7 +49,7 @@ class CallerKey:
     __slots__ = ("_material", "_source")
 
     def __init__(self, material: bytes, *, source: KeySource) -> None:
-        if len(material) < _min_secret_length():
+        if len(material) < MIN_KEY_SECRET_LENGTH:
             raise _too_short(source.value)
         self._material = material
         self._source = source
@@ -66,7 +58,7 @@ class CallerKey:
     def from_secret(cls, key: Secret) -> CallerKey:
         """The value of ``ORDERGATE_CALLER_TOKEN_KEY``, used as the HMAC key itself."""
         value = key.reveal()
-        if len(value) < _min_secret_length():
+        if len(value) < MIN_KEY_SECRET_LENGTH:
             raise _too_short(ENV_CALLER_TOKEN_KEY)
         return cls(value.encode("utf-8"), source=KeySource.CALLER_TOKEN_KEY)
 
@@ -74,7 +66,7 @@ class CallerKey:
     def derive(cls, master: Secret) -> CallerKey:
         """HKDF-SHA256 of the master secret under the caller-token salt and info."""
         secret = master.reveal().encode("utf-8")
-        if len(secret) < _min_secret_length():
+        if len(secret) < MIN_KEY_SECRET_LENGTH:
             # Measured in bytes, as the sealing key measures it, so both accept the same secrets.
             raise _too_short(ENV_MASTER_SECRET)
         material = HKDF(algorithm=hashes.SHA256(), length=32, salt=SALT, info=INFO).derive(secret)
@@ -92,7 +84,7 @@ class CallerKey:
             return cls.derive(Secret(master))
         raise ConfigError(
             ENV_CALLER_TOKEN_KEY,
-            f"not set: set {ENV_CALLER_TOKEN_KEY} (at least {_min_secret_length()} characters) "
+            f"not set: set {ENV_CALLER_TOKEN_KEY} (at least {MIN_KEY_SECRET_LENGTH} characters) "
             f"or {ENV_MASTER_SECRET} to sign caller tokens",
         )
 

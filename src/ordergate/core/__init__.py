@@ -28,9 +28,10 @@ from ordergate.core._enums import (
 from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
 from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
 from ordergate.core._redact import RedactingFilter, install_redaction, redact, register_secret
-from ordergate.core._secret import Secret
+from ordergate.core._secret import MIN_KEY_SECRET_LENGTH, Secret
 
 __all__ = [
+    "MIN_KEY_SECRET_LENGTH",
     "ZERO",
     "AcceleratedClock",
     "Bounds",

@@ -6,7 +6,11 @@ import hmac
 
 from ordergate.core._redact import register_secret
 
-__all__ = ["Secret"]
+__all__ = ["MIN_KEY_SECRET_LENGTH", "Secret"]
+
+MIN_KEY_SECRET_LENGTH = 32
+"""The shortest secret a key is derived from (``ORDERGATE_MASTER_SECRET``,
+``ORDERGATE_CALLER_TOKEN_KEY``): 32 characters."""
 
 
 class Secret:

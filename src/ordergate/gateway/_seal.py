@@ -21,14 +21,14 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-from ordergate.core import OrdergateError, Secret
+from ordergate.core import MIN_KEY_SECRET_LENGTH, OrdergateError, Secret
 
 __all__ = ["MIN_SECRET_LENGTH", "SealError", "Sealer"]
 
 SALT = b"ordergate/upstream-seal/v1"
 INFO = b"ordergate upstream tokens"
 PREFIX = "v1."
-MIN_SECRET_LENGTH = 32
+MIN_SECRET_LENGTH = MIN_KEY_SECRET_LENGTH
 _NONCE = 12
 
 
