@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 import typer
@@ -23,6 +24,12 @@ DEDICATED = "dedicated-caller-token-key-0123456789abcdef"
 MASTER = "master-secret-for-the-whole-gateway-0123456789"
 BOTH = {ENV_CALLER_TOKEN_KEY: DEDICATED, ENV_MASTER_SECRET: MASTER}
 MASTER_ONLY = {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: MASTER}
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ORDERGATE_HOME", str(tmp_path))
+    return tmp_path
 
 
 def run(env: dict[str, str], *args: str) -> Result:
@@ -63,10 +70,19 @@ def test_mint_carries_the_connection_and_the_ttl() -> None:
     assert ENV_MASTER_SECRET in result.stderr
 
 
-def test_mint_does_not_check_the_profile_against_the_gateway_yet() -> None:
-    result = run(BOTH, "--caller", "a", "--profile", "no-such-profile_yet")
+def test_mint_refuses_a_profile_this_host_does_not_define_naming_the_defined_ones() -> None:
+    result = run({**BOTH, "COLUMNS": "200"}, "--caller", "a", "--profile", "no-such-profile_yet")
+    assert result.exit_code == 2, result.output
+    assert "--profile" in result.output
+    assert "monitor, researcher, trader" in result.output
+
+
+def test_mint_accepts_a_profile_defined_in_the_home(home: Path) -> None:
+    (home / "profiles").mkdir()
+    (home / "profiles" / "night-watch.yaml").write_text("name: night-watch\npermissions: []\n")
+    result = run(BOTH, "--caller", "a", "--profile", "night-watch")
     assert result.exit_code == 0, result.output
-    assert claims_of(result, BOTH).profile == "no-such-profile_yet"
+    assert claims_of(result, BOTH).profile == "night-watch"
 
 
 @pytest.mark.parametrize("environ", [BOTH, MASTER_ONLY])
@@ -76,8 +92,14 @@ def test_no_output_of_mint_contains_the_key_or_the_master_secret(environ: dict[s
         run(environ, "--caller", "a", "--profile", "trader", "--ttl", "90s"),
         run(environ, "--caller", "bad name", "--profile", "trader"),
         run(environ, "--caller", "a", "--profile", "trader", "--ttl", "3d"),
-        run({**environ, ENV_CALLER_TOKEN_KEY: DEDICATED[:20]}, "--caller", "a", "--profile", "p"),
-        run({**environ, ENV_MASTER_SECRET: MASTER[:20]}, "--caller", "a", "--profile", "p"),
+        run(
+            {**environ, ENV_CALLER_TOKEN_KEY: DEDICATED[:20]},
+            "--caller",
+            "a",
+            "--profile",
+            "trader",
+        ),
+        run({**environ, ENV_MASTER_SECRET: MASTER[:20]}, "--caller", "a", "--profile", "trader"),
     ]
     assert results[0].exit_code == 0 and results[1].exit_code == 0
     for result in results:
@@ -88,7 +110,7 @@ def test_no_output_of_mint_contains_the_key_or_the_master_secret(environ: dict[s
 
 def test_without_a_key_mint_names_the_variable_to_set_and_exits_2() -> None:
     result = run(
-        {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: ""}, "--caller", "a", "--profile", "p"
+        {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: ""}, "--caller", "a", "--profile", "trader"
     )
     assert result.exit_code == 2
     assert result.stdout == ""
@@ -96,7 +118,7 @@ def test_without_a_key_mint_names_the_variable_to_set_and_exits_2() -> None:
 
 
 def test_a_short_key_is_refused_naming_its_variable() -> None:
-    result = run({ENV_CALLER_TOKEN_KEY: "short"}, "--caller", "a", "--profile", "p")
+    result = run({ENV_CALLER_TOKEN_KEY: "short"}, "--caller", "a", "--profile", "trader")
     assert result.exit_code == 2 and result.stdout == ""
     assert ENV_CALLER_TOKEN_KEY in result.stderr
 
@@ -104,13 +126,13 @@ def test_a_short_key_is_refused_naming_its_variable() -> None:
 @pytest.mark.parametrize(
     ("args", "option"),
     [
-        (["--caller", "has space", "--profile", "p"], "--caller"),
-        (["--caller", "c" * 65, "--profile", "p"], "--caller"),
+        (["--caller", "has space", "--profile", "trader"], "--caller"),
+        (["--caller", "c" * 65, "--profile", "trader"], "--caller"),
         (["--caller", "a", "--profile", "Trader"], "--profile"),
-        (["--caller", "a", "--profile", "p", "--connection", "a/b"], "--connection"),
-        (["--caller", "a", "--profile", "p", "--ttl", "15"], "--ttl"),
-        (["--caller", "a", "--profile", "p", "--ttl", "25h"], "--ttl"),
-        (["--caller", "a", "--profile", "p", "--ttl", "0m"], "--ttl"),
+        (["--caller", "a", "--profile", "trader", "--connection", "a/b"], "--connection"),
+        (["--caller", "a", "--profile", "trader", "--ttl", "15"], "--ttl"),
+        (["--caller", "a", "--profile", "trader", "--ttl", "25h"], "--ttl"),
+        (["--caller", "a", "--profile", "trader", "--ttl", "0m"], "--ttl"),
     ],
 )
 def test_a_bad_option_is_a_usage_error_naming_it(args: list[str], option: str) -> None:

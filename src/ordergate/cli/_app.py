@@ -7,6 +7,7 @@ import typer
 from ordergate.cli._approvals import approvals_command, approve_command, deny_command
 from ordergate.cli._audit import audit_app
 from ordergate.cli._bench import bench
+from ordergate.cli._call import call_command
 from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._order import order_command
@@ -42,6 +43,7 @@ app.command("reconcile")(reconcile_command)
 app.command("approvals")(approvals_command)
 app.command("approve")(approve_command)
 app.command("deny")(deny_command)
+app.command("call")(call_command)
 
 
 def main() -> None:

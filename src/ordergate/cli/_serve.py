@@ -30,6 +30,7 @@ from ordergate.cli._options import (
 from ordergate.core import ConfigError, Secret, ToolError
 
 if TYPE_CHECKING:
+    from ordergate.callers import CallerKey
     from ordergate.gateway._serve import Serving
 
 __all__ = ["serve_command"]
@@ -97,6 +98,7 @@ def serve_command(
             custody=chosen,
             master_secret=Secret(master) if master else None,
             redis_url=redis,
+            caller_key=_caller_key(),
             limits=RateLimits().overridden(rate_limit or []),
             host=host,
             port=port,
@@ -127,3 +129,13 @@ def serve_command(
         raise fail(f"upstream: {error}", 1) from None
     finally:
         sock.close()
+
+
+def _caller_key() -> CallerKey | None:
+    """The host's caller-token key when one is configured (``ConfigError`` when it is set but
+    unusable); ``None`` when neither variable is set: caller tokens are then refused."""
+    from ordergate.callers import ENV_CALLER_TOKEN_KEY, ENV_MASTER_SECRET, CallerKey
+
+    if not (os.environ.get(ENV_CALLER_TOKEN_KEY) or os.environ.get(ENV_MASTER_SECRET)):
+        return None
+    return CallerKey.from_environ(os.environ)

@@ -6,8 +6,8 @@ from ``ORDERGATE_MASTER_SECRET``; it is never printed, and neither is the master
 neither set, it says which variable to set and exits 2.
 
 ``--ttl`` is a whole number of seconds, minutes or hours (``90s``, ``15m``, ``2h``), at most
-24 hours. The profile is checked for its form only (``[a-z0-9_-]{1,64}``): whether such a
-profile exists is the gateway's question when the token is used.
+24 hours. The profile must be one this host defines (a built-in or a file in
+``ORDERGATE_HOME/profiles``); the gateway checks it again, in full, when the token is used.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from ordergate.callers import (
     CallerVerifier,
     mint,
 )
+from ordergate.client import ordergate_home
 from ordergate.core import ConfigError, RealtimeClock, SteppedClock
+from ordergate.profiles import BUILTIN_PROFILES
 
 __all__ = ["parse_ttl", "token_app"]
 
@@ -52,6 +54,14 @@ def parse_ttl(text: str) -> timedelta:
     if ttl > MAX_TTL:
         raise typer.BadParameter("at most 24h", param_hint="--ttl")
     return ttl
+
+
+def defined_profiles() -> frozenset[str]:
+    """The profile names a gateway on this host defines: the built-ins and the files in
+    ``ORDERGATE_HOME/profiles`` (each file is checked in full when the gateway loads it)."""
+    folder = ordergate_home() / "profiles"
+    files = {path.stem for path in folder.glob("*.yaml")} if folder.is_dir() else set()
+    return frozenset(BUILTIN_PROFILES) | files
 
 
 @token_app.command("mint")
@@ -81,6 +91,11 @@ def mint_command(
         raise typer.BadParameter("1-64 characters of A-Z a-z 0-9 . _ -", param_hint="--caller")
     if PROFILE_PATTERN.fullmatch(profile) is None:
         raise typer.BadParameter("1-64 characters of a-z 0-9 _ -", param_hint="--profile")
+    known = defined_profiles()
+    if profile not in known:
+        raise typer.BadParameter(
+            f"no such profile (defined: {', '.join(sorted(known))})", param_hint="--profile"
+        )
     if connection is not None and CALLER_PATTERN.fullmatch(connection) is None:
         raise typer.BadParameter("1-64 characters of A-Z a-z 0-9 . _ -", param_hint="--connection")
     try:

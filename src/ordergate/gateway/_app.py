@@ -16,8 +16,11 @@ from sqlalchemy import Engine
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
+from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
 from ordergate.execution._blocking import blocking
+from ordergate.gateway._broker import broker_route
+from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
@@ -85,6 +88,8 @@ def build_gateway_app(
     backend: GatewayBackend,
     *,
     profiles: Profiles,
+    callers: CallerVerifier | None = None,
+    sealed: bool = False,
     config: GatewayConfig,
     public_url: str,
     clock: Clock,
@@ -99,9 +104,10 @@ def build_gateway_app(
         tools_ttl=config.tools_cache,
     )
     verifier = auth.verifier
+    verify = bearer_verifier(verifier.verify, callers, store=auth.store, needs_connection=sealed)
     endpoint = gateway_endpoint(
         methods,
-        verify=verifier.verify,
+        verify=verify,
         challenge=verifier.www_authenticate,
         public_url=public_url,
         max_body=config.max_body,
@@ -109,6 +115,9 @@ def build_gateway_app(
     routes: list[BaseRoute] = [
         *auth.routes(),
         Route("/mcp", endpoint),
+        broker_route(
+            methods, verify=verify, challenge=verifier.www_authenticate, public_url=public_url
+        ),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
     ]
     return LimitMiddleware(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from enum import StrEnum
 
+from ordergate.callers import CallerKey
 from ordergate.core import ConfigError, Secret
 from ordergate.gateway._seal import MIN_SECRET_LENGTH
 
@@ -87,6 +88,8 @@ class GatewayConfig:
     custody: Custody = Custody.AUTO
     master_secret: Secret | None = None
     redis_url: str | None = None
+    caller_key: CallerKey | None = None
+    """The host's caller-token key; without it the gateway honours no caller token."""
 
     def __post_init__(self) -> None:
         if self.master_secret is not None and len(self.master_secret.reveal()) < MIN_SECRET_LENGTH:

@@ -2,7 +2,7 @@
 
 Each request is put in a class by its path — ``register`` (``/oauth/register``),
 ``authorize`` (``/oauth/authorize``, ``/oauth/consent``, ``/oauth/callback``), ``token``
-(``/oauth/token``, ``/oauth/revoke``), ``mcp`` (``/mcp``) — and counted per client IP in
+(``/oauth/token``, ``/oauth/revoke``), ``mcp`` (``/mcp``, ``/api/…``) — and counted per IP in
 fixed one-minute windows of the injected clock. Over the class's limit the answer is 429
 with ``Retry-After``; the count lives in memory for one process, or in Redis (``INCR`` +
 ``EXPIRE``, one key per IP, class and minute) so that several replicas share it. A Redis
@@ -53,7 +53,7 @@ _CLASSES = {
 
 def request_class(path: str) -> str | None:
     """The rate-limit class of a path, or ``None`` for unlimited paths (metadata, metrics)."""
-    if path == "/mcp" or path.startswith("/mcp/"):
+    if path == "/mcp" or path.startswith(("/mcp/", "/api/")):
         return "mcp"
     return _CLASSES.get(path.rstrip("/") or "/")
 

@@ -20,6 +20,7 @@ from types import TracebackType
 import anyio
 
 from ordergate._serving import _config, _Server
+from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
 from ordergate.execution._blocking import blocking
 from ordergate.gateway._app import build_gateway_app, gateway_auth
@@ -132,6 +133,8 @@ async def _serve(
             auth,
             backend,
             profiles=serving.profiles,
+            callers=CallerVerifier(config.caller_key, clock=clock) if config.caller_key else None,
+            sealed=serving.sealed,
             config=config,
             public_url=public_url,
             clock=clock,

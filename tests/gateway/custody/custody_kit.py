@@ -18,6 +18,7 @@ from oauth_testkit import challenge_of, new_verifier, parse_form
 from sqlalchemy import Engine, select
 
 from ordergate._serving import bind_socket
+from ordergate.callers import CallerKey
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
 from ordergate.gateway._schema import connections
@@ -218,6 +219,7 @@ def custodian(
             custody=Custody.SEALED,
             master_secret=Secret(master) if master is not None else None,
             limits=RateLimits(register=many, authorize=many, token=many, mcp=many),
+            caller_key=CallerKey.derive(Secret(master)) if master is not None else None,
         )
         server = GatewayServer(settings, config, bind_socket("127.0.0.1", 0), clock=clock)
         with server as url:

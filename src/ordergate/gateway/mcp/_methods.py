@@ -42,10 +42,14 @@ from ordergate.gateway.mcp._backend import GatewayBackend, Principal
 from ordergate.gateway.mcp._catalog import Catalog
 from ordergate.gateway.mcp._failures import failure_payload, plain_code
 from ordergate.gateway.mcp._profiles import (
+    GATE_NAMES,
+    UNDEFINED,
     ProfileLookup,
+    needs,
     profile_facts,
     profile_instructions,
     profile_refusal,
+    refusal_sentence,
     visible_to,
 )
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
@@ -66,7 +70,7 @@ from ordergate.mcpserve import (
     tool_result,
 )
 from ordergate.policy import Proposal, ProposalError
-from ordergate.profiles import PolicyOverrides, Profile
+from ordergate.profiles import Permission, PolicyOverrides, Profile
 
 __all__ = ["GATEWAY_INFO", "MAX_OPEN_PROPOSALS", "GatewayMethods"]
 
@@ -122,6 +126,17 @@ class Who:
     connection_id: str
     identity: str
     profile: Profile | None
+    named_itself: bool = False
+    """The principal named its own identity (a caller token), so the connection is not its
+    own to end."""
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
 
 
 def _order_result(outcome: Outcome, *, paper: bool) -> dict[str, Any]:
@@ -261,7 +276,7 @@ class GatewayMethods:
             return _refusal(routing.code, routing.message)
         refused = profile_refusal(who.profile, descriptor, listing)
         if refused is not None:
-            return _refusal("PROFILE_REFUSED", refused[0].upper() + refused[1:] + ".")
+            return _refusal("PROFILE_REFUSED", _sentence(refused))
         if routing.route is Route.ORDER:
             return await self._order(who, descriptor, arguments)
         if routing.route is Route.FORWARD:
@@ -407,6 +422,46 @@ class GatewayMethods:
             )
         return _order_result(outcome, paper=guard.paper)
 
+    async def capability(
+        self, principal: Principal, permission: str, body: object
+    ) -> tuple[int, dict[str, Any]]:
+        """One call through the capability broker (``POST /api/capability/NAME/ACTION``):
+        the HTTP status and the JSON answer. The request names a permission and, in ``body``,
+        ``{"tool": NAME, "arguments": {...}}``; the profile must grant the permission and the
+        tool must be one that takes exactly it. Then it is the same call as over MCP."""
+        try:
+            wanted = Permission(permission)
+        except ValueError:
+            return 404, _error("UNKNOWN_CAPABILITY", "No such capability or action.")
+        if not isinstance(body, dict) or set(body) - {"tool", "arguments"}:
+            return 400, _error("INVALID_ARGUMENT", 'The body must be {"tool", "arguments"}.')
+        tool, arguments = body.get("tool"), body.get("arguments", {})
+        if not isinstance(tool, str) or not tool or tool in GATE_NAMES:
+            return 400, _error("INVALID_ARGUMENT", "tool must name a broker tool.")
+        if not isinstance(arguments, dict):
+            return 400, _error("INVALID_ARGUMENT", "The arguments must be a JSON object.")
+        who = await self._who(principal)
+        if who.profile is None:
+            return 403, _error("PROFILE_REFUSED", _sentence(UNDEFINED))
+        if not who.profile.allows(wanted):
+            return 403, _error("PROFILE_REFUSED", _sentence(refusal_sentence(who.profile, wanted)))
+        try:
+            listing = await self._catalog.listing(who.connection_id)
+        except Exception as error:
+            logger.warning("upstream tool list failed: %s", type(error).__name__)
+            return 502, _error("UPSTREAM_UNAVAILABLE", "The broker's tool list could not be read.")
+        descriptor = listing.by_name.get(tool)
+        if descriptor is None:
+            return 404, _error("UNKNOWN_TOOL", "No such tool.")
+        if needs(descriptor, listing.order_tool) is not wanted:
+            return 400, _error("INVALID_ARGUMENT", f"That tool does not take {wanted}.")
+        result = await self.call("tools/call", {"name": tool, "arguments": arguments}, principal)
+        answer: dict[str, Any] = result["structuredContent"]
+        if not result.get("isError"):
+            return 200, answer
+        code = answer.get("error", {}).get("code") if isinstance(answer, dict) else None
+        return (403 if code == "PROFILE_REFUSED" else 422), answer
+
     async def _who(self, principal: Principal) -> Who:
         """The request's ``Who``. A principal that names its own identity (a caller token)
         keeps it; otherwise the identity is the connection's (``GatewayBackend.identity``)."""
@@ -417,6 +472,7 @@ class GatewayMethods:
             connection_id=connection_id,
             identity=identity or self._backend.identity(connection_id),
             profile=await self._profile_of(principal),
+            named_itself=identity is not None,
         )
 
     async def _guard_for(self, who: Who) -> Guard:
@@ -453,6 +509,11 @@ class GatewayMethods:
         return _answer(data, GATE_GUIDE)
 
     async def _gate_disconnect(self, who: Who) -> dict[str, Any]:
+        if who.named_itself:
+            return _refusal(
+                "NOT_YOURS_TO_END",
+                "A caller token cannot end the connection it acts on; it expires by itself.",
+            )
         try:
             await self._backend.disconnect(who.connection_id)
         except Exception as error:

@@ -22,10 +22,13 @@ from ordergate.profiles import PERMISSION_PHRASES, Permission, Profile, permissi
 
 __all__ = [
     "GATE_NAMES",
+    "UNDEFINED",
     "ProfileLookup",
+    "needs",
     "profile_facts",
     "profile_instructions",
     "profile_refusal",
+    "refusal_sentence",
     "visible_to",
 ]
 
@@ -39,7 +42,8 @@ UNDEFINED = (
 )
 
 
-def _needs(descriptor: Mapping[str, Any], order_tool: str | None) -> Permission | None:
+def needs(descriptor: Mapping[str, Any], order_tool: str | None) -> Permission | None:
+    """The permission calling the tool takes (``None``: no profile may call it)."""
     name = str(descriptor.get("name"))
     if order_tool is not None and name == order_tool:
         return Permission.ORDERS_PLACE
@@ -55,8 +59,8 @@ def visible_to(profile: Profile | None, listing: Listing) -> list[dict[str, Any]
         if name in GATE_NAMES:
             visible.append(tool)
             continue
-        needs = _needs(tool, listing.order_tool)
-        if profile is not None and needs is not None and profile.allows(needs):
+        wanted = needs(tool, listing.order_tool)
+        if profile is not None and wanted is not None and profile.allows(wanted):
             visible.append(tool)
     return visible
 
@@ -67,17 +71,22 @@ def profile_refusal(
     """``None`` when ``profile`` may call the tool, else the sentence saying why not."""
     if profile is None:
         return UNDEFINED
-    needs = _needs(descriptor, listing.order_tool)
-    if needs is None:
+    wanted = needs(descriptor, listing.order_tool)
+    if wanted is None:
         return (
             f"this connection's profile '{profile.name}' does not permit "
             f"{descriptor.get('name')}: no profile may call it"
         )
-    if profile.allows(needs):
+    if profile.allows(wanted):
         return None
+    return refusal_sentence(profile, wanted)
+
+
+def refusal_sentence(profile: Profile, permission: Permission) -> str:
+    """Why ``profile`` may not do what ``permission`` allows."""
     return (
         f"this connection's profile '{profile.name}' does not permit "
-        f"{PERMISSION_PHRASES[needs]} ({needs})"
+        f"{PERMISSION_PHRASES[permission]} ({permission})"
     )
 
 

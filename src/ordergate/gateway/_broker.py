@@ -1,0 +1,79 @@
+"""The capability broker: ``POST /api/capability/{name}/{action}``, for agents that do not
+speak MCP.
+
+The bearer token (a caller token or a gateway access token) is verified exactly as ``/mcp``
+verifies it; Host and Origin are checked as ``/mcp`` checks them (DNS rebinding); the per-IP
+``mcp`` rate limit and the 8 KB body cap apply (``_limits``). The request is authorized by
+the permission named after the capability (``orders/place`` → ``orders.place``) and then
+runs as the same ``tools/call`` the MCP endpoint runs (``GatewayMethods.capability``): the
+same profile check, routing, guard and record, so both paths enforce identically.
+
+Answers are JSON: 200 with the tool's ``{data, guide}``; 401 with the same challenge as
+``/mcp``; 403 when the profile does not grant the permission; 404 for an unknown capability
+or tool; 400 for a malformed body; 422 when the call was refused or failed (the same
+``{error: {code, message}}`` the MCP result carries).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ordergate.execution._blocking import blocking
+from ordergate.gateway.mcp import GatewayMethods
+from ordergate.mcpserve import HostPolicy, dumps_decimal_numbers
+
+__all__ = ["BROKER_PATH", "broker_route"]
+
+BROKER_PATH = "/api/capability/{name}/{action}"
+
+
+class _Json(JSONResponse):
+    def render(self, content: Any) -> bytes:
+        return dumps_decimal_numbers(content)
+
+
+def broker_route(
+    methods: GatewayMethods,
+    *,
+    verify: Callable[[str], Any],
+    challenge: Callable[..., str],
+    public_url: str,
+) -> Route:
+    hosts = HostPolicy.for_url(public_url, speaker="the gateway")
+
+    async def broker(request: Request) -> Response:
+        if not hosts.host_allowed(request.headers.get("host", "").encode("latin-1")):
+            return Response(hosts.host_refusal, status_code=421)
+        origin = request.headers.get("origin")
+        if not hosts.origin_allowed(origin.encode("latin-1") if origin is not None else None):
+            return Response(hosts.origin_refusal, status_code=403)
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        principal = None
+        if scheme.lower() == "bearer" and token.strip():
+            principal = await blocking(verify, token.strip())
+        if principal is None:
+            error = "invalid_token" if token.strip() else None
+            return _Json(
+                {"error": "invalid_token", "error_description": "authentication required"},
+                status_code=401,
+                headers={"www-authenticate": challenge(error=error)},
+            )
+        try:
+            body = json.loads(await request.body())
+        except ValueError:
+            return _Json(_bad("The body must be JSON."), status_code=400)
+        permission = f"{request.path_params['name']}.{request.path_params['action']}"
+        status, answer = await methods.capability(principal, permission, body)
+        return _Json(answer, status_code=status)
+
+    return Route(BROKER_PATH, broker, methods=["POST"])
+
+
+def _bad(message: str) -> dict[str, Any]:
+    return {"error": {"code": "INVALID_ARGUMENT", "message": message}}

@@ -1,0 +1,130 @@
+"""The gateway as ``ordergate serve --sandbox`` runs it with a caller key on the host, and the
+two ways an agent holding a caller token reaches it: MCP and the capability broker."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from gateway_testkit import OPEN, sandbox_gateway
+
+from ordergate.callers import CallerKey, mint
+from ordergate.core import Secret
+from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._serve import GatewayServer
+from ordergate.gateway.mcp._record import _filings_of
+from ordergate.ledger import FilingRecord
+
+MASTER = "host-master-secret-" + "k" * 24
+POLICY = """
+approval = "never"
+[symbols]
+allow = ["SPY"]
+"""
+PROTOCOL = "2025-06-18"
+BOUND_S = 30
+BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+
+
+@dataclass
+class Host:
+    url: str
+    server: GatewayServer
+    key: CallerKey
+
+    def token(
+        self,
+        caller: str = "bot-1",
+        profile: str = "trader",
+        *,
+        key: CallerKey | None = None,
+        issued_ago: timedelta = timedelta(0),
+        ttl: timedelta = timedelta(minutes=15),
+    ) -> str:
+        minted = mint(
+            key or self.key, caller=caller, profile=profile, ttl=ttl, now=OPEN - issued_ago
+        )
+        return minted.reveal()
+
+    def mcp(self, token: str, **headers: str) -> Mcp:
+        return Mcp(self.url, token, headers)
+
+    def broker(self, token: str, capability: str, body: Any, **headers: str) -> httpx2.Response:
+        with httpx2.Client(timeout=BOUND_S) as http:
+            return http.post(
+                f"{self.url}/api/capability/{capability}",
+                json=body,
+                headers={"authorization": f"Bearer {token}", **headers},
+            )
+
+    def filings(self, identity: str) -> list[FilingRecord]:
+        assert self.server.running is not None
+        return _filings_of(self.server.running.guard.ledger, identity, 100)
+
+
+class Mcp:
+    """An MCP session over plain JSON-RPC POSTs with one bearer token."""
+
+    def __init__(self, url: str, token: str, extra: dict[str, str]) -> None:
+        self.http = httpx2.Client(timeout=BOUND_S)
+        self.url = url + "/mcp"
+        self.headers = {
+            "authorization": f"Bearer {token}",
+            "accept": "application/json, text/event-stream",
+            **extra,
+        }
+        self.handshake = self.post(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "callers-test", "version": "0"},
+                },
+            }
+        )
+        if self.handshake.status_code == 200:
+            self.headers["mcp-session-id"] = self.handshake.headers["mcp-session-id"]
+            self.headers["mcp-protocol-version"] = PROTOCOL
+
+    def post(self, message: dict[str, Any]) -> httpx2.Response:
+        return self.http.post(self.url, json=message, headers=self.headers)
+
+    def tools(self) -> set[str]:
+        body = self.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).json()
+        return {tool["name"] for tool in body["result"]["tools"]}
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        message = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments or {}},
+        }
+        response = self.post(message)
+        assert response.status_code == 200, response.text
+        result: dict[str, Any] = response.json()["result"]
+        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+        return result
+
+    def close(self) -> None:
+        self.http.close()
+
+
+@contextmanager
+def host_gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
+    key = CallerKey.derive(Secret(MASTER))
+    server = sandbox_gateway(
+        tmp_path, monkeypatch, policy=POLICY, config=GatewayConfig(port=0, caller_key=key)
+    )
+    with server as url:
+        yield Host(url=url, server=server, key=key)
