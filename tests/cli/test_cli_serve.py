@@ -76,3 +76,18 @@ def test_serve_runs_the_gateway_on_the_url_it_names_until_ctrl_c(tmp_path: Path)
         assert process.wait(timeout=EXIT_BOUND_S) == 0
         assert process.stderr is not None
         assert b"Traceback" not in process.stderr.read()
+
+
+def test_serve_refuses_a_profile_that_would_loosen_the_policy_naming_file_and_key(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "greedy.yaml").write_text(
+        "name: greedy\npermissions: [orders.place]\n"
+        "policy:\n  limits:\n    max_order_usd: '99999'\n"
+    )
+    result = invoke("serve", "--sandbox", "--port", "0", env={"ORDERGATE_HOME": str(tmp_path)})
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("profile: ")
+    assert "greedy.yaml" in result.output
+    assert "max_order_usd" in result.output

@@ -85,6 +85,7 @@ def serve_command(
     from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
     from ordergate.gateway._serve import run_gateway
     from ordergate.ledger import LedgerError
+    from ordergate.profiles import ProfileError
 
     settings = settings_from(policy, db, upstream, sandbox)
     passphrase = os.environ.get("ORDERGATE_OWNER_PASSPHRASE") or None
@@ -121,6 +122,8 @@ def serve_command(
         asyncio.run(run_gateway(settings, config, sock, clock=settings.clock(), on_ready=ready))
     except KeyboardInterrupt:
         pass
+    except ProfileError as error:
+        raise fail(f"profile: {error}", 2) from None
     except ConfigError as error:
         raise fail(f"policy: {error}", 2) from None
     except (LedgerError, SQLAlchemyError) as error:

@@ -177,10 +177,13 @@ async def _owner(
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
+    # Read (and, on a fresh install, written) before the guard opens, so a bad profile is
+    # refused before anything starts.
+    policy, policy_note = settings.policy()
+    profiles = load_profiles(settings.home, policy)
     async with open_guard(
         settings, clock=clock, reconcile_every=reconcile_every, ledger=ledger
     ) as running:
-        profiles = load_profiles(settings.home, running.policy)
         auth = gateway_auth(
             running.guard.ledger.engine,
             config=config,
@@ -192,7 +195,8 @@ async def _owner(
         async def erase(connection_id: str) -> None:
             await blocking(auth.store.erase, connection_id)
 
-        notes = (*running.notes, "connections: each approved client acts on the owner's session")
+        custody = "connections: each approved client acts on the owner's session"
+        notes = tuple(note for note in (policy_note, *running.notes, custody) if note)
         serving = Serving(notes, running, sealed=False, profiles=profiles)
         yield auth, OwnerBackend(running, erase=erase), serving
 
