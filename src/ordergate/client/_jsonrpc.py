@@ -34,18 +34,26 @@ class JsonRpcCaller:
         protocol_version: str | None = None,
     ) -> None:
         self._http = http
-        self._url = url
+        # Parsed once: httpx2 would parse a string URL and merge a dict of headers on every
+        # call (measured together ~60 µs of the ~900 µs httpx2 spends on a forwarded read).
+        self._url = httpx2.URL(url)
         self.session_id = session_id
         self.protocol_version = protocol_version
         self._ids = itertools.count(1)
+        self._built: tuple[str | None, str | None, httpx2.Headers] | None = None
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self) -> httpx2.Headers:
+        session_id, version = self.session_id, self.protocol_version
+        built = self._built
+        if built is not None and built[0] == session_id and built[1] == version:
+            return built[2]
         headers = {"accept": ACCEPT, "content-type": "application/json"}
-        if self.session_id is not None:
-            headers["mcp-session-id"] = self.session_id
-        if self.protocol_version is not None:
-            headers["mcp-protocol-version"] = self.protocol_version
-        return headers
+        if session_id is not None:
+            headers["mcp-session-id"] = session_id
+        if version is not None:
+            headers["mcp-protocol-version"] = version
+        self._built = (session_id, version, httpx2.Headers(headers))
+        return self._built[2]
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
         message = await self._post(

@@ -196,13 +196,17 @@ class GatewayStore:
                 )
                 .values(state=ConnectionState.DEAD, upstream_sealed=None, upstream_expires_at=None)
             )
+        self.grants.forget_verified()
         return result.rowcount == 1
 
     def erase(self, connection_id: str) -> bool:
         """Erase the connection with its codes, tokens and upstream session. Whether there was
         one left to erase."""
-        with write_transaction(self._engine) as tx:
-            return erase_connection(tx, connection_id)
+        try:
+            with write_transaction(self._engine) as tx:
+                return erase_connection(tx, connection_id)
+        finally:
+            self.grants.forget_verified()
 
     def erase_idle(self, older_than: timedelta = DEFAULT_IDLE) -> int:
         """Erase every connection unused for ``older_than``; also drop expired consent pages
@@ -225,4 +229,5 @@ class GatewayStore:
                 erase_connection(tx, connection_id)
             tx.execute(delete(gateway_pending).where(gateway_pending.c.expires_at <= iso(now)))
             tx.execute(delete(gateway_tokens).where(gateway_tokens.c.expires_at <= iso(now)))
+        self.grants.forget_verified()
         return len(idle)

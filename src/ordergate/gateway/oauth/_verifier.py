@@ -7,8 +7,9 @@ the challenge of the 401 that follows (RFC 9728 §5.1: it points at the protecte
 metadata).
 
 Not the MCP SDK's ``TokenVerifier``: its ``AccessToken`` carries the raw token string, and
-nothing the gateway hands out holds one. ``verify`` is synchronous (one indexed read); async
-callers run it in a worker thread.
+nothing the gateway hands out holds one. ``verify`` is synchronous: a hit in ``Grants``'
+verification cache (a few microseconds, so the MCP endpoint calls it on the event loop) or
+one indexed read.
 """
 
 from __future__ import annotations
