@@ -147,6 +147,9 @@ class MemoryTokenStorage:
         self.client_info = client_info
 
 
+_MAX_HOPS = 8
+
+
 class ConsentBrowser:
     """The person at a consent page, for an SDK ``OAuthClientProvider``'s redirect and
     callback handlers: opens the authorization URL, reads the page, presses Approve (a POST of
@@ -160,26 +163,41 @@ class ConsentBrowser:
         self.result: Any = None
 
     async def open(self, url: str) -> None:
+        """Approve at ``url``; where the approval sends the browser on to sign in at an
+        upstream first (a gateway in sealed custody), approve there too and follow the
+        redirects back, carrying cookies, until one carries the code (bounded)."""
         from mcp.shared.auth import AuthorizationCodeResult
 
         self.visited.append(url)
+        home = parse_qs(urlsplit(url).query)["redirect_uri"][0]
         async with httpx2.AsyncClient(timeout=self.timeout_s) as browser:
-            page = await browser.get(url)
-            assert page.status_code == 200, page.text
-            self.pages.append(page.text)
-            form = parse_form(page.text)
-            assert ("decision", "approve") in form.buttons
-            (form_tag,) = form.forms
-            assert form_tag["method"] == "post"
-            action = page.url.join(form_tag["action"] or "")
-            chosen = {"profile": self.profile} if self.profile is not None else {}
-            decision = await browser.post(
-                action, data={**form.hidden, **chosen, "decision": "approve"}
-            )
-        params = redirect_params(decision)
+            answer = await self._approve(browser, await browser.get(url), self.profile)
+            for _ in range(_MAX_HOPS):
+                assert answer.status_code == 302, answer.text
+                location = answer.headers["location"]
+                if location.startswith(home):
+                    break
+                self.visited.append(location)
+                answer = await browser.get(location)
+                if answer.status_code == 200:
+                    answer = await self._approve(browser, answer, None)
+        params = redirect_params(answer)
         self.result = AuthorizationCodeResult(
             code=params["code"], state=params.get("state"), iss=params.get("iss")
         )
+
+    async def _approve(
+        self, browser: httpx2.AsyncClient, page: httpx2.Response, profile: str | None
+    ) -> httpx2.Response:
+        assert page.status_code == 200, page.text
+        self.pages.append(page.text)
+        form = parse_form(page.text)
+        assert ("decision", "approve") in form.buttons
+        (form_tag,) = form.forms
+        assert form_tag["method"] == "post"
+        action = page.url.join(form_tag["action"] or "")
+        chosen = {"profile": profile} if profile is not None else {}
+        return await browser.post(action, data={**form.hidden, **chosen, "decision": "approve"})
 
     async def callback(self) -> Any:
         assert self.result is not None, "the redirect handler never ran"
