@@ -62,6 +62,7 @@ def clock() -> SteppedClock:
     return SteppedClock(start=START)
 
 
+@pytest.mark.req("gateway.threat.rate-limits")
 def test_the_fourth_registration_in_a_minute_is_refused_until_the_next_minute(
     clock: SteppedClock,
 ) -> None:

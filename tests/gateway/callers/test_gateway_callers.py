@@ -29,6 +29,7 @@ def test_a_trader_token_places_over_mcp_under_its_callers_identity(host: Host) -
     assert filing.terms["symbol"] == "SPY"
 
 
+@pytest.mark.req("callers.monitor-cannot-place")
 def test_a_monitor_token_cannot_place_over_mcp_or_the_broker(host: Host) -> None:
     token = host.token("watcher", "monitor")
     mcp = host.mcp(token)
@@ -58,6 +59,7 @@ def test_a_monitor_token_cannot_place_over_mcp_or_the_broker(host: Host) -> None
     ],
     ids=["read", "cancel-refused", "account-refused", "policy-refused"],
 )
+@pytest.mark.req("callers.broker-parity")
 def test_the_broker_and_mcp_answer_a_call_identically(
     host: Host, profile: str, capability: str, tool: str, arguments: dict[str, Any]
 ) -> None:
@@ -88,6 +90,7 @@ def _comparable(answer: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "kind", ["tampered", "expired", "wrong-key", "unknown-profile-still-refuses"]
 )
+@pytest.mark.req("callers.bad-tokens-refused")
 def test_tampered_expired_and_wrong_key_tokens_are_refused_on_both_paths(
     host: Host, kind: str
 ) -> None:
@@ -113,6 +116,7 @@ def test_tampered_expired_and_wrong_key_tokens_are_refused_on_both_paths(
     assert broker.status_code == 401
 
 
+@pytest.mark.req("callers.identity-from-token")
 def test_an_identity_header_is_ignored_when_a_caller_token_is_present(host: Host) -> None:
     spoof = {"x-ordergate-caller": "owner", "x-forwarded-user": "owner", "x-identity": "owner"}
     mcp = host.mcp(host.token("bot-2", "trader"), **spoof)
@@ -172,6 +176,7 @@ def test_the_broker_checks_host_and_origin_as_mcp_does(host: Host) -> None:
     assert foreign_host.status_code == 421
 
 
+@pytest.mark.req("callers.key-never-shown")
 def test_the_host_key_and_master_secret_never_reach_any_output(
     host: Host, caplog: pytest.LogCaptureFixture, capfd: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,6 +13,7 @@ from oauth_testkit import challenge_of, new_verifier
 from ordergate.gateway.custody import BIND_COOKIE
 
 
+@pytest.mark.req("gateway.custody.sealed-session")
 def test_a_person_signs_in_at_the_venue_and_the_connection_lists_and_orders_on_that_session(
     gateway: Custodian,
 ) -> None:
@@ -57,6 +58,7 @@ def test_the_bind_cookie_is_http_only_lax_and_scoped_to_the_callback_path(
     assert upstream["state"] != "client-state"
 
 
+@pytest.mark.req("gateway.threat.other-browser")
 def test_a_sign_in_finished_in_another_browser_is_refused_before_any_code_exchange(
     gateway: Custodian,
 ) -> None:
@@ -106,6 +108,7 @@ def test_an_upstream_refusal_goes_back_to_the_client_as_access_denied(
     assert gateway.rows() == []
 
 
+@pytest.mark.req("gateway.custody.no-master-secret")
 def test_without_the_master_secret_the_consent_page_says_why_and_connects_nobody(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -124,6 +127,7 @@ def test_without_the_master_secret_the_consent_page_says_why_and_connects_nobody
     assert "ORDERGATE_MASTER_SECRET" in page.text
 
 
+@pytest.mark.req("gateway.custody.revocation")
 def test_an_upstream_revocation_marks_the_connection_dead_at_its_next_call(
     gateway: Custodian,
 ) -> None:
@@ -146,6 +150,7 @@ def test_an_upstream_revocation_marks_the_connection_dead_at_its_next_call(
     assert after.status_code == 401
 
 
+@pytest.mark.req("gateway.custody.refresh")
 def test_the_upstream_session_is_refreshed_within_a_minute_of_its_expiry_and_resealed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -56,6 +56,7 @@ async def test_a_request_without_a_token_gets_401_with_the_verifiers_challenge(
     assert gw.backend.forwarded == []
 
 
+@pytest.mark.req("gateway.threat.oversize-body")
 async def test_a_body_over_8_kb_is_refused_with_413_and_one_at_the_cap_is_served(
     tmp_path: Path,
 ) -> None:
@@ -83,6 +84,7 @@ async def test_a_body_over_8_kb_is_refused_with_413_and_one_at_the_cap_is_served
     assert streamed.status_code == 413
 
 
+@pytest.mark.req("gateway.threat.host-origin")
 async def test_a_foreign_host_or_origin_is_refused_before_anything_else(tmp_path: Path) -> None:
     async with gateway(tmp_path) as gw:
         port = urlsplit(gw.public_url).port

@@ -20,6 +20,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.mark.req("profiles.tools-filtered")
 async def test_a_monitor_sees_reads_only_and_cannot_place_review_or_cancel(
     tmp_path: Path,
 ) -> None:

@@ -229,6 +229,7 @@ async def test_an_order_for_another_account_is_refused_before_anything_is_filed(
         ({"\u202esneaky": "1"}, "an argument with an unreadable name"),
     ],
 )
+@pytest.mark.req("gateway.threat.unnamed-argument")
 async def test_an_argument_the_filing_cannot_name_is_refused_and_nothing_is_filed(
     tmp_path: Path, extra: dict[str, Any], named: str
 ) -> None:
@@ -263,6 +264,7 @@ async def test_arguments_that_do_not_describe_an_order_are_refused_with_a_senten
     assert filings == []
 
 
+@pytest.mark.req("gateway.threat.no-answer")
 async def test_an_order_without_an_answer_is_unanswered_and_tells_the_agent_to_read_open_orders(
     tmp_path: Path,
 ) -> None:
@@ -330,6 +332,7 @@ _DISGUISED = {
 }
 
 
+@pytest.mark.req("gateway.threat.disguised-tool")
 async def test_a_placing_tool_disguised_by_its_description_is_refused_by_its_name(
     tmp_path: Path,
 ) -> None:

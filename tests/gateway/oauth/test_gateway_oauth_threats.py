@@ -9,6 +9,7 @@ from ordergate.core import SteppedClock
 from ordergate.sandbox.oauth import OAuthServer
 
 
+@pytest.mark.req("gateway.threat.code-replay")
 def test_code_replay_ends_the_connection_and_every_token_issued_from_it(
     gateway: Gateway,
 ) -> None:
@@ -43,6 +44,7 @@ def test_code_replay_ends_the_connection_and_every_token_issued_from_it(
         "http://127.0.0.1:33418\\@attacker.example/callback",
     ],
 )
+@pytest.mark.req("gateway.threat.open-redirect")
 def test_open_redirect_an_unregistered_redirect_uri_gets_an_html_page_and_no_redirect(
     gateway: Gateway, requested: str
 ) -> None:
@@ -83,6 +85,7 @@ def test_a_consent_post_without_its_nonce_is_refused(gateway: Gateway, tamper: o
     assert "code" in location_params(flow.decide(form))
 
 
+@pytest.mark.req("gateway.threat.consent-nonce")
 def test_a_reused_consent_nonce_is_refused(gateway: Gateway) -> None:
     flow = gateway.flow()
     form = flow.form()
@@ -118,6 +121,7 @@ def test_pkce_plain_or_missing_is_refused(
 
 
 @pytest.mark.parametrize("verifier", ["wrong-" + "v" * 43, "short", None])
+@pytest.mark.req("gateway.threat.pkce")
 def test_pkce_a_wrong_verifier_is_refused_and_the_code_is_spent(
     gateway: Gateway, verifier: str | None
 ) -> None:
@@ -131,6 +135,7 @@ def test_pkce_a_wrong_verifier_is_refused_and_the_code_is_spent(
     assert flow.exchange(code).json()["error"] == "invalid_grant"
 
 
+@pytest.mark.req("gateway.threat.resource-mismatch")
 def test_resource_mismatch_is_refused_at_authorize_and_at_the_token_endpoint(
     gateway: Gateway,
 ) -> None:
@@ -146,6 +151,7 @@ def test_resource_mismatch_is_refused_at_authorize_and_at_the_token_endpoint(
     assert flow.exchange(code, resource=None).status_code == 200
 
 
+@pytest.mark.req("gateway.threat.refresh-reuse")
 def test_refresh_token_reuse_revokes_every_token_of_the_connection(gateway: Gateway) -> None:
     flow = gateway.flow()
     first = flow.tokens()
@@ -175,6 +181,7 @@ def test_a_refresh_with_another_clients_id_is_refused(gateway: Gateway) -> None:
     assert flow.refresh(tokens["refresh_token"]).status_code == 200
 
 
+@pytest.mark.req("gateway.threat.foreign-token")
 def test_a_token_the_gateway_did_not_mint_is_refused(gateway: Gateway) -> None:
     upstream = OAuthServer(
         issuer="http://127.0.0.1:8790",
