@@ -1,5 +1,23 @@
-"""The gateway: an MCP server with its own OAuth that holds the person's upstream session
-sealed, passes reads through and puts every order through the guard (issue 6, in progress).
+"""The gateway: an MCP server with its own OAuth that any MCP client can point at instead of
+Robinhood. It passes reads through, puts every order through the guard, and shows each agent
+only what its profile permits.
+
+The request path, in the order a request meets it:
+
+- ``_limits``: per-IP rate limits by request class and the 8 KB body cap, before any route;
+- ``oauth``: the gateway's own authorization server (metadata, registration, the consent page
+  with its profile choice, codes and rotating tokens, SHA-256 only at rest), and
+  ``_callers``: caller-bound tokens (``ordergate.callers``) verified beside OAuth tokens;
+- ``custody``: where each connection signs in at the upstream and keeps that session sealed
+  (``_seal``: AES-256-GCM, key by HKDF from ``ORDERGATE_MASTER_SECRET``), else ``_owner``:
+  every connection acts on the owner's one session;
+- ``mcp``: the MCP methods — the profile's view of the upstream's tools, routing by the words
+  of a tool's name, the equity order tool through the guard, refusals in fixed sentences —
+  served at ``/mcp`` and, for agents that do not speak MCP, by ``_broker`` at
+  ``/api/capability/NAME/ACTION``;
+- ``_metrics``: Prometheus counters and upstream latency at ``/metrics``.
+
+``_app`` assembles them; ``_serve`` runs them (``ordergate serve``).
 """
 
 from ordergate.gateway._seal import Sealer, SealError
