@@ -3,7 +3,8 @@
 ``run_gateway`` serves until cancelled or interrupted; ``GatewayServer`` runs it on a thread
 of its own for tests and embedding (``with GatewayServer(...) as url:``; once started, its
 ``running`` is the guard and its ``auth`` the authorization server). Every hour the gateway
-erases connections unused for 30 days (with their tokens).
+erases connections unused for 30 days (with their tokens), and every minute it closes the
+upstream sessions of connections that have ended (sealed custody).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ __all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
 logger = logging.getLogger(__name__)
 _START_TIMEOUT_S = 60.0
 _HOUSEKEEPING_S = 3600.0
+_SWEEP_S = 60.0  # how soon an ended connection's upstream session leaves memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +160,17 @@ async def _serve(
                     logger.info("erased %d idle connections", erased)
                 await anyio.sleep(_HOUSEKEEPING_S)
 
+        async def sweep() -> None:
+            while True:  # bounded by the server's lifetime: cancelled when it stops
+                await anyio.sleep(_SWEEP_S)
+                if isinstance(backend, SealedBackend):
+                    closed = await backend.close_ended(auth.store.live_among)
+                    if closed:
+                        logger.info("closed %d ended connections' upstream sessions", closed)
+
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(housekeeping)
+            tasks.start_soon(sweep)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
 

@@ -131,3 +131,12 @@ def test_erase_removes_the_connections_tokens_and_codes_for_good(gateway: Gatewa
     assert row["state"] == "erased" and row["upstream_sealed"] is None
     assert store.connection("no-such-connection") is None
     assert store.client("no-such-client") is None
+
+
+def test_live_among_names_only_the_live_connections(gateway: Gateway) -> None:
+    first = gateway.auth.verifier.verify(gateway.flow().tokens()["access_token"])
+    second = gateway.auth.verifier.verify(gateway.flow().tokens()["access_token"])
+    assert first is not None and second is not None
+    assert gateway.auth.store.erase(second.connection_id)
+    ids = [first.connection_id, second.connection_id, "never-was"]
+    assert gateway.auth.store.live_among(ids) == {first.connection_id}

@@ -10,7 +10,9 @@ used one is closed (it reopens on its next call).
 
 When the upstream refuses a connection's session (a refresh refused, or a 401 after one), the
 vault has marked the connection dead; the backend closes its session and the call fails with
-``LoginRequired`` (the agent hears "connect again"). ``disconnect`` closes and erases.
+``LoginRequired`` (the agent hears "connect again"). ``disconnect`` closes and erases;
+``close_ended`` (run every minute by the server) closes the sessions of connections ended any
+other way, so an erased connection's upstream tokens do not stay in memory either.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from anyio.abc import TaskGroup
 from ordergate.client import LoginRequired, Robinhood
 from ordergate.core import Clock
 from ordergate.execution import Guard
+from ordergate.execution._blocking import blocking
 from ordergate.gateway._owner import identity_of
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import Ledger
@@ -190,6 +193,21 @@ class SealedBackend:
             held.close.set()
             with anyio.move_on_after(_OPEN_TIMEOUT_S):
                 await held.closed.wait()
+
+    async def close_ended(self, live: Callable[[list[str]], set[str]]) -> int:
+        """Close the sessions of connections that are no longer live (erased by the revoke
+        endpoint or for idleness, or marked dead), so their upstream tokens leave memory too.
+        ``live(ids)`` says which of ``ids`` are live (a blocking read, run off the loop).
+        How many were closed."""
+        async with self._lock:
+            open_ids = list(self._open)
+        if not open_ids:
+            return 0
+        alive = await blocking(live, open_ids)
+        ended = [connection_id for connection_id in open_ids if connection_id not in alive]
+        for connection_id in ended:
+            await self._close(connection_id)
+        return len(ended)
 
     async def close_all(self) -> None:
         async with self._lock:

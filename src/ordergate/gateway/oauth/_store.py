@@ -172,6 +172,17 @@ class GatewayStore:
             last_used_at=parse_iso(row.last_used_at),
         )
 
+    def live_among(self, connection_ids: list[str]) -> set[str]:
+        """Which of ``connection_ids`` are live."""
+        with self._engine.connect() as db:
+            rows = db.execute(
+                select(connections.c.id).where(
+                    connections.c.id.in_(connection_ids),
+                    connections.c.state == ConnectionState.LIVE,
+                )
+            )
+            return {row.id for row in rows}
+
     def touch(self, connection_id: str) -> None:
         """Record that a live connection was just used (it is not idle)."""
         with write_transaction(self._engine) as tx:
