@@ -1,0 +1,36 @@
+"""The README's quickstart names the gateway as its main command (issue 6 §1), and every
+command it names exists."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from ordergate.cli import app
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _quickstart_commands() -> list[str]:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None
+    return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_the_quickstarts_main_command_is_the_gateway() -> None:
+    assert _quickstart_commands()[0] == "scripts/uv run ordergate serve"
+
+
+def test_every_ordergate_command_in_the_quickstart_has_help() -> None:
+    for command in _quickstart_commands():
+        words = command.split()
+        if "ordergate" not in words:
+            assert (README.parent / words[0]).exists(), command
+            continue
+        args = words[words.index("ordergate") + 1 :]
+        result = CliRunner().invoke(app, [*args, "--help"])
+        assert result.exit_code == 0, (command, result.output)
