@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import timedelta
 from decimal import Decimal
 
@@ -12,7 +11,7 @@ from pg_testkit import PG_ENV, pg_server
 from sqlalchemy import make_url
 from typer.testing import CliRunner
 
-from ordergate.bench import BENCHES, Summary, _ledger
+from ordergate.bench import BENCHES, _ledger
 from ordergate.cli import app
 from ordergate.core import RealtimeClock
 from ordergate.ledger import open_ledger
@@ -48,25 +47,6 @@ def test_a_quick_run_prints_every_sqlite_case_beside_its_baseline(
     assert all(line["ops_per_s"] > 0 for line in lines)
 
 
-def test_with_a_postgres_url_eight_writers_are_measured_against_raw_inserts(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    url = os.environ.get("ORDERGATE_TEST_PG_URL")
-    if not url:
-        pytest.skip(
-            "the Postgres case needs ORDERGATE_TEST_PG_URL, e.g. "
-            "ORDERGATE_TEST_PG_URL=postgresql://postgres@127.0.0.1:5432/test"
-        )
-    monkeypatch.setattr(_ledger, "SIZES", TINY)
-    emitted: list[Summary] = []
-    _ledger.run_ledger_bench(quick=True, emit=emitted.append, pg_url=url)
-    by_case = {summary.case: summary for summary in emitted}
-    assert list(by_case) == SQLITE_CASES + PG_CASES
-    for case in PG_CASES[1:3]:
-        assert by_case[case].n == 8 * 5
-        assert by_case[case].baseline == "pg_raw_commit_8w"
-
-
 def test_each_postgres_writer_measures_n_calls_after_the_start_signal() -> None:
     url = pg_server()
     started: list[bool] = []
@@ -95,7 +75,7 @@ def test_each_postgres_writer_measures_n_calls_after_the_start_signal() -> None:
     assert started == [True, True, True, True]
 
 
-def test_bench_pg_names_the_server_and_never_prints_its_password(
+def test_with_postgres_eight_writers_are_measured_against_raw_inserts_and_no_password_shows(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     server = make_url(pg_server())
@@ -106,8 +86,12 @@ def test_bench_pg_names_the_server_and_never_prints_its_password(
     result = CliRunner().invoke(app, ["bench", "ledger", "--quick", "--pg", url])
     assert result.exit_code == 0, result.output
     assert "hunter2" not in result.output
-    cases = [json.loads(line)["case"] for line in result.output.splitlines()]
-    assert cases == SQLITE_CASES + PG_CASES
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    by_case = {line["case"]: line for line in lines}
+    assert [line["case"] for line in lines] == SQLITE_CASES + PG_CASES
+    for case in PG_CASES[1:3]:
+        assert by_case[case]["n"] == 8 * 5
+        assert by_case[case]["baseline"] == "pg_raw_commit_8w"
 
 
 @pytest.mark.parametrize(
