@@ -18,13 +18,12 @@ Goals (issue 5): p50 ≤ 15 µs, p99 ≤ 50 µs.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-from ordergate.bench._stats import Summary, summarise
+from ordergate.bench._stats import Summary, summarise, timed_ns
 from ordergate.core import Side
 from ordergate.policy import (
     AccountState,
@@ -156,16 +155,6 @@ def _baseline(proposal: Proposal, terms: Terms, state: AccountState, config: Pol
     )
 
 
-def _timed(call: Callable[[], object], n: int) -> list[int]:
-    samples: list[int] = []
-    clock = time.perf_counter_ns
-    for _ in range(n):
-        started = clock()
-        call()
-        samples.append(clock() - started)
-    return samples
-
-
 def run_policy_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     rounds, per_round, warmup = SIZES["quick" if quick else "full"]
     cases = scenario()
@@ -177,11 +166,11 @@ def run_policy_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     if not calls["attribute_access_baseline"]():
         raise RuntimeError("policy bench: the baseline scenario is not healthy")
     for call in calls.values():
-        _timed(call, warmup)
+        timed_ns(call, warmup)
     samples: dict[str, list[int]] = {name: [] for name in calls}
     for _ in range(rounds):
         for name, call in calls.items():
-            samples[name] += _timed(call, per_round)
+            samples[name] += timed_ns(call, per_round)
     baseline = summarise(
         "policy", "attribute_access_baseline", samples.pop("attribute_access_baseline")
     )

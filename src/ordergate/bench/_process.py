@@ -11,7 +11,14 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-__all__ = ["VENUE_START", "free_port", "server_process", "venue_process"]
+__all__ = [
+    "VENUE_START",
+    "free_port",
+    "read_until",
+    "server_process",
+    "started",
+    "venue_process",
+]
 
 
 def free_port() -> int:
@@ -41,12 +48,26 @@ def server_process(
     command: Sequence[str], *, ready_marker: str, timeout_s: float = 30.0
 ) -> Iterator[subprocess.Popen[bytes]]:
     """Start ``command``; yield once its stderr shows ``ready_marker``; stop it afterwards."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        _wait_for(process, ready_marker.encode(), timeout_s)
+    with started(command, ready_marker=ready_marker, timeout_s=timeout_s) as (process, _):
         yield process
+
+
+@contextmanager
+def started(
+    command: Sequence[str],
+    *,
+    ready_marker: str,
+    timeout_s: float = 30.0,
+    env: dict[str, str] | None = None,
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``command`` running, with its stderr up to ``ready_marker``; stopped (terminate, then
+    kill) when the block ends."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        yield process, read_until(process, ready_marker.encode(), timeout_s)
     finally:
-        process.terminate()
+        if process.poll() is None:
+            process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -56,7 +77,9 @@ def server_process(
             process.stderr.close()
 
 
-def _wait_for(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> None:
+def read_until(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float) -> str:
+    """Stderr up to and including ``marker``; ``RuntimeError`` when it does not come in time
+    or the process ends first."""
     assert process.stderr is not None
     deadline = time.monotonic() + timeout_s
     seen = b""
@@ -65,8 +88,18 @@ def _wait_for(process: subprocess.Popen[bytes], marker: bytes, timeout_s: float)
         while marker not in seen:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or process.poll() is not None:
-                raise RuntimeError(f"server did not start: {seen.decode(errors='replace')[-500:]}")
+                raise RuntimeError(f"server did not start: {_tail(seen)}")
             if selector.select(timeout=remaining):
                 # Raw reads: a buffered readline could swallow the marker into a buffer
                 # that select() cannot see.
-                seen += os.read(process.stderr.fileno(), 4096)
+                chunk = os.read(process.stderr.fileno(), 4096)
+                if not chunk:
+                    raise RuntimeError(
+                        f"stderr closed early: {seen.decode(errors='replace')[-800:]}"
+                    )
+                seen += chunk
+    return seen.decode(errors="replace")
+
+
+def _tail(seen: bytes) -> str:
+    return seen.decode(errors="replace")[-800:]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-__all__ = ["Summary", "json_line", "summarise"]
+__all__ = ["Summary", "json_line", "summarise", "timed_ns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,3 +75,14 @@ def json_line(fields: dict[str, Any]) -> str:
         text = format(value, "f") if isinstance(value, Decimal) else json.dumps(value)
         parts.append(f"{json.dumps(key)}: {text}")
     return "{" + ", ".join(parts) + "}"
+
+
+def timed_ns(call: Callable[[], object], n: int) -> list[int]:
+    """``n`` calls of ``call``, each timed alone (``perf_counter_ns``)."""
+    samples: list[int] = []
+    clock = time.perf_counter_ns
+    for _ in range(n):
+        started = clock()
+        call()
+        samples.append(clock() - started)
+    return samples

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from ordergate.bench._stats import Summary, summarise
+from ordergate.bench._stats import Summary, summarise, timed_ns
 from ordergate.callers import CallerClaims, CallerKey, CallerVerifier, KeySource, mint
 from ordergate.core import SteppedClock
 
@@ -52,16 +51,6 @@ def scenario() -> tuple[bytes, str, str, SteppedClock]:
     return _KEY, token, f"{payload}.{flipped}{signature[1:]}", SteppedClock(start=_NOW)
 
 
-def _timed(call: Callable[[], object], n: int) -> list[int]:
-    samples: list[int] = []
-    clock = time.perf_counter_ns
-    for _ in range(n):
-        started = clock()
-        call()
-        samples.append(clock() - started)
-    return samples
-
-
 def run_tokens_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     rounds, per_round, warmup = SIZES["quick" if quick else "full"]
     material, token, tampered, clock = scenario()
@@ -78,11 +67,11 @@ def run_tokens_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
         "verify_tampered": lambda: cached.verify(tampered),
     }
     for call in calls.values():
-        _timed(call, warmup)
+        timed_ns(call, warmup)
     samples: dict[str, list[int]] = {name: [] for name in calls}
     for _ in range(rounds):
         for name, call in calls.items():
-            samples[name] += _timed(call, per_round)
+            samples[name] += timed_ns(call, per_round)
     baseline = summarise("tokens", "hmac_sha256_bare", samples.pop("hmac_sha256_bare"))
     emit(baseline)
     for name, timings in samples.items():

@@ -3,7 +3,6 @@ two ways an agent holding a caller token reaches it: MCP and the capability brok
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from typing import Any
 import httpx2
 import pytest
 from gateway_testkit import OPEN, sandbox_gateway
+from mcp_http_testkit import McpSession
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
@@ -28,7 +28,6 @@ approval = "never"
 [symbols]
 allow = ["SPY"]
 """
-PROTOCOL = "2025-06-18"
 BOUND_S = 30
 BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
 
@@ -53,8 +52,8 @@ class Host:
         )
         return minted.reveal()
 
-    def mcp(self, token: str, **headers: str) -> Mcp:
-        return Mcp(self.url, token, headers)
+    def mcp(self, token: str, **headers: str) -> McpSession:
+        return McpSession(self.url, token, headers)
 
     def broker(self, token: str, capability: str, body: Any, **headers: str) -> httpx2.Response:
         with httpx2.Client(timeout=BOUND_S) as http:
@@ -67,57 +66,6 @@ class Host:
     def filings(self, identity: str) -> list[FilingRecord]:
         assert self.server.running is not None
         return _filings_of(self.server.running.guard.ledger, identity, 100)
-
-
-class Mcp:
-    """An MCP session over plain JSON-RPC POSTs with one bearer token."""
-
-    def __init__(self, url: str, token: str, extra: dict[str, str]) -> None:
-        self.http = httpx2.Client(timeout=BOUND_S)
-        self.url = url + "/mcp"
-        self.headers = {
-            "authorization": f"Bearer {token}",
-            "accept": "application/json, text/event-stream",
-            **extra,
-        }
-        self.handshake = self.post(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": PROTOCOL,
-                    "capabilities": {},
-                    "clientInfo": {"name": "callers-test", "version": "0"},
-                },
-            }
-        )
-        if self.handshake.status_code == 200:
-            self.headers["mcp-session-id"] = self.handshake.headers["mcp-session-id"]
-            self.headers["mcp-protocol-version"] = PROTOCOL
-
-    def post(self, message: dict[str, Any]) -> httpx2.Response:
-        return self.http.post(self.url, json=message, headers=self.headers)
-
-    def tools(self) -> set[str]:
-        body = self.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).json()
-        return {tool["name"] for tool in body["result"]["tools"]}
-
-    def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        message = {
-            "jsonrpc": "2.0",
-            "id": 2,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments or {}},
-        }
-        response = self.post(message)
-        assert response.status_code == 200, response.text
-        result: dict[str, Any] = response.json()["result"]
-        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
-        return result
-
-    def close(self) -> None:
-        self.http.close()
 
 
 @contextmanager

@@ -3,7 +3,6 @@ sharing one stepped clock; and a person's browser that walks both consent pages.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,7 +34,6 @@ approval = "never"
 [symbols]
 allow = ["SPY"]
 """
-PROTOCOL = "2025-06-18"
 BOUND_S = 30
 
 
@@ -135,55 +133,6 @@ class Custodian:
     def rows(self) -> list[dict[str, Any]]:
         with self.engine.connect() as db:
             return [dict(row._mapping) for row in db.execute(select(connections))]
-
-
-class Mcp:
-    """An MCP session at the gateway over plain JSON-RPC POSTs."""
-
-    def __init__(self, url: str, token: str) -> None:
-        self._http = httpx2.Client(timeout=BOUND_S)
-        self._url = url + "/mcp"
-        self._headers = {
-            "authorization": f"Bearer {token}",
-            "accept": "application/json, text/event-stream",
-        }
-        init = self.post(
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": PROTOCOL,
-                    "capabilities": {},
-                    "clientInfo": {"name": "custody-test", "version": "0"},
-                },
-            }
-        )
-        assert init.status_code == 200, init.text
-        self._headers["mcp-session-id"] = init.headers["mcp-session-id"]
-        self._headers["mcp-protocol-version"] = PROTOCOL
-        self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def post(self, message: dict[str, Any]) -> httpx2.Response:
-        return self._http.post(self._url, json=message, headers=self._headers)
-
-    def result(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        response = self.post({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-        assert response.status_code == 200, response.text
-        body: dict[str, Any] = response.json()
-        assert "result" in body, body
-        result: dict[str, Any] = body["result"]
-        return result
-
-    def tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        result = self.result("tools/call", {"name": name, "arguments": arguments})
-        structured: dict[str, Any] = result.get("structuredContent") or json.loads(
-            result["content"][0]["text"]
-        )
-        return structured
-
-    def close(self) -> None:
-        self._http.close()
 
 
 @contextmanager

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from custody_kit import MASTER, Custodian, Mcp
+from custody_kit import MASTER, Custodian
+from mcp_http_testkit import McpSession as Mcp
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret

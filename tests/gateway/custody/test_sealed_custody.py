@@ -7,7 +7,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from custody_kit import Custodian, Mcp, custodian, query
+from custody_kit import Custodian, custodian, query
+from mcp_http_testkit import McpSession as Mcp
 from oauth_testkit import challenge_of, new_verifier
 
 from ordergate.gateway.custody import BIND_COOKIE
