@@ -8,9 +8,12 @@ from ordergate.cli._approvals import approvals_command, approve_command, deny_co
 from ordergate.cli._audit import audit_app
 from ordergate.cli._bench import bench
 from ordergate.cli._call import call_command
+from ordergate.cli._connections import connections_app
 from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._order import order_command
+from ordergate.cli._owner import owner_app
+from ordergate.cli._policy import policy_app
 from ordergate.cli._sandbox import sandbox_app
 from ordergate.cli._serve import serve_command
 from ordergate.cli._status import reconcile_command, status_command
@@ -31,6 +34,9 @@ app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(tools_app, name="tools")
 app.add_typer(audit_app, name="audit")
 app.add_typer(token_app, name="token")
+app.add_typer(owner_app, name="owner")
+app.add_typer(policy_app, name="policy")
+app.add_typer(connections_app, name="connections")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)

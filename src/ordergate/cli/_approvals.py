@@ -1,47 +1,44 @@
 """``ordergate approvals``, ``ordergate approve ID``, ``ordergate deny ID``.
 
-``approvals`` lists what waits (ledger only). ``approve`` claims the approval (once: of two
-people approving at once, one acts), checks it has not expired and that the filing's terms
-still hash to what was bound, then carries the order on through review, stage B and place —
-so it needs the upstream. ``deny`` needs only the ledger. Exit codes as ``ordergate order``.
+All three go to the owner's desk: the running gateway's owner route, else the ledger
+directly (``ordergate.cli._desk``). ``approvals`` lists what waits. ``approve`` is an owner
+act: it needs the owner code; the approval is claimed (once: of two people approving at
+once, one acts), checked unexpired and bound to the filing's terms, and the order is carried
+on through review, stage B and place. ``deny`` needs no code (it only makes things safer).
+Exit codes as ``ordergate order``; 5 when the owner code is refused, 6 when the approval was
+already decided.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import typer
 
+from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, owner_code
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
     PolicyOption,
     SandboxOption,
     UpstreamOption,
-    fail,
-    guard_from,
-    open_existing_ledger,
     settings_from,
 )
-from ordergate.cli._outcomes import exit_code, print_outcome
+from ordergate.cli._outcomes import exit_code, print_body
 
 __all__ = ["approvals_command", "approve_command", "deny_command"]
 
-ByOption = Annotated[str, typer.Option("--by", help="Who decides (kept on the record).")]
 IdArgument = Annotated[str, typer.Argument(help="The approval id (from `ordergate approvals`).")]
 
 
-def approvals_command(as_json: JsonOption = False, db: DbOption = None) -> None:
-    """List the orders waiting for a person's approval."""
-    from ordergate.runtime._webhook import approval_announcement
-
-    with open_existing_ledger(db) as ledger:
-        waiting = [
-            approval_announcement(approval, ledger.filing(approval.filing_id))
-            for approval in ledger.approvals.pending()
-        ]
+def approvals_command(
+    as_json: JsonOption = False, db: DbOption = None, gateway: GatewayOption = None
+) -> None:
+    """List the orders waiting for the owner's approval."""
+    settings = settings_from(None, db, None, False)
+    waiting = anyio.run(_approvals, settings, gateway)
     if as_json:
         typer.echo(json.dumps(waiting, sort_keys=True))
         return
@@ -58,49 +55,59 @@ def approvals_command(as_json: JsonOption = False, db: DbOption = None) -> None:
         )
 
 
+async def _approvals(settings: Any, gateway: str | None) -> list[dict[str, Any]]:
+    async with desk_for(gateway, settings, announce=False) as desk:
+        return await desk.approvals()
+
+
 def approve_command(
     approval_id: IdArgument,
-    by: ByOption = "operator",
+    code: CodeOption = None,
     as_json: JsonOption = False,
+    gateway: GatewayOption = None,
     policy: PolicyOption = None,
     db: DbOption = None,
     upstream: UpstreamOption = None,
     sandbox: SandboxOption = False,
 ) -> None:
-    """Approve a pending order: it is reviewed, checked again and placed."""
+    """Approve a held order (an owner act: asks for the owner code); it is reviewed, checked
+    again and placed."""
     settings = settings_from(policy, db, upstream, sandbox)
-    raise typer.Exit(anyio.run(_approve, settings, approval_id, by, as_json))
+    raise typer.Exit(anyio.run(_approve, settings, gateway, approval_id, code, as_json))
 
 
-async def _approve(settings: object, approval_id: str, by: str, as_json: bool) -> int:
-    from ordergate.ledger import LedgerError
-    from ordergate.policy import ProposalError
-    from ordergate.runtime import Settings
+async def _approve(
+    settings: Any, gateway: str | None, approval_id: str, code: str | None, as_json: bool
+) -> int:
+    from ordergate.gateway.desk import DeskError
 
-    assert isinstance(settings, Settings)
-    async with guard_from(settings) as running:
+    async with desk_for(gateway, settings) as desk:
         try:
-            outcome = await running.guard.approve(approval_id, by=by)
-        except (LedgerError, ProposalError) as error:
-            raise fail(f"cannot approve: {error}", 2) from None
-        print_outcome(outcome, mode=running.arming.mode.value, as_json=as_json)
-        return exit_code(outcome)
+            body = await desk.approve(approval_id, owner_code(code))
+        except DeskError as error:
+            raise desk_failure(error) from None
+    print_body(body, as_json=as_json)
+    return exit_code(body)
 
 
 def deny_command(
     approval_id: IdArgument,
-    by: ByOption = "operator",
     as_json: JsonOption = False,
     db: DbOption = None,
+    gateway: GatewayOption = None,
 ) -> None:
-    """Deny a pending order: it is never sent and its reservation is released."""
-    from ordergate.execution import deny_approval
-    from ordergate.ledger import LedgerError
+    """Deny a held order: it is never sent and its reservation is released (no code needed)."""
+    settings = settings_from(None, db, None, False)
+    raise typer.Exit(anyio.run(_deny, settings, gateway, approval_id, as_json))
 
-    with open_existing_ledger(db) as ledger:
+
+async def _deny(settings: Any, gateway: str | None, approval_id: str, as_json: bool) -> int:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(gateway, settings) as desk:
         try:
-            outcome = deny_approval(ledger, approval_id, by=by)
-        except LedgerError as error:
-            raise fail(f"cannot deny: {error}", 2) from None
-    print_outcome(outcome, mode="ledger", as_json=as_json)
-    raise typer.Exit(0)
+            body = await desk.deny(approval_id)
+        except DeskError as error:
+            raise desk_failure(error) from None
+    print_body(body, as_json=as_json)
+    return 0

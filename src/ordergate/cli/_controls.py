@@ -1,40 +1,36 @@
 """``ordergate pause`` and ``ordergate resume``: the kill switch.
 
 ``pause`` sets the ledger's pause flag, so every process sharing the ledger refuses every new
-order (reason ``paused``) from its next filing on; reads and cancels are untouched. Pausing
-while already paused changes nothing and says so: the first reason and time are kept, because
-they record when and why trading was stopped; resume and pause again to give a new reason.
-``resume`` clears the flag; resuming when not paused is harmless.
+order (reason ``paused``) from its next filing on; reads and cancels are untouched. Anyone
+may pause (it only makes things safer). Pausing while already paused changes nothing and says
+so: the first reason and time are kept, because they record when and why trading was
+stopped. ``resume`` is an owner act: it asks for the owner code; resuming when not paused is
+harmless and asks for nothing.
 
-Both open an existing ledger only (``--db``, else ``ORDERGATE_DB_URL``, else
-``$ORDERGATE_HOME/ledger.db``): a mistyped path must fail loudly rather than pause a new,
-empty ledger while the real one keeps trading. Exit 0 on success, 2 when the ledger cannot be
-opened or the reason is unusable.
+Both go to the owner's desk: the running gateway's (``--gateway``), else the existing ledger
+(``--db``, else ``ORDERGATE_DB_URL``, else ``$ORDERGATE_HOME/ledger.db``) — a mistyped path
+fails loudly rather than pause a new, empty ledger while the real one keeps trading. Exit 0
+on success, 2 when the ledger cannot be opened or the reason is unusable, 5 when the owner
+code is refused.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
+import anyio
 import typer
 
-from ordergate.cli._options import DbOption, open_existing_ledger
-
-if TYPE_CHECKING:
-    from ordergate.ledger import Ledger
+from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, owner_code
+from ordergate.cli._options import DbOption, settings_from
 
 __all__ = ["pause_command", "resume_command"]
 
 MAX_REASON = 200
 
 
-def _open(db: str | None) -> Ledger:
-    return open_existing_ledger(db)
-
-
-def _when(since: datetime | None) -> str:
-    return "an unknown time" if since is None else since.isoformat(timespec="seconds")
+def _when(since: str | None) -> str:
+    return "an unknown time" if since is None else since.split(".")[0]
 
 
 def _why(reason: str) -> str:
@@ -46,6 +42,7 @@ def pause_command(
         str, typer.Option("--reason", help="Why trading is stopped (kept in the journal).")
     ] = "",
     db: DbOption = None,
+    gateway: GatewayOption = None,
 ) -> None:
     """Refuse every new order, in every process sharing the ledger, until `resume`."""
     reason = reason.strip()
@@ -53,27 +50,45 @@ def pause_command(
         raise typer.BadParameter(
             f"give at most {MAX_REASON} printable characters", param_hint="--reason"
         )
-    with _open(db) as ledger:
-        current = ledger.controls.pause_state()
-        if current.paused:
-            typer.echo(
-                f"already paused since {_when(current.since)} ({_why(current.reason)}); "
-                "new orders are still refused and the first reason is kept"
-            )
-            return
-        state = ledger.controls.pause(reason)
-    typer.echo(f"paused at {_when(state.since)} ({_why(state.reason)}): new orders are refused")
+    state = anyio.run(_pause, settings_from(None, db, None, False), gateway, reason)
+    if not state["changed"]:
+        typer.echo(
+            f"already paused since {_when(state['since'])} ({_why(state['reason'])}); "
+            "new orders are still refused and the first reason is kept"
+        )
+        return
+    typer.echo(
+        f"paused at {_when(state['since'])} ({_why(state['reason'])}): new orders are refused"
+    )
 
 
-def resume_command(db: DbOption = None) -> None:
-    """Accept new orders again after `pause`."""
-    with _open(db) as ledger:
-        current = ledger.controls.pause_state()
-        if not current.paused:
-            typer.echo("not paused: new orders are already accepted")
-            return
-        ledger.controls.resume()
+async def _pause(settings: Any, gateway: str | None, reason: str) -> dict[str, Any]:
+    async with desk_for(gateway, settings, announce=False) as desk:
+        return await desk.pause(reason)
+
+
+def resume_command(
+    code: CodeOption = None, db: DbOption = None, gateway: GatewayOption = None
+) -> None:
+    """Accept new orders again after `pause` (an owner act: asks for the owner code)."""
+    state = anyio.run(_resume, settings_from(None, db, None, False), gateway, code)
+    if not state["changed"]:
+        typer.echo("not paused: new orders are already accepted")
+        return
+    was = state["was"]
     typer.echo(
         f"resumed: new orders are accepted again "
-        f"(paused since {_when(current.since)}, {_why(current.reason)})"
+        f"(paused since {_when(was['since'])}, {_why(was['reason'])})"
     )
+
+
+async def _resume(settings: Any, gateway: str | None, code: str | None) -> dict[str, Any]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(gateway, settings, announce=False) as desk:
+        try:
+            if not (await desk.status())["paused"]:
+                return {"changed": False}
+            return await desk.resume(owner_code(code))
+        except DeskError as error:
+            raise desk_failure(error) from None

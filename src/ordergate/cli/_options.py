@@ -103,15 +103,18 @@ def open_existing_ledger(db: str | None, *, clock: Clock | None = None) -> Ledge
 
 
 @asynccontextmanager
-async def guard_from(settings: Settings, *, clock: Clock | None = None) -> AsyncIterator[Running]:
-    """The configured guard, with every start-up failure turned into a one-line error."""
+async def guard_from(
+    settings: Settings, *, clock: Clock | None = None, ledger: Ledger | None = None
+) -> AsyncIterator[Running]:
+    """The configured guard (on ``ledger`` when given), with every start-up failure turned
+    into a one-line error."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate.ledger import LedgerError
     from ordergate.runtime import open_guard
 
     try:
-        async with open_guard(settings, clock=clock or settings.clock()) as running:
+        async with open_guard(settings, clock=clock or settings.clock(), ledger=ledger) as running:
             for note in running.notes:
                 typer.echo(note, err=True)
             yield running

@@ -24,7 +24,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
-from ordergate.cli._outcomes import exit_code, print_outcome
+from ordergate.cli._outcomes import exit_code, print_body
 from ordergate.core import (
     DecimalFieldError,
     MarketHours,
@@ -110,5 +110,6 @@ async def _submit(settings: object, proposal: object, identity: str, as_json: bo
     assert isinstance(settings, Settings) and isinstance(proposal, Proposal)
     async with guard_from(settings) as running:
         outcome = await running.guard.submit(proposal, identity=identity)
-        print_outcome(outcome, mode=running.arming.mode.value, as_json=as_json)
-        return exit_code(outcome)
+        body = outcome.as_json(mode=running.arming.mode.value)
+        print_body(body, as_json=as_json)
+        return exit_code(body)

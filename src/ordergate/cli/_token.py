@@ -1,9 +1,12 @@
 """``ordergate token mint``: a caller-bound capability token for one agent (issue 7 §2).
 
 Prints the token alone on stdout (so ``TOKEN=$(ordergate token mint ...)`` works) and its
-expiry on stderr. The signing key comes from ``ORDERGATE_CALLER_TOKEN_KEY``, else is derived
-from ``ORDERGATE_MASTER_SECRET``; it is never printed, and neither is the master secret. With
-neither set, it says which variable to set and exits 2.
+expiry on stderr. The running gateway mints it over its owner route with its own key (so the
+key need not be where the command runs); with no gateway running, the key comes from
+``ORDERGATE_CALLER_TOKEN_KEY``, else is derived from ``ORDERGATE_MASTER_SECRET``. The key is
+never printed, and neither is the master secret; with no key, it says which variable to set
+and exits 2. A token whose profile can place or cancel orders is an owner act: the owner
+code is asked for (``--code``, or a hidden prompt), and a refused code exits 5.
 
 ``--ttl`` is a whole number of seconds, minutes or hours (``90s``, ``15m``, ``2h``), at most
 24 hours. The profile must be one this host defines (a built-in or a file in
@@ -12,23 +15,17 @@ neither set, it says which variable to set and exits 2.
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
+import anyio
 import typer
 
-from ordergate.callers import (
-    CALLER_PATTERN,
-    MAX_TTL,
-    PROFILE_PATTERN,
-    CallerKey,
-    CallerVerifier,
-    mint,
-)
+from ordergate.callers import CALLER_PATTERN, MAX_TTL, PROFILE_PATTERN
+from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, with_code
+from ordergate.cli._options import DbOption, settings_from
 from ordergate.client import ordergate_home
-from ordergate.core import ConfigError, RealtimeClock, SteppedClock
 from ordergate.profiles import BUILTIN_PROFILES
 
 __all__ = ["parse_ttl", "token_app"]
@@ -84,8 +81,12 @@ def mint_command(
             show_default=False,
         ),
     ] = None,
+    code: CodeOption = None,
+    gateway: GatewayOption = None,
+    db: DbOption = None,
 ) -> None:
-    """Print a caller token for NAME under profile P; the signing key is never printed."""
+    """Print a caller token for NAME under profile P; the signing key is never printed. A
+    profile that can place or cancel makes this an owner act (it asks for the owner code)."""
     lifetime = parse_ttl(ttl)
     if CALLER_PATTERN.fullmatch(caller) is None:
         raise typer.BadParameter("1-64 characters of A-Z a-z 0-9 . _ -", param_hint="--caller")
@@ -98,19 +99,27 @@ def mint_command(
         )
     if connection is not None and CALLER_PATTERN.fullmatch(connection) is None:
         raise typer.BadParameter("1-64 characters of A-Z a-z 0-9 . _ -", param_hint="--connection")
-    try:
-        key = CallerKey.from_environ(os.environ)
-    except ConfigError as error:
-        # The message names the variable and the rule, never a value.
-        typer.echo(f"cannot mint a caller token: {error}", err=True)
-        raise typer.Exit(2) from None
-    now = RealtimeClock().now()
-    token = mint(key, caller=caller, profile=profile, ttl=lifetime, now=now, connection=connection)
-    # Read back as the gateway will, which also gives the expiry exactly as it was signed.
-    claims = CallerVerifier(key, SteppedClock(start=now), cache_size=0).verify(token.reveal())
-    assert claims is not None, "a freshly minted token verifies under its own key"
-    typer.echo(token.reveal())
+    request = {
+        "caller": caller,
+        "profile": profile,
+        "ttl_s": int(lifetime.total_seconds()),
+        "connection": connection,
+    }
+    minted = anyio.run(_mint, settings_from(None, db, None, False), gateway, request, code)
+    typer.echo(minted["token"])
     typer.echo(
-        f"expires {claims.expires_at.isoformat()} (signed with the key from {key.source})",
+        f"expires {minted['expires_at']} (signed with the key from {minted['key_source']})",
         err=True,
     )
+
+
+async def _mint(
+    settings: Any, gateway: str | None, request: dict[str, Any], code: str | None
+) -> dict[str, Any]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(gateway, settings) as desk:
+        try:
+            return await with_code(lambda given: desk.mint(**request, code=given), code)
+        except DeskError as error:
+            raise desk_failure(error) from None

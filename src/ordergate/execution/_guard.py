@@ -162,6 +162,15 @@ class Guard:
         narrow._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
         return narrow
 
+    def use_policy(self, policy: PolicyConfig) -> None:
+        """Check every order from now on against ``policy`` (the owner applied it): its caps,
+        rules and approval time to live. An order already past a stage is not checked again
+        at that stage; its next stage runs on ``policy``. The executor stays as it is (paper
+        or live): arming is decided when the guard opens."""
+        self._policy = policy
+        self._ttl = timedelta(seconds=policy.approval_ttl_s)
+        self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+
     @property
     def account(self) -> str:
         return self._account

@@ -8,6 +8,7 @@ the ledger's cap codes, and the guard's own below.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from ordergate.ledger import FilingStatus
@@ -104,3 +105,21 @@ class Outcome:
     def message(self) -> str:
         reasons = ", ".join(self.reasons) if self.reasons else "no reason given"
         return _SENTENCES[self.status].format(reasons=reasons)
+
+    def as_json(self, *, mode: str) -> dict[str, Any]:
+        """The outcome as the command line and the owner route show it (``mode``: what the
+        guard ran in, e.g. ``paper``)."""
+        return {
+            "filing_id": str(self.filing_id),
+            "status": self.status.value,
+            "accepted": not self.refused and not self.uncertain,
+            "refused": self.refused,
+            "uncertain": self.uncertain,
+            "reasons": list(self.reasons),
+            "stage": None if self.stage is None else self.stage.value,
+            "approval_id": None if self.approval_id is None else str(self.approval_id),
+            "order_id": self.order_id,
+            "broker_code": self.broker_code,
+            "message": self.message,
+            "mode": mode,
+        }

@@ -24,6 +24,7 @@ from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
+from ordergate.gateway.desk import OwnerDesk, owner_routes
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, Principal, gateway_endpoint
 from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.oauth import GatewayAuth
@@ -94,8 +95,9 @@ def build_gateway_app(
     public_url: str,
     clock: Clock,
     counter: WindowCounter | None = None,
+    desk: OwnerDesk | None = None,
 ) -> Any:
-    """The ASGI app."""
+    """The ASGI app (with the owner route when ``desk`` is given)."""
     metrics = GatewayMetrics()
     methods = GatewayMethods(
         metrics.observe(backend),
@@ -119,6 +121,7 @@ def build_gateway_app(
             methods, verify=verify, challenge=verifier.www_authenticate, public_url=public_url
         ),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
+        *(owner_routes(desk) if desk is not None else ()),
     ]
     return LimitMiddleware(
         Starlette(routes=routes),

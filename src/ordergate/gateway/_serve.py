@@ -23,6 +23,7 @@ import anyio
 from ordergate._serving import _config, _Server
 from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
+from ordergate.execution import Guard
 from ordergate.execution._blocking import blocking
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
@@ -38,12 +39,23 @@ from ordergate.gateway.custody import (
     UpstreamSignIn,
     Vault,
 )
+from ordergate.gateway.desk import OwnerDesk
+from ordergate.gateway.desk._connections import live_connection_ids
+from ordergate.gateway.desk._wiring import enrolment_note, owner_desk, rearm_note
 from ordergate.gateway.mcp import GatewayBackend
 from ordergate.gateway.oauth import GatewayAuth, GatewayStore
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
-from ordergate.ledger import Ledger, open_ledger
+from ordergate.ledger import FilingRecord, Ledger, open_ledger
+from ordergate.policy import PolicyConfig
 from ordergate.profiles import Profiles, load_profiles
-from ordergate.runtime import Running, Settings, UpstreamChoice, embedded_venue, open_guard
+from ordergate.runtime import (
+    Running,
+    Settings,
+    UpstreamChoice,
+    embedded_venue,
+    open_guard,
+    policy_in_force,
+)
 
 __all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
 
@@ -130,10 +142,11 @@ async def _serve(
         clock=clock,
         reconcile_every=reconcile_every,
         ledger=ledger,
-    ) as (auth, backend, serving):
+    ) as (auth, backend, serving, desk):
         app = build_gateway_app(
             auth,
             backend,
+            desk=desk,
             profiles=serving.profiles,
             callers=CallerVerifier(config.caller_key, clock=clock) if config.caller_key else None,
             sealed=serving.sealed,
@@ -175,7 +188,7 @@ async def _serve(
             tasks.cancel_scope.cancel()
 
 
-_Opened = tuple[GatewayAuth, GatewayBackend, Serving]
+_Opened = tuple[GatewayAuth, GatewayBackend, Serving, OwnerDesk]
 
 
 @asynccontextmanager
@@ -188,28 +201,59 @@ async def _owner(
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
-    # Read (and, on a fresh install, written) before the guard opens, so a bad profile is
-    # refused before anything starts.
-    policy, policy_note = settings.policy()
-    profiles = load_profiles(settings.home, policy)
-    async with open_guard(
-        settings, clock=clock, reconcile_every=reconcile_every, ledger=ledger
-    ) as running:
-        auth = gateway_auth(
-            running.guard.ledger.engine,
-            config=config,
-            public_url=public_url,
+    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    try:
+        # Read (and, on a fresh install, written) before the guard opens, so a policy that is
+        # not in force or a bad profile is refused before anything starts.
+        in_force = policy_in_force(settings, opened)
+        profiles = load_profiles(settings.home, in_force[0])
+        async with open_guard(
+            settings,
             clock=clock,
-            profiles=profiles,
-        )
+            reconcile_every=reconcile_every,
+            ledger=opened,
+            in_force=in_force,
+        ) as running:
+            auth = gateway_auth(
+                opened.engine,
+                config=config,
+                public_url=public_url,
+                clock=clock,
+                profiles=profiles,
+            )
 
-        async def erase(connection_id: str) -> None:
-            await blocking(auth.store.erase, connection_id)
+            async def erase(connection_id: str) -> None:
+                await blocking(auth.store.erase, connection_id)
 
-        custody = "connections: each approved client acts on the owner's session"
-        notes = tuple(note for note in (policy_note, *running.notes, custody) if note)
-        serving = Serving(notes, running, sealed=False, profiles=profiles)
-        yield auth, OwnerBackend(running, erase=erase), serving
+            @asynccontextmanager
+            async def guard_for(record: FilingRecord) -> AsyncIterator[Guard]:
+                yield running.guard
+
+            async def use_policy(policy: PolicyConfig) -> str | None:
+                running.guard.use_policy(policy)
+                return await blocking(
+                    rearm_note, opened, live_now=running.arming.live, policy=policy
+                )
+
+            desk = owner_desk(
+                settings,
+                config,
+                ledger=opened,
+                store=auth.store,
+                guard_for=guard_for,
+                mode=running.arming.mode.value,
+                profiles=profiles,
+                on_policy=use_policy,
+            )
+            custody = "connections: each approved client acts on the owner's session"
+            notes = tuple(
+                note for note in (*running.notes, custody, await enrolment_note(desk)) if note
+            )
+            serving = Serving(notes, running, sealed=False, profiles=profiles)
+            yield auth, OwnerBackend(running, erase=erase), serving, desk
+    finally:
+        if ledger is None:
+            opened.close()
 
 
 @asynccontextmanager
@@ -222,11 +266,11 @@ async def _sealed(
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
-    policy, policy_note = settings.policy()
-    profiles = load_profiles(settings.home, policy)
     opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
     sealer = Sealer(config.master_secret) if config.master_secret is not None else None
     try:
+        policy, policy_note = policy_in_force(settings, opened)
+        profiles = load_profiles(settings.home, policy)
         with ExitStack() as venue:
             if settings.upstream_url is not None:
                 upstream_url, upstream_note = (
@@ -285,17 +329,43 @@ async def _sealed(
                 if sealer is not None
                 else f"connections: none can be made: {NO_MASTER_SECRET}"
             )
-            notes = tuple(note for note in (policy_note, upstream_note, custody_note) if note)
             async with SealedBackend.running(
                 vault=vaults[0],
                 policy=policy,
                 ledger=opened,
                 clock=clock,
                 erase=erase,
+                live_connections=lambda: live_connection_ids(opened.engine),
                 reconcile_every=reconcile_every,
                 webhook_url=settings.webhook_url,
             ) as backend:
-                yield auth, backend, Serving(notes, None, sealed=True, profiles=profiles)
+
+                async def use_policy(policy: PolicyConfig) -> str | None:
+                    live_now = await backend.use_policy(policy)
+                    return await blocking(rearm_note, opened, live_now=live_now, policy=policy)
+
+                desk = owner_desk(
+                    settings,
+                    config,
+                    ledger=opened,
+                    store=auth.store,
+                    guard_for=backend.guard_for,
+                    mode="per connection",
+                    profiles=profiles,
+                    on_policy=use_policy,
+                )
+                notes = tuple(
+                    note
+                    for note in (
+                        policy_note,
+                        upstream_note,
+                        custody_note,
+                        await enrolment_note(desk),
+                    )
+                    if note
+                )
+                serving = Serving(notes, None, sealed=True, profiles=profiles)
+                yield auth, backend, serving, desk
     finally:
         if ledger is None:
             opened.close()

@@ -14,7 +14,14 @@ account's tail was cut off or rewritten since.
 """
 
 from ordergate.ledger._canonical import GENESIS, canonical_json
-from ordergate.ledger._controls import Controls, PauseState, SessionEquity
+from ordergate.ledger._controls import (
+    AppliedPolicy,
+    Controls,
+    PauseState,
+    SessionEquity,
+    policy_sha256,
+)
+from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._errors import (
     LedgerError,
     LedgerSchemaError,
@@ -57,6 +64,7 @@ __all__ = [
     "GENESIS",
     "PAUSED",
     "WINDOW",
+    "AppliedPolicy",
     "Approval",
     "ApprovalState",
     "Approvals",
@@ -85,5 +93,7 @@ __all__ = [
     "VerifyResult",
     "canonical_json",
     "open_ledger",
+    "policy_sha256",
     "verify",
+    "write_transaction",
 ]

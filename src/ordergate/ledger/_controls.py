@@ -1,13 +1,18 @@
 """Controls shared by every process on the ledger: the pause flag (kill switch), the drawdown
-breaker's equity high-water mark, and the session-start equity of the daily-loss halt.
+breaker's equity high-water mark, the session-start equity of the daily-loss halt, and the
+policy the owner last applied.
 
-Each is one row of ``controls`` holding canonical JSON. Pausing and resuming are also written
-to the decisions journal, so the record says who stopped trading, when and why.
+Each is one row of ``controls`` holding canonical JSON. Pausing, resuming and applying a
+policy are also written to the decisions journal, so the record says who stopped trading or
+changed the rules, when and why. The applied policy is kept whole (its TOML text and its
+SHA-256), so a later file can be compared with it key by key.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -21,11 +26,21 @@ from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
 from ordergate.ledger._schema import controls, decisions
 
-__all__ = ["PAUSE_KEY", "Controls", "PauseState", "SessionEquity", "paused_from", "read_pause"]
+__all__ = [
+    "PAUSE_KEY",
+    "AppliedPolicy",
+    "Controls",
+    "PauseState",
+    "SessionEquity",
+    "paused_from",
+    "policy_sha256",
+    "read_pause",
+]
 
 PAUSE_KEY = _PAUSE = "pause"
 _HWM = "high_water_mark"
 _SESSION = "session_start_equity"
+_POLICY = "applied_policy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +56,22 @@ class SessionEquity:
 
     session: str
     equity: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class AppliedPolicy:
+    """The policy the owner last applied: its text, its SHA-256, when, and on what authority
+    (``credential``: ``totp``, ``passphrase``, or ``none`` for a change that only tightens)."""
+
+    sha256: str
+    text: str
+    applied_at: datetime
+    credential: str
+
+
+def policy_sha256(text: str) -> str:
+    """The SHA-256 (hex) of a policy file's text, as recorded."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _read(connection: Connection, key: str) -> Any:
@@ -121,6 +152,48 @@ class Controls:
     def set_session_start_equity(self, session: str, equity: Decimal) -> None:
         with write_transaction(self._engine) as connection:
             _write(connection, _SESSION, [session, to_wire(equity)], self._clock.now())
+
+    def applied_policy(self) -> AppliedPolicy | None:
+        """The policy the owner last applied; ``None`` before any."""
+        with self._engine.connect() as connection:
+            stored = _read(connection, _POLICY)
+        if stored is None:
+            return None
+        return AppliedPolicy(
+            sha256=stored["sha256"],
+            text=stored["text"],
+            applied_at=parse_iso(stored["applied_at"]),
+            credential=stored["credential"],
+        )
+
+    def apply_policy(
+        self, text: str, *, credential: str, loosened: Sequence[str], changed: Sequence[str]
+    ) -> AppliedPolicy:
+        """Record ``text`` as the policy in force, with a journal entry naming the keys that
+        changed and those that loosened (which an owner code authorised: ``credential``)."""
+        now = self._clock.now()
+        digest = policy_sha256(text)
+        record = {"sha256": digest, "text": text, "applied_at": iso(now), "credential": credential}
+        with write_transaction(self._engine) as connection:
+            _write(connection, _POLICY, record, now)
+            connection.execute(
+                insert(decisions).values(
+                    created_at=iso(now),
+                    identity="owner",
+                    filing_id=None,
+                    kind="policy_applied",
+                    why="the policy in force is now sha256:" + digest,
+                    detail=canonical_json(
+                        {
+                            "sha256": digest,
+                            "credential": credential,
+                            "changed": sorted(changed),
+                            "loosened": sorted(loosened),
+                        }
+                    ),
+                )
+            )
+        return AppliedPolicy(digest, text, parse_iso(iso(now)), credential)
 
 
 def _journal(connection: Connection, now: datetime, by: str, kind: str, why: str) -> None:

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 from uuid import UUID, uuid4
 
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ordergate.core import Clock, to_wire
@@ -344,7 +344,10 @@ class Journal:
         why: str,
         filing_id: UUID | str | None = None,
         detail: Mapping[str, Any] | None = None,
+        connection: Connection | None = None,
     ) -> None:
+        """Append one entry; inside ``connection``'s write transaction when given (so the
+        entry commits with what it records), else in a transaction of its own."""
         values = {
             "created_at": iso(self._clock.now()),
             "identity": identity,
@@ -353,8 +356,11 @@ class Journal:
             "why": why,
             "detail": canonical_json(detail or {}),
         }
-        with write_transaction(self._engine) as connection:
+        if connection is not None:
             connection.execute(insert(decisions).values(**values))
+            return
+        with write_transaction(self._engine) as own:
+            own.execute(insert(decisions).values(**values))
 
     def entries(self, *, limit: int = 100) -> list[DecisionEntry]:
         """The latest ``limit`` entries, oldest first."""

@@ -17,6 +17,7 @@ This package imports only ``ordergate.core``: it never reaches a client, the san
 gateway.
 """
 
+from ordergate.policy._compare import CAP_DIRECTIONS, changed_keys, loosened_keys
 from ordergate.policy._config import (
     ALL_SYMBOLS,
     DEFAULTS,
@@ -42,6 +43,7 @@ from ordergate.policy._symbols import is_plain_ticker, normalise_symbol
 
 __all__ = [
     "ALL_SYMBOLS",
+    "CAP_DIRECTIONS",
     "DEFAULTS",
     "DEFAULT_POLICY_TOML",
     "RULES",
@@ -64,10 +66,12 @@ __all__ = [
     "Stage",
     "Terms",
     "TradingState",
+    "changed_keys",
     "estimate_terms",
     "evaluate",
     "is_plain_ticker",
     "load_policy",
+    "loosened_keys",
     "normalise_symbol",
     "parse_policy",
     "policy_from_mapping",

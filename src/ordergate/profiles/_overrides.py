@@ -25,28 +25,11 @@ from types import MappingProxyType
 from typing import Any
 
 from ordergate.core import ConfigError, MarketHours, OrderType
-from ordergate.policy import PolicyConfig, policy_from_mapping
+from ordergate.policy import CAP_DIRECTIONS, PolicyConfig, policy_from_mapping
 
 __all__ = ["PolicyOverrides", "check_tightens", "parse_overrides"]
 
-# Each cap: its key in the ``limits`` table (also the PolicyConfig attribute) and whether
-# a lower number is the tighter one.
-_CAPS: Mapping[str, bool] = MappingProxyType(
-    {
-        "max_order_usd": True,
-        "max_daily_usd": True,
-        "max_orders_per_day": True,
-        "max_open_orders": True,
-        "max_position_pct": True,
-        "min_cash_usd": False,
-        "drawdown_halt_bps": True,
-        "max_quote_age_s": True,
-        "max_spread_bps": True,
-        "price_collar_bps": True,
-        "daily_loss_halt_usd": True,
-        "max_positions": True,
-    }
-)
+_CAPS = CAP_DIRECTIONS
 _TABLES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
         "limits": frozenset(_CAPS),

@@ -6,12 +6,14 @@ upstream (Robinhood, a URL, or an embedded sandbox), and a guard assembled from 
 configuration: ``ORDERGATE_HOME``, ``--policy``, ``--db``, ``--upstream URL | --sandbox``.
 """
 
+from ordergate.runtime._policy import PolicyNotApplied, policy_in_force
 from ordergate.runtime._settings import Settings, UpstreamChoice
 from ordergate.runtime._upstream import Upstream, embedded_venue, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
 from ordergate.runtime._wiring import Running, guard_on, open_guard
 
 __all__ = [
+    "PolicyNotApplied",
     "Running",
     "Settings",
     "Upstream",
@@ -21,4 +23,5 @@ __all__ = [
     "guard_on",
     "open_guard",
     "open_upstream",
+    "policy_in_force",
 ]

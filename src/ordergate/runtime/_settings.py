@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ordergate.client import Config, ordergate_home
 from ordergate.core import AcceleratedClock, Clock, ConfigError, RealtimeClock
-from ordergate.policy import PolicyConfig, load_policy, write_default_policy
+from ordergate.policy import PolicyConfig, parse_policy, write_default_policy
 
 __all__ = ["Settings", "UpstreamChoice"]
 
@@ -109,8 +109,15 @@ class Settings:
         return UpstreamChoice.SANDBOX
 
     def policy(self) -> tuple[PolicyConfig, str | None]:
-        """The policy, and a note when a fresh default was written. ``ConfigError`` for a bad
-        file (its key and reason) or a named file that does not exist."""
+        """The policy file's policy, and a note when a fresh default was written.
+        ``ConfigError`` for a bad file (its key and reason) or a named file that does not
+        exist. (What a run enforces is ``ordergate.runtime.policy_in_force``: this file only
+        if the owner applied it.)"""
+        text, note = self.policy_text()
+        return parse_policy(text), note
+
+    def policy_text(self) -> tuple[str, str | None]:
+        """The policy file's text, read once, and a note when a fresh default was written."""
         path = self.policy_path
         note = None
         if not path.exists():
@@ -119,9 +126,11 @@ class Settings:
             write_default_policy(path)
             note = f"wrote the default policy to {path} (paper, approval always, small caps)"
         try:
-            return load_policy(path), note
+            return path.read_text(encoding="utf-8"), note
         except OSError as error:
             raise ConfigError("policy", f"cannot read {path} ({error.strerror})") from None
+        except UnicodeDecodeError:
+            raise ConfigError("policy", f"{path} is not UTF-8 text") from None
 
 
 def _instant(key: str, text: str | None) -> datetime | None:

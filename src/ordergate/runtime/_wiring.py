@@ -30,6 +30,7 @@ from ordergate.execution import (
 )
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import PolicyConfig
+from ordergate.runtime._policy import policy_in_force
 from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
@@ -55,13 +56,19 @@ async def open_guard(
     clock: Clock,
     reconcile_every: float | None = None,
     ledger: Ledger | None = None,
+    in_force: tuple[PolicyConfig, str | None] | None = None,
 ) -> AsyncIterator[Running]:
-    """The configured guard for the block. Raises ``ConfigError`` (bad policy),
-    ``LedgerError`` (unusable ledger), ``ToolError`` (the upstream cannot be reached)."""
-    policy, policy_note = settings.policy()
+    """The configured guard for the block, on the policy in force (``policy_in_force``, or
+    ``in_force`` — the policy and its note — when the caller has read it from this ledger).
+    Raises ``ConfigError`` (a bad policy, or one that loosens the applied policy:
+    ``PolicyNotApplied``), ``LedgerError`` (unusable ledger), ``ToolError`` (the upstream
+    cannot be reached)."""
     owned = ledger is None
     opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
     try:
+        policy, policy_note = (
+            in_force if in_force is not None else policy_in_force(settings, opened)
+        )
         async with (
             open_upstream(settings, clock=clock) as upstream,
             guard_on(

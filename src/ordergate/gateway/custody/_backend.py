@@ -33,7 +33,7 @@ from ordergate.execution import Guard
 from ordergate.execution._blocking import blocking
 from ordergate.gateway._owner import identity_of
 from ordergate.gateway.custody._vault import SessionSource
-from ordergate.ledger import Ledger
+from ordergate.ledger import FilingRecord, Ledger
 from ordergate.policy import PolicyConfig
 from ordergate.runtime import guard_on
 
@@ -64,6 +64,7 @@ class SealedBackend:
         clock: Clock,
         erase: Callable[[str], Awaitable[None]],
         tasks: TaskGroup,
+        live_connections: Callable[[], list[str]] | None = None,
         reconcile_every: float | None = None,
         webhook_url: str | None = None,
         max_open: int = 256,
@@ -79,6 +80,7 @@ class SealedBackend:
         self._reconcile_every = reconcile_every
         self._webhook_url = webhook_url
         self._max_open = max_open
+        self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
         self._lock = anyio.Lock()
 
@@ -114,6 +116,30 @@ class SealedBackend:
 
     def identity(self, connection_id: str) -> str:
         return identity_of(connection_id)
+
+    # -- the owner's desk -------------------------------------------------------------------
+
+    async def use_policy(self, policy: PolicyConfig) -> bool:
+        """Every guard checks orders against ``policy`` from now on (those opened later too).
+        Whether any open guard trades live."""
+        async with self._lock:
+            self._policy = policy
+            guards = [held.guard for held in self._open.values() if held.guard is not None]
+        for guard in guards:
+            guard.use_policy(policy)
+        return any(not guard.paper for guard in guards)
+
+    @asynccontextmanager
+    async def guard_for(self, record: FilingRecord) -> AsyncIterator[Guard]:
+        """The guard of the connection that filed ``record`` (its identity is the hashed
+        connection id), opened if it is not. ``LookupError`` when no live connection filed
+        it (it was erased, or the filing was made elsewhere)."""
+        live = await blocking(self._live_connections)
+        for connection_id in live:
+            if identity_of(connection_id) == record.identity:
+                yield await self.guard(connection_id)
+                return
+        raise LookupError("no live connection filed this order")
 
     async def disconnect(self, connection_id: str) -> None:
         await self._close(connection_id)

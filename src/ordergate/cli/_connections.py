@@ -1,0 +1,75 @@
+"""``ordergate connections list`` and ``ordergate connections revoke ID``.
+
+A connection is one client's standing access through the gateway (approved once on the
+consent page). ``list`` shows each live or dead one: its id, the client's registered name,
+its profile and when it was made and last used. ``revoke`` erases one with its tokens (and
+its sealed upstream session): it needs no owner code, since it only takes access away.
+Both go to the running gateway's owner route, else the ledger directly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import anyio
+import typer
+
+from ordergate.cli._desk import GatewayOption, desk_failure, desk_for
+from ordergate.cli._options import DbOption, JsonOption, settings_from
+
+__all__ = ["connections_app"]
+
+connections_app = typer.Typer(
+    help="The clients connected through the gateway: list them, revoke one.",
+    no_args_is_help=True,
+)
+
+
+@connections_app.command("list")
+def list_command(
+    as_json: JsonOption = False, gateway: GatewayOption = None, db: DbOption = None
+) -> None:
+    """List the connections: id, client name, profile, created, last used."""
+    rows = anyio.run(_list, settings_from(None, db, None, False), gateway)
+    if as_json:
+        typer.echo(json.dumps(rows, sort_keys=True))
+        return
+    if not rows:
+        typer.echo("no connections")
+        return
+    for row in rows:
+        name = row["client_name"] or "(no name)"
+        typer.echo(
+            f"{row['connection_id']}  {name!r}  {row['profile']}  {row['state']}  "
+            f"created {row['created_at'][:19]}  last used {row['last_used_at'][:19]}"
+        )
+
+
+async def _list(settings: Any, gateway: str | None) -> list[dict[str, Any]]:
+    async with desk_for(gateway, settings, announce=False) as desk:
+        return await desk.connections()
+
+
+@connections_app.command("revoke")
+def revoke_command(
+    connection_id: Annotated[str, typer.Argument(help="The connection id (from `list`).")],
+    gateway: GatewayOption = None,
+    db: DbOption = None,
+) -> None:
+    """Erase a connection and its tokens (no code needed: it only takes access away)."""
+    result = anyio.run(_revoke, settings_from(None, db, None, False), gateway, connection_id)
+    if result["revoked"]:
+        typer.echo(f"revoked {connection_id}: its tokens no longer work")
+    else:
+        typer.echo(f"no live connection {connection_id}: nothing changed")
+
+
+async def _revoke(settings: Any, gateway: str | None, connection_id: str) -> dict[str, Any]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(gateway, settings, announce=False) as desk:
+        try:
+            return await desk.revoke(connection_id)
+        except DeskError as error:
+            raise desk_failure(error) from None

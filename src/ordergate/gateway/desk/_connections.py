@@ -1,0 +1,63 @@
+"""The connections the owner sees on the desk: who each is, what it may do, when it was used.
+
+A read of the gateway's own tables (``ordergate.gateway._schema``); erased connections are
+left out (nothing of them remains to revoke).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, select
+
+from ordergate.gateway._schema import connections, gateway_clients
+
+__all__ = ["MAX_LISTED", "list_connections", "live_connection_ids"]
+
+MAX_LISTED = 1000
+
+
+def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[str, Any]]:
+    """Live and dead connections, newest first: id, client name, kind, profile, state, and
+    when created and last used (blocking)."""
+    query = (
+        select(
+            connections.c.id,
+            connections.c.kind,
+            connections.c.profile,
+            connections.c.state,
+            connections.c.created_at,
+            connections.c.last_used_at,
+            gateway_clients.c.client_name,
+        )
+        .outerjoin(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
+        .where(connections.c.state != "erased")
+        .order_by(connections.c.created_at.desc(), connections.c.id)
+        .limit(limit)
+    )
+    with engine.connect() as db:
+        rows = db.execute(query).all()
+    return [
+        {
+            "connection_id": row.id,
+            "client_name": row.client_name or "",
+            "kind": row.kind,
+            "profile": row.profile,
+            "state": row.state,
+            "created_at": row.created_at,
+            "last_used_at": row.last_used_at,
+        }
+        for row in rows
+    ]
+
+
+def live_connection_ids(engine: Engine, *, limit: int = MAX_LISTED) -> list[str]:
+    """The ids of live connections, most recently used first (blocking)."""
+    query = (
+        select(connections.c.id)
+        .where(connections.c.state == "live")
+        .order_by(connections.c.last_used_at.desc())
+        .limit(limit)
+    )
+    with engine.connect() as db:
+        return list(db.execute(query).scalars())

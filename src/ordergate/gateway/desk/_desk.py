@@ -1,0 +1,364 @@
+"""``OwnerDesk``: every owner act, in one place, for the owner route and the command line.
+
+The running gateway serves it at ``/owner/…`` (``_routes``) so the owner's commands work when
+the gateway runs as its own OS user; with no gateway running, the command line builds one over
+the ledger directly (``ordergate.cli``). Either way each act that needs the owner code asks
+the ``OwnerAuthority`` first, and each act that only makes things safer needs none:
+
+=====================  ===========================  ==========================================
+act                    owner code                   what it does
+=====================  ===========================  ==========================================
+``approve``            always                       the held order is reviewed, re-checked,
+                                                    placed (``Guard.approve``, ``by="owner"``)
+``deny``               never                        the held order ends, its hold released
+``pause``              never                        every process refuses new orders
+``resume``             always                       new orders are accepted again
+``apply_policy``       when anything loosens        the text is the policy in force (its
+                       (``arm_live`` if it goes     SHA-256 on the ledger), written to the
+                       live)                        policy file, swapped into the guards
+``revoke``             never                        the connection and its tokens are erased
+``mint``               when the profile can place   a caller token signed with the host's key
+                       or cancel
+=====================  ===========================  ==========================================
+
+Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, code, sentence).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
+from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock
+from ordergate.execution import Guard, deny_approval
+from ordergate.execution._blocking import blocking
+from ordergate.gateway.desk._connections import list_connections
+from ordergate.gateway.desk._errors import DeskError
+from ordergate.gateway.oauth import GatewayStore
+from ordergate.ledger import (
+    ApprovalState,
+    FilingRecord,
+    Ledger,
+    LedgerError,
+    policy_sha256,
+)
+from ordergate.owner import OWNER_IDENTITY, OwnerAct, OwnerAuthority, OwnerRefused
+from ordergate.policy import (
+    DEFAULT_POLICY_TOML,
+    Mode,
+    PolicyConfig,
+    changed_keys,
+    loosened_keys,
+    parse_policy,
+)
+from ordergate.profiles import Permission, Profiles
+
+__all__ = [
+    "TRADING_PERMISSIONS",
+    "GuardFor",
+    "OwnerDesk",
+    "policy_baseline",
+]
+
+TRADING_PERMISSIONS = frozenset({Permission.ORDERS_PLACE, Permission.ORDERS_CANCEL})
+"""A caller token whose profile grants any of these can trade: minting it is an owner act."""
+
+UNVERIFIED = "unverified"
+"""The journal's identity for an act anyone may make (it only makes things safer)."""
+
+GuardFor = Callable[[FilingRecord], AbstractAsyncContextManager[Guard]]
+"""The guard that carries a held filing on (the running gateway's, or one opened for it)."""
+
+PolicyHook = Callable[[PolicyConfig], Awaitable[str | None]]
+"""Told of a newly applied policy (the running gateway swaps it in); a note for the owner."""
+
+
+def policy_baseline(ledger: Ledger) -> tuple[PolicyConfig, str | None]:
+    """What a new policy is compared with: the one last applied (and its SHA-256), or, before
+    any was, the defaults a fresh install writes."""
+    applied = ledger.controls.applied_policy()
+    if applied is None:
+        return parse_policy(DEFAULT_POLICY_TOML), None
+    return parse_policy(applied.text), applied.sha256
+
+
+@dataclass(frozen=True, slots=True)
+class _Policy:
+    path: Path
+    on_applied: PolicyHook | None
+
+
+class OwnerDesk:
+    """The owner's acts over one ledger (and, in a running gateway, its guards and store)."""
+
+    def __init__(
+        self,
+        *,
+        authority: OwnerAuthority,
+        ledger: Ledger,
+        store: GatewayStore,
+        guard_for: GuardFor,
+        mode: str,
+        policy_path: Path,
+        profiles: Profiles,
+        caller_key: CallerKey | None,
+        on_policy: PolicyHook | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self._authority = authority
+        self._ledger = ledger
+        self._store = store
+        self._guard_for = guard_for
+        self._mode = mode
+        self._policy = _Policy(policy_path, on_policy)
+        self._profiles = profiles
+        self._caller_key = caller_key
+        self._clock = clock or RealtimeClock()
+
+    # -- reads ----------------------------------------------------------------------------
+
+    async def status(self) -> dict[str, Any]:
+        def read() -> dict[str, Any]:
+            owner = self._authority.status()
+            pause = self._ledger.controls.pause_state()
+            applied = self._ledger.controls.applied_policy()
+            return {
+                "owner": owner.as_json(),
+                "paused": pause.paused,
+                "pause_reason": pause.reason if pause.paused else None,
+                "policy_sha256": applied.sha256 if applied else None,
+                "mode": self._mode,
+            }
+
+        return await blocking(read)
+
+    async def approvals(self) -> list[dict[str, Any]]:
+        from ordergate.runtime._webhook import approval_announcement
+
+        def read() -> list[dict[str, Any]]:
+            return [
+                approval_announcement(approval, self._ledger.filing(approval.filing_id))
+                for approval in self._ledger.approvals.pending()
+            ]
+
+        return await blocking(read)
+
+    async def connections(self) -> list[dict[str, Any]]:
+        return await blocking(list_connections, self._ledger.engine)
+
+    # -- acts on held orders ---------------------------------------------------------------
+
+    async def approve(self, approval_id: str, code: str | None) -> dict[str, Any]:
+        record = await self._pending_filing(approval_id)
+        await self._authorize(
+            code, OwnerAct.APPROVE, approval_id=approval_id, filing_id=str(record.id)
+        )
+        async with self._guard_for(record) as guard:
+            outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
+        return outcome.as_json(mode=self._mode)
+
+    async def deny(self, approval_id: str) -> dict[str, Any]:
+        await self._pending_filing(approval_id)
+        outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
+        return outcome.as_json(mode=self._mode)
+
+    async def _pending_filing(self, approval_id: str) -> FilingRecord:
+        """The filing a pending approval holds; 404 for none, 409 when already decided."""
+
+        def read() -> tuple[Any, FilingRecord]:
+            approval = self._ledger.approvals.get(approval_id)
+            return approval, self._ledger.filing(approval.filing_id)
+
+        try:
+            approval, record = await blocking(read)
+        except (LedgerError, ValueError):
+            raise DeskError(404, "unknown_approval", "No approval has that id.") from None
+        if approval.state is not ApprovalState.PENDING:
+            raise DeskError(
+                409,
+                "approval_decided",
+                f"That approval was already decided ({approval.state.value}); nothing changed.",
+            )
+        return record
+
+    # -- the kill switch -------------------------------------------------------------------
+
+    async def pause(self, reason: str) -> dict[str, Any]:
+        def act() -> dict[str, Any]:
+            current = self._ledger.controls.pause_state()
+            if current.paused:
+                return _pause_json(current, changed=False)
+            return _pause_json(self._ledger.controls.pause(reason, by=UNVERIFIED), changed=True)
+
+        return await blocking(act)
+
+    async def resume(self, code: str | None) -> dict[str, Any]:
+        current = await blocking(self._ledger.controls.pause_state)
+        if not current.paused:
+            return {"paused": False, "changed": False}
+        await self._authorize(code, OwnerAct.RESUME)
+        await blocking(self._ledger.controls.resume, by=OWNER_IDENTITY)
+        return {"paused": False, "changed": True, "was": _pause_json(current, changed=False)}
+
+    # -- the policy ------------------------------------------------------------------------
+
+    async def apply_policy(self, text: str, code: str | None) -> dict[str, Any]:
+        try:
+            policy = parse_policy(text)
+        except ConfigError as error:
+            raise DeskError(400, "invalid_policy", f"The policy is not valid: {error}.") from None
+        baseline, applied_sha = await blocking(policy_baseline, self._ledger)
+        digest = policy_sha256(text)
+        loosened = loosened_keys(baseline, policy)
+        changed = changed_keys(baseline, policy)
+        if digest == applied_sha:
+            return {"applied": False, "sha256": digest, "message": "That policy is in force."}
+        credential = "none"
+        if loosened:
+            live = policy.mode is Mode.LIVE and policy.real_money
+            act = OwnerAct.ARM_LIVE if live and {"mode", "real_money"} & set(loosened) else None
+            authorised = await self._authorize(
+                code,
+                act or OwnerAct.POLICY_APPLY,
+                sha256=digest,
+                loosened=list(loosened),
+            )
+            credential = authorised.value
+        await blocking(
+            self._ledger.controls.apply_policy,
+            text,
+            credential=credential,
+            loosened=loosened,
+            changed=changed,
+        )
+        notes = [
+            note for note in (await self._write_policy(text), await self._swap(policy)) if note
+        ]
+        return {
+            "applied": True,
+            "sha256": digest,
+            "changed": list(changed),
+            "loosened": list(loosened),
+            "credential": credential,
+            "notes": notes,
+        }
+
+    async def _write_policy(self, text: str) -> str | None:
+        path = self._policy.path
+        try:
+            await blocking(_write_private_text, path, text)
+        except OSError as error:
+            return (
+                f"the policy is in force, but {path} could not be written ({error.strerror}): "
+                "put the same text there before the gateway next starts"
+            )
+        return None
+
+    async def _swap(self, policy: PolicyConfig) -> str | None:
+        if self._policy.on_applied is None:
+            return None
+        return await self._policy.on_applied(policy)
+
+    # -- connections and caller tokens -----------------------------------------------------
+
+    async def revoke(self, connection_id: str) -> dict[str, Any]:
+        erased = await blocking(self._store.erase, connection_id)
+        if erased:
+            await blocking(
+                self._ledger.journal.append,
+                identity=UNVERIFIED,
+                kind="connection_revoked",
+                why="a connection was revoked on the owner's desk",
+                detail={"connection_id": connection_id},
+            )
+        return {"connection_id": connection_id, "revoked": erased}
+
+    async def mint(
+        self,
+        *,
+        caller: str,
+        profile: str,
+        ttl_s: int,
+        connection: str | None,
+        code: str | None,
+    ) -> dict[str, Any]:
+        chosen = self._profiles.get(profile)
+        if chosen is None:
+            defined = ", ".join(sorted(self._profiles))
+            raise DeskError(400, "unknown_profile", f"No such profile (defined: {defined}).")
+        ttl = timedelta(seconds=ttl_s)
+        if not MIN_TTL <= ttl <= MAX_TTL:
+            raise DeskError(400, "invalid_ttl", "The lifetime must be 1 s to 24 h.")
+        if self._caller_key is None:
+            raise DeskError(
+                503,
+                "no_caller_key",
+                "This gateway has no caller-token key: set ORDERGATE_CALLER_TOKEN_KEY or "
+                "ORDERGATE_MASTER_SECRET where it runs.",
+            )
+        if chosen.permissions & TRADING_PERMISSIONS:
+            await self._authorize(
+                code, OwnerAct.TOKEN_MINT, caller=caller, profile=profile, ttl_s=ttl_s
+            )
+        now = RealtimeClock().now()  # security time: a caller token expires by the wall clock
+        try:
+            token = mint(
+                self._caller_key,
+                caller=caller,
+                profile=profile,
+                ttl=ttl,
+                now=now,
+                connection=connection,
+            )
+        except ConfigError as error:
+            raise DeskError(400, "invalid_token_claim", f"Cannot mint: {error}.") from None
+        claims = CallerVerifier(self._caller_key, SteppedClock(start=now), cache_size=0).verify(
+            token.reveal()
+        )
+        assert claims is not None, "a freshly minted token verifies under its own key"
+        return {
+            "token": token.reveal(),
+            "caller": caller,
+            "profile": profile,
+            "expires_at": claims.expires_at.isoformat(),
+            "key_source": self._caller_key.source.value,
+        }
+
+    # -- the owner code ---------------------------------------------------------------------
+
+    async def _authorize(self, code: str | None, act: OwnerAct, **detail: Any) -> Any:
+        try:
+            return await blocking(self._authority.authorize, code, act, detail=detail)
+        except OwnerRefused as refused:
+            raise DeskError.from_refusal(refused) from None
+
+
+def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:
+    return {
+        "paused": state.paused,
+        "changed": changed,
+        "reason": state.reason,
+        "since": state.since.isoformat() if state.since else None,
+    }
+
+
+def _write_private_text(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` atomically, 0600 from its first byte."""
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,89 @@
+"""Building the owner's desk for a running gateway, and what it tells the owner at start.
+
+``owner_desk`` puts the desk on the gateway's own ledger, store and guards; the enrolment is
+``$ORDERGATE_HOME/owner.json`` and the code is checked by the wall clock. ``rearm_note`` is
+what an applied policy means for the mode the gateway runs in: a running gateway never arms
+live by itself (live is armed when it starts, from the upstream's ``tools/list``), and a
+policy that is no longer live while the gateway trades live pauses trading until it is
+restarted in paper.
+"""
+
+from __future__ import annotations
+
+from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, PolicyHook
+from ordergate.gateway.oauth import GatewayStore
+from ordergate.ledger import Ledger
+from ordergate.owner import ENROLMENT_FILE, EnrolmentError, OwnerAuthority
+from ordergate.policy import Mode, PolicyConfig
+from ordergate.profiles import Profiles
+from ordergate.runtime import Settings
+
+__all__ = ["ENROL_HINT", "enrolment_note", "owner_desk", "rearm_note"]
+
+ENROL_HINT = (
+    "enrol the owner with `ordergate owner init` (as the gateway's OS user, with the same "
+    "ORDERGATE_HOME), then scan its QR code with an authenticator app"
+)
+
+
+def owner_desk(
+    settings: Settings,
+    config: GatewayConfig,
+    *,
+    ledger: Ledger,
+    store: GatewayStore,
+    guard_for: GuardFor,
+    mode: str,
+    profiles: Profiles,
+    on_policy: PolicyHook | None,
+) -> OwnerDesk:
+    return OwnerDesk(
+        authority=OwnerAuthority(enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger),
+        ledger=ledger,
+        store=store,
+        guard_for=guard_for,
+        mode=mode,
+        policy_path=settings.policy_path,
+        profiles=profiles,
+        caller_key=config.caller_key,
+        on_policy=on_policy,
+    )
+
+
+async def enrolment_note(desk: OwnerDesk) -> str:
+    """One line for the start-up banner: whether an owner is enrolled and what that means."""
+    try:
+        owner = (await desk.status())["owner"]
+    except EnrolmentError as error:
+        return f"owner: the enrolment cannot be read ({error}); owner acts are refused"
+    if owner["enrolled"]:
+        kinds = (
+            "an authenticator code or the passphrase"
+            if owner["passphrase"]
+            else ("an authenticator code")
+        )
+        return f"owner: enrolled; owner acts (consent, approve, resume, …) ask for {kinds}"
+    return (
+        "owner: nobody is enrolled, so consents grant the monitor profile only and every owner "
+        f"act is refused; {ENROL_HINT}"
+    )
+
+
+def rearm_note(ledger: Ledger, *, live_now: bool, policy: PolicyConfig) -> str | None:
+    """What applying ``policy`` means for a gateway trading live (``live_now``) or on paper."""
+    wants_live = policy.mode is Mode.LIVE and policy.real_money
+    if live_now and not wants_live:
+        ledger.controls.pause(
+            "the applied policy is not live: restart the gateway to trade on paper", by="owner"
+        )
+        return (
+            "the gateway was trading live and the applied policy is not: new orders are paused "
+            "until the gateway is restarted (it then runs in paper)"
+        )
+    if wants_live and not live_now:
+        return (
+            "live mode is armed when the gateway next starts (it reads the upstream's tools/list "
+            "then); until then it stays in paper"
+        )
+    return None

@@ -1,0 +1,76 @@
+"""The owner's authority: the credential only the person who owns the account holds.
+
+The agent runs on the owner's own machine and can reach every loopback route and run every
+command, so anything the owner alone may do needs something the agent does not have: the
+**owner code**, a current TOTP code from the owner's phone (RFC 6238) or, where one is
+enrolled, the owner's passphrase.
+
+- ``new_enrolment`` / ``write_enrolment`` / ``read_enrolment``: ``ordergate owner init``
+  makes the TOTP secret (shown once, as an ``otpauth://`` URI and a QR code) and the
+  passphrase's scrypt hash, kept in ``$ORDERGATE_HOME/owner.json`` (0600).
+- ``OwnerAuthority.authorize(code, act)``: one check per owner act — a code is single-use,
+  wrong codes lock owner acts for a while, and every attempt is journalled with the act and
+  the credential kind, never the code.
+- ``OwnerAct``: the acts that need the code; ``Credential``: what authorised one.
+"""
+
+from ordergate.owner._acts import Credential, OwnerAct
+from ordergate.owner._authority import (
+    FAILURE_WINDOW,
+    LOCKOUT,
+    MAX_FAILURES,
+    OWNER_IDENTITY,
+    OwnerAuthority,
+    OwnerStatus,
+)
+from ordergate.owner._enrolment import (
+    ENROLMENT_FILE,
+    Enrolment,
+    new_enrolment,
+    read_enrolment,
+    write_enrolment,
+)
+from ordergate.owner._errors import (
+    CODE_MISSING,
+    CODE_REPLAYED,
+    CODE_WRONG,
+    LOCKED,
+    NOT_ENROLLED,
+    EnrolmentError,
+    OwnerError,
+    OwnerRefused,
+)
+from ordergate.owner._passphrase import MIN_PASSPHRASE, check_passphrase_rules
+from ordergate.owner._qr import terminal_qr
+from ordergate.owner._totp import DIGITS, INTERVAL_S, looks_like_code, provisioning_uri
+
+__all__ = [
+    "CODE_MISSING",
+    "CODE_REPLAYED",
+    "CODE_WRONG",
+    "DIGITS",
+    "ENROLMENT_FILE",
+    "FAILURE_WINDOW",
+    "INTERVAL_S",
+    "LOCKED",
+    "LOCKOUT",
+    "MAX_FAILURES",
+    "MIN_PASSPHRASE",
+    "NOT_ENROLLED",
+    "OWNER_IDENTITY",
+    "Credential",
+    "Enrolment",
+    "EnrolmentError",
+    "OwnerAct",
+    "OwnerAuthority",
+    "OwnerError",
+    "OwnerRefused",
+    "OwnerStatus",
+    "check_passphrase_rules",
+    "looks_like_code",
+    "new_enrolment",
+    "provisioning_uri",
+    "read_enrolment",
+    "terminal_qr",
+    "write_enrolment",
+]

@@ -1,0 +1,33 @@
+"""The owner acts: what only the person who owns the account may do, and what they prove it by.
+
+An owner act needs the owner code (``OwnerAuthority.authorize``): connecting a client and
+choosing its profile (``consent``), approving a held order (``approve``), resuming after a
+pause (``resume``), applying a policy that loosens anything (``policy_apply``), arming live
+mode (``arm_live``, a policy that goes live), minting a caller token that can place or
+cancel (``token_mint``), and enrolling again (``enrol``). Acts that only make things safer —
+deny, pause, revoke a connection, tighten the policy, mint a token that cannot trade — need
+none, and are journalled as they are made.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["Credential", "OwnerAct"]
+
+
+class OwnerAct(StrEnum):
+    ENROL = "enrol"
+    CONSENT = "consent"
+    APPROVE = "approve"
+    RESUME = "resume"
+    POLICY_APPLY = "policy_apply"
+    ARM_LIVE = "arm_live"
+    TOKEN_MINT = "token_mint"
+
+
+class Credential(StrEnum):
+    """What an owner act was authorised by (journalled; the code itself never is)."""
+
+    TOTP = "totp"
+    PASSPHRASE = "passphrase"

@@ -1,0 +1,105 @@
+"""The owner's enrolment: the TOTP secret and, optionally, the passphrase's hash.
+
+Kept in ``$ORDERGATE_HOME/owner.json`` (``ENROLMENT_FILE``), mode 0600, written atomically
+(a new file, already 0600, fsynced and renamed over the old). Only the gateway's OS user
+can read it: the TOTP secret is what an authenticator code is checked against, so whoever
+reads this file can make owner codes. The passphrase is never stored, only its scrypt hash.
+
+File format (JSON, ``version`` 1)::
+
+    {"version": 1, "created_at": "2026-12-01T09:00:00+00:00",
+     "totp": {"secret": "BASE32…", "digits": 6, "interval": 30},
+     "passphrase": {"scheme": "scrypt", "n": 32768, "r": 8, "p": 1, "salt": …, "key": …}}
+
+``passphrase`` is ``null`` when none is enrolled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ordergate.core import Secret
+from ordergate.owner._errors import EnrolmentError
+from ordergate.owner._passphrase import PassphraseHash, hash_passphrase
+from ordergate.owner._totp import DIGITS, INTERVAL_S, new_totp_secret
+
+__all__ = ["ENROLMENT_FILE", "Enrolment", "new_enrolment", "read_enrolment", "write_enrolment"]
+
+ENROLMENT_FILE = "owner.json"
+_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Enrolment:
+    totp_secret: Secret
+    passphrase: PassphraseHash | None
+    created_at: datetime
+
+    def __repr__(self) -> str:
+        kept = "totp+passphrase" if self.passphrase is not None else "totp"
+        return f"Enrolment({kept}, created_at={self.created_at.isoformat()})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": _VERSION,
+            "created_at": self.created_at.isoformat(),
+            "totp": {"secret": self.totp_secret.reveal(), "digits": DIGITS, "interval": INTERVAL_S},
+            "passphrase": self.passphrase.to_json() if self.passphrase is not None else None,
+        }
+
+
+def new_enrolment(*, passphrase: str | None, now: datetime) -> Enrolment:
+    """A fresh TOTP secret and, when given, the passphrase's hash. Raises ``ConfigError`` for
+    a passphrase that breaks the rules (``ordergate.owner._passphrase``)."""
+    hashed = hash_passphrase(passphrase) if passphrase is not None else None
+    return Enrolment(totp_secret=new_totp_secret(), passphrase=hashed, created_at=now)
+
+
+def read_enrolment(path: Path) -> Enrolment | None:
+    """The enrolment at ``path``; ``None`` when there is none. Raises ``EnrolmentError`` when
+    the file cannot be read or is not an enrolment (never guessing a part)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise EnrolmentError(f"cannot read {path} ({error.strerror})") from None
+    try:
+        document = json.loads(text)
+        if not isinstance(document, dict) or document.get("version") != _VERSION:
+            raise ValueError("not a version 1 enrolment")
+        totp = document["totp"]
+        if totp.get("digits") != DIGITS or totp.get("interval") != INTERVAL_S:
+            raise ValueError("only 6-digit, 30-second codes are supported")
+        secret = totp["secret"]
+        if not isinstance(secret, str) or len(secret) < 26:
+            raise ValueError("the TOTP secret is missing or short")
+        stored = document.get("passphrase")
+        passphrase = PassphraseHash.from_json(stored) if stored is not None else None
+        created_at = datetime.fromisoformat(document["created_at"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise EnrolmentError(f"{path} is not an owner enrolment this ordergate reads") from None
+    return Enrolment(totp_secret=Secret(secret), passphrase=passphrase, created_at=created_at)
+
+
+def write_enrolment(path: Path, enrolment: Enrolment) -> None:
+    """Replace ``path`` with ``enrolment``, atomically, mode 0600 from its first byte."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    data = json.dumps(enrolment.to_json(), indent=2).encode() + b"\n"
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,120 @@
+"""Comparing two policies key by key: what changed, and which changes loosen anything.
+
+Loosening is whatever could let an agent do more with the account's money, and is an owner
+act (it needs the owner code); a change that only tightens — or changes nothing that guards
+money — needs none. Keys are named as in the policy file (``limits.max_order_usd``).
+
+What loosens:
+
+- ``mode`` to ``live``, ``real_money`` to true (together: arming live);
+- ``approval``: ``always`` → ``above:X`` → ``never``, or a higher ``above:`` threshold;
+  ``approval_ttl_s``: a longer life for a pending approval;
+- every cap in ``limits`` (``CAP_DIRECTIONS``): a higher cap, or a lower ``min_cash_usd``;
+- ``symbols.allow``: a symbol allowed that was not (or ``*``); ``symbols.deny``: a denial
+  dropped;
+- ``orders.types`` / ``orders.sessions``: anything added; ``orders.fractional``, ``short``,
+  ``margin``, ``reducing_exempt``: turned on.
+
+``paper.*`` changes what the paper account simulates, never what real money may do: it is
+listed as changed, never as loosened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from types import MappingProxyType
+
+from ordergate.policy._config import Approval, ApprovalKind, Mode, PolicyConfig
+
+__all__ = ["CAP_DIRECTIONS", "changed_keys", "loosened_keys"]
+
+CAP_DIRECTIONS: Mapping[str, bool] = MappingProxyType(
+    {
+        "max_order_usd": True,
+        "max_daily_usd": True,
+        "max_orders_per_day": True,
+        "max_open_orders": True,
+        "max_position_pct": True,
+        "min_cash_usd": False,
+        "drawdown_halt_bps": True,
+        "max_quote_age_s": True,
+        "max_spread_bps": True,
+        "price_collar_bps": True,
+        "daily_loss_halt_usd": True,
+        "max_positions": True,
+    }
+)
+"""Each cap of ``[limits]`` (also its ``PolicyConfig`` attribute) and whether a lower number
+is the tighter one (``min_cash_usd`` is a floor: higher is tighter)."""
+
+_SWITCHES = ("fractional", "short", "margin", "reducing_exempt")
+_PAPER = {"paper_cash_usd": "paper.starting_cash_usd", "paper_slippage_bps": "paper.slippage_bps"}
+
+
+def _approval_rank(approval: Approval) -> tuple[int, Decimal]:
+    """Orders approval rules from tightest to loosest."""
+    if approval.kind is ApprovalKind.ALWAYS:
+        return (0, Decimal(0))
+    if approval.kind is ApprovalKind.ABOVE:
+        assert approval.threshold is not None
+        return (1, approval.threshold)
+    return (2, Decimal(0))
+
+
+def _allowed(policy: PolicyConfig) -> frozenset[str] | None:
+    """The allowlist, ``None`` standing for every ticker."""
+    return None if policy.allow_all else policy.allow
+
+
+def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
+    """The keys on which ``new`` lets more through than ``old``, in file order."""
+    keys: list[str] = []
+    if new.mode is Mode.LIVE and old.mode is not Mode.LIVE:
+        keys.append("mode")
+    if new.real_money and not old.real_money:
+        keys.append("real_money")
+    if _approval_rank(new.approval) > _approval_rank(old.approval):
+        keys.append("approval")
+    if new.approval_ttl_s > old.approval_ttl_s:
+        keys.append("approval_ttl_s")
+    for name, lower_is_tighter in CAP_DIRECTIONS.items():
+        before, after = getattr(old, name), getattr(new, name)
+        if (after > before) if lower_is_tighter else (after < before):
+            keys.append(f"limits.{name}")
+    old_allowed, new_allowed = _allowed(old), _allowed(new)
+    if old_allowed is not None and (new_allowed is None or not new_allowed <= old_allowed):
+        keys.append("symbols.allow")
+    if not old.deny <= new.deny:
+        keys.append("symbols.deny")
+    if not new.order_types <= old.order_types:
+        keys.append("orders.types")
+    if not new.sessions <= old.sessions:
+        keys.append("orders.sessions")
+    keys.extend(
+        f"orders.{name}" for name in _SWITCHES if getattr(new, name) and not getattr(old, name)
+    )
+    return tuple(keys)
+
+
+def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
+    """Every key on which ``new`` differs from ``old``, in file order."""
+    keys = [
+        name
+        for name in ("mode", "real_money", "approval", "approval_ttl_s")
+        if getattr(old, name) != getattr(new, name)
+    ]
+    keys.extend(
+        f"limits.{name}" for name in CAP_DIRECTIONS if getattr(old, name) != getattr(new, name)
+    )
+    if (old.allow_all, old.allow) != (new.allow_all, new.allow):
+        keys.append("symbols.allow")
+    if old.deny != new.deny:
+        keys.append("symbols.deny")
+    if old.order_types != new.order_types:
+        keys.append("orders.types")
+    if old.sessions != new.sessions:
+        keys.append("orders.sessions")
+    keys.extend(f"orders.{name}" for name in _SWITCHES if getattr(old, name) != getattr(new, name))
+    keys.extend(key for name, key in _PAPER.items() if getattr(old, name) != getattr(new, name))
+    return tuple(keys)
