@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from owner_testkit import apply_home_policy
 
 from ordergate._serving import bind_socket
 from ordergate.gateway._config import GatewayConfig
@@ -34,6 +35,7 @@ def sandbox_gateway(
     home = tmp_path / "home"
     home.mkdir()
     (home / "policy.toml").write_text(policy)
+    apply_home_policy(home)
     monkeypatch.setenv("ORDERGATE_HOME", str(home))
     monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
     for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):

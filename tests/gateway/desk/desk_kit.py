@@ -1,0 +1,89 @@
+"""A gateway with an enrolled owner and a caller key, an agent's MCP session on it, and the
+owner route spoken to as the owner's commands speak to it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from gateway_testkit import OPEN, sandbox_gateway
+from mcp_http_testkit import McpSession
+from owner_testkit import PASSPHRASE, OwnerCodes, enrol
+
+from ordergate.callers import CallerKey, mint
+from ordergate.core import Secret
+from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._serve import GatewayServer
+from ordergate.ledger import Ledger
+
+BOUND_S = 30
+MASTER = "desk-master-secret-" + "m" * 24
+HELD_POLICY = """
+approval = "always"
+[symbols]
+allow = ["SPY"]
+"""
+_TTL = timedelta(minutes=15)
+BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+
+
+@dataclass
+class Desk:
+    url: str
+    server: GatewayServer
+    codes: OwnerCodes
+    key: CallerKey
+    home: Path
+
+    @property
+    def ledger(self) -> Ledger:
+        assert self.server.running is not None
+        return self.server.running.guard.ledger
+
+    def get(self, path: str, **headers: str) -> httpx2.Response:
+        with httpx2.Client(timeout=BOUND_S) as http:
+            return http.get(f"{self.url}/owner{path}", headers=headers)
+
+    def post(self, path: str, body: dict[str, Any] | None = None, **headers: str) -> Any:
+        with httpx2.Client(timeout=BOUND_S) as http:
+            return http.post(f"{self.url}/owner{path}", json=body or {}, headers=headers)
+
+    def place(self, arguments: dict[str, Any] = BUY) -> dict[str, Any]:
+        """What an agent holding a trader caller token hears when it places an order."""
+        token = mint(self.key, caller="agent", profile="trader", ttl=_TTL, now=OPEN).reveal()
+        session = McpSession(self.url, token)
+        try:
+            data: dict[str, Any] = session.tool("place_equity_order", arguments)["data"]
+        finally:
+            session.close()
+        return data
+
+    def held_order(self) -> dict[str, Any]:
+        """An order an agent filed that now waits for the owner: its order result's data."""
+        data = self.place()
+        assert data["status"] == "pending_approval", data
+        return data
+
+
+@contextmanager
+def owner_desk(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    policy: str = HELD_POLICY,
+    passphrase: str | None = PASSPHRASE,
+) -> Iterator[Desk]:
+    key = CallerKey.derive(Secret(MASTER))
+    server = sandbox_gateway(
+        tmp_path, monkeypatch, policy=policy, config=GatewayConfig(port=0, caller_key=key)
+    )
+    home = tmp_path / "home"
+    codes = enrol(home, passphrase=passphrase)
+    with server as url:
+        yield Desk(url=url, server=server, codes=codes, key=key, home=home)
