@@ -54,6 +54,7 @@ SURFACE = {
         "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
+        "AppliedPolicy", "policy_sha256", "write_transaction",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
@@ -68,7 +69,19 @@ SURFACE = {
     },
     "ordergate.runtime": {
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
-        "guard_on", "open_guard", "open_upstream",
+        "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
+    },
+    "ordergate.owner": {
+        "CODE_MISSING", "CODE_REPLAYED", "CODE_WRONG", "DIGITS", "ENROLMENT_FILE",
+        "FAILURE_WINDOW", "INTERVAL_S", "LOCKED", "LOCKOUT", "MAX_FAILURES", "MIN_PASSPHRASE",
+        "NOT_ENROLLED", "OWNER_IDENTITY", "Credential", "Enrolment", "EnrolmentError",
+        "OwnerAct", "OwnerAuthority", "OwnerError", "OwnerRefused", "OwnerStatus",
+        "check_passphrase_rules", "looks_like_code", "new_enrolment", "provisioning_uri",
+        "read_enrolment", "terminal_qr", "write_enrolment",
+    },
+    "ordergate.gateway.desk": {
+        "DeskError", "GuardFor", "NotAGateway", "OWNER_PREFIX", "OwnerDesk", "RemoteDesk",
+        "TRADING_PERMISSIONS", "owner_routes", "policy_baseline", "probe", "refusal_status",
     },
     "ordergate.gateway.custody": {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",
@@ -110,6 +123,7 @@ SURFACE = {
         "Rule", "SESSION_COVERAGE", "Stage", "Terms", "TradingState", "estimate_terms",
         "evaluate", "is_plain_ticker", "load_policy", "normalise_symbol", "parse_policy",
         "policy_from_mapping", "reduces_position", "write_default_policy",
+        "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
     },
     "ordergate.client": {
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",

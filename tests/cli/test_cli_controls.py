@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from owner_testkit import enrol
 from pg_testkit import pg_server
 from typer.testing import CliRunner, Result
 
@@ -31,8 +32,11 @@ print(result.accepted, result.reason)
 """
 
 
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args), env={"ORDERGATE_DB_URL": ""})
+def run(*args: str, home: Path | None = None) -> Result:
+    env = {"ORDERGATE_DB_URL": ""}
+    if home is not None:
+        env["ORDERGATE_HOME"] = str(home)
+    return CliRunner().invoke(app, list(args), env=env)
 
 
 def file_elsewhere(url: str) -> str:
@@ -61,24 +65,33 @@ def pg_url() -> Iterator[str]:
 
 
 @pytest.mark.req("controls.pause-refuses-new-orders-everywhere")
-def test_pause_refuses_orders_filed_by_another_process_until_resume(sqlite_url: str) -> None:
+def test_pause_refuses_orders_filed_by_another_process_until_resume(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    codes = enrol(tmp_path)
     assert file_elsewhere(sqlite_url) == "True None"
     paused = run("pause", "--db", sqlite_url, "--reason", "runaway agent")
     assert paused.exit_code == 0, paused.output
     assert "new orders are refused" in paused.output
     assert "reason: runaway agent" in paused.output
     assert file_elsewhere(sqlite_url) == "False paused"
-    resumed = run("resume", "--db", sqlite_url)
+    refused = run("resume", "--db", sqlite_url, "--code", codes.wrong(), home=tmp_path)
+    assert refused.exit_code == 5 and "owner_code_wrong" in refused.output
+    assert file_elsewhere(sqlite_url) == "False paused"
+    resumed = run("resume", "--db", sqlite_url, "--code", codes.next(), home=tmp_path)
     assert resumed.exit_code == 0, resumed.output
     assert "accepted again" in resumed.output and "reason: runaway agent" in resumed.output
     assert file_elsewhere(sqlite_url) == "True None"
 
 
 @pytest.mark.req("controls.pause-refuses-new-orders-everywhere")
-def test_pause_refuses_orders_from_another_process_on_postgres(pg_url: str) -> None:
+def test_pause_refuses_orders_from_another_process_on_postgres(
+    pg_url: str, tmp_path: Path
+) -> None:
+    codes = enrol(tmp_path)
     assert run("pause", "--db", pg_url).exit_code == 0
     assert file_elsewhere(pg_url) == "False paused"
-    assert run("resume", "--db", pg_url).exit_code == 0
+    assert run("resume", "--db", pg_url, "--code", codes.next(), home=tmp_path).exit_code == 0
     assert file_elsewhere(pg_url) == "True None"
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from owner_testkit import enrol
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
@@ -35,6 +36,7 @@ class Person:
             "ORDERGATE_UPSTREAM_URL": "",
             "ORDERGATE_APPROVAL_WEBHOOK": "",
             "ORDERGATE_SANDBOX_START": at.isoformat(),
+            "ORDERGATE_GATEWAY_URL": "http://127.0.0.1:9",
         }
         return CliRunner().invoke(app, list(args), env=env)
 
@@ -61,13 +63,19 @@ def test_a_fresh_install_writes_the_safe_policy_and_holds_the_first_order_for_ap
     assert "approval  " in result.stdout
 
 
+@pytest.mark.req("owner.act.approve")
 def test_an_order_through_approval_to_a_fill_and_the_status_that_shows_it(person: Person) -> None:
+    codes = enrol(person.home)
     pending = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
     assert pending["status"] == "pending_approval" and pending["accepted"] is True
     listed = person.json("approvals")
     assert [item["approval_id"] for item in listed] == [pending["approval_id"]]
-    approved = person.json("approve", pending["approval_id"], "--sandbox")
+    unapproved = person.run("approve", pending["approval_id"], "--sandbox")
+    assert unapproved.exit_code == 2 and "--code" in unapproved.output
+    approved = person.json("approve", pending["approval_id"], "--sandbox", "--code", codes.next())
     assert approved["status"] == "filled" and approved["mode"] == "paper"
+    again = person.run("approve", pending["approval_id"], "--sandbox", "--code", codes.next())
+    assert again.exit_code == 6 and "already decided" in again.output
     status = person.json("status", "--sandbox")
     assert status["mode"] == "paper" and status["paused"] is False
     assert status["orders_24h"] == 1 and status["max_orders_per_day"] == 20
@@ -84,7 +92,7 @@ def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
 
 def test_denying_an_order_ends_it_without_reaching_the_upstream(person: Person) -> None:
     pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
-    denied = person.json("deny", pending["approval_id"], "--by", "owner")
+    denied = person.json("deny", pending["approval_id"])
     assert denied["status"] == "denied" and denied["reasons"] == ["approval_denied"]
     assert person.json("approvals") == []
 

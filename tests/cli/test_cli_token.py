@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from owner_testkit import PASSPHRASE, enrol
 from typer.testing import CliRunner, Result
 
 from ordergate.callers import (
@@ -18,7 +19,8 @@ from ordergate.callers import (
 )
 from ordergate.cli import app
 from ordergate.cli._token import parse_ttl
-from ordergate.core import SteppedClock
+from ordergate.core import RealtimeClock, SteppedClock
+from ordergate.ledger import open_ledger
 
 DEDICATED = "dedicated-caller-token-key-0123456789abcdef"
 MASTER = "master-secret-for-the-whole-gateway-0123456789"
@@ -29,11 +31,16 @@ MASTER_ONLY = {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: MASTER}
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ORDERGATE_HOME", str(tmp_path))
+    monkeypatch.delenv("ORDERGATE_DB_URL", raising=False)
+    open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=RealtimeClock()).close()
+    enrol(tmp_path, passphrase=PASSPHRASE)
     return tmp_path
 
 
-def run(env: dict[str, str], *args: str) -> Result:
-    return CliRunner().invoke(app, ["token", "mint", *args], env=env)
+def run(env: dict[str, str], *args: str, code: str | None = PASSPHRASE) -> Result:
+    """``ordergate token mint ARGS`` with the owner code (the enrolled passphrase)."""
+    with_code = [*args, "--code", code] if code is not None else list(args)
+    return CliRunner().invoke(app, ["token", "mint", *with_code], env=env)
 
 
 def claims_of(result: Result, environ: dict[str, str]) -> CallerClaims:
@@ -55,6 +62,17 @@ def test_mint_prints_only_a_token_that_verifies_under_the_host_key() -> None:
     assert timedelta(minutes=14) < lifetime <= timedelta(minutes=15)
     assert claims.expires_at.isoformat() in result.stderr
     assert ENV_CALLER_TOKEN_KEY in result.stderr
+
+
+@pytest.mark.req("owner.act.token-mint")
+def test_a_token_that_can_trade_is_minted_only_with_the_owner_code() -> None:
+    no_code = run(BOTH, "--caller", "agent-1", "--profile", "trader", code=None)
+    assert no_code.exit_code == 2 and no_code.stdout == "" and "--code" in no_code.stderr
+    wrong = run(BOTH, "--caller", "agent-1", "--profile", "trader", code="not the passphrase")
+    assert wrong.exit_code == 5 and wrong.stdout == "" and "owner_code_wrong" in wrong.stderr
+    reader = run(BOTH, "--caller", "agent-1", "--profile", "monitor", code=None)
+    assert reader.exit_code == 0, reader.output
+    assert claims_of(reader, BOTH).profile == "monitor"
 
 
 def test_mint_carries_the_connection_and_the_ttl() -> None:

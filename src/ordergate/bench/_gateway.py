@@ -553,7 +553,13 @@ def _write_gateway_home(home: Path, venue: str, minted: dict[str, Any]) -> None:
     from ordergate.core import Secret
     from ordergate.sandbox.oauth import SHARED_CLIENT_ID
 
+    from ordergate.core import RealtimeClock
+    from ordergate.ledger import open_ledger
+
     (home / "policy.toml").write_text(_POLICY, encoding="utf-8")
+    # The bench owns this scratch home: it applies its own policy, as its owner would.
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        ledger.controls.apply_policy(_POLICY, credential="bench", loosened=(), changed=())
     write_token_file(
         home / "robinhood-tokens.json",
         TokenSet(

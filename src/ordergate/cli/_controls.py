@@ -16,6 +16,7 @@ code is refused.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import anyio
@@ -30,7 +31,9 @@ MAX_REASON = 200
 
 
 def _when(since: str | None) -> str:
-    return "an unknown time" if since is None else since.split(".")[0]
+    if since is None:
+        return "an unknown time"
+    return datetime.fromisoformat(since).isoformat(timespec="seconds")
 
 
 def _why(reason: str) -> str:

@@ -160,7 +160,7 @@ async def desk_for(
 
 @asynccontextmanager
 async def _ledger_desk(settings: Settings) -> AsyncIterator[Desk]:
-    from ordergate.callers import CallerKey
+    from ordergate.callers import ENV_CALLER_TOKEN_KEY, ENV_MASTER_SECRET, CallerKey
     from ordergate.cli._options import guard_from, open_existing_ledger
     from ordergate.core import ConfigError, RealtimeClock
     from ordergate.gateway.desk import OwnerDesk, policy_baseline
@@ -181,10 +181,13 @@ async def _ledger_desk(settings: Settings) -> AsyncIterator[Desk]:
             profiles = load_profiles(settings.home, policy_baseline(ledger)[0])
         except (ProfileError, ConfigError) as error:
             raise fail(f"profile: {error}", 2) from None
-        try:
-            key = CallerKey.from_environ(os.environ)
-        except ConfigError:
-            key = None
+        key = None
+        if os.environ.get(ENV_CALLER_TOKEN_KEY) or os.environ.get(ENV_MASTER_SECRET):
+            try:
+                key = CallerKey.from_environ(os.environ)
+            except ConfigError as error:
+                # The message names the variable and the rule, never a value.
+                raise fail(f"cannot use the caller-token key: {error}", 2) from None
         yield OwnerDesk(
             authority=OwnerAuthority(enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger),
             ledger=ledger,

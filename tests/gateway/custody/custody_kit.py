@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
+from owner_testkit import apply_policy
 from oauth_testkit import challenge_of, new_verifier, parse_form
 from sqlalchemy import Engine, select
 
@@ -162,6 +163,7 @@ def custodian(
     venue = venue_server.start()
     try:
         settings = Settings.resolve(upstream=venue.mcp_url, db=db_url)
+        apply_policy(db_url or f"sqlite:///{home / 'ledger.db'}", POLICY)
         many = 1_000_000
         config = GatewayConfig(
             port=0,

@@ -162,7 +162,8 @@ class OwnerDesk:
         )
         async with self._guard_for(record) as guard:
             outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
-        return outcome.as_json(mode=self._mode)
+            mode = "paper" if guard.paper else "live"
+        return outcome.as_json(mode=mode)
 
     async def deny(self, approval_id: str) -> dict[str, Any]:
         await self._pending_filing(approval_id)
