@@ -1,8 +1,35 @@
-"""Settings every test starts from."""
+"""Settings every test starts from, and the suite-wide scan for the owner's secrets.
+
+Every owner credential a test makes (``owner_testkit``: TOTP secrets, passphrases, and each
+code it hands out) is registered; after every test, everything pytest captured for it
+(stdout, stderr, log records) and the output of every ``CliRunner`` command it ran is
+searched for them. Finding one fails the test: no owner code, TOTP secret or passphrase may
+reach a log, an error or an output anywhere in the suite.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Generator
+from typing import Any
+
+import owner_testkit
 import pytest
+from typer.testing import CliRunner, Result
+
+_invoke = CliRunner.invoke
+_cli_outputs: list[str] = []
+
+
+def _recording_invoke(self: CliRunner, *args: Any, **kwargs: Any) -> Result:
+    result = _invoke(self, *args, **kwargs)
+    _cli_outputs.append(result.output)
+    if result.exception is not None:
+        _cli_outputs.append(repr(result.exception))
+    return result
+
+
+CliRunner.invoke = _recording_invoke  # type: ignore[method-assign]
 
 
 @pytest.fixture(autouse=True)
@@ -11,3 +38,28 @@ def _no_gateway_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     # names its own gateway, never whatever this machine runs on the default port (port 9,
     # discard, has no listener).
     monkeypatch.setenv("ORDERGATE_GATEWAY_URL", "http://127.0.0.1:9")
+
+
+def _leaks(text: str) -> list[str]:
+    found = [secret for secret in owner_testkit.SECRETS if secret in text]
+    for code in owner_testkit.CODES:
+        if re.search(rf"(?<![\w.\-]){code}(?![\w.\-])", text):
+            found.append("an owner code")
+    return found
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "teardown":
+        return
+    captured = "\n".join(text for _, text in report.sections) + "\n".join(_cli_outputs)
+    _cli_outputs.clear()
+    leaks = _leaks(captured)
+    owner_testkit.CODES.clear()
+    if leaks and report.passed:
+        report.outcome = "failed"
+        report.longrepr = f"an owner secret reached the output of {item.nodeid}: {leaks}"

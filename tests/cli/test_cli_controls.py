@@ -85,9 +85,7 @@ def test_pause_refuses_orders_filed_by_another_process_until_resume(
 
 
 @pytest.mark.req("controls.pause-refuses-new-orders-everywhere")
-def test_pause_refuses_orders_from_another_process_on_postgres(
-    pg_url: str, tmp_path: Path
-) -> None:
+def test_pause_refuses_orders_from_another_process_on_postgres(pg_url: str, tmp_path: Path) -> None:
     codes = enrol(tmp_path)
     assert run("pause", "--db", pg_url).exit_code == 0
     assert file_elsewhere(pg_url) == "False paused"

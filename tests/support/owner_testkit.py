@@ -20,6 +20,11 @@ from ordergate.owner import ENROLMENT_FILE, Enrolment, new_enrolment, write_enro
 
 PASSPHRASE = "correct horse battery staple"
 
+SECRETS: set[str] = {PASSPHRASE}
+"""Every TOTP secret and passphrase tests enrol (scanned for in every test's output)."""
+CODES: set[str] = set()
+"""The codes handed out in the current test (scanned for, then forgotten)."""
+
 
 class OwnerCodes:
     def __init__(self, enrolment: Enrolment, passphrase: str | None) -> None:
@@ -39,7 +44,9 @@ class OwnerCodes:
         if step > current + 1:
             raise AssertionError("more than two owner codes in one half minute: use a passphrase")
         self._last = step
-        return self._totp.generate_otp(step)
+        code = self._totp.generate_otp(step)
+        CODES.add(code)
+        return code
 
     def used_already(self) -> str:
         """The code last handed out (a replay)."""
@@ -60,6 +67,9 @@ def enrol(home: Path, *, passphrase: str | None = None) -> OwnerCodes:
     """Enrol an owner in ``home`` (as ``ordergate owner init`` would) and give its codes."""
     enrolment = new_enrolment(passphrase=passphrase, now=datetime.now(UTC))
     write_enrolment(home / ENROLMENT_FILE, enrolment)
+    SECRETS.add(enrolment.totp_secret.reveal())
+    if passphrase is not None:
+        SECRETS.add(passphrase)
     return OwnerCodes(enrolment, passphrase)
 
 

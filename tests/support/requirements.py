@@ -129,4 +129,5 @@ REQUIREMENTS: dict[str, str] = {
     "owner.route.local-only": "issue 12 §2: the owner route serves loopback peers, no browser",
     "owner.policy.loosening-named": "issue 12 §2: a policy change names each key it loosens",
     "owner.policy.applied-in-force": "issue 12 §2: a run enforces the applied policy (its hash)",
+    "owner.secrets.never-shown": "issue 12: no owner code, TOTP secret or passphrase in output",
 }

@@ -13,8 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from owner_testkit import apply_policy
 from oauth_testkit import challenge_of, new_verifier, parse_form
+from owner_testkit import apply_policy
 from sqlalchemy import Engine, select
 
 from ordergate._serving import bind_socket
