@@ -42,9 +42,11 @@ def _no_gateway_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _leaks(text: str) -> list[str]:
     found = [secret for secret in owner_testkit.SECRETS if secret in text]
-    for code in owner_testkit.CODES:
-        if re.search(rf"(?<![\w.\-]){code}(?![\w.\-])", text):
-            found.append("an owner code")
+    found.extend(
+        "an owner code"
+        for code in owner_testkit.CODES
+        if re.search(rf"(?<![\w.\-]){code}(?![\w.\-])", text)
+    )
     return found
 
 
