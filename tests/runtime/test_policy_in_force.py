@@ -37,7 +37,7 @@ def _settings() -> Settings:
 @pytest.mark.req("owner.policy.applied-in-force")
 def test_a_fresh_install_records_the_default_policy_as_applied(home: Path, ledger: Ledger) -> None:
     policy, note = policy_in_force(_settings(), ledger)
-    assert note is not None and "wrote the default policy" in note
+    assert note is not None and "wrote the default policy" in note and "(the defaults)" in note
     applied = ledger.controls.applied_policy()
     assert applied is not None and applied.sha256 == policy_sha256(DEFAULT_POLICY_TOML)
     assert applied.credential == "none" and policy.max_order_usd == 100
@@ -57,6 +57,7 @@ def test_a_file_that_loosens_the_applied_policy_stops_the_run_naming_keys_and_co
     with pytest.raises(PolicyNotApplied) as refused:
         policy_in_force(_settings(), ledger)
     assert refused.value.loosened == ("approval", "limits.max_order_usd")
+    assert refused.value.changed == ("approval", "limits.max_order_usd")
     assert isinstance(refused.value, ConfigError) and refused.value.key == "policy"
     assert f"ordergate policy apply {path}" in str(refused.value)
     applied = ledger.controls.applied_policy()

@@ -34,13 +34,17 @@ __all__ = ["PolicyNotApplied", "policy_in_force"]
 class PolicyNotApplied(ConfigError):
     """The policy file loosens the policy the owner last applied."""
 
-    def __init__(self, path: Path, loosened: Sequence[str]) -> None:
+    def __init__(self, path: Path, loosened: Sequence[str], changed: Sequence[str]) -> None:
         self.path = path
         self.loosened = tuple(loosened)
+        self.changed = tuple(changed)
+        others = [key for key in changed if key not in loosened]
+        also = f" (it also changes {', '.join(others)})" if others else ""
         super().__init__(
             "policy",
-            f"{path} loosens {', '.join(loosened)} beyond the policy last applied; apply it "
-            f"with `ordergate policy apply {path}` (an owner act: it asks for the owner code)",
+            f"{path} loosens {', '.join(loosened)} beyond the policy last applied{also}; "
+            f"apply it with `ordergate policy apply {path}` (an owner act: it asks for the "
+            "owner code)",
         )
 
 
@@ -63,13 +67,13 @@ def policy_in_force(settings: Settings, ledger: Ledger) -> tuple[PolicyConfig, s
             f"`ordergate policy apply {settings.policy_path}`",
         ) from None
     loosened = loosened_keys(baseline, policy)
-    if loosened:
-        raise PolicyNotApplied(settings.policy_path, loosened)
     changed = changed_keys(baseline, policy)
+    if loosened:
+        raise PolicyNotApplied(settings.policy_path, loosened, changed)
     ledger.controls.apply_policy(text, credential="none", loosened=(), changed=changed)
-    recorded = (
-        f"policy: recorded {settings.policy_path} as applied (it only tightens"
-        + (f": {', '.join(changed)}" if changed else "")
-        + ")"
-    )
+    if applied is None and not changed:
+        recorded = f"policy: recorded {settings.policy_path} (the defaults) as applied"
+    else:
+        what = f": {', '.join(changed)}" if changed else ""
+        recorded = f"policy: recorded {settings.policy_path} as applied (it only tightens{what})"
     return policy, "; ".join(part for part in (note, recorded) if part)
