@@ -550,11 +550,9 @@ def _write_gateway_home(home: Path, venue: str, minted: dict[str, Any]) -> None:
     """``ORDERGATE_HOME`` for the gateway: the bench policy and a token file for the venue,
     as ``ordergate login`` would leave one."""
     from ordergate.client import TokenSet, write_token_file
-    from ordergate.core import Secret
-    from ordergate.sandbox.oauth import SHARED_CLIENT_ID
-
-    from ordergate.core import RealtimeClock
+    from ordergate.core import RealtimeClock, Secret
     from ordergate.ledger import open_ledger
+    from ordergate.sandbox.oauth import SHARED_CLIENT_ID
 
     (home / "policy.toml").write_text(_POLICY, encoding="utf-8")
     # The bench owns this scratch home: it applies its own policy, as its owner would.

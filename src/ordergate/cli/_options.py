@@ -119,7 +119,7 @@ async def guard_from(
                 typer.echo(note, err=True)
             yield running
     except ConfigError as error:
-        raise fail(f"policy: {error}", 2) from None
+        raise fail(f"policy: {error.reason if error.key == 'policy' else error}", 2) from None
     except LedgerError as error:
         raise fail(f"cannot open the ledger: {error}", 2) from None
     except SQLAlchemyError as error:

@@ -125,7 +125,7 @@ def serve_command(
     except ProfileError as error:
         raise fail(f"profile: {error}", 2) from None
     except ConfigError as error:
-        raise fail(f"policy: {error}", 2) from None
+        raise fail(f"policy: {error.reason if error.key == 'policy' else error}", 2) from None
     except (LedgerError, SQLAlchemyError) as error:
         raise fail(f"ledger: {str(error).splitlines()[0]}", 2) from None
     except ToolError as error:
