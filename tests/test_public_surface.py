@@ -15,8 +15,10 @@ SURFACE = {
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
-        "TimeInForce", "ToolError", "install_redaction", "make_clock", "optional_decimal",
-        "parse_decimal", "redact", "register_secret", "required_decimal", "to_wire", "utc",
+        "TimeInForce", "ToolError", "create_private", "ensure_private_dir", "install_redaction",
+        "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
+        "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
+        "write_private",
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",

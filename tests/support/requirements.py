@@ -113,4 +113,6 @@ REQUIREMENTS: dict[str, str] = {
     "callers.identity-from-token": "seed 002: the token's identity wins over any header",
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
+    # Issue 12 §3: separation from the gateway's secrets
+    "owner.separation.files-private": "issue 12 §3: every file ordergate creates is 0600, in 0700",
 }
