@@ -69,8 +69,8 @@ SURFACE = {
         "proposal_of", "read_status", "terms_sha256", "ticket_of",
     },
     "ordergate.runtime": {
-        "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
-        "guard_on", "open_guard", "open_upstream",
+        "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "check_home",
+        "embedded_venue", "guard_on", "open_guard", "open_upstream",
     },
     "ordergate.gateway.custody": {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",

@@ -115,4 +115,5 @@ REQUIREMENTS: dict[str, str] = {
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
     # Issue 12 §3: separation from the gateway's secrets
     "owner.separation.files-private": "issue 12 §3: every file ordergate creates is 0600, in 0700",
+    "owner.separation.serve-refuses-open-home": "issue 12 §3: serve refuses secrets open to others",
 }

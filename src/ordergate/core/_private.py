@@ -60,8 +60,6 @@ def ensure_private_dir(path: Path) -> Path:
         with contextlib.suppress(FileExistsError):  # another process made it meanwhile
             directory.mkdir(mode=_DIR_MODE)
             os.chmod(directory, _DIR_MODE)
-    if not path.is_dir():
-        raise NotADirectoryError(f"{path} is not a directory")
     return path
 
 
