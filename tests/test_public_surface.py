@@ -72,6 +72,10 @@ SURFACE = {
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "check_home",
         "embedded_venue", "guard_on", "open_guard", "open_upstream",
     },
+    "ordergate.service": {
+        "DEFAULT_HOME", "DEFAULT_USER", "ENVIRONMENT_FILE", "Installed", "ServiceError",
+        "ServiceUnit", "UNIT_PATH", "install", "installed_executable", "require_root",
+    },
     "ordergate.gateway.custody": {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",
         "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault",

@@ -116,4 +116,6 @@ REQUIREMENTS: dict[str, str] = {
     # Issue 12 §3: separation from the gateway's secrets
     "owner.separation.files-private": "issue 12 §3: every file ordergate creates is 0600, in 0700",
     "owner.separation.serve-refuses-open-home": "issue 12 §3: serve refuses secrets open to others",
+    "owner.separation.own-user": "issue 12 §3: systemd unit and container run it as its own user",
+    "owner.separation.other-user": "issue 12 §3: another user reaches /mcp, not its files",
 }

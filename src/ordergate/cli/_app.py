@@ -13,6 +13,7 @@ from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._order import order_command
 from ordergate.cli._sandbox import sandbox_app
 from ordergate.cli._serve import serve_command
+from ordergate.cli._service import service_app
 from ordergate.cli._status import reconcile_command, status_command
 from ordergate.cli._token import token_app
 from ordergate.cli._tools import tools_app
@@ -31,6 +32,7 @@ app.add_typer(sandbox_app, name="sandbox")
 app.add_typer(tools_app, name="tools")
 app.add_typer(audit_app, name="audit")
 app.add_typer(token_app, name="token")
+app.add_typer(service_app, name="service")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)
