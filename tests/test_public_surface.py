@@ -15,8 +15,10 @@ SURFACE = {
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
-        "TimeInForce", "ToolError", "install_redaction", "make_clock", "optional_decimal",
-        "parse_decimal", "redact", "register_secret", "required_decimal", "to_wire", "utc",
+        "TimeInForce", "ToolError", "create_private", "ensure_private_dir", "install_redaction",
+        "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
+        "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
+        "write_private",
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
@@ -70,6 +72,7 @@ SURFACE = {
     "ordergate.runtime": {
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
         "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
+        "check_home",
     },
     "ordergate.owner": {
         "CODE_MISSING", "CODE_REPLAYED", "CODE_WRONG", "DIGITS", "ENROLMENT_FILE",
@@ -82,6 +85,10 @@ SURFACE = {
     "ordergate.gateway.desk": {
         "DeskError", "GuardFor", "NotAGateway", "OWNER_PREFIX", "OwnerDesk", "RemoteDesk",
         "TRADING_PERMISSIONS", "owner_routes", "policy_baseline", "probe", "refusal_status",
+    },
+    "ordergate.service": {
+        "DEFAULT_HOME", "DEFAULT_USER", "ENVIRONMENT_FILE", "Installed", "ServiceError",
+        "ServiceUnit", "UNIT_PATH", "install", "installed_executable", "require_root",
     },
     "ordergate.gateway.custody": {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",

@@ -12,7 +12,6 @@ import pytest
 from capability_testkit import CRYPTO_TOOL_NAMES, FOREIGN, sandbox_tools, without
 
 from ordergate.core import ConfigError, SteppedClock
-from ordergate.discovery import _readiness
 from ordergate.discovery._readiness import (
     EXIT_APPEARED,
     EXIT_DISAPPEARED,
@@ -173,7 +172,7 @@ def test_a_failed_write_leaves_the_previous_state_and_no_temporary_file(
     def refuse(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(_readiness.os, "replace", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     with pytest.raises(OSError, match="disk full"):
         check(sandbox_tools(), state)
     assert state.read_text() == before

@@ -130,4 +130,9 @@ REQUIREMENTS: dict[str, str] = {
     "owner.policy.loosening-named": "issue 12 §2: a policy change names each key it loosens",
     "owner.policy.applied-in-force": "issue 12 §2: a run enforces the applied policy (its hash)",
     "owner.secrets.never-shown": "issue 12: no owner code, TOTP secret or passphrase in output",
+    # Issue 12 §3: separation from the gateway's secrets
+    "owner.separation.files-private": "issue 12 §3: every file ordergate creates is 0600, in 0700",
+    "owner.separation.serve-refuses-open-home": "issue 12 §3: serve refuses secrets open to others",
+    "owner.separation.own-user": "issue 12 §3: systemd unit and container run it as its own user",
+    "owner.separation.other-user": "issue 12 §3: another user reaches /mcp, not its files",
 }

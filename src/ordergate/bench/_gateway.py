@@ -580,7 +580,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     from datetime import datetime
 
     from ordergate._serving import bind_socket
-    from ordergate.core import SteppedClock
+    from ordergate.core import SteppedClock, create_private
     from ordergate.gateway._config import GatewayConfig, RateLimits
     from ordergate.gateway._minting import mint_owner_tokens
     from ordergate.gateway._serve import Serving, run_gateway
@@ -609,7 +609,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
         pair = mint_owner_tokens(
             auths[0].store, client_name="ordergate-bench", resource=url + "/mcp"
         )
-        _write_private(Path(home) / _TOKEN_FILE, pair.access_token)
+        create_private(Path(home) / _TOKEN_FILE, pair.access_token.encode())
         print(_READY, file=sys.stderr, flush=True)
 
     try:
@@ -620,12 +620,6 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
         pass
     finally:
         sock.close()
-
-
-def _write_private(path: Path, text: str) -> None:
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(text)
 
 
 def _uv() -> str | None:

@@ -16,6 +16,7 @@ from ordergate.cli._owner import owner_app
 from ordergate.cli._policy import policy_app
 from ordergate.cli._sandbox import sandbox_app
 from ordergate.cli._serve import serve_command
+from ordergate.cli._service import service_app
 from ordergate.cli._status import reconcile_command, status_command
 from ordergate.cli._token import token_app
 from ordergate.cli._tools import tools_app
@@ -37,6 +38,7 @@ app.add_typer(token_app, name="token")
 app.add_typer(owner_app, name="owner")
 app.add_typer(policy_app, name="policy")
 app.add_typer(connections_app, name="connections")
+app.add_typer(service_app, name="service")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)

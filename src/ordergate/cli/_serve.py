@@ -7,8 +7,11 @@ says so. With ``--upstream URL`` and no ``ordergate login`` for it, each person 
 the upstream after approving a client, and the gateway keeps that session sealed under
 ``ORDERGATE_MASTER_SECRET`` (at least 32 characters; without it nobody can connect, and the
 consent page says why). Bound beyond loopback it needs ``ORDERGATE_OWNER_PASSPHRASE`` (asked on the
-consent page). Exit 2 for a configuration that cannot be used, 1 when the upstream cannot be
-reached.
+consent page). It refuses to start while ``ORDERGATE_HOME`` or a secret in it (the token file,
+the ledger, the owner enrolment) is open to another OS user, or the policy or a profile can
+be changed by one: one line per problem, naming the file and the fix
+(``ordergate.runtime.check_home``). Exit 2 for a configuration that cannot be used, 1 when
+the upstream cannot be reached.
 """
 
 from __future__ import annotations
@@ -86,8 +89,14 @@ def serve_command(
     from ordergate.gateway._serve import run_gateway
     from ordergate.ledger import LedgerError
     from ordergate.profiles import ProfileError
+    from ordergate.runtime import check_home
 
     settings = settings_from(policy, db, upstream, sandbox)
+    problems = check_home(settings)
+    for problem in problems:
+        typer.echo(f"home: {problem}", err=True)
+    if problems:
+        raise typer.Exit(2)
     passphrase = os.environ.get("ORDERGATE_OWNER_PASSPHRASE") or None
     master = os.environ.get("ORDERGATE_MASTER_SECRET") or None
     try:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import anyio
 
-from ordergate.core import ToolError
+from ordergate.core import ToolError, ensure_private_dir
 
 __all__ = ["lock_path", "token_file_lock"]
 
@@ -36,7 +36,7 @@ async def token_file_lock(token_file: Path, *, timeout_s: float = 30.0) -> Async
     """Hold the lock of ``token_file``; ``ToolError`` (code ``token_lock``) if it is not free
     within ``timeout_s``."""
     path = lock_path(token_file)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    ensure_private_dir(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:

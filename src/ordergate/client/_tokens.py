@@ -1,28 +1,22 @@
 """The token set and the token file it lives in.
 
-The file is JSON, mode 0600, in a directory created 0700. It is written atomically: a new
-file is created beside it already at 0600 (``O_CREAT | O_EXCL``, so it is never readable by
-anyone else, not even for an instant), filled, fsynced and renamed over the old one, so a
-reader sees either the old set or the new one, never half of each.
+The file is JSON, mode 0600, in a directory created 0700, written by
+``ordergate.core.write_private``: atomically, from a sibling that is 0600 from its first byte,
+so a reader sees either the old set or the new one, never half of each.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ordergate.client._errors import LoginRequired
-from ordergate.core import Secret, utc
+from ordergate.core import Secret, utc, write_private
 
 __all__ = ["TokenSet", "read_token_file", "write_token_file"]
-
-_FILE_MODE = 0o600
-_DIR_MODE = 0o700
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,26 +111,4 @@ def read_token_file(path: Path) -> TokenSet:
 
 def write_token_file(path: Path, tokens: TokenSet) -> None:
     """Replace ``path`` with ``tokens`` atomically; the file is 0600 from its first byte."""
-    path.parent.mkdir(mode=_DIR_MODE, parents=True, exist_ok=True)
-    data = json.dumps(tokens.to_json(), indent=2).encode() + b"\n"
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
-
-
-def _fsync_directory(directory: Path) -> None:
-    # The rename is durable only once the directory entry is on disk.
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_private(path, json.dumps(tokens.to_json(), indent=2).encode() + b"\n")

@@ -1,5 +1,5 @@
 """Core types shared by every ordergate package: wire enums, Decimal rules, errors, clocks,
-secrets and their redaction from logs."""
+secrets and their redaction from logs, and the files only their owner can use."""
 
 from ordergate.core._clock import (
     AcceleratedClock,
@@ -27,6 +27,13 @@ from ordergate.core._enums import (
 )
 from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
 from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
+from ordergate.core._private import (
+    create_private,
+    ensure_private_dir,
+    private_problem,
+    tamper_problem,
+    write_private,
+)
 from ordergate.core._redact import RedactingFilter, install_redaction, redact, register_secret
 from ordergate.core._secret import MIN_KEY_SECRET_LENGTH, Secret
 
@@ -57,13 +64,18 @@ __all__ = [
     "SteppedClock",
     "TimeInForce",
     "ToolError",
+    "create_private",
+    "ensure_private_dir",
     "install_redaction",
     "make_clock",
     "optional_decimal",
     "parse_decimal",
+    "private_problem",
     "redact",
     "register_secret",
     "required_decimal",
+    "tamper_problem",
     "to_wire",
     "utc",
+    "write_private",
 ]

@@ -28,8 +28,6 @@ the policy before the first order.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,7 +35,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ordergate.core import Clock, ConfigError, RealtimeClock
+from ordergate.core import Clock, ConfigError, RealtimeClock, write_private
 from ordergate.discovery._capabilities import CRYPTO_CAPABILITIES, Descriptor, resolve_all
 from ordergate.discovery._classify import classify
 from ordergate.inventory import ToolClass
@@ -142,19 +140,10 @@ def read_state(path: Path) -> Mapping[str, str | None] | None:
 
 
 def write_state(path: Path, readiness: Readiness) -> None:
-    """Replace ``path`` with ``readiness`` atomically (a reader sees the old or the new file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Replace ``path`` with ``readiness`` atomically (a reader sees the old or the new file;
+    ``ordergate.core.write_private``, so 0600 like every file ordergate writes)."""
     data = json.dumps(readiness.to_json(), indent=2, sort_keys=True) + "\n"
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    try:
-        with temporary.open("x", encoding="utf-8") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    write_private(path, data.encode())
 
 
 def check(

@@ -24,6 +24,7 @@ writers never wait on each other in a cycle:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Iterable, Iterator
@@ -39,6 +40,7 @@ from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.engine import URL
 
+from ordergate.core import create_private
 from ordergate.ledger._errors import LedgerError, LedgerSchemaError
 
 __all__ = [
@@ -103,7 +105,10 @@ def engine_for(url: URL, *, create: bool = True) -> Engine:
     if not path.exists():
         if not create:
             raise LedgerError(f"no ledger at {path}")
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # SQLite would create it with the process umask (0644): created 0600 here, its -wal
+        # and -shm files take the same mode (SQLite copies the main file's).
+        with contextlib.suppress(FileExistsError):
+            create_private(path)
     engine = create_engine(url.set(database=str(path)))
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)

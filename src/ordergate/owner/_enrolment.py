@@ -17,14 +17,12 @@ File format (JSON, ``version`` 1)::
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ordergate.core import Secret
+from ordergate.core import Secret, ensure_private_dir, write_private
 from ordergate.owner._errors import EnrolmentError
 from ordergate.owner._passphrase import PassphraseHash, hash_passphrase
 from ordergate.owner._totp import DIGITS, INTERVAL_S, new_totp_secret
@@ -90,16 +88,5 @@ def read_enrolment(path: Path) -> Enrolment | None:
 
 def write_enrolment(path: Path, enrolment: Enrolment) -> None:
     """Replace ``path`` with ``enrolment``, atomically, mode 0600 from its first byte."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    data = json.dumps(enrolment.to_json(), indent=2).encode() + b"\n"
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    ensure_private_dir(path.parent)
+    write_private(path, json.dumps(enrolment.to_json(), indent=2).encode() + b"\n")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from ordergate.core import create_private
 
 __all__ = ["DEFAULT_POLICY_TOML", "write_default_policy"]
 
@@ -53,12 +54,10 @@ slippage_bps = 0               # paper buys fill this far above the ask, sells b
 
 
 def write_default_policy(path: Path) -> Path:
-    """Write the default policy to ``path`` (mode 0600); ``FileExistsError`` if it exists.
+    """Write the default policy to ``path`` (mode 0600, whole or not at all; a missing
+    directory is created 0700); ``FileExistsError`` if it exists.
 
     Never overwrites: a person's edited policy is not replaced by defaults.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(DEFAULT_POLICY_TOML)
+    create_private(path, DEFAULT_POLICY_TOML.encode())
     return path

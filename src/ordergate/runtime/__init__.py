@@ -4,8 +4,11 @@ upstream (Robinhood, a URL, or an embedded sandbox), and a guard assembled from 
 ``ordergate order``, ``approve``, ``reconcile`` and ``ordergate serve`` all go through
 ``open_guard(settings)``, so the command line and the gateway run the same wall on the same
 configuration: ``ORDERGATE_HOME``, ``--policy``, ``--db``, ``--upstream URL | --sandbox``.
+``check_home(settings)`` says what would let another OS user read the gateway's secrets or
+change its policy; ``ordergate serve`` refuses to start until it says nothing.
 """
 
+from ordergate.runtime._home import check_home
 from ordergate.runtime._policy import PolicyNotApplied, policy_in_force
 from ordergate.runtime._settings import Settings, UpstreamChoice
 from ordergate.runtime._upstream import Upstream, embedded_venue, open_upstream
@@ -19,6 +22,7 @@ __all__ = [
     "Upstream",
     "UpstreamChoice",
     "WebhookNotifier",
+    "check_home",
     "embedded_venue",
     "guard_on",
     "open_guard",

@@ -26,8 +26,6 @@ Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, cod
 
 from __future__ import annotations
 
-import os
-import secrets
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -36,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
-from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock
+from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock, write_private
 from ordergate.execution import Guard, deny_approval
 from ordergate.execution._blocking import blocking
 from ordergate.gateway.desk._connections import list_connections
@@ -254,7 +252,7 @@ class OwnerDesk:
     async def _write_policy(self, text: str) -> str | None:
         path = self._policy.path
         try:
-            await blocking(_write_private_text, path, text)
+            await blocking(write_private, path, text.encode("utf-8"))
         except OSError as error:
             return (
                 f"the policy is in force, but {path} could not be written ({error.strerror}): "
@@ -348,18 +346,3 @@ def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:
         "reason": state.reason,
         "since": state.since.isoformat() if state.since else None,
     }
-
-
-def _write_private_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` atomically, 0600 from its first byte."""
-    temporary = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
