@@ -106,6 +106,9 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",
     "gateway.custody.no-master-secret": "issue 6: without the master secret nobody is connected",
+    # Issue 12 §5: one authorization server
+    "gateway.consent.robinhood-facts": "issue 12 §4.8, seeds 000 §3 and 001: custodian, "
+    "revocable token, no read-only scope, where to turn on Robinhood's trade approval",
     # Profiles and caller tokens (issue 7; seed 002)
     "profiles.tools-filtered": "issue 7: tools/list and calls only within the profile",
     "callers.monitor-cannot-place": "issue 7: a monitor token cannot place",

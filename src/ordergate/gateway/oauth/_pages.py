@@ -1,7 +1,11 @@
 """The gateway's wording of its two pages (``ordergate.oauth.ConsentPages``).
 
 The consent page is where the owner decides. It says what the gateway does, what it holds and
-what it never does. It names the
+what it never does; what Robinhood does and does not (seed 000 §3 and §9, seed 001): Robinhood
+is the custodian, the gateway holds a revocable trading token, Robinhood's grant has no
+read-only scope (so ``monitor`` is the gateway's promise, not Robinhood's), and Robinhood's
+own trade-approval setting is off by default for an MCP account and where to turn it on.
+Each of those four statements is an element with its own id (``STATEMENTS``). It names the
 client (as it registered itself, so in quotes and escaped: a name is a claim, not an
 identity) and the host its answer goes back to. Its form is the shared one: the pending
 authorization's id and the page's nonce, the profile choice, and what the consent hook asks
@@ -19,7 +23,7 @@ from starlette.responses import HTMLResponse, Response
 
 from ordergate.oauth import ConsentView, consent_form, html_page
 
-__all__ = ["GatewayPages", "error_page"]
+__all__ = ["STATEMENTS", "GatewayPages", "error_page"]
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}"
@@ -35,6 +39,32 @@ _HOLDS_SEALED = (
     "The brokerage session you open when you sign in at the broker next, sealed at rest "
     "(AES-256-GCM) and used only to forward this application's calls."
 )
+
+# What the person is promised about Robinhood, each statement by its element id.
+STATEMENTS = {
+    "custodian": (
+        "Robinhood is the custodian: your money and your shares stay in your Robinhood "
+        "account, and Robinhood places and settles every order. The gateway never holds a "
+        "dollar or a share."
+    ),
+    "revocable-token": (
+        "What the gateway holds is a trading token for that account, never your Robinhood "
+        "password. It is revocable: revoke this access in the Robinhood app and the token "
+        "stops working at once, whatever the gateway does."
+    ),
+    "no-read-only-scope": (
+        "Robinhood's grant has one scope and no read-only one: the token can trade. So a "
+        "profile that only reads, such as monitor, is the gateway's promise, kept by its "
+        "checks on every call, not a limit Robinhood enforces."
+    ),
+    "trade-approval": (
+        "Robinhood has its own trade-approval setting: when it is on, Robinhood asks you in "
+        "its app to approve each order an agent places. It is off by default for an account "
+        "connected over MCP, as this one is. To turn it on, open the Robinhood app and switch "
+        "on trade approval in the settings of the account your agents trade."
+    ),
+}
+
 
 def error_page(problem: str, *, status_code: int = 400) -> HTMLResponse:
     """A page that names the problem, for errors that must not be redirected."""
@@ -53,6 +83,9 @@ class GatewayPages:
         name = f"“{escape(client_name)}”" if client_name else "An application that gave no name"
         host = escape(urlsplit(view.authorization.redirect_uri).netloc)
         approve = "Approve and sign in at the broker" if view.signs_in else "Approve"
+        robinhood = "".join(
+            f'<p id="{key}">{escape(statement)}</p>' for key, statement in STATEMENTS.items()
+        )
         body = (
             "<h1>Connect an application to this ordergate gateway</h1>"
             f'<p class="client" id="client"><strong>{name}</strong> asks to use this gateway. '
@@ -67,6 +100,8 @@ class GatewayPages:
             "<h2>What it never does</h2>"
             "<p>It never moves money, never places options or crypto orders, and never shows a "
             "token to the application or to anyone else.</p>"
+            f'<h2>What Robinhood does, and does not</h2><section id="robinhood">{robinhood}'
+            "</section>"
             f"{consent_form(view, approve=approve)}"
         )
         return html_page("ordergate — connect an application", body, style=_STYLE, status_code=200)
