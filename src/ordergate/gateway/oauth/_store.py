@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Engine, Row, delete, insert, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway._schema import (
@@ -38,9 +39,23 @@ from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
 from ordergate.oauth import Authorization, Client
 
-__all__ = ["DEFAULT_IDLE", "GatewayStore"]
+__all__ = ["DEFAULT_IDLE", "GatewayStore", "pending_authorization"]
 
 DEFAULT_IDLE = timedelta(days=30)
+
+
+def pending_authorization(row: Row[Any]) -> Authorization:
+    """The authorization a ``gateway_pending`` row holds (with the profile chosen, once the
+    upstream sign-in holds it there); its scope is the gateway's one."""
+    return Authorization(
+        client_id=row.client_id,
+        redirect_uri=row.redirect_uri,
+        code_challenge=row.code_challenge,
+        scope=SCOPE,
+        state=row.state,
+        resource=row.resource,
+        profile=row.profile,
+    )
 
 
 class GatewayStore:
@@ -143,14 +158,7 @@ class GatewayStore:
             if spent.rowcount != 1:
                 return None
             row = tx.execute(select(gateway_pending).where(table.id == pending_id)).one()
-        return Authorization(
-            client_id=row.client_id,
-            redirect_uri=row.redirect_uri,
-            code_challenge=row.code_challenge,
-            scope=SCOPE,
-            state=row.state,
-            resource=row.resource,
-        )
+        return pending_authorization(row)
 
     # -- connections ---------------------------------------------------------------------
 
