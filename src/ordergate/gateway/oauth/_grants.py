@@ -16,33 +16,19 @@
 - ``revoke`` (RFC 7009): an access token revokes every token of its connection; a refresh
   token erases the connection itself. Tokens of another client are left alone.
 - ``access_grant``: the hot path of every MCP request: one indexed read, then kept for
-  ``verified_ttl`` (2 s) in an in-process cache keyed by the token's SHA-256 (see below).
+  ``verified_ttl`` (2 s) in an in-process cache keyed by the token's SHA-256 (``_verified``).
 
 Each exchange runs in one write transaction, so a code or refresh token raced from two
 requests is spent once: the loser sees it used and the connection ends. A refusal is
 returned, not raised, so that what it records (a burnt code, an ended connection) commits.
 
-The verification cache (measured by ``ordergate bench gateway``: the read cost ~400 µs of the
-event loop on every MCP request, a hit costs a few microseconds). Rules:
-
-- Only grants are kept, never refusals, by the token's SHA-256 (the token itself is never
-  held); at most ``_CACHE_SIZE``, the oldest dropped first.
-- Every hit is checked again by the injected clock: an expired token is refused at its expiry
-  instant, as the read would refuse it.
-- Every write in this process that can end a grant empties the cache once it has committed:
-  ``exchange_code`` (a replay ends the connection), ``refresh``, ``revoke`` here, and
-  ``mark_dead``, ``erase`` and ``erase_idle`` in the store (``forget_verified``). A read that
-  began before such a write is not kept (``generation``), so once an ending has returned, no
-  request in this process is served on a token it ended.
-- A write by another process or replica (another gateway, ``ordergate`` on the command line)
-  is not seen here: a grant it ends may still be honoured here for at most ``verified_ttl``.
+Every write here that can end a grant empties the verification cache once it has committed
+(``_ending``).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -59,6 +45,7 @@ from ordergate.gateway.oauth._connections import (
 )
 from ordergate.gateway.oauth._records import SCOPE, ConnectionState, Grant
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, sha256_hex
+from ordergate.gateway.oauth._verified import VerifiedCache
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
@@ -76,7 +63,6 @@ from ordergate.oauth import (
 __all__ = ["DEFAULT_VERIFIED_TTL", "ConnectionOpener", "Grants"]
 
 DEFAULT_VERIFIED_TTL = timedelta(seconds=2)
-_CACHE_SIZE = 4096
 
 ConnectionOpener = Callable[[SqlConnection, Authorization, datetime], str]
 
@@ -114,7 +100,7 @@ class Grants:
         self._refresh_ttl = refresh_ttl
         self._code_ttl = code_ttl
         self._expires_in = access_ttl // timedelta(seconds=1)
-        self._verified = _VerifiedCache(verified_ttl)
+        self._verified = VerifiedCache(verified_ttl)
 
     # -- codes ---------------------------------------------------------------------------
 
@@ -334,42 +320,3 @@ def _is_live(tx: SqlConnection, connection_id: str) -> bool:
         select(connections.c.state).where(connections.c.id == connection_id)
     ).scalar_one_or_none()
     return state == ConnectionState.LIVE
-
-
-class _VerifiedCache:
-    """Grants read recently, by token SHA-256; see the module docstring for the rules."""
-
-    def __init__(self, ttl: timedelta) -> None:
-        self._ttl = ttl
-        self._lock = threading.Lock()
-        self._grants: OrderedDict[str, tuple[Grant, datetime]] = OrderedDict()
-        self.generation = 0
-
-    def get(self, digest: str, now: datetime) -> Grant | None:
-        entry = self._grants.get(digest)
-        if entry is None:
-            return None
-        grant, kept_until = entry
-        if now < kept_until and now < grant.expires_at:
-            return grant
-        with self._lock:
-            if self._grants.get(digest) is entry:
-                del self._grants[digest]
-        return None
-
-    def put(self, digest: str, grant: Grant, now: datetime, generation: int) -> None:
-        """Keep ``grant``, unless the cache was emptied since its read began (``generation``):
-        that read may have seen a row a write was about to end."""
-        if self._ttl <= timedelta(0):
-            return
-        with self._lock:
-            if generation != self.generation:
-                return
-            self._grants[digest] = (grant, now + self._ttl)
-            while len(self._grants) > _CACHE_SIZE:
-                self._grants.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self.generation += 1
-            self._grants.clear()
