@@ -1,8 +1,8 @@
-"""RFC 6749 §4.1.1–4.1.2, the authorization endpoint, with the person's consent step.
+"""RFC 6749, The OAuth 2.0 Authorization Framework, §4.1.1–4.1.2: the authorization endpoint.
 
 ``GET`` checks the request and shows the consent page (the server's ``ConsentPages``); the
-page's form posts back, and that ``POST`` is the only way on. Checks on ``GET``, in order, and
-how each failure is answered:
+page's form posts back, and that ``POST``, the person's consent, is the only way on. Checks
+on ``GET``, in order, and how each failure is answered:
 
 1. ``client_id`` and ``redirect_uri`` are given once; the upstream sign-in, if any, is
    available (else its reason, 503); ``client_id`` names a client; ``redirect_uri`` is given

@@ -1,4 +1,6 @@
-"""RFC 6749 §3.3, Access Token Scope: the ``scope`` parameter's grammar and the one rule.
+"""RFC 6749, The OAuth 2.0 Authorization Framework, §3.3 Access Token Scope: the one rule.
+
+The ``scope`` parameter's grammar:
 
     scope       = scope-token *( SP scope-token )
     scope-token = 1*( %x21 / %x23-5B / %x5D-7E )

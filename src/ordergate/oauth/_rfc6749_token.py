@@ -1,4 +1,6 @@
-"""RFC 6749 §3.2, the token endpoint: the authorization-code (§4.1.3) and refresh (§6) grants.
+"""RFC 6749, The OAuth 2.0 Authorization Framework, §3.2: the token endpoint.
+
+The authorization-code (§4.1.3) and refresh-token (§6) grants.
 
 Form-encoded requests from public clients, which identify themselves by ``client_id`` alone
 (``token_endpoint_auth_method`` ``none``); every answer is ``no-store`` (§5.1); errors are the
