@@ -106,6 +106,16 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",
     "gateway.custody.no-master-secret": "issue 6: without the master secret nobody is connected",
+    # Issue 12 §5: one authorization server
+    "oauth.server.one-implementation": "issue 12 §5: every OAuth route of the venue and of "
+    "the gateway is ordergate.oauth's one set of handlers",
+    "oauth.scope.one-rule": "RFC 6749 §3.3: one scope grammar and rule at both servers",
+    "oauth.authorize.missing-response-type": "RFC 6749 §4.1.2.1: invalid_request at both",
+    "oauth.token.unknown-client": "RFC 6749 §5.2: an unknown client is invalid_client at both",
+    "oauth.consent.hook": "issue 12 §5: the consent hook is asked on approve only, after the "
+    "nonce is spent and the profile read; its refusal approves nothing",
+    "gateway.consent.robinhood-facts": "issue 12 §4.8, seeds 000 §3 and 001: custodian, "
+    "revocable token, no read-only scope, where to turn on Robinhood's trade approval",
     # Profiles and caller tokens (issue 7; seed 002)
     "profiles.tools-filtered": "issue 7: tools/list and calls only within the profile",
     "callers.monitor-cannot-place": "issue 7: a monitor token cannot place",

@@ -28,8 +28,8 @@ from ordergate.gateway.desk import OwnerDesk, owner_routes
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, Principal, gateway_endpoint
 from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.oauth import GatewayAuth
-from ordergate.gateway.oauth._authorize import SignIn
 from ordergate.gateway.oauth._store import GatewayStore
+from ordergate.oauth import SignIn
 from ordergate.profiles import Profile, Profiles
 
 __all__ = ["build_gateway_app", "gateway_auth", "profile_lookup"]

@@ -1,13 +1,16 @@
 """RFC 6749, The OAuth 2.0 Authorization Framework: error codes, parameter rules, responses.
 
-Only the pieces both endpoints share live here: the error vocabulary (§4.1.2.1, §5.2, plus
-RFC 8707's ``invalid_target``), the rule that a parameter may appear at most once (§3.1),
-the JSON error body of the token endpoint (§5.2) and redirects that carry a response (§4.1.2).
+The vocabulary every endpoint shares: the error codes (§4.1.2.1, §5.2, plus RFC 8707's
+``invalid_target``) and a ``Refusal`` that carries one, the rule that a parameter may appear
+at most once (§3.1), bounded form reading, the JSON error body of the token endpoint (§5.2)
+and redirects that carry a response (§4.1.2). The endpoints themselves are
+``_rfc6749_authorize`` and ``_rfc6749_token``; the scope rule is ``_rfc6749_scope``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -25,6 +28,7 @@ __all__ = [
     "FormError",
     "MultiParams",
     "ParameterError",
+    "Refusal",
     "read_form",
     "redirect_with",
     "single_param",
@@ -47,6 +51,14 @@ class ErrorCode(StrEnum):
     SERVER_ERROR = "server_error"
     # RFC 8707 §2: a resource indicator the server does not serve.
     INVALID_TARGET = "invalid_target"
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a request was refused: its error code and a sentence for the client (§5.2)."""
+
+    error: ErrorCode
+    description: str
 
 
 class MultiParams(Protocol):

@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from datetime import timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,51 @@ def test_the_consent_page_says_what_the_gateway_does_holds_and_never_does(
     assert form.buttons == [("decision", "approve"), ("decision", "deny")]
     assert set(form.hidden) == {"pending", "nonce"}
     assert 'name="passphrase"' not in text
+
+
+class _TextById(HTMLParser):
+    """The text of every element that has an id, and the ids of the elements around each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: dict[str, str] = {}
+        self.within: dict[str, list[str]] = {}
+        self._open: list[str | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("input", "meta", "br"):
+            return
+        element_id = dict(attrs).get("id")
+        if element_id is not None:
+            self.text[element_id] = ""
+            self.within[element_id] = [i for i in self._open if i is not None]
+        self._open.append(element_id)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in ("input", "meta", "br") and self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for element_id in self._open:
+            if element_id is not None:
+                self.text[element_id] += data
+
+
+@pytest.mark.req("gateway.consent.robinhood-facts")
+def test_the_consent_page_states_what_robinhood_does_and_does_not(gateway: Gateway) -> None:
+    page = _TextById()
+    page.feed(gateway.flow().page().text)
+    statements = {
+        "custodian": ("Robinhood is the custodian", "never holds a dollar"),
+        "revocable-token": ("trading token", "revocable", "Robinhood app"),
+        "no-read-only-scope": ("no read-only", "monitor", "the gateway's promise"),
+        "trade-approval": ("trade-approval setting", "off by default", "MCP", "Robinhood app"),
+    }
+    for element_id, words in statements.items():
+        assert element_id in page.text, element_id
+        assert page.within[element_id] == ["robinhood"]
+        for word in words:
+            assert word in page.text[element_id], (element_id, word)
 
 
 def test_the_nonce_is_held_by_the_server_only_as_its_sha256(gateway: Gateway) -> None:
@@ -142,7 +188,8 @@ def test_a_loopback_port_is_free_whether_or_not_one_was_registered(
     ("overrides", "error"),
     [
         ({"response_type": "token"}, "unsupported_response_type"),
-        ({"response_type": None}, "unsupported_response_type"),
+        # RFC 6749 §4.1.2.1: a required parameter missing is invalid_request.
+        ({"response_type": None}, "invalid_request"),
         ({"scope": "gateway admin"}, "invalid_scope"),
         ({"code_challenge": "short"}, "invalid_request"),
     ],

@@ -152,12 +152,29 @@ def test_a_dead_connection_gets_no_tokens(gateway: Gateway) -> None:
             },
             "invalid_grant",
         ),
+        # RFC 6749 §5.2: an unknown client is invalid_client (``c`` above is a registered one).
+        (
+            {"grant_type": "refresh_token", "client_id": "not-registered", "refresh_token": "r"},
+            "invalid_client",
+        ),
+        (
+            {
+                "grant_type": "authorization_code",
+                "client_id": "not-registered",
+                "code": "never-issued",
+                "redirect_uri": "http://127.0.0.1/cb",
+                "code_verifier": "v" * 43,
+            },
+            "invalid_client",
+        ),
     ],
 )
 def test_malformed_token_requests_are_refused_with_the_rfc_error(
     gateway: Gateway, data: dict[str, str], error: str
 ) -> None:
-    response = gateway.http.post("/oauth/token", data=data)
+    registered = gateway.register()
+    sent = {key: registered if value == "c" else value for key, value in data.items()}
+    response = gateway.http.post("/oauth/token", data=sent)
     assert response.status_code == 400
     assert response.json()["error"] == error
 

@@ -19,10 +19,11 @@ from sqlalchemy import Engine, delete, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway._schema import gateway_pending
-from ordergate.gateway.oauth._records import Authorization
+from ordergate.gateway.oauth._store import pending_authorization
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, sha256_hex
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
+from ordergate.oauth import Authorization
 
 __all__ = ["HeldSignIn", "SignIns"]
 
@@ -95,14 +96,7 @@ class SignIns:
             return None
         return HeldSignIn(
             pending_id=row.id,
-            authorization=Authorization(
-                client_id=row.client_id,
-                redirect_uri=row.redirect_uri,
-                code_challenge=row.code_challenge,
-                state=row.state,
-                resource=row.resource,
-                profile=row.profile,
-            ),
+            authorization=pending_authorization(row),
             bind_sha256=row.bind_sha256,
             verifier_sealed=row.upstream_verifier_sealed,
         )

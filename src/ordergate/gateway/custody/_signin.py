@@ -44,10 +44,9 @@ from ordergate.gateway.custody._held import HeldSignIn, SignIns
 from ordergate.gateway.custody._vault import Vault
 from ordergate.gateway.oauth._pages import error_page
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
-from ordergate.gateway.oauth._records import Authorization
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._values import mint
-from ordergate.oauth import ErrorCode, ParameterError, redirect_with, single_param
+from ordergate.oauth import Authorization, ErrorCode, ParameterError, redirect_with, single_param
 
 __all__ = ["BIND_COOKIE", "CALLBACK_PATH", "NO_MASTER_SECRET", "UpstreamSignIn"]
 
@@ -92,6 +91,10 @@ class UpstreamSignIn:
     def unavailable(self) -> str | None:
         """Why nobody can be connected, or ``None`` when sign-ins work."""
         return NO_MASTER_SECRET if self._sealer is None or self._vault is None else None
+
+    @property
+    def callback_path(self) -> str:
+        return CALLBACK_PATH
 
     async def begin(self, pending_id: str, authorization: Authorization) -> Response:
         """Send the browser that approved ``pending_id`` to sign in at the upstream."""

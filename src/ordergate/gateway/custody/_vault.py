@@ -37,11 +37,12 @@ from ordergate.gateway._schema import connections
 from ordergate.gateway._seal import Sealer, SealError
 from ordergate.gateway.oauth._connections import open_sealed_connection, profile_of
 from ordergate.gateway.oauth._grants import ConnectionOpener
-from ordergate.gateway.oauth._records import Authorization, ConnectionState
+from ordergate.gateway.oauth._records import ConnectionState
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._values import new_id
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
+from ordergate.oauth import Authorization
 
 __all__ = ["SESSION_ENDED", "NoVault", "SessionSource", "Vault"]
 

@@ -15,9 +15,10 @@ from sqlalchemy import Connection as SqlConnection
 from sqlalchemy import delete, insert, update
 
 from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
-from ordergate.gateway.oauth._records import Authorization, ConnectionKind, ConnectionState
+from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import new_id
 from ordergate.ledger._canonical import iso
+from ordergate.oauth import Authorization
 from ordergate.profiles import DEFAULT_PROFILE
 
 __all__ = [

@@ -3,44 +3,32 @@
 - ``issue_code``: the owner approved a client, so a connection opens and a single-use code
   is minted for it, bound to the client, the redirect URI, the PKCE challenge and the
   connection, alive for ``code_ttl`` (5 minutes).
-- ``exchange_code``: the code is spent by its first presentation, whatever the outcome. It
-  must be unexpired, presented by its client with its redirect URI, and the verifier must hash
-  to its challenge (RFC 7636 §4.6). A code presented a second time ends its connection and
-  every token issued from it (RFC 6749 §4.1.2, §10.5).
+- ``exchange_code``: the code is spent by its first presentation, whatever the outcome, and
+  checked by the shared rule (``ordergate.oauth.code_refusal``: unexpired, presented by its
+  client with its redirect URI, the verifier hashing to its challenge) in the same
+  transaction. A code presented a second time ends its connection and every token issued
+  from it (RFC 6749 §4.1.2, §10.5).
 - ``refresh``: rotation. Each use mints a new pair; the old refresh token is kept, marked
   rotated, until it expires, and the connection's earlier access tokens are revoked. A
   rotated refresh token presented again (reuse: one of the two holders is not the client)
-  ends the connection. A refresh token presented by another client than its own is refused.
+  ends the connection. A refresh token presented by another client than its own is refused
+  and left unspent (``ordergate.oauth.refresh_refusal``).
 - ``revoke`` (RFC 7009): an access token revokes every token of its connection; a refresh
   token erases the connection itself. Tokens of another client are left alone.
 - ``access_grant``: the hot path of every MCP request: one indexed read, then kept for
-  ``verified_ttl`` (2 s) in an in-process cache keyed by the token's SHA-256 (see below).
+  ``verified_ttl`` (2 s) in an in-process cache keyed by the token's SHA-256 (``_verified``).
 
 Each exchange runs in one write transaction, so a code or refresh token raced from two
 requests is spent once: the loser sees it used and the connection ends. A refusal is
 returned, not raised, so that what it records (a burnt code, an ended connection) commits.
 
-The verification cache (measured by ``ordergate bench gateway``: the read cost ~400 µs of the
-event loop on every MCP request, a hit costs a few microseconds). Rules:
-
-- Only grants are kept, never refusals, by the token's SHA-256 (the token itself is never
-  held); at most ``_CACHE_SIZE``, the oldest dropped first.
-- Every hit is checked again by the injected clock: an expired token is refused at its expiry
-  instant, as the read would refuse it.
-- Every write in this process that can end a grant empties the cache once it has committed:
-  ``exchange_code`` (a replay ends the connection), ``refresh``, ``revoke`` here, and
-  ``mark_dead``, ``erase`` and ``erase_idle`` in the store (``forget_verified``). A read that
-  began before such a write is not kept (``generation``), so once an ending has returned, no
-  request in this process is served on a token it ended.
-- A write by another process or replica (another gateway, ``ordergate`` on the command line)
-  is not seen here: a grant it ends may still be honoured here for at most ``verified_ttl``.
+Every write here that can end a grant empties the verification cache once it has committed
+(``_ending``).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -55,24 +43,26 @@ from ordergate.gateway.oauth._connections import (
     open_owner_connection,
     profile_of,
 )
-from ordergate.gateway.oauth._records import (
-    SCOPE,
-    Authorization,
-    ConnectionState,
-    Grant,
-    Refusal,
-    TokenPair,
-)
+from ordergate.gateway.oauth._records import SCOPE, ConnectionState, Grant
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, sha256_hex
+from ordergate.gateway.oauth._verified import VerifiedCache
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
-from ordergate.oauth import ErrorCode, verify_s256
+from ordergate.oauth import (
+    BAD_CODE,
+    BAD_REFRESH,
+    Authorization,
+    CodeExchange,
+    IssuedTokens,
+    Refusal,
+    code_refusal,
+    refresh_refusal,
+)
 
 __all__ = ["DEFAULT_VERIFIED_TTL", "ConnectionOpener", "Grants"]
 
 DEFAULT_VERIFIED_TTL = timedelta(seconds=2)
-_CACHE_SIZE = 4096
 
 ConnectionOpener = Callable[[SqlConnection, Authorization, datetime], str]
 
@@ -87,11 +77,6 @@ _log = logging.getLogger(__name__)
 
 ACCESS = "access"
 REFRESH = "refresh"
-
-_BAD_CODE = Refusal(ErrorCode.INVALID_GRANT, "code is unknown, expired or already used")
-_BAD_REFRESH = Refusal(
-    ErrorCode.INVALID_GRANT, "refresh_token is unknown, expired, revoked or already used"
-)
 
 
 class Grants:
@@ -115,7 +100,7 @@ class Grants:
         self._refresh_ttl = refresh_ttl
         self._code_ttl = code_ttl
         self._expires_in = access_ttl // timedelta(seconds=1)
-        self._verified = _VerifiedCache(verified_ttl)
+        self._verified = VerifiedCache(verified_ttl)
 
     # -- codes ---------------------------------------------------------------------------
 
@@ -146,47 +131,49 @@ class Grants:
             )
         return code
 
-    def exchange_code(
-        self, *, code: str, client_id: str, redirect_uri: str, code_verifier: str
-    ) -> TokenPair | Refusal:
-        """Spend ``code`` for a token pair, or say why not."""
-        if len(code) > MAX_VALUE_LENGTH:
-            return _BAD_CODE
+    def exchange_code(self, exchange: CodeExchange) -> IssuedTokens | Refusal:
+        """Spend the code for a token pair, or say why not (``code_refusal``)."""
+        if len(exchange.code) > MAX_VALUE_LENGTH:
+            return BAD_CODE
         now = self._clock.now()
         table = gateway_codes.c
         with self._ending() as tx:
             row = tx.execute(
-                select(gateway_codes).where(table.code_sha256 == sha256_hex(code)).with_for_update()
+                select(gateway_codes)
+                .where(table.code_sha256 == sha256_hex(exchange.code))
+                .with_for_update()
             ).first()
             if row is None:
-                return _BAD_CODE
+                return BAD_CODE
             if row.used_at is not None:
                 erase_connection(tx, row.connection_id)
                 _log.warning("an authorization code was presented twice: its connection ended")
-                return _BAD_CODE
+                return BAD_CODE
             tx.execute(
                 update(gateway_codes)
                 .where(table.code_sha256 == row.code_sha256)
                 .values(used_at=iso(now))
             )
-            if row.expires_at <= iso(now) or row.client_id != client_id:
-                return _BAD_CODE
-            if row.redirect_uri != redirect_uri:
-                return Refusal(ErrorCode.INVALID_GRANT, "redirect_uri does not match the code")
-            if not verify_s256(code_verifier, row.code_challenge):
-                return Refusal(
-                    ErrorCode.INVALID_GRANT, "code_verifier does not match the code_challenge"
-                )
+            refusal = code_refusal(
+                exchange,
+                issued_to=row.client_id,
+                redirect_uri=row.redirect_uri,
+                code_challenge=row.code_challenge,
+                expires_at=parse_iso(row.expires_at),
+                now=now,
+            )
+            if refusal is not None:
+                return refusal
             if not _is_live(tx, row.connection_id):
-                return _BAD_CODE
-            return self._issue_pair(tx, client_id=client_id, connection_id=row.connection_id)
+                return BAD_CODE
+            return self._issue_pair(tx, client_id=row.client_id, connection_id=row.connection_id)
 
     # -- tokens --------------------------------------------------------------------------
 
-    def refresh(self, *, refresh_token: str, client_id: str) -> TokenPair | Refusal:
-        """Rotate ``refresh_token`` into a new pair, or say why not."""
+    def refresh(self, *, refresh_token: str, client_id: str) -> IssuedTokens | Refusal:
+        """Rotate ``refresh_token`` into a new pair, or say why not (``refresh_refusal``)."""
         if len(refresh_token) > MAX_VALUE_LENGTH:
-            return _BAD_REFRESH
+            return BAD_REFRESH
         now = self._clock.now()
         table = gateway_tokens.c
         with self._ending() as tx:
@@ -196,17 +183,20 @@ class Grants:
                 .with_for_update()
             ).first()
             if row is None:
-                return _BAD_REFRESH
+                return BAD_REFRESH
             if row.rotated_to_sha256 is not None:
                 erase_connection(tx, row.connection_id)
                 _log.warning("a rotated refresh token was presented again: its connection ended")
-                return _BAD_REFRESH
-            if row.revoked_at is not None or row.expires_at <= iso(now):
-                return _BAD_REFRESH
-            if row.client_id != client_id:
-                return Refusal(ErrorCode.INVALID_GRANT, "refresh_token is another client's")
+                return BAD_REFRESH
+            if row.revoked_at is not None:
+                return BAD_REFRESH
+            refusal = refresh_refusal(
+                client_id, issued_to=row.client_id, expires_at=parse_iso(row.expires_at), now=now
+            )
+            if refusal is not None:
+                return refusal
             if not _is_live(tx, row.connection_id):
-                return _BAD_REFRESH
+                return BAD_REFRESH
             tx.execute(
                 update(gateway_tokens)
                 .where(
@@ -296,7 +286,7 @@ class Grants:
 
     # -- internals -----------------------------------------------------------------------
 
-    def _issue_pair(self, tx: SqlConnection, *, client_id: str, connection_id: str) -> TokenPair:
+    def _issue_pair(self, tx: SqlConnection, *, client_id: str, connection_id: str) -> IssuedTokens:
         now = self._clock.now()
         access, refresh = mint(), mint()
         tx.execute(
@@ -306,7 +296,9 @@ class Grants:
                 _token_row(refresh, REFRESH, client_id, connection_id, now + self._refresh_ttl),
             ],
         )
-        return TokenPair(access_token=access, refresh_token=refresh, expires_in=self._expires_in)
+        return IssuedTokens(
+            access_token=access, refresh_token=refresh, expires_in=self._expires_in, scope=SCOPE
+        )
 
 
 def _token_row(
@@ -328,42 +320,3 @@ def _is_live(tx: SqlConnection, connection_id: str) -> bool:
         select(connections.c.state).where(connections.c.id == connection_id)
     ).scalar_one_or_none()
     return state == ConnectionState.LIVE
-
-
-class _VerifiedCache:
-    """Grants read recently, by token SHA-256; see the module docstring for the rules."""
-
-    def __init__(self, ttl: timedelta) -> None:
-        self._ttl = ttl
-        self._lock = threading.Lock()
-        self._grants: OrderedDict[str, tuple[Grant, datetime]] = OrderedDict()
-        self.generation = 0
-
-    def get(self, digest: str, now: datetime) -> Grant | None:
-        entry = self._grants.get(digest)
-        if entry is None:
-            return None
-        grant, kept_until = entry
-        if now < kept_until and now < grant.expires_at:
-            return grant
-        with self._lock:
-            if self._grants.get(digest) is entry:
-                del self._grants[digest]
-        return None
-
-    def put(self, digest: str, grant: Grant, now: datetime, generation: int) -> None:
-        """Keep ``grant``, unless the cache was emptied since its read began (``generation``):
-        that read may have seen a row a write was about to end."""
-        if self._ttl <= timedelta(0):
-            return
-        with self._lock:
-            if generation != self.generation:
-                return
-            self._grants[digest] = (grant, now + self._ttl)
-            while len(self._grants) > _CACHE_SIZE:
-                self._grants.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self.generation += 1
-            self._grants.clear()

@@ -1,7 +1,8 @@
 """``GatewayStore``: the gateway's authorization state in the ledger's database.
 
 It keeps registered clients, authorizations in flight (one per consent page) and
-connections, and holds the codes and tokens through ``grants`` (``_grants``). Rules:
+connections, and holds the codes and tokens through ``grants`` (``_grants``). The shared
+server reaches it through ``GatewayStorage`` (``_storage``). Rules:
 
 - A consent nonce is stored as its SHA-256 and spent by the one ``UPDATE`` that checks it
   (``take_pending``): a second, concurrent or late post of the same nonce finds nothing.
@@ -18,8 +19,9 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Engine, Row, delete, insert, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway._schema import (
@@ -30,21 +32,30 @@ from ordergate.gateway._schema import (
 )
 from ordergate.gateway.oauth._connections import erase_connection
 from ordergate.gateway.oauth._grants import Grants
-from ordergate.gateway.oauth._records import (
-    Authorization,
-    Client,
-    Connection,
-    ConnectionKind,
-    ConnectionState,
-)
+from ordergate.gateway.oauth._records import SCOPE, Connection, ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, new_id, sha256_hex
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
+from ordergate.oauth import Authorization, Client
 
-__all__ = ["DEFAULT_IDLE", "GatewayStore"]
+__all__ = ["DEFAULT_IDLE", "GatewayStore", "pending_authorization"]
 
 DEFAULT_IDLE = timedelta(days=30)
+
+
+def pending_authorization(row: Row[Any]) -> Authorization:
+    """The authorization a ``gateway_pending`` row holds (with the profile chosen, once the
+    upstream sign-in holds it there); its scope is the gateway's one."""
+    return Authorization(
+        client_id=row.client_id,
+        redirect_uri=row.redirect_uri,
+        code_challenge=row.code_challenge,
+        scope=SCOPE,
+        state=row.state,
+        resource=row.resource,
+        profile=row.profile,
+    )
 
 
 class GatewayStore:
@@ -147,13 +158,7 @@ class GatewayStore:
             if spent.rowcount != 1:
                 return None
             row = tx.execute(select(gateway_pending).where(table.id == pending_id)).one()
-        return Authorization(
-            client_id=row.client_id,
-            redirect_uri=row.redirect_uri,
-            code_challenge=row.code_challenge,
-            state=row.state,
-            resource=row.resource,
-        )
+        return pending_authorization(row)
 
     # -- connections ---------------------------------------------------------------------
 

@@ -1,22 +1,27 @@
-"""The in-memory record of what the authorization server has handed out.
+"""``GrantStore``: the venue's authorization state, in memory (``ordergate.oauth``'s store).
 
 Consent nonces, authorization codes, access tokens and refresh tokens are kept only as the
 SHA-256 of their value, so nothing in memory (or in a debugger, or a heap dump) can be
-replayed. The plain values exist once: in the response that hands them out.
+replayed. The plain values exist once: in the response that hands them out. The venue has one
+client, the shared one, which registered no redirect URI.
 
 Every code opens a *family*; the tokens issued from it, and every token later rotated from
-those, belong to it. A code presented twice revokes its whole family (RFC 6749 §4.1.2).
+those, belong to it. A code presented twice revokes its whole family (RFC 6749 §4.1.2). A
+rotated refresh token is forgotten, as the live venue appears to: presented again it is
+merely unknown, and the family lives on.
 
 Looking up an access token is the hot path of every MCP request: one SHA-256 and one dict
 lookup, without a lock (a ``dict.get`` is atomic under the GIL). Everything that writes takes
-the lock, so admin calls from another thread (``mint_tokens``, ``expire_access_tokens``) are
-safe. Expired entries are swept while issuing, once per as many issues as entries survived the
-previous sweep, so sweeping costs amortised O(1) per issue.
+the lock, so admin calls from another thread (``mint``, ``expire_access_tokens``) are safe;
+each spend-and-check (``take_consent``, ``exchange_code``, ``rotate_refresh_token``) is one
+hold of it. Expired entries are swept while issuing, once per as many issues as entries
+survived the previous sweep, so sweeping costs amortised O(1) per issue.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import secrets
 import threading
@@ -24,15 +29,20 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ordergate.core import Clock, Secret
+from ordergate.oauth import (
+    BAD_CODE,
+    BAD_REFRESH,
+    Authorization,
+    Client,
+    CodeExchange,
+    ConsentTicket,
+    IssuedTokens,
+    Refusal,
+    code_refusal,
+    refresh_refusal,
+)
 
-__all__ = [
-    "SANDBOX_SUBJECT",
-    "AccessGrant",
-    "AuthorizationRequest",
-    "CodeGrant",
-    "GrantStore",
-    "TokenPair",
-]
+__all__ = ["SANDBOX_SUBJECT", "AccessGrant", "GrantStore", "TokenPair"]
 
 SANDBOX_SUBJECT = "sandbox-user"
 _MIN_SWEEP_INTERVAL = 1024
@@ -59,28 +69,8 @@ class TokenPair:
 
 
 @dataclass(frozen=True)
-class AuthorizationRequest:
-    """A validated authorization request: what a consent nonce and a code are bound to."""
-
-    client_id: str
-    redirect_uri: str
-    code_challenge: str
-    scope: str
-    resource: str | None
-    state: str | None
-
-
-@dataclass(frozen=True)
-class CodeGrant:
-    """An authorization code at its first (and only honoured) presentation."""
-
-    request: AuthorizationRequest
-    family: int
-
-
-@dataclass(frozen=True)
 class _Code:
-    request: AuthorizationRequest
+    request: Authorization
     family: int
     expires_at: datetime
     # A redeemed code is remembered until every token it could have produced is dead, so a
@@ -98,7 +88,8 @@ class _Refresh:
 
 @dataclass(frozen=True)
 class _Consent:
-    request: AuthorizationRequest
+    nonce: bytes
+    request: Authorization
     expires_at: datetime
 
 
@@ -111,30 +102,31 @@ def _new_secret() -> str:
 
 
 class GrantStore:
-    """Issues, looks up, rotates and revokes the server's credentials, by their hashes."""
+    """Issues, looks up, rotates and revokes the venue's credentials, by their hashes."""
 
     def __init__(
         self,
         *,
         clock: Clock,
+        client_id: str,
         access_token_ttl: timedelta,
         refresh_token_ttl: timedelta,
         code_ttl: timedelta,
         consent_ttl: timedelta,
     ) -> None:
         self._clock = clock
+        self._client = Client(client_id=client_id, client_name="", redirect_uris=None)
         self._access_ttl = access_token_ttl
         self._refresh_ttl = refresh_token_ttl
         self._code_ttl = code_ttl
         self._consent_ttl = consent_ttl
         self._lock = threading.Lock()
         self._families = itertools.count(1)
-        self._revoked_families: set[int] = set()
         self._access: dict[bytes, AccessGrant] = {}
         self._access_family: dict[bytes, int] = {}
         self._refresh: dict[bytes, _Refresh] = {}
         self._codes: dict[bytes, _Code] = {}
-        self._consents: dict[bytes, _Consent] = {}
+        self._consents: dict[str, _Consent] = {}
         self._issues_since_sweep = 0
         self._sweep_after = _MIN_SWEEP_INTERVAL
 
@@ -142,85 +134,95 @@ class GrantStore:
     def access_token_lifetime_s(self) -> int:
         return self._access_ttl // timedelta(seconds=1)
 
-    # -- consent nonces ------------------------------------------------------------------
+    # -- the storage protocol (ordergate.oauth.AuthorizationStore) -------------------------
 
-    def open_consent(self, request: AuthorizationRequest) -> Secret:
-        """A single-use nonce for the consent form that shows ``request``."""
-        nonce = _new_secret()
+    async def client(self, client_id: str) -> Client | None:
+        return self._client if client_id == self._client.client_id else None
+
+    async def open_consent(self, authorization: Authorization) -> ConsentTicket:
+        pending_id, nonce = secrets.token_hex(16), _new_secret()
         with self._lock:
-            self._consents[_digest(nonce)] = _Consent(
-                request=request, expires_at=self._clock.now() + self._consent_ttl
+            self._consents[pending_id] = _Consent(
+                nonce=_digest(nonce),
+                request=authorization,
+                expires_at=self._clock.now() + self._consent_ttl,
             )
             self._count_issue()
-        return Secret(nonce)
+        return ConsentTicket(pending_id=pending_id, nonce=nonce)
 
-    def take_consent(self, nonce: str) -> AuthorizationRequest | None:
-        """The request ``nonce`` was issued for, spending it; ``None`` if unknown, spent or old."""
+    async def take_consent(self, pending_id: str, nonce: str) -> Authorization | None:
+        digest = _digest(nonce)
         with self._lock:
-            consent = self._consents.pop(_digest(nonce), None)
-        if consent is None or self._clock.now() >= consent.expires_at:
+            consent = self._consents.get(pending_id)
+            if consent is None or not hmac.compare_digest(consent.nonce, digest):
+                return None
+            del self._consents[pending_id]
+        if self._clock.now() >= consent.expires_at:
             return None
         return consent.request
 
-    # -- authorization codes -------------------------------------------------------------
-
-    def issue_code(self, request: AuthorizationRequest) -> Secret:
-        """A new single-use code for an approved ``request``, opening a new token family."""
+    async def issue_code(self, authorization: Authorization) -> str:
+        """A new single-use code for an approved ``authorization``, opening a new family."""
         code = _new_secret()
         with self._lock:
             self._codes[_digest(code)] = _Code(
-                request=request,
+                request=authorization,
                 family=next(self._families),
                 expires_at=self._clock.now() + self._code_ttl,
             )
             self._count_issue()
-        return Secret(code)
+        return code
 
-    def redeem_code(self, code: str) -> CodeGrant | None:
-        """Spend ``code``: its grant on the first presentation within its lifetime, else ``None``.
-
-        A second presentation revokes every token issued from the code.
-        """
-        key = _digest(code)
+    async def exchange_code(self, exchange: CodeExchange) -> IssuedTokens | Refusal:
+        key = _digest(exchange.code)
         now = self._clock.now()
         with self._lock:
             record = self._codes.get(key)
             if record is None:
-                return None
+                return BAD_CODE
             if record.redeemed_until is not None:
                 self._revoke_family(record.family)
-                return None
+                return BAD_CODE
             # Burned at its first presentation, valid or not: a code is worth one try.
             keep_until = now + max(self._access_ttl, self._refresh_ttl)
             self._codes[key] = replace(record, redeemed_until=keep_until)
-        if now >= record.expires_at:
-            return None
-        return CodeGrant(request=record.request, family=record.family)
+            bound = record.request
+            refusal = code_refusal(
+                exchange,
+                issued_to=bound.client_id,
+                redirect_uri=bound.redirect_uri,
+                code_challenge=bound.code_challenge,
+                expires_at=record.expires_at,
+                now=now,
+            )
+            if refusal is not None:
+                return refusal
+            pair = self._issue_locked(
+                family=record.family, client_id=bound.client_id, scope=bound.scope
+            )
+        return _issued(pair, bound.scope)
 
-    # -- tokens --------------------------------------------------------------------------
-
-    def new_family(self) -> int:
-        with self._lock:
-            return next(self._families)
-
-    def issue_tokens(self, *, family: int, client_id: str, scope: str) -> TokenPair | None:
-        """A new access + refresh pair in ``family``; ``None`` if the family has been revoked."""
-        with self._lock:
-            if family in self._revoked_families:
-                return None
-            return self._issue_locked(family=family, client_id=client_id, scope=scope)
-
-    def rotate_refresh_token(self, refresh_token: str, *, client_id: str) -> TokenPair | None:
-        """Spend ``refresh_token`` for a new pair; ``None`` if unknown, spent, expired or
-        issued to another client. The spent token is refused from then on."""
+    async def rotate_refresh_token(
+        self, refresh_token: str, *, client_id: str
+    ) -> IssuedTokens | Refusal:
+        key = _digest(refresh_token)
         now = self._clock.now()
         with self._lock:
-            record = self._refresh.pop(_digest(refresh_token), None)
-            if record is None or now >= record.expires_at or record.client_id != client_id:
-                return None
-            return self._issue_locked(
+            record = self._refresh.get(key)
+            if record is None:
+                return BAD_REFRESH
+            refusal = refresh_refusal(
+                client_id, issued_to=record.client_id, expires_at=record.expires_at, now=now
+            )
+            if refusal is not None:
+                return refusal
+            del self._refresh[key]
+            pair = self._issue_locked(
                 family=record.family, client_id=record.client_id, scope=record.scope
             )
+        return _issued(pair, record.scope)
+
+    # -- the hot path and the admin knobs ------------------------------------------------
 
     def verify_access_token(self, token: str) -> AccessGrant | None:
         """The grant behind ``token`` if it is known and unexpired (hot path: no lock)."""
@@ -228,6 +230,11 @@ class GrantStore:
         if grant is None or self._clock.now() >= grant.expires_at:
             return None
         return grant
+
+    def mint(self, *, client_id: str, scope: str) -> TokenPair:
+        """An access + refresh pair in a new family, without a code (benchmarks, admin)."""
+        with self._lock:
+            return self._issue_locked(family=next(self._families), client_id=client_id, scope=scope)
 
     def expire_access_tokens(self) -> int:
         """Make every live access token expire now; returns how many were live."""
@@ -237,6 +244,15 @@ class GrantStore:
             for key in live:
                 self._access[key] = replace(self._access[key], expires_at=now)
         return len(live)
+
+    def revoke_everything(self) -> int:
+        """Revoke every token family (the person disconnected the app at the venue); returns
+        how many families had live tokens."""
+        with self._lock:
+            families = {*self._access_family.values(), *(r.family for r in self._refresh.values())}
+            for family in families:
+                self._revoke_family(family)
+        return len(families)
 
     # -- internals (call with the lock held) ---------------------------------------------
 
@@ -261,18 +277,8 @@ class GrantStore:
             expires_in=self.access_token_lifetime_s,
         )
 
-    def revoke_everything(self) -> int:
-        """Revoke every token family (the person disconnected the app at the venue); returns
-        how many families had live tokens."""
-        with self._lock:
-            families = {*self._access_family.values(), *(r.family for r in self._refresh.values())}
-            for family in families:
-                self._revoke_family(family)
-        return len(families)
-
     def _revoke_family(self, family: int) -> None:
         # Rare (a replayed code), so a scan is cheaper than keeping an index up to date.
-        self._revoked_families.add(family)
         for key in [k for k, f in self._access_family.items() if f == family]:
             del self._access[key]
             del self._access_family[key]
@@ -292,14 +298,23 @@ class GrantStore:
             del self._access_family[key]
         for key in [k for k, r in self._refresh.items() if now >= r.expires_at]:
             del self._refresh[key]
-        for key in [k for k, c in self._consents.items() if now >= c.expires_at]:
-            del self._consents[key]
+        for pending in [k for k, c in self._consents.items() if now >= c.expires_at]:
+            del self._consents[pending]
         for key in [k for k, c in self._codes.items() if now >= _forget_at(c)]:
             del self._codes[key]
         # The next sweep waits for as many issues as entries survived this one: each sweep
         # costs O(entries), so that keeps the cost per issue constant.
         survivors = len(self._access) + len(self._refresh) + len(self._codes) + len(self._consents)
         self._sweep_after = max(_MIN_SWEEP_INTERVAL, survivors)
+
+
+def _issued(pair: TokenPair, scope: str) -> IssuedTokens:
+    return IssuedTokens(
+        access_token=pair.access_token.reveal(),
+        refresh_token=pair.refresh_token.reveal(),
+        expires_in=pair.expires_in,
+        scope=scope,
+    )
 
 
 def _forget_at(code: _Code) -> datetime:

@@ -1,61 +1,38 @@
-"""``OAuthServer``: the sandbox venue's OAuth 2.1 authorization server, as one object.
+"""``OAuthServer``: the sandbox venue's authorization server, as observed on the live one.
 
-It owns the grant store and hands out the Starlette routes of every OAuth endpoint, and gives
-the MCP endpoint what it needs to guard itself: ``verify_access_token`` and the
-``WWW-Authenticate`` challenge.
-
-Why not the MCP SDK's ``OAuthAuthorizationServerProvider`` and ``create_auth_routes``: the
-live server's paths (``/oauth``, ``/oauth2/token/``, ``/oauth/trading/register``) and its
-registration (one shared id, request ignored) differ from what those routes hard-wire, and
-the SDK's token models hold the raw token string, which this server never keeps.
+It is ``ordergate.oauth``'s one server configured with the live venue's quirks: authorize at
+``/oauth`` (its consent form posting back there), token at ``/oauth2/token/`` (trailing
+slash included), registration at ``/oauth/trading/register`` answering everybody with one
+shared public client id and ignoring the request, the single scope ``internal``, no
+revocation endpoint, no ``iss`` in authorization responses, access tokens of nine days and
+refresh tokens of ninety; over an in-memory ``GrantStore``. It gives the MCP endpoint what it
+needs to guard itself: ``verify_access_token`` and the ``WWW-Authenticate`` challenge.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
-from urllib.parse import urlsplit
 
-from starlette.routing import Route
+from starlette.routing import BaseRoute
 
-from ordergate.core import Clock, ConfigError
-from ordergate.oauth import METADATA_PATH, metadata_paths, www_authenticate
-from ordergate.sandbox.oauth._authorize import AuthorizationEndpoint
+from ordergate.core import Clock
+from ordergate.oauth import AuthorizationServer, Paths, SharedClient, check_lifetimes
 from ordergate.sandbox.oauth._grants import AccessGrant, GrantStore, TokenPair
-from ordergate.sandbox.oauth._rfc7591 import (
-    SHARED_CLIENT_ID,
-    SUPPORTED_SCOPE,
-    RegistrationEndpoint,
-)
-from ordergate.sandbox.oauth._rfc8414 import (
-    AUTHORIZATION_PATH,
-    REGISTRATION_PATH,
-    TOKEN_PATH,
-    AuthorizationServerMetadataEndpoint,
-)
-from ordergate.sandbox.oauth._rfc9728 import ProtectedResourceMetadataEndpoint
-from ordergate.sandbox.oauth._token import TokenEndpoint
+from ordergate.sandbox.oauth._pages import VenuePages
 
-__all__ = ["OAuthServer"]
+__all__ = ["SCOPE", "SHARED_CLIENT_ID", "OAuthServer"]
+
+SHARED_CLIENT_ID = "5f3c9a1e-8b2d-4e6f-9a7c-1d0b3e5f7a92"
+SCOPE = "internal"
+PATHS = Paths(
+    authorization="/oauth", token="/oauth2/token/", registration="/oauth/trading/register"
+)
 
 # Bodies these endpoints accept are a few hundred bytes; anything far larger is not a client.
 _MAX_BODY_BYTES = 64 * 1024
 # A consent page stays usable for five code lifetimes: long enough to read it, short enough
 # that a page left open is not a standing invitation.
 _CONSENT_TTL_FACTOR = 5
-
-
-def _check_issuer(issuer: str) -> None:
-    parts = urlsplit(issuer)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConfigError("issuer", "must be an absolute http(s) URL")
-    if parts.path or parts.query or parts.fragment:
-        raise ConfigError("issuer", "must be scheme://host[:port], without path or trailing slash")
-
-
-def _check_resource(resource: str, issuer: str) -> None:
-    parts = urlsplit(resource)
-    if not resource.startswith(issuer + "/") or parts.query or parts.fragment:
-        raise ConfigError("resource", "must be a path on the issuer, without query or fragment")
 
 
 class OAuthServer:
@@ -76,76 +53,49 @@ class OAuthServer:
         code_ttl: timedelta = timedelta(minutes=1),
         client_id: str = SHARED_CLIENT_ID,
     ) -> None:
-        _check_issuer(issuer)
-        _check_resource(resource, issuer)
-        for key, ttl in (
-            ("access_token_ttl", access_token_ttl),
-            ("refresh_token_ttl", refresh_token_ttl),
-            ("code_ttl", code_ttl),
-        ):
-            if ttl <= timedelta(0):
-                raise ConfigError(key, "must be positive")
-        if access_token_ttl < timedelta(seconds=1):
-            raise ConfigError("access_token_ttl", "must be at least one second (expires_in)")
-        self._issuer = issuer
-        self._resource = resource
+        check_lifetimes(
+            {
+                "access_token_ttl": access_token_ttl,
+                "refresh_token_ttl": refresh_token_ttl,
+                "code_ttl": code_ttl,
+            },
+            access="access_token_ttl",
+        )
         self._client_id = client_id
         self._store = GrantStore(
             clock=clock,
+            client_id=client_id,
             access_token_ttl=access_token_ttl,
             refresh_token_ttl=refresh_token_ttl,
             code_ttl=code_ttl,
             consent_ttl=code_ttl * _CONSENT_TTL_FACTOR,
         )
-        self._prm_paths = metadata_paths(resource)
-        self._metadata_url = issuer + self._prm_paths[0]
+        self._server = AuthorizationServer(
+            issuer=issuer,
+            resource=resource,
+            scopes=(SCOPE,),
+            paths=PATHS,
+            store=self._store,
+            registrar=SharedClient(client_id),
+            pages=VenuePages(),
+            max_body_bytes=_MAX_BODY_BYTES,
+        )
 
     @property
     def issuer(self) -> str:
-        return self._issuer
+        return self._server.issuer
 
     @property
     def resource(self) -> str:
-        return self._resource
+        return self._server.resource
 
     @property
     def client_id(self) -> str:
         return self._client_id
 
-    def routes(self) -> list[Route]:
+    def routes(self) -> list[BaseRoute]:
         """Every OAuth route: both metadata documents, registration, authorize, token."""
-        prm = ProtectedResourceMetadataEndpoint(resource=self._resource, issuer=self._issuer)
-        routes = [Route(path, prm.handle, methods=["GET"]) for path in self._prm_paths]
-        routes += [
-            Route(
-                METADATA_PATH,
-                AuthorizationServerMetadataEndpoint(issuer=self._issuer).handle,
-                methods=["GET"],
-            ),
-            Route(
-                REGISTRATION_PATH,
-                RegistrationEndpoint(client_id=self._client_id).handle,
-                methods=["POST"],
-                max_body_size=_MAX_BODY_BYTES,
-            ),
-            Route(
-                AUTHORIZATION_PATH,
-                AuthorizationEndpoint(
-                    store=self._store, client_id=self._client_id, resource=self._resource
-                ).handle,
-                methods=["GET", "POST"],
-                max_body_size=_MAX_BODY_BYTES,
-            ),
-            Route(
-                TOKEN_PATH,
-                TokenEndpoint(
-                    store=self._store, client_id=self._client_id, resource=self._resource
-                ).handle,
-                methods=["POST"],
-                max_body_size=_MAX_BODY_BYTES,
-            ),
-        ]
-        return routes
+        return self._server.routes()
 
     def verify_access_token(self, token: str) -> AccessGrant | None:
         """The grant behind a bearer token; ``None`` if it is unknown, revoked or expired."""
@@ -156,16 +106,11 @@ class OAuthServer:
 
         Raises ``ValueError`` when ``error`` would break the header.
         """
-        return www_authenticate(metadata_url=self._metadata_url, error=error)
+        return self._server.www_authenticate(error=error)
 
     def mint_tokens(self) -> TokenPair:
         """Issue an access + refresh pair without the browser dance (benchmarks, admin)."""
-        pair = self._store.issue_tokens(
-            family=self._store.new_family(), client_id=self._client_id, scope=SUPPORTED_SCOPE
-        )
-        # A family that has never had a code cannot have been revoked.
-        assert pair is not None
-        return pair
+        return self._store.mint(client_id=self._client_id, scope=SCOPE)
 
     def revoke_everything(self) -> int:
         """Fault knob: every token this server issued is revoked, as when the person
