@@ -19,6 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 from mcp_types import PaginatedRequestParams
 from oauth_testkit import ConsentBrowser, MemoryTokenStorage
+from owner_testkit import enrol
 from pydantic import AnyUrl
 from sqlalchemy import select
 
@@ -98,7 +99,9 @@ async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_or
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = sandbox_gateway(tmp_path, monkeypatch)
-    browser, storage = ConsentBrowser(profile="trader"), MemoryTokenStorage()
+    codes = enrol(tmp_path / "home")
+    browser = ConsentBrowser(profile="trader", owner_code=codes.next)
+    storage = MemoryTokenStorage()
     with server as url:
         placed = await _sdk_agent_places_an_order(url, browser, storage)
         assert len(browser.pages) == 1 and "sdk-agent" in browser.pages[0]
@@ -119,7 +122,9 @@ async def test_the_mcp_sdk_client_signs_in_at_the_venue_through_a_sealed_gateway
 ) -> None:
     config = GatewayConfig(port=0, custody=Custody.SEALED, master_secret=Secret("s" * 40))
     server = sandbox_gateway(tmp_path, monkeypatch, config=config)
-    browser, storage = ConsentBrowser(profile="trader"), MemoryTokenStorage()
+    codes = enrol(tmp_path / "home")
+    browser = ConsentBrowser(profile="trader", owner_code=codes.next)
+    storage = MemoryTokenStorage()
     with server as url:
         placed = await _sdk_agent_places_an_order(url, browser, storage)
         auth = server.auth

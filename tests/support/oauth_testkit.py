@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from collections.abc import Callable
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -155,9 +156,16 @@ class ConsentBrowser:
     callback handlers: opens the authorization URL, reads the page, presses Approve (a POST of
     the form, as a browser would), and hands the code (and ``iss``) back to the client."""
 
-    def __init__(self, *, timeout_s: float = 30.0, profile: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        timeout_s: float = 30.0,
+        profile: str | None = None,
+        owner_code: Callable[[], str] | None = None,
+    ) -> None:
         self.timeout_s = timeout_s
         self.profile = profile
+        self.owner_code = owner_code
         self.visited: list[str] = []
         self.pages: list[str] = []
         self.result: Any = None
@@ -197,6 +205,8 @@ class ConsentBrowser:
         assert form_tag["method"] == "post"
         action = page.url.join(form_tag["action"] or "")
         chosen = {"profile": profile} if profile is not None else {}
+        if self.owner_code is not None and 'name="owner_code"' in page.text:
+            chosen["owner_code"] = self.owner_code()  # the owner types it, as asked
         return await browser.post(action, data={**form.hidden, **chosen, "decision": "approve"})
 
     async def callback(self) -> Any:

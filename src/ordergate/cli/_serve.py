@@ -6,10 +6,12 @@ unless live is armed). With no upstream configured it runs against an embedded s
 says so. With ``--upstream URL`` and no ``ordergate login`` for it, each person signs in at
 the upstream after approving a client, and the gateway keeps that session sealed under
 ``ORDERGATE_MASTER_SECRET`` (at least 32 characters; without it nobody can connect, and the
-consent page says why). Bound beyond loopback it needs ``ORDERGATE_OWNER_PASSPHRASE`` (asked on the
-consent page). It refuses to start while ``ORDERGATE_HOME`` or a secret in it (the token file,
-the ledger, the owner enrolment) is open to another OS user, or the policy or a profile can
-be changed by one: one line per problem, naming the file and the fix
+consent page says why). Approving a client on the consent page asks for the owner code; with
+nobody enrolled only the monitor profile can be granted, and bound beyond loopback it refuses
+to start until an owner is enrolled (``ordergate owner init``). It refuses to start while
+``ORDERGATE_HOME`` or a secret in it (the token file, the ledger, the owner enrolment) is open
+to another OS user, or the policy or a profile can be changed by one: one line per problem,
+naming the file and the fix
 (``ordergate.runtime.check_home``). Exit 2 for a configuration that cannot be used, 1 when
 the upstream cannot be reached.
 """
@@ -97,7 +99,6 @@ def serve_command(
         typer.echo(f"home: {problem}", err=True)
     if problems:
         raise typer.Exit(2)
-    passphrase = os.environ.get("ORDERGATE_OWNER_PASSPHRASE") or None
     master = os.environ.get("ORDERGATE_MASTER_SECRET") or None
     try:
         try:
@@ -113,7 +114,6 @@ def serve_command(
             host=host,
             port=port,
             public_url=public_url or "",
-            owner_passphrase=Secret(passphrase) if passphrase else None,
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None

@@ -29,7 +29,7 @@ from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, Principal, gat
 from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._store import GatewayStore
-from ordergate.oauth import SignIn
+from ordergate.oauth import ConsentCheck, SignIn
 from ordergate.profiles import Profile, Profiles
 
 __all__ = ["build_gateway_app", "gateway_auth", "profile_lookup"]
@@ -45,13 +45,15 @@ def gateway_auth(
     clock: Clock,
     profiles: Profiles | None = None,
     sign_in: Callable[[GatewayStore], SignIn] | None = None,
+    consent_check: ConsentCheck | None = None,
 ) -> GatewayAuth:
-    """The authorization server; ``sign_in(store)`` builds the upstream sign-in, if any."""
+    """The authorization server; ``sign_in(store)`` builds the upstream sign-in, if any;
+    ``consent_check`` is what approving a client needs (the owner code)."""
     return GatewayAuth(
         engine,
         public_url=public_url,
         clock=clock,
-        require_passphrase=config.owner_passphrase if config.requires_passphrase else None,
+        consent_check=consent_check,
         access_ttl=config.access_ttl,
         refresh_ttl=config.refresh_ttl,
         code_ttl=config.code_ttl,

@@ -2,8 +2,9 @@
 
 ``public_url`` is the gateway's own URL as clients see it (the MCP resource is
 ``public_url + "/mcp"``); it defaults to ``http://<host>:<port>``. Bound to anything but
-loopback, the consent page requires the owner's passphrase (``ORDERGATE_OWNER_PASSPHRASE``)
-and the gateway refuses to start without one.
+loopback, the gateway refuses to start until an owner is enrolled (``ordergate owner init``):
+the consent page, which then asks for the owner code, must never connect a stranger even to
+read.
 """
 
 from __future__ import annotations
@@ -84,7 +85,6 @@ class GatewayConfig:
     code_ttl: timedelta = timedelta(minutes=5)
     idle_erase: timedelta = timedelta(days=30)
     tools_cache: timedelta = timedelta(minutes=10)
-    owner_passphrase: Secret | None = None
     custody: Custody = Custody.AUTO
     master_secret: Secret | None = None
     redis_url: str | None = None
@@ -104,11 +104,6 @@ class GatewayConfig:
             ("redis://", "rediss://", "unix://")
         ):
             raise ConfigError("redis", "must be a redis://, rediss:// or unix:// URL")
-        if not is_loopback(self.host) and self.owner_passphrase is None:
-            raise ConfigError(
-                "host",
-                "bound beyond loopback the consent page needs ORDERGATE_OWNER_PASSPHRASE",
-            )
 
     def url_for(self, port: int) -> str:
         """The public URL once the listening port is known."""
@@ -118,7 +113,8 @@ class GatewayConfig:
         return f"http://{host}:{port}"
 
     @property
-    def requires_passphrase(self) -> bool:
+    def beyond_loopback(self) -> bool:
+        """Whether the gateway listens beyond loopback (it then needs an enrolled owner)."""
         return not is_loopback(self.host)
 
 

@@ -41,9 +41,15 @@ from ordergate.gateway.custody import (
 )
 from ordergate.gateway.desk import OwnerDesk
 from ordergate.gateway.desk._connections import live_connection_ids
-from ordergate.gateway.desk._wiring import enrolment_note, owner_desk, rearm_note
+from ordergate.gateway.desk._wiring import (
+    enrolment_note,
+    owner_authority,
+    owner_desk,
+    rearm_note,
+)
 from ordergate.gateway.mcp import GatewayBackend
 from ordergate.gateway.oauth import GatewayAuth, GatewayStore
+from ordergate.gateway.oauth._owner_code import OwnerCode
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig
@@ -207,6 +213,7 @@ async def _owner(
         # not in force or a bad profile is refused before anything starts.
         in_force = policy_in_force(settings, opened)
         profiles = load_profiles(settings.home, in_force[0])
+        authority = owner_authority(settings, config, opened)
         async with open_guard(
             settings,
             clock=clock,
@@ -220,6 +227,7 @@ async def _owner(
                 public_url=public_url,
                 clock=clock,
                 profiles=profiles,
+                consent_check=OwnerCode(authority, profiles),
             )
 
             async def erase(connection_id: str) -> None:
@@ -238,6 +246,7 @@ async def _owner(
             desk = owner_desk(
                 settings,
                 config,
+                authority=authority,
                 ledger=opened,
                 store=auth.store,
                 guard_for=guard_for,
@@ -271,6 +280,7 @@ async def _sealed(
     try:
         policy, policy_note = policy_in_force(settings, opened)
         profiles = load_profiles(settings.home, policy)
+        authority = owner_authority(settings, config, opened)
         with ExitStack() as venue:
             if settings.upstream_url is not None:
                 upstream_url, upstream_note = (
@@ -319,6 +329,7 @@ async def _sealed(
                 clock=clock,
                 sign_in=sign_in,
                 profiles=profiles,
+                consent_check=OwnerCode(authority, profiles),
             )
 
             async def erase(connection_id: str) -> None:
@@ -347,6 +358,7 @@ async def _sealed(
                 desk = owner_desk(
                     settings,
                     config,
+                    authority=authority,
                     ledger=opened,
                     store=auth.store,
                     guard_for=backend.guard_for,

@@ -11,7 +11,7 @@ import httpx2
 import pytest
 from desk_kit import owner_desk
 
-from ordergate.gateway.oauth._records import Authorization
+from ordergate.oauth import Authorization
 from ordergate.policy import DEFAULT_POLICY_TOML
 
 
@@ -129,6 +129,7 @@ def test_connections_are_listed_by_client_name_and_revoked_without_a_code(
                 client_id=client.client_id,
                 redirect_uri="http://127.0.0.1/cb",
                 code_challenge="c" * 43,
+                scope="gateway",
                 state=None,
                 resource=None,
                 profile="monitor",

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio.to_thread
 import httpx2
 from oauth_testkit import parse_form
+from owner_testkit import OwnerCodes
 from sqlalchemy import Engine, select
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -23,7 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ordergate._serving import BackgroundServer, bind_socket
-from ordergate.core import Secret, SteppedClock
+from ordergate.core import SteppedClock
 from ordergate.gateway._schema import (
     connections,
     gateway_clients,
@@ -32,8 +33,11 @@ from ordergate.gateway._schema import (
     gateway_tokens,
 )
 from ordergate.gateway.oauth import GatewayAuth
+from ordergate.gateway.oauth._owner_code import OwnerCode
 from ordergate.ledger import open_ledger
-from ordergate.profiles import Profiles
+from ordergate.owner import ENROLMENT_FILE, OwnerAuthority
+from ordergate.policy import PolicyConfig
+from ordergate.profiles import Profiles, load_profiles
 
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 REDIRECT = "http://127.0.0.1:33418/callback"
@@ -210,19 +214,28 @@ def serve(
     tmp_path: Path,
     *,
     clock: SteppedClock | None = None,
-    passphrase: str | None = None,
+    owner: OwnerCodes | bool | None = None,
     profiles: Profiles | None = None,
 ) -> Iterator[Gateway]:
-    """The authorization server plus a stand-in ``/mcp``, served on a free loopback port."""
+    """The authorization server plus a stand-in ``/mcp``, served on a free loopback port.
+    With ``owner``, approving asks for the owner code as ``ordergate serve``'s does: of the
+    owner enrolled in ``tmp_path/home`` (``OwnerCodes``), or of nobody (``False``)."""
     clock = clock or SteppedClock(start=START)
     sock = bind_socket("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=clock) as ledger:
+        check = None
+        if owner is not None:
+            authority = OwnerAuthority(
+                enrolment_path=tmp_path / "home" / ENROLMENT_FILE, ledger=ledger
+            )
+            offered = profiles or load_profiles(None, PolicyConfig())
+            check = OwnerCode(authority, offered)
         auth = GatewayAuth(
             ledger.engine,
             public_url=url,
             clock=clock,
-            require_passphrase=Secret(passphrase) if passphrase is not None else None,
+            consent_check=check,
             profiles=profiles,
         )
         app = Starlette(routes=[*auth.routes(), _mcp_endpoint(auth)])

@@ -12,16 +12,26 @@ from pathlib import Path
 import pytest
 from gateway_oauth_kit import REDIRECT, Gateway, location_params, serve
 from oauth_testkit import parse_form
+from owner_testkit import PASSPHRASE, OwnerCodes, enrol
 
 from ordergate.policy import PolicyConfig
 from ordergate.profiles import load_profiles
 
-PASSPHRASE = "correct horse battery staple"
+
+@pytest.fixture
+def codes(tmp_path: Path) -> OwnerCodes:
+    return enrol(tmp_path / "home", passphrase=PASSPHRASE)
 
 
 @pytest.fixture
-def guarded(tmp_path: Path) -> Iterator[Gateway]:
-    with serve(tmp_path, passphrase=PASSPHRASE) as served:
+def guarded(tmp_path: Path, codes: OwnerCodes) -> Iterator[Gateway]:
+    with serve(tmp_path, owner=codes, profiles=load_profiles(None, PolicyConfig())) as served:
+        yield served
+
+
+@pytest.fixture
+def unenrolled(tmp_path: Path) -> Iterator[Gateway]:
+    with serve(tmp_path, owner=False, profiles=load_profiles(None, PolicyConfig())) as served:
         yield served
 
 
@@ -264,37 +274,66 @@ def test_a_form_that_is_not_a_form_is_an_html_400(gateway: Gateway) -> None:
     assert response.headers["content-type"].startswith("text/html")
 
 
-def test_with_a_passphrase_required_the_page_asks_for_it_and_the_right_one_approves(
-    guarded: Gateway,
+@pytest.mark.req("owner.act.consent")
+def test_with_an_owner_enrolled_the_page_asks_for_the_owner_code_and_a_current_one_approves(
+    guarded: Gateway, codes: OwnerCodes
 ) -> None:
     flow = guarded.flow()
     page = flow.page()
-    assert 'type="password" name="passphrase"' in page.text
+    assert 'type="password" name="owner_code"' in page.text
     assert 'value="deny" formnovalidate>' in page.text
     form = parse_form(page.text).hidden
-    response = flow.decide({**form, "passphrase": PASSPHRASE})
+    response = flow.decide({**form, "profile": "trader", "owner_code": codes.next()})
     assert "code" in location_params(response)
+    [connection] = guarded.rows()["connections"]
+    assert connection["profile"] == "trader"
 
 
-@pytest.mark.parametrize("passphrase", [None, "", "correct horse battery stapl", PASSPHRASE + " "])
-def test_a_wrong_or_missing_passphrase_approves_nothing_and_spends_the_page(
-    guarded: Gateway, passphrase: str | None
+@pytest.mark.req("owner.act.consent")
+@pytest.mark.parametrize("kind", ["missing", "empty", "wrong", "replayed", "near passphrase"])
+def test_a_wrong_missing_or_replayed_code_approves_nothing_and_spends_the_page(
+    guarded: Gateway, codes: OwnerCodes, kind: str
 ) -> None:
+    if kind == "replayed":
+        first = guarded.flow()
+        assert "code" in location_params(first.decide({**first.form(), "owner_code": codes.next()}))
     flow = guarded.flow()
     form = flow.form()
-    attempt = form if passphrase is None else {**form, "passphrase": passphrase}
+    given = {
+        "missing": None,
+        "empty": "",
+        "wrong": codes.wrong(),
+        "replayed": codes.used_already() if kind == "replayed" else None,
+        "near passphrase": PASSPHRASE + " ",
+    }[kind]
+    attempt = form if given is None else {**form, "owner_code": given}
     refused = flow.decide(attempt)
-    assert refused.status_code == 403
-    assert "passphrase is not right" in refused.text
+    assert refused.status_code in (401, 403)
     assert "location" not in refused.headers
-    assert guarded.rows()["connections"] == []
-    again = flow.decide({**form, "passphrase": PASSPHRASE})
+    assert len(guarded.rows()["connections"]) == (1 if kind == "replayed" else 0)
+    again = flow.decide({**form, "owner_code": PASSPHRASE})
     assert again.status_code == 400
 
 
-def test_denial_needs_no_passphrase(guarded: Gateway) -> None:
+def test_denial_needs_no_owner_code(guarded: Gateway) -> None:
     flow = guarded.flow()
     assert location_params(flow.decide(flow.form(), "deny"))["error"] == "access_denied"
+
+
+@pytest.mark.req("owner.consent.monitor-only-unenrolled")
+def test_with_nobody_enrolled_the_page_says_how_to_enrol_and_grants_monitor_only(
+    unenrolled: Gateway,
+) -> None:
+    flow = unenrolled.flow()
+    page = flow.page()
+    assert "ordergate owner init" in page.text and 'name="owner_code"' not in page.text
+    trader = flow.decide({**flow.form(), "profile": "trader"})
+    assert trader.status_code == 403 and "only the monitor profile" in trader.text
+    assert unenrolled.rows()["connections"] == []
+    monitor = flow.decide({**flow.form(), "profile": "monitor"})
+    assert "code" in location_params(monitor)
+    [connection] = unenrolled.rows()["connections"]
+    assert connection["profile"] == "monitor"
 
 
 @pytest.fixture

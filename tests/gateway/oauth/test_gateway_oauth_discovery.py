@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from gateway_oauth_kit import START, Gateway
 
-from ordergate.core import ConfigError, Secret, SteppedClock
+from ordergate.core import ConfigError, SteppedClock
 from ordergate.gateway.oauth import GatewayAuth
-from ordergate.gateway.oauth._passphrase import OwnerPassphrase
 from ordergate.ledger import open_ledger
 
 
@@ -80,14 +79,6 @@ def test_the_authorization_server_metadata_offers_public_clients_and_s256_only(
         ({"refresh_ttl": timedelta(seconds=-1)}, "refresh_ttl"),
         ({"code_ttl": timedelta(0)}, "code_ttl"),
         ({"consent_ttl": timedelta(0)}, "consent_ttl"),
-        ({"require_passphrase": Secret("")}, "require_passphrase"),
-        (
-            {
-                "require_passphrase": Secret("one"),
-                "consent_check": OwnerPassphrase(Secret("another")),
-            },
-            "consent_check",
-        ),
     ],
 )
 def test_an_unusable_setting_is_refused_naming_it(

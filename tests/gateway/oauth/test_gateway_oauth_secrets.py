@@ -8,8 +8,8 @@ from pathlib import Path
 import httpx2
 import pytest
 from gateway_oauth_kit import location_params, serve
+from owner_testkit import PASSPHRASE, enrol
 
-PASSPHRASE = "owner passphrase for the scan"
 # The test's own HTTP client logs what it receives (a redirect's Location carries its code):
 # that is the owner receiving its value, not the server logging it.
 CLIENT_SIDE = ("httpx2", "httpcore2")
@@ -20,13 +20,14 @@ def test_no_value_minted_in_a_run_appears_in_its_logs_output_database_or_refusal
 ) -> None:
     caplog.set_level(logging.DEBUG)
     refusals: list[httpx2.Response] = []
-    with serve(tmp_path, passphrase=PASSPHRASE) as gateway:
+    enrol(tmp_path / "home", passphrase=PASSPHRASE)
+    with serve(tmp_path, owner=True) as gateway:
         flow = gateway.flow()
         form = flow.form()
-        refusals.append(flow.decide({**form, "passphrase": "not it"}))
-        refusals.append(flow.decide({**form, "passphrase": PASSPHRASE}))  # spent nonce
+        refusals.append(flow.decide({**form, "owner_code": "not it"}))
+        refusals.append(flow.decide({**form, "owner_code": PASSPHRASE}))  # spent nonce
         form = flow.form()
-        code = location_params(flow.decide({**form, "passphrase": PASSPHRASE}))["code"]
+        code = location_params(flow.decide({**form, "owner_code": PASSPHRASE}))["code"]
         gateway.minted.append(code)
         tokens = flow.exchange(code).json()
         refusals.append(flow.exchange(code))  # replay: the connection ends
@@ -36,7 +37,7 @@ def test_no_value_minted_in_a_run_appears_in_its_logs_output_database_or_refusal
         exchanges = []
         for verifier in ("x" * 43, second.verifier):  # a wrong verifier, then the right one
             form = second.form()
-            code = location_params(second.decide({**form, "passphrase": PASSPHRASE}))["code"]
+            code = location_params(second.decide({**form, "owner_code": PASSPHRASE}))["code"]
             gateway.minted.append(code)
             exchanges.append(second.exchange(code, code_verifier=verifier))
         refusals.append(exchanges[0])
@@ -56,7 +57,7 @@ def test_no_value_minted_in_a_run_appears_in_its_logs_output_database_or_refusal
     messages = [record.getMessage() for record in server_side]
     assert "an authorization code was presented twice: its connection ended" in messages
     assert "a rotated refresh token was presented again: its connection ended" in messages
-    assert "a consent was refused: the owner passphrase was not right" in messages
+    assert "a consent was refused: owner_code_wrong" in messages
 
     captured = capfd.readouterr()
     handler = caplog.handler

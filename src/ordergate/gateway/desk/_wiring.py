@@ -10,6 +10,7 @@ restarted in paper.
 
 from __future__ import annotations
 
+from ordergate.core import ConfigError
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, PolicyHook
 from ordergate.gateway.oauth import GatewayStore
@@ -19,7 +20,7 @@ from ordergate.policy import Mode, PolicyConfig
 from ordergate.profiles import Profiles
 from ordergate.runtime import Settings
 
-__all__ = ["ENROL_HINT", "enrolment_note", "owner_desk", "rearm_note"]
+__all__ = ["ENROL_HINT", "enrolment_note", "owner_authority", "owner_desk", "rearm_note"]
 
 ENROL_HINT = (
     "enrol the owner with `ordergate owner init` (as the gateway's OS user, with the same "
@@ -27,10 +28,26 @@ ENROL_HINT = (
 )
 
 
+def owner_authority(settings: Settings, config: GatewayConfig, ledger: Ledger) -> OwnerAuthority:
+    """The owner's authority over ``$ORDERGATE_HOME/owner.json`` on the gateway's ledger.
+    Raises ``ConfigError`` when the gateway listens beyond loopback with nobody enrolled
+    (its consent page must never connect a stranger, even to read), and ``EnrolmentError``
+    for an enrolment that cannot be read."""
+    authority = OwnerAuthority(enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger)
+    if config.beyond_loopback and authority.enrolment() is None:
+        raise ConfigError(
+            "host",
+            f"bound beyond loopback ({config.host}), the gateway needs an enrolled owner first: "
+            + ENROL_HINT,
+        )
+    return authority
+
+
 def owner_desk(
     settings: Settings,
     config: GatewayConfig,
     *,
+    authority: OwnerAuthority,
     ledger: Ledger,
     store: GatewayStore,
     guard_for: GuardFor,
@@ -39,7 +56,7 @@ def owner_desk(
     on_policy: PolicyHook | None,
 ) -> OwnerDesk:
     return OwnerDesk(
-        authority=OwnerAuthority(enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger),
+        authority=authority,
         ledger=ledger,
         store=store,
         guard_for=guard_for,

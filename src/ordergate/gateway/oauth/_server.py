@@ -28,9 +28,8 @@ from datetime import timedelta
 from sqlalchemy import Engine
 from starlette.routing import BaseRoute
 
-from ordergate.core import Clock, ConfigError, Secret
+from ordergate.core import Clock
 from ordergate.gateway.oauth._pages import GatewayPages
-from ordergate.gateway.oauth._passphrase import OwnerPassphrase
 from ordergate.gateway.oauth._paths import (
     AUTHORIZATION_PATH,
     CONSENT_PATH,
@@ -80,8 +79,9 @@ class GatewayAuth:
     """The gateway's authorization server.
 
     Raises ``ConfigError`` when ``public_url`` is not ``scheme://host[:port]``, when a
-    lifetime is not positive (the access token's at least a second), when
-    ``require_passphrase`` is empty, or when both it and ``consent_check`` are given.
+    lifetime is not positive (the access token's at least a second).
+    ``consent_check`` is what an approval needs besides the click (the owner code:
+    ``OwnerCode``).
     """
 
     def __init__(
@@ -90,7 +90,6 @@ class GatewayAuth:
         *,
         public_url: str,
         clock: Clock,
-        require_passphrase: Secret | None = None,
         consent_check: ConsentCheck | None = None,
         access_ttl: timedelta = timedelta(hours=1),
         refresh_ttl: timedelta = timedelta(days=30),
@@ -109,10 +108,6 @@ class GatewayAuth:
             },
             access="access_ttl",
         )
-        if require_passphrase is not None:
-            if consent_check is not None:
-                raise ConfigError("consent_check", "give it or require_passphrase, not both")
-            consent_check = OwnerPassphrase(require_passphrase)
         self.store = GatewayStore(
             engine,
             clock=clock,

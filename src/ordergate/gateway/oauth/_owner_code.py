@@ -1,0 +1,117 @@
+"""The owner code on the consent page: a consent hook (``ordergate.oauth.ConsentCheck``).
+
+Connecting a client and choosing its profile is an owner act, on every host, loopback
+included: an agent on the owner's machine can fetch the consent page and post it as well as
+any browser can (the page's nonce stops cross-site posts, not the client that fetched it),
+so approving needs what the agent lacks.
+
+- With an owner enrolled, the page asks for the owner code in a field named ``owner_code``
+  (a current authenticator code, or the passphrase); approving checks it with the
+  ``OwnerAuthority`` (single-use, locked out after wrong codes, journalled as the
+  ``consent`` act with the client and the profile — never the code), whatever the profile.
+- With nobody enrolled, the page says how to enrol and only a profile that grants nothing
+  beyond ``monitor``'s reads can be approved; any other is refused with 403 and nothing is
+  connected.
+
+Denying needs nothing. A refusal's sentence names what was wrong, never what was typed.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ordergate.execution._blocking import blocking
+from ordergate.oauth import (
+    Authorization,
+    ConsentCheck,
+    ConsentField,
+    ConsentPrompt,
+    ConsentRefusal,
+    MultiParams,
+    single_param,
+)
+from ordergate.owner import EnrolmentError, OwnerAct, OwnerAuthority, OwnerRefused
+from ordergate.profiles import DEFAULT_PROFILE, Profiles
+
+__all__ = ["ENROL_NOTICE", "FIELD", "OwnerCode"]
+
+_log = logging.getLogger(__name__)
+
+FIELD = "owner_code"
+ENROL_NOTICE = (
+    "No owner is enrolled on this gateway, so only the monitor profile (reads) can be "
+    "granted. To let an application do more, the owner enrols once, as the gateway's user: "
+    "ordergate owner init — then scans its QR code with an authenticator app."
+)
+_PROMPT = ConsentPrompt(
+    fields=(
+        ConsentField(
+            name=FIELD,
+            label="Owner code (from your authenticator app, or your passphrase)",
+            autocomplete="one-time-code",
+        ),
+    ),
+    notice="Approving is an owner act: it needs the owner code.",
+)
+_UNREADABLE = ConsentRefusal(
+    status_code=503, problem="the owner enrolment cannot be read, so nothing can be approved"
+)
+_STATUS = {"owner_code_required": 401, "owner_locked": 423}
+
+
+class OwnerCode(ConsentCheck):
+    """Approving a consent needs the owner code (or, with nobody enrolled, ``monitor``)."""
+
+    def __init__(self, authority: OwnerAuthority, profiles: Profiles) -> None:
+        self._authority = authority
+        self._profiles = profiles
+
+    def __repr__(self) -> str:
+        return "OwnerCode(<owner authority>)"
+
+    async def _enrolled(self) -> bool | None:
+        try:
+            return await blocking(self._authority.enrolment) is not None
+        except EnrolmentError:
+            return None
+
+    async def prompt(self) -> ConsentPrompt:
+        enrolled = await self._enrolled()
+        if enrolled is False:
+            return ConsentPrompt(notice=ENROL_NOTICE)
+        return _PROMPT
+
+    async def check(
+        self, *, form: MultiParams, profile: str | None, authorization: Authorization
+    ) -> ConsentRefusal | None:
+        enrolled = await self._enrolled()
+        if enrolled is None:
+            _log.warning("a consent was refused: the owner enrolment cannot be read")
+            return _UNREADABLE
+        chosen = profile or DEFAULT_PROFILE
+        if not enrolled:
+            if self._reads_only(chosen):
+                return None
+            _log.warning("a consent for %s was refused: no owner is enrolled", chosen)
+            return ConsentRefusal(
+                status_code=403,
+                problem="no owner is enrolled, so only the monitor profile can be granted; "
+                "enrol the owner with `ordergate owner init`",
+            )
+        code = single_param(form, FIELD)
+        detail = {"client_id": authorization.client_id, "profile": chosen}
+        try:
+            await blocking(self._authority.authorize, code, OwnerAct.CONSENT, detail=detail)
+        except OwnerRefused as refused:
+            _log.warning("a consent was refused: %s", refused.reason)
+            return ConsentRefusal(
+                status_code=_STATUS.get(refused.reason, 403), problem=str(refused)
+            )
+        return None
+
+    def _reads_only(self, name: str) -> bool:
+        """Whether profile ``name`` grants nothing beyond the default profile's reads."""
+        chosen, default = self._profiles.get(name), self._profiles.get(DEFAULT_PROFILE)
+        if chosen is None or default is None:
+            return False
+        return chosen.permissions <= default.permissions
