@@ -4,10 +4,13 @@ secrets (the token file, the ledger, the owner enrolment)."""
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
+import httpx2
 import pytest
+from owner_testkit import enrol
 from separation_testkit import (
     gateway_as,
     gateway_home,
@@ -19,7 +22,7 @@ from separation_testkit import (
 )
 
 from ordergate.client import TokenSet, write_token_file
-from ordergate.core import Secret, create_private
+from ordergate.core import Secret
 
 pytestmark = requires_root
 
@@ -59,6 +62,131 @@ print(json.dumps(seen))
 """
 
 
+# The agent's attacks on the owner's authority: plain HTTP to loopback, as any local script.
+ATTACKS = r"""
+import base64, hashlib, json, re, secrets, sys, urllib.error, urllib.parse, urllib.request
+
+given = json.loads(sys.argv[1])
+base = given["base"]
+seen = {}
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+opener = urllib.request.build_opener(NoRedirect)
+
+
+def send(path, body=None, form=None, method="POST"):
+    data, headers = None, {}
+    if body is not None:
+        data, headers = json.dumps(body).encode(), {"Content-Type": "application/json"}
+    if form is not None:
+        data = urllib.parse.urlencode(form).encode()
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+    request = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with opener.open(request, timeout=30) as answer:
+            return answer.status, answer.read().decode(), dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode(), dict(error.headers)
+
+
+def code_of(answer):
+    status, text, headers = answer
+    try:
+        return status, json.loads(text).get("error", {}).get("code")
+    except ValueError:
+        return status, None
+
+
+# 1. Self-consent: register a client, fetch the consent page, approve it as trader.
+status, text, _ = send("/oauth/register", {"redirect_uris": ["http://127.0.0.1:9/cb"],
+                                          "client_name": "innocent"})
+client = json.loads(text)["client_id"]
+verifier = secrets.token_urlsafe(48)
+challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=")
+query = urllib.parse.urlencode({
+    "response_type": "code", "client_id": client, "redirect_uri": "http://127.0.0.1:9/cb",
+    "code_challenge": challenge.decode(), "code_challenge_method": "S256", "state": "s",
+})
+status, page, _ = send("/oauth/authorize?" + query, method="GET")
+hidden = dict(re.findall(r'type="hidden" name="([^"]+)" value="([^"]+)"', page))
+for guess in ("", "123456"):
+    status, page, _ = send("/oauth/authorize?" + query, method="GET")
+    hidden = dict(re.findall(r'type="hidden" name="([^"]+)" value="([^"]+)"', page))
+    status, text, headers = send("/oauth/consent", form={
+        **hidden, "profile": "trader", "decision": "approve", "owner_code": guess})
+    seen[f"consent:{guess or 'none'}"] = {"status": status,
+                                          "code": "code=" in headers.get("location", "")}
+# 2. The owner route: approve the held order, resume after a pause, loosen, mint.
+approval = given["approval"]
+seen["approve"] = code_of(send(f"/owner/approvals/{approval}/approve", {}))
+seen["approve_guess"] = code_of(send(f"/owner/approvals/{approval}/approve",
+                                     {"owner_code": "000000"}))
+seen["pause"] = send("/owner/pause", {"reason": "the agent pauses"})[0]
+seen["resume"] = code_of(send("/owner/resume", {}))
+seen["resume_guess"] = code_of(send("/owner/resume", {"owner_code": "111111"}))
+seen["mint"] = code_of(send("/owner/tokens", {"caller": "me", "profile": "trader",
+                                              "ttl_s": 600}))
+print(json.dumps(seen))
+"""
+OPEN = "2026-12-01T15:00:00+00:00"  # a Tuesday, 10:00 in New York: the market is open
+
+
+@pytest.mark.req("owner.separation.other-user")
+def test_an_agent_of_another_user_cannot_consent_as_trader_approve_an_order_or_resume() -> None:
+    with (
+        os_user("og-gateway") as gateway,
+        os_user("og-agent") as agent,
+        gateway_home(gateway) as home,
+    ):
+        codes = enrol(home)
+        give(home / "owner.json", gateway)
+        clock = {"ORDERGATE_SANDBOX_START": OPEN}
+        secret = {"ORDERGATE_MASTER_SECRET": "separation-master-secret-" + "s" * 24}
+        with gateway_as(gateway, home, env={**clock, **secret}) as url:
+            # An order waiting for the owner (the default policy holds every order).
+            filed = ordergate_as(
+                gateway, home, "order", "SPY", "buy", "--usd", "5", "--sandbox", "--json",
+                env={**clock, "ORDERGATE_GATEWAY_URL": url},
+            )  # fmt: skip
+            assert filed.returncode == 0, filed.stderr
+            approval = json.loads(filed.stdout.splitlines()[-1])["approval_id"]
+            seen = python_as(agent, ATTACKS, {"base": url, "approval": approval})
+            # The agent's own copy of the command line: the gateway refuses a guessed code,
+            # and without the gateway it cannot open the ledger at all.
+            through_gateway = ordergate_as(
+                agent, Path("/nonexistent"), "approve", approval, "--code", codes.wrong(),
+                "--gateway", url,
+            )  # fmt: skip
+            around_it = ordergate_as(
+                agent, home, "approve", approval, "--code", codes.wrong(),
+                "--gateway", "http://127.0.0.1:9",
+            )  # fmt: skip
+            still = httpx2.get(url + "/owner/status", timeout=30).json()
+            pending = httpx2.get(url + "/owner/approvals", timeout=30).json()["approvals"]
+            # The owner, another user again (here: the test itself), acts with the code.
+            owner = httpx2.post(
+                f"{url}/owner/resume", json={"owner_code": codes.next()}, timeout=30
+            ).json()
+    for guess in ("none", "123456"):
+        assert seen[f"consent:{guess}"]["code"] is False, seen
+        assert seen[f"consent:{guess}"]["status"] in (401, 403), seen
+    assert seen["approve"] == [401, "owner_code_required"]
+    assert seen["approve_guess"] == [403, "owner_code_wrong"]
+    assert seen["pause"] == 200  # pausing only makes things safer
+    assert seen["resume"] == [401, "owner_code_required"]
+    assert seen["resume_guess"] == [403, "owner_code_wrong"]
+    assert seen["mint"] == [401, "owner_code_required"]
+    assert through_gateway.returncode == 5, through_gateway.stderr
+    assert around_it.returncode == 2 and "cannot open the ledger" in around_it.stderr
+    assert still["paused"] is True and [item["approval_id"] for item in pending] == [approval]
+    assert owner["changed"] is True
+
+
 def _secrets(home: Path) -> dict[str, Path]:
     return {
         "token_file": home / "robinhood-tokens.json",
@@ -81,8 +209,7 @@ def test_an_agent_of_another_user_reaches_mcp_but_cannot_read_the_gateways_secre
             files["token_file"], TokenSet(access_token=Secret("separation-placeholder-token"))
         )
         give(files["token_file"], gateway)
-        # A placeholder until the owner enrolment (issue 12 §1) writes the real one.
-        create_private(files["owner"], b'{"placeholder": true}\n')
+        enrol(home)
         give(files["owner"], gateway)
         with gateway_as(gateway, home) as url:
             for path in files.values():  # the gateway made the ledger, its WAL and the policy

@@ -131,6 +131,8 @@ REQUIREMENTS: dict[str, str] = {
     "owner.code.single-use": "RFC 6238 §5.2, issue 12 §1: a code (or an earlier one) once only",
     "owner.code.lockout": "issue 12 §1: 5 wrong codes in 15 min lock owner acts for 15 min",
     "owner.code.journalled-without-code": "issue 12 §1: every owner act journalled, never the code",
+    "owner.act.consent": "issue 12 §1: approving a client on the consent page needs the code",
+    "owner.consent.monitor-only-unenrolled": "issue 12 §1: unenrolled, consent grants monitor only",
     "owner.act.approve": "issue 12 §1: approving a held order needs the owner code",
     "owner.act.safer-needs-no-code": "issue 12 §1: deny, pause, revoke need no code; resume does",
     "owner.act.policy": "issue 12 §1: a policy that loosens needs the code; tightening does not",

@@ -113,9 +113,10 @@ def _as(user: OsUser) -> list[str]:
     ]  # fmt: skip
 
 
-def ordergate_environment(home: Path) -> dict[str, str]:
+def ordergate_environment(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
     """What a process of another user needs to import ordergate with the system's Python:
-    nothing of the test's own environment (no ``ORDERGATE_*``, no coverage hooks)."""
+    nothing of the test's own environment (no ``ORDERGATE_*``, no coverage hooks), plus
+    ``extra``."""
     site_packages = sysconfig.get_paths()["purelib"]
     source = str(Path(ordergate.__file__).resolve().parents[1])
     return {
@@ -125,6 +126,7 @@ def ordergate_environment(home: Path) -> dict[str, str]:
         "ORDERGATE_HOME": str(home),
         "PYTHONPATH": os.pathsep.join((source, site_packages)),
         "PYTHONDONTWRITEBYTECODE": "1",
+        **(extra or {}),
     }
 
 
@@ -133,14 +135,18 @@ def _ordergate(*args: str) -> list[str]:
 
 
 @contextmanager
-def gateway_as(user: OsUser, home: Path, *args: str) -> Iterator[str]:
+def gateway_as(
+    user: OsUser, home: Path, *args: str, env: dict[str, str] | None = None
+) -> Iterator[str]:
     """``ordergate serve --sandbox`` on a free loopback port as ``user``, with ``home`` as its
-    ``ORDERGATE_HOME``: its URL once it says it serves (within ``START_BOUND_S``); stopped
-    when the block ends."""
+    ``ORDERGATE_HOME`` (and ``env`` besides): its URL once it says it serves (within
+    ``START_BOUND_S``); stopped when the block ends."""
     command = [*_as(user), *_ordergate("serve", "--sandbox", "--port", "0", *args)]
-    with started(
-        command, ready_marker=_BANNER, timeout_s=START_BOUND_S, env=ordergate_environment(home)
-    ) as (_, banner):
+    environment = ordergate_environment(home, env)
+    with started(command, ready_marker=_BANNER, timeout_s=START_BOUND_S, env=environment) as (
+        _,
+        banner,
+    ):
         found = _URL.search(banner)
         assert found is not None, banner
         yield found.group(1)
@@ -160,10 +166,12 @@ def run_as(
     )
 
 
-def ordergate_as(user: OsUser, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``ordergate ARGS`` run once as ``user`` with ``home`` as its ``ORDERGATE_HOME``, within
-    ``RUN_BOUND_S``."""
-    return run_as(user, _ordergate(*args), env=ordergate_environment(home))
+def ordergate_as(
+    user: OsUser, home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``ordergate ARGS`` run once as ``user`` with ``home`` as its ``ORDERGATE_HOME`` (and
+    ``env`` besides), within ``RUN_BOUND_S``."""
+    return run_as(user, _ordergate(*args), env=ordergate_environment(home, env))
 
 
 def python_as(user: OsUser, snippet: str, argument: dict[str, Any]) -> dict[str, Any]:

@@ -102,13 +102,18 @@ def engine_for(url: URL, *, create: bool = True) -> Engine:
     if url.get_backend_name() == "postgresql":
         return create_engine(url, pool_pre_ping=True)
     path = Path(str(url.database)).expanduser()
-    if not path.exists():
-        if not create:
-            raise LedgerError(f"no ledger at {path}")
-        # SQLite would create it with the process umask (0644): created 0600 here, its -wal
-        # and -shm files take the same mode (SQLite copies the main file's).
-        with contextlib.suppress(FileExistsError):
-            create_private(path)
+    try:
+        exists = path.exists()
+        if not exists and create:
+            # SQLite would create it with the process umask (0644): created 0600 here, its
+            # -wal and -shm files take the same mode (SQLite copies the main file's).
+            with contextlib.suppress(FileExistsError):
+                create_private(path)
+    except OSError as error:
+        # Another OS user's ledger (its folder 0700), say: say so, never a traceback.
+        raise LedgerError(f"cannot open the ledger at {path} ({error.strerror})") from None
+    if not exists and not create:
+        raise LedgerError(f"no ledger at {path}")
     engine = create_engine(url.set(database=str(path)))
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
