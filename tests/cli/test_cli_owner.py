@@ -1,0 +1,95 @@
+"""``ordergate owner init`` and ``ordergate owner status``, as the owner runs them."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pyotp
+import pytest
+from typer.testing import CliRunner, Result
+
+from ordergate.cli import app
+from ordergate.core import RealtimeClock
+from ordergate.ledger import open_ledger
+from ordergate.owner import read_enrolment
+
+PHRASE = "a long and private passphrase"
+
+
+def run(home: Path, *args: str, stdin: str | None = None) -> Result:
+    env = {"ORDERGATE_HOME": str(home), "ORDERGATE_DB_URL": ""}
+    return CliRunner().invoke(app, ["owner", *args], env=env, input=stdin)
+
+
+def _secret_of(result: Result) -> str:
+    [uri] = [line for line in result.stdout.splitlines() if line.startswith("otpauth://")]
+    return parse_qs(urlsplit(uri).query)["secret"][0]
+
+
+@pytest.mark.req("owner.enrolment.private")
+def test_init_prints_the_uri_on_a_line_of_its_own_and_keeps_the_secret_0600(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    result = run(home, "init")
+    assert result.exit_code == 0, result.output
+    secret = _secret_of(result)
+    enrolment = read_enrolment(home / "owner.json")
+    assert enrolment is not None and enrolment.totp_secret.reveal() == secret
+    assert enrolment.passphrase is None
+    assert stat.S_IMODE((home / "owner.json").stat().st_mode) == 0o600
+    assert "not shown again" in result.stderr
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        assert [entry.kind for entry in ledger.journal.entries()] == ["owner_enrolled"]
+
+
+def test_init_draws_a_qr_code_when_asked(tmp_path: Path) -> None:
+    result = run(tmp_path / "home", "init", "--qr")
+    assert result.exit_code == 0 and "█" in result.stdout
+
+
+@pytest.mark.req("owner.enrolment.passphrase-hashed")
+def test_init_with_a_passphrase_on_stdin_enrols_both_and_keeps_only_its_hash(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    result = run(home, "init", "--passphrase-stdin", stdin=PHRASE + "\n")
+    assert result.exit_code == 0, result.output
+    assert PHRASE not in (home / "owner.json").read_text()
+    status = run(home, "status", "--json")
+    assert json.loads(status.stdout) == {
+        "enrolled": True, "locked_until": None, "passphrase": True, "recent_failures": 0,
+    }  # fmt: skip
+    assert "authenticator code and passphrase" in run(home, "status").stdout
+
+
+def test_a_short_passphrase_is_refused_and_nothing_is_enrolled(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    result = run(home, "init", "--passphrase-stdin", stdin="short\n")
+    assert result.exit_code == 2 and "passphrase" in result.stderr
+    assert not (home / "owner.json").exists()
+
+
+@pytest.mark.req("owner.code.required")
+def test_enrolling_again_needs_the_current_code_and_then_replaces_the_secret(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    first = _secret_of(run(home, "init"))
+    refused = run(home, "init", "--code", "not the code")
+    assert refused.exit_code == 5 and "owner_code_wrong" in refused.stderr
+    assert read_enrolment(home / "owner.json").totp_secret.reveal() == first  # type: ignore[union-attr]
+    again = run(home, "init", "--code", pyotp.TOTP(first).now())
+    assert again.exit_code == 0, again.output
+    assert _secret_of(again) != first
+    replay = run(home, "init", "--code", pyotp.TOTP(first).now())
+    assert replay.exit_code == 5  # the old secret's codes no longer count
+
+
+def test_status_says_when_nobody_is_enrolled(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()).close()
+    result = run(home, "status")
+    assert result.exit_code == 0 and "no owner enrolled" in result.stdout

@@ -1,0 +1,92 @@
+"""The owner's commands against a running gateway: each act goes over its owner route (the
+gateway's own key, guards and ledger), with the owner code where the act needs one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from desk_kit import Desk, owner_desk
+from typer.testing import CliRunner, Result
+
+from ordergate.cli import app
+from ordergate.policy import DEFAULT_POLICY_TOML
+
+
+def command(desk: Desk, *args: str) -> Result:
+    """``ordergate ARGS --gateway URL`` as the owner runs it: no key, no ledger of its own."""
+    env = {
+        "ORDERGATE_HOME": str(desk.home.parent / "owner-elsewhere"),
+        "ORDERGATE_DB_URL": "",
+        "ORDERGATE_MASTER_SECRET": "",
+        "ORDERGATE_CALLER_TOKEN_KEY": "",
+    }
+    return CliRunner().invoke(app, [*args, "--gateway", desk.url], env=env)
+
+
+@pytest.mark.req("owner.act.approve")
+def test_approve_through_the_gateway_places_the_order_with_the_code_and_not_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch, passphrase=None) as desk:
+        held = desk.held_order()
+        listed = command(desk, "approvals", "--json")
+        assert [item["approval_id"] for item in json.loads(listed.stdout)] == [held["approval_id"]]
+        wrong = command(desk, "approve", held["approval_id"], "--code", desk.codes.wrong())
+        assert wrong.exit_code == 5 and "owner_code_wrong" in wrong.stderr
+        approved = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
+        assert approved.exit_code == 0, approved.output
+        assert "status    filled" in approved.stdout and "mode      paper" in approved.stdout
+        again = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
+        assert again.exit_code == 6
+
+
+@pytest.mark.req("owner.act.safer-needs-no-code")
+def test_pause_needs_no_code_and_resume_asks_for_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        assert command(desk, "pause", "--reason", "lunch").exit_code == 0
+        assert desk.ledger.controls.pause_state().paused
+        no_code = command(desk, "resume")
+        assert no_code.exit_code == 2 and "--code" in no_code.stderr
+        resumed = command(desk, "resume", "--code", desk.codes.passphrase or "")
+        assert resumed.exit_code == 0 and "reason: lunch" in resumed.stdout
+        assert not desk.ledger.controls.pause_state().paused
+
+
+@pytest.mark.req("owner.act.policy")
+def test_policy_apply_through_the_gateway_tightens_freely_and_loosens_with_the_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        tighter = tmp_path / "tighter.toml"
+        tighter.write_text('approval = "always"\n[symbols]\nallow = ["SPY"]\n'
+                           '[limits]\nmax_order_usd = "50"\n')  # fmt: skip
+        applied = command(desk, "policy", "apply", str(tighter))
+        assert applied.exit_code == 0, applied.output
+        assert "changed: limits.max_order_usd" in applied.stdout
+        looser = tmp_path / "looser.toml"
+        looser.write_text(DEFAULT_POLICY_TOML)
+        refused = command(desk, "policy", "apply", str(looser))
+        assert refused.exit_code == 2 and "--code" in refused.stderr
+        done = command(desk, "policy", "apply", str(looser), "--code", desk.codes.next(), "--json")
+        assert done.exit_code == 0, done.output
+        assert json.loads(done.stdout)["loosened"] == ["limits.max_order_usd", "symbols.allow"]
+        assert (desk.home / "policy.toml").read_text() == DEFAULT_POLICY_TOML
+
+
+@pytest.mark.req("owner.act.token-mint")
+def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        args = ("token", "mint", "--caller", "nightly", "--profile")
+        reader = command(desk, *args, "monitor")
+        assert reader.exit_code == 0, reader.output
+        assert reader.stdout.strip().count(".") == 1
+        trader = command(desk, *args, "trader", "--code", desk.codes.next())
+        assert trader.exit_code == 0, trader.output
+        listed = command(desk, "connections", "list", "--json")
+        assert listed.exit_code == 0 and json.loads(listed.stdout) == []
