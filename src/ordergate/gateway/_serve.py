@@ -69,6 +69,7 @@ logger = logging.getLogger(__name__)
 _START_TIMEOUT_S = 60.0
 _HOUSEKEEPING_S = 3600.0
 _SWEEP_S = 60.0  # how soon an ended connection's upstream session leaves memory
+_POLICY_WATCH_S = 2.0  # how soon a policy applied by another process is enforced here
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,9 +188,21 @@ async def _serve(
                     if closed:
                         logger.info("closed %d ended connections' upstream sessions", closed)
 
+        async def follow_policy() -> None:
+            while True:  # bounded by the server's lifetime: cancelled when it stops
+                await anyio.sleep(_POLICY_WATCH_S)
+                try:
+                    note = await desk.follow_applied()
+                except Exception as error:  # one failed read must not end the watch
+                    logger.warning("reading the applied policy failed: %s", type(error).__name__)
+                    continue
+                if note:
+                    logger.info("%s", note)
+
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(housekeeping)
             tasks.start_soon(sweep)
+            tasks.start_soon(follow_policy)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
 

@@ -119,6 +119,8 @@ class OwnerDesk:
         self._profiles = profiles
         self._caller_key = caller_key
         self._clock = clock or RealtimeClock()
+        applied = ledger.controls.applied_policy()
+        self._followed = applied.sha256 if applied is not None else None
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -237,6 +239,7 @@ class OwnerDesk:
             loosened=loosened,
             changed=changed,
         )
+        self._followed = digest
         notes = [
             note for note in (await self._write_policy(text), await self._swap(policy)) if note
         ]
@@ -248,6 +251,18 @@ class OwnerDesk:
             "credential": credential,
             "notes": notes,
         }
+
+    async def follow_applied(self) -> str | None:
+        """Swap in a policy another process (a replica, the command line on the ledger) has
+        applied since this desk last looked; a note when it did, else ``None``."""
+        applied = await blocking(self._ledger.controls.applied_policy)
+        if applied is None or applied.sha256 == self._followed:
+            return None
+        self._followed = applied.sha256
+        note = await self._swap(parse_policy(applied.text))
+        return f"now enforcing the policy applied elsewhere, sha256:{applied.sha256}" + (
+            f"; {note}" if note else ""
+        )
 
     async def _write_policy(self, text: str) -> str | None:
         path = self._policy.path
