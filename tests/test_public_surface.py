@@ -108,7 +108,8 @@ SURFACE = {
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",
         "PolicyConfig", "Position", "Proposal", "ProposalError", "Quote", "RULES", "ReasonCode",
         "Rule", "SESSION_COVERAGE", "Stage", "Terms", "TradingState", "estimate_terms",
-        "evaluate", "is_plain_ticker", "load_policy", "normalise_symbol", "parse_policy",
+        "evaluate", "is_padded", "is_plain_ticker", "load_policy", "normalise_symbol",
+        "parse_policy",
         "policy_from_mapping", "reduces_position", "write_default_policy",
     },
     "ordergate.client": {

@@ -113,4 +113,7 @@ REQUIREMENTS: dict[str, str] = {
     "callers.identity-from-token": "seed 002: the token's identity wins over any header",
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
+    # Issue 12 §4: bypasses closed
+    "gateway.bypass.symbol-padding": "issue 12 §4.7: a symbol with space or a control "
+    "character around it is refused, not stripped",
 }
