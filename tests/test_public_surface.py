@@ -98,10 +98,10 @@ SURFACE = {
     },
     "ordergate.mcpserve": {
         "Challenge", "DEFAULT_MAX_BODY", "DROP", "Framing", "HostPolicy", "INTERNAL_ERROR",
-        "INVALID_PARAMS", "INVALID_REQUEST", "METHOD_NOT_FOUND", "McpEndpoint", "PARSE_ERROR",
-        "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo", "ServerMethods", "Session",
-        "SessionStore", "TransportFaults", "dumps_decimal_numbers", "dumps_decimal_strings",
-        "error_result", "open_session", "tool_result",
+        "INVALID_PARAMS", "INVALID_REQUEST", "MAX_JSON_DEPTH", "METHOD_NOT_FOUND",
+        "McpEndpoint", "PARSE_ERROR", "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo",
+        "ServerMethods", "Session", "SessionStore", "TransportFaults", "dumps_decimal_numbers",
+        "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
     },
     "ordergate.policy": {
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",

@@ -114,6 +114,8 @@ REQUIREMENTS: dict[str, str] = {
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
     # Issue 12 §4: bypasses closed
+    "gateway.bypass.deep-json": "issue 12 §4.6: deeply nested or unparseable JSON is a 400, "
+    "never a 500",
     "gateway.bypass.symbol-padding": "issue 12 §4.7: a symbol with space or a control "
     "character around it is refused, not stripped",
 }

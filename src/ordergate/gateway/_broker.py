@@ -3,9 +3,10 @@ speak MCP.
 
 The bearer token (a caller token or a gateway access token) is verified exactly as ``/mcp``
 verifies it; Host and Origin are checked as ``/mcp`` checks them (DNS rebinding); the per-IP
-``mcp`` rate limit and the 8 KB body cap apply (``_limits``). The request is authorized by
-the permission named after the capability (``orders/place`` → ``orders.place``) and then
-runs as the same ``tools/call`` the MCP endpoint runs (``GatewayMethods.capability``): the
+``mcp`` rate limit and the 8 KB body cap apply (``_limits``), and the body is parsed as
+``/mcp`` parses it (``loads_json``: amounts as ``Decimal``, nesting bounded). The request is
+authorized by the permission named after the capability (``orders/place`` →
+``orders.place``) and then runs as the same ``tools/call`` the MCP endpoint runs (``GatewayMethods.capability``): the
 same profile check, routing, guard and record, so both paths enforce identically.
 
 Answers are JSON: 200 with the tool's ``{data, guide}``; 401 with the same challenge as
@@ -16,7 +17,6 @@ or tool; 400 for a malformed body; 422 when the call was refused or failed (the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +26,7 @@ from starlette.routing import Route
 
 from ordergate.execution._blocking import blocking
 from ordergate.gateway.mcp import GatewayMethods
-from ordergate.mcpserve import HostPolicy, dumps_decimal_numbers
+from ordergate.mcpserve import HostPolicy, dumps_decimal_numbers, loads_json
 
 __all__ = ["BROKER_PATH", "broker_route"]
 
@@ -65,8 +65,8 @@ def broker_route(
                 headers={"www-authenticate": challenge(error=error)},
             )
         try:
-            body = json.loads(await request.body())
-        except ValueError:
+            body = loads_json(await request.body())
+        except ValueError:  # not JSON, or nested past MAX_JSON_DEPTH
             return _Json(_bad("The body must be JSON."), status_code=400)
         permission = f"{request.path_params['name']}.{request.path_params['action']}"
         status, answer = await methods.capability(principal, permission, body)

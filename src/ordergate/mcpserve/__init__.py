@@ -3,13 +3,18 @@
 The sandbox venue (``/mcp/trading``) and the gateway (``/mcp``) each plug their own methods
 (``ServerMethods``: ``initialize``, ``tools/list``, ``tools/call`` …) and their own token
 verifier into one ``McpEndpoint``, which owns the rest: HTTP, JSON and SSE framing,
-JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``) and the request
-body cap.
+JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``), the request
+body cap and the nesting bound (``loads_json``).
 """
 
 from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint
 from ordergate.mcpserve._framing import Framing
-from ordergate.mcpserve._json import dumps_decimal_numbers, dumps_decimal_strings
+from ordergate.mcpserve._json import (
+    MAX_JSON_DEPTH,
+    dumps_decimal_numbers,
+    dumps_decimal_strings,
+    loads_json,
+)
 from ordergate.mcpserve._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -36,6 +41,7 @@ __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
+    "MAX_JSON_DEPTH",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "SUPPORTED_PROTOCOL_VERSIONS",
@@ -52,6 +58,7 @@ __all__ = [
     "dumps_decimal_numbers",
     "dumps_decimal_strings",
     "error_result",
+    "loads_json",
     "open_session",
     "tool_result",
 ]

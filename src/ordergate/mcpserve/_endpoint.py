@@ -9,7 +9,8 @@ answering before anything later is read:
 3. injected faults, when a simulator supplies them (``TransportFaults``);
 4. the bearer token, through the server's verifier: 401 with the server's challenge;
 5. ``Accept`` (406), ``Content-Type`` (415), the body size (``max_body``: 413);
-6. the JSON-RPC message, the session and the protocol version; then the server's methods.
+6. the JSON-RPC message (unparseable, or nested past ``MAX_JSON_DEPTH``: 400 with a parse
+   error), the session and the protocol version; then the server's methods.
 
 Each server (the sandbox venue, the gateway) supplies its own ``ServerMethods`` and its own
 token verifier; the principal the verifier returns is handed to ``ServerMethods.call``.
@@ -21,14 +22,12 @@ endpoint where this one is asked to stay under 2.5×.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from decimal import Decimal
 from typing import Any, Generic, Protocol, TypeVar
 
 from ordergate.mcpserve._framing import Framing, choose_framing, encode_body
-from ordergate.mcpserve._json import dumps_decimal_strings
+from ordergate.mcpserve._json import dumps_decimal_strings, loads_json
 from ordergate.mcpserve._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -172,7 +171,7 @@ class McpEndpoint(Generic[P]):
         principal: P,
     ) -> None:
         try:
-            message = json.loads(body, parse_float=Decimal)
+            message = loads_json(body)
         except ValueError:
             await self._reply(
                 send, 400, framing, error_response(None, RpcError(PARSE_ERROR, "Parse error"))
