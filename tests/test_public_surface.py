@@ -97,7 +97,8 @@ SURFACE = {
         "Routing", "gateway_endpoint", "route",
     },
     "ordergate.mcpserve": {
-        "Challenge", "DEFAULT_MAX_BODY", "DROP", "Framing", "HostPolicy", "INTERNAL_ERROR",
+        "Challenge", "DEFAULT_MAX_BODY", "DROP", "Framing", "HostCheck", "HostPolicy",
+        "INTERNAL_ERROR",
         "INVALID_PARAMS", "INVALID_REQUEST", "MAX_JSON_DEPTH", "METHOD_NOT_FOUND",
         "McpEndpoint", "PARSE_ERROR", "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo",
         "ServerMethods", "Session", "SessionStore", "TransportFaults", "dumps_decimal_numbers",

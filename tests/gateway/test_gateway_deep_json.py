@@ -92,7 +92,10 @@ def test_deeply_nested_json_at_the_broker_is_a_400(
     answer = gw.post(
         "/api/capability/market/read",
         content=body.encode(),
-        headers={"authorization": f"Bearer {gw.caller_token()}", "content-type": "application/json"},
+        headers={
+            "authorization": f"Bearer {gw.caller_token()}",
+            "content-type": "application/json",
+        },
     )
     assert answer.status_code == 400, answer.text
     assert answer.json()["error"]["code"] == "INVALID_ARGUMENT"
@@ -120,7 +123,9 @@ def venue() -> Iterator[httpx2.Client]:
         SandboxServer(SandboxConfig(port=0, seed=7)) as sandbox,
         httpx2.Client(base_url=sandbox.base_url, timeout=30) as http,
     ):
-        http.headers["authorization"] = "Bearer " + sandbox.oauth.mint_tokens().access_token.reveal()
+        http.headers["authorization"] = (
+            "Bearer " + sandbox.oauth.mint_tokens().access_token.reveal()
+        )
         yield http
 
 
@@ -142,7 +147,8 @@ def test_deeply_nested_json_on_the_venues_mcp_is_a_parse_error(
 
 @pytest.mark.parametrize(
     ("path", "body"),
-    [("/_sandbox/faults", nested(100_000)), ("/_sandbox/faults", '{"latency_ms":' + nested(900) + "}"),
+    [("/_sandbox/faults", nested(100_000)),
+     ("/_sandbox/faults", '{"latency_ms":' + nested(900) + "}"),
      ("/_sandbox/clock", nested(100_000)), ("/oauth/trading/register", nested(100_000))],
     ids=["faults-top", "faults-inner", "clock-top", "register-top"],
 )  # fmt: skip

@@ -114,6 +114,10 @@ REQUIREMENTS: dict[str, str] = {
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
     # Issue 12 §4: bypasses closed
+    "gateway.bypass.host-origin-every-route": "issue 12 §4.4: Host and Origin checked on every "
+    "gateway and sandbox route",
+    "gateway.bypass.host-parsing": "issue 12 §4.4, RFC 3986 §3.2.2: Host and Origin parsed "
+    "strictly (bracketed IPv6, ports, no userinfo)",
     "gateway.bypass.deep-json": "issue 12 §4.6: deeply nested or unparseable JSON is a 400, "
     "never a 500",
     "gateway.bypass.symbol-padding": "issue 12 §4.7: a symbol with space or a control "

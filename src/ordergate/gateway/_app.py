@@ -3,8 +3,10 @@
 ``gateway_auth`` builds the authorization server (with the upstream sign-in when each
 connection keeps a sealed session of its own); ``build_gateway_app`` puts it, the MCP endpoint
 over a ``GatewayBackend`` (``_owner``: the owner's one session; ``custody``: each
-connection's own) and the metrics behind the per-IP rate limits and the 8 KB body cap
-(``_limits``), which every request passes before any route.
+connection's own) and the metrics behind the ``Host``/``Origin`` check (``HostCheck``: the
+gateway's own authority or a loopback name, DNS-rebinding protection on every route), then
+the per-IP rate limits and the 8 KB body cap (``_limits``), which every request passes
+before any route.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ordergate.gateway.mcp._profiles import ProfileLookup
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._authorize import SignIn
 from ordergate.gateway.oauth._store import GatewayStore
+from ordergate.mcpserve import HostCheck, HostPolicy
 from ordergate.profiles import Profile, Profiles
 
 __all__ = ["build_gateway_app", "gateway_auth", "profile_lookup"]
@@ -111,16 +114,15 @@ def build_gateway_app(
         challenge=verifier.www_authenticate,
         public_url=public_url,
         max_body=config.max_body,
+        check_hosts=False,  # HostCheck below covers /mcp with every other route
     )
     routes: list[BaseRoute] = [
         *auth.routes(),
         Route("/mcp", endpoint),
-        broker_route(
-            methods, verify=verify, challenge=verifier.www_authenticate, public_url=public_url
-        ),
+        broker_route(methods, verify=verify, challenge=verifier.www_authenticate),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
     ]
-    return LimitMiddleware(
+    limited = LimitMiddleware(
         Starlette(routes=routes),
         limits=config.limits,
         counter=counter or MemoryCounter(),
@@ -128,3 +130,4 @@ def build_gateway_app(
         max_body=config.max_body,
         on_refusal=metrics.refused,
     )
+    return HostCheck(limited, policy=HostPolicy.for_url(public_url, speaker="the gateway"))

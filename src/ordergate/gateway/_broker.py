@@ -2,12 +2,14 @@
 speak MCP.
 
 The bearer token (a caller token or a gateway access token) is verified exactly as ``/mcp``
-verifies it; Host and Origin are checked as ``/mcp`` checks them (DNS rebinding); the per-IP
+verifies it; Host and Origin are checked by the gateway app's ``HostCheck`` as for every
+route (DNS rebinding); the per-IP
 ``mcp`` rate limit and the 8 KB body cap apply (``_limits``), and the body is parsed as
 ``/mcp`` parses it (``loads_json``: amounts as ``Decimal``, nesting bounded). The request is
 authorized by the permission named after the capability (``orders/place`` →
-``orders.place``) and then runs as the same ``tools/call`` the MCP endpoint runs (``GatewayMethods.capability``): the
-same profile check, routing, guard and record, so both paths enforce identically.
+``orders.place``) and then runs as the same ``tools/call`` the MCP endpoint runs
+(``GatewayMethods.capability``): the same profile check, routing, guard and record, so both
+paths enforce identically.
 
 Answers are JSON: 200 with the tool's ``{data, guide}``; 401 with the same challenge as
 ``/mcp``; 403 when the profile does not grant the permission; 404 for an unknown capability
@@ -26,7 +28,7 @@ from starlette.routing import Route
 
 from ordergate.execution._blocking import blocking
 from ordergate.gateway.mcp import GatewayMethods
-from ordergate.mcpserve import HostPolicy, dumps_decimal_numbers, loads_json
+from ordergate.mcpserve import dumps_decimal_numbers, loads_json
 
 __all__ = ["BROKER_PATH", "broker_route"]
 
@@ -43,16 +45,8 @@ def broker_route(
     *,
     verify: Callable[[str], Any],
     challenge: Callable[..., str],
-    public_url: str,
 ) -> Route:
-    hosts = HostPolicy.for_url(public_url, speaker="the gateway")
-
     async def broker(request: Request) -> Response:
-        if not hosts.host_allowed(request.headers.get("host", "").encode("latin-1")):
-            return Response(hosts.host_refusal, status_code=421)
-        origin = request.headers.get("origin")
-        if not hosts.origin_allowed(origin.encode("latin-1") if origin is not None else None):
-            return Response(hosts.origin_refusal, status_code=403)
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         principal = None
         if scheme.lower() == "bearer" and token.strip():

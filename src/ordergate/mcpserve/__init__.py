@@ -3,8 +3,8 @@
 The sandbox venue (``/mcp/trading``) and the gateway (``/mcp``) each plug their own methods
 (``ServerMethods``: ``initialize``, ``tools/list``, ``tools/call`` …) and their own token
 verifier into one ``McpEndpoint``, which owns the rest: HTTP, JSON and SSE framing,
-JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``), the request
-body cap and the nesting bound (``loads_json``).
+JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``; ``HostCheck``
+for every route of an app), the request body cap and the nesting bound (``loads_json``).
 """
 
 from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint
@@ -31,7 +31,7 @@ from ordergate.mcpserve._methods import (
     TransportFaults,
     open_session,
 )
-from ordergate.mcpserve._rebinding import HostPolicy
+from ordergate.mcpserve._rebinding import HostCheck, HostPolicy
 from ordergate.mcpserve._results import error_result, tool_result
 from ordergate.mcpserve._sessions import Session, SessionStore
 
@@ -47,6 +47,7 @@ __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Challenge",
     "Framing",
+    "HostCheck",
     "HostPolicy",
     "McpEndpoint",
     "RpcError",

@@ -4,7 +4,8 @@ POST only (GET answers 405; DELETE ends a session). Each POST carries one JSON-R
 gets one answer, as a JSON body or a one-shot SSE stream. Checks run in this order, each
 answering before anything later is read:
 
-1. ``Host`` and ``Origin`` (DNS rebinding, ``HostPolicy``): 421 / 403;
+1. ``Host`` and ``Origin`` (DNS rebinding, ``HostPolicy``): 421 / 403 — here, or by a
+   ``HostCheck`` around the app the endpoint is mounted in;
 2. the method: 405;
 3. injected faults, when a simulator supplies them (``TransportFaults``);
 4. the bearer token, through the server's verifier: 401 with the server's challenge;
@@ -71,7 +72,9 @@ def _headers(scope: Scope) -> dict[bytes, bytes]:
 
 class McpEndpoint(Generic[P]):
     """The ASGI app. ``verify`` maps a bearer token to the server's principal (``None``: not
-    a token this server accepts); ``challenge`` builds the 401's ``WWW-Authenticate``."""
+    a token this server accepts); ``challenge`` builds the 401's ``WWW-Authenticate``.
+    ``check_hosts=False`` leaves ``Host`` and ``Origin`` to a ``HostCheck`` around the whole
+    app, so the hot path does not check them twice."""
 
     def __init__(
         self,
@@ -81,6 +84,7 @@ class McpEndpoint(Generic[P]):
         challenge: Challenge,
         framing: Framing,
         hosts: HostPolicy | None = None,
+        check_hosts: bool = True,
         max_body: int = DEFAULT_MAX_BODY,
         faults: TransportFaults | None = None,
         dumps: Callable[[Any], bytes] = dumps_decimal_strings,
@@ -92,19 +96,19 @@ class McpEndpoint(Generic[P]):
         self.challenge = challenge
         self.framing = framing
         self.hosts = hosts or HostPolicy()
+        self.check_hosts = check_hosts
         self.max_body = max_body
         self.faults = faults
         self.dumps = dumps
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
+        if self.check_hosts:
+            refused = self.hosts.refusal(scope["headers"])
+            if refused is not None:
+                await _plain(send, *refused)
+                return
         headers = _headers(scope)
-        if not self.hosts.host_allowed(headers.get(b"host")):
-            await _plain(send, 421, self.hosts.host_refusal)
-            return
-        if not self.hosts.origin_allowed(headers.get(b"origin")):
-            await _plain(send, 403, self.hosts.origin_refusal)
-            return
         if method == "POST":
             await self._post(headers, receive, send)
         elif method == "DELETE":

@@ -31,15 +31,18 @@ def gateway_endpoint(
     public_url: str,
     max_body: int = MAX_BODY,
     framing: Framing = Framing.JSON,
+    check_hosts: bool = True,
 ) -> McpEndpoint[P]:
     """The ASGI app to mount at ``/mcp``. ``verify`` returns the principal of a token the
-    gateway minted (``None`` for any other); ``challenge`` the 401's ``WWW-Authenticate``."""
+    gateway minted (``None`` for any other); ``challenge`` the 401's ``WWW-Authenticate``;
+    ``check_hosts=False`` when a ``HostCheck`` for ``public_url`` wraps the whole app."""
     return McpEndpoint(
         methods=methods,
         verify=verify,
         challenge=challenge,
         framing=framing,
         hosts=HostPolicy.for_url(public_url, speaker="the gateway"),
+        check_hosts=check_hosts,
         max_body=max_body,
         dumps=dumps_decimal_numbers,
     )
