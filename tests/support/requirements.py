@@ -114,6 +114,8 @@ REQUIREMENTS: dict[str, str] = {
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
     # Issue 12 §4: bypasses closed
+    "gateway.bypass.forwarded-for": "issue 12 §4.3: X-Forwarded-For believed only from a named "
+    "trusted proxy; limits key on the socket's peer",
     "gateway.bypass.host-origin-every-route": "issue 12 §4.4: Host and Origin checked on every "
     "gateway and sandbox route",
     "gateway.bypass.host-parsing": "issue 12 §4.4, RFC 3986 §3.2.2: Host and Origin parsed "

@@ -129,5 +129,6 @@ def build_gateway_app(
         clock=clock,
         max_body=config.max_body,
         on_refusal=metrics.refused,
+        proxies=config.proxies,
     )
     return HostCheck(limited, policy=HostPolicy.for_url(public_url, speaker="the gateway"))
