@@ -63,6 +63,7 @@ SURFACE = {
         "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
         "PaperBook", "PaperExecutor", "Placement", "QuoteSource", "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
+        "canonical_order_id",
         "paper_session", "deny_approval", "end_filing", "filing_terms", "pinned_contract",
         "proposal_of", "read_status", "terms_sha256", "ticket_of",
     },

@@ -114,6 +114,10 @@ REQUIREMENTS: dict[str, str] = {
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
     # Issue 12 §4: bypasses closed
+    "gateway.bypass.cancel-foreign-order": "issue 12 §4.1: a cancel of an order not filed by "
+    "the connection is refused and not sent, unless its profile grants orders.cancel_any",
+    "gateway.bypass.cancel-id-spelling": "issue 12 §4.1: order ids compared and forwarded in "
+    "canonical form; a non-UUID id is refused",
     "gateway.bypass.forwarded-for": "issue 12 §4.3: X-Forwarded-For believed only from a named "
     "trusted proxy; limits key on the socket's peer",
     "gateway.bypass.host-origin-every-route": "issue 12 §4.4: Host and Origin checked on every "
