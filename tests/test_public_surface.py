@@ -95,14 +95,15 @@ SURFACE = {
     "ordergate.gateway.mcp": {
         "FILED_FIELDS", "GATEWAY_INFO", "GATE_TOOLS", "GatewayBackend", "GatewayMethods",
         "MAX_BODY", "MAX_OPEN_PROPOSALS", "ORDER_OUTPUT_SCHEMA", "Principal", "Route",
-        "Routing", "gateway_endpoint", "route",
+        "Routing", "gateway_endpoint", "route", "Credential", "Verify",
     },
     "ordergate.mcpserve": {
         "Challenge", "DEFAULT_MAX_BODY", "DROP", "Framing", "HostCheck", "HostPolicy",
         "INTERNAL_ERROR",
         "INVALID_PARAMS", "INVALID_REQUEST", "MAX_JSON_DEPTH", "METHOD_NOT_FOUND",
         "McpEndpoint", "PARSE_ERROR", "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo",
-        "ServerMethods", "Session", "SessionStore", "TransportFaults", "dumps_decimal_numbers",
+        "ServerMethods", "Session", "SessionStore", "TransportFaults", "async_verifier",
+        "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
     },
     "ordergate.policy": {

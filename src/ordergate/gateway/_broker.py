@@ -26,8 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ordergate.execution._blocking import blocking
-from ordergate.gateway.mcp import GatewayMethods
+from ordergate.gateway.mcp import GatewayMethods, Verify
 from ordergate.mcpserve import dumps_decimal_numbers, loads_json
 
 __all__ = ["BROKER_PATH", "broker_route"]
@@ -43,14 +42,14 @@ class _Json(JSONResponse):
 def broker_route(
     methods: GatewayMethods,
     *,
-    verify: Callable[[str], Any],
+    verify: Verify,
     challenge: Callable[..., str],
 ) -> Route:
     async def broker(request: Request) -> Response:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         principal = None
         if scheme.lower() == "bearer" and token.strip():
-            principal = await blocking(verify, token.strip())
+            principal = await verify(token.strip())
         if principal is None:
             error = "invalid_token" if token.strip() else None
             return _Json(

@@ -7,7 +7,7 @@ JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``; ``H
 for every route of an app), the request body cap and the nesting bound (``loads_json``).
 """
 
-from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint
+from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint, async_verifier
 from ordergate.mcpserve._framing import Framing
 from ordergate.mcpserve._json import (
     MAX_JSON_DEPTH,
@@ -56,6 +56,7 @@ __all__ = [
     "Session",
     "SessionStore",
     "TransportFaults",
+    "async_verifier",
     "dumps_decimal_numbers",
     "dumps_decimal_strings",
     "error_result",

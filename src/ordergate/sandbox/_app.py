@@ -9,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import Clock, make_clock
-from ordergate.mcpserve import HostCheck, HostPolicy, McpEndpoint, SessionStore
+from ordergate.mcpserve import HostCheck, HostPolicy, McpEndpoint, SessionStore, async_verifier
 from ordergate.sandbox._admin import admin_routes
 from ordergate.sandbox._config import SandboxConfig
 from ordergate.sandbox.mcp import Methods, ServerIdentity, VenueFaults
@@ -64,7 +64,7 @@ def build_sandbox(
     )
     endpoint = McpEndpoint(
         methods=methods,
-        verify=oauth.verify_access_token,
+        verify=async_verifier(oauth.verify_access_token),  # in memory: it never blocks
         challenge=oauth.www_authenticate,
         framing=config.framing,
         check_hosts=False,  # the HostCheck below covers every route, this one included
