@@ -133,16 +133,16 @@ class GatewayMethods:
         self, method: str, params: dict[str, Any], principal: Principal
     ) -> dict[str, Any]:
         """Answer one request for the principal's connection; ``RpcError`` for protocol errors."""
+        if method == "ping":
+            return {}
+        if method not in ("tools/call", "tools/list"):
+            raise RpcError(METHOD_NOT_FOUND, "Method not found")
         if not principal.connection_id:
             # A verifier that names no connection: serve nothing rather than guess one.
             raise RpcError(INTERNAL_ERROR, "The gateway could not tell which connection this is.")
-        if method == "tools/call":
-            return await answering(lambda: self._call_tool(principal, params))
         if method == "tools/list":
             return await self._list_tools(principal, params)
-        if method == "ping":
-            return {}
-        raise RpcError(METHOD_NOT_FOUND, "Method not found")
+        return await answering(lambda: self._call_tool(principal, params))
 
     async def capability(
         self, principal: Principal, permission: str, body: object
