@@ -88,8 +88,11 @@ class BrokenBackend:
     forward_error: Exception | None = None
     guard_error: Exception | None = None
     disconnect_error: Exception | None = None
+    list_error: Exception | None = None
 
     async def upstream_tools(self, connection_id: str) -> list[dict[str, Any]]:
+        if self.list_error is not None:
+            raise self.list_error
         return self.tools
 
     async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
@@ -328,3 +331,20 @@ def test_a_transport_needs_room_for_at_least_one_byte() -> None:
             framing=Framing.JSON,
             max_body=0,
         )
+
+
+async def test_the_broker_answers_502_when_the_broker_list_cannot_be_read(ledger: Ledger) -> None:
+    backend = BrokenBackend(StubGuard(ledger), list_error=RuntimeError(SECRET))
+    status, answer = await _methods(backend).capability(
+        principal("c1"), "market.read", {"tool": "get_equity_quotes", "arguments": {}}
+    )
+    assert status == 502
+    assert answer["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert SECRET not in json.dumps(answer)
+
+
+async def test_the_broker_refuses_arguments_that_are_not_an_object(ledger: Ledger) -> None:
+    status, answer = await _methods(BrokenBackend(StubGuard(ledger))).capability(
+        principal("c1"), "market.read", {"tool": "get_equity_quotes", "arguments": [1]}
+    )
+    assert (status, answer["error"]["code"]) == (400, "INVALID_ARGUMENT")
