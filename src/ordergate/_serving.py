@@ -1,7 +1,8 @@
 """Serving an ASGI app on a real loopback socket: in the foreground, or on a background thread.
 
 Shared by the sandbox venue, the benchmarks and the tests, so every server ordergate starts
-binds the same way (a pre-bound socket, so port 0 can pick a free port and be read back).
+binds the same way (a pre-bound socket, so port 0 can pick a free port and be read back) and
+reports the socket's peer as the client, whatever forwarded headers say.
 """
 
 from __future__ import annotations
@@ -35,7 +36,13 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def _config(app: Any) -> uvicorn.Config:
-    return uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    # No proxy headers: by default uvicorn believes X-Forwarded-For from 127.0.0.1 (or
+    # FORWARDED_ALLOW_IPS) and rewrites the client address, so any local process could pick
+    # the address it is rate-limited under. The gateway reads a forwarded header itself, and
+    # only from a proxy the operator named (ordergate.gateway._proxies).
+    return uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", proxy_headers=False
+    )
 
 
 class _Server(uvicorn.Server):

@@ -26,7 +26,10 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Result:
 def test_the_serve_help_explains_custody_redis_and_rate_limits() -> None:
     result = invoke("serve", "--help")
     assert result.exit_code == 0, result.output
-    for option in ("--custody", "--redis", "--rate-limit", "--upstream", "--sandbox", "--port"):
+    for option in (
+        "--custody", "--redis", "--rate-limit", "--trusted-proxy", "--upstream", "--sandbox",
+        "--port",
+    ):  # fmt: skip
         assert option in result.output
     assert "ORDERGATE_MASTER_SECRET" in result.output
 
@@ -39,6 +42,7 @@ def test_the_serve_help_explains_custody_redis_and_rate_limits() -> None:
         (["--rate-limit", "mcp=0"], {}, "rate-limit mcp"),
         (["--custody", "shared"], {}, "custody"),
         (["--redis", "http://127.0.0.1:6379"], {}, "redis"),
+        (["--trusted-proxy", "10.0.0.1", "--trusted-proxy", "proxy.lan"], {}, "trusted-proxy"),
         ([], {"ORDERGATE_MASTER_SECRET": "too-short"}, "ORDERGATE_MASTER_SECRET"),
     ],
 )

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from guard_kit import buy, desk, limit_buy, policy, sell
 
+from ordergate.execution import Guard
 from ordergate.ledger import Decision, FilingStatus
-from ordergate.policy import Stage
+from ordergate.policy import ProposalError, Stage
 
 pytestmark = pytest.mark.anyio
 
@@ -161,6 +162,27 @@ async def test_cancelling_a_resting_order_releases_its_reservation(tmp_path: Pat
         assert cancelled.status is FilingStatus.CANCELLED
         assert d.ledger.rolling_spend(d.account).orders == 0
         assert d.ledger.open_filings(d.account) == []
+
+
+@pytest.mark.req("gateway.bypass.cancel-foreign-order")
+async def test_a_guard_refuses_to_cancel_a_filing_of_another_account_and_sends_nothing(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path) as d:
+        ask = Decimal(d.quote("SPY")["ask_price"])
+        price = (ask * Decimal("0.98")).quantize(Decimal("0.01"))
+        outcome = await d.guard.submit(limit_buy("SPY", str(price)), identity="a")
+        other = Guard(
+            policy=d.guard.policy, ledger=d.ledger, executor=d.executor, reader=d.reader,
+            account="5QR00000", clock=d.clock,
+        )  # fmt: skip
+        cancels_before = [e for e in d.ledger.journal.entries() if e.kind == "cancel"]
+        with pytest.raises(ProposalError) as caught:
+            await other.cancel(outcome.filing_id, identity="a")
+        cancels_after = [e for e in d.ledger.journal.entries() if e.kind == "cancel"]
+        assert caught.value.field == "filing"
+        assert d.ledger.filing(outcome.filing_id).status is FilingStatus.SUBMITTED
+        assert cancels_after == cancels_before
 
 
 async def test_a_market_order_outside_regular_hours_is_refused_before_anything_is_sent(

@@ -53,7 +53,7 @@ def test_a_proposal_the_path_cannot_name_is_refused_naming_the_field(
 
 def test_a_complete_proposal_keeps_its_terms_and_normalises_its_symbol() -> None:
     proposal = make(
-        symbol=" brk.b ",
+        symbol="brk.b",
         quantity=D(3),
         order_type=OrderType.STOP_LIMIT,
         limit_price=D("10.5"),
@@ -72,8 +72,9 @@ def test_a_malformed_symbol_is_kept_for_the_engine_to_refuse() -> None:
     assert make(symbol="BRK-B").symbol == "BRK-B"
 
 
-def test_symbols_normalise_by_case_and_surrounding_space_only() -> None:
-    assert normalise_symbol(" spy\t") == "SPY"
+def test_symbols_normalise_by_case_only() -> None:
+    assert normalise_symbol("spy") == "SPY"
+    assert normalise_symbol(" spy\t") is None
     assert normalise_symbol("s\u0440y") is None  # Cyrillic р
     assert is_plain_ticker("SPY") and is_plain_ticker("BRK.B")
     assert not is_plain_ticker("spy") and not is_plain_ticker(" SPY")

@@ -66,8 +66,8 @@ def test_a_symbol_outside_the_allowlist_is_refused_and_the_wildcard_allows_any_t
     assert reasons(buy(), policy=config(allow=frozenset())) == {R.SYMBOL_NOT_ALLOWED}
 
 
-def test_a_lowercase_padded_symbol_is_the_same_ticker() -> None:
-    assert reasons(buy(symbol="  aapl ")) == set()
+def test_a_lowercase_symbol_is_the_same_ticker() -> None:
+    assert reasons(buy(symbol="aapl")) == set()
 
 
 def test_a_look_alike_symbol_is_refused_at_evaluation_even_under_the_wildcard() -> None:

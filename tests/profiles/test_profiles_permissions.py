@@ -61,14 +61,17 @@ def test_every_inventory_tool_maps_to_its_decided_permission_or_to_none() -> Non
 
 
 def test_every_permission_is_needed_by_some_inventory_tool_and_has_a_phrase() -> None:
-    assert {p for p in EXPECTED.values() if p is not None} == set(Permission)
+    # orders.cancel_any widens orders.cancel (which orders a cancel may name): no tool needs it.
+    needed = set(Permission) - {Permission.ORDERS_CANCEL_ANY}
+    assert {p for p in EXPECTED.values() if p is not None} == needed
     assert set(PERMISSION_PHRASES) == set(Permission)
 
 
-def test_the_vocabulary_is_exactly_the_issues_ten_permissions() -> None:
+def test_the_vocabulary_is_the_issues_ten_permissions_and_cancel_any() -> None:
     assert {p.value for p in Permission} == {
         "account.read", "market.read", "research.read", "orders.read", "orders.review",
         "orders.place", "orders.cancel", "watchlists.write", "alerts.write", "scanner.write",
+        "orders.cancel_any",
     }  # fmt: skip
 
 
@@ -116,3 +119,13 @@ def test_a_read_only_annotation_cannot_grant_a_write_a_read_permission() -> None
 def test_a_simulation_without_an_order_needs_the_read_permission_of_its_objects() -> None:
     assert permission_for("preview_quotes") is Permission.MARKET_READ
     assert permission_for("estimate_tax_lots") is Permission.ACCOUNT_READ
+
+
+@pytest.mark.req("gateway.bypass.cancel-foreign-order")
+def test_no_built_in_profile_may_cancel_orders_the_connection_did_not_file() -> None:
+    from ordergate.policy import PolicyConfig
+    from ordergate.profiles import load_profiles
+
+    profiles = load_profiles(None, PolicyConfig())
+    assert Permission("orders.cancel_any") is Permission.ORDERS_CANCEL_ANY
+    assert [name for name, p in profiles.items() if p.allows(Permission.ORDERS_CANCEL_ANY)] == []

@@ -147,4 +147,23 @@ REQUIREMENTS: dict[str, str] = {
     "owner.separation.serve-refuses-open-home": "issue 12 §3: serve refuses secrets open to others",
     "owner.separation.own-user": "issue 12 §3: systemd unit and container run it as its own user",
     "owner.separation.other-user": "issue 12 §3: another user reaches /mcp, not its files",
+    # Issue 12 §4: bypasses closed
+    "gateway.bypass.cancel-foreign-order": "issue 12 §4.1: a cancel of an order not filed by "
+    "the connection is refused and not sent, unless its profile grants orders.cancel_any",
+    "gateway.bypass.cancel-id-spelling": "issue 12 §4.1: order ids compared and forwarded in "
+    "canonical form; a non-UUID id is refused",
+    "gateway.bypass.caller-identity": "issue 12 §4.2: a connection-bound caller token's identity "
+    "includes its connection",
+    "gateway.bypass.forwarded-for": "issue 12 §4.3: X-Forwarded-For believed only from a named "
+    "trusted proxy; limits key on the socket's peer",
+    "gateway.bypass.host-origin-every-route": "issue 12 §4.4: Host and Origin checked on every "
+    "gateway and sandbox route",
+    "gateway.bypass.host-parsing": "issue 12 §4.4, RFC 3986 §3.2.2: Host and Origin parsed "
+    "strictly (bracketed IPv6, ports, no userinfo)",
+    "gateway.bypass.session-binding": "issue 12 §4.5, MCP 2025-11-25 transports security: a "
+    "session is bound to the principal that opened it",
+    "gateway.bypass.deep-json": "issue 12 §4.6: deeply nested or unparseable JSON is a 400, "
+    "never a 500",
+    "gateway.bypass.symbol-padding": "issue 12 §4.7: a symbol with space or a control "
+    "character around it is refused, not stripped",
 }

@@ -82,6 +82,17 @@ def serve_command(
             ),
         ),
     ] = None,
+    trusted_proxy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--trusted-proxy",
+            help=(
+                "A reverse proxy (address or network, e.g. 10.0.0.0/8) whose X-Forwarded-For "
+                "names the client for the rate limits. Without one the socket's peer is the "
+                "client and forwarded headers are ignored. Repeat for several."
+            ),
+        ),
+    ] = None,
 ) -> None:
     """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
     from sqlalchemy.exc import SQLAlchemyError
@@ -111,6 +122,7 @@ def serve_command(
             redis_url=redis,
             caller_key=_caller_key(),
             limits=RateLimits().overridden(rate_limit or []),
+            trusted_proxies=tuple(trusted_proxy or ()),
             host=host,
             port=port,
             public_url=public_url or "",

@@ -18,6 +18,7 @@ from ordergate.execution._client_reader import ClientAccountReader, ClientQuoteS
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import ApprovalNotifier, Guard
 from ordergate.execution._live import LiveExecutor
+from ordergate.execution._order_ids import canonical_order_id
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
     APPROVAL_DENIED,
@@ -85,6 +86,7 @@ __all__ = [
     "Ticket",
     "arm",
     "calendar_session",
+    "canonical_order_id",
     "deny_approval",
     "end_filing",
     "filing_terms",

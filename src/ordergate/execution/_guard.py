@@ -264,9 +264,12 @@ class Guard:
 
     async def cancel(self, filing_id: UUID | str, *, identity: str) -> Outcome:
         """Cancel a filed order: a pending approval is denied; an order at the broker is asked
-        to cancel and then read back. ``BrokerRefusal`` when the broker refuses (e.g. it has
-        already filled), ``NoAnswer`` when it does not answer."""
+        to cancel and then read back. ``ProposalError`` (field ``filing``) for a filing of
+        another account: nothing is recorded or sent. ``BrokerRefusal`` when the broker
+        refuses (e.g. it has already filled), ``NoAnswer`` when it does not answer."""
         record = await blocking(self._ledger.filing, filing_id)
+        if record.account != self._account:
+            raise ProposalError("filing", "this filing is for another account")
         await blocking(
             self._ledger.journal.append,
             identity=identity,

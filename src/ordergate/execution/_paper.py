@@ -33,12 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
-from uuid import uuid4
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
 from ordergate.core import ZERO, Clock, OrderState, OrderType, Side
+from ordergate.execution._order_ids import new_paper_order_id
 from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
 from ordergate.execution._protocols import (
     BrokerOrder,
@@ -240,7 +240,7 @@ class PaperExecutor:
         def admit(account: PaperAccount) -> None:
             self._admit(proposal, account, quotes)
 
-        order, created = self._book.add_order(ticket, f"paper-{uuid4().hex}", admit=admit)
+        order, created = self._book.add_order(ticket, new_paper_order_id(), admit=admit)
         if created and self._in_session(order):
             order = self._advance(order, quote)
         return Placement(order=order.broker_order())

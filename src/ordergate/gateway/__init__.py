@@ -4,17 +4,22 @@ only what its profile permits.
 
 The request path, in the order a request meets it:
 
-- ``_limits``: per-IP rate limits by request class and the 8 KB body cap, before any route;
+- ``ordergate.mcpserve.HostCheck``: ``Host`` and ``Origin`` must name the gateway or a
+  loopback name (DNS rebinding), on every route;
+- ``_limits``: per-IP rate limits by request class (the peer, or the client a proxy named
+  with ``--trusted-proxy`` reports: ``_proxies``) and the 8 KB body cap, before any route;
 - ``oauth``: the gateway's own authorization server (metadata, registration, the consent page
   with its profile choice, codes and rotating tokens, SHA-256 only at rest), and
-  ``_callers``: caller-bound tokens (``ordergate.callers``) verified beside OAuth tokens;
+  ``_callers``: the one verifier that resolves a bearer token — OAuth or caller-bound
+  (``ordergate.callers``) — to the request's ``Principal`` (connection, identity, profile);
 - ``custody``: where each connection signs in at the upstream and keeps that session sealed
   (``_seal``: AES-256-GCM, key by HKDF from ``ORDERGATE_MASTER_SECRET``), else ``_owner``:
   every connection acts on the owner's one session;
 - ``mcp``: the MCP methods — the profile's view of the upstream's tools, routing by the words
-  of a tool's name, the equity order tool through the guard, refusals in fixed sentences —
-  served at ``/mcp`` and, for agents that do not speak MCP, by ``_broker`` at
-  ``/api/capability/NAME/ACTION``;
+  of a tool's name to one handler per route (reads forwarded, the equity order tool through
+  the guard, cancels of the connection's own orders only, the gateway's own tools), refusals
+  in fixed sentences — served at ``/mcp`` (sessions bound to their principal) and, for
+  agents that do not speak MCP, by ``_broker`` at ``/api/capability/NAME/ACTION``;
 - ``_metrics``: Prometheus counters and upstream latency at ``/metrics``.
 
 ``_app`` assembles them; ``_serve`` runs them (``ordergate serve``).

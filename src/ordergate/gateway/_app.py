@@ -3,8 +3,10 @@
 ``gateway_auth`` builds the authorization server (with the upstream sign-in when each
 connection keeps a sealed session of its own); ``build_gateway_app`` puts it, the MCP endpoint
 over a ``GatewayBackend`` (``_owner``: the owner's one session; ``custody``: each
-connection's own) and the metrics behind the per-IP rate limits and the 8 KB body cap
-(``_limits``), which every request passes before any route.
+connection's own) and the metrics behind the ``Host``/``Origin`` check (``HostCheck``: the
+gateway's own authority or a loopback name, DNS-rebinding protection on every route), then
+the per-IP rate limits and the 8 KB body cap (``_limits``), which every request passes
+before any route.
 """
 
 from __future__ import annotations
@@ -18,23 +20,20 @@ from starlette.routing import BaseRoute, Route
 
 from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._broker import broker_route
 from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
 from ordergate.gateway.desk import OwnerDesk, owner_routes
-from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, Principal, gateway_endpoint
-from ordergate.gateway.mcp._profiles import ProfileLookup
+from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._store import GatewayStore
+from ordergate.mcpserve import HostCheck, HostPolicy
 from ordergate.oauth import ConsentCheck, SignIn
-from ordergate.profiles import Profile, Profiles
+from ordergate.profiles import Profiles
 
-__all__ = ["build_gateway_app", "gateway_auth", "profile_lookup"]
-
-_MAX_REMEMBERED = 65536
+__all__ = ["build_gateway_app", "gateway_auth"]
 
 
 def gateway_auth(
@@ -62,30 +61,6 @@ def gateway_auth(
     )
 
 
-def profile_lookup(store: GatewayStore, profiles: Profiles) -> ProfileLookup:
-    """The profile a request acts under, among ``profiles`` (``None`` when it is not defined
-    here): the one a caller token names, else its connection's, whose name is read once from
-    the connection's row (it never changes)."""
-    names: dict[str, str] = {}
-
-    async def profile_of(principal: Principal) -> Profile | None:
-        named = getattr(principal, "profile", None)
-        if isinstance(named, str):
-            return profiles.get(named)
-        connection_id = principal.connection_id
-        name = names.get(connection_id)
-        if name is None:
-            connection = await blocking(store.connection, connection_id)
-            if connection is None:
-                return None
-            if len(names) >= _MAX_REMEMBERED:
-                names.clear()
-            name = names[connection_id] = connection.profile
-        return profiles.get(name)
-
-    return profile_of
-
-
 def build_gateway_app(
     auth: GatewayAuth,
     backend: GatewayBackend,
@@ -104,32 +79,39 @@ def build_gateway_app(
     methods = GatewayMethods(
         metrics.observe(backend),
         clock=clock,
-        profile_of=profile_lookup(auth.store, profiles),
+        profiles=profiles,
         tools_ttl=config.tools_cache,
     )
     verifier = auth.verifier
-    verify = bearer_verifier(verifier.verify, callers, store=auth.store, needs_connection=sealed)
+    verify = bearer_verifier(
+        verifier.verify,
+        callers,
+        store=auth.store,
+        identity=backend.identity,
+        needs_connection=sealed,
+    )
     endpoint = gateway_endpoint(
         methods,
         verify=verify,
         challenge=verifier.www_authenticate,
         public_url=public_url,
         max_body=config.max_body,
+        check_hosts=False,  # HostCheck below covers /mcp with every other route
     )
     routes: list[BaseRoute] = [
         *auth.routes(),
         Route("/mcp", endpoint),
-        broker_route(
-            methods, verify=verify, challenge=verifier.www_authenticate, public_url=public_url
-        ),
+        broker_route(methods, verify=verify, challenge=verifier.www_authenticate),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *(owner_routes(desk) if desk is not None else ()),
     ]
-    return LimitMiddleware(
+    limited = LimitMiddleware(
         Starlette(routes=routes),
         limits=config.limits,
         counter=counter or MemoryCounter(),
         clock=clock,
         max_body=config.max_body,
         on_refusal=metrics.refused,
+        proxies=config.proxies,
     )
+    return HostCheck(limited, policy=HostPolicy.for_url(public_url, speaker="the gateway"))

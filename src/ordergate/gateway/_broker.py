@@ -2,11 +2,14 @@
 speak MCP.
 
 The bearer token (a caller token or a gateway access token) is verified exactly as ``/mcp``
-verifies it; Host and Origin are checked as ``/mcp`` checks them (DNS rebinding); the per-IP
-``mcp`` rate limit and the 8 KB body cap apply (``_limits``). The request is authorized by
-the permission named after the capability (``orders/place`` → ``orders.place``) and then
-runs as the same ``tools/call`` the MCP endpoint runs (``GatewayMethods.capability``): the
-same profile check, routing, guard and record, so both paths enforce identically.
+verifies it; Host and Origin are checked by the gateway app's ``HostCheck`` as for every
+route (DNS rebinding); the per-IP
+``mcp`` rate limit and the 8 KB body cap apply (``_limits``), and the body is parsed as
+``/mcp`` parses it (``loads_json``: amounts as ``Decimal``, nesting bounded). The request is
+authorized by the permission named after the capability (``orders/place`` →
+``orders.place``) and then runs as the same ``tools/call`` the MCP endpoint runs
+(``GatewayMethods.capability``): the same profile check, routing, guard and record, so both
+paths enforce identically.
 
 Answers are JSON: 200 with the tool's ``{data, guide}``; 401 with the same challenge as
 ``/mcp``; 403 when the profile does not grant the permission; 404 for an unknown capability
@@ -16,7 +19,6 @@ or tool; 400 for a malformed body; 422 when the call was refused or failed (the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -24,9 +26,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ordergate.execution._blocking import blocking
-from ordergate.gateway.mcp import GatewayMethods
-from ordergate.mcpserve import HostPolicy, dumps_decimal_numbers
+from ordergate.gateway.mcp import GatewayMethods, Verify
+from ordergate.mcpserve import dumps_decimal_numbers, loads_json
 
 __all__ = ["BROKER_PATH", "broker_route"]
 
@@ -41,22 +42,14 @@ class _Json(JSONResponse):
 def broker_route(
     methods: GatewayMethods,
     *,
-    verify: Callable[[str], Any],
+    verify: Verify,
     challenge: Callable[..., str],
-    public_url: str,
 ) -> Route:
-    hosts = HostPolicy.for_url(public_url, speaker="the gateway")
-
     async def broker(request: Request) -> Response:
-        if not hosts.host_allowed(request.headers.get("host", "").encode("latin-1")):
-            return Response(hosts.host_refusal, status_code=421)
-        origin = request.headers.get("origin")
-        if not hosts.origin_allowed(origin.encode("latin-1") if origin is not None else None):
-            return Response(hosts.origin_refusal, status_code=403)
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         principal = None
         if scheme.lower() == "bearer" and token.strip():
-            principal = await blocking(verify, token.strip())
+            principal = await verify(token.strip())
         if principal is None:
             error = "invalid_token" if token.strip() else None
             return _Json(
@@ -65,8 +58,8 @@ def broker_route(
                 headers={"www-authenticate": challenge(error=error)},
             )
         try:
-            body = json.loads(await request.body())
-        except ValueError:
+            body = loads_json(await request.body())
+        except ValueError:  # not JSON, or nested past MAX_JSON_DEPTH
             return _Json(_bad("The body must be JSON."), status_code=400)
         permission = f"{request.path_params['name']}.{request.path_params['action']}"
         status, answer = await methods.capability(principal, permission, body)

@@ -1,40 +1,52 @@
-"""Caller tokens at the gateway: who a caller-bound token speaks for, beside OAuth tokens.
+"""The gateway's token verifier: a bearer token's ``Principal``, OAuth or caller token alike.
 
 A bearer token shaped like a caller token (``ordergate.callers``) is verified with the host's
 caller key — never looked up as an OAuth token — and anything else goes to the OAuth verifier;
-a token is one kind or refused. A verified caller becomes a ``CallerPrincipal``: its identity
-on the record is ``caller:NAME`` and its profile the one the token names. The identity comes
-from the token only; the gateway reads no identity header, so one a request sends changes
-nothing.
+a token is one kind or refused. Either way the request gets one ``Principal`` (its connection,
+identity, profile name and kind of credential), resolved once: every MCP method and the
+capability broker read that, never the token again.
 
-Whose upstream session a caller acts on: the connection the token names (it must be live),
-or, on a gateway acting on the owner's one session, the owner's (a connection of its own,
-``caller:NAME``, that holds nothing). A gateway where each connection keeps its own sealed
-session needs the connection named: a token that names none is refused.
+- An OAuth access token acts for its connection: the identity is the connection's (hashed,
+  ``GatewayBackend.identity``) and the profile the one chosen on the consent page, read from
+  the connection's row once (it never changes) and then remembered.
+- A caller token acts for the caller it names, with the profile it names. Whose upstream
+  session it uses: the connection the token names (it must be live), or, on a gateway acting
+  on the owner's one session, the owner's (a connection of its own, ``caller:NAME``, that
+  holds nothing). A gateway where each connection keeps its own sealed session needs the
+  connection named: a token that names none is refused.
+
+A caller's identity on the record (``caller_identity``) is ``caller:NAME`` for a token that
+names no connection, and ``caller:NAME@HASH`` for one bound to a connection, ``HASH`` being
+the first 32 hex digits of the SHA-256 of the connection id (as a connection's own identity
+is): two people who each mint a token for a caller called ``nightly`` are two identities,
+and never see or cancel each other's filings. A caller name cannot contain ``@``
+(``CALLER_PATTERN``), so neither form can be spelled as the other. The identity comes from the
+token only; the gateway reads no identity header, so one a request sends changes nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ordergate.callers import CallerVerifier, looks_like_caller_token
+from ordergate.execution._blocking import blocking
+from ordergate.gateway.mcp import Credential, Principal, Verify
 from ordergate.gateway.oauth import GatewayStore, Grant
 from ordergate.gateway.oauth._records import ConnectionState
 
-__all__ = ["CallerPrincipal", "bearer_verifier"]
+__all__ = ["CALLER_PREFIX", "bearer_verifier", "caller_identity"]
 
 CALLER_PREFIX = "caller:"
+_REMEMBERED = 65536
 
 
-@dataclass(frozen=True, slots=True)
-class CallerPrincipal:
-    """A request made with a verified caller token."""
-
-    connection_id: str
-    identity: str
-    profile: str
-    caller: str
+def caller_identity(caller: str, connection_id: str | None) -> str:
+    """The identity a caller's filings are recorded under (see the module docstring)."""
+    if connection_id is None:
+        return CALLER_PREFIX + caller
+    digest = hashlib.sha256(connection_id.encode("utf-8")).hexdigest()[:32]
+    return f"{CALLER_PREFIX}{caller}@{digest}"
 
 
 def bearer_verifier(
@@ -42,32 +54,58 @@ def bearer_verifier(
     callers: CallerVerifier | None,
     *,
     store: GatewayStore,
+    identity: Callable[[str], str],
     needs_connection: bool,
-) -> Callable[[str], Grant | CallerPrincipal | None]:
-    """``verify(token)`` for the MCP endpoint and the capability broker."""
+    remember: int = _REMEMBERED,
+) -> Verify:
+    """``verify(token)`` for the MCP endpoint and the capability broker. ``oauth`` is the
+    authorization server's (a cache hit, or one indexed read); ``identity`` maps a
+    connection id to its identity on the record; ``remember`` bounds how many connections'
+    profile names are kept."""
+    profiles: dict[str, str] = {}
 
-    def verify(token: str) -> Grant | CallerPrincipal | None:
+    async def profile_of(connection_id: str) -> str | None:
+        name = profiles.get(connection_id)
+        if name is None:
+            connection = await blocking(store.connection, connection_id)
+            if connection is None:
+                return None
+            if len(profiles) >= remember:
+                profiles.clear()
+            name = profiles[connection_id] = connection.profile
+        return name
+
+    async def verify(token: str) -> Principal | None:
         if not looks_like_caller_token(token):
-            return oauth(token)
+            grant = oauth(token)
+            if grant is None:
+                return None
+            return Principal(
+                connection_id=grant.connection_id,
+                identity=identity(grant.connection_id),
+                profile=await profile_of(grant.connection_id),
+                credential=Credential.OAUTH,
+            )
         if callers is None:
             return None  # this gateway has no caller key: it honours no caller token
         claims = callers.verify(token)
         if claims is None:
             return None
+        bound: str | None = None
         if claims.connection is None:
             if needs_connection:
                 return None
             connection_id = CALLER_PREFIX + claims.caller
         else:
-            connection = store.connection(claims.connection)
+            connection = await blocking(store.connection, claims.connection)
             if connection is None or connection.state != ConnectionState.LIVE:
                 return None
-            connection_id = connection.id
-        return CallerPrincipal(
+            connection_id = bound = connection.id
+        return Principal(
             connection_id=connection_id,
-            identity=CALLER_PREFIX + claims.caller,
+            identity=caller_identity(claims.caller, bound),
             profile=claims.profile,
-            caller=claims.caller,
+            credential=Credential.CALLER,
         )
 
     return verify

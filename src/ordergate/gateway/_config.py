@@ -1,10 +1,11 @@
 """``GatewayConfig``: where the gateway listens, what it calls itself, and its limits.
 
 ``public_url`` is the gateway's own URL as clients see it (the MCP resource is
-``public_url + "/mcp"``); it defaults to ``http://<host>:<port>``. Bound to anything but
-loopback, the gateway refuses to start until an owner is enrolled (``ordergate owner init``):
-the consent page, which then asks for the owner code, must never connect a stranger even to
-read.
+``public_url + "/mcp"``); it defaults to ``http://<host>:<port>``. ``trusted_proxies`` names
+the reverse proxies whose ``X-Forwarded-For`` the rate limits believe (``_proxies``). Bound
+to anything but loopback, the gateway refuses to start until an owner is enrolled
+(``ordergate owner init``): the consent page, which then asks for the owner code, must never
+connect a stranger even to read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from enum import StrEnum
 
 from ordergate.callers import CallerKey
 from ordergate.core import ConfigError, Secret
+from ordergate.gateway._proxies import TrustedProxies
 from ordergate.gateway._seal import MIN_SECRET_LENGTH
 
 __all__ = ["DEFAULT_PORT", "Custody", "GatewayConfig", "RateLimits", "is_loopback"]
@@ -90,8 +92,12 @@ class GatewayConfig:
     redis_url: str | None = None
     caller_key: CallerKey | None = None
     """The host's caller-token key; without it the gateway honours no caller token."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Addresses or networks of reverse proxies whose ``X-Forwarded-For`` is believed
+    (``--trusted-proxy``); none: the rate limits count the socket's peer."""
 
     def __post_init__(self) -> None:
+        TrustedProxies.parse(self.trusted_proxies)  # a bad one is refused at startup
         if self.master_secret is not None and len(self.master_secret.reveal()) < MIN_SECRET_LENGTH:
             raise ConfigError(
                 "ORDERGATE_MASTER_SECRET", f"must be at least {MIN_SECRET_LENGTH} characters"
@@ -111,6 +117,10 @@ class GatewayConfig:
             return self.public_url.rstrip("/")
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{port}"
+
+    @property
+    def proxies(self) -> TrustedProxies:
+        return TrustedProxies.parse(self.trusted_proxies)
 
     @property
     def beyond_loopback(self) -> bool:

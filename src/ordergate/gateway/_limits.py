@@ -1,6 +1,8 @@
 """Per-IP rate limits and the request-size cap, in front of every gateway route.
 
-Each request is put in a class by its path — ``register`` (``/oauth/register``),
+The IP is the socket's peer, or behind a proxy the operator named, the client that proxy
+reports (``TrustedProxies``; a forwarded header from anyone else is never read). Each
+request is put in a class by its path — ``register`` (``/oauth/register``),
 ``authorize`` (``/oauth/authorize``, ``/oauth/consent``, ``/oauth/callback``), ``token``
 (``/oauth/token``, ``/oauth/revoke``), ``mcp`` (``/mcp``, ``/api/…``) — and counted per IP in
 fixed one-minute windows of the injected clock. Over the class's limit the answer is 429
@@ -23,6 +25,7 @@ from typing import Any, Protocol
 
 from ordergate.core import Clock
 from ordergate.gateway._config import RateLimits
+from ordergate.gateway._proxies import TrustedProxies
 
 __all__ = [
     "LimitMiddleware",
@@ -121,8 +124,10 @@ class LimitMiddleware:
         clock: Clock,
         max_body: int,
         on_refusal: Callable[[str], None] | None = None,
+        proxies: TrustedProxies | None = None,
     ) -> None:
         self._app = app
+        self._proxies = proxies or TrustedProxies()
         self._limits = limits
         self._counter = counter
         self._clock = clock
@@ -135,8 +140,7 @@ class LimitMiddleware:
             return
         kind = request_class(scope.get("path", ""))
         if kind is not None:
-            client = scope.get("client")
-            ip = client[0] if client else "unknown"
+            ip = self._proxies.client(scope)
             window = int(self._clock.now().timestamp()) // 60
             try:
                 count = await self._counter.hit(f"{kind}:{ip}", window)

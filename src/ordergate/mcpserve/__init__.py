@@ -3,13 +3,18 @@
 The sandbox venue (``/mcp/trading``) and the gateway (``/mcp``) each plug their own methods
 (``ServerMethods``: ``initialize``, ``tools/list``, ``tools/call`` …) and their own token
 verifier into one ``McpEndpoint``, which owns the rest: HTTP, JSON and SSE framing,
-JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``) and the request
-body cap.
+JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``; ``HostCheck``
+for every route of an app), the request body cap and the nesting bound (``loads_json``).
 """
 
-from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint
+from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint, async_verifier
 from ordergate.mcpserve._framing import Framing
-from ordergate.mcpserve._json import dumps_decimal_numbers, dumps_decimal_strings
+from ordergate.mcpserve._json import (
+    MAX_JSON_DEPTH,
+    dumps_decimal_numbers,
+    dumps_decimal_strings,
+    loads_json,
+)
 from ordergate.mcpserve._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -26,7 +31,7 @@ from ordergate.mcpserve._methods import (
     TransportFaults,
     open_session,
 )
-from ordergate.mcpserve._rebinding import HostPolicy
+from ordergate.mcpserve._rebinding import HostCheck, HostPolicy
 from ordergate.mcpserve._results import error_result, tool_result
 from ordergate.mcpserve._sessions import Session, SessionStore
 
@@ -36,11 +41,13 @@ __all__ = [
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
+    "MAX_JSON_DEPTH",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Challenge",
     "Framing",
+    "HostCheck",
     "HostPolicy",
     "McpEndpoint",
     "RpcError",
@@ -49,9 +56,11 @@ __all__ = [
     "Session",
     "SessionStore",
     "TransportFaults",
+    "async_verifier",
     "dumps_decimal_numbers",
     "dumps_decimal_strings",
     "error_result",
+    "loads_json",
     "open_session",
     "tool_result",
 ]

@@ -4,15 +4,21 @@ POST only (GET answers 405; DELETE ends a session). Each POST carries one JSON-R
 gets one answer, as a JSON body or a one-shot SSE stream. Checks run in this order, each
 answering before anything later is read:
 
-1. ``Host`` and ``Origin`` (DNS rebinding, ``HostPolicy``): 421 / 403;
+1. ``Host`` and ``Origin`` (DNS rebinding, ``HostPolicy``): 421 / 403 — here, or by a
+   ``HostCheck`` around the app the endpoint is mounted in;
 2. the method: 405;
 3. injected faults, when a simulator supplies them (``TransportFaults``);
 4. the bearer token, through the server's verifier: 401 with the server's challenge;
 5. ``Accept`` (406), ``Content-Type`` (415), the body size (``max_body``: 413);
-6. the JSON-RPC message, the session and the protocol version; then the server's methods.
+6. the JSON-RPC message (unparseable, or nested past ``MAX_JSON_DEPTH``: 400 with a parse
+   error), the session and the protocol version; then the server's methods.
 
 Each server (the sandbox venue, the gateway) supplies its own ``ServerMethods`` and its own
-token verifier; the principal the verifier returns is handed to ``ServerMethods.call``.
+token verifier — async, so a verifier that reads a database does not stall the loop
+(``async_verifier`` wraps one that never blocks); the principal it returns is handed to
+``ServerMethods.call``. With ``session_owner`` a session is bound to the principal that opened
+it: another principal naming it, to use or to ``DELETE`` it, gets the same 404 as for a
+session that does not exist.
 
 Written directly on ASGI rather than on the SDK's server: this is the benchmarked hot path
 (``ordergate bench sandbox``), and the SDK's server stack measured 3.3× a bare Starlette
@@ -21,14 +27,12 @@ endpoint where this one is asked to stay under 2.5×.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
-from decimal import Decimal
 from typing import Any, Generic, Protocol, TypeVar
 
 from ordergate.mcpserve._framing import Framing, choose_framing, encode_body
-from ordergate.mcpserve._json import dumps_decimal_strings
+from ordergate.mcpserve._json import dumps_decimal_strings, loads_json
 from ordergate.mcpserve._jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -46,7 +50,7 @@ from ordergate.mcpserve._methods import (
 )
 from ordergate.mcpserve._rebinding import HostPolicy
 
-__all__ = ["DEFAULT_MAX_BODY", "Challenge", "McpEndpoint"]
+__all__ = ["DEFAULT_MAX_BODY", "Challenge", "McpEndpoint", "async_verifier"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,22 +70,36 @@ class Challenge(Protocol):
         ...
 
 
+def async_verifier(verify: Callable[[str], P | None]) -> Callable[[str], Awaitable[P | None]]:
+    """A verifier that never blocks (an in-memory lookup), as the endpoint calls one."""
+
+    async def verified(token: str) -> P | None:
+        return verify(token)
+
+    return verified
+
+
 def _headers(scope: Scope) -> dict[bytes, bytes]:
     return {k.lower(): v for k, v in scope["headers"]}
 
 
 class McpEndpoint(Generic[P]):
     """The ASGI app. ``verify`` maps a bearer token to the server's principal (``None``: not
-    a token this server accepts); ``challenge`` builds the 401's ``WWW-Authenticate``."""
+    a token this server accepts); ``challenge`` builds the 401's ``WWW-Authenticate``;
+    ``session_owner`` the key a principal's sessions are bound to (``None``: unbound).
+    ``check_hosts=False`` leaves ``Host`` and ``Origin`` to a ``HostCheck`` around the whole
+    app, so the hot path does not check them twice."""
 
     def __init__(
         self,
         *,
         methods: ServerMethods[P],
-        verify: Callable[[str], P | None],
+        verify: Callable[[str], Awaitable[P | None]],
         challenge: Challenge,
         framing: Framing,
         hosts: HostPolicy | None = None,
+        check_hosts: bool = True,
+        session_owner: Callable[[P], str] | None = None,
         max_body: int = DEFAULT_MAX_BODY,
         faults: TransportFaults | None = None,
         dumps: Callable[[Any], bytes] = dumps_decimal_strings,
@@ -93,19 +111,20 @@ class McpEndpoint(Generic[P]):
         self.challenge = challenge
         self.framing = framing
         self.hosts = hosts or HostPolicy()
+        self.check_hosts = check_hosts
+        self.session_owner = session_owner
         self.max_body = max_body
         self.faults = faults
         self.dumps = dumps
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
+        if self.check_hosts:
+            refused = self.hosts.refusal(scope["headers"])
+            if refused is not None:
+                await _plain(send, *refused)
+                return
         headers = _headers(scope)
-        if not self.hosts.host_allowed(headers.get(b"host")):
-            await _plain(send, 421, self.hosts.host_refusal)
-            return
-        if not self.hosts.origin_allowed(headers.get(b"origin")):
-            await _plain(send, 403, self.hosts.origin_refusal)
-            return
         if method == "POST":
             await self._post(headers, receive, send)
         elif method == "DELETE":
@@ -120,7 +139,7 @@ class McpEndpoint(Generic[P]):
         if scheme.lower() != "bearer" or not token.strip():
             challenge = self.challenge()
         else:
-            principal = self.verify(token.strip())
+            principal = await self.verify(token.strip())
             if principal is not None:
                 return principal
             challenge = self.challenge(error="invalid_token")
@@ -130,11 +149,16 @@ class McpEndpoint(Generic[P]):
         )
         return None
 
+    def _owner(self, principal: P) -> str | None:
+        return None if self.session_owner is None else self.session_owner(principal)
+
     async def _delete(self, headers: dict[bytes, bytes], send: Send) -> None:
-        if await self._authorized(headers, send) is None:
+        principal = await self._authorized(headers, send)
+        if principal is None:
             return
         session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
-        closed = bool(session_id) and self.methods.sessions.close(session_id)
+        owner = self._owner(principal)
+        closed = bool(session_id) and self.methods.sessions.close(session_id, owner)
         await _plain(send, 200 if closed else 404, b"" if closed else b"Session not found")
 
     async def _post(self, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
@@ -172,7 +196,7 @@ class McpEndpoint(Generic[P]):
         principal: P,
     ) -> None:
         try:
-            message = json.loads(body, parse_float=Decimal)
+            message = loads_json(body)
         except ValueError:
             await self._reply(
                 send, 400, framing, error_response(None, RpcError(PARSE_ERROR, "Parse error"))
@@ -194,11 +218,14 @@ class McpEndpoint(Generic[P]):
             if not isinstance(params, dict):
                 params = {}
             result, session = await self.methods.initialize(params, principal)
+            owner = self._owner(principal)
+            if owner is not None:
+                self.methods.sessions.bind(session.session_id, owner)
             extra.append((b"mcp-session-id", session.session_id.encode()))
             await self._reply(send, 200, framing, result_response(request_id, result), extra)
             return
         if session_id:
-            if self.methods.sessions.get(session_id) is None:
+            if self.methods.sessions.get(session_id, self._owner(principal)) is None:
                 error = RpcError(INVALID_REQUEST, "Session not found")
                 await self._reply(send, 404, framing, error_response(request_id, error))
                 return

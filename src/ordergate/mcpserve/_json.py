@@ -1,7 +1,13 @@
-"""JSON text for answers, with one rule per server for ``Decimal`` values.
+"""JSON in and out: request bodies parsed within a nesting bound, answers written with one
+rule per server for ``Decimal`` values.
 
-Requests are parsed with ``parse_float=Decimal`` so no amount is ever a binary float. On the
-way out a server chooses what a ``Decimal`` becomes:
+Requests are parsed by ``loads_json``: with ``parse_float=Decimal`` so no amount is ever a
+binary float, without ``NaN``/``Infinity`` (not JSON, RFC 8259 §6), and no deeper than
+``MAX_JSON_DEPTH`` nested arrays and objects. A body nested past that — or so deep that the
+parser itself runs out of stack, which a ``RecursionError`` says — is refused as unparseable
+(``ValueError``) before anything walks it: validators, ``Decimal`` conversion and encoders
+recurse too, and the deepest message any MCP tool takes is a few levels. On the way out a
+server chooses what a ``Decimal`` becomes:
 
 - ``dumps_decimal_strings``: a decimal string (``"12.30"``): the sandbox venue, whose own
   amounts are strings on the wire, as Robinhood's are;
@@ -23,11 +29,50 @@ import secrets
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["dumps_decimal_numbers", "dumps_decimal_strings"]
+__all__ = ["MAX_JSON_DEPTH", "dumps_decimal_numbers", "dumps_decimal_strings", "loads_json"]
+
+MAX_JSON_DEPTH = 64
+"""How many arrays and objects a request may nest (a JSON-RPC call to an options tool with
+legs needs five)."""
 
 _NONCE = secrets.token_hex(16)
 _MARK = f"\x00{_NONCE}:"
 _MARKED = re.compile(r'"\\u0000' + _NONCE + r':([-+0-9.Ee]+)"')
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def loads_json(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON value of ``body``. Raises ``ValueError`` for a body that is not JSON or nests
+    arrays and objects deeper than ``max_depth``."""
+    try:
+        value = json.loads(body, parse_float=Decimal, parse_constant=_not_json)
+    except RecursionError:
+        raise ValueError("nested too deeply to parse") from None
+    # At most one level per bracket: a body with few brackets needs no walk (the hot path).
+    if isinstance(body, str):
+        brackets = body.count("[") + body.count("{")
+    else:
+        brackets = body.count(b"[") + body.count(b"{")
+    if brackets > max_depth and _depth(value, max_depth) > max_depth:
+        raise ValueError(f"nested deeper than {max_depth}")
+    return value
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deep ``value`` nests, counted level by level (no recursion) up to ``limit + 1``."""
+    depth = 0
+    level = [value] if isinstance(value, dict | list) else []
+    while level and depth <= limit:
+        depth += 1
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(child for child in children if isinstance(child, dict | list))
+        level = below
+    return depth
 
 
 def _as_string(value: object) -> str:

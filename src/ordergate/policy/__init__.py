@@ -39,7 +39,7 @@ from ordergate.policy._proposal import Proposal, Terms, estimate_terms
 from ordergate.policy._reasons import ReasonCode
 from ordergate.policy._rules import RULES, Exemption, Rule, reduces_position
 from ordergate.policy._state import AccountState, OpenOrder, Position, Quote, TradingState
-from ordergate.policy._symbols import is_plain_ticker, normalise_symbol
+from ordergate.policy._symbols import is_padded, is_plain_ticker, normalise_symbol
 
 __all__ = [
     "ALL_SYMBOLS",
@@ -69,6 +69,7 @@ __all__ = [
     "changed_keys",
     "estimate_terms",
     "evaluate",
+    "is_padded",
     "is_plain_ticker",
     "load_policy",
     "loosened_keys",

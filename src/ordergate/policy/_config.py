@@ -363,10 +363,13 @@ def _symbol_list(key: str, value: object, *, wildcard: bool) -> frozenset[str]:
         item_key = f"{key}[{index}]"
         if not isinstance(item, str) or isinstance(item, _TomlFloat):
             raise ConfigError(item_key, "must be a ticker symbol string")
-        if wildcard and item.strip(" \t") == ALL_SYMBOLS:
+        # The owner typed this list: spaces and tabs around an entry are trimmed (a trimmed
+        # entry names only the ticker it shows); a proposal's symbol never is.
+        entry = item.strip(" \t")
+        if wildcard and entry == ALL_SYMBOLS:
             symbols.add(ALL_SYMBOLS)
             continue
-        symbol = normalise_symbol(item)
+        symbol = normalise_symbol(entry)
         if symbol is None:
             raise ConfigError(item_key, "not a plain ticker (ASCII letters, digits, one '.')")
         symbols.add(symbol)

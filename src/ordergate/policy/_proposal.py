@@ -3,8 +3,9 @@
 A ``Proposal`` is validated on construction and raises ``ProposalError(field, reason)`` for
 anything the order path cannot name: both or neither of quantity and dollar amount, a
 non-positive or non-Decimal amount, a limit price on a market order, a missing stop price.
-Its symbol is normalised (case, surrounding space); a symbol that is not a plain ticker is
-kept as given so the engine refuses it with ``symbol_malformed`` and the refusal is recorded.
+Its symbol is upper-cased; a symbol with space or a control character around it is refused
+(``symbol``), never stripped; any other symbol that is not a plain ticker is kept as given so
+the engine refuses it with ``symbol_malformed`` and the refusal is recorded.
 
 ``Terms`` are what the caps are measured on: at stage A estimated from a live quote
 (``estimate_terms``), at stage B the terms ``review_equity_order`` returned.
@@ -18,7 +19,7 @@ from decimal import Decimal
 from ordergate.core import ZERO, MarketHours, OrderType, Side, TimeInForce
 from ordergate.policy._errors import ProposalError
 from ordergate.policy._state import Quote
-from ordergate.policy._symbols import normalise_symbol
+from ordergate.policy._symbols import is_padded, normalise_symbol
 
 __all__ = ["Proposal", "Terms", "estimate_terms"]
 
@@ -41,6 +42,8 @@ class Proposal:
     def __post_init__(self) -> None:
         if not isinstance(self.symbol, str):
             raise ProposalError("symbol", "must be a string")
+        if is_padded(self.symbol):
+            raise ProposalError("symbol", "has space or a control character around the ticker")
         normal = normalise_symbol(self.symbol)
         if normal is not None:
             object.__setattr__(self, "symbol", normal)

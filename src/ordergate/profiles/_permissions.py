@@ -4,6 +4,11 @@ A permission is one kind of thing an agent may do through the gateway. The list 
 a profile naming anything else is refused at load. Moving money (transfers, deposits) and
 placing anything but equity orders have no permission at all — the gateway refuses those
 whatever the profile says, so no profile can grant them.
+
+``orders.cancel_any`` is the one permission no tool needs by itself: beside
+``orders.cancel`` it lets a connection cancel orders it did not file (placed in the Robinhood
+app, or by another connection); without it a connection cancels only its own. No built-in
+profile grants it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ class Permission(StrEnum):
     ORDERS_REVIEW = "orders.review"
     ORDERS_PLACE = "orders.place"
     ORDERS_CANCEL = "orders.cancel"
+    ORDERS_CANCEL_ANY = "orders.cancel_any"
     WATCHLISTS_WRITE = "watchlists.write"
     ALERTS_WRITE = "alerts.write"
     SCANNER_WRITE = "scanner.write"
@@ -39,6 +45,7 @@ PERMISSION_PHRASES: Mapping[Permission, str] = MappingProxyType(
         Permission.ORDERS_REVIEW: "reviewing orders",
         Permission.ORDERS_PLACE: "placing orders",
         Permission.ORDERS_CANCEL: "cancelling orders",
+        Permission.ORDERS_CANCEL_ANY: "cancelling orders it did not file",
         Permission.WATCHLISTS_WRITE: "changing watchlists",
         Permission.ALERTS_WRITE: "changing alerts",
         Permission.SCANNER_WRITE: "changing saved scans",

@@ -7,7 +7,6 @@ with errors that name the bad field.
 from __future__ import annotations
 
 import ipaddress
-import json
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
@@ -17,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ordergate.core import ConfigError, SteppedClock, to_wire
+from ordergate.mcpserve import loads_json
 
 if TYPE_CHECKING:
     from ordergate.sandbox._app import Sandbox
@@ -38,8 +38,8 @@ def _refusal(status: int, field: str, reason: str) -> JSONResponse:
 
 async def _body(request: Request) -> dict[str, Any]:
     try:
-        body = json.loads(await request.body() or b"{}", parse_float=Decimal)
-    except ValueError:
+        body = loads_json(await request.body() or b"{}")
+    except ValueError:  # not JSON, or nested past MAX_JSON_DEPTH
         raise ConfigError("body", "must be a JSON object") from None
     if not isinstance(body, dict):
         raise ConfigError("body", "must be a JSON object")

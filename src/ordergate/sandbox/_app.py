@@ -1,4 +1,5 @@
-"""Assembles the sandbox venue: clock, venue state, authorization server, MCP endpoint, admin."""
+"""Assembles the sandbox venue: clock, venue state, authorization server, MCP endpoint, admin —
+every route behind one ``Host``/``Origin`` check (DNS rebinding)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import Clock, make_clock
-from ordergate.mcpserve import HostPolicy, McpEndpoint, SessionStore
+from ordergate.mcpserve import HostCheck, HostPolicy, McpEndpoint, SessionStore, async_verifier
 from ordergate.sandbox._admin import admin_routes
 from ordergate.sandbox._config import SandboxConfig
 from ordergate.sandbox.mcp import Methods, ServerIdentity, VenueFaults
@@ -30,7 +31,8 @@ class Sandbox:
     clock: Clock
     venue: Venue
     oauth: OAuthServer
-    app: Starlette
+    app: HostCheck
+    """The ASGI app: every route behind the ``Host``/``Origin`` check."""
 
     @property
     def mcp_url(self) -> str:
@@ -62,15 +64,18 @@ def build_sandbox(
     )
     endpoint = McpEndpoint(
         methods=methods,
-        verify=oauth.verify_access_token,
+        verify=async_verifier(oauth.verify_access_token),  # in memory: it never blocks
         challenge=oauth.www_authenticate,
         framing=config.framing,
-        hosts=HostPolicy(speaker="the venue"),
+        check_hosts=False,  # the HostCheck below covers every route, this one included
         faults=VenueFaults(venue),
     )
     routes: list[BaseRoute] = [*oauth.routes(), Route(MCP_PATH, endpoint)]
-    sandbox = Sandbox(config, base_url, clock, venue, oauth, Starlette(routes=routes))
+    router = Starlette(routes=routes)
+    # Loopback names only, as the venue's MCP endpoint always answered: its OAuth endpoints
+    # and admin knobs are no more reachable from a rebound page than the endpoint is.
+    app = HostCheck(router, policy=HostPolicy(speaker="the venue"))
+    sandbox = Sandbox(config, base_url, clock, venue, oauth, app)
     if config.admin:
-        for route in admin_routes(sandbox):
-            sandbox.app.router.routes.append(route)
+        router.router.routes.extend(admin_routes(sandbox))
     return sandbox

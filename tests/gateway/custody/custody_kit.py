@@ -148,10 +148,11 @@ def custodian(
     master: str | None = MASTER,
     access_ttl: timedelta = timedelta(days=9),
     db_url: str | None = None,
+    policy: str = POLICY,
 ) -> Iterator[Custodian]:
     home = tmp_path / "home"
     home.mkdir()
-    (home / "policy.toml").write_text(POLICY)
+    (home / "policy.toml").write_text(policy)
     monkeypatch.setenv("ORDERGATE_HOME", str(home))
     for name in (
         "ORDERGATE_DB_URL",

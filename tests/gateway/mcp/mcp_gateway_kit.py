@@ -5,7 +5,8 @@ gateway), connects a ``Robinhood`` to it with minted tokens (as ``guard_kit`` do
 ledger and a paper guard from the same pieces as ``guard_kit``, and serves
 ``gateway_endpoint`` with uvicorn on another free port *in the test's own event loop* (the
 client and guard it uses were made in that loop). The backend forwards to the venue and
-records what it was asked; the verifier accepts one fixed token as connection ``c1``.
+records what it was asked; the verifier accepts one fixed token as connection ``c1`` and
+another as connection ``c2``, both under the profile ``gateway(profile=…)`` names.
 """
 
 from __future__ import annotations
@@ -31,25 +32,29 @@ from ordergate._serving import _Server, bind_socket
 from ordergate.client import Config, Robinhood, connect
 from ordergate.core import SteppedClock
 from ordergate.execution import (
+    AccountReader,
+    ClientAccountReader,
     ClientQuoteSource,
     Guard,
+    LiveExecutor,
     OrderExecutor,
     PaperAccountReader,
     PaperBook,
     PaperExecutor,
     paper_session,
 )
-from ordergate.gateway.mcp import GatewayMethods, gateway_endpoint
-from ordergate.gateway.mcp._profiles import ProfileLookup
+from ordergate.gateway.mcp import Credential, GatewayMethods, Principal, gateway_endpoint
 from ordergate.gateway.mcp._record import _filings_of
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
-from ordergate.profiles import Profile, load_profiles
+from ordergate.profiles import load_profiles
 from ordergate.sandbox import SandboxConfig, SandboxServer
 
 BOUND_S = 30
 TOKEN = "gateway-test-token-c1"
 CONNECTION = "c1"
+OTHER_TOKEN = "gateway-test-token-c2"
+OTHER_CONNECTION = "c2"
 ACCEPT = "application/json, text/event-stream"
 
 OPEN_POLICY = """
@@ -75,21 +80,32 @@ def identity_of(connection_id: str) -> str:
     return hashlib.sha256(connection_id.encode()).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Grant:
-    connection_id: str
+def principal(
+    connection_id: str = CONNECTION, profile: str | None = "trader", **kind: Any
+) -> Principal:
+    """The principal an OAuth token of ``connection_id`` resolves to (its hashed identity)."""
+    return Principal(
+        connection_id=connection_id,
+        identity=kind.get("identity", identity_of(connection_id)),
+        profile=profile,
+        credential=kind.get("credential", Credential.OAUTH),
+    )
 
 
 class FixedVerifier:
-    """Accepts ``TOKEN`` as connection ``connection`` (``c1``); nothing else."""
+    """Accepts ``TOKEN`` as connection ``connection`` (``c1``) and ``OTHER_TOKEN`` as another
+    person's connection ``c2``, both under ``profile``; nothing else."""
 
-    def __init__(self, metadata_url: str) -> None:
+    def __init__(self, metadata_url: str, *, profile: str | None = "trader") -> None:
         self.metadata_url = metadata_url
         self.connection = CONNECTION
+        self.profile = profile
 
-    def verify(self, token: str) -> Grant | None:
+    async def verify(self, token: str) -> Principal | None:
         if hmac.compare_digest(token.encode(), TOKEN.encode()):
-            return Grant(self.connection)
+            return principal(self.connection, self.profile)
+        if hmac.compare_digest(token.encode(), OTHER_TOKEN.encode()):
+            return principal(OTHER_CONNECTION, self.profile)
         return None
 
     def www_authenticate(self, *, error: str | None = None) -> str:
@@ -149,12 +165,14 @@ class Gateway:
         merged.update(headers)
         return await self.http.post(self.url, content=content, headers=merged)
 
-    async def rpc(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def rpc(
+        self, method: str, params: dict[str, Any] | None = None, *, token: str = TOKEN
+    ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self._next_id, "method": method}
         if params is not None:
             message["params"] = params
-        response = await self.post(json.dumps(message).encode())
+        response = await self.post(json.dumps(message).encode(), token=token)
         assert response.status_code == 200, (response.status_code, response.text)
         answer: dict[str, Any] = response.json()
         return answer
@@ -163,15 +181,21 @@ class Gateway:
         tools: list[dict[str, Any]] = (await self.rpc("tools/list"))["result"]["tools"]
         return tools
 
-    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        answer = await self.rpc("tools/call", {"name": name, "arguments": arguments or {}})
+    async def call(
+        self, name: str, arguments: dict[str, Any] | None = None, *, token: str = TOKEN
+    ) -> dict[str, Any]:
+        answer = await self.rpc(
+            "tools/call", {"name": name, "arguments": arguments or {}}, token=token
+        )
         assert "result" in answer, answer
         result: dict[str, Any] = answer["result"]
         return result
 
-    async def refusal(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def refusal(
+        self, name: str, arguments: dict[str, Any] | None = None, *, token: str = TOKEN
+    ) -> dict[str, Any]:
         """The ``error`` of a call the gateway must refuse."""
-        result = await self.call(name, arguments)
+        result = await self.call(name, arguments, token=token)
         assert result["isError"] is True, result
         error: dict[str, Any] = result["structuredContent"]["error"]
         assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
@@ -182,22 +206,23 @@ class Gateway:
         return _filings_of(self.ledger, identity or identity_of(CONNECTION), 1000)
 
 
+CUSTODIAN = """
+name: custodian
+description: Reads, and cancels any order in the account.
+permissions: [account.read, market.read, orders.read, orders.cancel, orders.cancel_any]
+"""
+
+
+def custodian_home(tmp_path: Path) -> Path:
+    """A home defining the profile ``custodian``, which may cancel orders it did not file."""
+    home = tmp_path / "home"
+    (home / "profiles").mkdir(parents=True)
+    (home / "profiles" / "custodian.yaml").write_text(CUSTODIAN)
+    return home
+
+
 def policy(extra: str = "") -> PolicyConfig:
     return parse_policy(OPEN_POLICY.replace('approval = "never"', extra or 'approval = "never"'))
-
-
-def every_connection_as(
-    name: str | None, *, home: Path | None = None, policy: PolicyConfig | None = None
-) -> ProfileLookup:
-    """A profile lookup that gives every connection the profile ``name`` (a built-in, or one
-    in ``home/profiles``; ``None``: a profile this gateway does not define)."""
-    defined = load_profiles(home, policy or PolicyConfig())
-    profile = defined.get(name) if name is not None else None
-
-    async def profile_of(principal: object) -> Profile | None:
-        return profile
-
-    return profile_of
 
 
 @asynccontextmanager
@@ -210,9 +235,10 @@ async def gateway(
     max_open: int = 5,
     profile: str | None = "trader",
     profiles_home: Path | None = None,
+    live: bool = False,
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue. ``executor(paper_executor)`` may wrap the paper
-    executor (a broker that does not answer, …)."""
+    executor (a broker that does not answer, …); ``live`` places at the venue itself."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     with (
@@ -236,11 +262,14 @@ async def gateway(
             paper: OrderExecutor = PaperExecutor(
                 book, quotes, session=paper_session, clock=clock, slippage_bps=0
             )
+            reader: AccountReader = PaperAccountReader(book, quotes)
+            if live:
+                paper, reader = LiveExecutor(rh), ClientAccountReader(rh, clock=clock)
             guard = Guard(
                 policy=rules,
                 ledger=ledger,
                 executor=paper if executor is None else executor(paper),
-                reader=PaperAccountReader(book, quotes),
+                reader=reader,
                 account=account,
                 clock=clock,
             )
@@ -248,12 +277,14 @@ async def gateway(
             methods = GatewayMethods(
                 backend,
                 clock=clock,
-                profile_of=every_connection_as(profile, home=profiles_home, policy=rules),
+                profiles=load_profiles(profiles_home, rules),
                 max_open=max_open,
             )
             sock = bind_socket("127.0.0.1", 0)
             public_url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-            verifier = FixedVerifier(f"{public_url}/.well-known/oauth-protected-resource/mcp")
+            verifier = FixedVerifier(
+                f"{public_url}/.well-known/oauth-protected-resource/mcp", profile=profile
+            )
             endpoint = gateway_endpoint(
                 methods,
                 verify=verifier.verify,

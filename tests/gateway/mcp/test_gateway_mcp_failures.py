@@ -16,7 +16,7 @@ from uuid import uuid4
 
 import httpx2
 import pytest
-from mcp_gateway_kit import Grant, every_connection_as
+from mcp_gateway_kit import principal
 from starlette.applications import Starlette
 from starlette.routing import Route
 from venue_testkit import START
@@ -35,8 +35,10 @@ from ordergate.execution import BROKER_REFUSED, Outcome
 from ordergate.gateway.mcp import GatewayMethods
 from ordergate.gateway.mcp._failures import failure_payload
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
-from ordergate.mcpserve import Framing, McpEndpoint, Session, SessionStore
+from ordergate.mcpserve import Framing, McpEndpoint, Session, SessionStore, async_verifier
 from ordergate.mcpserve import RpcError as ProtocolError
+from ordergate.policy import PolicyConfig
+from ordergate.profiles import Permission, Profile, load_profiles
 
 pytestmark = pytest.mark.anyio
 
@@ -86,8 +88,11 @@ class BrokenBackend:
     forward_error: Exception | None = None
     guard_error: Exception | None = None
     disconnect_error: Exception | None = None
+    list_error: Exception | None = None
 
     async def upstream_tools(self, connection_id: str) -> list[dict[str, Any]]:
+        if self.list_error is not None:
+            raise self.list_error
         return self.tools
 
     async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
@@ -108,15 +113,23 @@ class BrokenBackend:
             raise self.disconnect_error
 
 
+CUSTODIAN = Profile(
+    "custodian",
+    "cancels any order",
+    frozenset({Permission.ORDERS_CANCEL, Permission.ORDERS_CANCEL_ANY}),
+)
+PROFILES = {**load_profiles(None, PolicyConfig()), "custodian": CUSTODIAN}
+
+
 def _methods(backend: BrokenBackend) -> GatewayMethods:
-    return GatewayMethods(
-        backend, clock=SteppedClock(start=START), profile_of=every_connection_as("trader")
-    )
+    return GatewayMethods(backend, clock=SteppedClock(start=START), profiles=PROFILES)
 
 
-async def _call(methods: GatewayMethods, name: str, arguments: Any = None) -> dict[str, Any]:
+async def _call(
+    methods: GatewayMethods, name: str, arguments: Any = None, *, profile: str = "trader"
+) -> dict[str, Any]:
     params = {"name": name, "arguments": arguments or {}}
-    return await methods.call("tools/call", params, Grant("c1"))
+    return await methods.call("tools/call", params, principal("c1", profile))
 
 
 def _error(result: dict[str, Any]) -> dict[str, Any]:
@@ -166,12 +179,43 @@ async def test_a_failed_forward_is_a_refusal_with_a_fixed_sentence(ledger: Ledge
     assert error["code"] == "GATEWAY_ERROR"
 
 
+@dataclass
+class UnwritableJournal:
+    def append(self, **entry: Any) -> None:
+        raise RuntimeError(SECRET)
+
+
+@dataclass
+class UnwritableLedger:
+    """Reads as the real ledger does; its journal cannot be written."""
+
+    real: Ledger
+    journal: UnwritableJournal = field(default_factory=UnwritableJournal)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
 async def test_a_cancel_is_answered_even_when_recording_it_fails(ledger: Ledger) -> None:
-    backend = BrokenBackend(StubGuard(ledger), guard_error=RuntimeError(SECRET))
+    backend = BrokenBackend(StubGuard(UnwritableLedger(ledger)))
     backend.tools.append({"name": "cancel_equity_order"})
-    result = await _call(_methods(backend), "cancel_equity_order", {"order_id": "o-1"})
+    result = await _call(
+        _methods(backend), "cancel_equity_order", {"order_id": str(uuid4())}, profile="custodian"
+    )
     assert result["isError"] is False
     assert result["structuredContent"]["data"] == {"ok": True}
+
+
+async def test_a_cancel_the_record_cannot_check_is_refused_and_not_sent(ledger: Ledger) -> None:
+    backend = BrokenBackend(StubGuard(ledger), guard_error=RuntimeError(SECRET))
+    backend.tools.append({"name": "cancel_equity_order"})
+    error = _error(
+        await _call(_methods(backend), "cancel_equity_order", {"order_id": str(uuid4())})
+    )
+    assert error == {
+        "code": "GATEWAY_ERROR",
+        "message": "The gateway could not read its record, so nothing was sent.",
+    }
 
 
 @pytest.mark.parametrize("tool", ["gate_how", "gate_record", "place_equity_order"])
@@ -221,18 +265,13 @@ async def test_a_failed_disconnect_says_so_and_keeps_nothing_secret(ledger: Ledg
 def test_at_least_one_open_proposal_must_be_allowed(ledger: Ledger) -> None:
     with pytest.raises(ValueError, match="max_open"):
         backend = BrokenBackend(StubGuard(ledger))
-        GatewayMethods(
-            backend,
-            clock=SteppedClock(start=START),
-            profile_of=every_connection_as("trader"),
-            max_open=0,
-        )
+        GatewayMethods(backend, clock=SteppedClock(start=START), profiles=PROFILES, max_open=0)
 
 
 async def test_a_list_without_a_resolvable_order_tool_wraps_nothing(ledger: Ledger) -> None:
     backend = BrokenBackend(StubGuard(ledger), tools=[{"name": 7}, {"name": "place_equity_order"}])
     methods = _methods(backend)
-    listed = await methods.call("tools/list", {}, Grant("c1"))
+    listed = await methods.call("tools/list", {}, principal("c1"))
     error = _error(await _call(methods, "place_equity_order", BUY))
     assert listed["tools"][0]["name"] == "place_equity_order"
     assert "outputSchema" not in listed["tools"][0]
@@ -258,7 +297,7 @@ class _Exploding:
 def test_a_server_bug_is_answered_as_an_internal_error_without_its_text() -> None:
     endpoint: McpEndpoint[str] = McpEndpoint(
         methods=_Exploding(),
-        verify=lambda token: token if token == "t" else None,
+        verify=async_verifier(lambda token: token if token == "t" else None),
         challenge=lambda *, error=None: "Bearer",
         framing=Framing.JSON,
     )
@@ -287,8 +326,25 @@ def test_a_transport_needs_room_for_at_least_one_byte() -> None:
     with pytest.raises(ValueError, match="max_body"):
         McpEndpoint(
             methods=_Exploding(),
-            verify=lambda token: None,
+            verify=async_verifier(lambda token: None),
             challenge=lambda *, error=None: "Bearer",
             framing=Framing.JSON,
             max_body=0,
         )
+
+
+async def test_the_broker_answers_502_when_the_broker_list_cannot_be_read(ledger: Ledger) -> None:
+    backend = BrokenBackend(StubGuard(ledger), list_error=RuntimeError(SECRET))
+    status, answer = await _methods(backend).capability(
+        principal("c1"), "market.read", {"tool": "get_equity_quotes", "arguments": {}}
+    )
+    assert status == 502
+    assert answer["error"]["code"] == "UPSTREAM_UNAVAILABLE"
+    assert SECRET not in json.dumps(answer)
+
+
+async def test_the_broker_refuses_arguments_that_are_not_an_object(ledger: Ledger) -> None:
+    status, answer = await _methods(BrokenBackend(StubGuard(ledger))).capability(
+        principal("c1"), "market.read", {"tool": "get_equity_quotes", "arguments": [1]}
+    )
+    assert (status, answer["error"]["code"]) == (400, "INVALID_ARGUMENT")

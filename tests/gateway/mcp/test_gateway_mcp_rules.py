@@ -74,7 +74,7 @@ def test_the_filings_fields_become_a_proposal() -> None:
     proposal = proposal_from_arguments(
         {
             "account_number": "123",
-            "symbol": " spy ",
+            "symbol": "spy",
             "side": "sell",
             "type": "stop_limit",
             "quantity": Decimal("2.5"),
@@ -142,3 +142,26 @@ def test_a_refusal_names_the_proposals_field_when_the_schema_has_no_name_for_it(
     with pytest.raises(NotFiled) as refused:
         proposal_from_arguments({"symbol": "SPY", "side": "buy", "type": "market"}, schema)
     assert "(quantity: give exactly one of quantity and notional)" in refused.value.message
+
+
+@pytest.mark.parametrize(
+    "symbol", [" SPY", "SPY ", "SPY\n", "\tSPY", "SPY\u00a0", "\u3000SPY", "SPY\x00", "\u200bSPY"]
+)
+@pytest.mark.req("gateway.bypass.symbol-padding")
+def test_a_symbol_with_space_or_a_control_character_around_it_is_refused_not_stripped(
+    symbol: str,
+) -> None:
+    arguments = {"symbol": symbol, "side": "buy", "type": "market", "quantity": "1"}
+    with pytest.raises(NotFiled) as refused:
+        proposal_from_arguments(arguments, SCHEMA)
+    assert refused.value.code == "INVALID_ARGUMENT"
+    assert "`symbol`" in refused.value.message
+
+
+@pytest.mark.parametrize("account", [" 5QR12345", "5QR12345\n", ""])
+def test_an_account_with_space_around_it_is_refused_not_stripped(account: str) -> None:
+    arguments = {"symbol": "SPY", "side": "buy", "type": "market", "quantity": "1"}
+    with pytest.raises(NotFiled) as refused:
+        proposal_from_arguments({**arguments, "account_number": account}, SCHEMA)
+    assert refused.value.code == "INVALID_ARGUMENT"
+    assert "`account_number`" in refused.value.message

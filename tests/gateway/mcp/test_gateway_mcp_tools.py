@@ -4,13 +4,14 @@ sandbox venue (issue 6 §3)."""
 from __future__ import annotations
 
 import json
+import uuid
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_gateway_kit import CONNECTION, gateway, identity_of, policy
+from mcp_gateway_kit import CONNECTION, custodian_home, gateway, identity_of, policy
 
 from ordergate.core import OrderType, Side
 from ordergate.execution import NoAnswer, OrderExecutor, Placement, Ticket
@@ -403,7 +404,8 @@ async def test_a_tool_marked_destructive_is_refused_unless_it_cancels(tmp_path: 
             "annotations": {"destructiveHint": True},
         },
     ]
-    async with gateway(tmp_path, extra_tools=extra) as gw:
+    home = custodian_home(tmp_path)  # may cancel orders it did not file (orders.cancel_any)
+    async with gateway(tmp_path, extra_tools=extra, profile="custodian", profiles_home=home) as gw:
         erased = await gw.refusal("get_everything_erased")
         cancelled = await gw.call("cancel_all_orders")
     assert erased["code"] == "DESTRUCTIVE"
@@ -428,8 +430,11 @@ async def test_a_tool_the_upstream_does_not_list_is_a_protocol_error(tmp_path: P
 # -- cancels ------------------------------------------------------------------------------
 
 
-async def test_a_cancel_is_forwarded_and_recorded(tmp_path: Path) -> None:
-    async with gateway(tmp_path) as gw:
+async def test_a_cancel_of_an_order_placed_elsewhere_is_forwarded_and_recorded_under_cancel_any(
+    tmp_path: Path,
+) -> None:
+    home = custodian_home(tmp_path)  # orders.cancel_any: the order was placed in the app
+    async with gateway(tmp_path, profile="custodian", profiles_home=home) as gw:
         placed = gw.venue.data(
             "place_equity_order",
             {
@@ -518,11 +523,12 @@ async def test_a_connection_cannot_cancel_an_order_another_connection_filed(
 async def test_a_cancel_without_an_answer_tells_the_agent_to_read_its_open_orders(
     tmp_path: Path,
 ) -> None:
-    async with gateway(tmp_path) as gw:
+    home = custodian_home(tmp_path)  # orders.cancel_any: the order is not the gateway's
+    async with gateway(tmp_path, profile="custodian", profiles_home=home) as gw:
         await gw.tools()
         gw.venue.faults(drop_before=1)
         error = await gw.refusal(
-            "cancel_equity_order", {"account_number": gw.account, "order_id": "o-1"}
+            "cancel_equity_order", {"account_number": gw.account, "order_id": str(uuid.uuid4())}
         )
     assert error["code"] == "UPSTREAM_UNANSWERED"
     assert "read your open orders" in error["message"]

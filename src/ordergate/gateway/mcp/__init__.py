@@ -5,15 +5,20 @@ the gateway implements.
 
 ::
 
-    methods = GatewayMethods(backend, clock=clock)
-    app = gateway_endpoint(methods, verify=auth.verifier.verify,
-                           challenge=auth.verifier.www_authenticate, public_url=public_url)
+    methods = GatewayMethods(backend, clock=clock, profiles=profiles)
+    app = gateway_endpoint(methods, verify=verify, challenge=auth.verifier.www_authenticate,
+                           public_url=public_url)
+
+``verify`` is an async ``Verify``: a bearer token's ``Principal`` (its connection, identity,
+profile and kind of credential) or ``None``. The gateway's own is
+``ordergate.gateway._callers.bearer_verifier``.
 """
 
-from ordergate.gateway.mcp._backend import GatewayBackend, Principal
+from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._catalog import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
 from ordergate.gateway.mcp._endpoint import MAX_BODY, gateway_endpoint
 from ordergate.gateway.mcp._methods import GATEWAY_INFO, MAX_OPEN_PROPOSALS, GatewayMethods
+from ordergate.gateway.mcp._principal import Credential, Principal, Verify
 from ordergate.gateway.mcp._proposal import FILED_FIELDS
 from ordergate.gateway.mcp._routing import Route, Routing, route
 
@@ -24,11 +29,13 @@ __all__ = [
     "MAX_BODY",
     "MAX_OPEN_PROPOSALS",
     "ORDER_OUTPUT_SCHEMA",
+    "Credential",
     "GatewayBackend",
     "GatewayMethods",
     "Principal",
     "Route",
     "Routing",
+    "Verify",
     "gateway_endpoint",
     "route",
 ]

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from ordergate.execution import Guard
 
-__all__ = ["GatewayBackend", "Principal"]
+__all__ = ["GatewayBackend"]
 
 
 class GatewayBackend(Protocol):
@@ -37,16 +37,10 @@ class GatewayBackend(Protocol):
         ...
 
     def identity(self, connection_id: str) -> str:
-        """The connection id, hashed: the identity on the record."""
+        """The connection id, hashed: the identity on the record (the verifier puts it in
+        the request's ``Principal``)."""
         ...
 
     async def disconnect(self, connection_id: str) -> None:
         """Erase the connection and its upstream tokens."""
         ...
-
-
-class Principal(Protocol):
-    """What the gateway's token verifier returns: the connection a token belongs to."""
-
-    @property
-    def connection_id(self) -> str: ...

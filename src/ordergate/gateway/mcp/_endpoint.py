@@ -1,45 +1,52 @@
 """The gateway's ``/mcp`` endpoint: the shared transport with the gateway's methods, its
-token verifier, its host and origin rules and its 8 KB body cap.
+token verifier, its host and origin rules, its 8 KB body cap and sessions bound to their
+principal.
 
 ``Host`` must be the gateway's own (the host and port of its public URL) or a loopback name,
 and a browser's ``Origin`` likewise (DNS-rebinding protection); a body over ``max_body``
-answers 413 before it is parsed. ``Decimal`` values go out as the JSON numbers they were
-read from, so a forwarded answer is the upstream's, number for number.
+answers 413 before it is parsed. An MCP session is bound to the ``Principal`` that opened it
+(``Principal.session_owner``): any other gets 404, as for a session that does not exist.
+``Decimal`` values go out as the JSON numbers they were read from, so a forwarded answer is
+the upstream's, number for number.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-from ordergate.gateway.mcp._backend import Principal
 from ordergate.gateway.mcp._methods import GatewayMethods
+from ordergate.gateway.mcp._principal import Principal, Verify
 from ordergate.mcpserve import Challenge, Framing, HostPolicy, McpEndpoint, dumps_decimal_numbers
 
 __all__ = ["MAX_BODY", "gateway_endpoint"]
 
 MAX_BODY = 8192
 
-P = TypeVar("P", bound=Principal)
+
+def _owner(principal: Principal) -> str:
+    return principal.session_owner
 
 
 def gateway_endpoint(
     methods: GatewayMethods,
     *,
-    verify: Callable[[str], P | None],
+    verify: Verify,
     challenge: Challenge,
     public_url: str,
     max_body: int = MAX_BODY,
     framing: Framing = Framing.JSON,
-) -> McpEndpoint[P]:
-    """The ASGI app to mount at ``/mcp``. ``verify`` returns the principal of a token the
-    gateway minted (``None`` for any other); ``challenge`` the 401's ``WWW-Authenticate``."""
+    check_hosts: bool = True,
+) -> McpEndpoint[Principal]:
+    """The ASGI app to mount at ``/mcp``. ``verify`` resolves the principal of a token the
+    gateway minted (``None`` for any other); ``challenge`` builds the 401's
+    ``WWW-Authenticate``; ``check_hosts=False`` when a ``HostCheck`` for ``public_url`` wraps
+    the whole app."""
     return McpEndpoint(
         methods=methods,
         verify=verify,
         challenge=challenge,
         framing=framing,
         hosts=HostPolicy.for_url(public_url, speaker="the gateway"),
+        check_hosts=check_hosts,
+        session_owner=_owner,
         max_body=max_body,
         dumps=dumps_decimal_numbers,
     )

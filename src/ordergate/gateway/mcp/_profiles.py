@@ -13,17 +13,15 @@ else: it fails closed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ordergate.gateway.mcp._backend import Principal
 from ordergate.gateway.mcp._catalog import GATE_TOOLS, Listing
 from ordergate.profiles import PERMISSION_PHRASES, Permission, Profile, permission_for
 
 __all__ = [
     "GATE_NAMES",
     "UNDEFINED",
-    "ProfileLookup",
     "needs",
     "profile_facts",
     "profile_instructions",
@@ -31,9 +29,6 @@ __all__ = [
     "refusal_sentence",
     "visible_to",
 ]
-
-ProfileLookup = Callable[[Principal], Awaitable[Profile | None]]
-"""The profile a request's principal acts under (``None``: not defined here)."""
 
 GATE_NAMES = frozenset(str(tool["name"]) for tool in GATE_TOOLS)
 UNDEFINED = (

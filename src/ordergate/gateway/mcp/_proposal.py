@@ -6,7 +6,8 @@ session and account, under the names the tool's schema gives them (``quantity``,
 ``dollar_amount``, ``limit_price`` …). Any other argument — a tax-lot pick, a ``ref_id``
 (the gateway sets it: it is the filing's id), a second instrument — is refused before
 anything is filed, naming the argument. So are a value that is not what its field takes and
-a field the tool requires that the gateway cannot file. Nothing is defaulted that changes
+a field the tool requires that the gateway cannot file, and a symbol or account with space or
+a control character around it (refused, never stripped). Nothing is defaulted that changes
 what is bought: a missing type, quantity or price refuses.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 from ordergate.core import DecimalFieldError, MarketHours, OrderType, Side, TimeInForce
 from ordergate.core import parse_decimal as _parse_decimal
 from ordergate.discovery import canonical_of, property_for
-from ordergate.policy import Proposal, ProposalError
+from ordergate.policy import Proposal, ProposalError, is_padded
 
 __all__ = ["FILED_FIELDS", "NotFiled", "filed_properties", "proposal_from_arguments"]
 
@@ -97,7 +98,14 @@ def _value(field: str, name: str, value: object) -> object:
             ) from None
     if not isinstance(value, str) or not value.strip():
         raise NotFiled("INVALID_ARGUMENT", f"{_shown(name)} must be text. Nothing was filed.")
-    return value.strip()
+    if is_padded(value):
+        # Never stripped: " AAPL" or "AAPL\u00a0" is not quietly filed as AAPL.
+        raise NotFiled(
+            "INVALID_ARGUMENT",
+            f"{_shown(name)} must not have space or a control character around it. Nothing "
+            "was filed.",
+        )
+    return value
 
 
 def proposal_from_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> Proposal:

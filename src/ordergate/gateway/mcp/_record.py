@@ -39,8 +39,9 @@ _SHOWN_TERMS = (
 HOW = (
     "This is the ordergate gateway. Every equity order you send through its order tool is "
     "filed on the owner's ledger under your connection's identity, checked against the "
-    "owner's policy, and placed only as filed; the answer carries the filing id. Reads, "
-    "reviews and cancels are forwarded unchanged (cancels are recorded). Options, crypto, "
+    "owner's policy, and placed only as filed; the answer carries the filing id. Reads and "
+    "reviews are forwarded unchanged. You cancel only the orders you filed through the "
+    "gateway (cancels are recorded). Options, crypto, "
     "advanced orders, transfers and any other tool that would place or move something the "
     "gateway cannot file are refused. If an order gets no answer from the broker, read your "
     "open orders before sending it again."

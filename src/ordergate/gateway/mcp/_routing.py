@@ -1,4 +1,4 @@
-"""Where a tool call goes: forwarded, through the guard, forwarded and recorded, or refused.
+"""Where a tool call goes: forwarded, through the guard, to the cancel rules, or refused.
 
 Decided by the words of the tool's name (``ordergate.discovery.classify``; underscores as
 spaces), never by its description, which the upstream may word as it likes — a tool named
@@ -6,7 +6,8 @@ spaces), never by its description, which the upstream may word as it likes — a
 
 - the equity order tool (found by capability, ``place_order``) runs the guard's order path;
 - reads, ``review_*``/``preview_*`` simulations and enrolment links are forwarded unchanged;
-- cancels (``cancel``/``delete``/``revoke``) are forwarded and recorded;
+- cancels (``cancel``/``delete``/``revoke``) go to the cancel rules (``_cancel``: a
+  connection cancels only its own orders) and are recorded;
 - every other tool that places, exercises or moves money (options, crypto, advanced orders,
   transfers) is refused with a plain sentence naming what it would have done;
 - a tool the upstream marks destructive (``annotations.destructiveHint: true``) is refused
@@ -44,7 +45,7 @@ class Route(Enum):
     FORWARD = "forward"
     """Forwarded unchanged."""
     CANCEL = "cancel"
-    """Forwarded unchanged and recorded in the journal."""
+    """The cancel rules (``_cancel``), recorded in the journal."""
     REFUSE = "refuse"
     """Not sent; ``Routing.code`` and ``Routing.message`` say why."""
 

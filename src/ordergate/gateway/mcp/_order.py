@@ -1,0 +1,69 @@
+"""The equity order tool: the call becomes a ``Proposal`` of the filing's own fields and runs
+the guard under the principal's identity.
+
+At most ``max_open`` unfinished filings per identity at a time: the count and the filing it
+allows run one at a time per identity. The answer carries the filing id, the status, the
+reasons and the guard's fixed sentence (an unanswered order says to read open orders before
+sending again).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ordergate.execution import Guard, Outcome
+from ordergate.execution._blocking import blocking
+from ordergate.gateway.mcp._answers import order_result
+from ordergate.gateway.mcp._call import Call
+from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
+from ordergate.gateway.mcp._record import open_count
+from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.policy import Proposal, ProposalError
+
+__all__ = ["order"]
+
+RECORD_UNREADABLE = Failure(
+    "counting open filings", message="The gateway could not read its record, so nothing was filed."
+)
+ORDER_PATH_FAILED = Failure(
+    "the order path",
+    "ORDER_PATH_FAILED",
+    "The order path failed before it could answer. Read gate_record and your open orders "
+    "before sending it again.",
+)
+
+
+async def order(call: Call) -> dict[str, Any]:
+    descriptor = call.descriptor or {}
+    schema = descriptor.get("inputSchema")
+    try:
+        proposal = proposal_from_arguments(
+            call.arguments, schema if isinstance(schema, dict) else {}
+        )
+    except NotFiled as refusal:
+        refuse(refusal.code, refusal.message)
+    guard = await call.guard()
+    max_open = call.desk.max_open
+    async with call.desk.lock(call.identity):
+        count = await step(
+            blocking(open_count, guard.ledger, guard.account, call.identity), RECORD_UNREADABLE
+        )
+        if count >= max_open:
+            refuse(
+                "TOO_MANY_OPEN",
+                f"You already have {count} orders open through the gateway (at most {max_open}); "
+                "wait for one to finish or cancel one. Nothing was filed.",
+            )
+        outcome = await step(_submit(guard, proposal, call.identity), ORDER_PATH_FAILED)
+    return order_result(outcome, paper=guard.paper)
+
+
+async def _submit(guard: Guard, proposal: Proposal, identity: str) -> Outcome:
+    try:
+        return await guard.submit(proposal, identity=identity)
+    except ProposalError as error:
+        refuse(
+            "INVALID_ORDER",
+            f"The order cannot be filed ({error.field}: {error.reason}). Nothing was filed or "
+            "sent.",
+        )
