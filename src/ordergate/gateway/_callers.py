@@ -26,11 +26,11 @@ token only; the gateway reads no identity header, so one a request sends changes
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
 from ordergate.callers import CallerVerifier, looks_like_caller_token
 from ordergate.execution._blocking import blocking
+from ordergate.gateway._owner import connection_digest
 from ordergate.gateway.mcp import Credential, Principal, Verify
 from ordergate.gateway.oauth import GatewayStore, Grant
 from ordergate.gateway.oauth._records import ConnectionState
@@ -45,8 +45,7 @@ def caller_identity(caller: str, connection_id: str | None) -> str:
     """The identity a caller's filings are recorded under (see the module docstring)."""
     if connection_id is None:
         return CALLER_PREFIX + caller
-    digest = hashlib.sha256(connection_id.encode("utf-8")).hexdigest()[:32]
-    return f"{CALLER_PREFIX}{caller}@{digest}"
+    return f"{CALLER_PREFIX}{caller}@{connection_digest(connection_id)}"
 
 
 def bearer_verifier(

@@ -14,12 +14,27 @@ from typing import Any
 from ordergate.execution import Guard
 from ordergate.runtime import Running
 
-__all__ = ["OwnerBackend", "identity_of"]
+__all__ = ["OwnerBackend", "connection_digest", "digest_in", "identity_of"]
+
+
+def connection_digest(connection_id: str) -> str:
+    """What an identity on the record keeps of a connection id: its SHA-256, 32 hex digits."""
+    return hashlib.sha256(connection_id.encode("utf-8")).hexdigest()[:32]
 
 
 def identity_of(connection_id: str) -> str:
     """The identity a connection's filings are recorded under."""
-    return "conn:" + hashlib.sha256(connection_id.encode("utf-8")).hexdigest()[:32]
+    return "conn:" + connection_digest(connection_id)
+
+
+def digest_in(identity: str) -> str | None:
+    """The connection digest an identity names: a connection's own (``conn:DIGEST``) or a
+    caller token's bound to one (``caller:NAME@DIGEST``); ``None`` for any other."""
+    if identity.startswith("conn:"):
+        return identity.removeprefix("conn:")
+    if identity.startswith("caller:") and "@" in identity:
+        return identity.rsplit("@", 1)[1]
+    return None
 
 
 class OwnerBackend:

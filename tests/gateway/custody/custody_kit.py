@@ -168,7 +168,7 @@ def custodian(
     venue = venue_server.start()
     try:
         settings = Settings.resolve(upstream=venue.mcp_url, db=db_url)
-        apply_policy(db_url or f"sqlite:///{home / 'ledger.db'}", POLICY)
+        apply_policy(db_url or f"sqlite:///{home / 'ledger.db'}", policy)
         codes = enrol(home, passphrase=PASSPHRASE)
         many = 1_000_000
         config = GatewayConfig(

@@ -31,7 +31,7 @@ from ordergate.client import LoginRequired, Robinhood
 from ordergate.core import Clock
 from ordergate.execution import Guard
 from ordergate.execution._blocking import blocking
-from ordergate.gateway._owner import identity_of
+from ordergate.gateway._owner import connection_digest, digest_in, identity_of
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
 from ordergate.policy import PolicyConfig
@@ -131,14 +131,16 @@ class SealedBackend:
 
     @asynccontextmanager
     async def guard_for(self, record: FilingRecord) -> AsyncIterator[Guard]:
-        """The guard of the connection that filed ``record`` (its identity is the hashed
-        connection id), opened if it is not. ``LookupError`` when no live connection filed
-        it (it was erased, or the filing was made elsewhere)."""
-        live = await blocking(self._live_connections)
-        for connection_id in live:
-            if identity_of(connection_id) == record.identity:
-                yield await self.guard(connection_id)
-                return
+        """The guard of the connection that filed ``record`` (its identity names the hashed
+        connection id: the connection's own, or a caller token's bound to it), opened if it
+        is not. ``LookupError`` when no live connection filed it (it was erased, or the
+        filing was made elsewhere)."""
+        wanted = digest_in(record.identity)
+        if wanted is not None:
+            for connection_id in await blocking(self._live_connections):
+                if connection_digest(connection_id) == wanted:
+                    yield await self.guard(connection_id)
+                    return
         raise LookupError("no live connection filed this order")
 
     async def disconnect(self, connection_id: str) -> None:
