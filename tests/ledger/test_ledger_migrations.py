@@ -12,6 +12,7 @@ from alembic.config import Config
 from sqlalchemy import inspect, text
 
 from ordergate.core import SteppedClock
+from ordergate.execution import PaperBook
 from ordergate.ledger import (
     GENESIS,
     ChainHead,
@@ -29,8 +30,8 @@ MIGRATIONS = Path(migrate.__code__.co_filename).parent / "migrations"
 TABLES = {
     "alembic_version", "approvals", "chain_heads", "connections", "controls", "decisions",
     "executions", "filing_events", "filings", "gateway_clients", "gateway_codes",
-    "gateway_pending", "gateway_tokens", "locks", "orders", "paper_fills", "paper_orders",
-    "reservations",
+    "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "paper_fills",
+    "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")
@@ -43,7 +44,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-                ("0005",)
+                ("0007",)
             ]
 
 
@@ -254,3 +255,51 @@ def _downgrade(url: str) -> None:
             command.downgrade(config, "0002")
     finally:
         engine.dispose()
+
+
+def test_migration_0007_keeps_the_paper_accounts_cash_and_positions_their_fills_add_up_to(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    fills = [  # (account, symbol, side, quantity, price)
+        ("p1", "AAPL", "buy", "2", "190.25"),
+        ("p1", "AAPL", "sell", "0.5", "191.10"),
+        ("p1", "MSFT", "buy", "0.123456", "410.01"),
+        ("p1", "SPY", "buy", "1", "500"),
+        ("p1", "SPY", "sell", "1", "501.5"),
+        ("p2", "AAPL", "buy", "3", "189.99"),
+    ]
+    engine = engine_for(normalise_url(ledger_url))
+    try:
+        migrate(engine, "0006")
+        with engine.begin() as connection:
+            for index, (account, symbol, side, quantity, price) in enumerate(fills):
+                order = {"order_id": f"paper-{index}", "ref_id": str(uuid4()),
+                         "account": account, "symbol": symbol, "side": side,
+                         "quantity": quantity, "at": "2026-11-30T15:00:00.000000Z"}  # fmt: skip
+                connection.execute(
+                    text(
+                        "INSERT INTO paper_orders (order_id, ref_id, account, symbol, side, type, "
+                        "quantity, time_in_force, market_hours, state, triggered, created_at, "
+                        "updated_at) VALUES (:order_id, :ref_id, :account, :symbol, :side, "
+                        "'market', :quantity, 'gfd', 'regular_hours', 'filled', false, :at, :at)"
+                    ),
+                    order,
+                )
+                connection.execute(
+                    text(
+                        "INSERT INTO paper_fills VALUES (:id, :order_id, :account, :symbol, "
+                        ":side, :quantity, :price, :at)"
+                    ),
+                    {**order, "id": f"paper-{index}-1", "price": price},
+                )
+    finally:
+        engine.dispose()
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(10_000))
+        spent = Decimal(2) * Decimal("190.25") - Decimal("0.5") * Decimal("191.10")
+        spent += Decimal("0.123456") * Decimal("410.01") + Decimal(500) - Decimal("501.5")
+        assert book.cash("p1") == Decimal(10_000) - spent
+        assert book.positions("p1") == {"AAPL": Decimal("1.5"), "MSFT": Decimal("0.123456")}
+        assert book.cash("p2") == Decimal(10_000) - 3 * Decimal("189.99")
+        assert book.positions("p2") == {"AAPL": Decimal(3)}
+        assert (book.cash("nobody"), book.positions("nobody")) == (Decimal(10_000), {})

@@ -113,4 +113,8 @@ REQUIREMENTS: dict[str, str] = {
     "callers.identity-from-token": "seed 002: the token's identity wins over any header",
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
+    # Issue 14 §1: cost independent of history
+    "ledger.cost-bounded-by-open": "issue 14 §1: order path and reconciler queries use indexes",
+    "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
+    "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
 }

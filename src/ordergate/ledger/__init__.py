@@ -10,7 +10,8 @@ migrations on open.
 
 ``verify`` (and ``ordergate audit verify``) finds any edited, deleted or reordered filing or
 event; ``Ledger.head`` gives a checkpoint, covering every account's chain, that proves no
-account's tail was cut off or rewritten since.
+account's tail was cut off or rewritten since. What is open (``Ledger.open_filings``,
+``open_count``) is kept as filings move, so reading it costs what is open, never the history.
 """
 
 from ordergate.ledger._canonical import GENESIS, canonical_json

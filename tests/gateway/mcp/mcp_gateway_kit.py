@@ -41,7 +41,6 @@ from ordergate.execution import (
 )
 from ordergate.gateway.mcp import GatewayMethods, gateway_endpoint
 from ordergate.gateway.mcp._profiles import ProfileLookup
-from ordergate.gateway.mcp._record import _filings_of
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.profiles import Profile, load_profiles
@@ -179,7 +178,7 @@ class Gateway:
 
     def filings(self, identity: str | None = None) -> list[FilingRecord]:
         """Every filing of ``identity`` (``c1``'s by default), newest first."""
-        return _filings_of(self.ledger, identity or identity_of(CONNECTION), 1000)
+        return self.ledger.filings_of(identity or identity_of(CONNECTION), limit=1000)
 
 
 def policy(extra: str = "") -> PolicyConfig:
