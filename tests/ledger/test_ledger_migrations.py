@@ -16,6 +16,7 @@ from ordergate.execution import PaperBook
 from ordergate.ledger import (
     GENESIS,
     ChainHead,
+    CheckpointError,
     Filing,
     LedgerError,
     LedgerSchemaError,
@@ -172,6 +173,28 @@ def test_a_ledger_wide_chain_from_before_0003_still_verifies_and_accounts_go_on_
         edited = ledger.verify()
         assert (edited.ok, edited.first_bad_seq) == (False, 2)
         assert edited.reason is not None and "edited" in edited.reason
+
+
+@pytest.mark.req("ledger.verify-since")
+def test_a_walk_since_a_checkpoint_goes_on_from_filings_of_the_ledger_wide_chain(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    legacy = _legacy_ledger(ledger_url, ["a", "b", "a", "d"])  # d files nothing more
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        since = ledger.head()  # every account's last filing is still ledger-wide
+        caps = RollingCaps(Decimal(100), 10)
+        for account in ("a", "b", "c", "a"):
+            ledger.file_and_reserve(Filing("agent", {}, account=account), notional=Decimal(1),
+                                    caps=caps)  # fmt: skip
+        result = ledger.verify(since=since)
+        assert (result.ok, result.checked) == (True, 4)
+        with ledger.engine.begin() as connection:  # b's next filing, its place edited
+            connection.execute(text("UPDATE filings SET account_seq = 3 WHERE seq = 6"))
+        moved = ledger.verify(since=since)
+        assert (moved.ok, moved.first_bad_seq) == (False, 6)
+        # A checkpoint from before 0003 pins one filing's hash, not every account's chain.
+        with pytest.raises(CheckpointError, match="before account chains"):
+            ledger.verify(since=ChainHead(4, legacy[-1][2]))
 
 
 def test_cutting_an_accounts_last_filing_from_before_0003_breaks_its_next_link(

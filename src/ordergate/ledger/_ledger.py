@@ -24,7 +24,7 @@ asked for, each by the index named beside it, never the history.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import TracebackType
@@ -376,10 +376,20 @@ class Ledger:
             return ChainHead(*_events_head(connection))
 
     def verify(
-        self, *, checkpoint: ChainHead | None = None, event_checkpoint: ChainHead | None = None
+        self,
+        *,
+        checkpoint: ChainHead | None = None,
+        event_checkpoint: ChainHead | None = None,
+        since: ChainHead | None = None,
+        events_since: ChainHead | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> VerifyResult:
-        """Walk every account's chain and the events chain (see ``ordergate.ledger.verify``)."""
-        return verify(self, checkpoint=checkpoint, event_checkpoint=event_checkpoint)
+        """Walk every account's chain and the events chain, or only what follows ``since``
+        and ``events_since`` (see ``ordergate.ledger.verify``)."""
+        return verify(
+            self, checkpoint=checkpoint, event_checkpoint=event_checkpoint, since=since,
+            events_since=events_since, progress=progress,
+        )  # fmt: skip
 
 
 _WINDOW_SUMS = select(
