@@ -15,9 +15,10 @@ from typer.testing import CliRunner
 from ordergate.bench import BENCHES, _history
 from ordergate.bench._history_seed import History, seed_history
 from ordergate.cli import app
-from ordergate.core import SteppedClock
+from ordergate.core import Side, SteppedClock
 from ordergate.execution import PaperBook
 from ordergate.ledger import FilingStatus, open_ledger
+from ordergate.policy import Proposal
 
 pytestmark = pytest.mark.req("bench.history")
 
@@ -27,16 +28,14 @@ def test_history_is_a_registered_bench() -> None:
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_the_seeded_history_is_ended_filings_on_a_valid_chain(backend: str, tmp_path: Path) -> None:
-    lines: list[str] = []
+def test_the_seeded_history_is_ended_filings_on_a_valid_chain(
+    backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     clock = SteppedClock(start=_history.START)
     with database(backend, tmp_path) as url, open_ledger(url, clock=clock) as ledger:
-        written = seed_history(
-            ledger, History("acct", "me", 20, others=3), before=_history.START,
-            progress=lines.append,
-        )  # fmt: skip
-        assert written == 40
-        assert lines == ["bench history: seeded 40/40"]
+        history = History("acct", "me", 20, others=3)
+        assert seed_history(ledger, history, before=_history.START) == 40
+        assert capsys.readouterr().err == "bench history: seeded 40/40\n"
         assert ledger.verify().ok
         assert ledger.open_filings() == []
         mine = ledger.filings_of("me", limit=100)
@@ -57,6 +56,26 @@ def test_the_seeded_history_is_ended_filings_on_a_valid_chain(backend: str, tmp_
         book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(1000))
         assert (book.cash("acct"), book.positions("acct")) == (Decimal(1000), {})
         assert ledger.rolling_spend("acct").orders == 0  # all of it long before the bench
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_measured_call_that_did_not_do_what_it_measures_stops_the_bench(
+    tmp_path: Path,
+) -> None:
+    clock = SteppedClock(start=_history.START)
+    with open_ledger(f"sqlite:///{tmp_path / 'h.db'}", clock=clock) as ledger:
+        desk = await _history.open_desk(ledger, clock, 0)
+        await _history.one_pass(desk)
+        # One more order left waiting for approval: the pass now sees four open filings.
+        proposal = Proposal(symbol="SPY", side=Side.BUY, quantity=Decimal(1))
+        await desk.guard.submit(proposal, identity=_history.IDENTITY)
+        with pytest.raises(RuntimeError, match="the reconciler pass saw"):
+            await _history.one_pass(desk)
 
 
 def test_a_quick_run_prints_every_case_beside_its_h0_baseline(

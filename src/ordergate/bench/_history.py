@@ -116,6 +116,12 @@ SIZES = {
 }
 
 
+def _expect(holds: bool, failure: str) -> None:
+    """Every measured call checks what it did: a bench that measured the wrong thing fails."""
+    if not holds:
+        raise RuntimeError(f"bench history: {failure}")
+
+
 def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
@@ -199,8 +205,7 @@ async def open_desk(
         seed_history(ledger, History(ACCOUNT, IDENTITY, history), before=START, progress=progress)
         started = time.perf_counter()
         verified = ledger.verify()
-        if not verified.ok:
-            raise RuntimeError(f"the seeded ledger does not verify: {verified.reason}")
+        _expect(verified.ok, f"the seeded ledger does not verify: {verified.reason}")
         progress(
             f"bench history: verified {verified.checked} records in "
             f"{time.perf_counter() - started:.1f} s"
@@ -216,8 +221,7 @@ async def open_desk(
     desk = _Desk(history, ledger, guard, clock)
     for _ in range(_RESTING):
         resting = await _through(desk, _resting_buy())
-        if resting is not FilingStatus.SUBMITTED:
-            raise RuntimeError(f"a resting order ended {resting}")
+        _expect(resting is FilingStatus.SUBMITTED, f"a resting order ended {resting}")
     return desk
 
 
@@ -239,8 +243,11 @@ def _resting_buy() -> Proposal:
 async def _through(desk: _Desk, proposal: Proposal) -> FilingStatus:
     """File and hold ``proposal``, then approve it (review, stage B, place)."""
     held = await desk.guard.submit(proposal, identity=IDENTITY)
-    if held.status is not FilingStatus.PENDING_APPROVAL or held.approval_id is None:
-        raise RuntimeError(f"the bench order was not held for approval: {held.reasons}")
+    _expect(
+        held.status is FilingStatus.PENDING_APPROVAL and held.approval_id is not None,
+        f"the bench order was not held for approval: {held.reasons}",
+    )
+    assert held.approval_id is not None
     placed = await desk.guard.approve(held.approval_id, by="owner")
     return placed.status
 
@@ -248,23 +255,23 @@ async def _through(desk: _Desk, proposal: Proposal) -> FilingStatus:
 async def one_order(desk: _Desk) -> None:
     """One measured order: the whole guard path, then a reconciler pass."""
     status = await _through(desk, _order(next(desk.sides)))
-    if status is not FilingStatus.FILLED:
-        raise RuntimeError(f"the bench order ended {status}, not filled")
+    _expect(status is FilingStatus.FILLED, f"the bench order ended {status}, not filled")
     await desk.guard.reconcile()
 
 
 async def one_pass(desk: _Desk) -> None:
     """One reconciler pass (it sees the resting orders, and nothing else open)."""
     report = await desk.guard.reconcile()
-    if report.checked != _RESTING or report.errors:
-        raise RuntimeError(f"the reconciler pass saw {report.as_json()}")
+    _expect(
+        report.checked == _RESTING and not report.errors,
+        f"the reconciler pass saw {report.as_json()}",
+    )
 
 
 async def one_record(desk: _Desk) -> None:
     """``gate_record``'s answer for the bench identity (a full page)."""
     answer = record(desk.ledger, IDENTITY)
-    if not answer["filings"]:
-        raise RuntimeError("gate_record showed no filing")
+    _expect(bool(answer["filings"]), "gate_record showed no filing")
 
 
 _CALLS: dict[str, Callable[[_Desk], Awaitable[None]]] = {
