@@ -299,7 +299,7 @@ class Ledger:
             )
 
     def events(self, filing_id: UUID | str) -> list[EventRecord]:
-        """Every event of a filing, oldest first."""
+        """Every event of a filing, oldest first (ix_filing_events_filing: filing_id, seq)."""
         with self._engine.connect() as connection:
             rows = connection.execute(
                 select(filing_events)
@@ -392,6 +392,7 @@ class Ledger:
         )  # fmt: skip
 
 
+# An account's rolling 24 h window (ix_reservations_window: account, created_us).
 _WINDOW_SUMS = select(
     func.coalesce(func.sum(reservations.c.amount_units), 0),
     func.coalesce(func.sum(reservations.c.ops), 0),
