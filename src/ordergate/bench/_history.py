@@ -22,7 +22,8 @@ Cases, one JSON line each; each ``_hN`` beside its ``_h0`` (``baseline``, ``rati
 - ``record_hN``: ``gate_record``'s answer for the bench identity (its latest 50 filings with
   their statuses), whose own history is the seeded one.
 
-The sizes alternate in rounds so machine noise falls on each alike. Goal (issue 14): every
+The ledgers take turns call by call (an order on each, then the next order on each …), in
+rounds, so machine noise falls on each alike. Goal (issue 14): every
 ``order_hN`` ratio ≤ 1.2. Progress goes to stderr.
 """
 
@@ -174,14 +175,12 @@ async def _measure(root: Path, sizes: Sizes) -> list[_Desk]:
     with ExitStack() as stack:
         desks = [await _open(root, history, stack) for history in sizes.histories]
         warm_orders = max(sizes.warmup, sizes.page - _RESTING)
-        for desk in desks:
-            for case, count in _cases(warm_orders, sizes.warmup, sizes.warmup):
-                await _run(desk, case, count, keep=False)
+        for case, count in _cases(warm_orders, sizes.warmup, sizes.warmup):
+            await _run(desks, case, count, keep=False)
         for number in range(sizes.rounds):
             _say(f"bench history: round {number + 1}/{sizes.rounds}")
-            for desk in desks:
-                for case, count in _cases(sizes.orders, sizes.passes, sizes.records):
-                    await _run(desk, case, count, keep=True)
+            for case, count in _cases(sizes.orders, sizes.passes, sizes.records):
+                await _run(desks, case, count, keep=True)
         return desks
 
 
@@ -281,14 +280,15 @@ _CALLS: dict[str, Callable[[_Desk], Awaitable[None]]] = {
 }
 
 
-async def _run(desk: _Desk, case: str, count: int, *, keep: bool) -> None:
+async def _run(desks: list[_Desk], case: str, count: int, *, keep: bool) -> None:
+    """``count`` calls of ``case`` on each desk, the desks taking turns call by call."""
     call = _CALLS[case]
-    samples = desk.samples.setdefault(case, [])
     clock = time.perf_counter_ns
     for _ in range(count):
-        started = clock()
-        await call(desk)
-        elapsed = clock() - started
-        if keep:
-            samples.append(elapsed)
-        desk.clock.advance(timedelta(seconds=1))
+        for desk in desks:
+            started = clock()
+            await call(desk)
+            elapsed = clock() - started
+            if keep:
+                desk.samples.setdefault(case, []).append(elapsed)
+            desk.clock.advance(timedelta(seconds=1))
