@@ -58,7 +58,8 @@ SURFACE = {
     "ordergate.bench": {"BENCHES", "Summary", "json_line", "run_bench", "summarise"},
     "ordergate.ledger": {
         "CAP_DAILY_USD", "CAP_ORDERS_PER_DAY", "DEFAULT_APPROVAL_TTL", "GENESIS", "PAUSED",
-        "WINDOW", "Approval", "ApprovalState", "Approvals", "ChainHead", "Controls", "Decision",
+        "WINDOW", "Approval", "ApprovalState", "Approvals", "ChainHead", "CheckpointError",
+        "Controls", "Decision",
         "DecisionEntry", "EventRecord", "Execution", "Filing", "FilingRecord", "FilingResult",
         "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",

@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
 from ordergate.core import RealtimeClock
-from ordergate.ledger import Filing, RollingCaps, open_ledger
+from ordergate.ledger import Filing, FilingStatus, RollingCaps, open_ledger
 
 CAPS = RollingCaps(Decimal(1000), 100)
 
@@ -57,6 +57,7 @@ def test_head_prints_a_checkpoint_that_verify_accepts_until_the_tail_is_cut(db: 
     with open_ledger(db, clock=RealtimeClock()) as ledger, ledger.engine.begin() as connection:
         connection.execute(text("DELETE FROM reservations WHERE filing_id = "
                                 "(SELECT id FROM filings WHERE seq = 4)"))  # fmt: skip
+        connection.execute(text("DELETE FROM open_filings WHERE seq = 4"))
         connection.execute(text("DELETE FROM filings WHERE seq = 4"))
     careless = audit("verify", "--db", db)
     assert careless.exit_code == 1 and "truncated" in careless.output
@@ -80,6 +81,7 @@ def test_the_filings_checkpoint_covers_every_accounts_chain(tmp_path: Path) -> N
         # b's only filing, not the ledger's last, goes with its head.
         connection.execute(text("DELETE FROM reservations WHERE filing_id = "
                                 "(SELECT id FROM filings WHERE seq = 2)"))  # fmt: skip
+        connection.execute(text("DELETE FROM open_filings WHERE seq = 2"))
         connection.execute(text("DELETE FROM filings WHERE seq = 2"))
         connection.execute(text("DELETE FROM chain_heads WHERE account = 'b'"))
     assert audit("verify", "--db", url).exit_code == 0
@@ -97,3 +99,63 @@ def test_a_missing_ledger_exits_2_without_creating_one(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "no ledger" in result.output
     assert not (tmp_path / "ledger.db").exists()
+
+
+def _heads(db: str) -> tuple[str, str]:
+    lines = dict(line.split(" ", 1) for line in audit("head", "--db", db).output.splitlines())
+    return lines["filings"], lines["events"]
+
+
+@pytest.mark.req("ledger.verify-since")
+def test_verify_since_the_printed_head_checks_only_what_followed_and_names_a_later_edit(
+    db: str,
+) -> None:
+    filings_head, events_head = _heads(db)
+    since = ["--since", filings_head, "--events-since", events_head]
+    assert audit("verify", "--db", db, *since).output.strip() == (
+        "intact: 0 records after the checkpoint"
+    )
+    with open_ledger(db, clock=RealtimeClock()) as ledger:
+        later = ledger.file_and_reserve(Filing("agent", {"n": 9}), notional=Decimal(1),
+                                        caps=CAPS).record  # fmt: skip
+        ledger.record_status(later.id, FilingStatus.SUBMITTED)
+    result = audit("verify", "--db", db, *since)
+    assert result.exit_code == 0 and "intact: 2 records after the checkpoint" in result.output
+    with open_ledger(db, clock=RealtimeClock()) as ledger, ledger.engine.begin() as connection:
+        connection.execute(text("UPDATE filings SET identity = 'mallory' WHERE seq = 5"))
+    tampered = audit("verify", "--db", db, *since)
+    assert tampered.exit_code == 1
+    assert f"tampered: filings 5 (id {later.id})" in tampered.output
+
+
+@pytest.mark.req("ledger.verify-since")
+def test_verify_since_a_checkpoint_the_ledger_does_not_match_exits_1_or_2_saying_why(
+    db: str, tmp_path: Path
+) -> None:
+    other = f"sqlite:///{tmp_path / 'other.db'}"
+    with open_ledger(other, clock=RealtimeClock()) as ledger:
+        ledger.file_and_reserve(Filing("agent", {}), notional=Decimal(1), caps=CAPS)
+    foreign, _ = _heads(other)
+    refused = audit("verify", "--db", db, "--since", foreign)
+    assert refused.exit_code == 1
+    assert "differ from the --since checkpoint" in refused.output
+    malformed = audit("verify", "--db", db, "--since", "4:nothex")
+    assert malformed.exit_code == 2 and "--since" in malformed.output
+    filings_head, _ = _heads(db)
+    older = audit("verify", "--db", db, "--since", filings_head, "--checkpoint", foreign)
+    assert older.exit_code == 2 and "older than --since" in older.output
+
+
+@pytest.mark.req("ledger.verify-since")
+def test_verify_reports_its_progress_on_stderr(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ordergate.ledger import _walk
+
+    monkeypatch.setattr(_walk, "PROGRESS_EVERY", 2)
+    result = audit("verify", "--db", db)
+    assert result.exit_code == 0
+    assert result.stderr.splitlines() == [
+        "audit verify: filings: 2 checked",
+        "audit verify: filings: 4 checked",
+        "audit verify: open filings: 4 checked",
+    ]
+    assert result.stdout.strip() == "intact: 4 records"

@@ -107,6 +107,7 @@ def test_a_deleted_filing_is_named_as_missing_at_the_next_filing_of_its_account(
         filed.engine,
         f"DELETE FROM filing_events WHERE filing_id = '{victim}'",
         f"DELETE FROM reservations WHERE filing_id = '{victim}'",
+        f"DELETE FROM open_filings WHERE filing_id = '{victim}'",
         "DELETE FROM filings WHERE seq = 3",
     )
     result = filed.verify()
@@ -134,6 +135,7 @@ def test_a_cut_tail_is_caught_by_the_heads_table_and_a_careful_cut_by_the_checkp
     run(
         filed.engine,
         f"DELETE FROM reservations WHERE filing_id = '{last}'",
+        f"DELETE FROM open_filings WHERE filing_id = '{last}'",
         "DELETE FROM filings WHERE seq = 5",
     )
     careless = filed.verify()
@@ -150,6 +152,9 @@ def test_a_rewritten_and_rehashed_suffix_is_caught_against_the_checkpoint(filed:
     checkpoint = filed.head()
     run(filed.engine, "UPDATE filings SET identity = 'mallory' WHERE seq = 4")
     _rehash_from(filed.engine, 4)
+    stale = filed.verify()  # the open set still names the filing as it was
+    assert (stale.ok, stale.chain, stale.first_bad_seq) == (False, "open_filings", 4)
+    run(filed.engine, "UPDATE open_filings SET identity = 'mallory' WHERE seq = 4")
     assert filed.verify().ok  # a consistent forgery: only an exported checkpoint shows it
     result = filed.verify(checkpoint=checkpoint)
     assert (result.ok, result.first_bad_seq) == (False, 5)
@@ -276,6 +281,7 @@ def test_cutting_one_accounts_tail_below_the_checkpoint_is_caught(ledger: Ledger
     run(
         ledger.engine,
         f"DELETE FROM reservations WHERE filing_id = '{victim}'",
+        f"DELETE FROM open_filings WHERE filing_id = '{victim}'",
         "DELETE FROM filings WHERE seq = 4",
     )
     _rewind_head(ledger.engine, "b")
@@ -297,6 +303,7 @@ def test_deleting_an_accounts_whole_chain_is_caught_by_the_heads_table_or_the_ch
     run(
         ledger.engine,
         f"DELETE FROM reservations WHERE filing_id = '{victim}'",
+        f"DELETE FROM open_filings WHERE filing_id = '{victim}'",
         "DELETE FROM filings WHERE seq = 2",
     )
     careless = ledger.verify()
@@ -328,6 +335,7 @@ def test_a_checkpoint_whose_own_filing_was_deleted_is_caught(ledger: Ledger) -> 
     run(
         ledger.engine,
         f"DELETE FROM reservations WHERE filing_id = '{victim}'",
+        f"DELETE FROM open_filings WHERE filing_id = '{victim}'",
         "DELETE FROM filings WHERE seq = 3",
         "DELETE FROM chain_heads WHERE account = 'c'",
     )

@@ -12,9 +12,11 @@ from alembic.config import Config
 from sqlalchemy import inspect, text
 
 from ordergate.core import SteppedClock
+from ordergate.execution import PaperBook
 from ordergate.ledger import (
     GENESIS,
     ChainHead,
+    CheckpointError,
     Filing,
     LedgerError,
     LedgerSchemaError,
@@ -29,8 +31,8 @@ MIGRATIONS = Path(migrate.__code__.co_filename).parent / "migrations"
 TABLES = {
     "alembic_version", "approvals", "chain_heads", "connections", "controls", "decisions",
     "executions", "filing_events", "filings", "gateway_clients", "gateway_codes",
-    "gateway_pending", "gateway_tokens", "locks", "orders", "owner_guard", "paper_fills",
-    "paper_orders", "reservations",
+    "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
+    "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")
@@ -43,7 +45,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-                ("0007",)
+                ("0008",)
             ]
 
 
@@ -173,6 +175,28 @@ def test_a_ledger_wide_chain_from_before_0003_still_verifies_and_accounts_go_on_
         assert edited.reason is not None and "edited" in edited.reason
 
 
+@pytest.mark.req("ledger.verify-since")
+def test_a_walk_since_a_checkpoint_goes_on_from_filings_of_the_ledger_wide_chain(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    legacy = _legacy_ledger(ledger_url, ["a", "b", "a", "d"])  # d files nothing more
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        since = ledger.head()  # every account's last filing is still ledger-wide
+        caps = RollingCaps(Decimal(100), 10)
+        for account in ("a", "b", "c", "a"):
+            ledger.file_and_reserve(Filing("agent", {}, account=account), notional=Decimal(1),
+                                    caps=caps)  # fmt: skip
+        result = ledger.verify(since=since)
+        assert (result.ok, result.checked) == (True, 4)
+        with ledger.engine.begin() as connection:  # b's next filing, its place edited
+            connection.execute(text("UPDATE filings SET account_seq = 3 WHERE seq = 6"))
+        moved = ledger.verify(since=since)
+        assert (moved.ok, moved.first_bad_seq) == (False, 6)
+        # A checkpoint from before 0003 pins one filing's hash, not every account's chain.
+        with pytest.raises(CheckpointError, match="before account chains"):
+            ledger.verify(since=ChainHead(4, legacy[-1][2]))
+
+
 def test_cutting_an_accounts_last_filing_from_before_0003_breaks_its_next_link(
     ledger_url: str, clock: SteppedClock
 ) -> None:
@@ -254,3 +278,51 @@ def _downgrade(url: str) -> None:
             command.downgrade(config, "0002")
     finally:
         engine.dispose()
+
+
+def test_migration_0007_keeps_the_paper_accounts_cash_and_positions_their_fills_add_up_to(
+    ledger_url: str, clock: SteppedClock
+) -> None:
+    fills = [  # (account, symbol, side, quantity, price)
+        ("p1", "AAPL", "buy", "2", "190.25"),
+        ("p1", "AAPL", "sell", "0.5", "191.10"),
+        ("p1", "MSFT", "buy", "0.123456", "410.01"),
+        ("p1", "SPY", "buy", "1", "500"),
+        ("p1", "SPY", "sell", "1", "501.5"),
+        ("p2", "AAPL", "buy", "3", "189.99"),
+    ]
+    engine = engine_for(normalise_url(ledger_url))
+    try:
+        migrate(engine, "0006")
+        with engine.begin() as connection:
+            for index, (account, symbol, side, quantity, price) in enumerate(fills):
+                order = {"order_id": f"paper-{index}", "ref_id": str(uuid4()),
+                         "account": account, "symbol": symbol, "side": side,
+                         "quantity": quantity, "at": "2026-11-30T15:00:00.000000Z"}  # fmt: skip
+                connection.execute(
+                    text(
+                        "INSERT INTO paper_orders (order_id, ref_id, account, symbol, side, type, "
+                        "quantity, time_in_force, market_hours, state, triggered, created_at, "
+                        "updated_at) VALUES (:order_id, :ref_id, :account, :symbol, :side, "
+                        "'market', :quantity, 'gfd', 'regular_hours', 'filled', false, :at, :at)"
+                    ),
+                    order,
+                )
+                connection.execute(
+                    text(
+                        "INSERT INTO paper_fills VALUES (:id, :order_id, :account, :symbol, "
+                        ":side, :quantity, :price, :at)"
+                    ),
+                    {**order, "id": f"paper-{index}-1", "price": price},
+                )
+    finally:
+        engine.dispose()
+    with open_ledger(ledger_url, clock=clock) as ledger:
+        book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(10_000))
+        spent = Decimal(2) * Decimal("190.25") - Decimal("0.5") * Decimal("191.10")
+        spent += Decimal("0.123456") * Decimal("410.01") + Decimal(500) - Decimal("501.5")
+        assert book.cash("p1") == Decimal(10_000) - spent
+        assert book.positions("p1") == {"AAPL": Decimal("1.5"), "MSFT": Decimal("0.123456")}
+        assert book.cash("p2") == Decimal(10_000) - 3 * Decimal("189.99")
+        assert book.positions("p2") == {"AAPL": Decimal(3)}
+        assert (book.cash("nobody"), book.positions("nobody")) == (Decimal(10_000), {})

@@ -166,4 +166,9 @@ REQUIREMENTS: dict[str, str] = {
     "never a 500",
     "gateway.bypass.symbol-padding": "issue 12 §4.7: a symbol with space or a control "
     "character around it is refused, not stripped",
+    # Issue 14 §1: cost independent of history
+    "ledger.cost-bounded-by-open": "issue 14 §1: order path and reconciler queries use indexes",
+    "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
+    "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
+    "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
 }

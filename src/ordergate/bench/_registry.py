@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ordergate.bench._client import run_client_bench
 from ordergate.bench._discovery import run_discovery_bench
 from ordergate.bench._gateway import run_gateway_bench
+from ordergate.bench._history import run_history_bench
 from ordergate.bench._ledger import run_ledger_bench
 from ordergate.bench._policy import run_policy_bench
 from ordergate.bench._sandbox import run_sandbox_bench
@@ -25,6 +26,7 @@ BENCHES: dict[str, Bench] = {
     "ledger": run_ledger_bench,
     "gateway": run_gateway_bench,
     "tokens": run_tokens_bench,
+    "history": run_history_bench,
 }
 
 

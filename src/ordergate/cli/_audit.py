@@ -8,6 +8,13 @@ account's chain up to that ``seq``), then the events chain's last link. Keep the
 else, and pass them back to ``verify --checkpoint``/``--events-checkpoint`` to prove nothing
 was truncated or rewritten since. A filings checkpoint printed before account chains (the
 hash of filing ``SEQ`` itself) is still accepted.
+
+``verify --since SEQ:HASH`` (a filings checkpoint) and ``--events-since SEQ:HASH`` (an events
+head) walk only what follows them: the record up to each is proven against it, then only the
+later records are read (``ordergate.ledger.verify`` says what that means for each chain). A
+checkpoint that does not match the ledger exits 1 saying so; one that cannot start a walk
+(from before account chains, or older than the ``--checkpoint`` beside it) exits 2. On a large
+ledger the walk reports its progress on stderr.
 """
 
 from __future__ import annotations
@@ -58,23 +65,49 @@ def verify_command(
     events_checkpoint: Annotated[
         str | None, typer.Option(help="An events head SEQ:HASH exported earlier.")
     ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            help="Check only the filings after this filings checkpoint SEQ:HASH (from "
+            "`audit head`), once the record up to it is proven against it.",
+        ),
+    ] = None,
+    events_since: Annotated[
+        str | None,
+        typer.Option(help="Check only the events after this events head SEQ:HASH."),
+    ] = None,
 ) -> None:
     """Walk the hash chains: exit 0 intact, 1 tampered (naming the first bad filing)."""
-    from ordergate.ledger import ChainHead
+    from ordergate.ledger import ChainHead, CheckpointError
 
-    try:
-        pins = [None if text is None else ChainHead.parse(text)
-                for text in (checkpoint, events_checkpoint)]  # fmt: skip
-    except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--checkpoint") from None
+    texts = {"--checkpoint": checkpoint, "--events-checkpoint": events_checkpoint,
+             "--since": since, "--events-since": events_since}  # fmt: skip
+    pins: dict[str, ChainHead | None] = {}
+    for name, text in texts.items():
+        try:
+            pins[name] = None if text is None else ChainHead.parse(text)
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint=name) from None
     with _open(db) as ledger:
-        result = ledger.verify(checkpoint=pins[0], event_checkpoint=pins[1])
+        try:
+            result = ledger.verify(
+                checkpoint=pins["--checkpoint"], event_checkpoint=pins["--events-checkpoint"],
+                since=pins["--since"], events_since=pins["--events-since"], progress=_progress,
+            )  # fmt: skip
+        except CheckpointError as error:
+            typer.echo(f"cannot verify from that checkpoint: {error}", err=True)
+            raise typer.Exit(2) from None
     if result.ok:
-        typer.echo(f"intact: {result.checked} records")
+        after = " after the checkpoint" if since or events_since else ""
+        typer.echo(f"intact: {result.checked} records{after}")
         return
     named = f" (id {result.filing_id})" if result.filing_id else ""
     typer.echo(f"tampered: {result.chain} {result.first_bad_seq}{named}: {result.reason}")
     raise typer.Exit(1)
+
+
+def _progress(line: str) -> None:
+    typer.echo(f"audit verify: {line}", err=True)
 
 
 @audit_app.command("head")

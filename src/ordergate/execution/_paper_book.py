@@ -1,5 +1,5 @@
 """The paper broker's book: its orders and fills, kept in the ledger's ``paper_orders`` and
-``paper_fills`` tables.
+``paper_fills`` tables, and each account's holdings in ``paper_positions``.
 
 Rules:
 
@@ -16,11 +16,13 @@ Rules:
   refused and the order is ``rejected`` with the reason (fail closed).
 - Each account starts with ``starting_cash``; cash is that minus what its buy fills cost plus
   what its sell fills brought. Positions are signed share counts from the fills.
+- Both are kept per account and symbol in ``paper_positions`` (shares, and the net cash the
+  symbol's fills cost), updated in each fill's own transaction: reading an account costs the
+  symbols it ever traded (its primary key), never its history of fills.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,7 +47,7 @@ from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusa
 from ordergate.ledger._canonical import iso
 from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._rows import parse_iso
-from ordergate.ledger._schema import paper_fills, paper_orders
+from ordergate.ledger._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
 
 __all__ = ["PaperAccount", "PaperBook", "PaperOrder"]
@@ -278,6 +280,7 @@ class PaperBook:
                         executed_at=iso(now),
                     )
                 )
+                _hold(connection, order, quantity, price)
                 _update(
                     connection,
                     order_id,
@@ -301,16 +304,10 @@ class PaperBook:
             yield connection
 
     def _cash(self, connection: Connection, account: str) -> Decimal:
-        cash = self._starting_cash
-        rows = connection.execute(
-            select(paper_fills.c.side, paper_fills.c.quantity, paper_fills.c.price).where(
-                paper_fills.c.account == account
-            )
-        )
-        for row in rows:
-            cost = Decimal(row.quantity) * Decimal(row.price)
-            cash += cost if row.side == Side.SELL.value else -cost
-        return cash
+        costs = connection.execute(
+            select(paper_positions.c.cost).where(paper_positions.c.account == account)
+        ).scalars()
+        return self._starting_cash - sum((Decimal(cost) for cost in costs), ZERO)
 
     def _account(self, connection: Connection, account: str) -> PaperAccount:
         return PaperAccount(
@@ -330,16 +327,33 @@ def _decimal(value: str | None) -> Decimal | None:
 
 
 def _positions(connection: Connection, account: str) -> dict[str, Decimal]:
-    held: defaultdict[str, Decimal] = defaultdict(Decimal)
     rows = connection.execute(
-        select(paper_fills.c.symbol, paper_fills.c.side, paper_fills.c.quantity).where(
-            paper_fills.c.account == account
+        select(paper_positions.c.symbol, paper_positions.c.quantity).where(
+            paper_positions.c.account == account
         )
     )
-    for row in rows:
-        quantity = Decimal(row.quantity)
-        held[row.symbol] += quantity if row.side == Side.BUY.value else -quantity
-    return {symbol: quantity for symbol, quantity in sorted(held.items()) if quantity != 0}
+    held = sorted((row.symbol, Decimal(row.quantity)) for row in rows)
+    return {symbol: quantity for symbol, quantity in held if quantity != 0}
+
+
+def _hold(connection: Connection, order: PaperOrder, quantity: Decimal, price: Decimal) -> None:
+    """Add a fill to its account's holding of the symbol (inside the fill's transaction)."""
+    key = (paper_positions.c.account == order.account, paper_positions.c.symbol == order.symbol)
+    row = connection.execute(
+        select(paper_positions.c.quantity, paper_positions.c.cost).where(*key)
+    ).first()
+    sign = 1 if order.side is Side.BUY else -1
+    shares, cost = (ZERO, ZERO) if row is None else (Decimal(row.quantity), Decimal(row.cost))
+    values = {
+        "quantity": to_wire(shares + sign * quantity),
+        "cost": to_wire(cost + sign * quantity * price),
+    }
+    if row is None:
+        connection.execute(
+            insert(paper_positions).values(account=order.account, symbol=order.symbol, **values)
+        )
+    else:
+        connection.execute(update(paper_positions).where(*key).values(**values))
 
 
 def _open_orders(connection: Connection, account: str) -> tuple[PaperOrder, ...]:

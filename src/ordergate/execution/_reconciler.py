@@ -121,7 +121,9 @@ class Reconciler:
         self._broker_approval_grace = broker_approval_grace
 
     async def run_once(self) -> ReconcileReport:
-        """One pass over every unfinished filing of the account."""
+        """One pass over every unfinished filing of the account: overdue approvals
+        (ix_approvals_state) and the account's open filings (``Ledger.open_filings``), so a
+        pass costs what is open, not the ledger's history."""
         report = ReconcileReport()
         report.expired = await blocking(self.expire_approvals)
         for record in await blocking(self._ledger.open_filings, self._account):
@@ -251,6 +253,9 @@ class Reconciler:
         self._ledger.record_status(str(filing_id), status, detail=detail)
         with contextlib.suppress(ReservationError):
             self._ledger.release(str(filing_id))
+
+    # The per-filing reads of a pass: the order by its ref_id (the orders primary key) and the
+    # filing's own events (ix_filing_events_filing: filing_id, seq). None reads history.
 
     def _order_id(self, record: FilingRecord) -> str | None:
         try:

@@ -5,6 +5,10 @@ breaker trips on the equity given, ``unknown`` when no equity was read), the rol
 spend and order count against their caps, ordergate's open orders and the pending
 approvals. The breakers are the policy engine's own checks, run on the stored high-water
 mark and session-start equity, so the status can never disagree with a decision.
+
+Every read is bounded by what is open: the rolling window (``ix_reservations_window``), the
+open filings (``open_filings``), the pending approvals (``ix_approvals_state``) and each one's
+filing by its id.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ migrations on open.
 
 ``verify`` (and ``ordergate audit verify``) finds any edited, deleted or reordered filing or
 event; ``Ledger.head`` gives a checkpoint, covering every account's chain, that proves no
-account's tail was cut off or rewritten since.
+account's tail was cut off or rewritten since, and from which a later ``verify(since=…)``
+walks only what was filed after it. What is open (``Ledger.open_filings``, ``open_count``)
+is kept as filings move, so reading it costs what is open, never the history.
 """
 
 from ordergate.ledger._canonical import GENESIS, canonical_json
@@ -23,6 +25,7 @@ from ordergate.ledger._controls import (
 )
 from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._errors import (
+    CheckpointError,
     LedgerError,
     LedgerSchemaError,
     ReservationError,
@@ -69,6 +72,7 @@ __all__ = [
     "ApprovalState",
     "Approvals",
     "ChainHead",
+    "CheckpointError",
     "Controls",
     "Decision",
     "DecisionEntry",

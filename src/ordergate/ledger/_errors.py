@@ -6,7 +6,8 @@
     └── LedgerError                 the ledger cannot do what was asked (``code`` says why)
         ├── LedgerSchemaError       the database's schema is newer than this code, or unreadable
         ├── UnknownFilingError      no filing has that id
-        └── ReservationError        a release/correction the reservation's state does not allow
+        ├── ReservationError        a release/correction the reservation's state does not allow
+        └── CheckpointError         checkpoints given to ``verify`` that cannot go together
 
 A ``LedgerError`` never carries terms or secrets in its message: only ids, sequence numbers
 and reason codes.
@@ -16,7 +17,13 @@ from __future__ import annotations
 
 from ordergate.core import OrdergateError
 
-__all__ = ["LedgerError", "LedgerSchemaError", "ReservationError", "UnknownFilingError"]
+__all__ = [
+    "CheckpointError",
+    "LedgerError",
+    "LedgerSchemaError",
+    "ReservationError",
+    "UnknownFilingError",
+]
 
 
 class LedgerError(OrdergateError):
@@ -48,3 +55,10 @@ class ReservationError(LedgerError):
     """A reservation cannot be released or corrected as asked."""
 
     code = "reservation_state"
+
+
+class CheckpointError(LedgerError, ValueError):
+    """A checkpoint ``verify`` cannot start from (one from before account chains), or one
+    older than the ``since`` beside it."""
+
+    code = "checkpoint"

@@ -7,13 +7,14 @@ then, in a statement of its own so that it sees every commit made under those lo
 pause flag, each account's chain head (``chain_heads``) and rolling window, and number the
 filings (``max(seq)`` on SQLite; the ``filings_seq`` sequence on Postgres, taken under the
 account locks so that one account's filings are numbered along its chain); then write the
-filings, their reservations and the new heads, and commit.
+filings, the accepted ones' reservations and rows of ``open_filings`` (each is open until a
+terminal status event removes it, see ``_ledger``), the new heads, and commit.
 
 The statements are SQLAlchemy Core, compiled once per dialect, run on the driver's cursor of
 the SQLAlchemy transaction (as ``verify`` reads the chain); SQLAlchemy still opens, begins,
 commits and pools. Per statement, SQLAlchemy's execution layer (result objects, events,
-parameter processing) cost more CPU than SQLite's own work, and a one-filing commit runs four
-(SQLite) or five (Postgres) of them: on the ledger bench's one-per-commit SQLite case the
+parameter processing) cost more CPU than SQLite's own work, and a one-filing commit runs five
+(SQLite) or six (Postgres) of them: on the ledger bench's one-per-commit SQLite case the
 driver's cursor gave about 1.5 times the filings per second of the same statements through
 ``Connection.exec_driver_sql`` (group commit, one statement per table per batch, is the same
 either way).
@@ -69,7 +70,14 @@ from ordergate.ledger._models import (
     RollingCaps,
 )
 from ordergate.ledger._rows import to_us
-from ordergate.ledger._schema import chain_heads, controls, filings, filings_seq, reservations
+from ordergate.ledger._schema import (
+    chain_heads,
+    controls,
+    filings,
+    filings_seq,
+    open_filings,
+    reservations,
+)
 
 __all__ = ["WINDOW_US", "Prepared", "file_batch", "prepare", "window_bounds"]
 
@@ -157,6 +165,7 @@ def _run(engine: Engine, sql: _Statements, filer: _Filer) -> list[FilingResult]:
             cursor.executemany(sql.insert_filings, filer.filing_rows)
             if filer.reservation_rows:
                 cursor.executemany(sql.insert_reservations, filer.reservation_rows)
+                cursor.executemany(sql.insert_open, filer.open_rows)
             cursor.executemany(sql.upsert_heads, filer.head_rows())
         cursor.close()
     return results
@@ -177,6 +186,7 @@ class _Filer:
         self.accounts: dict[str, _Account] = {}
         self.filing_rows: list[dict[str, Any]] = []
         self.reservation_rows: list[dict[str, Any]] = []
+        self.open_rows: list[dict[str, Any]] = []
 
     def file(
         self, first: Any, numbers: Iterable[int], snapshot: Callable[[str, int], Any]
@@ -256,6 +266,15 @@ class _Filer:
                     "state": "reserved",
                 }
             )
+            self.open_rows.append(
+                {
+                    "filing_id": filing_id,
+                    "seq": seq,
+                    "account": filing.account,
+                    "identity": filing.identity,
+                    "status": status.value,
+                }
+            )
         return FilingResult(
             accepted=accepted,
             reason=None if accepted else (reasons[0] if reasons else "refused"),
@@ -305,10 +324,12 @@ class _Statements:
     numbers_by_sequence: bool
     insert_filings: str
     insert_reservations: str
+    insert_open: str
     upsert_heads: str
 
 
 _COMPILED: dict[str, _Statements] = {}
+_OPEN_COLUMNS = ("filing_id", "seq", "account", "identity", "status")
 
 
 def _statements(dialect: Dialect) -> _Statements:
@@ -382,6 +403,9 @@ def _compile(dialect: Dialect) -> _Statements:
                 ops=bindparam("ops", type_=Integer),
                 state=bindparam("state", type_=String),
             )
+        ),
+        insert_open=sql(
+            insert(open_filings).values({name: bindparam(name) for name in _OPEN_COLUMNS})
         ),
         upsert_heads=sql(upsert),
     )

@@ -13,19 +13,25 @@ checkpoint. Anything that moves an account's reservations (``reprice``, ``releas
 ``correct``) takes the account's lock too. Later facts about a filing (status changes,
 releases, corrections) are appended to a second chain, ``filing_events``, under its own lock;
 the filing row itself is never updated.
+
+What is open is kept, not computed: an accepted filing gets its row in ``open_filings`` in the
+transaction that files it, and each status event updates or deletes that row in its own
+transaction (``_track_status``). So the reads the order path and the reconciler make
+(``open_filings``, ``open_count``, ``filing``, ``filings_of``) cost what is open or what was
+asked for, each by the index named beside it, never the history.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import TracebackType
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import (
@@ -62,9 +68,16 @@ from ordergate.ledger._models import (
     Spend,
     VerifyResult,
 )
+from ordergate.ledger._queries import EVENTS_HEAD, FILING, OPEN, WITH_STATUS
 from ordergate.ledger._records import Approvals, Journal, Orders
 from ordergate.ledger._rows import event_record, filing_record, to_us
-from ordergate.ledger._schema import chain_heads, filing_events, filings, reservations
+from ordergate.ledger._schema import (
+    chain_heads,
+    filing_events,
+    filings,
+    open_filings,
+    reservations,
+)
 from ordergate.ledger._verify import verify
 
 __all__ = ["WINDOW", "Ledger", "open_ledger"]
@@ -286,7 +299,7 @@ class Ledger:
             )
 
     def events(self, filing_id: UUID | str) -> list[EventRecord]:
-        """Every event of a filing, oldest first."""
+        """Every event of a filing, oldest first (ix_filing_events_filing: filing_id, seq)."""
         with self._engine.connect() as connection:
             rows = connection.execute(
                 select(filing_events)
@@ -301,42 +314,45 @@ class Ledger:
         """The filing with this id (= the order's ``ref_id``); ``UnknownFilingError`` if none."""
         key = str(filing_id)
         with self._engine.connect() as connection:
-            row = connection.execute(select(filings).where(filings.c.id == key)).first()
-            if row is None:
-                raise UnknownFilingError(key)
-            status = connection.execute(
-                select(filing_events.c.status)
-                .where(filing_events.c.filing_id == key, filing_events.c.kind == "status")
-                .order_by(filing_events.c.seq.desc())
-                .limit(1)
-            ).scalar()
-        return filing_record(row, status)
+            # The filing by its unique id; its status from its own events, newest first
+            # (ix_filing_events_filing: filing_id, seq).
+            row = connection.execute(FILING, {"id": key}).first()
+        if row is None:
+            raise UnknownFilingError(key)
+        return filing_record(row, row.current)
 
     def open_filings(self, account: str | None = None) -> list[FilingRecord]:
-        """Accepted filings whose latest status is not terminal, oldest first."""
-        latest = (
-            select(
-                filing_events.c.filing_id.label("filing_id"),
-                func.max(filing_events.c.seq).label("seq"),
-            )
-            .where(filing_events.c.kind == "status")
-            .group_by(filing_events.c.filing_id)
-            .subquery()
-        )
-        current = select(filing_events.c.filing_id, filing_events.c.status).join(
-            latest, and_(latest.c.seq == filing_events.c.seq)
-        ).subquery()  # fmt: skip
-        query = (
-            select(filings, current.c.status.label("current"))
-            .outerjoin(current, current.c.filing_id == filings.c.id)
-            .where(filings.c.status == FilingStatus.ACCEPTED.value)
-            .order_by(filings.c.seq)
-        )
-        if account is not None:
-            query = query.where(filings.c.account == account)
+        """Accepted filings whose latest status is not terminal, oldest first: read from
+        ``open_filings`` (ix_open_filings_account: account, seq), each joined to its filing by
+        ``seq`` (the primary key), so the cost is the number open, never the history."""
+        query = OPEN if account is None else OPEN.where(open_filings.c.account == account)
         with self._engine.connect() as connection:
-            records = [filing_record(row, row.current) for row in connection.execute(query)]
-        return [record for record in records if not record.status.terminal]
+            return [filing_record(row, row.current) for row in connection.execute(query)]
+
+    def open_count(self, account: str, identity: str | None = None) -> int:
+        """How many of ``account``'s filings are open (``identity``'s only, when given);
+        counted in ``open_filings`` (ix_open_filings_identity: identity, account, or
+        ix_open_filings_account)."""
+        query = select(func.count()).select_from(open_filings)
+        query = query.where(open_filings.c.account == account)
+        if identity is not None:
+            query = query.where(open_filings.c.identity == identity)
+        with self._engine.connect() as connection:
+            return int(connection.execute(query).scalar_one())
+
+    def filings_of(self, identity: str, *, limit: int) -> list[FilingRecord]:
+        """``identity``'s latest ``limit`` filings with their current status, newest first
+        (ix_filings_identity: identity, seq, read backwards; each status from
+        ix_filing_events_filing)."""
+        if limit < 1:
+            raise ValueError("limit must be positive")
+        query = (
+            WITH_STATUS.where(filings.c.identity == identity)
+            .order_by(filings.c.seq.desc())
+            .limit(limit)
+        )
+        with self._engine.connect() as connection:
+            return [filing_record(row, row.current) for row in connection.execute(query)]
 
     def head(self) -> ChainHead:
         """A checkpoint of every account's chain, to export and give back to ``verify``: the
@@ -360,15 +376,23 @@ class Ledger:
             return ChainHead(*_events_head(connection))
 
     def verify(
-        self, *, checkpoint: ChainHead | None = None, event_checkpoint: ChainHead | None = None
+        self,
+        *,
+        checkpoint: ChainHead | None = None,
+        event_checkpoint: ChainHead | None = None,
+        since: ChainHead | None = None,
+        events_since: ChainHead | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> VerifyResult:
-        """Walk every account's chain and the events chain (see ``ordergate.ledger.verify``)."""
-        return verify(self, checkpoint=checkpoint, event_checkpoint=event_checkpoint)
+        """Walk every account's chain and the events chain, or only what follows ``since``
+        and ``events_since`` (see ``ordergate.ledger.verify``)."""
+        return verify(
+            self, checkpoint=checkpoint, event_checkpoint=event_checkpoint, since=since,
+            events_since=events_since, progress=progress,
+        )  # fmt: skip
 
 
-_EVENTS_HEAD = (
-    select(filing_events.c.seq, filing_events.c.hash).order_by(filing_events.c.seq.desc()).limit(1)
-)
+# An account's rolling 24 h window (ix_reservations_window: account, created_us).
 _WINDOW_SUMS = select(
     func.coalesce(func.sum(reservations.c.amount_units), 0),
     func.coalesce(func.sum(reservations.c.ops), 0),
@@ -380,7 +404,7 @@ _WINDOW_SUMS = select(
 
 
 def _events_head(connection: Connection) -> tuple[int, str]:
-    row = connection.execute(_EVENTS_HEAD).first()
+    row = connection.execute(EVENTS_HEAD).first()
     return (0, GENESIS) if row is None else (row.seq, row.hash)
 
 
@@ -422,6 +446,31 @@ def _lock_filing_account(connection: Connection, key: str) -> None:
     take_locks(connection, "events")
 
 
+def _track_status(connection: Connection, filing_id: str, status: FilingStatus) -> None:
+    """Keep ``open_filings`` as the definition says, in the event's own transaction: a
+    terminal status removes the filing, another one sets its status, and a filing that was
+    not open (ended, then moved again) is open once more if it was accepted. Each statement
+    finds its row by a primary or unique key."""
+    where = open_filings.c.filing_id == filing_id
+    if status.terminal:
+        connection.execute(delete(open_filings).where(where))
+        return
+    if connection.execute(update(open_filings).where(where).values(status=status.value)).rowcount:
+        return
+    row = connection.execute(
+        select(filings.c.seq, filings.c.account, filings.c.identity).where(
+            filings.c.id == filing_id, filings.c.status == FilingStatus.ACCEPTED.value
+        )
+    ).first()
+    if row is not None:
+        connection.execute(
+            insert(open_filings).values(
+                filing_id=filing_id, seq=row.seq, account=row.account, identity=row.identity,
+                status=status.value,
+            )
+        )  # fmt: skip
+
+
 def _append_event(
     connection: Connection,
     filing_id: str,
@@ -441,6 +490,8 @@ def _append_event(
             detail=detail_text, prev_hash=prev, hash=digest,
         )
     )  # fmt: skip
+    if kind == "status":
+        _track_status(connection, filing_id, FilingStatus(status))
     return EventRecord(
         seq=seq,
         filing_id=UUID(filing_id),

@@ -238,7 +238,8 @@ class Approvals:
         return _approval(row)
 
     def pending(self) -> list[Approval]:
-        """Approvals still pending and not yet expired by the clock, oldest first."""
+        """Approvals still pending and not yet expired by the clock, oldest first
+        (ix_approvals_state: state, expires_at, so the cost is what is pending)."""
         now = iso(self._clock.now())
         with self._engine.connect() as connection:
             rows = connection.execute(
@@ -253,7 +254,7 @@ class Approvals:
 
     def overdue(self, *, now: datetime | None = None) -> list[Approval]:
         """Approvals still pending whose time to live has run out, oldest first (for the
-        reconciler to expire and release)."""
+        reconciler to expire and release; ix_approvals_state: state, expires_at)."""
         instant = iso(now if now is not None else self._clock.now())
         with self._engine.connect() as connection:
             rows = connection.execute(
@@ -267,7 +268,8 @@ class Approvals:
             return [_approval(row) for row in rows]
 
     def for_filing(self, filing_id: UUID | str) -> Approval | None:
-        """The latest approval of a filing, if it ever needed one."""
+        """The latest approval of a filing, if it ever needed one (by the index on
+        ``filing_id``)."""
         with self._engine.connect() as connection:
             row = connection.execute(
                 select(approvals)

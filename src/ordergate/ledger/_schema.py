@@ -39,9 +39,11 @@ __all__ = [
     "filings_seq",
     "locks",
     "metadata",
+    "open_filings",
     "orders",
     "paper_fills",
     "paper_orders",
+    "paper_positions",
     "reservations",
 ]
 
@@ -68,6 +70,8 @@ filings = Table(
     Column("prev_hash", String(_HASH), nullable=False),
     Column("hash", String(_HASH), nullable=False),
     Column("account_seq", BigInteger),
+    Index("ix_filings_identity", "identity", "seq"),
+    Index("ix_filings_account", "account", "seq"),
 )
 
 # Postgres only: the next ``filings.seq`` (SQLite numbers under its one write lock).
@@ -94,6 +98,21 @@ filing_events = Table(
     Column("prev_hash", String(_HASH), nullable=False),
     Column("hash", String(_HASH), nullable=False),
     Index("ix_filing_events_filing", "filing_id", "seq"),
+)
+
+# Derived, not chained (migration 0006): each accepted filing whose latest status event is not
+# terminal, with that status, kept in the transactions that file it and append its status
+# events, so that what is open is read without reading history. ``verify`` checks it.
+open_filings = Table(
+    "open_filings",
+    metadata,
+    Column("filing_id", String(_ID), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("account", String(200), nullable=False),
+    Column("identity", String(200), nullable=False),
+    Column("status", String(32), nullable=False),
+    Index("ix_open_filings_account", "account", "seq"),
+    Index("ix_open_filings_identity", "identity", "account"),
 )
 
 reservations = Table(
@@ -143,6 +162,7 @@ approvals = Table(
     Column("state", String(16), nullable=False),
     Column("decided_at", String(_TIME)),
     Column("decided_by", String(200)),
+    Index("ix_approvals_state", "state", "expires_at"),
 )
 
 controls = Table(
@@ -203,6 +223,18 @@ paper_fills = Table(
     Column("executed_at", String(_TIME), nullable=False),
     Index("ix_paper_fills_order", "order_id"),
     Index("ix_paper_fills_account", "account", "symbol"),
+)
+
+# Migration 0007: per account and symbol, the signed shares and the net cash the fills cost
+# (buys' cost minus sells' proceeds), kept with every fill, so an account is read without
+# reading its fills.
+paper_positions = Table(
+    "paper_positions",
+    metadata,
+    Column("account", String(200), primary_key=True),
+    Column("symbol", String(32), primary_key=True),
+    Column("quantity", String(_AMOUNT), nullable=False),
+    Column("cost", String(_AMOUNT), nullable=False),
 )
 
 # One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn. Since

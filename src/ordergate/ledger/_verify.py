@@ -1,14 +1,8 @@
-"""Walking the hash chains: any edited, deleted or reordered filing or event is found.
+"""Verifying the record: any edited, deleted or reordered filing or event is found.
 
-Filings are walked in ``seq`` order, each checked against the chain of its account: its
-``account_seq`` follows the account's previous filing with no gap (a deletion) and no repeat,
-its ``prev_hash`` is that filing's ``hash`` (a deletion or a reorder), and its ``hash`` is
-``SHA-256(prev_hash ‖ canonical bytes of the stored fields)`` (an edit of any field, or a swap
-of two rows' ``seq`` or ``account_seq``, which the bytes include). Filings from before account
-chains (``account_seq`` NULL, ``ordergate.filing/1``) come first and are checked as the one
-ledger-wide chain they are: ``seq`` from 1 with no gap, each linked to the one before; each
-account's chain then goes on from its last such filing. Events are one chain: ``seq`` from 1
-with no gap, each linked to the one before. The first failure is reported and the walk stops.
+``verify`` walks both chains (``_walk``): every filing against its own hash and its place in
+its account's chain, every event against the one before it. The first failure is reported
+and the walk stops.
 
 A chain alone cannot show that its *tail* was cut off, nor that someone rewrote a suffix and
 re-hashed it. The ``chain_heads`` table, written with every filing, must name each account's
@@ -19,36 +13,60 @@ the filings numbered up to ``seq``, so a cut or rewrite of any account's chain u
 found. (A checkpoint taken before migration 0003, the ``hash`` of filing ``seq`` itself, is
 still accepted for what it pins.) ``Ledger.event_head`` gives the events chain's last link.
 
-The walk reads from one snapshot (one transaction; repeatable read on Postgres), so filings
-committed meanwhile cannot make the chains and the heads table disagree.
+**Since a checkpoint** (``since``, ``events_since``; ``ordergate audit verify --since``): only
+what follows is walked, so a check after each export costs what was filed since, not the
+whole history. What "since" means for each chain:
+
+- the filings: ``since`` is a filings checkpoint ``(S, D)``. Each account's last filing up to
+  ``S`` is read (one row per account the heads table names), checked against its own hash,
+  and the digest of their hashes must be ``D``: then every account's chain up to ``S`` is the
+  one the checkpoint pinned (``_anchors``). Every filing numbered after ``S`` is walked from
+  those links, and the heads table must name where each account's chain ends now. A filing
+  numbered after ``S`` cannot join the ledger-wide chain of before migration 0003.
+- the events: ``events_since`` is an events checkpoint ``(E, H)``. Event ``E`` must be on file,
+  intact and hash to ``H``; events from ``E + 1`` are walked from it, with no gap.
+- each is independent: a chain without its ``since`` is walked whole.
+
+A ``since`` that does not match the ledger (past its end, anchors that do not digest to it:
+a checkpoint of another ledger, or a record before it cut off or rewritten) fails as the
+chain's first bad record at the checkpoint. A ``checkpoint`` given with ``since`` must not be
+older than it (``CheckpointError``); one equal to it adds nothing.
+
+Last, the derived ``open_filings`` table is checked against the chains (``_derived``): every
+row of it, and the accepted filings in the walk's scope. It is not part of the record, so a
+disagreement is reported on its own chain name, ``open_filings``.
+
+Everything is read from one snapshot (one transaction; repeatable read on Postgres), so
+filings committed meanwhile cannot make the chains and the heads table disagree. ``progress``
+is told how far each walk has come every 100,000 records.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Select, select
 
-from ordergate.ledger._canonical import (
-    ACCOUNT_FILING_TAG,
-    EVENT_TAG,
-    FILING_TAG,
-    GENESIS,
-    SEPARATOR,
-    heads_digest,
-)
+from ordergate.ledger import _walk
+from ordergate.ledger._anchors import event_anchor, filing_anchors
+from ordergate.ledger._derived import against_open
+from ordergate.ledger._errors import CheckpointError
 from ordergate.ledger._models import ChainHead, VerifyResult
 from ordergate.ledger._schema import chain_heads, filing_events, filings
+from ordergate.ledger._walk import (
+    Heads,
+    Progress,
+    against_heads,
+    as_bytes,
+    event_links,
+    filing_links,
+    rows,
+)
 
 if TYPE_CHECKING:
     from ordergate.ledger._ledger import Ledger
 
 __all__ = ["verify"]
-
-_BATCH = 10_000
 
 
 def verify(
@@ -56,21 +74,84 @@ def verify(
     *,
     checkpoint: ChainHead | None = None,
     event_checkpoint: ChainHead | None = None,
+    since: ChainHead | None = None,
+    events_since: ChainHead | None = None,
+    progress: Progress | None = None,
 ) -> VerifyResult:
-    """Check both chains; ``VerifyResult.ok`` or the first bad record and why. Reads only."""
+    """Check both chains (after ``since`` / ``events_since`` when given) and the open set;
+    ``VerifyResult.ok`` or the first bad record and why. Reads only. Raises
+    ``CheckpointError`` for a checkpoint older than the ``since`` beside it, or a ``since``
+    from before account chains."""
+    since = None if since is None or since.seq == 0 else since
+    events_since = None if events_since is None or events_since.seq == 0 else events_since
+    checkpoint = _beyond(checkpoint, since, "--checkpoint", "--since")
+    event_checkpoint = _beyond(event_checkpoint, events_since, "--events-checkpoint",
+                               "--events-since")  # fmt: skip
     with ledger.engine.connect() as connection:
         if connection.dialect.name == "postgresql":
             connection.execution_options(isolation_level="REPEATABLE READ")
-        with connection.begin(), _as_bytes(connection):
-            filed, heads = _filing_links(_rows(connection, _FILINGS, "filings"), checkpoint)
-            if filed.ok:
-                filed = _against_heads(filed, heads, _rows(connection, _HEADS, "heads"))
-            if not filed.ok:
-                return filed
-            events = _links(_rows(connection, _EVENTS, "events"), event_checkpoint)
+        with connection.begin():
+            return _verify(connection, checkpoint, event_checkpoint, since, events_since, progress)
+
+
+def _verify(
+    connection: Connection,
+    checkpoint: ChainHead | None,
+    event_checkpoint: ChainHead | None,
+    since: ChainHead | None,
+    events_since: ChainHead | None,
+    progress: Progress | None,
+) -> VerifyResult:
+    heads: Heads = {}
+    if since is not None:
+        anchored = filing_anchors(connection, since)
+        if isinstance(anchored, VerifyResult):
+            return anchored
+        heads = anchored
+    if events_since is not None:
+        started = event_anchor(connection, events_since)
+        if started is not None:
+            return started
+    after = 0 if since is None else since.seq
+    with as_bytes(connection):
+        filed, heads = filing_links(
+            rows(connection, _after(_FILINGS, filings.c.seq, after), "filings"),
+            checkpoint, heads=heads, after=after, progress=progress,
+        )  # fmt: skip
+        if filed.ok:
+            filed = against_heads(filed, heads, rows(connection, _HEADS, "heads"))
+        if not filed.ok:
+            return filed
+        first = 0 if events_since is None else events_since.seq
+        events = event_links(
+            rows(connection, _after(_EVENTS, filing_events.c.seq, first), "events"),
+            event_checkpoint, start=events_since, progress=progress,
+        )  # fmt: skip
     if not events.ok:
         return events
+    opened, count = against_open(connection, since, events_since)
+    if progress is not None and count >= _walk.PROGRESS_EVERY:
+        progress(f"open filings: {count} checked")
+    if not opened.ok:
+        return opened
     return VerifyResult(ok=True, checked=filed.checked + events.checked)
+
+
+def _beyond(
+    checkpoint: ChainHead | None, since: ChainHead | None, name: str, since_name: str
+) -> ChainHead | None:
+    """``checkpoint`` when it pins more than ``since`` does; ``None`` when it is ``since``."""
+    if checkpoint is None or since is None or checkpoint.seq > since.seq:
+        return checkpoint
+    if checkpoint == since:
+        return None
+    if checkpoint.seq == since.seq:
+        raise CheckpointError(f"{name} and {since_name} disagree at {since.seq}")
+    raise CheckpointError(f"{name} {checkpoint.seq} is older than {since_name} {since.seq}")
+
+
+def _after(query: Select[Any], seq: Any, after: int) -> Select[Any]:
+    return query if after == 0 else query.where(seq > after)
 
 
 _FILINGS = select(
@@ -84,237 +165,3 @@ _EVENTS = select(
     filing_events.c.kind, filing_events.c.status, filing_events.c.detail,
     filing_events.c.prev_hash, filing_events.c.hash,
 ).order_by(filing_events.c.seq)  # fmt: skip
-
-# An account's last filing as far as the walk has come: [account_seq, hash, seq].
-_Heads = dict[bytes, list[Any]]
-
-
-@contextmanager
-def _as_bytes(connection: Connection) -> Iterator[None]:
-    """On SQLite, fetch text as UTF-8 bytes for the walk: decoding every field to ``str`` only
-    to encode it again was a third of the verification time."""
-    driver = connection.connection.driver_connection
-    if connection.dialect.name != "sqlite" or driver is None:
-        yield
-        return
-    previous = driver.text_factory
-    driver.text_factory = bytes
-    try:
-        yield
-    finally:
-        driver.text_factory = previous
-
-
-def _rows(connection: Connection, query: Select[Any], name: str) -> Iterator[Any]:
-    # The walk reads plain DBAPI tuples (the statement still compiled by SQLAlchemy): result
-    # rows cost more per record than the hash. On Postgres a named (server-side) cursor keeps
-    # a long chain out of memory.
-    sql = str(query.compile(dialect=connection.dialect))
-    dbapi = connection.connection.dbapi_connection
-    assert dbapi is not None
-    if connection.dialect.name == "postgresql":
-        cursor = dbapi.cursor(name=f"ordergate_verify_{name}")
-    else:
-        cursor = dbapi.cursor()
-    try:
-        cursor.execute(sql)
-        while batch := cursor.fetchmany(_BATCH):
-            yield from batch
-    finally:
-        cursor.close()
-
-
-def _filing_links(rows: Iterator[Any], checkpoint: ChainHead | None) -> tuple[VerifyResult, _Heads]:
-    # The bodies are built inline (the joins of ``_canonical``'s ``linked_filing_body`` and
-    # ``filing_body``): this loop is the verification rate.
-    mark = SEPARATOR.encode()
-    join = mark.join
-    linked = ACCOUNT_FILING_TAG.encode()
-    wide = FILING_TAG.encode()
-    sha256 = hashlib.sha256
-    genesis = GENESIS.encode()
-    heads: _Heads = {}
-    get = heads.get
-    pin = checkpoint.seq if checkpoint is not None and checkpoint.seq > 0 else None
-    at_pin: _Heads | None = None
-    pinned: bytes | None = None  # filing ``pin``'s hash if ledger-wide, b"" if linked
-    wide_next = 1  # the next seq of the ledger-wide chain while it lasts, then 0
-    wide_link = genesis
-    seq = count = 0
-    for row in rows:
-        seq = row[0]
-        place = row[1]
-        if type(row[-1]) is not bytes:
-            row = tuple(f.encode() if type(f) is str else f for f in row)
-        if pin is not None and at_pin is None and seq > pin:
-            at_pin = {account: list(last) for account, last in heads.items()}
-        # First the row against its own hash (an edit of any field), then its place.
-        if place is not None:
-            body = join((linked, b"%d" % seq, b"%d" % place, *row[2:-2]))
-            separators = 12
-        else:
-            body = join((wide, b"%d" % seq, *row[2:-2]))
-            separators = 11
-        digest = sha256(row[-2] + body).hexdigest().encode()
-        last = get(row[4])
-        if digest != row[-1] or body.count(mark) != separators:
-            link = wide_link if place is None else genesis if last is None else last[1]
-            if sha256(link + body).hexdigest().encode() == row[-1]:  # only prev_hash changed
-                reason = f"filings {seq} does not link to {_after(last)}"
-            else:
-                reason = f"filings {seq} does not match its hash (edited)"
-            return _bad("filings", seq, row[2], reason), heads
-        if place is not None:
-            wide_next = 0
-            expected, link = (1, genesis) if last is None else (last[0] + 1, last[1])
-            if place != expected:
-                return _bad_place(seq, row[2], place, last), heads
-        else:
-            if seq != wide_next:
-                return _bad_wide(seq, row[2], wide_next), heads
-            link = wide_link
-            place = 1 if last is None else last[0] + 1
-            wide_next += 1
-            wide_link = digest
-        if row[-2] != link:
-            reason = f"filings {seq} does not link to {_after(last)}"
-            return _bad("filings", seq, row[2], reason), heads
-        heads[row[4]] = [place, digest, seq]
-        if seq == pin:
-            pinned = b"" if row[1] is not None else digest
-        count += 1
-    checked = VerifyResult(ok=True, checked=count)
-    if checkpoint is not None and pin is not None:
-        return _against_checkpoint(
-            checked, checkpoint, heads if at_pin is None else at_pin, pinned, seq
-        ), heads
-    return checked, heads
-
-
-def _after(last: list[Any] | None) -> str:
-    return (
-        "the start of its account's chain"
-        if last is None
-        else f"filings {last[2]}, its account's last"
-    )
-
-
-def _bad_place(seq: int, record_id: bytes, place: int, last: list[Any] | None) -> VerifyResult:
-    if place > (0 if last is None else last[0]):
-        reason = (
-            f"filings {seq} is its account's filing {place} but follows {_after(last)}: "
-            "a filing is missing (deleted)"
-        )
-    else:
-        reason = f"filings {seq} repeats its account's filing {place} (reordered)"
-    return _bad("filings", seq, record_id, reason)
-
-
-def _bad_wide(seq: int, record_id: bytes, wide_next: int) -> VerifyResult:
-    if wide_next == 0:
-        reason = (
-            f"filings {seq} claims the ledger-wide chain after account chains began (reordered)"
-        )
-        return _bad("filings", seq, record_id, reason)
-    return _bad("filings", wide_next, None, f"filings {wide_next} is missing (next on file: {seq})")
-
-
-def _against_checkpoint(
-    checked: VerifyResult, checkpoint: ChainHead, heads: _Heads, pinned: bytes | None, last: int
-) -> VerifyResult:
-    pin = checkpoint.seq
-    if pin > last:
-        reason = f"filings end at {last} but the checkpoint has {pin} (truncated)"
-        return _bad("filings", last + 1, None, reason)
-    if pinned is None:
-        reason = f"filings {pin}, which the checkpoint pins, is missing (truncated or deleted)"
-        return _bad("filings", pin, None, reason)
-    if pinned == checkpoint.hash.encode():  # a checkpoint of the ledger-wide chain
-        return checked
-    digest = heads_digest((account.decode(), last[1].decode()) for account, last in heads.items())
-    if digest != checkpoint.hash:
-        reason = (
-            f"the filings up to {pin} differ from the checkpoint "
-            "(an account's chain was cut off or rewritten)"
-        )
-        return _bad("filings", pin, None, reason)
-    return checked
-
-
-def _against_heads(checked: VerifyResult, heads: _Heads, rows: Iterator[Any]) -> VerifyResult:
-    """Every account's chain must end where ``chain_heads`` says it does."""
-    named: set[bytes] = set()
-    for account, seq, digest in rows:
-        key = account if type(account) is bytes else account.encode()
-        last = heads.get(key)
-        expected = digest if type(digest) is bytes else digest.encode()
-        if last is None or last[2] != seq or last[1] != expected:
-            ends = "no filing" if last is None else f"filings {last[2]}"
-            reason = (
-                f"filings {seq} is an account's last by the heads table but its chain ends at "
-                f"{ends} (truncated)"
-            )
-            return _bad("filings", seq, None, reason)
-        named.add(key)
-    unnamed = sorted(last[2] for account, last in heads.items() if account not in named)
-    if unnamed:
-        reason = f"filings {unnamed[0]} ends a chain the heads table does not name (edited)"
-        return _bad("filings", unnamed[0], None, reason)
-    return checked
-
-
-def _links(rows: Iterator[Any], checkpoint: ChainHead | None) -> VerifyResult:
-    # The events chain: seq from 1, each linked to the one before.
-    chain = "events"
-    mark = SEPARATOR.encode()
-    join = mark.join
-    prefix = EVENT_TAG.encode()
-    sha256 = hashlib.sha256
-    separators = 6
-    expected = 1
-    link = GENESIS.encode()
-    pinned: bytes | None = None
-    for row in rows:
-        seq = row[0]
-        if type(row[-1]) is not bytes:
-            row = tuple(f.encode() if type(f) is str else f for f in row)
-        if seq != expected:
-            return _bad(
-                chain, expected, None, f"{chain} {expected} is missing (next on file: {seq})"
-            )
-        if row[-2] != link:
-            return _bad(chain, seq, row[1], f"{chain} {seq} does not link to {seq - 1}")
-        body = join((prefix, b"%d" % seq, *row[1:-2]))
-        link = sha256(link + body).hexdigest().encode()
-        if link != row[-1] or body.count(mark) != separators:
-            return _bad(chain, seq, row[1], f"{chain} {seq} does not match its hash (edited)")
-        if checkpoint is not None and seq == checkpoint.seq:
-            pinned = link
-        expected += 1
-    last = expected - 1
-    if checkpoint is not None and checkpoint.seq > 0:
-        if checkpoint.seq > last:
-            return _bad(
-                chain,
-                last + 1,
-                None,
-                f"{chain} end at {last} but the checkpoint has {checkpoint.seq} (truncated)",
-            )
-        if pinned != checkpoint.hash.encode():
-            return _bad(
-                chain,
-                checkpoint.seq,
-                None,
-                f"{chain} {checkpoint.seq} differs from the checkpoint (rewritten)",
-            )
-    return VerifyResult(ok=True, checked=last)
-
-
-def _bad(chain: str, seq: int, record_id: bytes | None, reason: str) -> VerifyResult:
-    return VerifyResult(
-        ok=False,
-        chain=chain,
-        first_bad_seq=seq,
-        filing_id=None if record_id is None else record_id.decode(errors="replace"),
-        reason=reason,
-    )

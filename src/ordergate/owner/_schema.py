@@ -1,4 +1,4 @@
-"""The owner's guard state (migration 0007) as SQLAlchemy Core metadata, in the ledger's
+"""The owner's guard state (migration 0008) as SQLAlchemy Core metadata, in the ledger's
 database, so that every replica sharing the ledger shares it: one row, ``key = "owner"``.
 
 - ``last_step``: the last TOTP time step an owner code was accepted for; a code of that step

@@ -19,7 +19,6 @@ from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
-from ordergate.gateway.mcp._record import _filings_of
 from ordergate.ledger import FilingRecord
 
 MASTER = "host-master-secret-" + "k" * 24
@@ -65,7 +64,7 @@ class Host:
 
     def filings(self, identity: str) -> list[FilingRecord]:
         assert self.server.running is not None
-        return _filings_of(self.server.running.guard.ledger, identity, 100)
+        return self.server.running.guard.ledger.filings_of(identity, limit=100)
 
 
 @contextmanager

@@ -44,7 +44,6 @@ from ordergate.execution import (
     paper_session,
 )
 from ordergate.gateway.mcp import Credential, GatewayMethods, Principal, gateway_endpoint
-from ordergate.gateway.mcp._record import _filings_of
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.profiles import load_profiles
@@ -203,7 +202,7 @@ class Gateway:
 
     def filings(self, identity: str | None = None) -> list[FilingRecord]:
         """Every filing of ``identity`` (``c1``'s by default), newest first."""
-        return _filings_of(self.ledger, identity or identity_of(CONNECTION), 1000)
+        return self.ledger.filings_of(identity or identity_of(CONNECTION), limit=1000)
 
 
 CUSTODIAN = """

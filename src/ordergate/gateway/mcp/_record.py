@@ -1,25 +1,20 @@
 """What ``gate_how`` and ``gate_record`` answer: the caller's limits and the caller's own record.
 
-A caller sees its own filings only: the query filters the ledger's filings by the caller's
-identity (the hashed connection id), never anything wider. No account number is shown: a
-filing's terms are copied field by field, the account left out. The caps are the account's
-(every connection to it shares them), so ``gate_how`` shows the account's 24-hour spend
-against them beside the caller's own open proposals.
-
-The ledger has no query by identity, so this module reads its tables (read-only).
+A caller sees its own filings only: the ledger's filings of the caller's identity (the hashed
+connection id), never anything wider, newest first and at most ``RECORD_LIMIT`` of them
+(``Ledger.filings_of``: its cost is that limit, not the caller's history). No account number
+is shown: a filing's terms are copied field by field, the account left out. The caps are the
+account's (every connection to it shares them), so ``gate_how`` shows the account's 24-hour
+spend against them beside the caller's own open proposals.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, select
-
 from ordergate.core import ZERO, to_wire
 from ordergate.execution import Guard
 from ordergate.ledger import FilingRecord, Ledger
-from ordergate.ledger._rows import filing_record
-from ordergate.ledger._schema import filing_events, filings
 
 __all__ = ["RECORD_LIMIT", "how", "open_count", "record"]
 
@@ -50,29 +45,7 @@ HOW = (
 
 def open_count(ledger: Ledger, account: str, identity: str) -> int:
     """The identity's filings on ``account`` that are not finished (blocking)."""
-    return sum(1 for f in ledger.open_filings(account) if f.identity == identity)
-
-
-def _filings_of(ledger: Ledger, identity: str, limit: int) -> list[FilingRecord]:
-    with ledger.engine.connect() as connection:
-        rows = list(
-            connection.execute(
-                select(filings)
-                .where(filings.c.identity == identity)
-                .order_by(filings.c.seq.desc())
-                .limit(limit)
-            )
-        )
-        ids = [row.id for row in rows]
-        latest: dict[str, str] = {}
-        if ids:
-            events = connection.execute(
-                select(filing_events.c.filing_id, filing_events.c.status)
-                .where(and_(filing_events.c.filing_id.in_(ids), filing_events.c.kind == "status"))
-                .order_by(filing_events.c.seq)
-            )
-            latest = {event.filing_id: event.status for event in events}
-    return [filing_record(row, latest.get(row.id)) for row in rows]
+    return ledger.open_count(account, identity)
 
 
 def _shown(record: FilingRecord) -> dict[str, Any]:
@@ -91,7 +64,7 @@ def _shown(record: FilingRecord) -> dict[str, Any]:
 
 def record(ledger: Ledger, identity: str, *, limit: int = RECORD_LIMIT) -> dict[str, Any]:
     """The identity's latest filings, newest first, with their outcomes (blocking)."""
-    shown = [_shown(filing) for filing in _filings_of(ledger, identity, limit)]
+    shown = [_shown(filing) for filing in ledger.filings_of(identity, limit=limit)]
     return {"filings": shown, "shown": len(shown), "limit": limit}
 
 

@@ -1,8 +1,8 @@
 """The owner's guard state: replayed codes and the lockout after wrong ones, shared by every
 process on the ledger (``ordergate.owner._schema``), with its one row in place.
 
-Revision ID: 0007
-Revises: 0005
+Revision ID: 0008
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
-down_revision: str | None = "0005"
+revision = "0008"
+down_revision: str | None = "0007"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,0 +1,294 @@
+"""``ordergate bench history``: what an order costs as the ledger's history grows.
+
+One ledger per history size, each a SQLite file in a scratch directory: empty (the baseline),
+then seeded with that many *ended* filings on the bench's own account and identity plus as
+many on ten other accounts (``_history_seed``: filled, denied and not-placed orders with their
+events, approvals, broker orders, executions and paper fills; the seeded ledger is verified
+before anything is measured). Sizes: 0, 10,000 and 100,000 (``--quick``: 0 and 20,000).
+
+Every ledger gets the same guard, in paper: the paper book on the ledger, quotes from a fixed
+in-process market (SPY 99.99 × 100.01, tradable, stamped with the clock's instant), a stepped
+clock at Tuesday 2026-12-01 10:00 New York (the regular session), a policy that holds every
+order for approval with limits far out of the way, and three resting limit buys at $95 that
+stay open, so every reconciler pass has orders to poll.
+
+Cases, one JSON line each; each ``_hN`` beside its ``_h0`` (``baseline``, ``ratio``):
+
+- ``order_hN``: the whole guard path for one share of SPY, buys and sells in turn: file,
+  stage A, hold for approval (``Guard.submit``); approve, review, stage B, reprice, place,
+  the fill settled (``Guard.approve``); then one reconciler pass;
+- ``reconcile_hN``: one reconciler pass alone (overdue approvals, the account's open
+  filings, each resting order polled);
+- ``record_hN``: ``gate_record``'s answer for the bench identity (its latest 50 filings with
+  their statuses), whose own history is the seeded one.
+
+The ledgers take turns call by call (an order on each, then the next order on each …), in
+rounds, so machine noise falls on each alike. Goal (issue 14): every
+``order_hN`` ratio ≤ 1.2. Progress goes to stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from ordergate.bench._history_seed import History, seed_history
+from ordergate.bench._stats import Summary, summarise
+from ordergate.core import MarketHours, OrderType, Side, SteppedClock
+from ordergate.execution import (
+    Guard,
+    PaperAccountReader,
+    PaperBook,
+    PaperExecutor,
+    paper_session,
+)
+from ordergate.gateway.mcp._record import RECORD_LIMIT, record
+from ordergate.ledger import FilingStatus, Ledger, open_ledger
+from ordergate.policy import Proposal, Quote, parse_policy
+
+__all__ = [
+    "ACCOUNT",
+    "IDENTITY",
+    "SIZES",
+    "START",
+    "Sizes",
+    "one_order",
+    "one_pass",
+    "one_record",
+    "open_desk",
+    "run_history_bench",
+]
+
+BENCH = "history"
+ACCOUNT = "bench-account"
+IDENTITY = "bench-agent"
+START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # Tuesday 10:00 New York
+_RESTING = 3
+_POLICY = parse_policy(
+    """
+mode = "paper"
+approval = "always"
+[limits]
+max_order_usd = "100000"
+max_daily_usd = "100000000"
+max_orders_per_day = 1000000
+max_open_orders = 1000
+max_position_pct = "100"
+max_positions = 1000
+daily_loss_halt_usd = "100000000"
+max_spread_bps = 1000
+price_collar_bps = 1000
+[symbols]
+allow = ["*"]
+[paper]
+starting_cash_usd = "1000000"
+"""
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    histories: tuple[int, ...]  # ended filings on the bench account (and as many elsewhere)
+    rounds: int  # alternating rounds over the ledgers
+    orders: int  # orders per ledger per round
+    passes: int  # reconciler passes per ledger per round
+    records: int  # gate_record answers per ledger per round
+    warmup: int  # unmeasured calls of each case per ledger first
+    # Filings of the bench identity on every ledger before anything is measured (at least
+    # this many orders are placed to warm up): a full page, so that every gate_record answer
+    # shows as many filings, whatever the history.
+    page: int = RECORD_LIMIT
+
+
+SIZES = {
+    "quick": Sizes(histories=(0, 20_000), rounds=3, orders=8, passes=20, records=20, warmup=3),
+    "full": Sizes(
+        histories=(0, 10_000, 100_000), rounds=5, orders=20, passes=40, records=40, warmup=5
+    ),
+}
+
+
+def _expect(holds: bool, failure: str) -> None:
+    """Every measured call checks what it did: a bench that measured the wrong thing fails."""
+    if not holds:
+        raise RuntimeError(f"bench history: {failure}")
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+class _Market:
+    """A fixed quote for any symbol, stamped now: the same market for every ledger."""
+
+    def __init__(self, clock: SteppedClock) -> None:
+        self._clock = clock
+
+    async def quote(self, symbol: str) -> Quote | None:
+        return Quote(
+            symbol=symbol,
+            bid=Decimal("99.99"),
+            ask=Decimal("100.01"),
+            last=Decimal(100),
+            as_of=self._clock.now(),
+        )
+
+    async def tradable(self, account: str, symbol: str) -> bool | None:
+        return True
+
+
+@dataclass
+class _Desk:
+    history: int
+    ledger: Ledger
+    guard: Guard
+    clock: SteppedClock
+    sides: Iterator[Side] = field(default_factory=lambda: itertools.cycle((Side.BUY, Side.SELL)))
+    samples: dict[str, list[int]] = field(default_factory=dict)
+
+
+def run_history_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
+    sizes = SIZES["quick" if quick else "full"]
+    with tempfile.TemporaryDirectory() as home:
+        desks = asyncio.run(_measure(Path(home), sizes))
+    for case in ("order", "reconcile", "record"):
+        baseline: Summary | None = None
+        for desk in desks:
+            summary = summarise(BENCH, f"{case}_h{desk.history}", desk.samples[case])
+            if baseline is None:
+                baseline = summary
+                emit(summary)
+            else:
+                emit(summary.compared_with(baseline))
+
+
+async def _measure(root: Path, sizes: Sizes) -> list[_Desk]:
+    with ExitStack() as stack:
+        desks = [await _open(root, history, stack) for history in sizes.histories]
+        warm_orders = max(sizes.warmup, sizes.page - _RESTING)
+        for case, count in _cases(warm_orders, sizes.warmup, sizes.warmup):
+            await _run(desks, case, count, keep=False)
+        for number in range(sizes.rounds):
+            _say(f"bench history: round {number + 1}/{sizes.rounds}")
+            for case, count in _cases(sizes.orders, sizes.passes, sizes.records):
+                await _run(desks, case, count, keep=True)
+        return desks
+
+
+def _cases(orders: int, passes: int, records: int) -> list[tuple[str, int]]:
+    return [("order", orders), ("reconcile", passes), ("record", records)]
+
+
+async def _open(root: Path, history: int, stack: ExitStack) -> _Desk:
+    clock = SteppedClock(start=START)
+    ledger = stack.enter_context(open_ledger(f"sqlite:///{root / f'h{history}.db'}", clock=clock))
+    return await open_desk(ledger, clock, history)
+
+
+async def open_desk(
+    ledger: Ledger, clock: SteppedClock, history: int, *, progress: Callable[[str], None] = _say
+) -> _Desk:
+    """The bench's paper guard on ``ledger`` (clock at ``START``), after seeding ``history``
+    ended filings and checking that the seeded ledger verifies, with its resting orders."""
+    if history:
+        progress(f"bench history: seeding {history} ended filings (and as many on other accounts)")
+        seed_history(ledger, History(ACCOUNT, IDENTITY, history), before=START, progress=progress)
+        started = time.perf_counter()
+        verified = ledger.verify()
+        _expect(verified.ok, f"the seeded ledger does not verify: {verified.reason}")
+        progress(
+            f"bench history: verified {verified.checked} records in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+    book = PaperBook(ledger.engine, clock=clock, starting_cash=_POLICY.paper_cash_usd)
+    market = _Market(clock)
+    executor = PaperExecutor(book, market, session=paper_session, clock=clock)
+    reader = PaperAccountReader(book, market)
+    guard = Guard(
+        policy=_POLICY, ledger=ledger, executor=executor, reader=reader, account=ACCOUNT,
+        clock=clock,
+    )  # fmt: skip
+    desk = _Desk(history, ledger, guard, clock)
+    for _ in range(_RESTING):
+        resting = await _through(desk, _resting_buy())
+        _expect(resting is FilingStatus.SUBMITTED, f"a resting order ended {resting}")
+    return desk
+
+
+def _order(side: Side) -> Proposal:
+    return Proposal(symbol="SPY", side=side, quantity=Decimal(1))
+
+
+def _resting_buy() -> Proposal:
+    return Proposal(
+        symbol="SPY",
+        side=Side.BUY,
+        quantity=Decimal(1),
+        order_type=OrderType.LIMIT,
+        limit_price=Decimal(95),
+        market_hours=MarketHours.REGULAR_HOURS,
+    )
+
+
+async def _through(desk: _Desk, proposal: Proposal) -> FilingStatus:
+    """File and hold ``proposal``, then approve it (review, stage B, place)."""
+    held = await desk.guard.submit(proposal, identity=IDENTITY)
+    _expect(
+        held.status is FilingStatus.PENDING_APPROVAL and held.approval_id is not None,
+        f"the bench order was not held for approval: {held.reasons}",
+    )
+    assert held.approval_id is not None
+    placed = await desk.guard.approve(held.approval_id, by="owner")
+    return placed.status
+
+
+async def one_order(desk: _Desk) -> None:
+    """One measured order: the whole guard path, then a reconciler pass."""
+    status = await _through(desk, _order(next(desk.sides)))
+    _expect(status is FilingStatus.FILLED, f"the bench order ended {status}, not filled")
+    await desk.guard.reconcile()
+
+
+async def one_pass(desk: _Desk) -> None:
+    """One reconciler pass (it sees the resting orders, and nothing else open)."""
+    report = await desk.guard.reconcile()
+    _expect(
+        report.checked == _RESTING and not report.errors,
+        f"the reconciler pass saw {report.as_json()}",
+    )
+
+
+async def one_record(desk: _Desk) -> None:
+    """``gate_record``'s answer for the bench identity (a full page)."""
+    answer = record(desk.ledger, IDENTITY)
+    _expect(bool(answer["filings"]), "gate_record showed no filing")
+
+
+_CALLS: dict[str, Callable[[_Desk], Awaitable[None]]] = {
+    "order": one_order,
+    "reconcile": one_pass,
+    "record": one_record,
+}
+
+
+async def _run(desks: list[_Desk], case: str, count: int, *, keep: bool) -> None:
+    """``count`` calls of ``case`` on each desk, the desks taking turns call by call."""
+    call = _CALLS[case]
+    clock = time.perf_counter_ns
+    for _ in range(count):
+        for desk in desks:
+            started = clock()
+            await call(desk)
+            elapsed = clock() - started
+            if keep:
+                desk.samples.setdefault(case, []).append(elapsed)
+            desk.clock.advance(timedelta(seconds=1))

@@ -1,0 +1,286 @@
+"""Seeding the history bench's ledgers: many ended filings, fast, on a chain that verifies.
+
+The filings go through the ledger's own group commit (``Ledger.file_many``, a thousand per
+transaction), so their chains, reservations and heads are the ledger's. What happened to
+each afterwards is written in bulk on the same transaction's driver cursor, as the order path
+would have left it, each account's filings taking ten endings in turn:
+
+- eight filled (four buys, four sells of one share of SPY at $100, so the paper account ends
+  flat): events ``pending_approval``, ``approved``, ``submitted``, ``filled``, ``correct``;
+  the reservation corrected to the fill; an approved approval, the broker's order and its
+  execution, a filled paper order and its paper fill (and the paper account's holding);
+- one denied: ``pending_approval``, ``denied``, ``release``; a denied approval;
+- one not placed (no answer, then not found at the broker): ``pending_approval``,
+  ``approved``, ``unanswered``, ``not_placed``, ``release``.
+
+The events chain is computed here as ``Ledger.record_status`` would (the same body and hash
+functions), continuing from the ledger's events head, and the seeded ledger is verified
+before anything is measured. The decisions journal is not seeded: nothing on the order path
+reads it. SQLite or Postgres.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from uuid import uuid4
+
+from ordergate.core import MarketHours, OrderType, Side, TimeInForce, to_wire
+from ordergate.execution import filing_terms
+from ordergate.ledger import Filing, Ledger, RollingCaps, canonical_json
+from ordergate.ledger._canonical import chain_hash, event_body, iso, to_units
+from ordergate.policy import Proposal
+
+__all__ = ["CHUNK", "History", "seed_history"]
+
+CHUNK = 1000
+_CAPS = RollingCaps(max_daily_usd=Decimal(10) ** 12, max_orders_per_day=10**9)
+_PRICE = Decimal(100)
+_NOTIONAL = Decimal("105.00")
+_ENDINGS = ("filled",) * 8 + ("denied", "not_placed")
+_STEP = timedelta(hours=1)  # between chunks: the history spans days, long before the bench
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """Who the history belongs to: ``count`` filings on ``account`` by ``identity``, and as
+    many spread over ``others`` other accounts and identities."""
+
+    account: str
+    identity: str
+    count: int
+    others: int = 10
+
+
+def seed_history(
+    ledger: Ledger,
+    history: History,
+    *,
+    before: datetime,
+    progress: Callable[[str], None] | None = None,
+) -> int:
+    """Write ``history`` into ``ledger``, every filing older than ``before`` - 2 days;
+    returns the number of filings written."""
+    say = progress or _stderr
+    plan = [(history.account, history.identity)] * history.count
+    plan += [
+        (f"{history.account}-other-{index % history.others}", f"other-agent-{index % 7}")
+        for index in range(history.count if history.others else 0)
+    ]
+    chunks = (len(plan) + CHUNK - 1) // CHUNK
+    start = before - timedelta(days=2) - chunks * _STEP
+    writer = _Writer(ledger)
+    for number in range(chunks):
+        items = plan[number * CHUNK : (number + 1) * CHUNK]
+        instant = start + number * _STEP
+        writer.chunk(items, instant)
+        if number % 20 == 19 or number == chunks - 1:
+            say(f"bench history: seeded {min(len(plan), (number + 1) * CHUNK)}/{len(plan)}")
+    writer.finish()
+    return len(plan)
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _proposal(side: Side) -> Proposal:
+    return Proposal(
+        symbol="SPY",
+        side=side,
+        quantity=Decimal(1),
+        order_type=OrderType.MARKET,
+        time_in_force=TimeInForce.GFD,
+        market_hours=MarketHours.REGULAR_HOURS,
+    )
+
+
+class _Writer:
+    """Writes chunks, carrying the events chain's head from one to the next."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        head = ledger.event_head()
+        self._seq = head.seq
+        self._link = head.hash
+        self._places: dict[str, int] = {}
+        self._held: dict[str, Decimal] = {}
+
+    def finish(self) -> None:
+        """Write the paper accounts' holdings the seeded fills add up to."""
+        with _cursor(self._ledger) as (cursor, dialect_sql):
+            cursor.executemany(
+                dialect_sql(
+                    "INSERT INTO paper_positions (account, symbol, quantity, cost) "
+                    "VALUES (?, ?, ?, ?)"
+                ),
+                [
+                    (account, "SPY", to_wire(shares), to_wire(shares * _PRICE))
+                    for account, shares in sorted(self._held.items())
+                ],
+            )
+
+    def _hold(self, account: str, side: str) -> None:
+        self._held[account] = self._held.get(account, Decimal(0)) + (1 if side == "buy" else -1)
+
+    def chunk(self, items: list[tuple[str, str]], instant: datetime) -> None:
+        filings = []
+        places = []
+        for account, identity in items:
+            place = self._places[account] = self._places.get(account, -1) + 1
+            places.append(place)
+            # Within each account: buys and sells in turn, the endings in turn.
+            side = Side.BUY if place % 2 == 0 else Side.SELL
+            filings.append(
+                (Filing(identity, filing_terms(_proposal(side), account), account), _NOTIONAL)
+            )
+        results = self._ledger.file_many(filings, caps=_CAPS, now=instant)
+        rows = _Rows()
+        for place, result in zip(places, results, strict=True):
+            record = result.record
+            ending = _ENDINGS[place % len(_ENDINGS)]
+            when = instant + timedelta(seconds=1)
+            rows.approval(record.id, when, "denied" if ending == "denied" else "approved")
+            self._event(rows, record.id, when, "status", "pending_approval", {})
+            if ending == "denied":
+                self._event(rows, record.id, when, "status", "denied", {"reasons": ["denied"]})
+                self._event(rows, record.id, when, "release", "", {})
+                rows.reservation(record.id, "released", 0, 0)
+                continue
+            self._event(rows, record.id, when, "status", "approved", {"by": "owner"})
+            if ending == "not_placed":
+                self._event(rows, record.id, when, "status", "unanswered", {})
+                self._event(rows, record.id, when, "status", "not_placed", {"looked_up": True})
+                self._event(rows, record.id, when, "release", "", {})
+                rows.reservation(record.id, "released", 0, 0)
+                continue
+            order_id = f"paper-{uuid4().hex}"
+            side_text = str(record.terms["side"])
+            self._event(rows, record.id, when, "status", "submitted", {"order_id": order_id})
+            self._event(
+                rows, record.id, when, "status", "filled",
+                {"order_id": order_id, "state": "filled", "cumulative_quantity": "1"},
+            )  # fmt: skip
+            self._event(rows, record.id, when, "correct", "", {"filled_notional": "100"})
+            rows.reservation(record.id, "corrected", to_units(_PRICE), 1)
+            rows.filled(record.id, record.account, order_id, side_text, when)
+            self._hold(record.account, side_text)
+        rows.write(self._ledger)
+
+    def _event(
+        self, rows: _Rows, filing_id: Any, when: datetime, kind: str, status: str, detail: Any
+    ) -> None:
+        self._seq += 1
+        created_at = iso(when)
+        text = canonical_json(detail)
+        key = str(filing_id)
+        digest = chain_hash(self._link, event_body(self._seq, key, created_at, kind, status, text))
+        rows.events.append((self._seq, key, created_at, kind, status, text, self._link, digest))
+        self._link = digest
+
+
+class _Rows:
+    """One chunk's rows, by table, written in one transaction."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+        self.reservations: list[tuple[Any, ...]] = []
+        self.approvals: list[tuple[Any, ...]] = []
+        self.orders: list[tuple[Any, ...]] = []
+        self.executions: list[tuple[Any, ...]] = []
+        self.paper_orders: list[tuple[Any, ...]] = []
+        self.paper_fills: list[tuple[Any, ...]] = []
+        self.ended: list[tuple[Any, ...]] = []
+
+    def approval(self, filing_id: Any, when: datetime, state: str) -> None:
+        at = iso(when)
+        self.approvals.append(
+            (str(uuid4()), str(filing_id), "0" * 64, at, iso(when + timedelta(minutes=15)),
+             state, at, "owner")
+        )  # fmt: skip
+
+    def reservation(self, filing_id: Any, state: str, units: int, ops: int) -> None:
+        # Every seeded filing ends with its reservation settled: it is no longer open.
+        self.reservations.append((state, units, ops, str(filing_id)))
+        self.ended.append((str(filing_id),))
+
+    def filled(
+        self, filing_id: Any, account: str, order_id: str, side: str, when: datetime
+    ) -> None:
+        at, key, price = iso(when), str(filing_id), str(_PRICE)
+        self.orders.append((key, order_id, "filled", "1", price, at))
+        self.executions.append((f"{order_id}-1", key, order_id, "1", price, at, "fill"))
+        self.paper_orders.append(
+            (order_id, key, account, "SPY", side, "market", "1", None, None, None, "gfd",
+             "regular_hours", "filled", False, None, at, at)
+        )  # fmt: skip
+        self.paper_fills.append((f"{order_id}-1", order_id, account, "SPY", side, "1", price, at))
+
+    def write(self, ledger: Ledger) -> None:
+        with _cursor(ledger) as (cursor, dialect_sql):
+            for sql, rows in (
+                (_INSERT_EVENTS, self.events),
+                (_UPDATE_RESERVATIONS, self.reservations),
+                (_INSERT_APPROVALS, self.approvals),
+                (_INSERT_ORDERS, self.orders),
+                (_INSERT_EXECUTIONS, self.executions),
+                (_INSERT_PAPER_ORDERS, self.paper_orders),
+                (_INSERT_PAPER_FILLS, self.paper_fills),
+                (_DELETE_OPEN, self.ended),
+            ):
+                if rows:
+                    cursor.executemany(dialect_sql(sql), rows)
+
+
+_INSERT_EVENTS = (
+    "INSERT INTO filing_events (seq, filing_id, created_at, kind, status, detail, prev_hash, "
+    "hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_UPDATE_RESERVATIONS = (
+    "UPDATE reservations SET state = ?, amount_units = ?, ops = ? WHERE filing_id = ?"
+)
+
+
+@contextmanager
+def _cursor(ledger: Ledger) -> Iterator[tuple[Any, Callable[[str], str]]]:
+    """The driver's cursor inside one transaction, and the statements in its parameter style
+    (``?`` for sqlite3, ``%s`` for psycopg)."""
+    with ledger.engine.begin() as connection:
+        driver = connection.connection.driver_connection
+        assert driver is not None
+        cursor = driver.cursor()
+        on_postgres = ledger.dialect == "postgresql"
+        try:
+            yield cursor, (lambda sql: sql.replace("?", "%s")) if on_postgres else str
+        finally:
+            cursor.close()
+
+
+_DELETE_OPEN = "DELETE FROM open_filings WHERE filing_id = ?"
+_INSERT_APPROVALS = (
+    "INSERT INTO approvals (id, filing_id, terms_sha256, created_at, expires_at, state, "
+    "decided_at, decided_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_ORDERS = (
+    "INSERT INTO orders (ref_id, broker_order_id, state, cumulative_quantity, average_price, "
+    "updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+)
+_INSERT_EXECUTIONS = (
+    "INSERT INTO executions (id, ref_id, broker_order_id, quantity, price, executed_at, "
+    "basis_source) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_PAPER_ORDERS = (
+    "INSERT INTO paper_orders (order_id, ref_id, account, symbol, side, type, quantity, "
+    "dollar_amount, limit_price, stop_price, time_in_force, market_hours, state, triggered, "
+    "reject_reason, created_at, updated_at) VALUES "
+    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_PAPER_FILLS = (
+    "INSERT INTO paper_fills (id, order_id, account, symbol, side, quantity, price, "
+    "executed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)

@@ -1,0 +1,41 @@
+"""Reads the ledger makes in more than one place, each bounded by an index (named beside it).
+
+A filing's current status is its latest status event's (``FilingStatus`` of the filing when
+it has none); ``open_filings`` holds it for the filings still open.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import bindparam, func, select
+
+from ordergate.ledger._models import FilingStatus
+from ordergate.ledger._schema import filing_events, filings, open_filings
+
+__all__ = ["EVENTS_HEAD", "FILING", "LATEST_STATUS", "OPEN", "TERMINAL", "WITH_STATUS"]
+
+TERMINAL = tuple(status.value for status in FilingStatus if status.terminal)
+
+# A filing's latest status event (ix_filing_events_filing: filing_id, seq, read backwards),
+# correlated to the filings row of the enclosing query.
+LATEST_STATUS = (
+    select(filing_events.c.status)
+    .where(filing_events.c.filing_id == filings.c.id, filing_events.c.kind == "status")
+    .order_by(filing_events.c.seq.desc())
+    .limit(1)
+    .correlate(filings)
+    .scalar_subquery()
+)
+WITH_STATUS = select(filings, LATEST_STATUS.label("current"))
+# One filing by its id (the unique index on filings.id).
+FILING = WITH_STATUS.where(filings.c.id == bindparam("id"))
+# The open filings with their filing rows: ix_open_filings_account (account, seq) when an
+# account is given, each joined by seq (the filings primary key).
+OPEN = (
+    select(filings, open_filings.c.status.label("current"))
+    .join(open_filings, open_filings.c.seq == filings.c.seq)
+    .order_by(open_filings.c.seq)
+)
+# The events chain's last link, by its primary key (the max of the primary key first).
+EVENTS_HEAD = select(filing_events.c.seq, filing_events.c.hash).where(
+    filing_events.c.seq == select(func.max(filing_events.c.seq)).scalar_subquery()
+)

@@ -1,0 +1,106 @@
+"""``ordergate bench history``: the seeded history is what the bench says it is (and verifies),
+and a tiny run prints every case beside its baseline. No timing is asserted."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from pg_testkit import database
+from typer.testing import CliRunner
+
+from ordergate.bench import BENCHES, _history
+from ordergate.bench._history_seed import History, seed_history
+from ordergate.cli import app
+from ordergate.core import Side, SteppedClock
+from ordergate.execution import PaperBook
+from ordergate.ledger import FilingStatus, open_ledger
+from ordergate.policy import Proposal
+
+pytestmark = pytest.mark.req("bench.history")
+
+
+def test_history_is_a_registered_bench() -> None:
+    assert BENCHES["history"] is _history.run_history_bench
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_the_seeded_history_is_ended_filings_on_a_valid_chain(
+    backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clock = SteppedClock(start=_history.START)
+    with database(backend, tmp_path) as url, open_ledger(url, clock=clock) as ledger:
+        history = History("acct", "me", 20, others=3)
+        assert seed_history(ledger, history, before=_history.START) == 40
+        assert capsys.readouterr().err == "bench history: seeded 40/40\n"
+        assert ledger.verify().ok
+        assert ledger.open_filings() == []
+        mine = ledger.filings_of("me", limit=100)
+        assert len(mine) == 20 and {record.account for record in mine} == {"acct"}
+        assert all(record.created_at < _history.START for record in mine)
+        endings = Counter(record.status for record in mine)
+        assert endings == {
+            FilingStatus.FILLED: 16, FilingStatus.DENIED: 2, FilingStatus.NOT_PLACED: 2
+        }  # fmt: skip
+        others = {record.account for record in ledger.filings_of("other-agent-0", limit=100)}
+        assert others <= {"acct-other-0", "acct-other-1", "acct-other-2"}
+        filled = next(r for r in mine if r.status is FilingStatus.FILLED)
+        assert [event.status for event in ledger.events(filled.id)] == [
+            "pending_approval", "approved", "submitted", "filled", "",
+        ]  # fmt: skip
+        assert ledger.orders.get(filled.id).state == "filled"
+        assert ledger.approvals.for_filing(filled.id) is not None
+        book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(1000))
+        assert (book.cash("acct"), book.positions("acct")) == (Decimal(1000), {})
+        assert ledger.rolling_spend("acct").orders == 0  # all of it long before the bench
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_measured_call_that_did_not_do_what_it_measures_stops_the_bench(
+    tmp_path: Path,
+) -> None:
+    clock = SteppedClock(start=_history.START)
+    with open_ledger(f"sqlite:///{tmp_path / 'h.db'}", clock=clock) as ledger:
+        desk = await _history.open_desk(ledger, clock, 0)
+        await _history.one_pass(desk)
+        # One more order left waiting for approval: the pass now sees four open filings.
+        proposal = Proposal(symbol="SPY", side=Side.BUY, quantity=Decimal(1))
+        await desk.guard.submit(proposal, identity=_history.IDENTITY)
+        with pytest.raises(RuntimeError, match="the reconciler pass saw"):
+            await _history.one_pass(desk)
+
+
+def test_a_quick_run_prints_every_case_beside_its_h0_baseline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tiny = _history.Sizes(
+        histories=(0, 30), rounds=2, orders=1, passes=2, records=3, warmup=1, page=4
+    )
+    monkeypatch.setitem(_history.SIZES, "quick", tiny)
+    result = CliRunner().invoke(app, ["bench", "history", "--quick"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line, parse_float=Decimal) for line in result.stdout.splitlines()]
+    assert [line["case"] for line in lines] == [
+        "order_h0", "order_h30", "reconcile_h0", "reconcile_h30", "record_h0", "record_h30",
+    ]  # fmt: skip
+    assert {line["bench"] for line in lines} == {"history"}
+    counts = {"order": 2, "reconcile": 4, "record": 6}
+    for line in lines:
+        case, _, size = line["case"].partition("_h")
+        assert line["n"] == counts[case]
+        assert line["p50_us"] > 0 and line["p99_us"] >= line["p50_us"]
+        if size == "0":
+            assert "baseline" not in line and "ratio" not in line
+        else:
+            assert line["baseline"] == f"{case}_h0" and line["ratio"] > 0
+    assert "bench history: seeding 30 ended filings" in result.stderr
+    assert "bench history: verified" in result.stderr
+    assert "bench history: round 2/2" in result.stderr
