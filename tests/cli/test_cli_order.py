@@ -64,6 +64,7 @@ def test_a_fresh_install_writes_the_safe_policy_and_holds_the_first_order_for_ap
 
 
 @pytest.mark.req("owner.act.approve")
+@pytest.mark.req("owner.threat.local-commands")
 def test_an_order_through_approval_to_a_fill_and_the_status_that_shows_it(person: Person) -> None:
     codes = enrol(person.home)
     pending = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")

@@ -65,6 +65,7 @@ def test_mint_prints_only_a_token_that_verifies_under_the_host_key() -> None:
 
 
 @pytest.mark.req("owner.act.token-mint")
+@pytest.mark.req("owner.threat.local-commands")
 def test_a_token_that_can_trade_is_minted_only_with_the_owner_code() -> None:
     no_code = run(BOTH, "--caller", "agent-1", "--profile", "trader", code=None)
     assert no_code.exit_code == 2 and no_code.stdout == "" and "--code" in no_code.stderr

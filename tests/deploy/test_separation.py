@@ -137,6 +137,8 @@ OPEN = "2026-12-01T15:00:00+00:00"  # a Tuesday, 10:00 in New York: the market i
 
 
 @pytest.mark.req("owner.separation.other-user")
+@pytest.mark.req("owner.threat.self-consent")
+@pytest.mark.req("owner.threat.local-commands")
 def test_an_agent_of_another_user_cannot_consent_as_trader_approve_an_order_or_resume() -> None:
     with (
         os_user("og-gateway") as gateway,

@@ -44,6 +44,7 @@ def test_a_fresh_install_records_the_default_policy_as_applied(home: Path, ledge
 
 
 @pytest.mark.req("owner.policy.applied-in-force")
+@pytest.mark.req("owner.threat.policy-file-edit")
 def test_a_file_that_loosens_the_applied_policy_stops_the_run_naming_keys_and_command(
     home: Path, ledger: Ledger
 ) -> None:

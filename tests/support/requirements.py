@@ -143,6 +143,13 @@ REQUIREMENTS: dict[str, str] = {
     "owner.policy.applied-in-force": "issue 12 §2: a run enforces the applied policy (its hash)",
     "owner.secrets.never-shown": "issue 12: no owner code, TOTP secret or passphrase in output",
     # Issue 12 §3: separation from the gateway's secrets
+    # Issue 12: the attacks on the owner's authority, each closed
+    "owner.threat.self-consent": "issue 12: an unattended client on loopback cannot consent "
+    "itself a connection that can place (owner code; unenrolled, monitor only)",
+    "owner.threat.local-commands": "issue 12: a local process cannot approve, resume, loosen or "
+    "mint a trading token with the owner's commands (they ask the owner code)",
+    "owner.threat.policy-file-edit": "issue 12 §2: an edited policy file that loosens stops the "
+    "run; the applied policy is the one enforced",
     "owner.separation.files-private": "issue 12 §3: every file ordergate creates is 0600, in 0700",
     "owner.separation.serve-refuses-open-home": "issue 12 §3: serve refuses secrets open to others",
     "owner.separation.own-user": "issue 12 §3: systemd unit and container run it as its own user",

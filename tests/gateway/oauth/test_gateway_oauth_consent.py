@@ -291,6 +291,7 @@ def test_with_an_owner_enrolled_the_page_asks_for_the_owner_code_and_a_current_o
 
 @pytest.mark.req("owner.act.consent")
 @pytest.mark.parametrize("kind", ["missing", "empty", "wrong", "replayed", "near passphrase"])
+@pytest.mark.req("owner.threat.self-consent")
 def test_a_wrong_missing_or_replayed_code_approves_nothing_and_spends_the_page(
     guarded: Gateway, codes: OwnerCodes, kind: str
 ) -> None:
@@ -321,6 +322,7 @@ def test_denial_needs_no_owner_code(guarded: Gateway) -> None:
 
 
 @pytest.mark.req("owner.consent.monitor-only-unenrolled")
+@pytest.mark.req("owner.threat.self-consent")
 def test_with_nobody_enrolled_the_page_says_how_to_enrol_and_grants_monitor_only(
     unenrolled: Gateway,
 ) -> None:
