@@ -9,7 +9,6 @@ reach a log, an error or an output anywhere in the suite.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Generator
 from typing import Any
 
@@ -40,16 +39,6 @@ def _no_gateway_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ORDERGATE_GATEWAY_URL", "http://127.0.0.1:9")
 
 
-def _leaks(text: str) -> list[str]:
-    found = [secret for secret in owner_testkit.SECRETS if secret in text]
-    found.extend(
-        "an owner code"
-        for code in owner_testkit.CODES
-        if re.search(rf"(?<![\w.\-]){code}(?![\w.\-])", text)
-    )
-    return found
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -60,7 +49,7 @@ def pytest_runtest_makereport(
         return
     captured = "\n".join(text for _, text in report.sections) + "\n".join(_cli_outputs)
     _cli_outputs.clear()
-    leaks = _leaks(captured)
+    leaks = owner_testkit.leaks(captured)
     owner_testkit.CODES.clear()
     if leaks and report.passed:
         report.outcome = "failed"

@@ -10,6 +10,7 @@ enrols a passphrase too (``codes.passphrase``), which is not single-use.
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -95,3 +96,13 @@ def apply_policy(db_url: str, text: str) -> None:
 def apply_home_policy(home: Path) -> None:
     """Apply ``home/policy.toml`` on the home's default ledger (``home/ledger.db``)."""
     apply_policy(f"sqlite:///{home / 'ledger.db'}", (home / "policy.toml").read_text())
+
+
+def leaks(text: str) -> list[str]:
+    """Which registered owner secrets (and, as such, which codes) ``text`` holds. A code is
+    found only standing alone, not inside a longer number, word or id."""
+    found = [secret for secret in SECRETS if secret in text]
+    found.extend(
+        "an owner code" for code in CODES if re.search(rf"(?<![\w.\-]){code}(?![\w.\-])", text)
+    )
+    return found
