@@ -11,6 +11,7 @@ from desk_kit import Desk, owner_desk
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
+from ordergate.oauth import Authorization
 from ordergate.policy import DEFAULT_POLICY_TOML
 
 
@@ -90,3 +91,58 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
         assert trader.exit_code == 0, trader.output
         listed = command(desk, "connections", "list", "--json")
         assert listed.exit_code == 0 and json.loads(listed.stdout) == []
+
+
+def test_connections_are_listed_by_name_and_revoked_from_the_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        assert command(desk, "connections", "list").stdout.strip() == "no connections"
+        auth = desk.server.auth
+        assert auth is not None
+        client = auth.store.register_client(
+            client_name="Claude", redirect_uris=("http://127.0.0.1/cb",)
+        )
+        auth.store.grants.issue_code(
+            Authorization(
+                client_id=client.client_id,
+                redirect_uri="http://127.0.0.1/cb",
+                code_challenge="c" * 43,
+                scope="gateway",
+                state=None,
+                resource=None,
+                profile="monitor",
+            )
+        )
+        [line] = command(desk, "connections", "list").stdout.splitlines()
+        connection_id = line.split()[0]
+        assert "'Claude'" in line and " monitor " in line and " live " in line
+        revoked = command(desk, "connections", "revoke", connection_id)
+        assert revoked.exit_code == 0 and "no longer work" in revoked.stdout
+        again = command(desk, "connections", "revoke", connection_id)
+        assert again.exit_code == 0 and "nothing changed" in again.stdout
+
+
+def test_a_policy_already_in_force_a_bad_one_and_a_missing_file_are_each_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        same = command(desk, "policy", "apply", str(desk.home / "policy.toml"))
+        assert same.exit_code == 0 and same.stdout.startswith("already in force")
+        bad = tmp_path / "bad.toml"
+        bad.write_text("[limits]\nmax_order_usd = 12.5\n")
+        refused = command(desk, "policy", "apply", str(bad))
+        assert refused.exit_code == 2 and "limits.max_order_usd" in refused.stderr
+        missing = command(desk, "policy", "apply", str(tmp_path / "none.toml"))
+        assert missing.exit_code == 2 and "cannot read" in missing.stderr
+
+
+def test_pausing_twice_keeps_the_first_reason_and_resuming_unpaused_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        assert "not paused" in command(desk, "resume").stdout
+        assert command(desk, "pause", "--reason", "first").exit_code == 0
+        again = command(desk, "pause", "--reason", "second")
+        assert "already paused" in again.stdout and "reason: first" in again.stdout
+        assert command(desk, "deny", "no-such-approval").exit_code == 2

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx2
 
+from ordergate.execution._blocking import blocking
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.desk._routes import OWNER_PREFIX
 
@@ -29,9 +30,13 @@ class NotAGateway(Exception):
 async def probe(url: str) -> bool:
     """Whether an ordergate gateway's owner route answers at ``url`` (``False``: nothing
     listens there). Raises ``NotAGateway`` when something else answers."""
+    return await blocking(_probe, url)
+
+
+def _probe(url: str) -> bool:
     try:
-        async with httpx2.AsyncClient(timeout=_PROBE_TIMEOUT_S) as http:
-            response = await http.get(url.rstrip("/") + OWNER_PREFIX + "/status")
+        with httpx2.Client(timeout=_PROBE_TIMEOUT_S) as http:
+            response = http.get(url.rstrip("/") + OWNER_PREFIX + "/status")
     except httpx2.ConnectError:
         return False
     except httpx2.HTTPError as error:
@@ -46,11 +51,16 @@ async def probe(url: str) -> bool:
 
 
 class RemoteDesk:
-    """The desk of the gateway at ``url`` (``async with RemoteDesk(url) as desk:``)."""
+    """The desk of the gateway at ``url`` (``async with RemoteDesk(url) as desk:``).
+
+    Each act is one request, sent by a blocking client on a worker thread: the command line
+    makes one at a time, and an asyncio client's connect (its happy-eyeballs cancellation)
+    would blind coverage's tracer on Python 3.11 (CPython #106749) for the rest of a command.
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
-        self._http = httpx2.AsyncClient(timeout=_TIMEOUT_S)
+        self._http = httpx2.Client(timeout=_TIMEOUT_S)
 
     async def __aenter__(self) -> RemoteDesk:
         return self
@@ -61,15 +71,15 @@ class RemoteDesk:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self._http.aclose()
+        self._http.close()
 
     async def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         target = self.url + OWNER_PREFIX + path
         try:
             if method == "GET":
-                response = await self._http.get(target)
+                response = await blocking(self._http.get, target)
             else:
-                response = await self._http.post(target, json=body or {})
+                response = await blocking(self._http.post, target, json=body or {})
         except httpx2.HTTPError as error:
             raise DeskError(
                 502,
