@@ -65,7 +65,9 @@ __all__ = [
     "policy_baseline",
 ]
 
-TRADING_PERMISSIONS = frozenset({Permission.ORDERS_PLACE, Permission.ORDERS_CANCEL})
+TRADING_PERMISSIONS = frozenset(
+    {Permission.ORDERS_PLACE, Permission.ORDERS_CANCEL, Permission.ORDERS_CANCEL_ANY}
+)
 """A caller token whose profile grants any of these can trade: minting it is an owner act."""
 
 UNVERIFIED = "unverified"
