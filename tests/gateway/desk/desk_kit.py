@@ -21,6 +21,7 @@ from ordergate.core import Secret
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import Ledger
+from ordergate.oauth import Authorization
 
 BOUND_S = 30
 MASTER = "desk-master-secret-" + "m" * 24
@@ -63,6 +64,25 @@ class Desk:
         finally:
             session.close()
         return data
+
+    def connected_client(self, name: str, profile: str = "monitor") -> None:
+        """A client named ``name`` approved once, as the consent page would: a connection."""
+        auth = self.server.auth
+        assert auth is not None
+        client = auth.store.register_client(
+            client_name=name, redirect_uris=("http://127.0.0.1/cb",)
+        )
+        auth.store.grants.issue_code(
+            Authorization(
+                client_id=client.client_id,
+                redirect_uri="http://127.0.0.1/cb",
+                code_challenge="c" * 43,
+                scope="gateway",
+                state=None,
+                resource=None,
+                profile=profile,
+            )
+        )
 
     def held_order(self) -> dict[str, Any]:
         """An order an agent filed that now waits for the owner: its order result's data."""

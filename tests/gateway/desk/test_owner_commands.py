@@ -11,7 +11,6 @@ from desk_kit import Desk, owner_desk
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
-from ordergate.oauth import Authorization
 from ordergate.policy import DEFAULT_POLICY_TOML
 
 
@@ -98,21 +97,7 @@ def test_connections_are_listed_by_name_and_revoked_from_the_command_line(
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         assert command(desk, "connections", "list").stdout.strip() == "no connections"
-        auth = desk.server.auth
-        assert auth is not None
-        client = auth.store.register_client(
-            client_name="Claude", redirect_uris=("http://127.0.0.1/cb",)
-        )
-        auth.store.grants.issue_code(
-            Authorization(
-                client_id=client.client_id,
-                redirect_uri="http://127.0.0.1/cb",
-                code_challenge="c" * 43,
-                scope="gateway",
-                state=None,
-                resource=None,
-                profile="monitor",
-            )
+        desk.connected_client("Claude")
         )
         [line] = command(desk, "connections", "list").stdout.splitlines()
         connection_id = line.split()[0]

@@ -11,7 +11,6 @@ import httpx2
 import pytest
 from desk_kit import owner_desk
 
-from ordergate.oauth import Authorization
 from ordergate.policy import DEFAULT_POLICY_TOML
 
 
@@ -119,21 +118,7 @@ def test_connections_are_listed_by_client_name_and_revoked_without_a_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        auth = desk.server.auth
-        assert auth is not None
-        client = auth.store.register_client(
-            client_name="Claude", redirect_uris=("http://127.0.0.1/cb",)
-        )
-        auth.store.grants.issue_code(
-            Authorization(
-                client_id=client.client_id,
-                redirect_uri="http://127.0.0.1/cb",
-                code_challenge="c" * 43,
-                scope="gateway",
-                state=None,
-                resource=None,
-                profile="monitor",
-            )
+        desk.connected_client("Claude")
         )
         [listed] = desk.get("/connections").json()["connections"]
         assert (listed["client_name"], listed["profile"], listed["state"]) == (
