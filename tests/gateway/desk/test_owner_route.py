@@ -119,7 +119,6 @@ def test_connections_are_listed_by_client_name_and_revoked_without_a_code(
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         desk.connected_client("Claude")
-        )
         [listed] = desk.get("/connections").json()["connections"]
         assert (listed["client_name"], listed["profile"], listed["state"]) == (
             "Claude",
