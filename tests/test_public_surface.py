@@ -42,7 +42,8 @@ SURFACE = {
         "granted_scope", "html_page", "is_valid_challenge", "is_valid_verifier",
         "metadata_paths", "parse_scope", "read_form", "redirect_problem", "redirect_uri_problem",
         "redirect_with", "refresh_refusal", "s256_challenge", "single_param", "token_error",
-        "verify_s256", "www_authenticate",
+        "verify_s256", "www_authenticate", "REFUSED_SCHEMES", "is_private_use",
+        "redirect_destination",
     },
     "ordergate.discovery": {
         "AmbiguousCapability", "ArgumentProblem", "CANONICAL_FIELDS", "CAPABILITIES",
