@@ -258,3 +258,28 @@ def test_with_redis_the_gateways_budgets_are_kept_in_that_redis(
         finally:
             reader.delete(key)
             reader.close()
+
+
+@pytest.mark.req("gateway.limits.jsonrpc-error")
+def test_each_request_of_a_2025_03_26_batch_spends_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with budgeted(tmp_path, monkeypatch, limits=RateLimits(mcp=1, burst=2)) as gw:
+        token = gw.access_token()
+        headers = {"authorization": f"Bearer {token}", "accept": ACCEPT}
+        opened = gw.http.post(
+            gw.url + "/mcp",
+            json={
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-03-26", "capabilities": {}},
+            },
+            headers=headers,
+        )  # fmt: skip
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        batch = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in (2, 3)]
+        answered = gw.http.post(gw.url + "/mcp", json=batch, headers=headers)
+    admitted, limited = answered.json()
+    assert answered.status_code == 200
+    assert admitted == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert limited["id"] == 3 and limited["error"]["code"] == RATE_LIMITED
+    assert limited["error"]["data"] == {"code": "RATE_LIMITED", "retry_after": 1}

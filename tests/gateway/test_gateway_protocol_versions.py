@@ -123,3 +123,72 @@ def test_the_venue_keeps_the_live_venues_two_versions() -> None:
         "Unsupported protocol version: 2025-03-26 (this server speaks 2025-11-25, 2025-06-18)"
     )
     assert version_problem(None, session=session, versions=SUPPORTED_PROTOCOL_VERSIONS) is None
+
+
+def _batch(gw: Attacked, token: str, session_id: str | None, batch: Any) -> httpx2.Response:
+    headers = {"authorization": f"Bearer {token}", "accept": ACCEPT}
+    if session_id is not None:
+        headers["mcp-session-id"] = session_id
+    return gw.post("/mcp", json=batch, headers=headers)
+
+
+@pytest.mark.req("mcp.versions.negotiated")
+def test_a_2025_03_26_session_receives_json_rpc_batches_answered_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with attacked_gateway(tmp_path, monkeypatch) as gw:
+        token = gw.access_token()
+        session_id, _ = _initialize(gw, token, "2025-03-26")
+        answered = _batch(
+            gw,
+            token,
+            session_id,
+            [
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": "a", "method": "ping"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                {"jsonrpc": "2.0", "id": 3, "method": "initialize", "params": {}},
+                {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
+                "not a message",
+                {"jsonrpc": "2.0", "id": 5, "result": {}},
+            ],
+        )
+        quiet = _batch(
+            gw, token, session_id, [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+        )
+    assert answered.status_code == 200, answered.text
+    assert answered.headers["mcp-session-id"] == session_id
+    ping, listed, initialize, unknown, malformed = answered.json()
+    assert ping == {"jsonrpc": "2.0", "id": "a", "result": {}}
+    assert listed["id"] == 2 and "gate_how" in {t["name"] for t in listed["result"]["tools"]}
+    assert initialize["error"]["message"] == "initialize cannot be part of a batch"
+    assert (unknown["id"], unknown["error"]["code"]) == (4, -32601)
+    assert malformed["id"] is None and malformed["error"]["code"] == -32600
+    assert quiet.status_code == 202
+
+
+@pytest.mark.req("mcp.versions.negotiated")
+def test_a_batch_anywhere_else_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    with attacked_gateway(tmp_path, monkeypatch) as gw:
+        token = gw.access_token()
+        newest, _ = _initialize(gw, token, "2025-11-25")
+        oldest, _ = _initialize(gw, token, "2025-03-26")
+        on_newest = _batch(gw, token, newest, [ping])
+        stateless = _batch(gw, token, None, [ping])
+        empty = _batch(gw, token, oldest, [])
+        unknown = _batch(gw, token, "0" * 32, [ping])
+        newer_header = gw.post(
+            "/mcp",
+            json=[ping],
+            headers={
+                "authorization": f"Bearer {token}",
+                "accept": ACCEPT,
+                "mcp-session-id": oldest,
+                "mcp-protocol-version": "2025-06-18",
+            },
+        )
+    for refused in (on_newest, stateless, empty, newer_header):
+        assert refused.status_code == 400
+        assert refused.json()["error"]["code"] == -32600
+    assert unknown.status_code == 404

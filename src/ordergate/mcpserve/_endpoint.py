@@ -16,7 +16,9 @@ answering before anything later is read:
    protocol version (``_versions``); then the server's methods.
 
 Each server names the protocol versions it speaks (``versions``, newest first): the venue
-the live venue's, the gateway every version a client people use may ask for.
+the live venue's, the gateway every version a client people use may ask for. A server that
+speaks 2025-03-26 also receives JSON-RPC batches on a session negotiated at it, as that
+version requires (``_batch``); anything else sent as an array is the 400 above.
 
 Each server (the sandbox venue, the gateway) supplies its own ``ServerMethods`` and its own
 token verifier — async, so a verifier that reads a database does not stall the loop
@@ -50,6 +52,7 @@ from ordergate.mcpserve._jsonrpc import (
 )
 from ordergate.mcpserve._methods import (
     DROP,
+    LEGACY_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     ServerMethods,
     TransportFaults,
@@ -234,6 +237,9 @@ class McpEndpoint(Generic[P]):
                 send, 400, framing, error_response(None, RpcError(PARSE_ERROR, "Parse error"))
             )
             return
+        if isinstance(message, list) and LEGACY_PROTOCOL_VERSION in self.versions:
+            await self._batch(headers, message, framing, send, principal)
+            return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             error = RpcError(INVALID_REQUEST, "expected one JSON-RPC 2.0 message object")
             await self._reply(send, 400, framing, error_response(None, error))
@@ -279,36 +285,94 @@ class McpEndpoint(Generic[P]):
         if request_id is None:
             await _plain(send, 202, b"", extra)  # a notification
             return
-        if not isinstance(method, str) or not isinstance(params, dict):
-            error = RpcError(
-                INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
-            )
-            await self._reply(send, 200, framing, error_response(request_id, error), extra)
-            return
-        try:
-            response = result_response(
-                request_id, await self.methods.call(method, params, principal)
-            )
-        except RpcError as error:
-            response = error_response(request_id, error)
-        except Exception as error:  # a server's bug is a protocol error, never a success
-            logger.error("a request failed inside the server: %s", type(error).__name__)
-            response = error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+        response = await self._answer(request_id, method, params, principal)
         if self.faults is not None and self.faults.drop_answer():
             await _drop(send)  # processed, answer lost: the "unanswered" case
             return
         await self._reply(send, 200, framing, response, extra)
 
+    async def _answer(
+        self, request_id: Any, method: Any, params: Any, principal: P
+    ) -> dict[str, Any]:
+        """The response to one request (not ``initialize``), a result or an error."""
+        if not isinstance(method, str) or not isinstance(params, dict):
+            error = RpcError(
+                INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
+            )
+            return error_response(request_id, error)
+        try:
+            return result_response(request_id, await self.methods.call(method, params, principal))
+        except RpcError as error:
+            return error_response(request_id, error)
+        except Exception as error:  # a server's bug is a protocol error, never a success
+            logger.error("a request failed inside the server: %s", type(error).__name__)
+            return error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+
+    async def _batch(
+        self,
+        headers: dict[bytes, bytes],
+        batch: list[Any],
+        framing: Framing,
+        send: Send,
+        principal: P,
+    ) -> None:
+        """A JSON-RPC batch, which MCP 2025-03-26 servers must receive (and later versions
+        dropped): only on a session negotiated at 2025-03-26, never with ``initialize``. Each
+        request in it is answered in one array, in order, each spending its admission;
+        notifications and the client's responses get nothing (all of them: 202)."""
+        session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
+        current = (
+            self.methods.sessions.get(session_id, self._owner(principal)) if session_id else None
+        )
+        if session_id and current is None:
+            error = RpcError(INVALID_REQUEST, "Session not found")
+            await self._reply(send, 404, framing, error_response(None, error))
+            return
+        if current is None or current.protocol_version != LEGACY_PROTOCOL_VERSION or not batch:
+            error = RpcError(
+                INVALID_REQUEST,
+                "a JSON-RPC batch needs a session negotiated at MCP 2025-03-26 and one message",
+            )
+            await self._reply(send, 400, framing, error_response(None, error))
+            return
+        problem = version_problem(
+            headers.get(b"mcp-protocol-version"), session=current, versions=self.versions
+        )
+        if problem is not None:
+            await self._reply(
+                send, 400, framing, error_response(None, RpcError(INVALID_REQUEST, problem))
+            )
+            return
+        responses: list[dict[str, Any]] = []
+        for item in batch:
+            if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
+                error = RpcError(INVALID_REQUEST, "expected a JSON-RPC 2.0 message object")
+                responses.append(error_response(None, error))
+                continue
+            request_id = item.get("id")
+            if "method" not in item or request_id is None:
+                continue  # a response from the client, or a notification
+            if item["method"] == "initialize":
+                error = RpcError(INVALID_REQUEST, "initialize cannot be part of a batch")
+                responses.append(error_response(request_id, error))
+                continue
+            wait = await self.admit(principal) if self.admit is not None else None
+            if wait is not None:
+                responses.append(error_response(request_id, _limit_error(wait)))
+                continue
+            params = item.get("params") or {}
+            responses.append(await self._answer(request_id, item["method"], params, principal))
+        extra = [(b"mcp-session-id", session_id.encode())]
+        if not responses:
+            await _plain(send, 202, b"", extra)
+            return
+        await self._reply(send, 200, framing, responses, extra)
+
     async def _limited(self, send: Send, framing: Framing, request_id: Any, wait: float) -> None:
         """429 for a request over its rate limit: ``Retry-After`` whole seconds, and the
         JSON-RPC error the client's SDK surfaces to the agent."""
-        seconds = max(1, math.ceil(wait))
-        error = RpcError(
-            RATE_LIMITED,
-            f"Rate limited: too many requests on this connection; retry after {seconds} s.",
-            {"code": "RATE_LIMITED", "retry_after": seconds},
-        )
-        retry = [(b"retry-after", str(seconds).encode())]
+        error = _limit_error(wait)
+        retry = [(b"retry-after", str(error.data["retry_after"]).encode())]
         await self._reply(send, 429, framing, error_response(request_id, error), retry)
 
     async def _reply(
@@ -316,7 +380,7 @@ class McpEndpoint(Generic[P]):
         send: Send,
         status: int,
         framing: Framing,
-        message: dict[str, Any],
+        message: dict[str, Any] | list[dict[str, Any]],
         extra: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         payload = self.dumps(message)
@@ -325,6 +389,15 @@ class McpEndpoint(Generic[P]):
             malformed = self.faults.malformed_sse()
         content_type, body = encode_body(payload, framing, malformed=malformed)
         await _respond(send, status, content_type, body, extra or [])
+
+
+def _limit_error(wait: float) -> RpcError:
+    seconds = max(1, math.ceil(wait))
+    return RpcError(
+        RATE_LIMITED,
+        f"Rate limited: too many requests on this connection; retry after {seconds} s.",
+        {"code": "RATE_LIMITED", "retry_after": seconds},
+    )
 
 
 async def _read_body(receive: Receive, length: bytes | None, limit: int) -> bytes | None:

@@ -17,6 +17,7 @@ from ordergate.mcpserve._sessions import Session, SessionStore
 
 __all__ = [
     "DROP",
+    "LEGACY_PROTOCOL_VERSION",
     "MCP_PROTOCOL_VERSIONS",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "ServerInfo",
@@ -25,8 +26,10 @@ __all__ = [
     "open_session",
 ]
 
+LEGACY_PROTOCOL_VERSION = "2025-03-26"
+"""The oldest version spoken: no ``MCP-Protocol-Version`` header yet, JSON-RPC batches."""
 # Newest first: an unknown requested version is answered with the newest a server speaks.
-MCP_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
+MCP_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", LEGACY_PROTOCOL_VERSION)
 """Every version the transport speaks (the gateway's: every client people use connects)."""
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18")
 """A server's default: the sandbox venue's, as the live venue it imitates (2025-11-25)."""
