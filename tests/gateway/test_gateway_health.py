@@ -122,3 +122,11 @@ def test_readyz_is_503_when_the_ledger_takes_no_write(tmp_path: Path) -> None:
             alive = http.get(url + "/healthz")
     assert (refused.status_code, refused.json()) == (503, {"status": "not ready"})
     assert alive.status_code == 200
+
+
+@pytest.mark.req("gateway.health")
+def test_without_an_upstream_session_to_read_with_readyz_checks_the_ledger_alone() -> None:
+    readiness = Readiness(ledger=_fine, upstream=None)
+    with served(readiness) as url, httpx2.Client(timeout=30) as http:
+        ready = http.get(url + "/readyz")
+    assert (ready.status_code, ready.json()) == (200, {"status": "ready"})

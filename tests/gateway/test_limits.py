@@ -191,3 +191,16 @@ def test_an_unreachable_redis_refuses_rather_than_lets_everything_through(
         refused = http.post(url + "/oauth/register", json={})
         assert refused.status_code == 503
         assert http.get(url + "/.well-known/x").status_code == 200
+
+
+class _Unwritable(MemoryCounter):
+    """Reads its counts but cannot count (a Redis gone read-only, say)."""
+
+    async def hit(self, key: str, window: int) -> int:
+        raise ConnectionError("read-only")
+
+
+def test_a_refusal_that_cannot_be_counted_is_still_answered(clock: SteppedClock) -> None:
+    with served(_Unwritable(), clock, []) as url, httpx2.Client() as http:
+        assert http.post(url + "/api/refused", json={}).status_code == 401
+        assert http.post(url + "/mcp", json={}).status_code == 200
