@@ -181,4 +181,6 @@ REQUIREMENTS: dict[str, str] = {
     # Issue 13 §3–4: every real client connects
     "clients.config.each-client": "issue 13 §3: `client-config` prints each client's documented "
     "format (JSON, a shell command or TOML) naming the gateway's MCP URL",
+    "clients.real.typescript-sdk": "issue 13 §4: the official TypeScript SDK client (pinned) "
+    "registers, consents, lists the tools and reads through the gateway",
 }
