@@ -183,4 +183,6 @@ REQUIREMENTS: dict[str, str] = {
     "format (JSON, a shell command or TOML) naming the gateway's MCP URL",
     "clients.real.typescript-sdk": "issue 13 §4: the official TypeScript SDK client (pinned) "
     "registers, consents, lists the tools and reads through the gateway",
+    "clients.real.mcp-remote": "issue 13 §4: mcp-remote (pinned) as a stdio process signs in "
+    "headlessly and serves the gateway's tools over stdin and stdout",
 }
