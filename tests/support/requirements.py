@@ -185,4 +185,6 @@ REQUIREMENTS: dict[str, str] = {
     "registers, consents, lists the tools and reads through the gateway",
     "clients.real.mcp-remote": "issue 13 §4: mcp-remote (pinned) as a stdio process signs in "
     "headlessly and serves the gateway's tools over stdin and stdout",
+    "clients.real.mcp-2025-03-26": "issue 13 §4, MCP 2025-03-26 authorization and lifecycle: a "
+    "client of that revision alone signs in, is answered 2025-03-26, lists and calls tools",
 }
