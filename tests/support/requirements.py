@@ -187,4 +187,6 @@ REQUIREMENTS: dict[str, str] = {
     "headlessly and serves the gateway's tools over stdin and stdout",
     "clients.real.mcp-2025-03-26": "issue 13 §4, MCP 2025-03-26 authorization and lifecycle: a "
     "client of that revision alone signs in, is answered 2025-03-26, lists and calls tools",
+    "clients.real.python-sdk": "issue 13 §4: the official Python SDK client registers, consents "
+    "with the owner code, lists the tools and places a paper order through the gateway",
 }
