@@ -1,12 +1,14 @@
-"""``mcp-remote`` (pinned; what ``ordergate client-config claude-desktop`` runs) as a stdio MCP
-server in front of ``ordergate serve --sandbox``, driven as Claude Desktop drives it: JSON-RPC
-lines on its stdin and stdout. It signs in on its own: discovery, registration, a browser
-sent to the consent page, the code received on its loopback callback, the exchange. The
-browser is headless: ``BROWSER`` (which the ``open`` package's ``xdg-open`` runs with the
-URL) names a stand-in that hands the URL to this test, which approves as the owner."""
+"""``mcp-remote`` (pinned) as a stdio MCP server in front of ``ordergate serve --sandbox``,
+run with exactly the arguments ``ordergate client-config claude-desktop`` prints and driven
+as Claude Desktop drives it: JSON-RPC lines on its stdin and stdout. It signs in on its own:
+discovery, registration, a browser sent to the consent page, the code received on its
+loopback callback, the exchange. The browser is headless: ``BROWSER`` (which the ``open``
+package's ``xdg-open`` runs with the URL) names a stand-in that hands the URL to this test,
+which approves as the owner."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -16,9 +18,12 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from consent_kit import approve
 from gateway_testkit import sandbox_gateway
-from npm_testkit import installed, node
+from npm_testkit import PINNED, installed, node
 from owner_testkit import enrol
 from stdio_kit import StdioPeer
+from typer.testing import CliRunner
+
+from ordergate.cli import app
 
 HERE = Path(__file__).resolve().parent
 BOUND_S = 30.0
@@ -32,11 +37,16 @@ def _browser(tmp_path: Path) -> Path:
     return script
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+def _claude_desktop_command(modules: Path, mcp_url: str) -> list[str]:
+    """The command ``client-config claude-desktop`` configures for ``mcp_url``, with its
+    ``npx -y mcp-remote@VERSION`` run from the test kit's install of that same version."""
+    printed = CliRunner().invoke(app, ["client-config", "claude-desktop", "--url", mcp_url])
+    assert printed.exit_code == 0, printed.output
+    (entry,) = json.loads(printed.stdout)["mcpServers"].values()
+    assert entry["command"] == "npx"
+    flag, package, *args = entry["args"]
+    assert (flag, package) == ("-y", f"mcp-remote@{PINNED['mcp-remote']}")
+    return [node(), str(modules / "mcp-remote" / "dist" / "proxy.js"), *args]
 
 
 def _environment(tmp_path: Path, handoff_port: int) -> dict[str, str]:
@@ -70,13 +80,11 @@ def test_mcp_remote_signs_in_headlessly_and_serves_the_gateways_tools_over_stdio
     modules = installed()
     server = sandbox_gateway(tmp_path, monkeypatch)
     codes = enrol(tmp_path / "home")
-    callback = _free_port()
     with server as url, socket.create_server(("127.0.0.1", 0)) as listener:
         peer = StdioPeer(
-            [node(), str(modules / "mcp-remote" / "dist" / "proxy.js"), url + "/mcp",
-             str(callback), "--auth-timeout", str(int(BOUND_S))],
+            _claude_desktop_command(modules, url + "/mcp"),
             env=_environment(tmp_path, listener.getsockname()[1]),
-        )  # fmt: skip
+        )
         try:
             opened = _opened_url(listener)
             location = approve(opened, codes.next(), follow=True)
@@ -104,7 +112,9 @@ def test_mcp_remote_signs_in_headlessly_and_serves_the_gateways_tools_over_stdio
     # registered, and came back to mcp-remote's loopback callback with a code.
     assert opened.startswith(url + "/oauth/authorize?"), opened
     assert client is not None and client.client_name == "MCP CLI Proxy"
-    assert location.startswith(f"http://localhost:{callback}/oauth/callback?code=")
+    back = urlsplit(location)
+    assert (back.scheme, back.hostname, back.path) == ("http", "localhost", "/oauth/callback")
+    assert "code" in parse_qs(back.query)
     assert init["result"]["protocolVersion"] == PROTOCOL, init
     names = {tool["name"] for tool in listing["result"]["tools"]}
     assert {"get_equity_quotes", "gate_how"} <= names, listing
