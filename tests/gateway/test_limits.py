@@ -1,4 +1,7 @@
-"""Per-IP rate limits and the body cap, over real loopback HTTP; Redis shared by replicas."""
+"""Per-IP rate limits and the body cap, over real loopback HTTP; Redis shared by replicas.
+
+Authenticated ``/mcp`` traffic is not counted per IP (each connection has its own budget:
+``test_budget``); only its refusals (401) are, in the ``unauthenticated`` class."""
 
 from __future__ import annotations
 
@@ -34,19 +37,31 @@ async def echo(request: Request) -> JSONResponse:
     return JSONResponse({"size": len(await request.body())})
 
 
+async def refused(request: Request) -> JSONResponse:
+    return JSONResponse({"error": "invalid_token"}, status_code=401)
+
+
 APP = Starlette(
     routes=[
-        Route(path, echo, methods=["POST", "GET"])
-        for path in ("/oauth/register", "/oauth/token", "/mcp", "/.well-known/x")
+        *(
+            Route(path, echo, methods=["POST", "GET"])
+            for path in ("/oauth/register", "/oauth/token", "/mcp", "/.well-known/x")
+        ),
+        Route("/api/refused", refused, methods=["POST"]),
     ]
 )
 
 
 @contextmanager
-def served(counter: WindowCounter, clock: SteppedClock, refusals: list[str]) -> Iterator[str]:
+def served(
+    counter: WindowCounter,
+    clock: SteppedClock,
+    refusals: list[str],
+    limits: RateLimits | None = None,
+) -> Iterator[str]:
     app = LimitMiddleware(
         APP,
-        limits=RateLimits(),
+        limits=limits or RateLimits(),
         counter=counter,
         clock=clock,
         max_body=8192,
@@ -79,11 +94,32 @@ def test_the_fourth_registration_in_a_minute_is_refused_until_the_next_minute(
     assert refusals == ["rate_limited", "rate_limited"]
 
 
-def test_mcp_allows_120_a_minute_and_metadata_is_not_limited(clock: SteppedClock) -> None:
+@pytest.mark.req("gateway.limits.per-connection")
+def test_answered_mcp_requests_are_not_counted_per_ip_and_metadata_is_not_limited(
+    clock: SteppedClock,
+) -> None:
     with served(MemoryCounter(), clock, []) as url, httpx2.Client() as http:
-        codes = [http.post(url + "/mcp", json={}).status_code for _ in range(121)]
-        assert codes.count(200) == 120 and codes[-1] == 429
+        codes = [http.post(url + "/mcp", json={}).status_code for _ in range(200)]
+        assert codes == [200] * 200
         assert all(http.get(url + "/.well-known/x").status_code == 200 for _ in range(130))
+
+
+@pytest.mark.req("gateway.limits.per-connection")
+def test_refused_tokens_are_counted_per_ip_and_then_mcp_is_refused_before_the_verifier(
+    clock: SteppedClock,
+) -> None:
+    refusals: list[str] = []
+    limits = RateLimits(unauthenticated=2)
+    with served(MemoryCounter(), clock, refusals, limits) as url, httpx2.Client() as http:
+        codes = [http.post(url + "/api/refused", json={}).status_code for _ in range(3)]
+        assert codes == [401, 401, 429]
+        # Answered requests from that IP are refused too until the minute ends.
+        limited = http.post(url + "/mcp", json={})
+        assert limited.status_code == 429 and limited.headers["retry-after"] == "55"
+        assert http.post(url + "/oauth/token", json={}).status_code == 200
+        clock.advance(timedelta(seconds=55))
+        assert http.post(url + "/mcp", json={}).status_code == 200
+    assert refusals == ["rate_limited", "rate_limited"]
 
 
 def test_a_body_over_8_kb_is_refused_by_length_or_while_streaming(clock: SteppedClock) -> None:
@@ -132,6 +168,8 @@ async def test_the_redis_url_serve_is_given_counts_in_that_redis(clock: SteppedC
     prefix = f"ordergate:test:url:{os.getpid()}:{id(clock)}:"
     counter = redis_counter(_redis_url(), prefix=prefix)
     assert [await counter.hit("mcp:10.0.0.2", 3) for _ in range(3)] == [1, 2, 3]
+    assert await counter.peek("mcp:10.0.0.2", 3) == 3
+    assert await counter.peek("mcp:10.0.0.2", 4) == 0
     await counter.aclose()
     reader = aioredis.from_url(_redis_url())
     try:

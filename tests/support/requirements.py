@@ -102,6 +102,21 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.threat.oversize-body": "issue 6: request bodies capped at 8 KB",
     "gateway.threat.rate-limits": "issue 6: per-IP limits per request class",
     "gateway.threat.host-origin": "MCP transports security warning: Host and Origin validated",
+    # Issue 13 §3, §5, §6: every real client connects; limits fit local use; health
+    "mcp.versions.negotiated": "issue 13 §3: the gateway negotiates MCP 2025-03-26, 2025-06-18 "
+    "and 2025-11-25; MCP-Protocol-Version is checked against the session's version",
+    "oauth.redirect.private-use": "issue 13 §3, RFC 8252 §7.1: private-use URI scheme redirects "
+    "register; javascript:, data:, file: and http beyond loopback are refused",
+    "oauth.consent.app-redirect-warning": "issue 13 §3: the consent page warns that a private-use "
+    "redirect goes to an app on this device",
+    "oauth.scope.narrowed": "issue 13 §3, RFC 6749 §3.3: a scope beyond the gateway's offer is "
+    "narrowed, and the token response names the granted scope",
+    "gateway.limits.per-connection": "issue 13 §5: authenticated MCP traffic is limited per "
+    "connection, each its own budget (~4 calls/s); OAuth routes and refused tokens per IP",
+    "gateway.limits.jsonrpc-error": "issue 13 §5: a limited MCP request gets HTTP 429 with "
+    "Retry-After and a JSON-RPC error carrying retry_after",
+    "gateway.limits.redis-shared": "issue 13 §5: with --redis every replica shares each budget",
+    "gateway.health": "issue 13 §6: /healthz and /readyz answer unauthenticated and reveal nothing",
     "gateway.custody.sealed-session": "DESIGN.md: each person's upstream session sealed at rest",
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",

@@ -11,7 +11,12 @@ answering before anything later is read:
 4. the bearer token, through the server's verifier: 401 with the server's challenge;
 5. ``Accept`` (406), ``Content-Type`` (415), the body size (``max_body``: 413);
 6. the JSON-RPC message (unparseable, or nested past ``MAX_JSON_DEPTH``: 400 with a parse
-   error), the session and the protocol version; then the server's methods.
+   error); a request's admission (``admit``, a server's rate limit: 429 with ``Retry-After``
+   and a JSON-RPC error whose ``data`` carries ``retry_after``); the session and the
+   protocol version (``_versions``); then the server's methods.
+
+Each server names the protocol versions it speaks (``versions``, newest first): the venue
+the live venue's, the gateway every version a client people use may ask for.
 
 Each server (the sandbox venue, the gateway) supplies its own ``ServerMethods`` and its own
 token verifier — async, so a verifier that reads a database does not stall the loop
@@ -28,6 +33,7 @@ endpoint where this one is asked to stay under 2.5×.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -49,8 +55,17 @@ from ordergate.mcpserve._methods import (
     TransportFaults,
 )
 from ordergate.mcpserve._rebinding import HostPolicy
+from ordergate.mcpserve._sessions import Session
+from ordergate.mcpserve._versions import version_problem
 
-__all__ = ["DEFAULT_MAX_BODY", "Challenge", "McpEndpoint", "async_verifier"]
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "RATE_LIMITED",
+    "Admit",
+    "Challenge",
+    "McpEndpoint",
+    "async_verifier",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +76,20 @@ Send = Callable[[Message], Awaitable[None]]
 
 DEFAULT_MAX_BODY = 1_000_000
 
+RATE_LIMITED = -32029
+"""The JSON-RPC error code of a request refused by a server's rate limit (in the range
+JSON-RPC leaves to servers; MCP defines none). Its ``data``: ``{"code": "RATE_LIMITED",
+"retry_after": SECONDS}``, the seconds also in the 429's ``Retry-After``."""
+
 P = TypeVar("P")
+P_contra = TypeVar("P_contra", contravariant=True)
+
+
+class Admit(Protocol[P_contra]):
+    async def __call__(self, principal: P_contra) -> float | None:
+        """Count one request of ``principal``: ``None`` to serve it, else how many seconds
+        until it would be (the request is refused)."""
+        ...
 
 
 class Challenge(Protocol):
@@ -103,6 +131,8 @@ class McpEndpoint(Generic[P]):
         max_body: int = DEFAULT_MAX_BODY,
         faults: TransportFaults | None = None,
         dumps: Callable[[Any], bytes] = dumps_decimal_strings,
+        versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS,
+        admit: Admit[P] | None = None,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least one byte")
@@ -116,6 +146,8 @@ class McpEndpoint(Generic[P]):
         self.max_body = max_body
         self.faults = faults
         self.dumps = dumps
+        self.versions = versions
+        self.admit = admit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
@@ -211,6 +243,11 @@ class McpEndpoint(Generic[P]):
             return
         method = message["method"]
         request_id = message.get("id")
+        if request_id is not None and self.admit is not None:
+            wait = await self.admit(principal)
+            if wait is not None:
+                await self._limited(send, framing, request_id, wait)
+                return
         params = message.get("params") or {}
         extra: list[tuple[bytes, bytes]] = []
         session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
@@ -224,17 +261,19 @@ class McpEndpoint(Generic[P]):
             extra.append((b"mcp-session-id", session.session_id.encode()))
             await self._reply(send, 200, framing, result_response(request_id, result), extra)
             return
+        current: Session | None = None
         if session_id:
-            if self.methods.sessions.get(session_id, self._owner(principal)) is None:
+            current = self.methods.sessions.get(session_id, self._owner(principal))
+            if current is None:
                 error = RpcError(INVALID_REQUEST, "Session not found")
                 await self._reply(send, 404, framing, error_response(request_id, error))
                 return
             extra.append((b"mcp-session-id", session_id.encode()))
-        version = headers.get(b"mcp-protocol-version")
-        if version is not None and version.decode("latin-1") not in SUPPORTED_PROTOCOL_VERSIONS:
-            error = RpcError(
-                INVALID_REQUEST, f"Unsupported protocol version: {version.decode('latin-1')}"
-            )
+        problem = version_problem(
+            headers.get(b"mcp-protocol-version"), session=current, versions=self.versions
+        )
+        if problem is not None:
+            error = RpcError(INVALID_REQUEST, problem)
             await self._reply(send, 400, framing, error_response(request_id, error))
             return
         if request_id is None:
@@ -259,6 +298,18 @@ class McpEndpoint(Generic[P]):
             await _drop(send)  # processed, answer lost: the "unanswered" case
             return
         await self._reply(send, 200, framing, response, extra)
+
+    async def _limited(self, send: Send, framing: Framing, request_id: Any, wait: float) -> None:
+        """429 for a request over its rate limit: ``Retry-After`` whole seconds, and the
+        JSON-RPC error the client's SDK surfaces to the agent."""
+        seconds = max(1, math.ceil(wait))
+        error = RpcError(
+            RATE_LIMITED,
+            f"Rate limited: too many requests on this connection; retry after {seconds} s.",
+            {"code": "RATE_LIMITED", "retry_after": seconds},
+        )
+        retry = [(b"retry-after", str(seconds).encode())]
+        await self._reply(send, 429, framing, error_response(request_id, error), retry)
 
     async def _reply(
         self,
