@@ -193,4 +193,15 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    # Issue 13 §3–4: every real client connects
+    "clients.config.each-client": "issue 13 §3: `client-config` prints each client's documented "
+    "format (JSON, a shell command or TOML) naming the gateway's MCP URL",
+    "clients.real.typescript-sdk": "issue 13 §4: the official TypeScript SDK client (pinned) "
+    "registers, consents, lists the tools and reads through the gateway",
+    "clients.real.mcp-remote": "issue 13 §4: mcp-remote (pinned) as a stdio process signs in "
+    "headlessly and serves the gateway's tools over stdin and stdout",
+    "clients.real.mcp-2025-03-26": "issue 13 §4, MCP 2025-03-26 authorization and lifecycle: a "
+    "client of that revision alone signs in, is answered 2025-03-26, lists and calls tools",
+    "clients.real.python-sdk": "issue 13 §4: the official Python SDK client registers, consents "
+    "with the owner code, lists the tools and places a paper order through the gateway",
 }
