@@ -190,7 +190,7 @@ async def test_a_live_snapshot_with_an_access_token_only_is_checked_for_that_tok
 ) -> None:
     minted = write_minted(sandbox, tmp_path / "minted.json", expires_at=None)
     token_file = tmp_path / "tokens.json"
-    write_token_file(token_file, TokenSet(access_token=minted.access_token))
+    write_token_file(token_file, TokenSet(access_token=minted.access_token, server=sandbox.mcp_url))
     with anyio.fail_after(BOUND_S):
         snapshot = await load_surface(sandbox.mcp_url, token_file=token_file)
     assert minted.access_token.reveal() not in snapshot.to_json()

@@ -178,6 +178,11 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
-    # Issue 13 §1: the repository stands alone
+    # Issue 13 §1–2: the repository stands alone; tokens go only where they belong
     "repo.standalone": "issue 13 §1: nothing in src, tests, scripts or .ci reads outside the repo",
+    "client.token.bound-to-server": "issue 13 §2: a saved token is sent to its own server only",
+    "client.token.default-is-logged-in": "issue 13 §2: without --url, the logged-in server",
+    "client.token.unbound-refused": "issue 13 §2: a token file naming no server is sent nowhere",
+    "client.errors.name-url": "issue 13 §2: every connection error names the URL it tried",
+    "client.login.gives-up": "issue 13 §2: login without a browser prints the URL, then gives up",
 }
