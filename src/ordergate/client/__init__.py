@@ -5,7 +5,7 @@
     from ordergate.client import Config, connect, login
 
     await login(Config())                    # once: browser sign-in, token file written
-    async with connect(Config()) as rh:       # every run: one MCP session
+    async with connect() as rh:               # every run: one MCP session, to that server
         account = await rh.accounts.agentic()
 
 Every failure is a ``ToolError`` (``ordergate.ToolError``); ``LoginRequired`` means run
