@@ -150,7 +150,7 @@ SURFACE = {
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",
         "Robinhood", "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError",
-        "connect", "connect_with", "login", "ordergate_home", "read_token_file",
+        "WrongServer", "connect", "connect_with", "login", "ordergate_home", "read_token_file",
         "write_token_file",
     },
     "ordergate.client.accounts": {

@@ -569,6 +569,7 @@ def _write_gateway_home(home: Path, venue: str, minted: dict[str, Any]) -> None:
             client_id=SHARED_CLIENT_ID,
             resource=venue + "/mcp/trading",
             scope="internal",
+            server=venue + "/mcp/trading",
         ),
     )
 
