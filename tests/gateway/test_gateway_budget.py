@@ -299,3 +299,15 @@ async def test_memory_is_bounded_by_forgetting_budgets_that_are_full_again(
     assert await budget.take("c", _at(1.2)) is None
     assert await budget.take("b", _at(1.2)) == pytest.approx(0.3)
     assert await budget.take("a", _at(1.2)) is None
+
+
+@pytest.mark.req("gateway.limits.per-connection")
+def test_a_local_client_looping_on_a_bad_token_never_cuts_off_the_other_agents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with budgeted(tmp_path, monkeypatch, limits=RateLimits(unauthenticated=2)) as gw:
+        token = gw.access_token()
+        looping = [gw.ping("expired-or-wrong").status_code for _ in range(4)]
+        served = gw.ping(token)
+    assert looping == [401, 401, 429, 429]
+    assert served.status_code == 200
