@@ -5,7 +5,8 @@ session, so a test can hold one of its place calls), a scratch Postgres ledger w
 test's policy applied, one home shared by the replicas (policy, owner enrolment), three
 ``replica_process`` children on free loopback ports, each with the same master secret,
 ledger and Redis, and the load balancer's URL as their public URL, and ``haproxy`` in front
-of them (round robin, TCP checks, a failed connect redispatched). Each replica's stderr goes
+of them (``deploy/haproxy.cfg`` with loopback addresses: round robin, TCP checks, a failed
+connect redispatched). Each replica's stderr goes
 to a file (never a pipe nobody drains). Everything is stopped when the block ends, whatever
 the test did. ``Replicas.connect`` walks a person through both consent pages through the
 load balancer and returns the connection's access token.
@@ -14,6 +15,7 @@ load balancer and returns the connection's access token.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -55,6 +57,7 @@ HOW = (
     f"{REDIS_ENV}=redis://127.0.0.1:6379/0 (.ci/run sets both; it also installs haproxy)"
 )
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
+DEPLOYED_HAPROXY = Path(__file__).resolve().parents[2] / "deploy" / "haproxy.cfg"
 
 
 def servers() -> tuple[str, str]:
@@ -66,32 +69,21 @@ def servers() -> tuple[str, str]:
 
 
 def haproxy_config(port: int, backends: list[int]) -> str:
-    """The load balancer of the test: ``deploy/haproxy.cfg``'s rules on loopback ports."""
-    servers_text = "\n".join(
-        f"    server gateway{n} 127.0.0.1:{backend} check inter 200ms fall 1 rise 1"
-        for n, backend in enumerate(backends, 1)
+    """``deploy/haproxy.cfg`` on loopback: its own rules, with the listening port, the
+    replicas' loopback ports for the compose services, no Docker DNS, and checks fast
+    enough for a test (a killed replica leaves the rotation within a fraction of a second).
+    """
+    text = DEPLOYED_HAPROXY.read_text()
+    text = re.sub(r"(?ms)^resolvers docker\n.*?\n\n", "", text)
+    text = text.replace(" resolvers docker init-addr last,libc,none", "")
+    text = text.replace("check inter 2s fall 1 rise 2", "check inter 200ms fall 1 rise 1")
+    text = text.replace("bind :8787", f"bind 127.0.0.1:{port}")
+    servers_text = "".join(
+        f"    server gateway{n} 127.0.0.1:{backend}\n" for n, backend in enumerate(backends, 1)
     )
-    return f"""\
-global
-    maxconn 512
-
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    retries 3
-    option redispatch
-    option http-server-close
-
-frontend gateways
-    bind 127.0.0.1:{port}
-    default_backend replicas
-
-backend replicas
-    balance roundrobin
-{servers_text}
-"""
+    text, count = re.subn(r"(?m)^    server gateway\d+ gateway\d+:8787\n", "", text)
+    assert count == len(backends), "deploy/haproxy.cfg names a different number of replicas"
+    return text.rstrip("\n") + "\n" + servers_text
 
 
 def query(url: str) -> dict[str, str]:

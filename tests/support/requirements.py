@@ -112,6 +112,7 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.replicas.pause": "issue 14 §3: ordergate pause reaches every replica within 1 s",
     "gateway.replicas.shared-limits": "issue 14 §3: rate limits and tool lists shared in Redis",
     "gateway.replicas.killed-mid-order": "issue 14 §3: a SIGKILLed replica's order adopted",
+    "gateway.replicas.deployment": "issue 14 §3: compose file and HAProxy config parse and agree",
     # Issue 12 §5: one authorization server
     "oauth.server.one-implementation": "issue 12 §5: every OAuth route of the venue and of "
     "the gateway is ordergate.oauth's one set of handlers",
