@@ -69,7 +69,10 @@ def serve_command(
         str | None,
         typer.Option(
             envvar="ORDERGATE_REDIS_URL",
-            help="Redis for the rate-limit counters, shared by every replica (default: in memory).",
+            help=(
+                "Redis for the rate-limit counters and the upstream tool lists, shared by "
+                "every replica (default: in memory)."
+            ),
         ),
     ] = None,
     rate_limit: Annotated[
