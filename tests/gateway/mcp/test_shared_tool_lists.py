@@ -3,17 +3,21 @@ and the upstream read directly whenever Redis cannot help."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import uuid
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
+from gateway_testkit import sandbox_gateway
+from mcp_http_testkit import McpSession
+from sqlalchemy import select
 
 from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
 
-pytestmark = pytest.mark.anyio
 REDIS_ENV = "ORDERGATE_TEST_REDIS_URL"
 TOOLS: list[dict[str, Any]] = [
     {"name": "get_equity_quotes", "inputSchema": {"type": "object", "minimum": Decimal("0.01")}}
@@ -41,6 +45,7 @@ class Upstream:
         return TOOLS
 
 
+@pytest.mark.anyio
 @pytest.mark.req("gateway.replicas.shared-limits")
 async def test_the_first_replica_reads_the_upstream_and_the_others_take_its_list() -> None:
     here = redis_tool_lists(redis_url(), ttl=timedelta(minutes=10))
@@ -59,6 +64,7 @@ async def test_the_first_replica_reads_the_upstream_and_the_others_take_its_list
     assert connection not in here.key(connection)  # the id itself is never a key
 
 
+@pytest.mark.anyio
 async def test_an_unreachable_redis_or_a_value_that_is_no_list_reads_the_upstream() -> None:
     down = redis_tool_lists("redis://127.0.0.1:1/0", ttl=timedelta(seconds=1))
     upstream = Upstream()
@@ -79,3 +85,34 @@ async def test_an_unreachable_redis_or_a_value_that_is_no_list_reads_the_upstrea
         await client.delete(lists.key("c"))
         await lists.aclose()
     assert upstream.reads == 4
+
+
+def test_a_gateway_given_redis_keeps_each_connections_tool_list_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import redis
+
+    from ordergate.gateway._config import GatewayConfig
+    from ordergate.gateway._minting import mint_owner_tokens
+    from ordergate.gateway._schema import connections
+
+    server = sandbox_gateway(
+        tmp_path, monkeypatch, config=GatewayConfig(port=0, redis_url=redis_url())
+    )
+    with server as url:
+        assert server.auth is not None
+        pair = mint_owner_tokens(server.auth.store, client_name="lists", resource=url + "/mcp")
+        session = McpSession(url, pair.access_token)
+        try:
+            assert "gate_how" in session.tools()
+        finally:
+            session.close()
+        with server.auth.store.engine.connect() as db:
+            (connection_id,) = [str(row.id) for row in db.execute(select(connections.c.id))]
+    client = redis.Redis.from_url(redis_url())
+    key = "ordergate:tools:" + hashlib.sha256(connection_id.encode()).hexdigest()
+    try:
+        assert client.exists(key) == 1
+    finally:
+        client.delete(key)
+        client.close()
