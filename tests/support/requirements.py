@@ -121,6 +121,13 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",
     "gateway.custody.no-master-secret": "issue 6: without the master secret nobody is connected",
+    # Issue 14 §3: replicas that share one cap
+    "gateway.replicas.one-cap": "issue 14 §3: 30 clients, 3 replicas: no cap passed, all on record",
+    "gateway.replicas.sessions": "issue 14 §3: a session begun on one replica continues on another",
+    "gateway.replicas.pause": "issue 14 §3: ordergate pause reaches every replica within 1 s",
+    "gateway.replicas.shared-limits": "issue 14 §3: rate limits and tool lists shared in Redis",
+    "gateway.replicas.killed-mid-order": "issue 14 §3: a SIGKILLed replica's order adopted",
+    "gateway.replicas.deployment": "issue 14 §3: compose file and HAProxy config parse and agree",
     # Issue 12 §5: one authorization server
     "oauth.server.one-implementation": "issue 12 §5: every OAuth route of the venue and of "
     "the gateway is ordergate.oauth's one set of handlers",

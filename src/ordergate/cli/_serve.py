@@ -70,7 +70,8 @@ def serve_command(
         typer.Option(
             envvar="ORDERGATE_REDIS_URL",
             help=(
-                "Redis for the rate-limit counters and each connection's budget, shared by "
+                "Redis for the rate-limit counters, each connection's budget and the upstream tool "
+                "lists, shared by "
                 "every replica (default: in memory)."
             ),
         ),

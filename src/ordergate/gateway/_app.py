@@ -29,6 +29,9 @@ from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._health import Readiness, health_routes, ledger_writable
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
+from ordergate.gateway._replica_locks import ReplicaLocks
+from ordergate.gateway._sessions import SignedSessions, session_key
+from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.desk import OwnerDesk, owner_routes
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
@@ -77,14 +80,21 @@ def build_gateway_app(
     clock: Clock,
     counter: WindowCounter | None = None,
     desk: OwnerDesk | None = None,
+    tool_lists: SharedToolLists | None = None,
 ) -> Any:
-    """The ASGI app (with the owner route when ``desk`` is given)."""
+    """The ASGI app (with the owner route when ``desk`` is given). With a master secret its
+    MCP sessions carry themselves (``SignedSessions``: any replica continues one); orders
+    take turns per account with every process on the ledger (``ReplicaLocks``)."""
     metrics = GatewayMetrics()
+    secret = config.master_secret
     methods = GatewayMethods(
         metrics.observe(backend),
         clock=clock,
         profiles=profiles,
         tools_ttl=config.tools_cache,
+        sessions=None if secret is None else SignedSessions(session_key(secret), clock=clock),
+        replicas=ReplicaLocks(auth.store.engine),
+        tool_lists=tool_lists,
     )
     verifier = auth.verifier
     verify = bearer_verifier(

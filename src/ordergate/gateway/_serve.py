@@ -30,6 +30,7 @@ from ordergate.gateway._config import Custody, GatewayConfig
 from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
 from ordergate.gateway._seal import Sealer
+from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
 from ordergate.gateway.custody import (
     NO_MASTER_SECRET,
     NoVault,
@@ -108,6 +109,11 @@ async def run_gateway(
     shared = None
     if counter is None and config.redis_url is not None:
         counter = shared = redis_counter(config.redis_url)
+    tool_lists = (
+        None
+        if config.redis_url is None
+        else redis_tool_lists(config.redis_url, ttl=config.tools_cache)
+    )
     try:
         await _serve(
             settings,
@@ -119,12 +125,15 @@ async def run_gateway(
             reconcile_every=reconcile_every,
             ledger=ledger,
             counter=counter,
+            tool_lists=tool_lists,
             server_box=server_box,
             auth_box=auth_box,
         )
     finally:
         if shared is not None:
             await shared.aclose()
+        if tool_lists is not None:
+            await tool_lists.aclose()
 
 
 async def _serve(
@@ -138,6 +147,7 @@ async def _serve(
     reconcile_every: float | None,
     ledger: Ledger | None,
     counter: WindowCounter | None,
+    tool_lists: SharedToolLists | None,
     server_box: list[_Server] | None,
     auth_box: list[GatewayAuth] | None,
 ) -> None:
@@ -161,6 +171,7 @@ async def _serve(
             public_url=public_url,
             clock=clock,
             counter=counter,
+            tool_lists=tool_lists,
         )
 
         def ready() -> None:
