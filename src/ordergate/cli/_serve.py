@@ -71,8 +71,7 @@ def serve_command(
             envvar="ORDERGATE_REDIS_URL",
             help=(
                 "Redis for the rate-limit counters, each connection's budget and the upstream tool "
-                "lists, shared by "
-                "every replica (default: in memory)."
+                "lists, shared by every replica (default: in memory)."
             ),
         ),
     ] = None,
