@@ -35,7 +35,7 @@ from ordergate.ledger import (
     open_ledger,
 )
 from ordergate.ledger._canonical import chain_hash, event_body, linked_filing_body
-from ordergate.ledger._engine import engine_for, migrate, normalise_url
+from ordergate.store import engine_for, migrate, normalise_url
 
 pytestmark = pytest.mark.req("ledger.open-filings-derived")
 

@@ -178,4 +178,7 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    # Issue 14 §2 and issue 13 §9: the database as its own layer, boundaries checked by tools
+    "store.owned-migrations": "issue 14 §2: each package owns its tables and migrations; a "
+    "ledger main wrote upgrades keeping every row",
 }

@@ -23,7 +23,6 @@ from ordergate.ledger._controls import (
     SessionEquity,
     policy_sha256,
 )
-from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._errors import (
     CheckpointError,
     LedgerError,
@@ -59,6 +58,7 @@ from ordergate.ledger._records import (
     Orders,
 )
 from ordergate.ledger._verify import verify
+from ordergate.store import write_transaction
 
 __all__ = [
     "CAP_DAILY_USD",
