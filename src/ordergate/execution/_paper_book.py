@@ -44,7 +44,7 @@ from ordergate.core import (
     to_wire,
 )
 from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
-from ordergate.ledger._schema import paper_fills, paper_orders, paper_positions
+from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
 from ordergate.store import iso, parse_iso, write_transaction
 
