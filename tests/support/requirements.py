@@ -181,4 +181,6 @@ REQUIREMENTS: dict[str, str] = {
     # Issue 14 §2 and issue 13 §9: the database as its own layer, boundaries checked by tools
     "store.owned-migrations": "issue 14 §2: each package owns its tables and migrations; a "
     "ledger main wrote upgrades keeping every row",
+    "store.import-contracts": "issue 13 §9: layers, and no package imports another's "
+    "underscore module, checked by lint-imports",
 }

@@ -92,7 +92,7 @@ def snapshot_command(
 
 
 async def _snapshot(url: str, out: Path, token_file: Path | None) -> None:
-    from ordergate.discovery._sources import is_url
+    from ordergate.discovery import is_url
 
     if not is_url(url):
         raise _fail(ConfigError("--url", f"must be an http(s) URL, got {url!r}"))
@@ -130,7 +130,7 @@ def list_command(
 
 
 async def _list(spec: str, token_file: Path | None, live: bool) -> None:
-    from ordergate.discovery._sources import is_url
+    from ordergate.discovery import is_url
 
     if live and not is_url(spec):
         raise _fail(ConfigError("--url", f"must be an http(s) URL, got {spec!r}"))

@@ -29,8 +29,14 @@ import httpx2
 from sqlalchemy import Connection as SqlConnection
 from sqlalchemy import Engine, select, update
 
-from ordergate.client import Config, LoginRequired, Robinhood, TokenSet, connect_with
-from ordergate.client._rfc6749 import request_tokens_blocking
+from ordergate.client import (
+    Config,
+    LoginRequired,
+    Robinhood,
+    TokenSet,
+    connect_with,
+    request_tokens_blocking,
+)
 from ordergate.core import Clock
 from ordergate.gateway._schema import connections
 from ordergate.gateway._seal import Sealer, SealError

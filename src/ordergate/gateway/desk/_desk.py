@@ -142,7 +142,7 @@ class OwnerDesk:
         return await blocking(read)
 
     async def approvals(self) -> list[dict[str, Any]]:
-        from ordergate.runtime._webhook import approval_announcement
+        from ordergate.runtime import approval_announcement
 
         def read() -> list[dict[str, Any]]:
             return [
