@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import pytest
@@ -125,7 +126,7 @@ def _legacy_ledger(url: str, accounts: list[str]) -> list[tuple[int, str, str]]:
         prev, written = GENESIS, []
         with engine.begin() as connection:
             for seq, account in enumerate(accounts, start=1):
-                row = {
+                row: dict[str, Any] = {
                     "seq": seq, "id": str(uuid4()), "identity": "agent", "account": account,
                     "created_at": "2026-11-30T15:00:00.000000Z", "kind": "equity_order",
                     "status": "accepted", "decision": "accept", "reasons": "[]",
