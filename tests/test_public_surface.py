@@ -26,6 +26,7 @@ SURFACE = {
     },
     "ordergate.inventory": {"ToolClass", "ToolSpec", "load_inventory"},
     "ordergate.sandbox": {
+        "serve_forever",
         "DEFAULT_PORT", "Framing", "MCP_PATH", "Sandbox", "SandboxConfig", "SandboxServer",
         "build_sandbox",
     },
@@ -46,6 +47,7 @@ SURFACE = {
         "redirect_destination",
     },
     "ordergate.discovery": {
+        "is_url", "load_live",
         "AmbiguousCapability", "ArgumentProblem", "CANONICAL_FIELDS", "CAPABILITIES",
         "CRYPTO_CAPABILITIES", "Capability", "Change", "ChangeKind", "Classifier", "Compat",
         "EXIT_APPEARED", "EXIT_DISAPPEARED", "EXIT_UNCHANGED", "InvalidArguments",
@@ -58,6 +60,7 @@ SURFACE = {
     },
     "ordergate.bench": {"BENCHES", "Summary", "json_line", "run_bench", "summarise"},
     "ordergate.ledger": {
+        "chain_hash", "event_body", "to_units", "linked_filing_body",
         "CAP_DAILY_USD", "CAP_ORDERS_PER_DAY", "DEFAULT_APPROVAL_TTL", "GENESIS", "PAUSED",
         "WINDOW", "Approval", "ApprovalState", "Approvals", "ChainHead", "CheckpointError",
         "Controls", "Decision",
@@ -66,6 +69,11 @@ SURFACE = {
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
         "AppliedPolicy", "policy_sha256", "write_transaction",
+    },
+    "ordergate.store": {
+        "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "StoreError", "StoreSchemaError",
+        "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
+        "migrate", "normalise_url", "parse_iso", "take_locks", "to_us", "write_transaction",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
@@ -80,6 +88,7 @@ SURFACE = {
         "proposal_of", "read_status", "terms_sha256", "ticket_of",
     },
     "ordergate.runtime": {
+        "approval_announcement",
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
         "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
         "check_home",
@@ -118,10 +127,14 @@ SURFACE = {
     "ordergate.gateway": {
         "SealError", "Sealer",
     },
+    "ordergate.gateway.server": {
+        "Custody", "GatewayConfig", "RateLimits", "Serving", "mint_owner_tokens", "run_gateway",
+    },
     "ordergate.gateway.oauth": {
         "AccessVerifier", "Connection", "GatewayAuth", "GatewayStore", "Grant",
     },
     "ordergate.gateway.mcp": {
+        "RECORD_LIMIT", "record",
         "FILED_FIELDS", "GATEWAY_INFO", "GATE_TOOLS", "GatewayBackend", "GatewayMethods",
         "MAX_BODY", "MAX_OPEN_PROPOSALS", "ORDER_OUTPUT_SCHEMA", "Principal", "Route",
         "Routing", "gateway_endpoint", "route", "Credential", "Verify",
@@ -137,6 +150,7 @@ SURFACE = {
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
     },
     "ordergate.policy": {
+        "check_daily_loss", "check_drawdown",
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",
         "PolicyConfig", "Position", "Proposal", "ProposalError", "Quote", "RULES", "ReasonCode",
@@ -147,6 +161,8 @@ SURFACE = {
         "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
     },
     "ordergate.client": {
+        "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",
+        "request_tokens", "request_tokens_blocking",
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",
         "Robinhood", "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError",

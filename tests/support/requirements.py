@@ -218,4 +218,9 @@ REQUIREMENTS: dict[str, str] = {
     "client.token.unbound-refused": "issue 13 §2: a token file naming no server is sent nowhere",
     "client.errors.name-url": "issue 13 §2: every connection error names the URL it tried",
     "client.login.gives-up": "issue 13 §2: login without a browser prints the URL, then gives up",
+    # Issue 14 §2 and issue 13 §9: the database as its own layer, boundaries checked by tools
+    "store.owned-migrations": "issue 14 §2: each package owns its tables and migrations; a "
+    "ledger main wrote upgrades keeping every row",
+    "store.import-contracts": "issue 13 §9: layers, and no package imports another's "
+    "underscore module, checked by lint-imports",
 }

@@ -51,7 +51,7 @@ from ordergate.execution import (
     PaperExecutor,
     paper_session,
 )
-from ordergate.gateway.mcp._record import RECORD_LIMIT, record
+from ordergate.gateway.mcp import RECORD_LIMIT, record
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, Quote, parse_policy
 

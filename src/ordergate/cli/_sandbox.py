@@ -75,8 +75,7 @@ def serve(
     ] = 9 * 24 * 3600,
 ) -> None:
     """Serve the sandbox venue: OAuth 2.1 + MCP (streamable HTTP) at /mcp/trading."""
-    from ordergate.sandbox import Framing, SandboxConfig
-    from ordergate.sandbox._serve import serve_forever
+    from ordergate.sandbox import Framing, SandboxConfig, serve_forever
 
     if framing not in ("json", "sse"):
         raise typer.BadParameter("expected json or sse", param_hint="--framing")

@@ -36,7 +36,7 @@ from ordergate.core import ConfigError, Secret, ToolError
 
 if TYPE_CHECKING:
     from ordergate.callers import CallerKey
-    from ordergate.gateway._serve import Serving
+    from ordergate.gateway.server import Serving
 
 __all__ = ["serve_command"]
 
@@ -105,8 +105,7 @@ def serve_command(
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate._serving import bind_socket
-    from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
-    from ordergate.gateway._serve import run_gateway
+    from ordergate.gateway.server import Custody, GatewayConfig, RateLimits, run_gateway
     from ordergate.ledger import LedgerError
     from ordergate.profiles import ProfileError
     from ordergate.runtime import check_home

@@ -42,8 +42,8 @@ def status_command(
 
 async def _status(settings: object, as_json: bool) -> None:
     from ordergate.execution import read_status
-    from ordergate.execution._blocking import blocking
     from ordergate.runtime import Settings
+    from ordergate.store import blocking
 
     assert isinstance(settings, Settings)
     clock = settings.clock()

@@ -104,7 +104,7 @@ def _signed_in_url(token_file: Path | None) -> str:
 
 
 async def _snapshot(url: str | None, out: Path, token_file: Path | None) -> None:
-    from ordergate.discovery._sources import is_url
+    from ordergate.discovery import is_url
 
     if url is None:
         url = _signed_in_url(token_file)
@@ -145,7 +145,7 @@ def list_command(
 
 
 async def _list(spec: str | None, token_file: Path | None, live: bool) -> None:
-    from ordergate.discovery._sources import is_url
+    from ordergate.discovery import is_url
 
     if spec is None:
         spec = _signed_in_url(token_file)

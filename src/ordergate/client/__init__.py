@@ -16,6 +16,7 @@ Every failure is a ``ToolError`` (``ordergate.ToolError``); ``LoginRequired`` me
 from ordergate.client._auth import Refresh
 from ordergate.client._caller import Caller
 from ordergate.client._config import DEFAULT_URL, Config, ordergate_home
+from ordergate.client._discovery import AuthorizationServer, discover
 from ordergate.client._errors import (
     BusinessError,
     HTTPStatusError,
@@ -27,6 +28,10 @@ from ordergate.client._errors import (
 )
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._login import ENV_ACCESS_TOKEN, ENV_REFRESH_TOKEN, login
+from ordergate.client._models import field_name
+from ordergate.client._pages import MAX_PAGES
+from ordergate.client._registration import register
+from ordergate.client._rfc6749 import request_tokens, request_tokens_blocking
 from ordergate.client._robinhood import Robinhood, ServerInfo
 from ordergate.client._servers import WrongServer
 from ordergate.client._session import connect, connect_with
@@ -36,6 +41,8 @@ __all__ = [
     "DEFAULT_URL",
     "ENV_ACCESS_TOKEN",
     "ENV_REFRESH_TOKEN",
+    "MAX_PAGES",
+    "AuthorizationServer",
     "BusinessError",
     "Caller",
     "Config",
@@ -53,8 +60,13 @@ __all__ = [
     "WrongServer",
     "connect",
     "connect_with",
+    "discover",
+    "field_name",
     "login",
     "ordergate_home",
     "read_token_file",
+    "register",
+    "request_tokens",
+    "request_tokens_blocking",
     "write_token_file",
 ]

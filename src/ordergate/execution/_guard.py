@@ -38,7 +38,6 @@ from uuid import UUID
 import anyio
 
 from ordergate.core import Clock, RealtimeClock, to_wire
-from ordergate.execution._blocking import blocking
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._hold import hold_for
 from ordergate.execution._outcome import (
@@ -81,6 +80,7 @@ from ordergate.policy import (
     estimate_terms,
     evaluate,
 )
+from ordergate.store import blocking
 
 __all__ = ["ApprovalNotifier", "Guard"]
 

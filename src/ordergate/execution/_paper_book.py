@@ -44,11 +44,9 @@ from ordergate.core import (
     to_wire,
 )
 from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
-from ordergate.ledger._canonical import iso
-from ordergate.ledger._engine import write_transaction
-from ordergate.ledger._rows import parse_iso
-from ordergate.ledger._schema import paper_fills, paper_orders, paper_positions
+from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = ["PaperAccount", "PaperBook", "PaperOrder"]
 

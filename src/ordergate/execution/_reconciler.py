@@ -31,7 +31,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from ordergate.core import Clock, OrderState
-from ordergate.execution._blocking import blocking
 from ordergate.execution._protocols import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
@@ -44,6 +43,7 @@ from ordergate.ledger import (
     UnknownFilingError,
 )
 from ordergate.policy import ProposalError
+from ordergate.store import blocking
 
 __all__ = ["DEFAULT_GRACE", "ReconcileReport", "Reconciler", "status_of"]
 

@@ -24,7 +24,6 @@ from ordergate._serving import _config, _Server
 from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
 from ordergate.execution import Guard
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
 from ordergate.gateway._limits import WindowCounter, redis_counter
@@ -63,6 +62,7 @@ from ordergate.runtime import (
     open_guard,
     policy_in_force,
 )
+from ordergate.store import blocking
 
 __all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
 

@@ -15,7 +15,14 @@ walks only what was filed after it. What is open (``Ledger.open_filings``, ``ope
 is kept as filings move, so reading it costs what is open, never the history.
 """
 
-from ordergate.ledger._canonical import GENESIS, canonical_json
+from ordergate.ledger._canonical import (
+    GENESIS,
+    canonical_json,
+    chain_hash,
+    event_body,
+    linked_filing_body,
+    to_units,
+)
 from ordergate.ledger._controls import (
     AppliedPolicy,
     Controls,
@@ -23,7 +30,6 @@ from ordergate.ledger._controls import (
     SessionEquity,
     policy_sha256,
 )
-from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._errors import (
     CheckpointError,
     LedgerError,
@@ -59,6 +65,7 @@ from ordergate.ledger._records import (
     Orders,
 )
 from ordergate.ledger._verify import verify
+from ordergate.store import write_transaction
 
 __all__ = [
     "CAP_DAILY_USD",
@@ -96,8 +103,12 @@ __all__ = [
     "UnknownFilingError",
     "VerifyResult",
     "canonical_json",
+    "chain_hash",
+    "event_body",
+    "linked_filing_body",
     "open_ledger",
     "policy_sha256",
+    "to_units",
     "verify",
     "write_transaction",
 ]

@@ -41,20 +41,15 @@ from ordergate.ledger._canonical import (
     event_body,
     from_units,
     heads_digest,
-    iso,
     to_units,
 )
 from ordergate.ledger._controls import Controls
-from ordergate.ledger._engine import (
-    FILINGS_GATE,
-    engine_for,
-    lock_accounts,
-    migrate,
-    normalise_url,
-    take_locks,
-    write_transaction,
+from ordergate.ledger._errors import (
+    LedgerError,
+    LedgerSchemaError,
+    ReservationError,
+    UnknownFilingError,
 )
-from ordergate.ledger._errors import ReservationError, UnknownFilingError
 from ordergate.ledger._filing import WINDOW_US, file_batch, prepare, window_bounds
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
@@ -70,7 +65,7 @@ from ordergate.ledger._models import (
 )
 from ordergate.ledger._queries import EVENTS_HEAD, FILING, OPEN, WITH_STATUS
 from ordergate.ledger._records import Approvals, Journal, Orders
-from ordergate.ledger._rows import event_record, filing_record, to_us
+from ordergate.ledger._rows import event_record, filing_record
 from ordergate.ledger._schema import (
     chain_heads,
     filing_events,
@@ -79,6 +74,20 @@ from ordergate.ledger._schema import (
     reservations,
 )
 from ordergate.ledger._verify import verify
+from ordergate.store import (
+    FILINGS_GATE,
+    StoreError,
+    StoreSchemaError,
+    default_url,
+    engine_for,
+    iso,
+    lock_accounts,
+    migrate,
+    normalise_url,
+    take_locks,
+    to_us,
+    write_transaction,
+)
 
 __all__ = ["WINDOW", "Ledger", "open_ledger"]
 
@@ -93,13 +102,16 @@ def open_ledger(url: str | None = None, *, clock: Clock, create: bool = True) ->
     error rather than a new ledger. Raises ``LedgerError`` for an unusable URL or file and
     ``LedgerSchemaError`` for a database written by a newer ordergate.
     """
-    from ordergate.ledger._engine import default_url
-
-    engine = engine_for(normalise_url(url or default_url()), create=create)
+    try:
+        engine = engine_for(normalise_url(url or default_url()), create=create)
+    except StoreError as error:
+        raise LedgerError(str(error)) from None
     try:
         migrate(engine)
-    except BaseException:
+    except BaseException as error:
         engine.dispose()
+        if isinstance(error, StoreSchemaError):
+            raise LedgerSchemaError(str(error)) from None
         raise
     return Ledger(engine, clock=clock)
 

@@ -34,7 +34,6 @@ from anyio.abc import TaskGroup
 from ordergate.client import LoginRequired, Robinhood
 from ordergate.core import Clock
 from ordergate.execution import Guard
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._owner import connection_digest, digest_in, identity_of
 from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
@@ -42,6 +41,7 @@ from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
 from ordergate.policy import PolicyConfig
 from ordergate.runtime import guard_on
+from ordergate.store import blocking
 
 __all__ = ["SealedBackend"]
 

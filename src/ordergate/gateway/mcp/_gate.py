@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from ordergate.execution._blocking import blocking
 from ordergate.gateway.mcp._answers import GATE_GUIDE, answer
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._principal import Credential
 from ordergate.gateway.mcp._profiles import profile_facts
 from ordergate.gateway.mcp._record import how, record
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.store import blocking
 
 __all__ = ["GATE_HANDLERS"]
 

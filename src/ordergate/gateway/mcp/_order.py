@@ -14,13 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from ordergate.execution import Guard, Outcome
-from ordergate.execution._blocking import blocking
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
 from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.policy import Proposal, ProposalError
+from ordergate.store import blocking
 
 __all__ = ["order"]
 
