@@ -30,7 +30,8 @@ MIGRATIONS = Path(migrate.__code__.co_filename).parent / "migrations"
 
 TABLES = {
     "alembic_version", "approvals", "chain_heads", "connections", "controls", "decisions",
-    "executions", "filing_events", "filings", "gateway_clients", "gateway_codes",
+    "executions", "filing_events", "filings", "gateway_clients", "gateway_codes", "grades",
+    "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
@@ -45,7 +46,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-                ("0008",)
+                ("0009",)
             ]
 
 

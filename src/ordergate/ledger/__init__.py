@@ -31,6 +31,7 @@ from ordergate.ledger._errors import (
     ReservationError,
     UnknownFilingError,
 )
+from ordergate.ledger._feed import events_after
 from ordergate.ledger._ledger import WINDOW, Ledger, open_ledger
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
@@ -96,6 +97,7 @@ __all__ = [
     "UnknownFilingError",
     "VerifyResult",
     "canonical_json",
+    "events_after",
     "open_ledger",
     "policy_sha256",
     "verify",
