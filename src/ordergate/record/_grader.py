@@ -78,6 +78,25 @@ class GradePass:
         }
 
 
+class _Benchmark:
+    """SPY's prices for one pass, each asked once (a pass grades many fills of one day)."""
+
+    def __init__(self, closes: Closes) -> None:
+        self._closes = closes
+        self._by_day: dict[date, Decimal | None] = {}
+        self._by_instant: dict[datetime, Decimal | None] = {}
+
+    async def close(self, day: date) -> Decimal | None:
+        if day not in self._by_day:
+            self._by_day[day] = await self._closes.close(BENCHMARK, day)
+        return self._by_day[day]
+
+    async def price_at(self, instant: datetime) -> Decimal | None:
+        if instant not in self._by_instant:
+            self._by_instant[instant] = await self._closes.price_at(BENCHMARK, instant)
+        return self._by_instant[instant]
+
+
 class _Busy(Exception):
     """Another grader moved the cursor first: this pass's queueing is rolled back."""
 
@@ -109,7 +128,7 @@ class Grader:
         report = GradePass()
         await blocking(self._queue, report)
         now = self._clock.now()
-        benchmark: dict[tuple[str, date], Decimal | None] = {}
+        benchmark = _Benchmark(self._closes)
         for row in await blocking(self._due, now):
             try:
                 await self._grade(row, now, benchmark, report)
@@ -208,16 +227,14 @@ class Grader:
         self,
         row: Any,
         now: datetime,
-        benchmark: dict[tuple[str, date], Decimal | None],
+        benchmark: _Benchmark,
         report: GradePass,
     ) -> None:
         day = date.fromisoformat(row.grading_day)
         filled_at = parse_iso(row.filled_at)
         close = await self._closes.close(row.symbol, day)
-        if (BENCHMARK, day) not in benchmark:
-            benchmark[(BENCHMARK, day)] = await self._closes.close(BENCHMARK, day)
-        spy_close = benchmark[(BENCHMARK, day)]
-        spy_start = await self._closes.price_at(BENCHMARK, filled_at)
+        spy_close = await benchmark.close(day)
+        spy_start = await benchmark.price_at(filled_at)
         if close is None or spy_close is None or spy_start is None:
             report.not_yet += 1
             await blocking(self._later, row.filing_id, now)
