@@ -68,8 +68,8 @@ SURFACE = {
     },
     "ordergate.record": {
         "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",
-        "MarketCloses", "TrackRecord", "excess_bps", "grades_of", "grading_day", "public_id",
-        "track_of", "track_records",
+        "MarketCloses", "TrackRecord", "excess_bps", "grades_of", "grading_day", "owner_view",
+        "public_id", "public_view", "track_of", "track_records",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",

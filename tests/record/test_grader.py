@@ -7,7 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from record_kit import MONDAY_CLOSE, desk
+from record_testkit import MONDAY_CLOSE, desk
 from sqlalchemy import select
 
 from ordergate.core import Side

@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from record_kit import MONDAY_CLOSE, desk
+from record_testkit import MONDAY_CLOSE, desk
 
 from ordergate.core import Side, ToolError
 from ordergate.record import Closes, grades_of

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from record_kit import MONDAY_CLOSE, desk
+from record_testkit import MONDAY_CLOSE, desk
 from sqlalchemy import func, select, update
 
 from ordergate.core import Side

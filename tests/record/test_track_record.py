@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 import pytest
-from record_kit import MONDAY_CLOSE, desk
+from record_testkit import MONDAY_CLOSE, desk
 
 from ordergate.core import Side, SteppedClock
 from ordergate.ledger import open_ledger

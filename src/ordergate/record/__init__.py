@@ -27,6 +27,7 @@ from ordergate.record._track import (
     track_of,
     track_records,
 )
+from ordergate.record._views import owner_view, public_view
 
 __all__ = [
     "BENCHMARK",
@@ -41,7 +42,9 @@ __all__ = [
     "excess_bps",
     "grades_of",
     "grading_day",
+    "owner_view",
     "public_id",
+    "public_view",
     "track_of",
     "track_records",
 ]
