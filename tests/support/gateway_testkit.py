@@ -29,6 +29,7 @@ def sandbox_gateway(
     *,
     policy: str = SPY_POLICY,
     config: GatewayConfig | None = None,
+    grade_every: float | None = None,
 ) -> GatewayServer:
     """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``;
     enter it (``with ... as url``) to serve."""
@@ -46,4 +47,5 @@ def sandbox_gateway(
         config or GatewayConfig(port=0),
         bind_socket("127.0.0.1", 0),
         clock=settings.clock(),
+        grade_every=grade_every,
     )

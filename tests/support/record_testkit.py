@@ -94,7 +94,9 @@ class Desk:
 
 
 @asynccontextmanager
-async def desk(tmp_path: Path, *, start: datetime = CHRISTMAS_EVE) -> AsyncIterator[Desk]:
+async def desk(
+    tmp_path: Path, *, start: datetime = CHRISTMAS_EVE, ledger_url: str | None = None
+) -> AsyncIterator[Desk]:
     clock = SteppedClock(start=start)
     calendar = NyseCalendar()
     with (
@@ -106,7 +108,7 @@ async def desk(tmp_path: Path, *, start: datetime = CHRISTMAS_EVE) -> AsyncItera
         write_minted(client, token_file, expires_at=None)
         async with AsyncExitStack() as stack:
             ledger = stack.enter_context(
-                open_ledger(f"sqlite:///{tmp_path / 'record-ledger.db'}", clock=clock)
+                open_ledger(ledger_url or f"sqlite:///{tmp_path / 'record-ledger.db'}", clock=clock)
             )
             with anyio.fail_after(BOUND_S):
                 rh = await stack.enter_async_context(

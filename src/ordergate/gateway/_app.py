@@ -25,6 +25,7 @@ from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
+from ordergate.gateway._public_record import public_record_routes
 from ordergate.gateway.desk import OwnerDesk, owner_routes
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
@@ -73,8 +74,10 @@ def build_gateway_app(
     clock: Clock,
     counter: WindowCounter | None = None,
     desk: OwnerDesk | None = None,
+    public_record: Engine | None = None,
 ) -> Any:
-    """The ASGI app (with the owner route when ``desk`` is given)."""
+    """The ASGI app (with the owner route when ``desk`` is given, and the public record page
+    over ``public_record``'s ledger when given)."""
     metrics = GatewayMetrics()
     methods = GatewayMethods(
         metrics.observe(backend),
@@ -104,6 +107,7 @@ def build_gateway_app(
         broker_route(methods, verify=verify, challenge=verifier.www_authenticate),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *(owner_routes(desk) if desk is not None else ()),
+        *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(
         Starlette(routes=routes),
