@@ -7,6 +7,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from pg_testkit import database
 from record_testkit import MONDAY_CLOSE, desk
 from sqlalchemy import select
 
@@ -81,8 +82,15 @@ def _day_close(d: object, symbol: str) -> str:
     return close
 
 
-async def test_a_rerun_changes_no_grade(tmp_path: Path) -> None:
-    async with desk(tmp_path) as d:
+@pytest.mark.req("record.grade.once")
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_a_rerun_changes_no_grade(tmp_path: Path, backend: str) -> None:
+    with database(backend, tmp_path) as url:
+        await _rerun(tmp_path, url)
+
+
+async def _rerun(tmp_path: Path, url: str) -> None:
+    async with desk(tmp_path, ledger_url=url) as d:
         await d.fill("MSFT", Side.BUY)
         await d.grader().run_once()
         d.step_to(MONDAY_CLOSE + timedelta(hours=1))
