@@ -87,7 +87,14 @@ def grade_command(
 ) -> None:
     """Run one grading pass now: queue new fills, grade those whose close is known."""
     settings = settings_from(policy, db, upstream, sandbox)
-    body = anyio.run(_grade, settings)
+    # The work, output included, happens inside ``anyio.run``: nothing follows the run in
+    # this frame, whose tracing CPython 3.11 can lose after a cancelled task group
+    # (python/cpython#106749).
+    anyio.run(_grade, settings, as_json)
+
+
+async def _grade(settings: Settings, as_json: bool) -> None:
+    body = await _pass(settings)
     if as_json:
         typer.echo(json.dumps(body, sort_keys=True))
         return
@@ -97,7 +104,7 @@ def grade_command(
     )
 
 
-async def _grade(settings: Settings) -> dict[str, Any]:
+async def _pass(settings: Settings) -> dict[str, Any]:
     from ordergate.calendar import NyseCalendar
     from ordergate.record import Grader, MarketCloses
     from ordergate.runtime import open_upstream
