@@ -13,6 +13,7 @@ from record_testkit import MONDAY_CLOSE, desk
 from sqlalchemy import func, select, update
 
 from ordergate.core import Side
+from ordergate.ledger import events_after
 from ordergate.record import Closes, Grader
 from ordergate.record import _grader as grader_module
 from ordergate.record._schema import grades, grading_cursor
@@ -30,7 +31,7 @@ async def test_a_grader_that_finds_the_cursor_moved_queues_nothing_twice(
 ) -> None:
     async with desk(tmp_path) as d:
         await d.fill("AAPL", Side.BUY)
-        real = grader_module.events_after
+        real = events_after
 
         def raced(engine: Any, seq: int, *, limit: int) -> Any:
             events = real(engine, seq, limit=limit)
