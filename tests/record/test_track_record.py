@@ -66,3 +66,41 @@ def test_an_identity_with_nothing_graded_has_an_empty_record(tmp_path: Path) -> 
         assert track_records(ledger.engine) == []
         with pytest.raises(ValueError, match="limit"):
             grades_of(ledger.engine, "nobody", limit=0)
+
+
+def _graded_rows(identity: str, excesses: list[str]) -> list[dict[str, str]]:
+    return [
+        {
+            "filing_id": f"{identity}-{n:04d}", "identity": identity, "account": "acct",
+            "symbol": "AAPL", "side": "buy", "quantity": "1", "fill_price": "100",
+            "filled_at": "2026-12-24T15:00:00.000000Z", "grading_day": "2026-12-28",
+            "due_at": "2026-12-28T21:00:00.000000Z",
+            "next_try_at": "2026-12-28T21:00:00.000000Z", "state": "graded",
+            "excess_bps": excess,
+        }
+        for n, excess in enumerate(excesses)
+    ]  # fmt: skip
+
+
+def test_ranked_identities_are_ordered_by_mean_excess_best_first(tmp_path: Path) -> None:
+    from ordergate.record._schema import grades
+
+    clock = SteppedClock(start=MONDAY_CLOSE)
+    with open_ledger(f"sqlite:///{tmp_path / 'l.db'}", clock=clock) as ledger:
+        rows = (
+            _graded_rows("steady", ["1.00"] * 30)
+            + _graded_rows("bold", ["-5.00"] * 10 + ["10.00"] * 20)  # mean 5, median 10
+            + _graded_rows("new", ["99.00"] * 29)  # the best mean, but not yet ranked
+        )
+        with ledger.engine.begin() as connection:
+            connection.execute(grades.insert(), rows)
+        records = track_records(ledger.engine)
+        assert [(r.identity, r.rank) for r in records[:2]] == [("bold", 1), ("steady", 2)]
+        assert records[2].identity == "new" and records[2].rank is None
+        bold = track_of(ledger.engine, "bold")
+        assert (bold.mean_bps, bold.median_bps, bold.hit_rate) == (
+            Decimal("5.00"),
+            Decimal("10.00"),
+            Decimal("0.6667"),
+        )
+        assert track_of(ledger.engine, "new").rank is None

@@ -109,11 +109,16 @@ def track_records(engine: Engine) -> list[TrackRecord]:
 
 
 def track_of(engine: Engine, identity: str) -> TrackRecord:
-    """``identity``'s own track record (its rank among all, once it has one)."""
-    for record in track_records(engine):
-        if record.identity == identity:
-            return record
-    return _summary(identity, [])
+    """``identity``'s own track record: its own grades (ix_grades_identity) and, only once it
+    has earned a rank, every identity's, to place it among them."""
+    query = select(grades.c.excess_bps).where(
+        grades.c.identity == identity, grades.c.state == _GRADED
+    )
+    with engine.connect() as connection:
+        own = [Decimal(excess) for (excess,) in connection.execute(query)]
+    if len(own) < RANK_AFTER:
+        return _summary(identity, own)
+    return next(record for record in track_records(engine) if record.identity == identity)
 
 
 def grades_of(engine: Engine, identity: str, *, limit: int = GRADES_LIMIT) -> list[dict[str, Any]]:
