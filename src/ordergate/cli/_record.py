@@ -40,7 +40,9 @@ __all__ = ["record_app"]
 
 record_app = typer.Typer(
     help="The graded record: each filled placement graded a trading day on against SPY, and "
-    "a track record per identity.",
+    "a track record per identity. Alone, prints each identity's track record (graded count, "
+    "mean and median excess bps, hit rate, rank once thirty are graded); `record grade` "
+    "grades what is due now.",
 )
 
 

@@ -8,7 +8,9 @@ A pass does bounded work in two steps:
    (the executions' notional over their quantity, to 10⁻⁸, half to even), the last
    execution's time, and the session day whose regular close grades it (``grading_day``).
    The cursor moves in the same transaction, guarded by its old value, so two graders on one
-   ledger never queue the same events twice (the grade's key is the filing id besides).
+   ledger never queue the same events twice (the grade's key is the filing id besides). A
+   cursor never skips an event: events are numbered under the events chain's lock, held to
+   commit, so they become visible in ``seq`` order.
 2. **Grade what is due.** At most ``batch`` pending grades whose next try has come
    (ix_grades_due: state, next_try_at), oldest first. Each needs three prices from
    ``Closes``: the symbol's close on the grading day, SPY's close that day and SPY's price
