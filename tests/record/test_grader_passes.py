@@ -89,3 +89,15 @@ async def test_the_serving_loop_logs_a_failed_pass_and_goes_on(
 def test_a_batch_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="batch"):
         Grader(object(), object(), clock=object(), batch=0)  # type: ignore[arg-type]
+
+
+async def test_reading_the_events_again_queues_no_fill_twice(tmp_path: Path) -> None:
+    async with desk(tmp_path) as d:
+        await d.fill("AAPL", Side.BUY)
+        assert (await d.grader().run_once()).queued == 1
+        with d.ledger.engine.begin() as connection:  # a cursor restored from an old backup
+            connection.execute(update(grading_cursor).values(seq=0))
+        again = await d.grader().run_once()
+        assert again.events > 0 and again.queued == 0
+        with d.ledger.engine.connect() as connection:
+            assert connection.execute(select(func.count()).select_from(grades)).scalar() == 1
