@@ -42,7 +42,8 @@ SURFACE = {
         "granted_scope", "html_page", "is_valid_challenge", "is_valid_verifier",
         "metadata_paths", "parse_scope", "read_form", "redirect_problem", "redirect_uri_problem",
         "redirect_with", "refresh_refusal", "s256_challenge", "single_param", "token_error",
-        "verify_s256", "www_authenticate",
+        "verify_s256", "www_authenticate", "REFUSED_SCHEMES", "is_private_use",
+        "redirect_destination",
     },
     "ordergate.discovery": {
         "AmbiguousCapability", "ArgumentProblem", "CANONICAL_FIELDS", "CAPABILITIES",
@@ -135,6 +136,7 @@ SURFACE = {
         "INTERNAL_ERROR",
         "INVALID_PARAMS", "INVALID_REQUEST", "MAX_JSON_DEPTH", "METHOD_NOT_FOUND",
         "McpEndpoint", "PARSE_ERROR", "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo",
+        "MCP_PROTOCOL_VERSIONS", "RATE_LIMITED", "Admit",
         "ServerMethods", "Session", "SessionStore", "TransportFaults", "async_verifier",
         "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
@@ -153,7 +155,7 @@ SURFACE = {
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",
         "Robinhood", "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError",
-        "connect", "connect_with", "login", "ordergate_home", "read_token_file",
+        "WrongServer", "connect", "connect_with", "login", "ordergate_home", "read_token_file",
         "write_token_file",
     },
     "ordergate.client.accounts": {

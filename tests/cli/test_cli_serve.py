@@ -34,12 +34,28 @@ def test_the_serve_help_explains_custody_redis_and_rate_limits() -> None:
     assert "ORDERGATE_MASTER_SECRET" in result.output
 
 
+@pytest.mark.req("gateway.limits.per-connection")
+def test_the_rate_limit_help_says_each_connection_has_robinhoods_pace_and_why() -> None:
+    result = invoke("serve", "--help")
+    text = " ".join(result.output.replace("│", " ").split())
+    for words in (
+        "Each connection (each agent) has its own budget",
+        "(default 4)",
+        "burst (default 8)",
+        "the pace Robinhood itself tolerates",
+        "429 with Retry-After and a JSON-RPC error",
+        "unauthenticated",
+    ):
+        assert words in text, words
+
+
 @pytest.mark.parametrize(
     ("args", "env", "named"),
     [
         (["--rate-limit", "bogus=3"], {}, "rate-limit"),
         (["--rate-limit", "mcp=lots"], {}, "rate-limit mcp"),
         (["--rate-limit", "mcp=0"], {}, "rate-limit mcp"),
+        (["--rate-limit", "burst=0"], {}, "rate-limit burst"),
         (["--custody", "shared"], {}, "custody"),
         (["--redis", "http://127.0.0.1:6379"], {}, "redis"),
         (["--trusted-proxy", "10.0.0.1", "--trusted-proxy", "proxy.lan"], {}, "trusted-proxy"),

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from client_testkit import venue, wrapped_venue, write_minted
+from reference import CONTRACT, INVENTORY
 from typer.testing import CliRunner, Result
 from venue_testkit import VenueClient
 
@@ -17,9 +18,6 @@ from ordergate.client import read_token_file
 from ordergate.discovery import Snapshot, load_file
 from ordergate.inventory import load_inventory
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "robinhood-mcp"
-CONTRACT = REFERENCE / "contract-1.7.0.json"
-INVENTORY = REFERENCE / "inventory-2026-09-21.json"
 WIDE = {"COLUMNS": "200"}
 HEX = frozenset("0123456789abcdef")
 

@@ -12,6 +12,7 @@ import pytest
 import typer
 from capability_testkit import CRYPTO_TOOL_NAMES, FOREIGN, sandbox_tools, tool, without
 from client_testkit import write_minted
+from reference import REFERENCE
 from typer.testing import CliRunner, Result
 from venue_testkit import VenueClient, running_venue
 
@@ -22,7 +23,6 @@ from ordergate.cli._tools_capabilities import (
 from ordergate.discovery import Snapshot
 from ordergate.discovery._capabilities import CAPABILITIES
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "robinhood-mcp"
 WIDE = {"COLUMNS": "200"}
 
 app = typer.Typer()

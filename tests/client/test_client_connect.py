@@ -335,7 +335,9 @@ async def test_a_401_without_a_refresh_token_is_login_required(
     assert sandbox.token is not None
     write_token_file(
         config.token_file,
-        TokenSet(access_token=Secret(sandbox.admin("tokens", {})["access_token"])),
+        TokenSet(
+            access_token=Secret(sandbox.admin("tokens", {})["access_token"]), server=config.url
+        ),
     )
     with anyio.fail_after(BOUND_S):
         async with connect(config) as rh:
@@ -355,6 +357,7 @@ async def test_a_token_file_that_cannot_say_where_to_refresh_is_login_required(
             access_token=Secret(minted["access_token"]),
             refresh_token=Secret(minted["refresh_token"]),
             expires_at=START,
+            server=config.url,
         ),
     )
     with anyio.fail_after(BOUND_S), pytest.raises(LoginRequired) as raised:

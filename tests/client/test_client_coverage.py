@@ -9,14 +9,12 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
-from pathlib import Path
 from typing import Any
 
 import pytest
+from reference import REFERENCE
 
 import ordergate.client
-
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "robinhood-mcp"
 
 
 def _names_in(capture: dict[str, Any]) -> set[str]:

@@ -131,9 +131,18 @@ def test_the_build_context_holds_only_the_lock_and_the_sources() -> None:
     }
 
 
-def test_a_healthcheck_is_declared_exactly_when_the_gateway_serves_healthz(
+@pytest.mark.req("gateway.health")
+def test_the_healthcheck_asks_healthz_on_the_published_port_which_the_gateway_serves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with sandbox_gateway(tmp_path, monkeypatch) as url, httpx2.Client(timeout=10) as http:
         serves = http.get(url + "/healthz").status_code == 200
-    assert bool(arguments(final_stage(), "HEALTHCHECK")) is serves
+    [check] = arguments(final_stage(), "HEALTHCHECK")
+    assert serves
+    options, _, command = check.partition(" CMD ")
+    assert "--interval=" in options and "--timeout=" in options
+    argv = json.loads(command)
+    assert argv[:2] == ["python", "-c"]
+    assert "http://127.0.0.1:8787/healthz" in argv[2]
+    words = [word for word, _ in final_stage()]
+    assert words.index("USER") < words.index("HEALTHCHECK")

@@ -6,12 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
+from reference import REFERENCE
 
 from ordergate.core import ConfigError
 from ordergate.discovery._classify import Classifier, classify, load_overrides, name_words
 from ordergate.inventory import ToolClass
-
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "robinhood-mcp"
 
 
 def test_every_captured_tool_is_classed_as_the_capture_classes_it() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from client_testkit import venue, write_minted
+from reference import CONTRACT, INVENTORY
 from venue_testkit import START, VenueClient
 
 from ordergate.client import LoginRequired, TokenSet, read_token_file, write_token_file
@@ -27,9 +28,6 @@ from ordergate.discovery import (
 from ordergate.discovery._sources import detect_kind, public_url, refuse_token_values
 from ordergate.inventory import ToolClass, load_inventory
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "robinhood-mcp"
-CONTRACT = REFERENCE / "contract-1.7.0.json"
-INVENTORY = REFERENCE / "inventory-2026-09-21.json"
 BOUND_S = 30
 
 
@@ -192,7 +190,7 @@ async def test_a_live_snapshot_with_an_access_token_only_is_checked_for_that_tok
 ) -> None:
     minted = write_minted(sandbox, tmp_path / "minted.json", expires_at=None)
     token_file = tmp_path / "tokens.json"
-    write_token_file(token_file, TokenSet(access_token=minted.access_token))
+    write_token_file(token_file, TokenSet(access_token=minted.access_token, server=sandbox.mcp_url))
     with anyio.fail_after(BOUND_S):
         snapshot = await load_surface(sandbox.mcp_url, token_file=token_file)
     assert minted.access_token.reveal() not in snapshot.to_json()

@@ -95,6 +95,7 @@ async def _sdk_agent_places_an_order(
             )
 
 
+@pytest.mark.req("clients.real.python-sdk")
 async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

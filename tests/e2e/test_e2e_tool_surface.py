@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from reference import REFERENCE
 from venue_testkit import VenueClient, running_venue
-
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "robinhood-mcp"
 
 
 @pytest.fixture(scope="module")

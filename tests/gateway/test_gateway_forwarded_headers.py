@@ -16,7 +16,8 @@ from attack_kit import attacked_gateway
 from ordergate.core import ConfigError
 from ordergate.gateway._config import GatewayConfig, RateLimits
 
-LIMITED = RateLimits(mcp=3)
+# Three refused tokens a minute per client IP (the per-IP class of /mcp).
+LIMITED = RateLimits(unauthenticated=3)
 
 
 @pytest.mark.req("gateway.bypass.forwarded-for")

@@ -1,4 +1,7 @@
-"""Per-IP rate limits and the body cap, over real loopback HTTP; Redis shared by replicas."""
+"""Per-IP rate limits and the body cap, over real loopback HTTP; Redis shared by replicas.
+
+Authenticated ``/mcp`` traffic is not counted per IP (each connection has its own budget:
+``test_budget``); only its refusals (401) are, in the ``unauthenticated`` class."""
 
 from __future__ import annotations
 
@@ -34,19 +37,31 @@ async def echo(request: Request) -> JSONResponse:
     return JSONResponse({"size": len(await request.body())})
 
 
+async def refused(request: Request) -> JSONResponse:
+    return JSONResponse({"error": "invalid_token"}, status_code=401)
+
+
 APP = Starlette(
     routes=[
-        Route(path, echo, methods=["POST", "GET"])
-        for path in ("/oauth/register", "/oauth/token", "/mcp", "/.well-known/x")
+        *(
+            Route(path, echo, methods=["POST", "GET"])
+            for path in ("/oauth/register", "/oauth/token", "/mcp", "/.well-known/x")
+        ),
+        Route("/api/refused", refused, methods=["POST"]),
     ]
 )
 
 
 @contextmanager
-def served(counter: WindowCounter, clock: SteppedClock, refusals: list[str]) -> Iterator[str]:
+def served(
+    counter: WindowCounter,
+    clock: SteppedClock,
+    refusals: list[str],
+    limits: RateLimits | None = None,
+) -> Iterator[str]:
     app = LimitMiddleware(
         APP,
-        limits=RateLimits(),
+        limits=limits or RateLimits(),
         counter=counter,
         clock=clock,
         max_body=8192,
@@ -79,11 +94,35 @@ def test_the_fourth_registration_in_a_minute_is_refused_until_the_next_minute(
     assert refusals == ["rate_limited", "rate_limited"]
 
 
-def test_mcp_allows_120_a_minute_and_metadata_is_not_limited(clock: SteppedClock) -> None:
+@pytest.mark.req("gateway.limits.per-connection")
+def test_answered_mcp_requests_are_not_counted_per_ip_and_metadata_is_not_limited(
+    clock: SteppedClock,
+) -> None:
     with served(MemoryCounter(), clock, []) as url, httpx2.Client() as http:
-        codes = [http.post(url + "/mcp", json={}).status_code for _ in range(121)]
-        assert codes.count(200) == 120 and codes[-1] == 429
+        codes = [http.post(url + "/mcp", json={}).status_code for _ in range(200)]
+        assert codes == [200] * 200
         assert all(http.get(url + "/.well-known/x").status_code == 200 for _ in range(130))
+
+
+@pytest.mark.req("gateway.limits.per-connection")
+def test_refused_tokens_are_counted_per_ip_and_past_the_limit_are_429_not_401(
+    clock: SteppedClock,
+) -> None:
+    refusals: list[str] = []
+    limits = RateLimits(unauthenticated=2)
+    with served(MemoryCounter(), clock, refusals, limits) as url, httpx2.Client() as http:
+        codes = [http.post(url + "/api/refused", json={}).status_code for _ in range(3)]
+        limited = http.post(url + "/api/refused", json={})
+        # An agent with a valid token on the same address is served all the same.
+        answered = http.post(url + "/mcp", json={})
+        clock.advance(timedelta(seconds=55))
+        again = http.post(url + "/api/refused", json={})
+    assert codes == [401, 401, 429]
+    assert limited.status_code == 429 and limited.headers["retry-after"] == "55"
+    assert limited.json() == {"error": "too many requests"}
+    assert answered.status_code == 200
+    assert again.status_code == 401
+    assert refusals == ["rate_limited", "rate_limited"]
 
 
 def test_a_body_over_8_kb_is_refused_by_length_or_while_streaming(clock: SteppedClock) -> None:
@@ -153,3 +192,16 @@ def test_an_unreachable_redis_refuses_rather_than_lets_everything_through(
         refused = http.post(url + "/oauth/register", json={})
         assert refused.status_code == 503
         assert http.get(url + "/.well-known/x").status_code == 200
+
+
+class _Unwritable(MemoryCounter):
+    """Cannot count (a Redis gone read-only, say)."""
+
+    async def hit(self, key: str, window: int) -> int:
+        raise ConnectionError("read-only")
+
+
+def test_a_refusal_that_cannot_be_counted_is_still_answered(clock: SteppedClock) -> None:
+    with served(_Unwritable(), clock, []) as url, httpx2.Client() as http:
+        assert http.post(url + "/api/refused", json={}).status_code == 401
+        assert http.post(url + "/mcp", json={}).status_code == 200

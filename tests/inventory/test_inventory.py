@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from ordergate.inventory import ToolClass, load_inventory
+from reference import REFERENCE
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "robinhood-mcp"
+from ordergate.inventory import ToolClass, load_inventory
 
 
 def _reference(name: str) -> dict[str, Any]:

@@ -34,3 +34,14 @@ def test_a_scope_within_the_offer_is_granted_in_the_offers_order() -> None:
 def test_a_scope_naming_what_is_not_offered_is_refused(requested: str) -> None:
     with pytest.raises(ScopeError, match="may name only internal"):
         granted_scope(requested, ("internal",))
+
+
+@pytest.mark.req("oauth.scope.narrowed")
+def test_narrowing_keeps_what_is_offered_and_refuses_a_scope_of_nothing_offered() -> None:
+    assert granted_scope("internal offline_access", ("internal",), narrow=True) == "internal"
+    assert granted_scope("c b x", ("a", "b", "c"), narrow=True) == "b c"
+    assert granted_scope(None, ("a", "b"), narrow=True) == "a b"
+    with pytest.raises(ScopeError, match="names nothing offered here: ask for internal"):
+        granted_scope("offline_access", ("internal",), narrow=True)
+    with pytest.raises(ScopeError, match="malformed"):
+        granted_scope("internal  offline_access", ("internal",), narrow=True)

@@ -1,4 +1,4 @@
-"""DESIGN.md's dependency rule: the policy engine imports only the core types."""
+"""The dependency rule (docs/architecture.md, "Packages"): the policy engine imports only core."""
 
 from __future__ import annotations
 

@@ -67,6 +67,7 @@ def write_minted(
         client_id=SHARED_CLIENT_ID,
         resource=venue.mcp_url,
         scope="internal",
+        server=venue.mcp_url,
     )
     write_token_file(path, tokens)
     return tokens

@@ -10,6 +10,7 @@ import pytest
 from owner_testkit import apply_home_policy
 
 from ordergate._serving import bind_socket
+from ordergate.core import Clock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.runtime import Settings
@@ -29,10 +30,12 @@ def sandbox_gateway(
     *,
     policy: str = SPY_POLICY,
     config: GatewayConfig | None = None,
+    clock: Clock | None = None,
     grade_every: float | None = None,
 ) -> GatewayServer:
-    """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``;
-    enter it (``with ... as url``) to serve."""
+    """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``
+    (``clock``, when given, instead: a ``SteppedClock`` for tests that step time); enter it
+    (``with ... as url``) to serve."""
     home = tmp_path / "home"
     home.mkdir()
     (home / "policy.toml").write_text(policy)
@@ -46,6 +49,6 @@ def sandbox_gateway(
         settings,
         config or GatewayConfig(port=0),
         bind_socket("127.0.0.1", 0),
-        clock=settings.clock(),
+        clock=clock or settings.clock(),
         grade_every=grade_every,
     )

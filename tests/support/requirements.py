@@ -1,7 +1,7 @@
 """Security and protocol requirements, each pinned by at least one test (``@pytest.mark.req``).
 
 Each entry cites where the requirement comes from: an RFC, the MCP specification, the
-reference capture of the live venue (``reference``), or DESIGN.md.
+reference capture of the live venue (``reference``), or docs/architecture.md (by section).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ REQUIREMENTS: dict[str, str] = {
     "mcp.tools.strict-arguments": "reference: additionalProperties false; nullable arrays",
     "mcp.tools.business-errors-are-results": "reference: business failures come as isError results",
     # The venue
-    "sandbox.faults": "DESIGN.md, the sandbox venue: fault knobs for tests",
-    "sandbox.determinism": "DESIGN.md, the sandbox venue: same seed, same calls, same results",
+    "sandbox.faults": "architecture, the sandbox venue: fault knobs for tests",
+    "sandbox.determinism": "architecture, the sandbox venue: same seed, same calls, same results",
     "sandbox.orders.async-fills": "reference: orders go queued → confirmed → (partially_)filled",
     "sandbox.orders.rules": "reference: equity order rules, each refused naming its field",
     "sandbox.orders.ref-id-dedupe": "reference: place dedupes on ref_id; a non-UUID is refused",
@@ -55,28 +55,28 @@ REQUIREMENTS: dict[str, str] = {
     "discovery.readiness.exit-codes": "issue 4 §3: readiness exits 10 appeared, 11 disappeared",
     # Tool discovery (issue 4 §1–2): snapshots and drift
     "discovery.snapshot.sanity": "issue 4 §1: count > 0, names, object input schemas; else exit 2",
-    "discovery.snapshot.no-token": "issue 4 §1, DESIGN.md invariants: never a token in a snapshot",
+    "discovery.snapshot.no-token": "issue 4 §1, architecture, invariants: no token in a snapshot",
     "discovery.drift.classes": "issue 4 §2: every change classed breaking, additive or cosmetic",
     "discovery.drift.exit-codes": "issue 4 §2: drift exits 0 none, 1 drift (--fail-on breaking)",
     # The wall (issue 5 §1): the policy engine
     "policy.unknown-keys-refused": "issue 5 §1: an unknown policy key is an error naming it",
     "policy.bad-value-names-key": "issue 5 §1: a bad policy value is refused with key and reason",
-    "policy.float-money-refused": "issue 5 §1, DESIGN.md invariants: money is never a float",
+    "policy.float-money-refused": "issue 5 §1, architecture, invariants: money is never a float",
     "policy.lookalike-symbols-refused": "issue 5, policy file shape: only plain tickers",
     "policy.defaults-conservative": "issue 5 §1: omitted keys and fresh installs are conservative",
-    "policy.fail-closed-missing-data": "issue 5 §1, DESIGN.md invariants: missing data refuses",
-    "policy.stage-b-authoritative": "issue 5 §1, DESIGN.md order path 4: reviewed terms decide",
+    "policy.fail-closed-missing-data": "issue 5 §1, architecture, invariants: missing data refuses",
+    "policy.stage-b-authoritative": "issue 5 §1, architecture, order path 4: reviewed terms decide",
     "policy.reducing-orders-exempt": "issue 5 §1: reducing orders pass spend caps and breakers",
     "policy.evaluate-deterministic": "issue 5 §1: evaluate is pure and deterministic",
     "policy.restriction-monotone": "issue 5 §1: a stricter policy never accepts what one refused",
     "policy.caps-never-exceeded": "issue 5 §1: an allowed opening order fits every cap",
     # The wall (issue 5 §2): the ledger
-    "ledger.filing-reservation-atomic": "issue 5 §2, DESIGN.md order path 2: one transaction",
-    "ledger.tamper-evident": "issue 5 §2, DESIGN.md invariants: edits/deletes/reorders caught",
-    "ledger.caps-hold-across-processes": "issue 5 §2, DESIGN.md invariants: no overshoot, no loss",
-    "ledger.postgres-parity": "issue 5 §2, DESIGN.md scale: Postgres behaves as SQLite does",
+    "ledger.filing-reservation-atomic": "issue 5 §2, architecture, order path 2: one transaction",
+    "ledger.tamper-evident": "issue 5 §2, architecture, invariants: edits/deletes/reorders caught",
+    "ledger.caps-hold-across-processes": "issue 5 §2, architecture, invariants: no cap overshot",
+    "ledger.postgres-parity": "issue 5 §2, architecture, scale: Postgres behaves as SQLite does",
     # The wall (issue 5 §4): redaction
-    "redaction.opaque-token-masked": "issue 5 §4, DESIGN.md: registered secrets masked in logs",
+    "redaction.opaque-token-masked": "issue 5 §4, architecture, invariants: secrets masked in logs",
     # The wall (issue 5 §4): the kill switch
     "controls.pause-refuses-new-orders-everywhere": "issue 5 §4: pause refuses in every process",
     # The wall (issue 5 §3-§4): the guard, approvals, arming
@@ -95,14 +95,29 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.threat.pkce": "RFC 7636 §4.6: a wrong verifier is refused and the code spent",
     "gateway.threat.resource-mismatch": "RFC 8707: a resource other than the gateway's refused",
     "gateway.threat.refresh-reuse": "OAuth 2.1 §4.3.1: refresh reuse ends every token",
-    "gateway.threat.disguised-tool": "DESIGN.md: tools classed by the words of their name",
+    "gateway.threat.disguised-tool": "architecture, threat model: tools classed by their name",
     "gateway.threat.unnamed-argument": "seed 001: only the filing's own fields are forwarded",
-    "gateway.threat.no-answer": "DESIGN.md: a forward with no answer is unanswered, never resent",
+    "gateway.threat.no-answer": "architecture, threat model: no answer is unanswered, not resent",
     "gateway.threat.foreign-token": "seed 001: a token the gateway did not mint is refused",
     "gateway.threat.oversize-body": "issue 6: request bodies capped at 8 KB",
     "gateway.threat.rate-limits": "issue 6: per-IP limits per request class",
     "gateway.threat.host-origin": "MCP transports security warning: Host and Origin validated",
-    "gateway.custody.sealed-session": "DESIGN.md: each person's upstream session sealed at rest",
+    # Issue 13 §3, §5, §6: every real client connects; limits fit local use; health
+    "mcp.versions.negotiated": "issue 13 §3: the gateway negotiates MCP 2025-03-26, 2025-06-18 "
+    "and 2025-11-25; MCP-Protocol-Version is checked against the session's version",
+    "oauth.redirect.private-use": "issue 13 §3, RFC 8252 §7.1: private-use URI scheme redirects "
+    "register; javascript:, data:, file: and http beyond loopback are refused",
+    "oauth.consent.app-redirect-warning": "issue 13 §3: the consent page warns that a private-use "
+    "redirect goes to an app on this device",
+    "oauth.scope.narrowed": "issue 13 §3, RFC 6749 §3.3: a scope beyond the gateway's offer is "
+    "narrowed, and the token response names the granted scope",
+    "gateway.limits.per-connection": "issue 13 §5: authenticated MCP traffic is limited per "
+    "connection, each its own budget (~4 calls/s); OAuth routes and refused tokens per IP",
+    "gateway.limits.jsonrpc-error": "issue 13 §5: a limited MCP request gets HTTP 429 with "
+    "Retry-After and a JSON-RPC error carrying retry_after",
+    "gateway.limits.redis-shared": "issue 13 §5: with --redis every replica shares each budget",
+    "gateway.health": "issue 13 §6: /healthz and /readyz answer unauthenticated and reveal nothing",
+    "gateway.custody.sealed-session": "architecture, custody: each upstream session sealed at rest",
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",
     "gateway.custody.no-master-secret": "issue 6: without the master secret nobody is connected",
@@ -178,6 +193,24 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    # Issue 13 §3–4: every real client connects
+    "clients.config.each-client": "issue 13 §3: `client-config` prints each client's documented "
+    "format (JSON, a shell command or TOML) naming the gateway's MCP URL",
+    "clients.real.typescript-sdk": "issue 13 §4: the official TypeScript SDK client (pinned) "
+    "registers, consents, lists the tools and reads through the gateway",
+    "clients.real.mcp-remote": "issue 13 §4: mcp-remote (pinned) as a stdio process signs in "
+    "headlessly and serves the gateway's tools over stdin and stdout",
+    "clients.real.mcp-2025-03-26": "issue 13 §4, MCP 2025-03-26 authorization and lifecycle: a "
+    "client of that revision alone signs in, is answered 2025-03-26, lists and calls tools",
+    "clients.real.python-sdk": "issue 13 §4: the official Python SDK client registers, consents "
+    "with the owner code, lists the tools and places a paper order through the gateway",
+    # Issue 13 §1–2: the repository stands alone; tokens go only where they belong
+    "repo.standalone": "issue 13 §1: nothing in src, tests, scripts or .ci reads outside the repo",
+    "client.token.bound-to-server": "issue 13 §2: a saved token is sent to its own server only",
+    "client.token.default-is-logged-in": "issue 13 §2: without --url, the logged-in server",
+    "client.token.unbound-refused": "issue 13 §2: a token file naming no server is sent nowhere",
+    "client.errors.name-url": "issue 13 §2: every connection error names the URL it tried",
+    "client.login.gives-up": "issue 13 §2: login without a browser prints the URL, then gives up",
     # Issue 15 §3: the graded record
     "record.grade.one-trading-day": "issue 15 §3: a fill graded at the close one NYSE session "
     "day on, minus SPY over the same span, signed by side, in bps",

@@ -85,6 +85,7 @@ async def _measure(
             access_token=Secret(token),
             refresh_token=Secret(minted["refresh_token"]),
             expires_at=RealtimeClock().now() + timedelta(seconds=minted["expires_in"]),
+            server=url,
         ),
     )
     bearer = {"authorization": f"Bearer {token}"}

@@ -121,6 +121,7 @@ async def _sign_in(base: str, url: str, token_file: Path) -> str:
             refresh_token=Secret(minted["refresh_token"]),
             expires_at=RealtimeClock().now() + timedelta(seconds=minted["expires_in"]),
             resource=url,
+            server=url,
         ),
     )
     return token

@@ -44,8 +44,9 @@ the gateway's own process, not one started like the direct one. So the gateway p
 a ``SteppedClock`` at the venue's instant injected, exactly as ``ordergate serve`` passes its
 clock to ``run_gateway``: both sides agree on the instant for the whole run (quote age zero,
 the regular session open). A clock that stands still also stands the rate limiter's minute
-window still, so the per-IP limits are raised out of the way for this run; the limiter still
-runs on every request. The gateway's token is minted in its own process through its store
+window and each connection's call budget still, so the limits (per IP, and per connection
+with its burst) are raised out of the way for this run; the limiters still run on every
+request. The gateway's token is minted in its own process through its store
 (``ordergate.gateway._minting``, as the token endpoint would) and handed over in a private
 file; the ``mcp-proxy`` command line carries a venue token, which is that throwaway venue's.
 """
@@ -568,6 +569,7 @@ def _write_gateway_home(home: Path, venue: str, minted: dict[str, Any]) -> None:
             client_id=SHARED_CLIENT_ID,
             resource=venue + "/mcp/trading",
             scope="internal",
+            server=venue + "/mcp/trading",
         ),
     )
 
@@ -600,7 +602,9 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     unlimited = 1_000_000_000
     config = GatewayConfig(
         port=int(port),
-        limits=RateLimits(register=unlimited, authorize=unlimited, token=unlimited, mcp=unlimited),
+        limits=RateLimits(
+            register=unlimited, authorize=unlimited, token=unlimited, mcp=unlimited, burst=unlimited
+        ),
     )
     sock = bind_socket(config.host, config.port)
     auths: list[GatewayAuth] = []

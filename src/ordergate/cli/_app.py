@@ -8,6 +8,7 @@ from ordergate.cli._approvals import approvals_command, approve_command, deny_co
 from ordergate.cli._audit import audit_app
 from ordergate.cli._bench import bench
 from ordergate.cli._call import call_command
+from ordergate.cli._client_config import client_config_command
 from ordergate.cli._connections import connections_app
 from ordergate.cli._controls import pause_command, resume_command
 from ordergate.cli._login import login_command, whoami_command
@@ -54,6 +55,7 @@ app.command("approvals")(approvals_command)
 app.command("approve")(approve_command)
 app.command("deny")(deny_command)
 app.command("call")(call_command)
+app.command("client-config")(client_config_command)
 
 
 def main() -> None:

@@ -22,18 +22,29 @@ if TYPE_CHECKING:
 
 __all__ = ["login_command", "whoami_command"]
 
+LoginUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--url",
+        help="The Agentic MCP endpoint to sign in to (default: Robinhood's).",
+        show_default=False,
+    ),
+]
 UrlOption = Annotated[
     str | None,
     typer.Option(
-        "--url", help="The Agentic MCP endpoint (default: Robinhood's).", show_default=False
+        "--url",
+        help="The Agentic MCP endpoint (default: where `ordergate login` signed in).",
+        show_default=False,
     ),
 ]
 
 
 def _config(url: str | None) -> Config:
+    """``--url``, else where ``ordergate login`` signed in (``LoginRequired`` if nowhere)."""
     from ordergate.client import Config
 
-    return Config(url=url) if url else Config()
+    return Config(url=url) if url else Config.signed_in()
 
 
 def _fail(error: ToolError) -> typer.Exit:
@@ -47,14 +58,16 @@ def _fail(error: ToolError) -> typer.Exit:
 # (python/cpython#106749).
 
 
-def login_command(url: UrlOption = None) -> None:
+def login_command(url: LoginUrlOption = None) -> None:
     """Sign in to Robinhood (browser, or ROBINHOOD_ACCESS_TOKEN) and keep the tokens."""
-    anyio.run(_login, _config(url))
+    from ordergate.client import Config
+
+    anyio.run(_login, Config(url=url) if url else Config())
 
 
 def whoami_command(url: UrlOption = None) -> None:
     """List the signed-in user's Robinhood accounts; the agentic one is marked."""
-    anyio.run(_whoami, _config(url))
+    anyio.run(_whoami, url)
 
 
 async def _login(config: Config) -> None:
@@ -68,11 +81,11 @@ async def _login(config: Config) -> None:
     typer.echo(f"Tokens kept in {config.token_file} (mode 0600).")
 
 
-async def _whoami(config: Config) -> None:
+async def _whoami(url: str | None) -> None:
     from ordergate.client import connect
 
     try:
-        async with connect(config) as robinhood:
+        async with connect(_config(url)) as robinhood:
             accounts = await robinhood.accounts.accounts()
     except ToolError as error:
         raise _fail(error) from None

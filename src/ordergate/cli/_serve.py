@@ -72,7 +72,10 @@ def serve_command(
         str | None,
         typer.Option(
             envvar="ORDERGATE_REDIS_URL",
-            help="Redis for the rate-limit counters, shared by every replica (default: in memory).",
+            help=(
+                "Redis for the rate-limit counters and each connection's budget, shared by "
+                "every replica (default: in memory)."
+            ),
         ),
     ] = None,
     rate_limit: Annotated[
@@ -80,8 +83,12 @@ def serve_command(
         typer.Option(
             "--rate-limit",
             help=(
-                "Requests per minute per IP for a class, CLASS=N (register, authorize, token, "
-                "mcp; defaults 3, 10, 10, 120). Repeat for several."
+                "A limit, CLASS=N; repeat for several. Each connection (each agent) has its own "
+                "budget: mcp calls a second on average (default 4), in bursts of up to burst "
+                "(default 8), the pace Robinhood itself tolerates (4 calls/s passed, 8/s drew "
+                "RATE_LIMITED); over it an MCP request gets 429 with Retry-After and a JSON-RPC "
+                "error. Per client IP, requests a minute: register, authorize, token (defaults "
+                "3, 10, 10) and unauthenticated (MCP requests with a refused token, default 60)."
             ),
         ),
     ] = None,

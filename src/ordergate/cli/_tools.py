@@ -81,20 +81,34 @@ def snapshot_command(
     out: Annotated[Path, typer.Option("--out", help="Where to write the snapshot (JSON).")],
     url: Annotated[
         str | None,
-        typer.Option("--url", help="The Agentic MCP endpoint (default: Robinhood's)."),
+        typer.Option(
+            "--url",
+            help="The Agentic MCP endpoint (default: where `ordergate login` signed in).",
+        ),
     ] = None,
     token_file: TokenFileOption = None,
 ) -> None:
     """Drain tools/list and write a sorted, diffable snapshot; exit 2 if a sanity check fails."""
-    from ordergate.client import DEFAULT_URL
-
-    anyio.run(_snapshot, url or DEFAULT_URL, out, token_file)
+    anyio.run(_snapshot, url, out, token_file)
 
 
-async def _snapshot(url: str, out: Path, token_file: Path | None) -> None:
+def _signed_in_url(token_file: Path | None) -> str:
+    """Where ``ordergate login`` signed in (the token file records it), or exit 2 saying
+    why there is no such server."""
+    from ordergate.client import Config
+
+    try:
+        return Config.signed_in(token_file).url
+    except OrdergateError as error:
+        raise _fail(error) from None
+
+
+async def _snapshot(url: str | None, out: Path, token_file: Path | None) -> None:
     from ordergate.discovery._sources import is_url
 
-    if not is_url(url):
+    if url is None:
+        url = _signed_in_url(token_file)
+    elif not is_url(url):
         raise _fail(ConfigError("--url", f"must be an http(s) URL, got {url!r}"))
     snapshot = await _load(url, token_file)
     partial = out.with_name(out.name + ".partial")
@@ -117,22 +131,25 @@ def list_command(
     ] = None,
     url: Annotated[
         str | None,
-        typer.Option("--url", help="List a live endpoint instead (default: Robinhood's)."),
+        typer.Option(
+            "--url",
+            help="List a live endpoint instead (default: where `ordergate login` signed in).",
+        ),
     ] = None,
     token_file: TokenFileOption = None,
 ) -> None:
     """A table of the tools: name, class, account parameter, read-only hint."""
-    from ordergate.client import DEFAULT_URL
-
     if file is not None and url is not None:
         raise typer.BadParameter("give FILE or --url, not both", param_hint="--url")
-    anyio.run(_list, file or url or DEFAULT_URL, token_file, file is None)
+    anyio.run(_list, file or url, token_file, file is None)
 
 
-async def _list(spec: str, token_file: Path | None, live: bool) -> None:
+async def _list(spec: str | None, token_file: Path | None, live: bool) -> None:
     from ordergate.discovery._sources import is_url
 
-    if live and not is_url(spec):
+    if spec is None:
+        spec = _signed_in_url(token_file)
+    elif live and not is_url(spec):
         raise _fail(ConfigError("--url", f"must be an http(s) URL, got {spec!r}"))
     snapshot = await _load(spec, token_file)
     title = f"{snapshot.tool_count} tools"

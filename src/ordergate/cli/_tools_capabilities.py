@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ordergate.client import DEFAULT_URL
+from ordergate.client import Config
 from ordergate.core import ConfigError, OrdergateError, ToolError
 from ordergate.discovery._capabilities import (
     CAPABILITIES,
@@ -49,7 +49,9 @@ SourceArgument = Annotated[
 UrlOption = Annotated[
     str | None,
     typer.Option(
-        "--url", help="The Agentic MCP endpoint (default: Robinhood's).", show_default=False
+        "--url",
+        help="The Agentic MCP endpoint (default: where `ordergate login` signed in).",
+        show_default=False,
     ),
 ]
 ClassesOption = Annotated[
@@ -82,7 +84,7 @@ async def _tools(
 ) -> list[dict[str, Any]]:
     if source is not None and url is not None:
         raise ConfigError("--url", "give either --url or a FILE, not both")
-    spec = str(source) if source is not None else (url or DEFAULT_URL)
+    spec = str(source) if source is not None else (url or Config.signed_in(token_file).url)
     if source is not None and is_url(spec):
         raise ConfigError("FILE", "a file path, not a URL (use --url for an endpoint)")
     snapshot = await load_surface(spec, token_file=token_file, classifier=classifier)

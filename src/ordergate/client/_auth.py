@@ -4,6 +4,11 @@ It refreshes the set shortly before it expires (by the injected clock) and once 
 then retries that request once. Tasks of one client share one refresh (an ``anyio.Lock``);
 processes sharing the token file share one through ``Refresher``'s file lock.
 
+The token is attached only to requests for the origin of the server it was issued for (the
+one recorded in the set it starts with); a request anywhere else raises ``WrongServer`` and
+carries no ``Authorization`` header. A set that records no server is not checked here
+(``connect`` refuses one read from a token file before any request).
+
 A refresh that fails is remembered in ``failure`` so ``connect`` can fail closed with it even
 when the failure surfaced inside the MCP SDK, which reports it as its own error.
 """
@@ -17,6 +22,7 @@ import anyio
 import httpx2
 
 from ordergate.client._errors import LoginRequired
+from ordergate.client._servers import WrongServer, origin_of, shown_url
 from ordergate.client._tokens import TokenSet
 from ordergate.core import Clock
 
@@ -37,6 +43,8 @@ class TokenAuth(httpx2.Auth):
         margin: timedelta = REFRESH_MARGIN,
     ) -> None:
         self._tokens = tokens
+        self._server = tokens.server
+        self._origin = tokens.origin
         self._refresh = refresh
         self._clock = clock
         self._margin = margin
@@ -73,6 +81,7 @@ class TokenAuth(httpx2.Auth):
     async def async_auth_flow(
         self, request: httpx2.Request
     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        self._check_destination(request)
         tokens = await self.fresh_tokens()
         request.headers["authorization"] = f"Bearer {tokens.access_token.reveal()}"
         response = yield request
@@ -84,6 +93,13 @@ class TokenAuth(httpx2.Auth):
         if response.status_code == 401:
             self.failure = LoginRequired("Robinhood refused the refreshed access token")
             raise self.failure
+
+    def _check_destination(self, request: httpx2.Request) -> None:
+        if self._server is None or self._origin is None:
+            return
+        url = str(request.url)
+        if origin_of(url) != self._origin:
+            raise WrongServer(self._server, shown_url(url))
 
     def sync_auth_flow(
         self, request: httpx2.Request

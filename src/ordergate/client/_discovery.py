@@ -29,6 +29,7 @@ from mcp.shared.auth_utils import check_resource_allowed, resource_url_from_serv
 
 from ordergate.client._errors import LoginRequired, TransportError
 from ordergate.client._jsonrpc import ACCEPT
+from ordergate.client._servers import shown_url
 
 __all__ = ["GRANT_TYPES", "AuthorizationServer", "discover"]
 
@@ -55,7 +56,9 @@ async def _send(http: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Res
     try:
         return await http.send(request, auth=None)
     except httpx2.TransportError as error:
-        raise TransportError(f"no answer from {request.url} ({type(error).__name__})") from None
+        raise TransportError(
+            f"no answer from {shown_url(str(request.url))} ({type(error).__name__})"
+        ) from None
 
 
 async def discover(http: httpx2.AsyncClient, mcp_url: str) -> AuthorizationServer:

@@ -7,6 +7,7 @@
     ├── BusinessError         the tool answered ``isError: true`` (``code``, ``field``)
     ├── ResponseParseError    an answer that cannot be read, or a field that is not a number
     └── LoginRequired         no usable tokens: run ``ordergate login``
+        └── WrongServer       the saved tokens were issued for another server (``_servers``)
 
 A rejection, "insufficient buying power" or any other business failure is always raised,
 never returned as a normal result. Every error names the tool (``tool``) when there is one,

@@ -16,6 +16,7 @@ import httpx2
 
 from ordergate.client._envelope import decode_body, unwrap_result
 from ordergate.client._errors import HTTPStatusError, ResponseParseError, TransportError
+from ordergate.client._servers import shown_url
 
 __all__ = ["ACCEPT", "JsonRpcCaller"]
 
@@ -77,14 +78,15 @@ class JsonRpcCaller:
             response = await self._http.post(self._url, content=body, headers=self._headers())
         except httpx2.TransportError as error:
             raise TransportError(
-                f"no answer from the venue ({type(error).__name__})", tool=label
+                f"no answer from the venue at {shown_url(str(self._url))} ({type(error).__name__})",
+                tool=label,
             ) from None
         session_id = response.headers.get("mcp-session-id")
         if session_id:
             self.session_id = session_id
         if response.status_code >= 300:
             raise HTTPStatusError(
-                f"the venue answered HTTP {response.status_code}",
+                f"the venue at {shown_url(str(self._url))} answered HTTP {response.status_code}",
                 tool=label,
                 status=response.status_code,
             )

@@ -5,7 +5,11 @@ written and no browser is opened. Otherwise the OAuth 2.1 authorization-code flo
 authorization spec: discovery from the 401 challenge (RFC 9728 → RFC 8414), registration
 (RFC 7591) under ``config.name``, PKCE S256 (RFC 7636, the SDK's ``PKCEParameters``), a random
 ``state`` checked on return, the ``resource`` indicator (RFC 8707), a loopback redirect
-catcher (RFC 8252), and the code exchanged at the token endpoint (RFC 6749 §4.1.3).
+catcher (RFC 8252), and the code exchanged at the token endpoint (RFC 6749 §4.1.3). The
+authorization URL goes to the browser, or is printed when none can be started; either way
+``login`` says on stderr that it is waiting for the redirect, and gives up after
+``timeout_s`` (5 minutes) saying so. The token file records the server signed in to
+(``config.url``): the tokens are sent there only.
 
 Built from the MCP SDK's client OAuth pieces rather than its ``OAuthClientProvider``: the
 provider keeps tokens in memory and refreshes (or re-runs the browser flow) by itself, with
@@ -19,6 +23,7 @@ import hmac
 import os
 import re
 import secrets
+import sys
 from collections.abc import Mapping
 from urllib.parse import urlencode
 
@@ -52,19 +57,21 @@ async def login(
     config: Config | None = None,
     *,
     open_url: OpenUrl | None = None,
-    timeout_s: float = LOGIN_TIMEOUT_S,
+    timeout_s: float | None = None,
     clock: Clock | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> str:
     """Sign in, write the token file, and return the agentic account's number.
 
     ``open_url`` shows the authorization URL to the person (default: their browser, or the
-    URL printed when there is none); ``timeout_s`` bounds the wait for their answer.
+    URL printed when there is none); ``timeout_s`` bounds the wait for their answer
+    (default ``LOGIN_TIMEOUT_S``, 5 minutes).
     Raises ``LoginRequired`` when the sign-in is refused, abandoned or cannot be trusted,
     ``TransportError`` when the venue or its authorization server does not answer.
     """
     config = config or Config()
     clock = clock or RealtimeClock()
+    timeout_s = LOGIN_TIMEOUT_S if timeout_s is None else timeout_s
     env = os.environ if environ is None else environ
     async with httpx2.AsyncClient(timeout=30.0) as http:
         access = env.get(ENV_ACCESS_TOKEN)
@@ -82,7 +89,7 @@ async def _from_environment(
     http: httpx2.AsyncClient, config: Config, access: str, refresh: str | None
 ) -> TokenSet:
     if not refresh:
-        return TokenSet(access_token=Secret(access))
+        return TokenSet(access_token=Secret(access), server=config.url)
     # A refresh token is only worth keeping with the endpoint and client id it belongs to.
     server = await discover(http, config.url)
     client_id = await register(http, server, name=config.name, redirect_uri=_ANY_LOOPBACK)
@@ -93,6 +100,7 @@ async def _from_environment(
         client_id=client_id,
         resource=server.resource,
         scope=server.scope,
+        server=config.url,
     )
 
 
@@ -106,9 +114,21 @@ async def _authorize(
         redirect_uri = catcher.redirect_uri
         client_id = await register(http, server, name=config.name, redirect_uri=redirect_uri)
         url = _authorization_url(server, client_id, redirect_uri, pkce.code_challenge, state)
-        answer = await catcher.redirect(open_url, url, timeout_s=timeout_s)
+
+        async def open_and_wait(address: str) -> None:
+            await open_url(address)
+            print(
+                f"Waiting for the sign-in to redirect to {redirect_uri} "
+                f"(giving up after {_duration(timeout_s)})…",
+                file=sys.stderr,
+            )
+
+        answer = await catcher.redirect(open_and_wait, url, timeout_s=timeout_s)
     if answer is None:
-        raise LoginRequired(f"the sign-in was not completed within {timeout_s:g} s")
+        raise LoginRequired(
+            f"gave up waiting for the sign-in: no redirect reached {redirect_uri} within "
+            f"{_duration(timeout_s)}"
+        )
     code = _code_from(answer, state, server)
     granted = await request_tokens(
         http,
@@ -131,7 +151,16 @@ async def _authorize(
         client_id=client_id,
         resource=server.resource,
         scope=granted.scope or server.scope,
+        server=config.url,
     )
+
+
+def _duration(seconds: float) -> str:
+    """``300`` → ``5 minutes``; ``0.2`` → ``0.2 s``."""
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds:g} s"
 
 
 def _authorization_url(

@@ -3,8 +3,9 @@
 Robinhood rotates refresh tokens: each one works once. Several processes may share one token
 file, so a refresh happens under the file's inter-process lock, and starts by re-reading the
 file: if another process has rotated the set since we read it, its new set is ours too and
-nothing is sent. Otherwise the refresh grant is sent and the new set written (atomically)
-before the lock is released.
+nothing is sent — unless that set was issued for another server (someone logged in elsewhere
+meanwhile), which is refused rather than sent where ours was going. Otherwise the refresh
+grant is sent and the new set written (atomically) before the lock is released.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ class Refresher:
         server refuses it), ``TransportError`` when the token endpoint does not answer."""
         async with token_file_lock(self._token_file, timeout_s=self._lock_timeout_s):
             on_disk = read_token_file(self._token_file)
+            if on_disk.server != ours.server:
+                raise LoginRequired(
+                    f"the token file {self._token_file} now holds a sign-in to "
+                    f"{on_disk.server or 'an unrecorded server'}, not {ours.server}"
+                )
             if (on_disk.refresh_token, on_disk.access_token) != (
                 ours.refresh_token,
                 ours.access_token,

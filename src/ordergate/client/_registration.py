@@ -15,6 +15,7 @@ from pydantic import AnyUrl
 
 from ordergate.client._discovery import GRANT_TYPES, AuthorizationServer
 from ordergate.client._errors import LoginRequired, TransportError
+from ordergate.client._servers import shown_url
 
 __all__ = ["register"]
 
@@ -37,7 +38,8 @@ async def register(
         response = await http.send(request, auth=None)
     except httpx2.TransportError as error:
         raise TransportError(
-            f"no answer from the registration endpoint ({type(error).__name__})"
+            f"no answer from the registration endpoint at {shown_url(str(request.url))} "
+            f"({type(error).__name__})"
         ) from None
     try:
         client = await handle_registration_response(response)

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 import httpx2
 
 from ordergate.client._errors import LoginRequired, TransportError
+from ordergate.client._servers import shown_url
 from ordergate.core import Secret
 
 __all__ = ["GrantedTokens", "request_tokens", "request_tokens_blocking"]
@@ -44,7 +45,7 @@ async def request_tokens(
     try:
         response = await http.post(token_endpoint, data=form, headers=_ACCEPT)
     except httpx2.TransportError as error:
-        raise _no_answer(error) from None
+        raise _no_answer(token_endpoint, error) from None
     return _answer(response, form, now)
 
 
@@ -56,15 +57,17 @@ def request_tokens_blocking(
     try:
         response = http.post(token_endpoint, data=form, headers=_ACCEPT)
     except httpx2.TransportError as error:
-        raise _no_answer(error) from None
+        raise _no_answer(token_endpoint, error) from None
     return _answer(response, form, now)
 
 
 _ACCEPT = {"accept": "application/json"}
 
 
-def _no_answer(error: Exception) -> TransportError:
-    return TransportError(f"no answer from the token endpoint ({type(error).__name__})")
+def _no_answer(token_endpoint: str, error: Exception) -> TransportError:
+    return TransportError(
+        f"no answer from the token endpoint at {shown_url(token_endpoint)} ({type(error).__name__})"
+    )
 
 
 def _answer(response: httpx2.Response, form: dict[str, str], now: datetime) -> GrantedTokens:

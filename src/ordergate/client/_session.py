@@ -8,6 +8,11 @@ Measured by ``ordergate bench client`` (9000 calls a case, venue in its own proc
 SDK's ``call_tool`` p50 was 1.60× a raw POST of the same request (2240 µs vs 1401 µs; the
 issue quotes 2.2× from an earlier run), the lean typed path 1.09× (1529 µs, +128 µs).
 
+The tokens are sent to the server they were issued for and to no other (``_servers``):
+asked for another URL, ``connect`` raises ``WrongServer`` before anything is sent; a token
+file that does not record its server is refused too. ``connect()`` with no config reaches
+the server ``ordergate login`` signed in to.
+
 When no session can be established (the handshake is refused, times out, or speaks
 nonsense), calls fall back to plain JSON-RPC POSTs without a session. When the tokens are
 missing or cannot be refreshed, ``connect`` fails closed with ``LoginRequired``.
@@ -32,6 +37,7 @@ from ordergate.client._config import Config
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._refresh import Refresher
 from ordergate.client._robinhood import Robinhood, ServerInfo
+from ordergate.client._servers import check_server
 from ordergate.client._tokens import TokenSet, read_token_file
 from ordergate.core import Clock, RealtimeClock, ToolError
 
@@ -79,11 +85,14 @@ async def connect(
     """``async with connect(config) as rh:`` — a signed-in ``Robinhood`` for the block.
 
     Raises ``LoginRequired`` (run ``ordergate login``) when the token file is missing or
-    damaged, or the tokens have expired and cannot be refreshed.
+    damaged, does not say which server it was issued for, or the tokens have expired and
+    cannot be refreshed; ``WrongServer`` when they were issued for another server than
+    ``config.url``. Without ``config``: the server the token file was issued for.
     """
-    config = config or Config()
+    config = config or Config.signed_in()
     clock = clock or RealtimeClock()
     tokens = read_token_file(config.token_file)
+    check_server(tokens.server, config.url, token_file=config.token_file)
     async with httpx2.AsyncClient(timeout=timeout_s) as token_http:
         refresher = Refresher(token_file=config.token_file, http=token_http, clock=clock)
         async with connect_with(
@@ -111,8 +120,10 @@ async def connect_with(
 
     ``refresh(stale)`` returns a fresh set (and keeps it wherever the caller keeps tokens);
     it is called shortly before expiry and once after a 401. ``config.token_file`` is not
-    read. Raises ``LoginRequired`` when the tokens are stale and cannot be refreshed.
+    read. Raises ``LoginRequired`` when the tokens are stale and cannot be refreshed, and
+    ``WrongServer`` when they record another server than ``config.url``.
     """
+    check_server(tokens.server, config.url)
     watch = _HandshakeWatch()
     auth = TokenAuth(tokens, refresh=refresh, clock=clock)
     async with httpx2.AsyncClient(

@@ -3,6 +3,10 @@
 The file is JSON, mode 0600, in a directory created 0700, written by
 ``ordergate.core.write_private``: atomically, from a sibling that is 0600 from its first byte,
 so a reader sees either the old set or the new one, never half of each.
+
+It records the server the tokens were issued for (``"server": {"mcp_url", "origin"}``, see
+``_servers``): they are sent to that server only. A file without it is read (``server`` is
+``None``) but ``connect`` refuses to send it anywhere.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ordergate.client._errors import LoginRequired
+from ordergate.client._servers import canonical_url, origin_of
 from ordergate.core import Secret, utc, write_private
 
 __all__ = ["TokenSet", "read_token_file", "write_token_file"]
@@ -25,7 +30,8 @@ class TokenSet:
 
     ``expires_at`` is ``None`` when the lifetime is unknown (a token given by environment
     variable); ``token_endpoint`` and ``client_id`` are ``None`` when there is no way to
-    refresh.
+    refresh. ``server`` is the canonical MCP URL they were issued for (``None`` in a file
+    written before it was recorded).
     """
 
     access_token: Secret
@@ -35,6 +41,16 @@ class TokenSet:
     client_id: str | None = None
     resource: str | None = None
     scope: str | None = None
+    server: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.server is not None:
+            object.__setattr__(self, "server", canonical_url(self.server))
+
+    @property
+    def origin(self) -> str | None:
+        """The origin of ``server``: the only one the access token is sent to."""
+        return origin_of(self.server) if self.server else None
 
     def expires_within(self, now: datetime, margin: timedelta) -> bool:
         """Whether the access token is expired at ``now + margin`` (never, if unknown)."""
@@ -61,6 +77,7 @@ class TokenSet:
             "client_id": self.client_id,
             "resource": self.resource,
             "scope": self.scope,
+            "server": {"mcp_url": self.server, "origin": self.origin} if self.server else None,
         }
 
     @classmethod
@@ -91,7 +108,21 @@ class TokenSet:
             client_id=strings["client_id"],
             resource=strings["resource"],
             scope=strings["scope"],
+            server=_server(document.get("server")),
         )
+
+
+def _server(recorded: object) -> str | None:
+    if recorded is None:
+        return None
+    if not isinstance(recorded, dict):
+        raise ValueError("server is not an object")
+    url, origin = recorded.get("mcp_url"), recorded.get("origin")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError("server.mcp_url is not an http(s) URL")
+    if origin != origin_of(url):
+        raise ValueError("server.origin is not the origin of server.mcp_url")
+    return canonical_url(url)
 
 
 def read_token_file(path: Path) -> TokenSet:

@@ -1,7 +1,7 @@
 """Files only their owner can use: the one way ordergate creates its home and secret files.
 
 The agent often runs on the owner's machine and reads whatever its OS user can read, so the
-gateway's home is 0700 and every file in it 0600 (DESIGN.md, the adversary):
+gateway's home is 0700 and every file in it 0600 (docs/architecture.md, "Threat model"):
 
 - ``ensure_private_dir`` creates a missing directory, and each missing parent, at 0700.
 - ``write_private`` replaces a file atomically: a sibling is created already at 0600

@@ -6,11 +6,12 @@
                           reader=reader, account=account_number) as guard:
         outcome = await guard.submit(proposal, identity="my-agent")
 
-``Guard`` runs the order path of DESIGN.md (file + stage A + reserve → approval → review +
-stage B → place → unanswered handling) over an ``OrderExecutor`` — ``PaperExecutor`` (the
-paper book on the ledger; the default) or ``LiveExecutor`` (the typed client; only when
-``arm`` says live) — and an ``AccountReader`` for the broker's side of the state. The
-``Reconciler`` follows every order to its end and converges the spend to the fills.
+``Guard`` runs the order path of docs/architecture.md ("The order path": file + stage A +
+reserve → approval → review + stage B → place → unanswered handling) over an
+``OrderExecutor`` — ``PaperExecutor`` (the paper book on the ledger; the default) or
+``LiveExecutor`` (the typed client; only when ``arm`` says live) — and an ``AccountReader``
+for the broker's side of the state. The ``Reconciler`` follows every order to its end and
+converges the spend to the fills.
 """
 
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract

@@ -1,6 +1,6 @@
 """``Guard``: the one chokepoint every order passes, from any entry point.
 
-The order path (DESIGN.md, "The order path")::
+The order path (docs/architecture.md, "The order path")::
 
     proposal ─▶ file + stage A + reserve ─▶ [approval] ─▶ review + stage B ─▶ place
                       │ refused                │ denied/expired   │ refused      │ no answer

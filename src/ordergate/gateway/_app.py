@@ -6,7 +6,9 @@ over a ``GatewayBackend`` (``_owner``: the owner's one session; ``custody``: eac
 connection's own) and the metrics behind the ``Host``/``Origin`` check (``HostCheck``: the
 gateway's own authority or a loopback name, DNS-rebinding protection on every route), then
 the per-IP rate limits and the 8 KB body cap (``_limits``), which every request passes
-before any route.
+before any route. Each connection's MCP and broker requests then spend its own call budget
+(``_budget``: in the Redis the per-IP counts are in, when they are), and ``/healthz`` and
+``/readyz`` (``_health``) answer without a token.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from starlette.routing import BaseRoute, Route
 from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
 from ordergate.gateway._broker import broker_route
+from ordergate.gateway._budget import admission, budget_for
 from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._health import Readiness, health_routes, ledger_writable
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
 from ordergate.gateway._public_record import public_record_routes
@@ -93,6 +97,8 @@ def build_gateway_app(
         identity=backend.identity,
         needs_connection=sealed,
     )
+    counter = counter or MemoryCounter()
+    admit = admission(budget_for(config.limits, counter), clock=clock, on_refusal=metrics.refused)
     endpoint = gateway_endpoint(
         methods,
         verify=verify,
@@ -100,19 +106,27 @@ def build_gateway_app(
         public_url=public_url,
         max_body=config.max_body,
         check_hosts=False,  # HostCheck below covers /mcp with every other route
+        admit=admit,
+    )
+    engine = auth.store.engine
+    readiness = Readiness(
+        ledger=lambda: ledger_writable(engine),
+        # Sealed custody has no upstream session to read with until someone connects.
+        upstream=None if sealed else lambda: backend.upstream_tools(""),
     )
     routes: list[BaseRoute] = [
         *auth.routes(),
         Route("/mcp", endpoint),
-        broker_route(methods, verify=verify, challenge=verifier.www_authenticate),
+        broker_route(methods, verify=verify, challenge=verifier.www_authenticate, admit=admit),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
+        *health_routes(readiness),
         *(owner_routes(desk) if desk is not None else ()),
         *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(
         Starlette(routes=routes),
         limits=config.limits,
-        counter=counter or MemoryCounter(),
+        counter=counter,
         clock=clock,
         max_body=config.max_body,
         on_refusal=metrics.refused,

@@ -21,7 +21,7 @@ from ordergate.core import ConfigError, Secret
 from ordergate.gateway._proxies import TrustedProxies
 from ordergate.gateway._seal import MIN_SECRET_LENGTH
 
-__all__ = ["DEFAULT_PORT", "Custody", "GatewayConfig", "RateLimits", "is_loopback"]
+__all__ = ["DEFAULT_PORT", "RATE_CLASSES", "Custody", "GatewayConfig", "RateLimits", "is_loopback"]
 
 DEFAULT_PORT = 8787
 
@@ -41,26 +41,38 @@ class Custody(StrEnum):
     SEALED = "sealed"
 
 
+RATE_CLASSES = ("register", "authorize", "token", "unauthenticated", "mcp", "burst")
+
+
 @dataclass(frozen=True, slots=True)
 class RateLimits:
-    """Requests per minute per client IP."""
+    """The gateway's rate limits (``_limits`` per client IP, ``_budget`` per connection).
+
+    Per client IP, requests a minute: ``register``, ``authorize``, ``token`` (the OAuth
+    routes, which nobody is signed in to) and ``unauthenticated`` (``/mcp`` and ``/api/…``
+    requests whose bearer token was refused). Per connection: ``mcp`` calls a second on
+    average, in bursts of up to ``burst`` — 4 and 8 by default, the pace Robinhood itself
+    tolerates (about 4 calls a second passed; 8 a second drew ``RATE_LIMITED``).
+    """
 
     register: int = 3
     authorize: int = 10
     token: int = 10
-    mcp: int = 120
+    unauthenticated: int = 60
+    mcp: int = 4
+    burst: int = 8
 
     def __post_init__(self) -> None:
-        for name in ("register", "authorize", "token", "mcp"):
+        for name in RATE_CLASSES:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"rate-limit {name}", "must be a whole number of requests ≥ 1")
 
     def overridden(self, settings: Sequence[str]) -> RateLimits:
-        """These limits with ``CLASS=N`` settings applied (``mcp=600``). Raises
+        """These limits with ``CLASS=N`` settings applied (``mcp=10``). Raises
         ``ConfigError`` naming a setting that is malformed or names no class."""
         changes: dict[str, int] = {}
-        classes = ("register", "authorize", "token", "mcp")
+        classes = RATE_CLASSES
         for setting in settings:
             name, equals, value = setting.partition("=")
             name = name.strip()

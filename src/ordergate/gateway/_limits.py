@@ -1,14 +1,25 @@
-"""Per-IP rate limits and the request-size cap, in front of every gateway route.
+"""Per-IP rate limits for what nobody is signed in to, and the request-size cap, in front of
+every gateway route.
 
 The IP is the socket's peer, or behind a proxy the operator named, the client that proxy
-reports (``TrustedProxies``; a forwarded header from anyone else is never read). Each
-request is put in a class by its path — ``register`` (``/oauth/register``),
-``authorize`` (``/oauth/authorize``, ``/oauth/consent``, ``/oauth/callback``), ``token``
-(``/oauth/token``, ``/oauth/revoke``), ``mcp`` (``/mcp``, ``/api/…``) — and counted per IP in
-fixed one-minute windows of the injected clock. Over the class's limit the answer is 429
-with ``Retry-After``; the count lives in memory for one process, or in Redis (``INCR`` +
-``EXPIRE``, one key per IP, class and minute) so that several replicas share it. A Redis
-that cannot be reached refuses the request (503): the limit is never silently off.
+reports (``TrustedProxies``; a forwarded header from anyone else is never read). The OAuth
+routes are put in a class by their path — ``register`` (``/oauth/register``), ``authorize``
+(``/oauth/authorize``, ``/oauth/consent``, ``/oauth/callback``), ``token`` (``/oauth/token``,
+``/oauth/revoke``) — and counted per IP in fixed one-minute windows of the injected clock.
+Over the class's limit the answer is 429 with ``Retry-After``.
+
+Authenticated MCP traffic (``/mcp``, ``/api/…``) is not counted per IP: each connection has a
+budget of its own (``_budget``, applied once the token is verified), so agents sharing one
+machine do not share one allowance. What is counted per IP there is the ``unauthenticated``
+class: each such request answered 401 (a missing, wrong or expired token) counts, and once an
+IP has used its minute's allowance its further refused requests are answered 429 with
+``Retry-After`` instead of 401, so a client looping on a bad token (or guessing tokens) is
+slowed. A valid token from that IP is still served: one local agent stuck on an expired token
+never cuts off the others on 127.0.0.1.
+
+The counts live in memory for one process, or in Redis (``INCR`` + ``EXPIRE``, one key per
+IP, class and minute) so that several replicas share them. A Redis that cannot be reached
+refuses the request (503): the limit is never silently off.
 
 A request body over ``max_body`` bytes is refused with 413, by its ``Content-Length`` or,
 without one, as soon as the streamed body passes the cap; nothing past the cap is read, and
@@ -55,7 +66,8 @@ _CLASSES = {
 
 
 def request_class(path: str) -> str | None:
-    """The rate-limit class of a path, or ``None`` for unlimited paths (metadata, metrics)."""
+    """The rate-limit class of a path (``mcp``: counted per IP only when its token is
+    refused), or ``None`` for unlimited paths (metadata, metrics, health)."""
     if path == "/mcp" or path.startswith(("/mcp/", "/api/")):
         return "mcp"
     return _CLASSES.get(path.rstrip("/") or "/")
@@ -100,6 +112,11 @@ class RedisCounter:
             count, _ = await pipe.execute()
         return int(count)
 
+    @property
+    def client(self) -> Any:
+        """The Redis client (the per-connection budgets share it)."""
+        return self._client
+
     async def aclose(self) -> None:
         """Close the connections to Redis."""
         await self._client.aclose()
@@ -142,17 +159,19 @@ class LimitMiddleware:
         if kind is not None:
             ip = self._proxies.client(scope)
             window = int(self._clock.now().timestamp()) // 60
-            try:
-                count = await self._counter.hit(f"{kind}:{ip}", window)
-            except Exception as error:  # the counter's store is down: refuse, never unlimited
-                logger.warning("rate-limit store unavailable: %s", type(error).__name__)
-                await _refuse(send, 503, "rate limiting is unavailable; try again shortly")
-                return
-            if count > getattr(self._limits, kind):
-                self._refused("rate_limited")
-                retry = 60 - int(self._clock.now().timestamp()) % 60
-                await _refuse(send, 429, "too many requests", retry_after=retry)
-                return
+            if kind == "mcp":
+                send = self._counting_refusals(send, f"unauthenticated:{ip}", window)
+            else:
+                try:
+                    count = await self._counter.hit(f"{kind}:{ip}", window)
+                except Exception as error:  # the counter's store is down: refuse, never unlimited
+                    logger.warning("rate-limit store unavailable: %s", type(error).__name__)
+                    await _refuse(send, 503, "rate limiting is unavailable; try again shortly")
+                    return
+                if count > getattr(self._limits, kind):
+                    self._refused("rate_limited")
+                    await _refuse(send, 429, "too many requests", retry_after=self._retry())
+                    return
         declared = _content_length(scope)
         if declared is not None and declared > self._max_body:
             self._refused("body_too_large")
@@ -173,6 +192,34 @@ class LimitMiddleware:
                 await _refuse(send, 413, f"request body over {self._max_body} bytes")
                 return
         await self._app(scope, _replay(bytes(body), receive), send)
+
+    def _retry(self) -> int:
+        """Seconds until the next minute's window."""
+        return 60 - int(self._clock.now().timestamp()) % 60
+
+    def _counting_refusals(self, send: Send, key: str, window: int) -> Send:
+        """``send``, counting a 401 against ``key``; past the ``unauthenticated`` limit the
+        401 becomes a 429 (the application's own answer is dropped)."""
+        replaced = False
+
+        async def counting(message: Message) -> None:
+            nonlocal replaced
+            if replaced:
+                return
+            if message["type"] == "http.response.start" and message.get("status") == 401:
+                try:
+                    count = await self._counter.hit(key, window)
+                except Exception as error:  # the answer is a refusal already
+                    logger.warning("rate-limit store unavailable: %s", type(error).__name__)
+                    count = 0
+                if count > self._limits.unauthenticated:
+                    replaced = True
+                    self._refused("rate_limited")
+                    await _refuse(send, 429, "too many requests", retry_after=self._retry())
+                    return
+            await send(message)
+
+        return counting
 
     def _refused(self, reason: str) -> None:
         if self._on_refusal is not None:

@@ -3,11 +3,19 @@
 The sandbox venue (``/mcp/trading``) and the gateway (``/mcp``) each plug their own methods
 (``ServerMethods``: ``initialize``, ``tools/list``, ``tools/call`` …) and their own token
 verifier into one ``McpEndpoint``, which owns the rest: HTTP, JSON and SSE framing,
-JSON-RPC, sessions, protocol versions, DNS-rebinding checks (``HostPolicy``; ``HostCheck``
-for every route of an app), the request body cap and the nesting bound (``loads_json``).
+JSON-RPC, sessions, protocol versions (``MCP_PROTOCOL_VERSIONS``), admission (a server's
+rate limit, ``Admit``), DNS-rebinding checks (``HostPolicy``; ``HostCheck`` for every route
+of an app), the request body cap and the nesting bound (``loads_json``).
 """
 
-from ordergate.mcpserve._endpoint import DEFAULT_MAX_BODY, Challenge, McpEndpoint, async_verifier
+from ordergate.mcpserve._endpoint import (
+    DEFAULT_MAX_BODY,
+    RATE_LIMITED,
+    Admit,
+    Challenge,
+    McpEndpoint,
+    async_verifier,
+)
 from ordergate.mcpserve._framing import Framing
 from ordergate.mcpserve._json import (
     MAX_JSON_DEPTH,
@@ -25,6 +33,7 @@ from ordergate.mcpserve._jsonrpc import (
 )
 from ordergate.mcpserve._methods import (
     DROP,
+    MCP_PROTOCOL_VERSIONS,
     SUPPORTED_PROTOCOL_VERSIONS,
     ServerInfo,
     ServerMethods,
@@ -42,9 +51,12 @@ __all__ = [
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "MAX_JSON_DEPTH",
+    "MCP_PROTOCOL_VERSIONS",
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
+    "RATE_LIMITED",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "Admit",
     "Challenge",
     "Framing",
     "HostCheck",

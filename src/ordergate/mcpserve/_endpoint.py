@@ -11,7 +11,14 @@ answering before anything later is read:
 4. the bearer token, through the server's verifier: 401 with the server's challenge;
 5. ``Accept`` (406), ``Content-Type`` (415), the body size (``max_body``: 413);
 6. the JSON-RPC message (unparseable, or nested past ``MAX_JSON_DEPTH``: 400 with a parse
-   error), the session and the protocol version; then the server's methods.
+   error); a request's admission (``admit``, a server's rate limit: 429 with ``Retry-After``
+   and a JSON-RPC error whose ``data`` carries ``retry_after``); the session and the
+   protocol version (``_versions``); then the server's methods.
+
+Each server names the protocol versions it speaks (``versions``, newest first): the venue
+the live venue's, the gateway every version a client people use may ask for. A server that
+speaks 2025-03-26 also receives JSON-RPC batches on a session negotiated at it, as that
+version requires (``_batch``); anything else sent as an array is the 400 above.
 
 Each server (the sandbox venue, the gateway) supplies its own ``ServerMethods`` and its own
 token verifier — async, so a verifier that reads a database does not stall the loop
@@ -28,6 +35,7 @@ endpoint where this one is asked to stay under 2.5×.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -44,13 +52,23 @@ from ordergate.mcpserve._jsonrpc import (
 )
 from ordergate.mcpserve._methods import (
     DROP,
+    LEGACY_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
     ServerMethods,
     TransportFaults,
 )
 from ordergate.mcpserve._rebinding import HostPolicy
+from ordergate.mcpserve._sessions import Session
+from ordergate.mcpserve._versions import version_problem
 
-__all__ = ["DEFAULT_MAX_BODY", "Challenge", "McpEndpoint", "async_verifier"]
+__all__ = [
+    "DEFAULT_MAX_BODY",
+    "RATE_LIMITED",
+    "Admit",
+    "Challenge",
+    "McpEndpoint",
+    "async_verifier",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +79,20 @@ Send = Callable[[Message], Awaitable[None]]
 
 DEFAULT_MAX_BODY = 1_000_000
 
+RATE_LIMITED = -32029
+"""The JSON-RPC error code of a request refused by a server's rate limit (in the range
+JSON-RPC leaves to servers; MCP defines none). Its ``data``: ``{"code": "RATE_LIMITED",
+"retry_after": SECONDS}``, the seconds also in the 429's ``Retry-After``."""
+
 P = TypeVar("P")
+P_contra = TypeVar("P_contra", contravariant=True)
+
+
+class Admit(Protocol[P_contra]):
+    async def __call__(self, principal: P_contra) -> float | None:
+        """Count one request of ``principal``: ``None`` to serve it, else how many seconds
+        until it would be (the request is refused)."""
+        ...
 
 
 class Challenge(Protocol):
@@ -103,6 +134,8 @@ class McpEndpoint(Generic[P]):
         max_body: int = DEFAULT_MAX_BODY,
         faults: TransportFaults | None = None,
         dumps: Callable[[Any], bytes] = dumps_decimal_strings,
+        versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS,
+        admit: Admit[P] | None = None,
     ) -> None:
         if max_body < 1:
             raise ValueError("max_body must be at least one byte")
@@ -116,6 +149,8 @@ class McpEndpoint(Generic[P]):
         self.max_body = max_body
         self.faults = faults
         self.dumps = dumps
+        self.versions = versions
+        self.admit = admit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         method = scope["method"]
@@ -202,6 +237,9 @@ class McpEndpoint(Generic[P]):
                 send, 400, framing, error_response(None, RpcError(PARSE_ERROR, "Parse error"))
             )
             return
+        if isinstance(message, list) and LEGACY_PROTOCOL_VERSION in self.versions:
+            await self._batch(headers, message, framing, send, principal)
+            return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             error = RpcError(INVALID_REQUEST, "expected one JSON-RPC 2.0 message object")
             await self._reply(send, 400, framing, error_response(None, error))
@@ -211,6 +249,11 @@ class McpEndpoint(Generic[P]):
             return
         method = message["method"]
         request_id = message.get("id")
+        if request_id is not None and self.admit is not None:
+            wait = await self.admit(principal)
+            if wait is not None:
+                await self._limited(send, framing, request_id, wait)
+                return
         params = message.get("params") or {}
         extra: list[tuple[bytes, bytes]] = []
         session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
@@ -224,48 +267,120 @@ class McpEndpoint(Generic[P]):
             extra.append((b"mcp-session-id", session.session_id.encode()))
             await self._reply(send, 200, framing, result_response(request_id, result), extra)
             return
+        current: Session | None = None
         if session_id:
-            if self.methods.sessions.get(session_id, self._owner(principal)) is None:
+            current = self.methods.sessions.get(session_id, self._owner(principal))
+            if current is None:
                 error = RpcError(INVALID_REQUEST, "Session not found")
                 await self._reply(send, 404, framing, error_response(request_id, error))
                 return
             extra.append((b"mcp-session-id", session_id.encode()))
-        version = headers.get(b"mcp-protocol-version")
-        if version is not None and version.decode("latin-1") not in SUPPORTED_PROTOCOL_VERSIONS:
-            error = RpcError(
-                INVALID_REQUEST, f"Unsupported protocol version: {version.decode('latin-1')}"
-            )
+        problem = version_problem(
+            headers.get(b"mcp-protocol-version"), session=current, versions=self.versions
+        )
+        if problem is not None:
+            error = RpcError(INVALID_REQUEST, problem)
             await self._reply(send, 400, framing, error_response(request_id, error))
             return
         if request_id is None:
             await _plain(send, 202, b"", extra)  # a notification
             return
-        if not isinstance(method, str) or not isinstance(params, dict):
-            error = RpcError(
-                INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
-            )
-            await self._reply(send, 200, framing, error_response(request_id, error), extra)
-            return
-        try:
-            response = result_response(
-                request_id, await self.methods.call(method, params, principal)
-            )
-        except RpcError as error:
-            response = error_response(request_id, error)
-        except Exception as error:  # a server's bug is a protocol error, never a success
-            logger.error("a request failed inside the server: %s", type(error).__name__)
-            response = error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+        response = await self._answer(request_id, method, params, principal)
         if self.faults is not None and self.faults.drop_answer():
             await _drop(send)  # processed, answer lost: the "unanswered" case
             return
         await self._reply(send, 200, framing, response, extra)
+
+    async def _answer(
+        self, request_id: Any, method: Any, params: Any, principal: P
+    ) -> dict[str, Any]:
+        """The response to one request (not ``initialize``), a result or an error."""
+        if not isinstance(method, str) or not isinstance(params, dict):
+            error = RpcError(
+                INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
+            )
+            return error_response(request_id, error)
+        try:
+            return result_response(request_id, await self.methods.call(method, params, principal))
+        except RpcError as error:
+            return error_response(request_id, error)
+        except Exception as error:  # a server's bug is a protocol error, never a success
+            logger.error("a request failed inside the server: %s", type(error).__name__)
+            return error_response(request_id, RpcError(INTERNAL_ERROR, "Internal error"))
+
+    async def _batch(
+        self,
+        headers: dict[bytes, bytes],
+        batch: list[Any],
+        framing: Framing,
+        send: Send,
+        principal: P,
+    ) -> None:
+        """A JSON-RPC batch, which MCP 2025-03-26 servers must receive (and later versions
+        dropped): only on a session negotiated at 2025-03-26, never with ``initialize``. Each
+        request in it is answered in one array, in order, each spending its admission;
+        notifications and the client's responses get nothing (all of them: 202)."""
+        session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
+        current = (
+            self.methods.sessions.get(session_id, self._owner(principal)) if session_id else None
+        )
+        if session_id and current is None:
+            error = RpcError(INVALID_REQUEST, "Session not found")
+            await self._reply(send, 404, framing, error_response(None, error))
+            return
+        if current is None or current.protocol_version != LEGACY_PROTOCOL_VERSION or not batch:
+            error = RpcError(
+                INVALID_REQUEST,
+                "a JSON-RPC batch needs a session negotiated at MCP 2025-03-26 and one message",
+            )
+            await self._reply(send, 400, framing, error_response(None, error))
+            return
+        problem = version_problem(
+            headers.get(b"mcp-protocol-version"), session=current, versions=self.versions
+        )
+        if problem is not None:
+            await self._reply(
+                send, 400, framing, error_response(None, RpcError(INVALID_REQUEST, problem))
+            )
+            return
+        responses: list[dict[str, Any]] = []
+        for item in batch:
+            if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
+                error = RpcError(INVALID_REQUEST, "expected a JSON-RPC 2.0 message object")
+                responses.append(error_response(None, error))
+                continue
+            request_id = item.get("id")
+            if "method" not in item or request_id is None:
+                continue  # a response from the client, or a notification
+            if item["method"] == "initialize":
+                error = RpcError(INVALID_REQUEST, "initialize cannot be part of a batch")
+                responses.append(error_response(request_id, error))
+                continue
+            wait = await self.admit(principal) if self.admit is not None else None
+            if wait is not None:
+                responses.append(error_response(request_id, _limit_error(wait)))
+                continue
+            params = item.get("params") or {}
+            responses.append(await self._answer(request_id, item["method"], params, principal))
+        extra = [(b"mcp-session-id", session_id.encode())]
+        if not responses:
+            await _plain(send, 202, b"", extra)
+            return
+        await self._reply(send, 200, framing, responses, extra)
+
+    async def _limited(self, send: Send, framing: Framing, request_id: Any, wait: float) -> None:
+        """429 for a request over its rate limit: ``Retry-After`` whole seconds, and the
+        JSON-RPC error the client's SDK surfaces to the agent."""
+        error = _limit_error(wait)
+        retry = [(b"retry-after", str(error.data["retry_after"]).encode())]
+        await self._reply(send, 429, framing, error_response(request_id, error), retry)
 
     async def _reply(
         self,
         send: Send,
         status: int,
         framing: Framing,
-        message: dict[str, Any],
+        message: dict[str, Any] | list[dict[str, Any]],
         extra: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
         payload = self.dumps(message)
@@ -274,6 +389,15 @@ class McpEndpoint(Generic[P]):
             malformed = self.faults.malformed_sse()
         content_type, body = encode_body(payload, framing, malformed=malformed)
         await _respond(send, status, content_type, body, extra or [])
+
+
+def _limit_error(wait: float) -> RpcError:
+    seconds = max(1, math.ceil(wait))
+    return RpcError(
+        RATE_LIMITED,
+        f"Rate limited: too many requests on this connection; retry after {seconds} s.",
+        {"code": "RATE_LIMITED", "retry_after": seconds},
+    )
 
 
 async def _read_body(receive: Receive, length: bytes | None, limit: int) -> bytes | None:

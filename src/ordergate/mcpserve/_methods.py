@@ -17,6 +17,8 @@ from ordergate.mcpserve._sessions import Session, SessionStore
 
 __all__ = [
     "DROP",
+    "LEGACY_PROTOCOL_VERSION",
+    "MCP_PROTOCOL_VERSIONS",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "ServerInfo",
     "ServerMethods",
@@ -24,8 +26,13 @@ __all__ = [
     "open_session",
 ]
 
-# Newest first: an unknown requested version is answered with the newest we speak.
+LEGACY_PROTOCOL_VERSION = "2025-03-26"
+"""The oldest version spoken: no ``MCP-Protocol-Version`` header yet, JSON-RPC batches."""
+# Newest first: an unknown requested version is answered with the newest a server speaks.
+MCP_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", LEGACY_PROTOCOL_VERSION)
+"""Every version the transport speaks (the gateway's: every client people use connects)."""
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18")
+"""A server's default: the sandbox venue's, as the live venue it imitates (2025-11-25)."""
 
 DROP: Final = 0
 """``TransportFaults.before`` asks for the connection to be dropped mid-answer."""
@@ -80,13 +87,17 @@ class ServerInfo:
 
 
 def open_session(
-    params: dict[str, Any], *, sessions: SessionStore, info: ServerInfo, now: datetime
+    params: dict[str, Any],
+    *,
+    sessions: SessionStore,
+    info: ServerInfo,
+    now: datetime,
+    versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS,
 ) -> tuple[dict[str, Any], Session]:
-    """Negotiate the protocol version, open a session and build the ``initialize`` result."""
+    """Negotiate the protocol version (the requested one when the server speaks it, else the
+    newest of ``versions``), open a session and build the ``initialize`` result."""
     requested = params.get("protocolVersion")
-    version = (
-        requested if requested in SUPPORTED_PROTOCOL_VERSIONS else SUPPORTED_PROTOCOL_VERSIONS[0]
-    )
+    version = requested if requested in versions else versions[0]
     client = params.get("clientInfo")
     client_name = client.get("name", "") if isinstance(client, dict) else ""
     session = sessions.open(protocol_version=version, client_name=str(client_name), now=now)

@@ -16,7 +16,8 @@ on ``GET``, in order, and how each failure is answered:
    and anything but ``code`` ``unsupported_response_type``; PKCE is S256 only (a missing
    challenge, a missing method, which RFC 7636 §4.3 would read as ``plain``, ``plain``
    itself and a challenge that is not 43 base64url characters are ``invalid_request``);
-   ``scope`` by the one rule (``_rfc6749_scope``: ``invalid_scope``); ``resource``, when sent,
+   ``scope`` by the one rule (``_rfc6749_scope``: ``invalid_scope``; narrowed to the offer
+   where the server narrows, ``narrow_scope``); ``resource``, when sent,
    must be the protected resource (RFC 8707 ``invalid_target``); any parameter given twice is
    ``invalid_request``.
 3. The request is held by the store (``open_consent``); the page carries its pending id and a
@@ -110,8 +111,10 @@ class AuthorizationEndpoint:
         profiles: ProfileChoice | None = None,
         consent_check: ConsentCheck | None = None,
         sign_in: SignIn | None = None,
+        narrow_scope: bool = False,
     ) -> None:
         self._store = store
+        self._narrow = narrow_scope
         self._pages = pages
         self._resource = resource
         self._scopes = tuple(scopes)
@@ -225,7 +228,7 @@ class AuthorizationEndpoint:
         if not is_valid_challenge(challenge):
             return _invalid("code_challenge is not an S256 challenge")
         try:
-            granted = granted_scope(scope, self._scopes)
+            granted = granted_scope(scope, self._scopes, narrow=self._narrow)
         except ScopeError as error:
             return Refusal(ErrorCode.INVALID_SCOPE, str(error))
         if resource is not None and resource != self._resource:

@@ -17,9 +17,15 @@ refused with ``invalid_scope``. A refresh is checked against the offer too, whic
 asks ("MUST NOT include any scope not originally granted") because every grant these servers
 make holds the whole offer (each offers one scope).
 
-That refusal is the one place where a server would instead *narrow* the request to what it
-offers (§3.3 lets it "fully or partially ignore the scope requested by the client", saying
-so in the token response's ``scope``, which is always the granted one).
+A server may instead *narrow* an authorization request to what it offers (``narrow=True``:
+the gateway): §3.3 lets it "fully or partially ignore the scope requested by the client",
+saying so in the token response's ``scope``, which is always the granted one. Clients ask for
+more than a server offers as a matter of course (``offline_access`` for a refresh token, the
+scopes of another server they were set up for), and refusing them ends a sign-in that the
+server could have granted. Narrowing still refuses a malformed scope, and one that names
+nothing the server offers (granting nothing would be a token for nothing). A refresh is never
+narrowed: §6 forbids it to ask for more than was granted, and §5.2 answers that
+``invalid_scope``.
 """
 
 from __future__ import annotations
@@ -44,15 +50,20 @@ def parse_scope(value: str) -> frozenset[str]:
     return frozenset(value.split(" "))
 
 
-def granted_scope(requested: str | None, offered: Sequence[str]) -> str:
+def granted_scope(requested: str | None, offered: Sequence[str], *, narrow: bool = False) -> str:
     """The scope granted for ``requested`` (a request's ``scope``; ``None`` when it sent
-    none), as space-separated tokens in ``offered``'s order.
+    none), as space-separated tokens in ``offered``'s order; with ``narrow``, what it names
+    beyond the offer is left out.
 
-    Raises ``ScopeError`` when ``requested`` is malformed or names a scope not offered.
+    Raises ``ScopeError`` when ``requested`` is malformed, names a scope not offered
+    (without ``narrow``) or, with ``narrow``, names none that is.
     """
     if requested is None:
         return " ".join(offered)
     asked = parse_scope(requested)
-    if not asked <= set(offered):
+    if not narrow and not asked <= set(offered):
         raise ScopeError(f"scope may name only {' '.join(offered)}")
-    return " ".join(scope for scope in offered if scope in asked)
+    granted = " ".join(scope for scope in offered if scope in asked)
+    if not granted:
+        raise ScopeError(f"scope names nothing offered here: ask for {' '.join(offered)}")
+    return granted

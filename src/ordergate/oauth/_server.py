@@ -11,8 +11,10 @@ The sandbox venue's (``ordergate.sandbox.oauth``, the live venue's quirks) and t
 - registration (``Registrar``): one shared client id whatever is sent (``SharedClient``,
   whose client registers no redirect URI, so the RFC 8252 rule alone applies), or a client
   of its own for each, matched exactly against what it registered (``OwnClients``);
-- scopes (``internal``, ``gateway``), ``iss`` in authorization responses (RFC 9207: the
-  gateway), a revocation endpoint (``TokenRevoker``: the gateway; the venue has none);
+- scopes (``internal``, ``gateway``), whether a request for more is narrowed to them
+  (``narrow_scope``, RFC 6749 §3.3: the gateway) or refused (the venue, as the live server
+  is captured), ``iss`` in authorization responses (RFC 9207: the gateway), a revocation
+  endpoint (``TokenRevoker``: the gateway; the venue has none);
 - the pages' wording (``ConsentPages``) and, for the gateway, the consent page's additions:
   the profile choice (``ProfileChoice``), the consent hook (``ConsentCheck``: the owner
   passphrase today) and the upstream sign-in before the code (``SignIn``: sealed custody);
@@ -138,6 +140,7 @@ class AuthorizationServer:
         profiles: ProfileChoice | None = None,
         consent_check: ConsentCheck | None = None,
         sign_in: SignIn | None = None,
+        narrow_scope: bool = False,
     ) -> None:
         check_origin(issuer, key="issuer")
         parts = urlsplit(resource)
@@ -169,6 +172,7 @@ class AuthorizationServer:
             profiles=profiles,
             consent_check=consent_check,
             sign_in=sign_in,
+            narrow_scope=narrow_scope,
         )
 
     def www_authenticate(self, *, error: str | None = None) -> str:

@@ -1,9 +1,9 @@
 """``check_home``: whether the gateway's secrets are out of every other user's reach.
 
 The agent often runs on the owner's machine and reads whatever its OS user can read
-(DESIGN.md, the adversary). ``ordergate serve`` therefore refuses to start while anything
-below is open to another user, one sentence per problem naming the file and the command
-that fixes it. There is no override: the fix is a ``chmod``.
+(docs/architecture.md, "Threat model"). ``ordergate serve`` therefore refuses to start while
+anything below is open to another user, one sentence per problem naming the file and the
+command that fixes it. There is no override: the fix is a ``chmod``.
 
 Secret (``ordergate.core.private_problem``: no permission for group or others, owned by the
 user running the gateway, not a symbolic link):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ordergate.client import Config, Robinhood, TokenSet, connect, read_token_file
+from ordergate.client import Config, Robinhood, TokenSet, connect
 from ordergate.client import write_token_file as write_tokens
 from ordergate.core import Clock
 from ordergate.runtime._settings import Settings, UpstreamChoice
@@ -49,8 +49,8 @@ async def open_upstream(settings: Settings, *, clock: Clock) -> AsyncIterator[Up
         return
     url = settings.upstream_url
     if url is None:
-        resource = read_token_file(settings.token_file).resource
-        url = resource or Config().url
+        # Where ``ordergate login`` signed in, as the token file records it (never a guess).
+        url = Config.signed_in(settings.token_file).url
     async with connect(Config(url=url, token_file=settings.token_file), clock=clock) as rh:
         yield Upstream(rh, choice, url)
 
@@ -86,6 +86,7 @@ async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
                     client_id=SHARED_CLIENT_ID,
                     resource=sandbox.mcp_url,
                     scope="internal",
+                    server=sandbox.mcp_url,
                 ),
             )
             url = sandbox.mcp_url

@@ -175,7 +175,7 @@ def custodian(
             port=0,
             custody=Custody.SEALED,
             master_secret=Secret(master) if master is not None else None,
-            limits=RateLimits(register=many, authorize=many, token=many, mcp=many),
+            limits=RateLimits(register=many, authorize=many, token=many, mcp=many, burst=many),
             caller_key=CallerKey.derive(Secret(master)) if master is not None else None,
         )
         server = GatewayServer(settings, config, bind_socket("127.0.0.1", 0), clock=clock)

@@ -60,7 +60,7 @@ def test_every_registration_gets_its_own_random_public_client_id(gateway: Gatewa
         ["http://user@127.0.0.1/cb"],
         ["https://app.example.com/cb#fragment"],
         ["javascript:alert(1)"],
-        ["com.example.app:/oauth"],
+        ["data:text/html,hi"],
         ["ftp://127.0.0.1/cb"],
         ["https://app.example.com/a b"],
         ["http://127.0.0.1:33418/cb", "http://10.0.0.1/cb"],

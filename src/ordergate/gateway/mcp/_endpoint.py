@@ -1,6 +1,8 @@
 """The gateway's ``/mcp`` endpoint: the shared transport with the gateway's methods, its
 token verifier, its host and origin rules, its 8 KB body cap and sessions bound to their
-principal.
+principal, at every protocol version a client people use may ask for
+(``MCP_PROTOCOL_VERSIONS``: 2025-03-26, 2025-06-18, 2025-11-25), and each principal's
+requests admitted by the gateway's per-connection rate limit (``admit``) when one is given.
 
 ``Host`` must be the gateway's own (the host and port of its public URL) or a loopback name,
 and a browser's ``Origin`` likewise (DNS-rebinding protection); a body over ``max_body``
@@ -14,7 +16,15 @@ from __future__ import annotations
 
 from ordergate.gateway.mcp._methods import GatewayMethods
 from ordergate.gateway.mcp._principal import Principal, Verify
-from ordergate.mcpserve import Challenge, Framing, HostPolicy, McpEndpoint, dumps_decimal_numbers
+from ordergate.mcpserve import (
+    MCP_PROTOCOL_VERSIONS,
+    Admit,
+    Challenge,
+    Framing,
+    HostPolicy,
+    McpEndpoint,
+    dumps_decimal_numbers,
+)
 
 __all__ = ["MAX_BODY", "gateway_endpoint"]
 
@@ -34,11 +44,12 @@ def gateway_endpoint(
     max_body: int = MAX_BODY,
     framing: Framing = Framing.JSON,
     check_hosts: bool = True,
+    admit: Admit[Principal] | None = None,
 ) -> McpEndpoint[Principal]:
     """The ASGI app to mount at ``/mcp``. ``verify`` resolves the principal of a token the
     gateway minted (``None`` for any other); ``challenge`` builds the 401's
     ``WWW-Authenticate``; ``check_hosts=False`` when a ``HostCheck`` for ``public_url`` wraps
-    the whole app."""
+    the whole app; ``admit`` the rate limit each principal's requests pass."""
     return McpEndpoint(
         methods=methods,
         verify=verify,
@@ -49,4 +60,6 @@ def gateway_endpoint(
         session_owner=_owner,
         max_body=max_body,
         dumps=dumps_decimal_numbers,
+        versions=MCP_PROTOCOL_VERSIONS,
+        admit=admit,
     )

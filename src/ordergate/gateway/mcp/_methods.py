@@ -45,6 +45,7 @@ from ordergate.gateway.mcp._routing import Route, route
 from ordergate.mcpserve import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
+    MCP_PROTOCOL_VERSIONS,
     METHOD_NOT_FOUND,
     RpcError,
     ServerInfo,
@@ -121,13 +122,20 @@ class GatewayMethods:
     async def initialize(
         self, params: dict[str, Any], principal: Principal
     ) -> tuple[dict[str, Any], Session]:
-        """The handshake; its ``instructions`` add the connection's profile and, when the
+        """The handshake, at any version of ``MCP_PROTOCOL_VERSIONS`` the client asks for
+        (2025-03-26 included); its ``instructions`` add the connection's profile and, when the
         profile has one, its system prompt."""
         info = self._info
         profile = self.profile(principal)
         if profile is not None:
             info = replace(info, instructions=profile_instructions(info.instructions, profile))
-        return open_session(params, sessions=self._sessions, info=info, now=self._clock.now())
+        return open_session(
+            params,
+            sessions=self._sessions,
+            info=info,
+            now=self._clock.now(),
+            versions=MCP_PROTOCOL_VERSIONS,
+        )
 
     async def call(
         self, method: str, params: dict[str, Any], principal: Principal

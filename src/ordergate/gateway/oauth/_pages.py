@@ -7,7 +7,10 @@ read-only scope (so ``monitor`` is the gateway's promise, not Robinhood's), and 
 own trade-approval setting is off by default for an MCP account and where to turn it on.
 Each of those four statements is an element with its own id (``STATEMENTS``). It names the
 client (as it registered itself, so in quotes and escaped: a name is a claim, not an
-identity) and the host its answer goes back to. Its form is the shared one: the pending
+identity) and the host its answer goes back to; when that is an app's private-use scheme
+(``cursor://…``, RFC 8252 §7.1) rather than a web address, it warns that the answer goes to an
+app on this device (``APP_REDIRECT``, element ``app-redirect``): whichever app claims that
+scheme here receives it. Its form is the shared one: the pending
 authorization's id and the page's nonce, the profile choice, and what the consent hook asks
 for (the owner's passphrase, where one is required).
 
@@ -17,13 +20,18 @@ Every value that came from a request is HTML-escaped.
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import urlsplit
 
 from starlette.responses import HTMLResponse, Response
 
-from ordergate.oauth import ConsentView, consent_form, html_page
+from ordergate.oauth import (
+    ConsentView,
+    consent_form,
+    html_page,
+    is_private_use,
+    redirect_destination,
+)
 
-__all__ = ["STATEMENTS", "GatewayPages", "error_page"]
+__all__ = ["APP_REDIRECT", "STATEMENTS", "GatewayPages", "error_page"]
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem}"
@@ -38,6 +46,12 @@ _HOLDS_OWNER = "Your own upstream brokerage session, on this machine."
 _HOLDS_SEALED = (
     "The brokerage session you open when you sign in at the broker next, sealed at rest "
     "(AES-256-GCM) and used only to forward this application's calls."
+)
+
+APP_REDIRECT = (
+    "This answer goes to an app on this device, not to a web site: whichever app has claimed "
+    "that link scheme here receives it. Approve only if you started this yourself, just now, "
+    "from that app."
 )
 
 # What the person is promised about Robinhood, each statement by its element id.
@@ -81,7 +95,13 @@ class GatewayPages:
         """The page on which the owner approves or denies one client's authorization request."""
         client_name = view.client.client_name
         name = f"“{escape(client_name)}”" if client_name else "An application that gave no name"
-        host = escape(urlsplit(view.authorization.redirect_uri).netloc)
+        redirect_uri = view.authorization.redirect_uri
+        host = escape(redirect_destination(redirect_uri))
+        app = (
+            f'<p class="notice" id="app-redirect">{escape(APP_REDIRECT)}</p>'
+            if is_private_use(redirect_uri)
+            else ""
+        )
         approve = "Approve and sign in at the broker" if view.signs_in else "Approve"
         robinhood = "".join(
             f'<p id="{key}">{escape(statement)}</p>' for key, statement in STATEMENTS.items()
@@ -90,6 +110,7 @@ class GatewayPages:
             "<h1>Connect an application to this ordergate gateway</h1>"
             f'<p class="client" id="client"><strong>{name}</strong> asks to use this gateway. '
             f'If you approve, you go back to <code id="redirect-host">{host}</code>.</p>'
+            f"{app}"
             "<h2>What the gateway does</h2>"
             "<p>It files every order the application sends in its ledger, checks it against "
             "your policy and limits, and places it only as filed. Reads (quotes, positions, "

@@ -2,7 +2,9 @@
 
 It is ``ordergate.oauth``'s one server (whose docstring says, handler by handler, why the MCP
 SDK's own handlers are not used) configured as the gateway: a public client of its own for
-each registration, its redirect URIs matched exactly; the scope ``gateway``; RFC 9207 ``iss``
+each registration, its redirect URIs matched exactly (https, loopback, or an app's private-use
+scheme, RFC 8252 §7.1); the scope ``gateway``, a request for more narrowed to it (RFC 6749
+§3.3: ``offline_access`` beside it is left out, not refused); RFC 9207 ``iss``
 in every authorization response; revocation (RFC 7009); the gateway's pages; and the consent
 page's additions: the profile choice, the consent hook (the owner passphrase where one is
 required, or any ``ConsentCheck``) and, when each connection holds its own upstream session,
@@ -133,6 +135,7 @@ class GatewayAuth:
             profiles=profile_choice(profiles) if profiles is not None else None,
             consent_check=consent_check,
             sign_in=self.sign_in,
+            narrow_scope=True,
         )
         self.verifier = AccessVerifier(
             grants=self.store.grants, metadata_url=self._server.metadata_url

@@ -8,11 +8,10 @@ back to ``/oauth`` carrying the request. Every value that came from a request is
 from __future__ import annotations
 
 from html import escape
-from urllib.parse import urlsplit
 
 from starlette.responses import Response
 
-from ordergate.oauth import ConsentView, consent_form, html_page
+from ordergate.oauth import ConsentView, consent_form, html_page, redirect_destination
 
 __all__ = ["VenuePages"]
 
@@ -25,7 +24,7 @@ _STYLE = (
 
 class VenuePages:
     def consent(self, view: ConsentView) -> Response:
-        destination = urlsplit(view.authorization.redirect_uri).netloc
+        destination = redirect_destination(view.authorization.redirect_uri)
         body = (
             "<h1>Sign in to the sandbox venue</h1>"
             '<p class="note"><strong>Sandbox venue — no real account.</strong> '
