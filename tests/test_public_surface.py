@@ -68,7 +68,12 @@ SURFACE = {
         "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
-        "AppliedPolicy", "policy_sha256", "write_transaction",
+        "AppliedPolicy", "policy_sha256", "write_transaction", "events_after",
+    },
+    "ordergate.record": {
+        "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",
+        "MarketCloses", "TrackRecord", "excess_bps", "grades_of", "grading_day", "owner_view",
+        "public_id", "public_view", "track_of", "track_records",
     },
     "ordergate.store": {
         "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "StoreError", "StoreSchemaError",

@@ -29,8 +29,9 @@ from ordergate.store._migrate import OWNERS, alembic_config
 
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
-    "alembic_version_owner", "approvals", "chain_heads", "connections", "controls", "decisions",
-    "executions", "filing_events", "filings", "gateway_clients", "gateway_codes",
+    "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
+    "controls", "decisions", "executions", "filing_events", "filings", "gateway_clients",
+    "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
@@ -47,6 +48,9 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
             ).all() == [("0008",)]
+            assert connection.execute(
+                text("SELECT version_num FROM alembic_version_record")
+            ).all() == [("0009",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:

@@ -16,7 +16,13 @@ from ordergate.store import StoreSchemaError, engine_for, migrate, normalise_url
 from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
-HEADS = {"ledger": "0006", "execution": "0007", "gateway": "0005", "owner": "0008"}
+HEADS = {
+    "ledger": "0006",
+    "execution": "0007",
+    "gateway": "0005",
+    "owner": "0008",
+    "record": "0009",
+}
 OWNED = {
     "ledger": {"approvals", "chain_heads", "controls", "decisions", "executions",
                "filing_events", "filings", "locks", "open_filings", "orders", "reservations"},
@@ -24,6 +30,7 @@ OWNED = {
     "gateway": {"connections", "gateway_clients", "gateway_codes", "gateway_pending",
                 "gateway_tokens"},
     "owner": {"owner_guard"},
+    "record": {"grades", "grading_cursor"},
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("store.owned-migrations")

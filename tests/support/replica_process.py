@@ -40,7 +40,11 @@ def main() -> None:
         master_secret=Secret(env["ORDERGATE_MASTER_SECRET"]),
         redis_url=env["REPLICA_REDIS"],
         limits=RateLimits(
-            register=int(env["REPLICA_REGISTER_LIMIT"]), authorize=many, token=many, mcp=many
+            register=int(env["REPLICA_REGISTER_LIMIT"]),
+            authorize=many,
+            token=many,
+            mcp=many,
+            burst=many,  # a stepped clock never refills a budget: the burst is the whole run's
         ),
     )
     clock = SteppedClock(start=datetime.fromisoformat(env["REPLICA_START"]))

@@ -223,4 +223,15 @@ REQUIREMENTS: dict[str, str] = {
     "ledger main wrote upgrades keeping every row",
     "store.import-contracts": "issue 13 §9: layers, and no package imports another's "
     "underscore module, checked by lint-imports",
+    # Issue 15 §3: the graded record
+    "record.grade.one-trading-day": "issue 15 §3: a fill graded at the close one NYSE session "
+    "day on, minus SPY over the same span, signed by side, in bps",
+    "record.grade.once": "issue 15 §3: grades are ledger records, one per filing, a re-run "
+    "changes nothing",
+    "record.grade.fail-closed": "issue 15 §3: a missing close is not yet, never a guessed price",
+    "record.rank.after-thirty": "issue 15 §3: a rank among identities once thirty placements "
+    "are graded, not before",
+    "record.own-only": "issue 15 §3: gate_record shows an agent its own grades, never another's",
+    "record.public.hashed": "issue 15 §3: the public record shows hashed identities, counts, "
+    "grades and ranks, nothing else",
 }

@@ -15,6 +15,7 @@ from ordergate.cli._login import login_command, whoami_command
 from ordergate.cli._order import order_command
 from ordergate.cli._owner import owner_app
 from ordergate.cli._policy import policy_app
+from ordergate.cli._record import record_app
 from ordergate.cli._sandbox import sandbox_app
 from ordergate.cli._serve import serve_command
 from ordergate.cli._service import service_app
@@ -40,6 +41,7 @@ app.add_typer(owner_app, name="owner")
 app.add_typer(policy_app, name="policy")
 app.add_typer(connections_app, name="connections")
 app.add_typer(service_app, name="service")
+app.add_typer(record_app, name="record")
 app.command("bench")(bench)
 app.command("login")(login_command)
 app.command("whoami")(whoami_command)

@@ -6,7 +6,10 @@ unless live is armed). With no upstream configured it runs against an embedded s
 says so. With ``--upstream URL`` and no ``ordergate login`` for it, each person signs in at
 the upstream after approving a client, and the gateway keeps that session sealed under
 ``ORDERGATE_MASTER_SECRET`` (at least 32 characters; without it nobody can connect, and the
-consent page says why). Approving a client on the consent page asks for the owner code; with
+consent page says why). With one owner session (owner custody or the embedded sandbox) it
+grades each filled placement one trading day after its fill, every five minutes
+(``ordergate record``); ``--public-record`` serves the hashed track records at ``/record``.
+Approving a client on the consent page asks for the owner code; with
 nobody enrolled only the monitor profile can be granted, and bound beyond loopback it refuses
 to start until an owner is enrolled (``ordergate owner init``). It refuses to start while
 ``ORDERGATE_HOME`` or a secret in it (the token file, the ledger, the owner enrolment) is open
@@ -100,8 +103,20 @@ def serve_command(
             ),
         ),
     ] = None,
+    public_record: Annotated[
+        bool,
+        typer.Option(
+            "--public-record",
+            help=(
+                "Also serve the public record page at /record (and /record.json), without a "
+                "token: each identity hashed, its graded count, mean and median excess bps "
+                "over SPY, hit rate and rank; nothing else. Off by default."
+            ),
+        ),
+    ] = False,
 ) -> None:
-    """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
+    """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard.
+    With one owner session it also grades each filled placement a trading day on."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate._serving import bind_socket
@@ -132,6 +147,7 @@ def serve_command(
             host=host,
             port=port,
             public_url=public_url or "",
+            public_record=public_record,
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None

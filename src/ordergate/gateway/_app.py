@@ -29,6 +29,7 @@ from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._health import Readiness, health_routes, ledger_writable
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
+from ordergate.gateway._public_record import public_record_routes
 from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
@@ -81,10 +82,12 @@ def build_gateway_app(
     counter: WindowCounter | None = None,
     desk: OwnerDesk | None = None,
     tool_lists: SharedToolLists | None = None,
+    public_record: Engine | None = None,
 ) -> Any:
-    """The ASGI app (with the owner route when ``desk`` is given). With a master secret its
-    MCP sessions carry themselves (``SignedSessions``: any replica continues one); orders
-    take turns per account with every process on the ledger (``ReplicaLocks``)."""
+    """The ASGI app (with the owner route when ``desk`` is given, and the public record page
+    over ``public_record``'s ledger when given). With a master secret its MCP sessions carry
+    themselves (``SignedSessions``: any replica continues one); orders take turns per account
+    with every process on the ledger (``ReplicaLocks``)."""
     metrics = GatewayMetrics()
     secret = config.master_secret
     methods = GatewayMethods(
@@ -128,6 +131,7 @@ def build_gateway_app(
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *health_routes(readiness),
         *(owner_routes(desk) if desk is not None else ()),
+        *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(
         Starlette(routes=routes),

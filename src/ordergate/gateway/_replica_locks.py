@@ -30,7 +30,7 @@ import anyio
 from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
-from ordergate.execution._blocking import blocking
+from ordergate.store import blocking
 
 __all__ = ["LOCK_TIMEOUT_MS", "ORDER_CLASS", "RECONCILE_KEY", "ReplicaLocks"]
 

@@ -26,6 +26,7 @@ from ordergate.core import Clock
 from ordergate.execution import Guard
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
+from ordergate.gateway._grading import GRADE_EVERY_S, serving_grader
 from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
 from ordergate.gateway._seal import Sealer
@@ -83,6 +84,7 @@ class Serving:
     running: Running | None
     sealed: bool
     profiles: Profiles
+    ledger: Ledger | None = None
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -100,6 +102,7 @@ async def run_gateway(
     clock: Clock,
     on_ready: Callable[[str, Serving], None] | None = None,
     reconcile_every: float | None = 5.0,
+    grade_every: float | None = GRADE_EVERY_S,
     ledger: Ledger | None = None,
     counter: WindowCounter | None = None,
     server_box: list[_Server] | None = None,
@@ -123,6 +126,7 @@ async def run_gateway(
             clock=clock,
             on_ready=on_ready,
             reconcile_every=reconcile_every,
+            grade_every=grade_every,
             ledger=ledger,
             counter=counter,
             tool_lists=tool_lists,
@@ -145,6 +149,7 @@ async def _serve(
     clock: Clock,
     on_ready: Callable[[str, Serving], None] | None,
     reconcile_every: float | None,
+    grade_every: float | None,
     ledger: Ledger | None,
     counter: WindowCounter | None,
     tool_lists: SharedToolLists | None,
@@ -172,6 +177,11 @@ async def _serve(
             clock=clock,
             counter=counter,
             tool_lists=tool_lists,
+            public_record=(
+                serving.ledger.engine
+                if config.public_record and serving.ledger is not None
+                else None
+            ),
         )
 
         def ready() -> None:
@@ -210,10 +220,13 @@ async def _serve(
                 if note:
                     logger.info("%s", note)
 
+        grader = serving_grader(serving, clock) if grade_every is not None else None
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(housekeeping)
             tasks.start_soon(sweep)
             tasks.start_soon(follow_policy)
+            if grader is not None and grade_every is not None:
+                tasks.start_soon(grader.run_forever, grade_every)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
 
@@ -282,7 +295,7 @@ async def _owner(
             notes = tuple(
                 note for note in (*running.notes, custody, await enrolment_note(desk)) if note
             )
-            serving = Serving(notes, running, sealed=False, profiles=profiles)
+            serving = Serving(notes, running, sealed=False, profiles=profiles, ledger=opened)
             yield auth, OwnerBackend(running, erase=erase), serving, desk
     finally:
         if ledger is None:
@@ -400,7 +413,7 @@ async def _sealed(
                     )
                     if note
                 )
-                serving = Serving(notes, None, sealed=True, profiles=profiles)
+                serving = Serving(notes, None, sealed=True, profiles=profiles, ledger=opened)
                 yield auth, backend, serving, desk
     finally:
         if ledger is None:
@@ -419,11 +432,13 @@ class GatewayServer:
         clock: Clock,
         ledger: Ledger | None = None,
         reconcile_every: float | None = None,
+        grade_every: float | None = None,
     ) -> None:
         self._args = (settings, config, sock)
         self._clock = clock
         self._ledger = ledger
         self._reconcile_every = reconcile_every
+        self._grade_every = grade_every
         self._sock = sock
         self._ready = threading.Event()
         self._servers: list[_Server] = []
@@ -453,6 +468,7 @@ class GatewayServer:
                     clock=self._clock,
                     on_ready=self._on_ready,
                     reconcile_every=self._reconcile_every,
+                    grade_every=self._grade_every,
                     ledger=self._ledger,
                     server_box=self._servers,
                     auth_box=self._auths,

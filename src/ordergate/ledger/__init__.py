@@ -37,6 +37,7 @@ from ordergate.ledger._errors import (
     ReservationError,
     UnknownFilingError,
 )
+from ordergate.ledger._feed import events_after
 from ordergate.ledger._ledger import WINDOW, Ledger, open_ledger
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
@@ -105,6 +106,7 @@ __all__ = [
     "canonical_json",
     "chain_hash",
     "event_body",
+    "events_after",
     "linked_filing_body",
     "open_ledger",
     "policy_sha256",

@@ -22,10 +22,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from ordergate.execution import Guard
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._owner import connection_digest, digest_in
 from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.ledger import Ledger
+from ordergate.store import blocking
 
 __all__ = ["PassReport", "reconcile_open"]
 

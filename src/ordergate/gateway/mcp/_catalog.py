@@ -40,7 +40,8 @@ GATE_TOOLS: tuple[dict[str, Any], ...] = (
         "name": "gate_record",
         "description": (
             "Your own filings through this gateway, newest first, with their outcomes "
-            "(filed, refused, placed, filled, unanswered …)."
+            "(filed, refused, placed, filled, unanswered …), and your graded record: each "
+            "filled placement graded a trading day on against SPY, in basis points."
         ),
         "inputSchema": _EMPTY_INPUT,
         "annotations": {"readOnlyHint": True, "destructiveHint": False},

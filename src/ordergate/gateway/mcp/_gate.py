@@ -1,6 +1,7 @@
 """The gateway's own tools: ``gate_how`` (what it does and the caller's limits),
-``gate_record`` (the caller's own filings) and ``gate_disconnect`` (erase the connection —
-not for a caller token, which names a connection it does not own and expires by itself)."""
+``gate_record`` (the caller's own filings, grades and track record) and ``gate_disconnect``
+(erase the connection — not for a caller token, which names a connection it does not own and
+expires by itself)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ordergate.gateway.mcp._principal import Credential
 from ordergate.gateway.mcp._profiles import profile_facts
 from ordergate.gateway.mcp._record import how, record
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.record import grades_of, track_of
 from ordergate.store import blocking
 
 __all__ = ["GATE_HANDLERS"]
@@ -36,7 +38,11 @@ async def gate_how(call: Call) -> dict[str, Any]:
 async def gate_record(call: Call) -> dict[str, Any]:
     async def read() -> dict[str, Any]:
         ledger = (await call.desk.backend.guard(call.connection_id)).ledger
-        return await blocking(record, ledger, call.identity)
+        data = await blocking(record, ledger, call.identity)
+        # The graded record: the caller's own grades and track record, never another's.
+        data["grades"] = await blocking(grades_of, ledger.engine, call.identity)
+        data["track_record"] = (await blocking(track_of, ledger.engine, call.identity)).as_json()
+        return data
 
     return answer(await step(read(), RECORD_UNREADABLE), GATE_GUIDE)
 
