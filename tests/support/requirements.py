@@ -178,4 +178,14 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    # Issue 15 §1: paper is the whole loop
+    "gateway.paper.reads-from-book": "issue 15 §1: in paper mode orders, positions and portfolio "
+    "answer from the paper book in the venue's output schemas, marked paper in the guide",
+    "gateway.paper.own-orders-only": "issue 15 §1: a paper order read shows the caller "
+    "identity's own orders, never another's",
+    "gateway.paper.fail-closed": "issue 15 §1: an account read the paper book cannot answer is "
+    "refused in paper mode, never passed through to the real account",
+    "gateway.paper.live-unchanged": "issue 15 §1: live mode passes account reads through",
+    "gateway.record.fills": "issue 15 §1: gate_record shows each filing's terms, status, fills "
+    "(price, quantity, fees) and a grade slot",
 }
