@@ -12,8 +12,9 @@ with each (the captured inventory's 82 tools, ``ordergate.inventory``):
 
 Reviews and enrolment links are forwarded as in live mode. A read not in the table (the
 upstream may list new ones) is an account read when it takes an account number or its name
-says so (``account``, ``orders``, ``positions`` …): in paper mode it is refused, fail closed. Everything else (quotes, instruments, fundamentals …) is
-market data and still comes from the upstream.
+says so (``account``, ``orders``, ``positions`` …): in paper mode it is refused, fail closed.
+Everything else (quotes, instruments, fundamentals …) is market data and still comes from the
+upstream.
 
 Orders: only the caller identity's own. The newest ``ORDER_WINDOW`` filings of the identity
 (``Ledger.filings_of``: its cost is that window, not the history) are looked up in the book
