@@ -238,3 +238,46 @@ def test_every_captured_tool_that_reads_the_account_is_in_the_one_table() -> Non
     assert paper_entry("get_cash_history", None) == REFUSE
     assert paper_entry("get_everything", {"inputSchema": {"properties": {}}}) == FORWARD
     assert paper_entry("review_equity_order", None) == FORWARD
+
+
+@pytest.mark.req("gateway.record.fills")
+async def test_gate_record_shows_each_filing_with_its_terms_status_fills_and_a_grade_slot(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        placed = await gw.call("place_equity_order", _buy(gw.account))
+        refused = await gw.call("place_equity_order", _buy(gw.account, quantity="1000"))
+        orders = await gw.call("get_equity_orders", {"account_number": gw.account})
+        result = await gw.call("gate_record")
+        theirs = await gw.call("gate_record", token=OTHER_TOKEN)
+    data = result["structuredContent"]["data"]
+    assert data["paper"] is True
+    newest, filled = data["filings"]
+    assert newest["filing_id"] == refused["structuredContent"]["data"]["filing_id"]
+    assert (newest["status"], newest["fills"], newest["filled_quantity"]) == ("refused", [], "0")
+    assert newest["average_price"] is None and newest["grade"] is None
+    assert filled["filing_id"] == placed["structuredContent"]["data"]["filing_id"]
+    assert (filled["status"], filled["symbol"], filled["side"]) == ("filled", "SPY", "buy")
+    [execution] = _paper(orders)["orders"][0]["executions"]
+    [fill] = filled["fills"]
+    assert Decimal(fill["price"]) == Decimal(execution["price"])
+    assert (fill["quantity"], fill["fees"], fill["id"]) == ("2", "0.00", execution["id"])
+    assert filled["filled_quantity"] == "2"
+    assert Decimal(filled["average_price"]) == Decimal(execution["price"])
+    assert filled["grade"] is None
+    assert theirs["structuredContent"]["data"]["filings"] == []
+
+
+async def test_gate_record_in_live_mode_shows_fills_without_inventing_fees(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path, live=True) as gw:
+        await gw.call("place_equity_order", _buy(gw.account))
+        gw.clock.advance(timedelta(minutes=1))
+        await gw.guard.reconcile()
+        result = await gw.call("gate_record")
+    data = result["structuredContent"]["data"]
+    assert data["paper"] is False
+    [filing] = data["filings"]
+    [fill] = filing["fills"]
+    assert fill["fees"] is None and fill["quantity"] == "2"

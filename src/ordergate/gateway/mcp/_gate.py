@@ -35,8 +35,8 @@ async def gate_how(call: Call) -> dict[str, Any]:
 
 async def gate_record(call: Call) -> dict[str, Any]:
     async def read() -> dict[str, Any]:
-        ledger = (await call.desk.backend.guard(call.connection_id)).ledger
-        return await blocking(record, ledger, call.identity)
+        guard = await call.desk.backend.guard(call.connection_id)
+        return await blocking(record, guard.ledger, call.identity, paper=guard.paper)
 
     return answer(await step(read(), RECORD_UNREADABLE), GATE_GUIDE)
 
