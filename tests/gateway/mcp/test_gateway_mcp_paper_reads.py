@@ -6,15 +6,17 @@ a real sandbox venue."""
 from __future__ import annotations
 
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from mcp_gateway_kit import OTHER_TOKEN, gateway
+from mcp_gateway_kit import OTHER_TOKEN, gateway, policy
 
+from ordergate.core import OrderState, Side
+from ordergate.execution import PaperOrder
 from ordergate.gateway.mcp._paper_reads import (
     ACCOUNT_READS,
     FORWARD,
@@ -22,7 +24,9 @@ from ordergate.gateway.mcp._paper_reads import (
     REFUSE,
     paper_entry,
 )
+from ordergate.gateway.mcp._paper_wire import order_wire
 from ordergate.inventory import load_inventory
+from ordergate.policy import Proposal
 
 pytestmark = pytest.mark.anyio
 
@@ -281,3 +285,71 @@ async def test_gate_record_in_live_mode_shows_fills_without_inventing_fees(
     [filing] = data["filings"]
     [fill] = filing["fills"]
     assert fill["fees"] is None and fill["quantity"] == "2"
+
+
+async def test_a_resting_then_cancelled_paper_order_shows_its_hold_and_its_end(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        await gw.call("place_equity_order", _buy(gw.account))
+        quote = gw.venue.data("get_equity_quotes", {"symbols": ["SPY"]})["results"][0]["quote"]
+        above = (Decimal(quote["bid_price"]) * Decimal("1.05")).quantize(Decimal("0.01"))
+        rest = {**_buy(gw.account, quantity="1"), "side": "sell", "type": "limit"}
+        resting = await gw.call(
+            "place_equity_order", {**rest, "limit_price": str(above), "time_in_force": "gtc"}
+        )
+        order_id = resting["structuredContent"]["data"]["order_id"]
+        account = {"account_number": gw.account}
+        held = await gw.call("get_equity_positions", account)
+        open_order = await gw.call("get_equity_orders", {**account, "order_id": order_id})
+        await gw.call("cancel_equity_order", {**account, "order_id": order_id})
+        ended = await gw.call("get_equity_orders", {**account, "state": "cancelled"})
+    [position] = _paper(held)["positions"]
+    assert position["shares_held_for_sells"] == position["shares_available_for_sells"] == "1"
+    [queued] = _paper(open_order)["orders"]
+    assert queued["state"] in ("queued", "confirmed") and queued["last_transaction_at"] is None
+    assert (queued["type"], queued["price"]) == ("limit", str(above))
+    _validate("get_equity_orders", ended)
+    [cancelled] = _paper(ended)["orders"]
+    assert cancelled["id"] == order_id and cancelled["executions"] == []
+    assert cancelled["last_transaction_at"] is not None
+
+
+async def test_an_order_held_for_approval_is_not_yet_a_paper_order(tmp_path: Path) -> None:
+    async with gateway(tmp_path, config=policy('approval = "always"')) as gw:
+        held = await gw.call("place_equity_order", _buy(gw.account))
+        orders = await gw.call("get_equity_orders", {"account_number": gw.account})
+    assert held["structuredContent"]["data"]["status"] == "pending_approval"
+    assert _paper(orders)["orders"] == []
+
+
+async def test_paper_holdings_without_a_price_are_refused_rather_than_valued_at_a_guess(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        await gw.call("place_equity_order", _buy(gw.account))
+        gw.venue.faults(drop_before=1)
+        positions = await gw.refusal("get_equity_positions", {"account_number": gw.account})
+        gw.venue.faults(drop_before=1)
+        portfolio = await gw.refusal("get_portfolio", {"account_number": gw.account})
+    assert positions["code"] == portfolio["code"] == "PAPER_PRICE_UNKNOWN"
+
+
+def test_a_rejected_paper_order_carries_its_reason_on_the_wire() -> None:
+    now = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+    order = PaperOrder(
+        order_id="paper-1",
+        ref_id=uuid.uuid4(),
+        account="5QR00001",
+        proposal=Proposal(symbol="SPY", side=Side.BUY, notional=Decimal("25")),
+        state=OrderState.REJECTED,
+        triggered=False,
+        reject_reason="insufficient_buying_power",
+        created_at=now,
+        updated_at=now + timedelta(seconds=1),
+    )
+    wire = order_wire(order)
+    assert wire["reject_reason"] == "insufficient_buying_power"
+    assert wire["quantity"] is None and wire["average_price"] is None
+    assert wire["dollar_based_amount"] == {"amount": "25.00", "currency_code": "USD"}
+    assert wire["last_transaction_at"] == "2026-12-01T15:00:01.000000Z"
