@@ -4,7 +4,8 @@ Each filing shows its terms, its status and reasons, its fills as the ledger boo
 (price, quantity, fees: zero on paper, which charges none; ``null`` live, where the ledger
 keeps no fee) with the filled quantity and average price, and ``grade``: ``null`` until the
 grader (issue 15 §3) has graded it. A filing's fills are one read by its id
-(the ``executions.ref_id`` index), so the record costs its limit, never the history.
+(the ``executions.ref_id`` index; none for a filing that never reached the broker), so
+the record costs its limit, never the history.
 
 A caller sees its own filings only: the ledger's filings of the caller's identity (the hashed
 connection id), never anything wider, newest first and at most ``RECORD_LIMIT`` of them
@@ -21,12 +22,22 @@ from typing import Any
 
 from ordergate.core import ZERO, to_wire
 from ordergate.execution import Guard
-from ordergate.ledger import Execution, FilingRecord, Ledger
+from ordergate.ledger import Execution, FilingRecord, FilingStatus, Ledger
 
 __all__ = ["RECORD_LIMIT", "how", "open_count", "record"]
 
 RECORD_LIMIT = 50
 _PRICE = Decimal("0.0001")
+# Filings that never reached the broker have no fills to read.
+_NEVER_PLACED = frozenset(
+    {
+        FilingStatus.REFUSED,
+        FilingStatus.PENDING_APPROVAL,
+        FilingStatus.DENIED,
+        FilingStatus.EXPIRED,
+        FilingStatus.NOT_PLACED,
+    }
+)
 _SHOWN_TERMS = (
     "symbol",
     "side",
@@ -90,7 +101,8 @@ def _shown(ledger: Ledger, record: FilingRecord, *, paper: bool) -> dict[str, An
         value = record.terms.get(name)
         if value is not None:
             entry[name] = str(value)
-    fills = ledger.orders.executions(record.id) if record.accepted else []
+    placed = record.accepted and record.status not in _NEVER_PLACED
+    fills = ledger.orders.executions(record.id) if placed else []
     entry.update(_fills(fills, paper=paper))
     entry["grade"] = None
     return entry
