@@ -47,7 +47,9 @@ async def test_the_rank_appears_at_the_thirtieth_graded_placement(tmp_path: Path
         excesses = [Decimal(g["excess_bps"]) for g in grades_of(engine, "agent-a")]
         assert len(excesses) == 30
         cent = Decimal("0.01")
-        assert a.mean_bps == (sum(excesses, Decimal(0)) / 30).quantize(cent, rounding=ROUND_HALF_EVEN)
+        assert a.mean_bps == (sum(excesses, Decimal(0)) / 30).quantize(
+            cent, rounding=ROUND_HALF_EVEN
+        )
         median: Decimal = statistics.median(excesses)
         assert a.median_bps == median.quantize(cent)
         hits = sum(1 for e in excesses if e > 0)

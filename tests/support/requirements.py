@@ -234,4 +234,14 @@ REQUIREMENTS: dict[str, str] = {
     "record.own-only": "issue 15 §3: gate_record shows an agent its own grades, never another's",
     "record.public.hashed": "issue 15 §3: the public record shows hashed identities, counts, "
     "grades and ranks, nothing else",
+    # Issue 15 §1: paper is the whole loop
+    "gateway.paper.reads-from-book": "issue 15 §1: in paper mode orders, positions and portfolio "
+    "answer from the paper book in the venue's output schemas, marked paper in the guide",
+    "gateway.paper.own-orders-only": "issue 15 §1: a paper order read shows the caller "
+    "identity's own orders, never another's",
+    "gateway.paper.fail-closed": "issue 15 §1: an account read the paper book cannot answer is "
+    "refused in paper mode, never passed through to the real account",
+    "gateway.paper.live-unchanged": "issue 15 §1: live mode passes account reads through",
+    "gateway.record.fills": "issue 15 §1: gate_record shows each filing's terms, status, fills "
+    "(price, quantity, fees) and a grade slot",
 }

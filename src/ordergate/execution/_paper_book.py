@@ -153,6 +153,19 @@ class PaperBook:
         with self._engine.connect() as connection:
             return _positions(connection, account)
 
+    def holdings(self, account: str) -> dict[str, tuple[Decimal, Decimal]]:
+        """Per symbol held, ``(shares, net cost)``: the signed shares and what the symbol's
+        fills cost net (buys' cost minus sells' proceeds); zero holdings left out. Read from
+        ``paper_positions`` by its primary key (account, symbol), never from the fills."""
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(
+                    paper_positions.c.symbol, paper_positions.c.quantity, paper_positions.c.cost
+                ).where(paper_positions.c.account == account)
+            )
+            held = sorted((row.symbol, Decimal(row.quantity), Decimal(row.cost)) for row in rows)
+        return {symbol: (shares, cost) for symbol, shares, cost in held if shares != 0}
+
     def cash(self, account: str) -> Decimal:
         """``starting_cash`` − what buy fills cost + what sell fills brought."""
         with self._engine.connect() as connection:

@@ -37,11 +37,18 @@ async def gate_how(call: Call) -> dict[str, Any]:
 
 async def gate_record(call: Call) -> dict[str, Any]:
     async def read() -> dict[str, Any]:
-        ledger = (await call.desk.backend.guard(call.connection_id)).ledger
-        data = await blocking(record, ledger, call.identity)
-        # The graded record: the caller's own grades and track record, never another's.
-        data["grades"] = await blocking(grades_of, ledger.engine, call.identity)
-        data["track_record"] = (await blocking(track_of, ledger.engine, call.identity)).as_json()
+        guard = await call.desk.backend.guard(call.connection_id)
+        data = await blocking(record, guard.ledger, call.identity, paper=guard.paper)
+        # The graded record: the caller's own grades and track record, never another's; each
+        # filing shown carries its own grade where it has one.
+        grades = await blocking(grades_of, guard.ledger.engine, call.identity)
+        by_filing = {grade["filing_id"]: grade for grade in grades}
+        for filing in data["filings"]:
+            filing["grade"] = by_filing.get(filing["filing_id"])
+        data["grades"] = grades
+        data["track_record"] = (
+            await blocking(track_of, guard.ledger.engine, call.identity)
+        ).as_json()
         return data
 
     return answer(await step(read(), RECORD_UNREADABLE), GATE_GUIDE)
