@@ -178,4 +178,7 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    # Issue 13 §7: a CLI that feels native
+    "cli.help.80-columns": "issue 13 §7: every --help at 80 columns: no placeholder, no cut word",
+    "cli.fast-start": "issue 13 §7: --help imports no command module (heavy imports where used)",
 }

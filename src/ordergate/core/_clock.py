@@ -105,10 +105,12 @@ class SteppedClock:
 def make_clock(
     mode: ClockMode, *, start: datetime | None = None, speed: Decimal = Decimal(60)
 ) -> RealtimeClock | AcceleratedClock | SteppedClock:
-    """Build a clock; ``start`` defaults to now for accelerated and stepped clocks."""
+    """Build a clock; ``start`` defaults to now for accelerated and stepped clocks. A realtime
+    clock given a ``start`` runs at wall speed from that instant (a market elsewhere in time,
+    at the pace of a real one)."""
     if mode is ClockMode.REALTIME:
         if start is not None:
-            raise ValueError("a realtime clock has no start time; use accelerated or stepped")
+            return AcceleratedClock(start=start, speed=Decimal(1))
         return RealtimeClock()
     origin = utc(start) if start is not None else datetime.now(UTC)
     if mode is ClockMode.ACCELERATED:
