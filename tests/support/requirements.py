@@ -181,4 +181,9 @@ REQUIREMENTS: dict[str, str] = {
     # Issue 13 §7: a CLI that feels native
     "cli.help.80-columns": "issue 13 §7: every --help at 80 columns: no placeholder, no cut word",
     "cli.fast-start": "issue 13 §7: --help imports no command module (heavy imports where used)",
+    # Issue 13 §8: two clocks, kept apart
+    "clocks.security-is-wall-time": "issue 13 §8: tokens, approvals' TTL and rate-limit windows "
+    "keep security (wall) time while a sandbox market is elsewhere or stepped",
+    "clocks.outside-session-next-open": "issue 13 §8: an outside_session refusal names the next "
+    "allowed open and how to try the sandbox at another instant",
 }

@@ -580,7 +580,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     from datetime import datetime
 
     from ordergate._serving import bind_socket
-    from ordergate.core import SteppedClock, create_private
+    from ordergate.core import SecurityClock, SteppedClock, create_private
     from ordergate.gateway._config import GatewayConfig, RateLimits
     from ordergate.gateway._minting import mint_owner_tokens
     from ordergate.gateway._serve import Serving, run_gateway
@@ -614,7 +614,16 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
 
     try:
         asyncio.run(
-            run_gateway(settings, config, sock, clock=clock, on_ready=ready, auth_box=auths)
+            run_gateway(
+                settings,
+                config,
+                sock,
+                clock=clock,
+                # One stepped timeline for both, so every run measures the same work.
+                security_clock=SecurityClock(clock),
+                on_ready=ready,
+                auth_box=auths,
+            )
         )
     except KeyboardInterrupt:
         pass
