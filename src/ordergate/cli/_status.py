@@ -14,6 +14,7 @@ import json
 import anyio
 import typer
 
+from ordergate.cli._money import usd
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
@@ -72,18 +73,18 @@ async def _status(settings: object, as_json: bool) -> None:
     if body["paused"]:
         pause = f"yes, since {body['paused_since']} ({body['pause_reason'] or 'no reason given'})"
     typer.echo(f"paused          {pause}")
-    typer.echo(f"spent (24 h)    ${body['spent_24h']} of ${body['max_daily_usd']}")
+    typer.echo(f"spent (24 h)    {usd(body['spent_24h'])} of {usd(body['max_daily_usd'])}")
     typer.echo(f"orders (24 h)   {body['orders_24h']} of {body['max_orders_per_day']}")
     typer.echo(f"open orders     {len(body['open_orders'])}")
     for order in body["open_orders"]:
-        size = order["quantity"] or f"${order['dollar_amount']}"
+        size = order["quantity"] or usd(order["dollar_amount"])
         typer.echo(
             f"  {order['filing_id']}  {order['status']}  {order['side']} {size} {order['symbol']}"
         )
     typer.echo(f"approvals       {len(body['pending_approvals'])} pending")
     for item in body["pending_approvals"]:
         typer.echo(
-            f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~${item['notional']}"
+            f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~{usd(item['notional'])}"
         )
 
 
