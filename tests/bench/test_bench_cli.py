@@ -65,9 +65,9 @@ def test_a_bench_shows_a_spinner_on_a_terminal_and_nothing_otherwise(
 
     from rich.status import Status
 
-    from ordergate.cli._bench import _progress
+    from ordergate.cli._progress import working
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
-    assert isinstance(_progress("cli"), nullcontext)
+    assert isinstance(working("bench cli"), nullcontext)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    assert isinstance(_progress("cli"), Status)
+    assert isinstance(working("bench cli"), Status)

@@ -7,14 +7,13 @@ not when the server fails (its messages are shown with the password masked).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
 from typing import Annotated
 
 import typer
 
 from ordergate.bench import BENCHES, Summary, json_line
+from ordergate.cli._progress import working
 from ordergate.core import register_secret
 
 __all__ = ["bench"]
@@ -46,18 +45,9 @@ def bench(
     def emit(summary: Summary) -> None:
         typer.echo(json_line(summary.as_json()))
 
-    with _progress(name):
+    # stdout stays the JSON lines alone; the spinner is on stderr, and only on a terminal.
+    with working(f"bench {name}: measuring (each case in rounds)…"):
         _run(name, quick, pg, emit)
-
-
-def _progress(name: str) -> AbstractContextManager[object]:
-    """A spinner on stderr while the bench runs, when stderr is a terminal (else nothing:
-    stdout stays the JSON lines alone either way)."""
-    if not sys.stderr.isatty():
-        return nullcontext()
-    from rich.console import Console
-
-    return Console(stderr=True).status(f"bench {name}: measuring (each case in rounds)…")
 
 
 def _run(name: str, quick: bool, pg: str | None, emit: Callable[[Summary], None]) -> None:
