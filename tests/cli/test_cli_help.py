@@ -105,3 +105,9 @@ def test_the_root_help_imports_no_command_module() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     ).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_an_unknown_command_is_a_usage_error_naming_it() -> None:
+    result = CliRunner().invoke(app, ["no-such-command"], env={"COLUMNS": "80"})
+    assert result.exit_code == 2
+    assert "no-such-command" in result.output
