@@ -10,7 +10,7 @@ SURFACE = {
     "ordergate": {"ConfigError", "DecimalFieldError", "OrdergateError", "ToolError", "__version__"},
     "ordergate.core": {
         "MIN_KEY_SECRET_LENGTH", "ZERO", "AcceleratedClock", "Bounds", "Clock", "ClockMode",
-        "ConfigError",
+        "Clocks", "ConfigError", "MarketClock", "SecurityClock",
         "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
@@ -22,7 +22,7 @@ SURFACE = {
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
-        "SessionSpan", "TradingDay", "market_session",
+        "SessionSpan", "TradingDay", "market_session", "next_session_start",
     },
     "ordergate.inventory": {"ToolClass", "ToolSpec", "load_inventory"},
     "ordergate.sandbox": {

@@ -16,7 +16,8 @@ from owner_testkit import apply_home_policy
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
-from ordergate.cli._status import _dollars, _echo_account, account_json
+from ordergate.cli._money import usd
+from ordergate.cli._status import _echo_account, account_json
 from ordergate.execution import AccountView
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
@@ -64,7 +65,7 @@ def test_status_shows_the_paper_books_positions_cash_and_equity(tmp_path: Path) 
     assert cash < Decimal(10000) and body["buying_power"] == body["cash"]
     assert equity == cash + Decimal(held["market_value"])
     assert "account         paper book" in human.stdout
-    assert f"  cash          {_dollars(body['cash'])}" in human.stdout
+    assert f"  cash          {usd(body['cash'])}" in human.stdout
     assert "  positions     1" in human.stdout and "    SPY  0.1 shares  $" in human.stdout
 
 
@@ -76,9 +77,9 @@ def test_status_of_a_fresh_paper_account_is_its_starting_cash(tmp_path: Path) ->
 
 
 def test_money_is_shown_to_the_cent_and_unknown_is_said() -> None:
-    assert _dollars("1234.565") == "$1,234.56"
-    assert _dollars("-0.5") == "-$0.50"
-    assert _dollars(None) == "unknown"
+    assert usd("1234.565") == "$1,234.56"
+    assert usd("-0.5") == "-$0.50"
+    assert usd(None) == "unknown"
 
 
 def test_an_order_held_for_approval_is_shown_to_the_cent(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ READY = "replica ready"
 
 def main() -> None:
     from ordergate._serving import bind_socket
-    from ordergate.core import Secret, SteppedClock
+    from ordergate.core import Secret, SecurityClock, SteppedClock
     from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
     from ordergate.gateway._limits import redis_counter
     from ordergate.gateway._serve import Serving, run_gateway
@@ -61,6 +61,7 @@ def main() -> None:
                 config,
                 sock,
                 clock=clock,
+                security_clock=SecurityClock(clock),  # one timeline, as the bench keeps
                 on_ready=ready,
                 counter=counter,
                 reconcile_every=float(env["REPLICA_RECONCILE_S"]),

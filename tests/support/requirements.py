@@ -244,4 +244,14 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.paper.live-unchanged": "issue 15 §1: live mode passes account reads through",
     "gateway.record.fills": "issue 15 §1: gate_record shows each filing's terms, status, fills "
     "(price, quantity, fees) and a grade slot",
+    # Issue 13 §7: a CLI that feels native
+    "cli.help.80-columns": "issue 13 §7: every --help at 80 columns: no placeholder, no cut word",
+    "cli.fast-start": "issue 13 §7: --help imports no command module (heavy imports where used)",
+    "cli.money-cents": "issue 13 §7: money in human output to the cent; JSON keeps the Decimal",
+    "cli.decided-twice": "issue 13 §7: approving or denying a decided approval says so, exit 6",
+    # Issue 13 §8: two clocks, kept apart
+    "clocks.security-is-wall-time": "issue 13 §8: tokens, approvals' TTL and rate-limit windows "
+    "keep security (wall) time while a sandbox market is elsewhere or stepped",
+    "clocks.outside-session-next-open": "issue 13 §8: an outside_session refusal names the next "
+    "allowed open and how to try the sandbox at another instant",
 }

@@ -583,7 +583,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     from datetime import datetime
 
     from ordergate._serving import bind_socket
-    from ordergate.core import SteppedClock, create_private
+    from ordergate.core import SecurityClock, SteppedClock, create_private
     from ordergate.gateway.oauth import GatewayAuth
     from ordergate.gateway.server import (
         GatewayConfig,
@@ -623,7 +623,16 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
 
     try:
         asyncio.run(
-            run_gateway(settings, config, sock, clock=clock, on_ready=ready, auth_box=auths)
+            run_gateway(
+                settings,
+                config,
+                sock,
+                clock=clock,
+                # One stepped timeline for both, so every run measures the same work.
+                security_clock=SecurityClock(clock),
+                on_ready=ready,
+                auth_box=auths,
+            )
         )
     except KeyboardInterrupt:
         pass

@@ -54,6 +54,18 @@ def serve_command(
         ),
     ] = None,
     sandbox: SandboxOption = False,
+    sandbox_start: Annotated[
+        str | None,
+        typer.Option(
+            "--sandbox-start",
+            metavar="ISO",
+            help="Put the embedded sandbox's market at this instant, ISO-8601 with zone (e.g. "
+            "2026-12-01T15:00:00Z, a Tuesday's regular session); it runs at wall speed from "
+            "there (also ORDERGATE_SANDBOX_START). Only the market moves: tokens, codes, "
+            "approvals and rate limits keep wall time, so `ordergate token mint` tokens work.",
+            show_default=False,
+        ),
+    ] = None,
     upstream: UpstreamOption = None,
     policy: PolicyOption = None,
     db: DbOption = None,
@@ -125,7 +137,7 @@ def serve_command(
     from ordergate.profiles import ProfileError
     from ordergate.runtime import check_home
 
-    settings = settings_from(policy, db, upstream, sandbox)
+    settings = settings_from(policy, db, upstream, sandbox, sandbox_start)
     problems = check_home(settings)
     for problem in problems:
         typer.echo(f"home: {problem}", err=True)
@@ -162,7 +174,17 @@ def serve_command(
         typer.echo(f"ordergate gateway: point MCP clients at {url}/mcp (Ctrl+C stops)", err=True)
 
     try:
-        asyncio.run(run_gateway(settings, config, sock, clock=settings.clock(), on_ready=ready))
+        clocks = settings.clocks()
+        asyncio.run(
+            run_gateway(
+                settings,
+                config,
+                sock,
+                clock=clocks.market,
+                security_clock=clocks.security,
+                on_ready=ready,
+            )
+        )
     except KeyboardInterrupt:
         pass
     except ProfileError as error:

@@ -12,12 +12,13 @@ reservations corrected, unanswered filings looked up by ``ref_id``.
 from __future__ import annotations
 
 import json
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 from typing import Any
 
 import anyio
 import typer
 
+from ordergate.cli._money import usd
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
@@ -78,21 +79,18 @@ async def _status(settings: object, as_json: bool) -> None:
     if body["paused"]:
         pause = f"yes, since {body['paused_since']} ({body['pause_reason'] or 'no reason given'})"
     typer.echo(f"paused          {pause}")
-    typer.echo(
-        f"spent (24 h)    {_dollars(body['spent_24h'])} of {_dollars(body['max_daily_usd'])}"
-    )
+    typer.echo(f"spent (24 h)    {usd(body['spent_24h'])} of {usd(body['max_daily_usd'])}")
     typer.echo(f"orders (24 h)   {body['orders_24h']} of {body['max_orders_per_day']}")
     typer.echo(f"open orders     {len(body['open_orders'])}")
     for order in body["open_orders"]:
-        size = order["quantity"] or f"${order['dollar_amount']}"
+        size = order["quantity"] or usd(order["dollar_amount"])
         typer.echo(
             f"  {order['filing_id']}  {order['status']}  {order['side']} {size} {order['symbol']}"
         )
     typer.echo(f"approvals       {len(body['pending_approvals'])} pending")
     for item in body["pending_approvals"]:
         typer.echo(
-            f"  {item['approval_id']}  {item['side']} {item['symbol']}  "
-            f"~{_dollars(item['notional'])}"
+            f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~{usd(item['notional'])}"
         )
     _echo_account(body["portfolio"])
 
@@ -125,19 +123,11 @@ def account_json(view: Any, *, paper: bool) -> dict[str, Any]:
     }
 
 
-def _dollars(value: str | None) -> str:
-    """Money to the cent for people (``$1,234.50``); ``unknown`` for ``None``."""
-    if value is None:
-        return "unknown"
-    cents = Decimal(value).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
-    return f"-${-cents:,}" if cents < 0 else f"${cents:,}"
-
-
 def _echo_account(account: dict[str, Any]) -> None:
     typer.echo(f"account         {account['source']}")
-    typer.echo(f"  cash          {_dollars(account['cash'])}")
-    typer.echo(f"  buying power  {_dollars(account['buying_power'])}")
-    typer.echo(f"  equity        {_dollars(account['equity'])}")
+    typer.echo(f"  cash          {usd(account['cash'])}")
+    typer.echo(f"  buying power  {usd(account['buying_power'])}")
+    typer.echo(f"  equity        {usd(account['equity'])}")
     positions = account["positions"]
     if positions is None:
         typer.echo("  positions     unknown")
@@ -145,7 +135,7 @@ def _echo_account(account: dict[str, Any]) -> None:
         typer.echo(f"  positions     {len(positions)}")
         for held in positions:
             typer.echo(
-                f"    {held['symbol']}  {held['quantity']} shares  {_dollars(held['market_value'])}"
+                f"    {held['symbol']}  {held['quantity']} shares  {usd(held['market_value'])}"
             )
     for note in account["notes"]:
         typer.echo(f"  note          {note}")

@@ -46,6 +46,7 @@ from ordergate.execution._outcome import (
     APPROVAL_TERMS_ALTERED,
     BROKER_CHECKS_FAILED,
     BROKER_REFUSED,
+    OUTSIDE_SESSION,
     REVIEW_UNANSWERED,
     Outcome,
 )
@@ -56,7 +57,7 @@ from ordergate.execution._protocols import (
     OrderExecutor,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
-from ordergate.execution._sessions import calendar_session
+from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
 from ordergate.execution._world import SessionSource, World
 from ordergate.ledger import (
@@ -218,7 +219,12 @@ class Guard:
         record = result.record
         await blocking(self._journal, record, identity, decision, terms, record.reasons)
         if not result.accepted:
-            return Outcome(record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE)
+            next_open = None
+            if OUTSIDE_SESSION in record.reasons:
+                next_open = next_open_for(self._clock.now(), proposal.market_hours)
+            return Outcome(
+                record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE, next_open=next_open
+            )
         if decision.requires_approval:
             return await self._ask_approval(record)
         return await self._review_and_place(record, identity)

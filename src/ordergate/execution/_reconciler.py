@@ -141,9 +141,9 @@ class Reconciler:
 
     def expire_approvals(self) -> int:
         """Expire pending approvals past their time to live; release their reservations."""
-        now = self._clock.now()
         expired = 0
-        for approval in self._ledger.approvals.overdue(now=now):
+        # Overdue by the approvals' own (security) clock, never the market's.
+        for approval in self._ledger.approvals.overdue():
             decided = self._ledger.approvals.decide(
                 approval.id, approve=False, terms_sha256="", by="reconciler"
             )

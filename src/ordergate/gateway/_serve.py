@@ -22,7 +22,7 @@ import anyio
 
 from ordergate._serving import _config, _Server
 from ordergate.callers import CallerVerifier
-from ordergate.core import Clock
+from ordergate.core import Clock, SecurityClock
 from ordergate.execution import Guard
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
@@ -100,6 +100,7 @@ async def run_gateway(
     sock: socket.socket,
     *,
     clock: Clock,
+    security_clock: SecurityClock,
     on_ready: Callable[[str, Serving], None] | None = None,
     reconcile_every: float | None = 5.0,
     grade_every: float | None = GRADE_EVERY_S,
@@ -124,6 +125,7 @@ async def run_gateway(
             sock,
             public_url=public_url,
             clock=clock,
+            security_clock=security_clock,
             on_ready=on_ready,
             reconcile_every=reconcile_every,
             grade_every=grade_every,
@@ -147,6 +149,7 @@ async def _serve(
     *,
     public_url: str,
     clock: Clock,
+    security_clock: SecurityClock,
     on_ready: Callable[[str, Serving], None] | None,
     reconcile_every: float | None,
     grade_every: float | None,
@@ -162,6 +165,7 @@ async def _serve(
         config,
         public_url=public_url,
         clock=clock,
+        security_clock=security_clock,
         reconcile_every=reconcile_every,
         ledger=ledger,
     ) as (auth, backend, serving, desk):
@@ -170,11 +174,15 @@ async def _serve(
             backend,
             desk=desk,
             profiles=serving.profiles,
-            callers=CallerVerifier(config.caller_key, clock=clock) if config.caller_key else None,
+            callers=(
+                CallerVerifier(config.caller_key, clock=security_clock)
+                if config.caller_key
+                else None
+            ),
             sealed=serving.sealed,
             config=config,
             public_url=public_url,
-            clock=clock,
+            clock=security_clock,
             counter=counter,
             tool_lists=tool_lists,
             public_record=(
@@ -241,10 +249,15 @@ async def _owner(
     *,
     public_url: str,
     clock: Clock,
+    security_clock: SecurityClock,
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
-    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    opened = (
+        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        if ledger is None
+        else ledger
+    )
     try:
         # Read (and, on a fresh install, written) before the guard opens, so a policy that is
         # not in force or a bad profile is refused before anything starts.
@@ -262,7 +275,7 @@ async def _owner(
                 opened.engine,
                 config=config,
                 public_url=public_url,
-                clock=clock,
+                clock=security_clock,
                 profiles=profiles,
                 consent_check=OwnerCode(authority, profiles),
             )
@@ -309,10 +322,15 @@ async def _sealed(
     *,
     public_url: str,
     clock: Clock,
+    security_clock: SecurityClock,
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
-    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    opened = (
+        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        if ledger is None
+        else ledger
+    )
     sealer = Sealer(config.master_secret) if config.master_secret is not None else None
     try:
         policy, policy_note = policy_in_force(settings, opened)
@@ -338,7 +356,7 @@ async def _sealed(
                         opened.engine,
                         sealer=sealer,
                         store=store,
-                        clock=clock,
+                        clock=security_clock,
                         upstream_url=upstream_url,
                     )
                     if sealer is not None
@@ -356,14 +374,14 @@ async def _sealed(
                     sealer=sealer,
                     vault=vault,
                     issuer=public_url,
-                    clock=clock,
+                    clock=security_clock,
                 )
 
             auth = gateway_auth(
                 opened.engine,
                 config=config,
                 public_url=public_url,
-                clock=clock,
+                clock=security_clock,
                 sign_in=sign_in,
                 profiles=profiles,
                 consent_check=OwnerCode(authority, profiles),
@@ -421,7 +439,11 @@ async def _sealed(
 
 
 class GatewayServer:
-    """The gateway on ``sock`` in a background thread; ``url`` once started."""
+    """The gateway on ``sock`` in a background thread; ``url`` once started.
+
+    ``clock`` is the market's; ``security_clock`` times tokens, approvals and rate limits
+    (without one, security time follows ``clock``, the one timeline a test steps).
+    """
 
     def __init__(
         self,
@@ -430,12 +452,14 @@ class GatewayServer:
         sock: socket.socket,
         *,
         clock: Clock,
+        security_clock: SecurityClock | None = None,
         ledger: Ledger | None = None,
         reconcile_every: float | None = None,
         grade_every: float | None = None,
     ) -> None:
         self._args = (settings, config, sock)
         self._clock = clock
+        self._security_clock = security_clock or SecurityClock(clock)
         self._ledger = ledger
         self._reconcile_every = reconcile_every
         self._grade_every = grade_every
@@ -466,6 +490,7 @@ class GatewayServer:
                 run_gateway(
                     *self._args,
                     clock=self._clock,
+                    security_clock=self._security_clock,
                     on_ready=self._on_ready,
                     reconcile_every=self._reconcile_every,
                     grade_every=self._grade_every,

@@ -33,7 +33,7 @@ from uuid import UUID
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 
-from ordergate.core import Clock, to_wire
+from ordergate.core import Clock, SecurityClock, to_wire
 from ordergate.ledger._canonical import (
     GENESIS,
     canonical_json,
@@ -94,12 +94,20 @@ __all__ = ["WINDOW", "Ledger", "open_ledger"]
 WINDOW = timedelta(hours=24)
 
 
-def open_ledger(url: str | None = None, *, clock: Clock, create: bool = True) -> Ledger:
+def open_ledger(
+    url: str | None = None,
+    *,
+    clock: Clock,
+    create: bool = True,
+    security_clock: SecurityClock | None = None,
+) -> Ledger:
     """Open (creating and migrating as needed) the ledger at ``url``.
 
     ``url`` defaults to ``ORDERGATE_DB_URL``, else SQLite at ``$ORDERGATE_HOME/ledger.db``.
     ``postgresql://`` URLs use psycopg 3. With ``create=False`` a missing SQLite file is an
-    error rather than a new ledger. Raises ``LedgerError`` for an unusable URL or file and
+    error rather than a new ledger. Approvals' time to live runs on ``security_clock`` (wall
+    time in a run; see ``ordergate.core.Clocks``), everything else on ``clock``; without one,
+    both on ``clock``. Raises ``LedgerError`` for an unusable URL or file and
     ``LedgerSchemaError`` for a database written by a newer ordergate.
     """
     try:
@@ -113,18 +121,21 @@ def open_ledger(url: str | None = None, *, clock: Clock, create: bool = True) ->
         if isinstance(error, StoreSchemaError):
             raise LedgerSchemaError(str(error)) from None
         raise
-    return Ledger(engine, clock=clock)
+    return Ledger(engine, clock=clock, security_clock=security_clock)
 
 
 class Ledger:
     """The durable record. Thread-safe (each call checks out its own connection)."""
 
-    def __init__(self, engine: Engine, *, clock: Clock) -> None:
+    def __init__(
+        self, engine: Engine, *, clock: Clock, security_clock: SecurityClock | None = None
+    ) -> None:
         self._engine = engine
         self._clock = clock
         self.controls = Controls(engine, clock)
         self.orders = Orders(engine, clock)
-        self.approvals = Approvals(engine, clock)
+        # An approval's time to live is security time, not the market's.
+        self.approvals = Approvals(engine, security_clock or SecurityClock(clock))
         self.journal = Journal(engine, clock)
 
     @property
