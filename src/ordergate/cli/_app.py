@@ -33,7 +33,7 @@ lazy_commands(
     Lazy("resume", "ordergate.cli._controls", "resume_command", "Accept new orders again after `pause` (an owner act: asks for the owner code)."),  # noqa: E501
     Lazy("serve", "ordergate.cli._serve", "serve_command", "Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."),  # noqa: E501
     Lazy("order", "ordergate.cli._order", "order_command", "Submit one equity order through the guard (paper unless live is armed)."),  # noqa: E501
-    Lazy("status", "ordergate.cli._status", "status_command", "Show mode, trading state, pause, 24 h spend and orders against their caps, open orders and pending approvals."),  # noqa: E501
+    Lazy("status", "ordergate.cli._status", "status_command", "Show mode, trading state, pause, 24 h spend and orders against their caps, open orders and pending approvals, and the account."),  # noqa: E501
     Lazy("reconcile", "ordergate.cli._status", "reconcile_command", "Follow every open order to its end: book fills, correct reservations, resolve unanswered orders by looking them up."),  # noqa: E501
     Lazy("approvals", "ordergate.cli._approvals", "approvals_command", "List the orders waiting for the owner's approval."),  # noqa: E501
     Lazy("approve", "ordergate.cli._approvals", "approve_command", "Approve a held order (an owner act: asks for the owner code); it is reviewed, checked again and placed."),  # noqa: E501
@@ -48,7 +48,7 @@ lazy_commands(
     Lazy("connections", "ordergate.cli._connections", "connections_app", "The clients connected through the gateway: list them, revoke one."),  # noqa: E501
     Lazy("service", "ordergate.cli._service", "service_app", "Run the gateway as its own system user (systemd)."),  # noqa: E501
     Lazy("record", "ordergate.cli._record", "record_app", "The graded record: each identity's graded placements and rank; grade on demand."),  # noqa: E501
-    Lazy("client-config", "ordergate.cli._client_config", "client_config_command", "Print the configuration that connects an MCP client (Claude, Cursor, VS Code, Codex) to the gateway."),  # noqa: E501
+    Lazy("client-config", "ordergate.cli._client_config", "client_config_command", "Print the configuration that connects an MCP client to the gateway."),  # noqa: E501
 )
 # fmt: on
 

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["record_app"]
 
 record_app = typer.Typer(
-    help="The graded record: each filled placement graded a trading day on against SPY, and "
-    "a track record per identity. Alone, prints each identity's track record (graded count, "
+    help="The graded record: each identity's graded placements and rank; grade on demand.\n\n"
+    "Each filled placement is graded a trading day on against SPY, and each identity keeps "
+    "a track record. Alone, prints each identity's track record (graded count, "
     "mean and median excess bps, hit rate, rank once thirty are graded); `record grade` "
     "grades what is due now.",
 )

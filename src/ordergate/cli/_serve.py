@@ -128,7 +128,9 @@ def serve_command(
     ] = False,
 ) -> None:
     """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard.
-    With one owner session it also grades each filled placement a trading day on."""
+
+    With one owner session it also grades each filled placement a trading day on.
+    """
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate._serving import bind_socket

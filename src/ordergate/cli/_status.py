@@ -40,8 +40,11 @@ def status_command(
     sandbox: SandboxOption = False,
 ) -> None:
     """Show mode, trading state, pause, 24 h spend and orders against their caps, open
-    orders, pending approvals, and the account: positions, cash, buying power and equity
-    (the paper book's in paper mode, the broker's live; --json gives exact amounts)."""
+    orders and pending approvals, and the account.
+
+    The account: positions, cash, buying power and equity (the paper book's in paper mode,
+    the broker's live; --json gives exact amounts).
+    """
     settings = settings_from(policy, db, upstream, sandbox)
     anyio.run(_status, settings, as_json)
 
