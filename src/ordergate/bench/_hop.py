@@ -2,8 +2,9 @@
 
 ``bare_hop_read`` measures the same request through this proxy that ``gateway_read`` sends
 through the gateway: the same server stack (Starlette on uvicorn, configured by
-``ordergate._serving`` as the gateway is) and the same HTTP client library the gateway reaches
-its upstream with (one pooled ``httpx2.AsyncClient``), and nothing else: no authentication,
+``ordergate._serving`` as the gateway is) and the same HTTP client library the gateway
+reaches its upstream with (one pooled ``httpx2.AsyncClient``, each request sent in one write
+as the gateway's are: ``ordergate.client._coalesce``), and nothing else: no authentication,
 no Host or Origin check, no limits, no policy, no parsing of either body. Each POST's body
 and its MCP headers (the client's bearer, which is the venue's own token, the session id and
 protocol version) go to the upstream as they came; its status, content type, session id and
@@ -24,6 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ordergate._serving import bind_socket, serve_foreground
+from ordergate.client._coalesce import coalesce
 
 __all__ = ["READY", "hop_app", "serve_hop"]
 
@@ -41,6 +43,7 @@ def hop_app(upstream: str, http: httpx2.AsyncClient | None = None) -> Starlette:
     async def forward(request: Request) -> Response:
         if not clients:
             clients.append(httpx2.AsyncClient(timeout=30.0))
+            coalesce(clients[0])  # as the gateway's upstream client is
         http = clients[0]
         headers = {name: request.headers[name] for name in _PASSED if name in request.headers}
         answer = await http.post(url, content=await request.body(), headers=headers)
