@@ -604,7 +604,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     into ``home``'s private token file and prints the ready line on stderr."""
     from datetime import datetime
 
-    from ordergate._serving import bind_socket
+    from ordergate._serving import bind_socket, run_fast
     from ordergate.core import SteppedClock, create_private
     from ordergate.gateway._config import GatewayConfig, RateLimits
     from ordergate.gateway._minting import mint_owner_tokens
@@ -640,9 +640,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
         print(_READY, file=sys.stderr, flush=True)
 
     try:
-        asyncio.run(
-            run_gateway(settings, config, sock, clock=clock, on_ready=ready, auth_box=auths)
-        )
+        run_fast(run_gateway(settings, config, sock, clock=clock, on_ready=ready, auth_box=auths))
     except KeyboardInterrupt:
         pass
     finally:

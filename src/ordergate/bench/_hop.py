@@ -1,15 +1,15 @@
 """The floor of ``ordergate bench gateway``: a minimal forwarding proxy, run as its own process.
 
 ``bare_hop_read`` measures the same request through this proxy that ``gateway_read`` sends
-through the gateway: the same server stack (Starlette on uvicorn, configured by
-``ordergate._serving`` as the gateway is) and the same HTTP client library the gateway
-reaches its upstream with (one pooled ``httpx2.AsyncClient``, each request sent in one write
-as the gateway's are: ``ordergate.client._coalesce``), and nothing else: no authentication,
-no Host or Origin check, no limits, no policy, no parsing of either body. Each POST's body
-and its MCP headers (the client's bearer, which is the venue's own token, the session id and
-protocol version) go to the upstream as they came; its status, content type, session id and
-body come back as they went. What the gateway costs above this is what its checks and its
-forward cost; what this costs above ``direct_read`` is what any Python hop costs here.
+through the gateway, on the same server stack (Starlette on uvicorn, httptools on uvloop,
+configured by ``ordergate._serving`` as the gateway's is) and with the same HTTP client the
+gateway reaches its upstream with (one pooled ``httpx2.AsyncClient`` sending each request in
+one write, ``ordergate.client._coalesce``), and nothing else: no authentication, no Host or
+Origin check, no limits, no policy, no parsing of either body. Each POST's body and its MCP
+headers (the client's bearer, which is the venue's own token, the session id and protocol
+version) go to the upstream as they came; its status, content type, session id and body come
+back as they went. What the gateway costs above this is what its checks and its forward
+cost; what this costs above ``direct_read`` is what any Python hop costs here.
 
 Never a server to deploy: it checks nothing.
 """
@@ -66,7 +66,10 @@ def serve_hop(upstream: str, port: str) -> None:
     goes to stderr once it listens."""
     sock = bind_socket("127.0.0.1", int(port))
     serve_foreground(
-        hop_app(upstream), sock, on_ready=lambda: print(READY, file=sys.stderr, flush=True)
+        hop_app(upstream),
+        sock,
+        on_ready=lambda: print(READY, file=sys.stderr, flush=True),
+        fast=True,  # the gateway's server stack: httptools on uvloop
     )
 
 

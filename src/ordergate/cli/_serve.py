@@ -18,7 +18,6 @@ the upstream cannot be reached.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import TYPE_CHECKING, Annotated
 
@@ -104,7 +103,7 @@ def serve_command(
     """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from ordergate._serving import bind_socket
+    from ordergate._serving import bind_socket, run_fast
     from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
     from ordergate.gateway._serve import run_gateway
     from ordergate.ledger import LedgerError
@@ -147,7 +146,7 @@ def serve_command(
         typer.echo(f"ordergate gateway: point MCP clients at {url}/mcp (Ctrl+C stops)", err=True)
 
     try:
-        asyncio.run(run_gateway(settings, config, sock, clock=settings.clock(), on_ready=ready))
+        run_fast(run_gateway(settings, config, sock, clock=settings.clock(), on_ready=ready))
     except KeyboardInterrupt:
         pass
     except ProfileError as error:
