@@ -10,7 +10,7 @@ SURFACE = {
     "ordergate": {"ConfigError", "DecimalFieldError", "OrdergateError", "ToolError", "__version__"},
     "ordergate.core": {
         "MIN_KEY_SECRET_LENGTH", "ZERO", "AcceleratedClock", "Bounds", "Clock", "ClockMode",
-        "ConfigError",
+        "Clocks", "ConfigError", "MarketClock", "SecurityClock",
         "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
@@ -22,10 +22,11 @@ SURFACE = {
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
-        "SessionSpan", "TradingDay", "market_session",
+        "SessionSpan", "TradingDay", "market_session", "next_session_start",
     },
     "ordergate.inventory": {"ToolClass", "ToolSpec", "load_inventory"},
     "ordergate.sandbox": {
+        "serve_forever",
         "DEFAULT_PORT", "Framing", "MCP_PATH", "Sandbox", "SandboxConfig", "SandboxServer",
         "build_sandbox",
     },
@@ -46,6 +47,7 @@ SURFACE = {
         "redirect_destination",
     },
     "ordergate.discovery": {
+        "is_url", "load_live",
         "AmbiguousCapability", "ArgumentProblem", "CANONICAL_FIELDS", "CAPABILITIES",
         "CRYPTO_CAPABILITIES", "Capability", "Change", "ChangeKind", "Classifier", "Compat",
         "EXIT_APPEARED", "EXIT_DISAPPEARED", "EXIT_UNCHANGED", "InvalidArguments",
@@ -58,6 +60,7 @@ SURFACE = {
     },
     "ordergate.bench": {"BENCHES", "Summary", "json_line", "run_bench", "summarise"},
     "ordergate.ledger": {
+        "chain_hash", "event_body", "to_units", "linked_filing_body",
         "CAP_DAILY_USD", "CAP_ORDERS_PER_DAY", "DEFAULT_APPROVAL_TTL", "GENESIS", "PAUSED",
         "WINDOW", "Approval", "ApprovalState", "Approvals", "ChainHead", "CheckpointError",
         "Controls", "Decision",
@@ -65,7 +68,17 @@ SURFACE = {
         "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
-        "AppliedPolicy", "policy_sha256", "write_transaction",
+        "AppliedPolicy", "policy_sha256", "write_transaction", "events_after",
+    },
+    "ordergate.record": {
+        "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",
+        "MarketCloses", "TrackRecord", "excess_bps", "grades_of", "grading_day", "owner_view",
+        "public_id", "public_view", "track_of", "track_records",
+    },
+    "ordergate.store": {
+        "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "StoreError", "StoreSchemaError",
+        "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
+        "migrate", "normalise_url", "parse_iso", "take_locks", "to_us", "write_transaction",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
@@ -73,13 +86,15 @@ SURFACE = {
         "BROKER_REFUSED", "BrokerFill", "BrokerOrder", "BrokerRefusal", "ClientAccountReader",
         "ClientQuoteSource", "DEFAULT_GRACE", "Guard", "GuardStatus", "LiveExecutor",
         "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
-        "PaperBook", "PaperExecutor", "Placement", "QuoteSource", "REVIEW_UNANSWERED",
+        "PaperAccount", "PaperBook", "PaperExecutor", "PaperOrder", "Placement", "QuoteSource",
+        "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
         "canonical_order_id",
         "paper_session", "deny_approval", "end_filing", "filing_terms", "pinned_contract",
         "proposal_of", "read_status", "terms_sha256", "ticket_of",
     },
     "ordergate.runtime": {
+        "approval_announcement",
         "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
         "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
         "check_home",
@@ -118,10 +133,14 @@ SURFACE = {
     "ordergate.gateway": {
         "SealError", "Sealer",
     },
+    "ordergate.gateway.server": {
+        "Custody", "GatewayConfig", "RateLimits", "Serving", "mint_owner_tokens", "run_gateway",
+    },
     "ordergate.gateway.oauth": {
         "AccessVerifier", "Connection", "GatewayAuth", "GatewayStore", "Grant",
     },
     "ordergate.gateway.mcp": {
+        "RECORD_LIMIT", "record",
         "FILED_FIELDS", "GATEWAY_INFO", "GATE_TOOLS", "GatewayBackend", "GatewayMethods",
         "MAX_BODY", "MAX_OPEN_PROPOSALS", "ORDER_OUTPUT_SCHEMA", "Principal", "Route",
         "Routing", "gateway_endpoint", "route", "Credential", "Verify",
@@ -137,6 +156,7 @@ SURFACE = {
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
     },
     "ordergate.policy": {
+        "check_daily_loss", "check_drawdown",
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",
         "PolicyConfig", "Position", "Proposal", "ProposalError", "Quote", "RULES", "ReasonCode",
@@ -147,6 +167,8 @@ SURFACE = {
         "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
     },
     "ordergate.client": {
+        "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",
+        "request_tokens", "request_tokens_blocking",
         "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",
         "Robinhood", "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError",

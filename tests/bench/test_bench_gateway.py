@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -18,6 +19,7 @@ from typer.testing import CliRunner
 
 from ordergate._serving import BackgroundServer, bind_socket
 from ordergate.bench import BENCHES, _gateway, _hop
+from ordergate.bench._process import VENUE_START
 from ordergate.cli import app
 from ordergate.core import SteppedClock
 from ordergate.gateway._minting import mint_owner_tokens
@@ -88,7 +90,7 @@ def test_without_uv_the_peer_is_skipped_on_stderr_and_the_other_cases_still_run(
 ) -> None:
     monkeypatch.setitem(_gateway.SIZES, "quick", TINY)
     monkeypatch.delenv("UV", raising=False)
-    monkeypatch.setattr(_gateway.shutil, "which", lambda name: None)
+    monkeypatch.setattr(shutil, "which", lambda name: None)  # as _gateway sees it
     result = CliRunner().invoke(app, ["bench", "gateway", "--quick"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line, parse_float=Decimal) for line in result.stdout.splitlines()]
@@ -128,7 +130,7 @@ def test_a_bench_token_is_a_gateway_access_token_on_a_fresh_owner_connection(
 
 
 def _gateway_start() -> datetime:
-    return datetime.fromisoformat(_gateway.VENUE_START)
+    return datetime.fromisoformat(VENUE_START)
 
 
 _RESULT = b'{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}'

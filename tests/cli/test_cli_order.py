@@ -93,9 +93,21 @@ def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
 
 def test_denying_an_order_ends_it_without_reaching_the_upstream(person: Person) -> None:
     pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
+    listed = person.run("approvals")
+    assert "  ~$20.00  " in listed.stdout  # money to the cent in human output
     denied = person.json("deny", pending["approval_id"])
     assert denied["status"] == "denied" and denied["reasons"] == ["approval_denied"]
     assert person.json("approvals") == []
+
+
+@pytest.mark.req("cli.decided-twice")
+def test_deny_twice_on_the_ledger_directly_says_it_was_decided_and_exits_6(
+    person: Person,
+) -> None:
+    pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
+    assert person.run("deny", pending["approval_id"]).exit_code == 0
+    again = person.run("deny", pending["approval_id"])
+    assert again.exit_code == 6 and "already decided" in again.output
 
 
 def test_pause_refuses_the_next_order_with_exit_3(person: Person) -> None:

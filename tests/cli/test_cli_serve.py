@@ -28,7 +28,7 @@ def test_the_serve_help_explains_custody_redis_and_rate_limits() -> None:
     assert result.exit_code == 0, result.output
     for option in (
         "--custody", "--redis", "--rate-limit", "--trusted-proxy", "--upstream", "--sandbox",
-        "--port",
+        "--port", "--sandbox-start",
     ):  # fmt: skip
         assert option in result.output
     assert "ORDERGATE_MASTER_SECRET" in result.output
@@ -60,6 +60,7 @@ def test_the_rate_limit_help_says_each_connection_has_robinhoods_pace_and_why() 
         (["--redis", "http://127.0.0.1:6379"], {}, "redis"),
         (["--trusted-proxy", "10.0.0.1", "--trusted-proxy", "proxy.lan"], {}, "trusted-proxy"),
         ([], {"ORDERGATE_MASTER_SECRET": "too-short"}, "ORDERGATE_MASTER_SECRET"),
+        (["--sandbox-start", "tuesday"], {}, "sandbox_start: not an ISO-8601 instant"),
     ],
 )
 def test_serve_refuses_a_bad_setting_naming_it_with_exit_code_2(

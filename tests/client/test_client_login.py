@@ -274,7 +274,12 @@ async def test_nothing_is_printed_when_the_browser_opens(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda url, new=0: opened.append(url) or True)
+
+    def record(url: str, new: int = 0) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", record)
     await open_in_browser("http://127.0.0.1:1/oauth?z=3")
     assert opened == ["http://127.0.0.1:1/oauth?z=3"]
     assert capsys.readouterr().err == ""

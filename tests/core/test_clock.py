@@ -66,6 +66,8 @@ def test_make_clock_builds_each_mode() -> None:
     assert isinstance(make_clock(ClockMode.STEPPED), SteppedClock)
 
 
-def test_realtime_clock_cannot_start_elsewhere() -> None:
-    with pytest.raises(ValueError):
-        make_clock(ClockMode.REALTIME, start=START)
+def test_a_realtime_clock_given_a_start_runs_at_wall_speed_from_it() -> None:
+    clock = make_clock(ClockMode.REALTIME, start=START)
+    first = clock.now()
+    assert START <= first < START + timedelta(minutes=1)
+    assert clock.now() >= first

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import pytest
 from capability_testkit import CRYPTO_TOOL_NAMES, FOREIGN, sandbox_tools, tool, without
 
@@ -47,8 +50,8 @@ ON_THE_SANDBOX = {
 }
 
 
-def names(tools: list[dict[str, object]] | list[object]) -> list[str]:
-    return [t["name"] for t in tools]  # type: ignore[index]
+def names(tools: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [t["name"] for t in tools]
 
 
 def test_every_named_capability_is_declared() -> None:
@@ -203,12 +206,12 @@ def test_several_non_read_tools_without_the_reference_are_refused_as_ambiguous(
 ) -> None:
     tools = [first, second]
     with pytest.raises(AmbiguousCapability) as raised:
-        resolve(capability, tools)  # type: ignore[arg-type]
+        resolve(capability, tools)
     error = raised.value
     assert isinstance(error, ToolUnavailable)
     assert error.code == "ambiguous_capability"
     assert error.candidates == tuple(sorted([str(first["name"]), str(second["name"])]))
-    assert resolve_all(tools)[capability] is None  # type: ignore[arg-type]
+    assert resolve_all(tools)[capability] is None
 
 
 def test_an_unknown_capability_name_is_a_programming_error() -> None:
@@ -230,7 +233,7 @@ def test_an_unknown_capability_name_is_a_programming_error() -> None:
 def test_a_crypto_pair_is_accepted_by_pair_property_or_by_symbol_in_a_crypto_tool(
     descriptor: dict[str, object], expected: bool
 ) -> None:
-    assert accepts_crypto_pair(descriptor) is expected  # type: ignore[arg-type]
+    assert accepts_crypto_pair(descriptor) is expected
 
 
 def test_malformed_descriptors_are_looked_at_without_failing() -> None:
@@ -242,10 +245,10 @@ def test_malformed_descriptors_are_looked_at_without_failing() -> None:
         {"name": "get_equity_quotes", "inputSchema": quotes_schema},
         {"name": ""},
     ]
-    resolved = resolve_all(tools)  # type: ignore[arg-type]
+    resolved = resolve_all(tools)
     assert resolved["accounts"] == "get_accounts"
     assert resolved["quotes"] == "get_equity_quotes"
     assert resolved["portfolio"] is None
     with pytest.raises(ToolUnavailable) as raised:
-        resolve("portfolio", tools)  # type: ignore[arg-type]
+        resolve("portfolio", tools)
     assert raised.value.available == ("", "get_accounts", "get_equity_quotes", "get_portfolio")

@@ -14,7 +14,7 @@ from ordergate.inventory import ToolClass
 
 CAPTURED = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 
-QUOTES = {
+QUOTES: dict[str, Any] = {
     "name": "get_equity_quotes",
     "description": "Quotes for up to 20 symbols.",
     "inputSchema": {

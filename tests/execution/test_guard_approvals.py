@@ -51,12 +51,12 @@ async def test_approving_reviews_checks_again_and_places_the_order(tmp_path: Pat
     async with desk(tmp_path, config=ALWAYS) as d:
         pending = await d.guard.submit(buy("SPY"), identity="agent")
         d.step(60)
-        approved = await d.guard.approve(pending.approval_id, by="owner")  # type: ignore[arg-type]
+        approved = await d.guard.approve(pending.approval_id, by="owner")
         assert approved.status is FilingStatus.FILLED
         assert approved.approval_id == pending.approval_id
         statuses = [e.status for e in d.ledger.events(pending.filing_id) if e.kind == "status"]
         assert statuses == ["pending_approval", "approved", "submitted", "filled"]
-        approval = d.ledger.approvals.get(pending.approval_id)  # type: ignore[arg-type]
+        approval = d.ledger.approvals.get(pending.approval_id)
         assert (approval.state, approval.decided_by) == (ApprovalState.APPROVED, "owner")
 
 

@@ -20,7 +20,7 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def venue_orders(d, ref_id: object) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
+def venue_orders(d, ref_id: object) -> list[dict[str, object]]:
     orders = d.venue.data("get_equity_orders", {"account_number": d.account})["orders"]
     return [o for o in orders if o.get("ref_id") == str(ref_id)]
 
@@ -51,12 +51,12 @@ async def test_no_answer_to_place_leaves_the_filing_unanswered_and_the_reconcile
     async with desk(tmp_path, live=True) as d:
         real_place = d.executor.place
 
-        async def place_dropped(ticket):  # type: ignore[no-untyped-def]
+        async def place_dropped(ticket):
             # The venue places the order, then drops the connection before answering.
             d.venue.admin("faults", {"drop_after": 1})
             return await real_place(ticket)
 
-        d.executor.place = place_dropped  # type: ignore[method-assign]
+        d.executor.place = place_dropped
         outcome = await d.guard.submit(buy("SPY"), identity="a")
         assert outcome.uncertain and outcome.status is FilingStatus.UNANSWERED
         assert "may be live" in outcome.message
@@ -78,11 +78,11 @@ async def test_an_unanswered_order_the_broker_never_got_is_declared_not_placed_a
     async with desk(tmp_path, live=True, grace=timedelta(minutes=2)) as d:
         real_place = d.executor.place
 
-        async def place_lost(ticket):  # type: ignore[no-untyped-def]
+        async def place_lost(ticket):
             d.venue.admin("faults", {"drop_before": 1})
             return await real_place(ticket)
 
-        d.executor.place = place_lost  # type: ignore[method-assign]
+        d.executor.place = place_lost
         outcome = await d.guard.submit(buy("SPY"), identity="a")
         assert outcome.status is FilingStatus.UNANSWERED
         early = await d.guard.reconcile()
@@ -123,15 +123,15 @@ async def test_a_broker_refusal_at_placement_ends_the_filing_with_the_brokers_co
         # but the broker refuses an order beyond the account's buying power.
         real_review = d.executor.review
 
-        async def review_ignoring_checks(ticket):  # type: ignore[no-untyped-def]
+        async def review_ignoring_checks(ticket):
             review = await real_review(ticket)
             return type(review)(review.terms, review.quote, None, False)
 
-        d.executor.review = review_ignoring_checks  # type: ignore[method-assign]
+        d.executor.review = review_ignoring_checks
         guard = d.guard_with(policy("[orders]\nmargin = true"))
         real_read = d.reader.read
 
-        async def read_rich(account, symbol):  # type: ignore[no-untyped-def]
+        async def read_rich(account, symbol):
             view = await real_read(account, symbol)
             return type(view)(
                 equity=Decimal(10**6), cash=Decimal(10**6), buying_power=Decimal(10**6),
@@ -139,7 +139,7 @@ async def test_a_broker_refusal_at_placement_ends_the_filing_with_the_brokers_co
                 tradable=view.tradable,
             )  # fmt: skip
 
-        d.reader.read = read_rich  # type: ignore[method-assign]
+        d.reader.read = read_rich
         outcome = await guard.submit(buy("SPY", quantity=Decimal(2)), identity="a")
         assert outcome.refused and outcome.status is FilingStatus.REJECTED
         assert outcome.reasons == ("broker_refused",)

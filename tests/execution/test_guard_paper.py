@@ -86,12 +86,12 @@ async def test_a_review_whose_terms_exceed_the_cap_is_refused_at_stage_b_though_
         guard = d.guard_with(policy(f'[limits]\nmax_order_usd = "{ask * Decimal("1.02")}"'))
         real_review = d.executor.review
 
-        async def review_after_a_jump(ticket):  # type: ignore[no-untyped-def]
+        async def review_after_a_jump(ticket):
             # The market jumps between the estimate and the review.
             d.venue.admin("shock", {"symbol": "SPY", "pct": "5"})
             return await real_review(ticket)
 
-        d.executor.review = review_after_a_jump  # type: ignore[method-assign]
+        d.executor.review = review_after_a_jump
         outcome = await guard.submit(buy("SPY"), identity="a")
         assert outcome.refused and outcome.stage is Stage.REVIEW
         assert "max_order_usd" in outcome.reasons

@@ -24,7 +24,7 @@ from ordergate.gateway.mcp._record import how, open_count
 from ordergate.ledger import open_ledger
 from ordergate.ledger._controls import PAUSE_KEY
 from ordergate.ledger._filing import _statements, window_bounds
-from ordergate.ledger._rows import to_us
+from ordergate.store import to_us
 
 pytestmark = pytest.mark.req("ledger.cost-bounded-by-open")
 

@@ -180,7 +180,7 @@ async def test_a_quote_source_that_raises_counts_as_no_quote(
         raise RuntimeError("feed down")
 
     market.on_quote = broken
-    market.tradable = broken_tradable  # type: ignore[method-assign]
+    market.tradable = broken_tradable
     view = await reader.read(ACCOUNT, "AAPL")
     assert (view.quote, view.tradable, view.positions, view.equity) == (None, None, None, None)
     assert view.cash == Decimal("8800.00")

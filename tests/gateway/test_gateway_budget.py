@@ -283,3 +283,31 @@ def test_each_request_of_a_2025_03_26_batch_spends_the_budget(
     assert admitted == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert limited["id"] == 3 and limited["error"]["code"] == RATE_LIMITED
     assert limited["error"]["data"] == {"code": "RATE_LIMITED", "retry_after": 1}
+
+
+@pytest.mark.anyio
+async def test_memory_is_bounded_by_forgetting_budgets_that_are_full_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ordergate.gateway._budget as budgets
+
+    monkeypatch.setattr(budgets, "_MAX_KEYS", 2)
+    budget = MemoryBudget(rate=1, burst=1)
+    assert await budget.take("a", _at(0)) is None
+    assert await budget.take("b", _at(0.5)) is None
+    # "a" is full again at 1 s and forgotten; "b" (until 1.5 s) is kept and still spent.
+    assert await budget.take("c", _at(1.2)) is None
+    assert await budget.take("b", _at(1.2)) == pytest.approx(0.3)
+    assert await budget.take("a", _at(1.2)) is None
+
+
+@pytest.mark.req("gateway.limits.per-connection")
+def test_a_local_client_looping_on_a_bad_token_never_cuts_off_the_other_agents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with budgeted(tmp_path, monkeypatch, limits=RateLimits(unauthenticated=2)) as gw:
+        token = gw.access_token()
+        looping = [gw.ping("expired-or-wrong").status_code for _ in range(4)]
+        served = gw.ping(token)
+    assert looping == [401, 401, 429, 429]
+    assert served.status_code == 200

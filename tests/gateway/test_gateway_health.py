@@ -16,7 +16,8 @@ from typing import Any
 import httpx2
 import pytest
 from gateway_testkit import OPEN, sandbox_gateway
-from sqlalchemy import event
+from pg_testkit import database
+from sqlalchemy import event, text
 from starlette.applications import Starlette
 
 from ordergate._serving import BackgroundServer, bind_socket
@@ -122,3 +123,40 @@ def test_readyz_is_503_when_the_ledger_takes_no_write(tmp_path: Path) -> None:
             alive = http.get(url + "/healthz")
     assert (refused.status_code, refused.json()) == (503, {"status": "not ready"})
     assert alive.status_code == 200
+
+
+@pytest.mark.req("gateway.health")
+def test_without_an_upstream_session_to_read_with_readyz_checks_the_ledger_alone() -> None:
+    readiness = Readiness(ledger=_fine, upstream=None)
+    with served(readiness) as url, httpx2.Client(timeout=30) as http:
+        ready = http.get(url + "/readyz")
+    assert (ready.status_code, ready.json()) == (200, {"status": "ready"})
+
+
+@pytest.mark.req("gateway.health")
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_the_ledger_write_probe_passes_on_a_ledger_and_fails_read_only(
+    kind: str, tmp_path: Path
+) -> None:
+    with (
+        database(kind, tmp_path) as url,
+        open_ledger(url, clock=SteppedClock(start=OPEN)) as ledger,
+    ):
+        engine = ledger.engine
+        ledger_writable(engine)
+        if kind == "sqlite":
+
+            @event.listens_for(engine, "connect")
+            def read_only(connection: Any, _record: object) -> None:
+                connection.execute("PRAGMA query_only = ON")
+
+        else:  # the database itself turned read-only, as a standby or a full disk leaves it
+            with engine.connect() as connection:
+                name = connection.execute(text("SELECT current_database()")).scalar_one()
+                connection.execute(
+                    text(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+                )
+                connection.commit()
+        engine.dispose()
+        with pytest.raises(Exception, match=r"(?i)read.?only"):
+            ledger_writable(engine)

@@ -9,8 +9,8 @@ from uuid import UUID
 import pytest
 
 from ordergate.ledger import canonical_json
-from ordergate.ledger._canonical import from_units, has_control, iso, to_units
-from ordergate.ledger._rows import parse_iso, to_us
+from ordergate.ledger._canonical import from_units, has_control, to_units
+from ordergate.store import iso, parse_iso, to_us
 
 
 def test_canonical_json_sorts_keys_and_writes_decimals_as_wire_strings() -> None:

@@ -13,7 +13,7 @@ from sqlalchemy import Connection, Engine, text
 
 from ordergate.core import SteppedClock
 from ordergate.ledger import ChainHead, Filing, Ledger, RollingCaps, open_ledger
-from ordergate.ledger._engine import lock_accounts
+from ordergate.store import lock_accounts
 
 CAPS = RollingCaps(max_daily_usd=Decimal(1000), max_orders_per_day=100)
 WAIT_S = 30

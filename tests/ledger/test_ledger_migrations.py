@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from uuid import uuid4
 
 import pytest
 from alembic import command
-from alembic.config import Config
 from sqlalchemy import inspect, text
 
 from ordergate.core import SteppedClock
@@ -24,13 +24,14 @@ from ordergate.ledger import (
     open_ledger,
 )
 from ordergate.ledger._canonical import chain_hash, filing_body, heads_digest
-from ordergate.ledger._engine import engine_for, migrate, normalise_url
-
-MIGRATIONS = Path(migrate.__code__.co_filename).parent / "migrations"
+from ordergate.store import StoreError, engine_for, migrate, normalise_url
+from ordergate.store._migrate import OWNERS, alembic_config
 
 TABLES = {
-    "alembic_version", "approvals", "chain_heads", "connections", "controls", "decisions",
-    "executions", "filing_events", "filings", "gateway_clients", "gateway_codes",
+    "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
+    "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
+    "controls", "decisions", "executions", "filing_events", "filings", "gateway_clients",
+    "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
@@ -44,9 +45,12 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
     with open_ledger(ledger_url, clock=clock) as ledger:
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
-            assert connection.execute(text("SELECT version_num FROM alembic_version")).all() == [
-                ("0008",)
-            ]
+            assert connection.execute(
+                text("SELECT version_num FROM alembic_version_owner")
+            ).all() == [("0008",)]
+            assert connection.execute(
+                text("SELECT version_num FROM alembic_version_record")
+            ).all() == [("0009",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:
@@ -60,7 +64,7 @@ def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: St
 
 def test_a_database_from_a_newer_ordergate_is_refused(ledger_url: str, clock: SteppedClock) -> None:
     with open_ledger(ledger_url, clock=clock) as ledger, ledger.engine.begin() as connection:
-        connection.execute(text("UPDATE alembic_version SET version_num = '9999'"))
+        connection.execute(text("UPDATE alembic_version_ledger SET version_num = '9999'"))
     with pytest.raises(LedgerSchemaError, match="newer") as raised:
         open_ledger(ledger_url, clock=clock)
     assert raised.value.code == "ledger_schema"
@@ -104,14 +108,14 @@ def test_urls_are_normalised_to_psycopg_and_unusable_ones_refused() -> None:
     assert normalise_url("sqlite:///x.db").drivername == "sqlite"
     for bad in ("mysql://u@h/db", "postgresql+psycopg2://u@h/db", "sqlite://",
                 "sqlite:///:memory:"):  # fmt: skip
-        with pytest.raises(LedgerError):
+        with pytest.raises(StoreError):
             normalise_url(bad)
 
 
 def test_a_schema_error_closes_the_engine_it_opened(tmp_path: Path, clock: SteppedClock) -> None:
     url = f"sqlite:///{tmp_path / 'l.db'}"
     with open_ledger(url, clock=clock) as ledger, ledger.engine.begin() as connection:
-        connection.execute(text("UPDATE alembic_version SET version_num = 'zzzz'"))
+        connection.execute(text("UPDATE alembic_version_ledger SET version_num = 'zzzz'"))
     for _ in range(3):
         with pytest.raises(LedgerSchemaError):
             open_ledger(url, clock=clock)
@@ -126,7 +130,7 @@ def _legacy_ledger(url: str, accounts: list[str]) -> list[tuple[int, str, str]]:
         prev, written = GENESIS, []
         with engine.begin() as connection:
             for seq, account in enumerate(accounts, start=1):
-                row = {
+                row: dict[str, Any] = {
                     "seq": seq, "id": str(uuid4()), "identity": "agent", "account": account,
                     "created_at": "2026-11-30T15:00:00.000000Z", "kind": "equity_order",
                     "status": "accepted", "decision": "accept", "reasons": "[]",
@@ -259,7 +263,7 @@ def test_going_back_to_0002_is_refused_once_filings_are_in_account_chains(
     url = f"sqlite:///{tmp_path / 'l.db'}"
     _legacy_ledger(url, ["a"])
     open_ledger(url, clock=clock).close()
-    _downgrade(url)  # nothing filed since 0003: back to 0002 and up again
+    _downgrade(url)  # nothing filed since 0003: the ledger back before it, and up again
     with open_ledger(url, clock=clock) as ledger:
         assert ledger.verify().ok
         ledger.file_and_reserve(Filing("agent", {}, account="a"), notional=Decimal(1),
@@ -270,12 +274,9 @@ def test_going_back_to_0002_is_refused_once_filings_are_in_account_chains(
 
 def _downgrade(url: str) -> None:
     engine = engine_for(normalise_url(url))
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
     try:
         with engine.begin() as connection:
-            config.attributes["connection"] = connection
-            command.downgrade(config, "0002")
+            command.downgrade(alembic_config(OWNERS[0], connection), "0001")
     finally:
         engine.dispose()
 

@@ -35,7 +35,7 @@ from ordergate.ledger import (
     open_ledger,
 )
 from ordergate.ledger._canonical import chain_hash, event_body, linked_filing_body
-from ordergate.ledger._engine import engine_for, migrate, normalise_url
+from ordergate.store import engine_for, migrate, normalise_url
 
 pytestmark = pytest.mark.req("ledger.open-filings-derived")
 
@@ -140,12 +140,12 @@ def test_each_read_of_what_is_open_uses_its_index_and_scans_no_table(ledger: Led
         "ix_filing_events_filing": lambda: ledger.filing(probe.id),
         "ix_approvals_state": lambda: ledger.approvals.pending(),
     }
-    for index, read in reads.items():
+    for wanted, read in reads.items():
         with captured(ledger.engine) as statements:
             read()
-        assert full_scans(ledger.engine, statements) == [], index
+        assert full_scans(ledger.engine, statements) == [], wanted
         lines = [line for statement in statements for line in plan(ledger.engine, *statement)]
-        assert any(index in line for line in lines), (index, lines)
+        assert any(wanted in line for line in lines), (wanted, lines)
     with captured(ledger.engine) as statements:
         ledger.approvals.overdue()
         ledger.events(probe.id)
@@ -245,7 +245,7 @@ def _at_0005(url: str) -> dict[str, list[UUID]]:
                 filing_id = uuid4()
                 place = heads.get(account, (0, 0, GENESIS))[1] + 1
                 link = heads.get(account, (0, 0, GENESIS))[2]
-                row = {
+                row: dict[str, Any] = {
                     "seq": seq, "account_seq": place, "id": str(filing_id), "identity": "agent",
                     "account": account, "created_at": "2026-11-30T15:00:00.000000Z",
                     "kind": "equity_order", "status": outcome,

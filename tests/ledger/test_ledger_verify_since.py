@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -177,8 +178,9 @@ def test_a_checkpoint_beside_since_must_be_later_and_then_pins_the_tail(
         ledger.verify(events_since=events_head, event_checkpoint=ChainHead(3, "e" * 64))
     assert ledger.verify(since=filings_head, checkpoint=filings_head).ok
     later, later_events = ledger.head(), ledger.event_head()
-    pinned = {"since": filings_head, "checkpoint": later, "events_since": events_head,
-              "event_checkpoint": later_events}  # fmt: skip
+    pinned: dict[str, Any] = {"since": filings_head, "checkpoint": later,
+                              "events_since": events_head,
+                              "event_checkpoint": later_events}  # fmt: skip
     assert ledger.verify(**pinned).ok
     run(
         ledger,
@@ -255,7 +257,7 @@ def test_since_a_checkpoint_the_open_set_is_checked_for_what_followed_and_every_
     before: tuple[Ledger, ChainHead, ChainHead],
 ) -> None:
     ledger, filings_head, events_head = before
-    since = {"since": filings_head, "events_since": events_head}
+    since: dict[str, Any] = {"since": filings_head, "events_since": events_head}
     run(ledger, "DELETE FROM open_filings WHERE seq = 8")  # filed after the checkpoint
     assert ledger.verify(**since).chain == "open_filings"
     run(ledger, "INSERT INTO open_filings SELECT id, seq, account, identity, 'accepted' "

@@ -31,6 +31,7 @@ def sandbox_gateway(
     policy: str = SPY_POLICY,
     config: GatewayConfig | None = None,
     clock: Clock | None = None,
+    grade_every: float | None = None,
 ) -> GatewayServer:
     """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``
     (``clock``, when given, instead: a ``SteppedClock`` for tests that step time); enter it
@@ -49,4 +50,5 @@ def sandbox_gateway(
         config or GatewayConfig(port=0),
         bind_socket("127.0.0.1", 0),
         clock=clock or settings.clock(),
+        grade_every=grade_every,
     )

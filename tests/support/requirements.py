@@ -121,6 +121,13 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",
     "gateway.custody.no-master-secret": "issue 6: without the master secret nobody is connected",
+    # Issue 14 §3: replicas that share one cap
+    "gateway.replicas.one-cap": "issue 14 §3: 30 clients, 3 replicas: no cap passed, all on record",
+    "gateway.replicas.sessions": "issue 14 §3: a session begun on one replica continues on another",
+    "gateway.replicas.pause": "issue 14 §3: ordergate pause reaches every replica within 1 s",
+    "gateway.replicas.shared-limits": "issue 14 §3: rate limits and tool lists shared in Redis",
+    "gateway.replicas.killed-mid-order": "issue 14 §3: a SIGKILLed replica's order adopted",
+    "gateway.replicas.deployment": "issue 14 §3: compose file and HAProxy config parse and agree",
     # Issue 12 §5: one authorization server
     "oauth.server.one-implementation": "issue 12 §5: every OAuth route of the venue and of "
     "the gateway is ordergate.oauth's one set of handlers",
@@ -213,4 +220,40 @@ REQUIREMENTS: dict[str, str] = {
     "client.token.unbound-refused": "issue 13 §2: a token file naming no server is sent nowhere",
     "client.errors.name-url": "issue 13 §2: every connection error names the URL it tried",
     "client.login.gives-up": "issue 13 §2: login without a browser prints the URL, then gives up",
+    # Issue 14 §2 and issue 13 §9: the database as its own layer, boundaries checked by tools
+    "store.owned-migrations": "issue 14 §2: each package owns its tables and migrations; a "
+    "ledger main wrote upgrades keeping every row",
+    "store.import-contracts": "issue 13 §9: layers, and no package imports another's "
+    "underscore module, checked by lint-imports",
+    # Issue 15 §3: the graded record
+    "record.grade.one-trading-day": "issue 15 §3: a fill graded at the close one NYSE session "
+    "day on, minus SPY over the same span, signed by side, in bps",
+    "record.grade.once": "issue 15 §3: grades are ledger records, one per filing, a re-run "
+    "changes nothing",
+    "record.grade.fail-closed": "issue 15 §3: a missing close is not yet, never a guessed price",
+    "record.rank.after-thirty": "issue 15 §3: a rank among identities once thirty placements "
+    "are graded, not before",
+    "record.own-only": "issue 15 §3: gate_record shows an agent its own grades, never another's",
+    "record.public.hashed": "issue 15 §3: the public record shows hashed identities, counts, "
+    "grades and ranks, nothing else",
+    # Issue 15 §1: paper is the whole loop
+    "gateway.paper.reads-from-book": "issue 15 §1: in paper mode orders, positions and portfolio "
+    "answer from the paper book in the venue's output schemas, marked paper in the guide",
+    "gateway.paper.own-orders-only": "issue 15 §1: a paper order read shows the caller "
+    "identity's own orders, never another's",
+    "gateway.paper.fail-closed": "issue 15 §1: an account read the paper book cannot answer is "
+    "refused in paper mode, never passed through to the real account",
+    "gateway.paper.live-unchanged": "issue 15 §1: live mode passes account reads through",
+    "gateway.record.fills": "issue 15 §1: gate_record shows each filing's terms, status, fills "
+    "(price, quantity, fees) and a grade slot",
+    # Issue 13 §7: a CLI that feels native
+    "cli.help.80-columns": "issue 13 §7: every --help at 80 columns: no placeholder, no cut word",
+    "cli.fast-start": "issue 13 §7: --help imports no command module (heavy imports where used)",
+    "cli.money-cents": "issue 13 §7: money in human output to the cent; JSON keeps the Decimal",
+    "cli.decided-twice": "issue 13 §7: approving or denying a decided approval says so, exit 6",
+    # Issue 13 §8: two clocks, kept apart
+    "clocks.security-is-wall-time": "issue 13 §8: tokens, approvals' TTL and rate-limit windows "
+    "keep security (wall) time while a sandbox market is elsewhere or stepped",
+    "clocks.outside-session-next-open": "issue 13 §8: an outside_session refusal names the next "
+    "allowed open and how to try the sandbox at another instant",
 }

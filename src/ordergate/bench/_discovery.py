@@ -58,8 +58,7 @@ def run_discovery_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None
 async def _run(
     base: str, home: Path, sizes: tuple[int, int, int], emit: Callable[[Summary], None]
 ) -> None:
-    from ordergate.discovery import diff
-    from ordergate.discovery._sources import load_live
+    from ordergate.discovery import diff, load_live
 
     rounds, snapshots, drifts = sizes
     url = f"{base}/mcp/trading"

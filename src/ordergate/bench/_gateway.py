@@ -54,8 +54,9 @@ the regular session open). A clock that stands still also stands the rate limite
 window and each connection's call budget still, so the limits (per IP, and per connection
 with its burst) are raised out of the way for this run; the limiters still run on every
 request. The gateway's token is minted in its own process through its store
-(``ordergate.gateway._minting``, as the token endpoint would) and handed over in a private
-file; the ``mcp-proxy`` command line carries a venue token, which is that throwaway venue's.
+(``ordergate.gateway.server.mint_owner_tokens``, as the token endpoint would) and handed over
+in a private file; the ``mcp-proxy`` command line carries a venue token, which is that
+throwaway venue's.
 """
 
 from __future__ import annotations
@@ -605,11 +606,15 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     from datetime import datetime
 
     from ordergate._serving import bind_socket, run_fast
-    from ordergate.core import SteppedClock, create_private
-    from ordergate.gateway._config import GatewayConfig, RateLimits
-    from ordergate.gateway._minting import mint_owner_tokens
-    from ordergate.gateway._serve import Serving, run_gateway
+    from ordergate.core import SecurityClock, SteppedClock, create_private
     from ordergate.gateway.oauth import GatewayAuth
+    from ordergate.gateway.server import (
+        GatewayConfig,
+        RateLimits,
+        Serving,
+        mint_owner_tokens,
+        run_gateway,
+    )
     from ordergate.runtime import Settings
 
     os.environ["ORDERGATE_HOME"] = home
@@ -640,7 +645,18 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
         print(_READY, file=sys.stderr, flush=True)
 
     try:
-        run_fast(run_gateway(settings, config, sock, clock=clock, on_ready=ready, auth_box=auths))
+        run_fast(
+            run_gateway(
+                settings,
+                config,
+                sock,
+                clock=clock,
+                # One stepped timeline for both, so every run measures the same work.
+                security_clock=SecurityClock(clock),
+                on_ready=ready,
+                auth_box=auths,
+            )
+        )
     except KeyboardInterrupt:
         pass
     finally:

@@ -51,7 +51,7 @@ from ordergate.execution import (
     PaperExecutor,
     paper_session,
 )
-from ordergate.gateway.mcp._record import RECORD_LIMIT, record
+from ordergate.gateway.mcp import RECORD_LIMIT, record
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, Quote, parse_policy
 
@@ -269,7 +269,7 @@ async def one_pass(desk: _Desk) -> None:
 
 async def one_record(desk: _Desk) -> None:
     """``gate_record``'s answer for the bench identity (a full page)."""
-    answer = record(desk.ledger, IDENTITY)
+    answer = record(desk.ledger, IDENTITY, paper=True)
     _expect(bool(answer["filings"]), "gate_record showed no filing")
 
 

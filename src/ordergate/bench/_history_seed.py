@@ -32,9 +32,17 @@ from uuid import uuid4
 
 from ordergate.core import MarketHours, OrderType, Side, TimeInForce, to_wire
 from ordergate.execution import filing_terms
-from ordergate.ledger import Filing, Ledger, RollingCaps, canonical_json
-from ordergate.ledger._canonical import chain_hash, event_body, iso, to_units
+from ordergate.ledger import (
+    Filing,
+    Ledger,
+    RollingCaps,
+    canonical_json,
+    chain_hash,
+    event_body,
+    to_units,
+)
 from ordergate.policy import Proposal
+from ordergate.store import iso
 
 __all__ = ["CHUNK", "History", "seed_history"]
 

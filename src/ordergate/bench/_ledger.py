@@ -223,8 +223,7 @@ def _ledger_group(path: Path, batches: int, size: int) -> Summary:
 
 
 def _verification(path: Path, length: int, rounds: int) -> tuple[Summary, Summary]:
-    from ordergate.ledger import open_ledger
-    from ordergate.ledger._canonical import linked_filing_body
+    from ordergate.ledger import linked_filing_body, open_ledger
 
     caps = _caps()
     with open_ledger(f"sqlite:///{path}", clock=_clock()) as ledger:

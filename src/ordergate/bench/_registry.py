@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ordergate.bench._cli import run_cli_bench
 from ordergate.bench._client import run_client_bench
 from ordergate.bench._discovery import run_discovery_bench
 from ordergate.bench._gateway import run_gateway_bench
@@ -27,6 +28,7 @@ BENCHES: dict[str, Bench] = {
     "gateway": run_gateway_bench,
     "tokens": run_tokens_bench,
     "history": run_history_bench,
+    "cli": run_cli_bench,
 }
 
 

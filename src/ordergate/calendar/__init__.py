@@ -14,6 +14,7 @@ from ordergate.calendar._calendar import (
     SessionSpan,
     TradingDay,
     market_session,
+    next_session_start,
 )
 from ordergate.calendar._errors import CalendarError, NotASessionDay, OutOfCalendar
 
@@ -27,4 +28,5 @@ __all__ = [
     "SessionSpan",
     "TradingDay",
     "market_session",
+    "next_session_start",
 ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import bisect
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from enum import StrEnum
@@ -320,3 +320,18 @@ def market_session(instant: datetime) -> Session:
     ``OutOfCalendar`` and a naive datetime ``ValueError``; neither is read as ``closed``.
     """
     return _default_calendar().session_at(instant)
+
+
+def next_session_start(instant: datetime, sessions: Collection[Session]) -> datetime | None:
+    """When the next stretch in one of ``sessions`` after the one holding ``instant`` begins,
+    by the default calendar; ``None`` when the calendar does not reach that far."""
+    calendar = _default_calendar()
+    try:
+        index = calendar.span_index(to_us(instant))
+    except OutOfCalendar:
+        return None
+    wanted = frozenset(sessions)
+    for span in calendar.spans[index + 1 :]:
+        if span.session in wanted:
+            return span.start
+    return None

@@ -1,62 +1,84 @@
-"""The root ``ordergate`` command and its sub-commands."""
+"""The root ``ordergate`` command and its sub-commands.
+
+Each sub-command's module is imported when that command runs, not before (see
+:mod:`ordergate.cli._lazy`): ``ordergate --help`` and ``--version`` start in a fraction of
+a second. A command added here with ``app.command(...)`` works too, imported eagerly.
+"""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
-from ordergate.cli._approvals import approvals_command, approve_command, deny_command
-from ordergate.cli._audit import audit_app
-from ordergate.cli._bench import bench
-from ordergate.cli._call import call_command
-from ordergate.cli._client_config import client_config_command
-from ordergate.cli._connections import connections_app
-from ordergate.cli._controls import pause_command, resume_command
-from ordergate.cli._login import login_command, whoami_command
-from ordergate.cli._order import order_command
-from ordergate.cli._owner import owner_app
-from ordergate.cli._policy import policy_app
-from ordergate.cli._sandbox import sandbox_app
-from ordergate.cli._serve import serve_command
-from ordergate.cli._service import service_app
-from ordergate.cli._status import reconcile_command, status_command
-from ordergate.cli._token import token_app
-from ordergate.cli._tools import tools_app
-from ordergate.core import install_redaction
+from ordergate.cli._lazy import Lazy, LazyGroup, lazy_commands
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="ordergate",
+    cls=LazyGroup,
     help="A guarded gateway and toolkit for trading a Robinhood Agentic account from AI agents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
 )
-app.add_typer(sandbox_app, name="sandbox")
-app.add_typer(tools_app, name="tools")
-app.add_typer(audit_app, name="audit")
-app.add_typer(token_app, name="token")
-app.add_typer(owner_app, name="owner")
-app.add_typer(policy_app, name="policy")
-app.add_typer(connections_app, name="connections")
-app.add_typer(service_app, name="service")
-app.command("bench")(bench)
-app.command("login")(login_command)
-app.command("whoami")(whoami_command)
-app.command("pause")(pause_command)
-app.command("resume")(resume_command)
-app.command("serve")(serve_command)
-app.command("order")(order_command)
-app.command("status")(status_command)
-app.command("reconcile")(reconcile_command)
-app.command("approvals")(approvals_command)
-app.command("approve")(approve_command)
-app.command("deny")(deny_command)
-app.command("call")(call_command)
-app.command("client-config")(client_config_command)
+
+# fmt: off
+lazy_commands(
+    Lazy("bench", "ordergate.cli._bench", "bench", "Measure NAME against a baseline in the same run; prints JSON lines (p50/p99, ratio)."),  # noqa: E501
+    Lazy("login", "ordergate.cli._login", "login_command", "Sign in to Robinhood (browser, or ROBINHOOD_ACCESS_TOKEN) and keep the tokens."),  # noqa: E501
+    Lazy("whoami", "ordergate.cli._login", "whoami_command", "List the signed-in user's Robinhood accounts; the agentic one is marked."),  # noqa: E501
+    Lazy("pause", "ordergate.cli._controls", "pause_command", "Refuse every new order, in every process sharing the ledger, until `resume`."),  # noqa: E501
+    Lazy("resume", "ordergate.cli._controls", "resume_command", "Accept new orders again after `pause` (an owner act: asks for the owner code)."),  # noqa: E501
+    Lazy("serve", "ordergate.cli._serve", "serve_command", "Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."),  # noqa: E501
+    Lazy("order", "ordergate.cli._order", "order_command", "Submit one equity order through the guard (paper unless live is armed)."),  # noqa: E501
+    Lazy("status", "ordergate.cli._status", "status_command", "Show mode, trading state, pause, 24 h spend and orders against their caps, open orders and pending approvals, and the account."),  # noqa: E501
+    Lazy("reconcile", "ordergate.cli._status", "reconcile_command", "Follow every open order to its end: book fills, correct reservations, resolve unanswered orders by looking them up."),  # noqa: E501
+    Lazy("approvals", "ordergate.cli._approvals", "approvals_command", "List the orders waiting for the owner's approval."),  # noqa: E501
+    Lazy("approve", "ordergate.cli._approvals", "approve_command", "Approve a held order (an owner act: asks for the owner code); it is reviewed, checked again and placed."),  # noqa: E501
+    Lazy("deny", "ordergate.cli._approvals", "deny_command", "Deny a held order: it is never sent and its reservation is released (no code needed)."),  # noqa: E501
+    Lazy("call", "ordergate.cli._call", "call_command", "Call one tool through the gateway with the caller token in ORDERGATE_CALLER_TOKEN."),  # noqa: E501
+    Lazy("sandbox", "ordergate.cli._sandbox", "sandbox_app", "The sandbox venue: a faithful simulation of Robinhood's Agentic Trading MCP."),  # noqa: E501
+    Lazy("tools", "ordergate.cli._tools", "tools_app", "The venue's tools: dated snapshots, listings and classified drift."),  # noqa: E501
+    Lazy("audit", "ordergate.cli._audit", "audit_app", "Check the ledger's tamper-evident record."),
+    Lazy("token", "ordergate.cli._token", "token_app", "Caller-bound capability tokens for agents that cannot run an OAuth flow."),  # noqa: E501
+    Lazy("owner", "ordergate.cli._owner", "owner_app", "The owner's credential: the code every owner act asks for."),  # noqa: E501
+    Lazy("policy", "ordergate.cli._policy", "policy_app", "The policy the gateway enforces: apply a file (loosening asks for the owner code)."),  # noqa: E501
+    Lazy("connections", "ordergate.cli._connections", "connections_app", "The clients connected through the gateway: list them, revoke one."),  # noqa: E501
+    Lazy("service", "ordergate.cli._service", "service_app", "Run the gateway as its own system user (systemd)."),  # noqa: E501
+    Lazy("record", "ordergate.cli._record", "record_app", "The graded record: each identity's graded placements and rank; grade on demand."),  # noqa: E501
+    Lazy("client-config", "ordergate.cli._client_config", "client_config_command", "Print the configuration that connects an MCP client to the gateway."),  # noqa: E501
+)
+# fmt: on
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"ordergate {version('ordergate')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the installed ordergate version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """A guarded gateway and toolkit for trading a Robinhood Agentic account from AI agents."""
 
 
 def main() -> None:
+    from ordergate.core import install_redaction
+
     # Every log record any command writes passes the secret-value filter.
     install_redaction()
     app()

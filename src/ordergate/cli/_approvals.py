@@ -17,7 +17,15 @@ from typing import Annotated, Any
 import anyio
 import typer
 
-from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, owner_code
+from ordergate.cli._desk import (
+    EXIT_ALREADY_DECIDED,
+    CodeOption,
+    GatewayOption,
+    desk_failure,
+    desk_for,
+    owner_code,
+)
+from ordergate.cli._money import usd
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
@@ -29,6 +37,9 @@ from ordergate.cli._options import (
 from ordergate.cli._outcomes import exit_code, print_body
 
 __all__ = ["approvals_command", "approve_command", "deny_command"]
+
+# ordergate.execution.APPROVAL_DECIDED, spelled here so listing approvals imports no guard.
+_ALREADY_DECIDED = "approval_already_decided"
 
 IdArgument = Annotated[str, typer.Argument(help="The approval id (from `ordergate approvals`).")]
 
@@ -46,11 +57,11 @@ def approvals_command(
         typer.echo("no approvals pending")
         return
     for item in waiting:
-        size = f"{item['quantity']} shares" if item["quantity"] else f"${item['dollar_amount']}"
+        size = f"{item['quantity']} shares" if item["quantity"] else usd(item["dollar_amount"])
         limit = f" limit {item['limit_price']}" if item["limit_price"] else ""
         typer.echo(
             f"{item['approval_id']}  {item['side']} {size} {item['symbol']} "
-            f"{item['type']}{limit}  ~${item['notional']}  by {item['identity']}  "
+            f"{item['type']}{limit}  ~{usd(item['notional'])}  by {item['identity']}  "
             f"expires {item['expires_at']}"
         )
 
@@ -86,8 +97,7 @@ async def _approve(
             body = await desk.approve(approval_id, owner_code(code))
         except DeskError as error:
             raise desk_failure(error) from None
-    print_body(body, as_json=as_json)
-    return exit_code(body)
+    return _decided(body, as_json=as_json, code=exit_code(body))
 
 
 def deny_command(
@@ -109,5 +119,19 @@ async def _deny(settings: Any, gateway: str | None, approval_id: str, as_json: b
             body = await desk.deny(approval_id)
         except DeskError as error:
             raise desk_failure(error) from None
-    print_body(body, as_json=as_json)
-    return 0
+    return _decided(body, as_json=as_json, code=0)
+
+
+def _decided(body: dict[str, Any], *, as_json: bool, code: int) -> int:
+    """Print the decision's outcome; ``code``, or exit 6 (saying so) when someone decided the
+    approval first (a decision racing another is answered with that reason, not an error)."""
+    if _ALREADY_DECIDED not in body["reasons"]:
+        print_body(body, as_json=as_json)
+        return code
+    if as_json:
+        typer.echo(json.dumps(body, sort_keys=True))
+    typer.echo(
+        f"That approval was already decided (the order is {body['status']}); nothing changed.",
+        err=True,
+    )
+    return EXIT_ALREADY_DECIDED

@@ -7,11 +7,13 @@ not when the server fails (its messages are shown with the password masked).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
 from ordergate.bench import BENCHES, Summary, json_line
+from ordergate.cli._progress import working
 from ordergate.core import register_secret
 
 __all__ = ["bench"]
@@ -43,6 +45,12 @@ def bench(
     def emit(summary: Summary) -> None:
         typer.echo(json_line(summary.as_json()))
 
+    # stdout stays the JSON lines alone; the spinner is on stderr, and only on a terminal.
+    with working(f"bench {name}: measuring (each case in rounds)…"):
+        _run(name, quick, pg, emit)
+
+
+def _run(name: str, quick: bool, pg: str | None, emit: Callable[[Summary], None]) -> None:
     if pg is None:
         BENCHES[name](quick=quick, emit=emit)
         return

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ordergate.core import Clock, ConfigError, RealtimeClock, ToolError
+from ordergate.core import Clock, ConfigError, RealtimeClock, SecurityClock, ToolError
 
 if TYPE_CHECKING:
     from ordergate.ledger import Ledger
@@ -72,25 +72,34 @@ def fail(message: str, code: int) -> typer.Exit:
 
 
 def settings_from(
-    policy: Path | None, db: str | None, upstream: str | None, sandbox: bool
+    policy: Path | None,
+    db: str | None,
+    upstream: str | None,
+    sandbox: bool,
+    sandbox_start: str | None = None,
 ) -> Settings:
     from ordergate.runtime import Settings
 
     try:
-        return Settings.resolve(policy=policy, db=db, upstream=upstream, sandbox=sandbox)
+        return Settings.resolve(
+            policy=policy, db=db, upstream=upstream, sandbox=sandbox, sandbox_start=sandbox_start
+        )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None
 
 
 def open_existing_ledger(db: str | None, *, clock: Clock | None = None) -> Ledger:
     """The ledger at ``db`` (or the default), which must already exist: a mistyped path must
-    fail loudly rather than act on a new, empty ledger."""
+    fail loudly rather than act on a new, empty ledger. Approvals on it keep wall time
+    whatever ``clock`` (the market's) says."""
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     from ordergate.ledger import LedgerError, open_ledger
 
     try:
-        return open_ledger(db, clock=clock or RealtimeClock(), create=False)
+        return open_ledger(
+            db, clock=clock or RealtimeClock(), create=False, security_clock=SecurityClock()
+        )
     except LedgerError as error:
         problem = str(error)
     except ArgumentError:
@@ -114,7 +123,13 @@ async def guard_from(
     from ordergate.runtime import open_guard
 
     try:
-        async with open_guard(settings, clock=clock or settings.clock(), ledger=ledger) as running:
+        clocks = settings.clocks()
+        async with open_guard(
+            settings,
+            clock=clock or clocks.market,
+            security_clock=clocks.security,
+            ledger=ledger,
+        ) as running:
             for note in running.notes:
                 typer.echo(note, err=True)
             yield running

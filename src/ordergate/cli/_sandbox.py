@@ -58,25 +58,40 @@ def serve(
     ] = ClockMode.REALTIME,
     start: Annotated[
         str | None,
-        typer.Option(help="Simulated start instant, ISO-8601 with zone (accelerated/stepped)."),
+        typer.Option(
+            metavar="ISO",
+            help="Start the market at this instant, ISO-8601 with zone (e.g. "
+            "2026-12-01T15:00:00Z, a Tuesday's regular session); the clock runs from there at "
+            "wall speed (realtime), --speed times faster (accelerated) or when moved (stepped).",
+        ),
     ] = None,
-    speed: Annotated[str, typer.Option(help="Speed-up of the accelerated clock.")] = "60",
+    speed: Annotated[
+        str, typer.Option(metavar="N", help="Speed-up of the accelerated clock.")
+    ] = "60",
     page_size: Annotated[int, typer.Option(help="Tools per tools/list page.")] = 20,
     framing: Annotated[str, typer.Option(help="Default response framing: json or sse.")] = "json",
     cash: Annotated[str, typer.Option(help="Starting cash of the agentic account.")] = "100000.00",
     approval_required: Annotated[
-        bool, typer.Option(help="Start with Robinhood's trade-approval setting on.")
+        bool,
+        typer.Option(
+            "--approval-required",
+            help="Start with Robinhood's trade-approval setting on.",
+            show_default=False,
+        ),
     ] = False,
     admin: Annotated[
-        bool, typer.Option(help="Serve the loopback-only /_sandbox admin routes.")
+        bool,
+        typer.Option("--admin/--no-admin", help="Serve the loopback-only /_sandbox admin routes."),
     ] = True,
     access_token_ttl: Annotated[
-        int, typer.Option(help="Access-token lifetime in seconds (live tokens last ~9 days).")
+        int,
+        typer.Option(
+            metavar="SECONDS", help="Access-token lifetime in seconds (live tokens last ~9 days)."
+        ),
     ] = 9 * 24 * 3600,
 ) -> None:
     """Serve the sandbox venue: OAuth 2.1 + MCP (streamable HTTP) at /mcp/trading."""
-    from ordergate.sandbox import Framing, SandboxConfig
-    from ordergate.sandbox._serve import serve_forever
+    from ordergate.sandbox import Framing, SandboxConfig, serve_forever
 
     if framing not in ("json", "sse"):
         raise typer.BadParameter("expected json or sse", param_hint="--framing")

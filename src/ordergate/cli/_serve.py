@@ -6,7 +6,10 @@ unless live is armed). With no upstream configured it runs against an embedded s
 says so. With ``--upstream URL`` and no ``ordergate login`` for it, each person signs in at
 the upstream after approving a client, and the gateway keeps that session sealed under
 ``ORDERGATE_MASTER_SECRET`` (at least 32 characters; without it nobody can connect, and the
-consent page says why). Approving a client on the consent page asks for the owner code; with
+consent page says why). With one owner session (owner custody or the embedded sandbox) it
+grades each filled placement one trading day after its fill, every five minutes
+(``ordergate record``); ``--public-record`` serves the hashed track records at ``/record``.
+Approving a client on the consent page asks for the owner code; with
 nobody enrolled only the monitor profile can be granted, and bound beyond loopback it refuses
 to start until an owner is enrolled (``ordergate owner init``). It refuses to start while
 ``ORDERGATE_HOME`` or a secret in it (the token file, the ledger, the owner enrolment) is open
@@ -35,7 +38,7 @@ from ordergate.core import ConfigError, Secret, ToolError
 
 if TYPE_CHECKING:
     from ordergate.callers import CallerKey
-    from ordergate.gateway._serve import Serving
+    from ordergate.gateway.server import Serving
 
 __all__ = ["serve_command"]
 
@@ -50,6 +53,18 @@ def serve_command(
         ),
     ] = None,
     sandbox: SandboxOption = False,
+    sandbox_start: Annotated[
+        str | None,
+        typer.Option(
+            "--sandbox-start",
+            metavar="ISO",
+            help="Put the embedded sandbox's market at this instant, ISO-8601 with zone (e.g. "
+            "2026-12-01T15:00:00Z, a Tuesday's regular session); it runs at wall speed from "
+            "there (also ORDERGATE_SANDBOX_START). Only the market moves: tokens, codes, "
+            "approvals and rate limits keep wall time, so `ordergate token mint` tokens work.",
+            show_default=False,
+        ),
+    ] = None,
     upstream: UpstreamOption = None,
     policy: PolicyOption = None,
     db: DbOption = None,
@@ -69,8 +84,8 @@ def serve_command(
         typer.Option(
             envvar="ORDERGATE_REDIS_URL",
             help=(
-                "Redis for the rate-limit counters and each connection's budget, shared by "
-                "every replica (default: in memory)."
+                "Redis for the rate-limit counters, each connection's budget and the upstream tool "
+                "lists, shared by every replica (default: in memory)."
             ),
         ),
     ] = None,
@@ -99,18 +114,31 @@ def serve_command(
             ),
         ),
     ] = None,
+    public_record: Annotated[
+        bool,
+        typer.Option(
+            "--public-record",
+            help=(
+                "Also serve the public record page at /record (and /record.json), without a "
+                "token: each identity hashed, its graded count, mean and median excess bps "
+                "over SPY, hit rate and rank; nothing else. Off by default."
+            ),
+        ),
+    ] = False,
 ) -> None:
-    """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."""
+    """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard.
+
+    With one owner session it also grades each filled placement a trading day on.
+    """
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate._serving import bind_socket, run_fast
-    from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
-    from ordergate.gateway._serve import run_gateway
+    from ordergate.gateway.server import Custody, GatewayConfig, RateLimits, run_gateway
     from ordergate.ledger import LedgerError
     from ordergate.profiles import ProfileError
     from ordergate.runtime import check_home
 
-    settings = settings_from(policy, db, upstream, sandbox)
+    settings = settings_from(policy, db, upstream, sandbox, sandbox_start)
     problems = check_home(settings)
     for problem in problems:
         typer.echo(f"home: {problem}", err=True)
@@ -132,6 +160,7 @@ def serve_command(
             host=host,
             port=port,
             public_url=public_url or "",
+            public_record=public_record,
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None
@@ -146,7 +175,17 @@ def serve_command(
         typer.echo(f"ordergate gateway: point MCP clients at {url}/mcp (Ctrl+C stops)", err=True)
 
     try:
-        run_fast(run_gateway(settings, config, sock, clock=settings.clock(), on_ready=ready))
+        clocks = settings.clocks()
+        run_fast(
+            run_gateway(
+                settings,
+                config,
+                sock,
+                clock=clocks.market,
+                security_clock=clocks.security,
+                on_ready=ready,
+            )
+        )
     except KeyboardInterrupt:
         pass
     except ProfileError as error:

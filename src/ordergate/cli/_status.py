@@ -2,7 +2,9 @@
 
 ``status`` shows the mode this configuration runs in (and why), the trading state (with the
 breakers evaluated on the equity read now), the pause flag, the rolling 24 h spend and order
-count against their caps, ordergate's open orders and the pending approvals.
+count against their caps, ordergate's open orders and the pending approvals, and the account
+itself — the paper book's positions, cash and equity in paper mode, the broker's live — with
+money to the cent for people and exact Decimal strings under ``--json`` (``portfolio``).
 ``reconcile`` runs one reconciliation pass: orders followed to their end, fills booked,
 reservations corrected, unanswered filings looked up by ``ref_id``.
 """
@@ -10,10 +12,13 @@ reservations corrected, unanswered filings looked up by ``ref_id``.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
+from typing import Any
 
 import anyio
 import typer
 
+from ordergate.cli._money import usd
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
@@ -35,15 +40,19 @@ def status_command(
     sandbox: SandboxOption = False,
 ) -> None:
     """Show mode, trading state, pause, 24 h spend and orders against their caps, open
-    orders and pending approvals."""
+    orders and pending approvals, and the account.
+
+    The account: positions, cash, buying power and equity (the paper book's in paper mode,
+    the broker's live; --json gives exact amounts).
+    """
     settings = settings_from(policy, db, upstream, sandbox)
     anyio.run(_status, settings, as_json)
 
 
 async def _status(settings: object, as_json: bool) -> None:
     from ordergate.execution import read_status
-    from ordergate.execution._blocking import blocking
     from ordergate.runtime import Settings
+    from ordergate.store import blocking
 
     assert isinstance(settings, Settings)
     clock = settings.clock()
@@ -61,6 +70,7 @@ async def _status(settings: object, as_json: bool) -> None:
             equity=view.equity,
         )
     body = status.as_json()
+    body["portfolio"] = account_json(view, paper=guard.paper)
     if as_json:
         typer.echo(json.dumps(body, sort_keys=True))
         return
@@ -72,19 +82,66 @@ async def _status(settings: object, as_json: bool) -> None:
     if body["paused"]:
         pause = f"yes, since {body['paused_since']} ({body['pause_reason'] or 'no reason given'})"
     typer.echo(f"paused          {pause}")
-    typer.echo(f"spent (24 h)    ${body['spent_24h']} of ${body['max_daily_usd']}")
+    typer.echo(f"spent (24 h)    {usd(body['spent_24h'])} of {usd(body['max_daily_usd'])}")
     typer.echo(f"orders (24 h)   {body['orders_24h']} of {body['max_orders_per_day']}")
     typer.echo(f"open orders     {len(body['open_orders'])}")
     for order in body["open_orders"]:
-        size = order["quantity"] or f"${order['dollar_amount']}"
+        size = order["quantity"] or usd(order["dollar_amount"])
         typer.echo(
             f"  {order['filing_id']}  {order['status']}  {order['side']} {size} {order['symbol']}"
         )
     typer.echo(f"approvals       {len(body['pending_approvals'])} pending")
     for item in body["pending_approvals"]:
         typer.echo(
-            f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~${item['notional']}"
+            f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~{usd(item['notional'])}"
         )
+    _echo_account(body["portfolio"])
+
+
+def account_json(view: Any, *, paper: bool) -> dict[str, Any]:
+    """The account as ``guard.reader`` read it (an ``AccountView``): exact Decimal strings,
+    ``None`` for what could not be read (its ``notes`` say why)."""
+    from ordergate.core import to_wire
+
+    def exact(value: Decimal | None) -> str | None:
+        return None if value is None else to_wire(value)
+
+    positions = None
+    if view.positions is not None:
+        positions = [
+            {
+                "symbol": symbol,
+                "quantity": to_wire(held.quantity),
+                "market_value": to_wire(held.market_value),
+            }
+            for symbol, held in sorted(view.positions.items())
+        ]
+    return {
+        "source": "paper book" if paper else "broker",
+        "cash": exact(view.cash),
+        "buying_power": exact(view.buying_power),
+        "equity": exact(view.equity),
+        "positions": positions,
+        "notes": list(view.notes),
+    }
+
+
+def _echo_account(account: dict[str, Any]) -> None:
+    typer.echo(f"account         {account['source']}")
+    typer.echo(f"  cash          {usd(account['cash'])}")
+    typer.echo(f"  buying power  {usd(account['buying_power'])}")
+    typer.echo(f"  equity        {usd(account['equity'])}")
+    positions = account["positions"]
+    if positions is None:
+        typer.echo("  positions     unknown")
+    else:
+        typer.echo(f"  positions     {len(positions)}")
+        for held in positions:
+            typer.echo(
+                f"    {held['symbol']}  {held['quantity']} shares  {usd(held['market_value'])}"
+            )
+    for note in account["notes"]:
+        typer.echo(f"  note          {note}")
 
 
 def reconcile_command(

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ordergate.cli._progress import working
 from ordergate.cli._tools_capabilities import capabilities_command, readiness_command
 from ordergate.core import ConfigError, OrdergateError
 
@@ -104,13 +105,14 @@ def _signed_in_url(token_file: Path | None) -> str:
 
 
 async def _snapshot(url: str | None, out: Path, token_file: Path | None) -> None:
-    from ordergate.discovery._sources import is_url
+    from ordergate.discovery import is_url
 
     if url is None:
         url = _signed_in_url(token_file)
     elif not is_url(url):
         raise _fail(ConfigError("--url", f"must be an http(s) URL, got {url!r}"))
-    snapshot = await _load(url, token_file)
+    with working(f"tools snapshot: draining tools/list from {url}…"):
+        snapshot = await _load(url, token_file)
     partial = out.with_name(out.name + ".partial")
     try:
         # Written aside and renamed, so a failed write never leaves half a snapshot at ``out``.
@@ -145,7 +147,7 @@ def list_command(
 
 
 async def _list(spec: str | None, token_file: Path | None, live: bool) -> None:
-    from ordergate.discovery._sources import is_url
+    from ordergate.discovery import is_url
 
     if spec is None:
         spec = _signed_in_url(token_file)

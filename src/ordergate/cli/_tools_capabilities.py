@@ -26,16 +26,18 @@ from rich.text import Text
 
 from ordergate.client import Config
 from ordergate.core import ConfigError, OrdergateError, ToolError
-from ordergate.discovery._capabilities import (
+from ordergate.discovery import (
     CAPABILITIES,
     AmbiguousCapability,
+    Classifier,
+    SnapshotError,
     ToolUnavailable,
+    check,
+    is_url,
+    load_overrides,
+    load_surface,
     resolve,
 )
-from ordergate.discovery._classify import Classifier, load_overrides
-from ordergate.discovery._readiness import check
-from ordergate.discovery._snapshot import SnapshotError
-from ordergate.discovery._sources import is_url, load_surface
 from ordergate.inventory import ToolClass
 
 __all__ = ["capabilities_command", "readiness_command"]

@@ -5,12 +5,25 @@
 - ``SteppedClock``: stands still until a test moves it (``advance`` / ``set``).
 
 All return timezone-aware UTC datetimes.
+
+A run has two clocks, kept apart (``Clocks``):
+
+- the **market** clock (``MarketClock``) moves the venue, sessions, quote ages and the
+  policy's windows as they concern trading; a sandbox run may put it anywhere in time;
+- the **security** clock (``SecurityClock``) times token and code expiry, TOTP, caller
+  tokens, approval time-to-live and rate-limit windows. In a run it is always the wall clock,
+  so a token minted by ``ordergate token mint`` means the same to every gateway. Tests may
+  give it a stepped source to move security time on purpose.
+
+The two are distinct types: a market clock cannot be passed where a security clock is
+wanted (or the reverse) without saying so, and wiring names which one each part gets.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
@@ -20,7 +33,10 @@ __all__ = [
     "AcceleratedClock",
     "Clock",
     "ClockMode",
+    "Clocks",
+    "MarketClock",
     "RealtimeClock",
+    "SecurityClock",
     "SteppedClock",
     "make_clock",
     "utc",
@@ -105,12 +121,54 @@ class SteppedClock:
 def make_clock(
     mode: ClockMode, *, start: datetime | None = None, speed: Decimal = Decimal(60)
 ) -> RealtimeClock | AcceleratedClock | SteppedClock:
-    """Build a clock; ``start`` defaults to now for accelerated and stepped clocks."""
+    """Build a clock; ``start`` defaults to now for accelerated and stepped clocks. A realtime
+    clock given a ``start`` runs at wall speed from that instant (a market elsewhere in time,
+    at the pace of a real one)."""
     if mode is ClockMode.REALTIME:
         if start is not None:
-            raise ValueError("a realtime clock has no start time; use accelerated or stepped")
+            return AcceleratedClock(start=start, speed=Decimal(1))
         return RealtimeClock()
     origin = utc(start) if start is not None else datetime.now(UTC)
     if mode is ClockMode.ACCELERATED:
         return AcceleratedClock(start=origin, speed=speed)
     return SteppedClock(start=origin)
+
+
+class MarketClock:
+    """The market's time: the venue, sessions, quote ages, trading windows. Wraps ``source``
+    (wall time by default; a sandbox run's simulated clock)."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: Clock | None = None) -> None:
+        self.source: Clock = source if source is not None else RealtimeClock()
+
+    def now(self) -> datetime:
+        return self.source.now()
+
+    def __repr__(self) -> str:
+        return f"MarketClock({type(self.source).__name__})"
+
+
+class SecurityClock:
+    """Security time: token, code and approval expiry, TOTP, rate-limit windows. Wall time
+    unless a test gives it another ``source``; never a run's simulated market."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: Clock | None = None) -> None:
+        self.source: Clock = source if source is not None else RealtimeClock()
+
+    def now(self) -> datetime:
+        return self.source.now()
+
+    def __repr__(self) -> str:
+        return f"SecurityClock({type(self.source).__name__})"
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """A run's two clocks: ``market`` (may be simulated) and ``security`` (wall time)."""
+
+    market: MarketClock = field(default_factory=MarketClock)
+    security: SecurityClock = field(default_factory=SecurityClock)

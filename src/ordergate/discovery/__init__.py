@@ -47,7 +47,14 @@ from ordergate.discovery._readiness import (
     check,
 )
 from ordergate.discovery._snapshot import Snapshot, SnapshotError, ToolEntry
-from ordergate.discovery._sources import SourceError, SourceKind, load_file, load_surface
+from ordergate.discovery._sources import (
+    SourceError,
+    SourceKind,
+    is_url,
+    load_file,
+    load_live,
+    load_surface,
+)
 from ordergate.discovery._validate import (
     ArgumentProblem,
     InvalidArguments,
@@ -91,7 +98,9 @@ __all__ = [
     "check_arguments",
     "classify",
     "diff",
+    "is_url",
     "load_file",
+    "load_live",
     "load_overrides",
     "load_surface",
     "map_order",

@@ -32,7 +32,7 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._paper import PaperExecutor
 from ordergate.execution._paper_account import PaperAccountReader
-from ordergate.execution._paper_book import PaperBook
+from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
 from ordergate.execution._protocols import (
     AccountReader,
     AccountView,
@@ -76,9 +76,11 @@ __all__ = [
     "NoAnswer",
     "OrderExecutor",
     "Outcome",
+    "PaperAccount",
     "PaperAccountReader",
     "PaperBook",
     "PaperExecutor",
+    "PaperOrder",
     "Placement",
     "QuoteSource",
     "ReconcileReport",

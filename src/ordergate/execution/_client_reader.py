@@ -27,9 +27,8 @@ from typing import Any, Generic, TypeVar
 
 import anyio
 
-from ordergate.client import Robinhood
-from ordergate.client._pages import MAX_PAGES
-from ordergate.client.accounts._models import Portfolio
+from ordergate.client import MAX_PAGES, Robinhood
+from ordergate.client.accounts import Portfolio
 from ordergate.core import Clock
 from ordergate.execution._client_mapping import broker_order, describe, venue_quote
 from ordergate.execution._protocols import AccountView, BrokerOrder

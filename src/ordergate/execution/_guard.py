@@ -38,7 +38,6 @@ from uuid import UUID
 import anyio
 
 from ordergate.core import Clock, RealtimeClock, to_wire
-from ordergate.execution._blocking import blocking
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._hold import hold_for
 from ordergate.execution._outcome import (
@@ -47,6 +46,7 @@ from ordergate.execution._outcome import (
     APPROVAL_TERMS_ALTERED,
     BROKER_CHECKS_FAILED,
     BROKER_REFUSED,
+    OUTSIDE_SESSION,
     REVIEW_UNANSWERED,
     Outcome,
 )
@@ -57,7 +57,7 @@ from ordergate.execution._protocols import (
     OrderExecutor,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
-from ordergate.execution._sessions import calendar_session
+from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
 from ordergate.execution._world import SessionSource, World
 from ordergate.ledger import (
@@ -81,6 +81,7 @@ from ordergate.policy import (
     estimate_terms,
     evaluate,
 )
+from ordergate.store import blocking
 
 __all__ = ["ApprovalNotifier", "Guard"]
 
@@ -218,7 +219,12 @@ class Guard:
         record = result.record
         await blocking(self._journal, record, identity, decision, terms, record.reasons)
         if not result.accepted:
-            return Outcome(record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE)
+            next_open = None
+            if OUTSIDE_SESSION in record.reasons:
+                next_open = next_open_for(self._clock.now(), proposal.market_hours)
+            return Outcome(
+                record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE, next_open=next_open
+            )
         if decision.requires_approval:
             return await self._ask_approval(record)
         return await self._review_and_place(record, identity)

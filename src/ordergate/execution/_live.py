@@ -25,8 +25,7 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from ordergate.client import BusinessError, Robinhood
-from ordergate.client._models import field_name
+from ordergate.client import BusinessError, Robinhood, field_name
 from ordergate.client.equity import EquityOrderRequest
 from ordergate.execution._client_mapping import (
     broker_order,

@@ -8,6 +8,7 @@ the ledger's cap codes, and the guard's own below.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -35,6 +36,12 @@ APPROVAL_EXPIRED = "approval_expired"
 APPROVAL_TERMS_ALTERED = "approval_terms_altered"
 APPROVAL_DENIED = "approval_denied"
 APPROVAL_DECIDED = "approval_already_decided"
+OUTSIDE_SESSION = "outside_session"  # the policy's ReasonCode.OUTSIDE_SESSION
+_ELSEWHEN = (
+    "To try the sandbox at another instant, start its market there: `ordergate serve "
+    "--sandbox --sandbox-start {instant}` (or ORDERGATE_SANDBOX_START={instant})."
+)
+_A_TUESDAY_OPEN = "2026-12-01T15:00:00Z"
 
 # Endings in which the order is not, and will not be, at the market.
 _REFUSED = frozenset(
@@ -90,6 +97,8 @@ class Outcome:
     approval_id: UUID | None = None
     order_id: str | None = None
     broker_code: str | None = None
+    next_open: datetime | None = None
+    """For ``outside_session``: when the next session this order may trade in opens."""
 
     @property
     def refused(self) -> bool:
@@ -104,7 +113,10 @@ class Outcome:
     @property
     def message(self) -> str:
         reasons = ", ".join(self.reasons) if self.reasons else "no reason given"
-        return _SENTENCES[self.status].format(reasons=reasons)
+        sentence = _SENTENCES[self.status].format(reasons=reasons)
+        if OUTSIDE_SESSION in self.reasons:
+            sentence += " " + _next_step(self.next_open)
+        return sentence
 
     def as_json(self, *, mode: str) -> dict[str, Any]:
         """The outcome as the command line and the owner route show it (``mode``: what the
@@ -120,6 +132,22 @@ class Outcome:
             "approval_id": None if self.approval_id is None else str(self.approval_id),
             "order_id": self.order_id,
             "broker_code": self.broker_code,
+            **({"next_open": _iso(self.next_open)} if self.next_open is not None else {}),
             "message": self.message,
             "mode": mode,
         }
+
+
+def _iso(instant: datetime) -> str:
+    return instant.isoformat().replace("+00:00", "Z")
+
+
+def _next_step(next_open: datetime | None) -> str:
+    if next_open is None:
+        elsewhen = _ELSEWHEN.format(instant=_A_TUESDAY_OPEN)
+        return f"The calendar does not say when it next opens. {elsewhen}"
+    from ordergate.calendar import NEW_YORK
+
+    local = next_open.astimezone(NEW_YORK).strftime("%a %Y-%m-%d %H:%M New York")
+    elsewhen = _ELSEWHEN.format(instant=_iso(next_open))
+    return f"The next session it can trade in opens {_iso(next_open)} ({local}). {elsewhen}"

@@ -38,6 +38,15 @@ class PaperAccountReader:
         self._quotes = quotes
         self._slippage_bps = slippage_bps
 
+    @property
+    def book(self) -> PaperBook:
+        """The paper book this reader reads (the gateway answers paper account reads from it)."""
+        return self._book
+
+    @property
+    def quotes(self) -> QuoteSource:
+        return self._quotes
+
     async def read(self, account: str, symbol: str | None) -> AccountView:
         failure = ""
         try:

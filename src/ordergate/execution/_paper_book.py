@@ -44,11 +44,9 @@ from ordergate.core import (
     to_wire,
 )
 from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
-from ordergate.ledger._canonical import iso
-from ordergate.ledger._engine import write_transaction
-from ordergate.ledger._rows import parse_iso
-from ordergate.ledger._schema import paper_fills, paper_orders, paper_positions
+from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = ["PaperAccount", "PaperBook", "PaperOrder"]
 
@@ -154,6 +152,19 @@ class PaperBook:
         """Signed shares per symbol from the fills (buys add, sells subtract); zeros left out."""
         with self._engine.connect() as connection:
             return _positions(connection, account)
+
+    def holdings(self, account: str) -> dict[str, tuple[Decimal, Decimal]]:
+        """Per symbol held, ``(shares, net cost)``: the signed shares and what the symbol's
+        fills cost net (buys' cost minus sells' proceeds); zero holdings left out. Read from
+        ``paper_positions`` by its primary key (account, symbol), never from the fills."""
+        with self._engine.connect() as connection:
+            rows = connection.execute(
+                select(
+                    paper_positions.c.symbol, paper_positions.c.quantity, paper_positions.c.cost
+                ).where(paper_positions.c.account == account)
+            )
+            held = sorted((row.symbol, Decimal(row.quantity), Decimal(row.cost)) for row in rows)
+        return {symbol: (shares, cost) for symbol, shares, cost in held if shares != 0}
 
     def cash(self, account: str) -> Decimal:
         """``starting_cash`` − what buy fills cost + what sell fills brought."""

@@ -31,7 +31,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from ordergate.core import Clock, OrderState
-from ordergate.execution._blocking import blocking
 from ordergate.execution._protocols import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
@@ -44,6 +43,7 @@ from ordergate.ledger import (
     UnknownFilingError,
 )
 from ordergate.policy import ProposalError
+from ordergate.store import blocking
 
 __all__ = ["DEFAULT_GRACE", "ReconcileReport", "Reconciler", "status_of"]
 
@@ -141,9 +141,9 @@ class Reconciler:
 
     def expire_approvals(self) -> int:
         """Expire pending approvals past their time to live; release their reservations."""
-        now = self._clock.now()
         expired = 0
-        for approval in self._ledger.approvals.overdue(now=now):
+        # Overdue by the approvals' own (security) clock, never the market's.
+        for approval in self._ledger.approvals.overdue():
             decided = self._ledger.approvals.decide(
                 approval.id, approve=False, terms_sha256="", by="reconciler"
             )

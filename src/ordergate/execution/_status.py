@@ -20,8 +20,13 @@ from typing import Any
 
 from ordergate.core import to_wire
 from ordergate.ledger import Ledger, PauseState
-from ordergate.policy import AccountState, PolicyConfig, ReasonCode
-from ordergate.policy._rules import check_daily_loss, check_drawdown
+from ordergate.policy import (
+    AccountState,
+    PolicyConfig,
+    ReasonCode,
+    check_daily_loss,
+    check_drawdown,
+)
 
 __all__ = ["GuardStatus", "read_status"]
 

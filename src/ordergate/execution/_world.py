@@ -26,7 +26,6 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from ordergate.core import Clock, Side
-from ordergate.execution._blocking import blocking
 from ordergate.execution._protocols import AccountReader, AccountView
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
@@ -39,6 +38,7 @@ from ordergate.policy import (
     Quote,
     TradingState,
 )
+from ordergate.store import blocking
 
 __all__ = ["SessionSource", "World", "WorldView"]
 

@@ -29,6 +29,10 @@ from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._health import Readiness, health_routes, ledger_writable
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
+from ordergate.gateway._public_record import public_record_routes
+from ordergate.gateway._replica_locks import ReplicaLocks
+from ordergate.gateway._sessions import SignedSessions, session_key
+from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.desk import OwnerDesk, owner_routes
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
@@ -77,14 +81,23 @@ def build_gateway_app(
     clock: Clock,
     counter: WindowCounter | None = None,
     desk: OwnerDesk | None = None,
+    tool_lists: SharedToolLists | None = None,
+    public_record: Engine | None = None,
 ) -> Any:
-    """The ASGI app (with the owner route when ``desk`` is given)."""
+    """The ASGI app (with the owner route when ``desk`` is given, and the public record page
+    over ``public_record``'s ledger when given). With a master secret its MCP sessions carry
+    themselves (``SignedSessions``: any replica continues one); orders take turns per account
+    with every process on the ledger (``ReplicaLocks``)."""
     metrics = GatewayMetrics()
+    secret = config.master_secret
     methods = GatewayMethods(
         metrics.observe(backend),
         clock=clock,
         profiles=profiles,
         tools_ttl=config.tools_cache,
+        sessions=None if secret is None else SignedSessions(session_key(secret), clock=clock),
+        replicas=ReplicaLocks(auth.store.engine),
+        tool_lists=tool_lists,
     )
     verifier = auth.verifier
     verify = bearer_verifier(
@@ -119,6 +132,7 @@ def build_gateway_app(
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *health_routes(readiness),
         *(owner_routes(desk) if desk is not None else ()),
+        *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(
         Starlette(routes=routes),

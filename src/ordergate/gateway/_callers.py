@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ordergate.callers import CallerVerifier, looks_like_caller_token
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._owner import connection_digest
 from ordergate.gateway.mcp import Credential, Principal, Verify
 from ordergate.gateway.oauth import GatewayStore, Grant
 from ordergate.gateway.oauth._records import ConnectionState
+from ordergate.store import blocking
 
 __all__ = ["CALLER_PREFIX", "bearer_verifier", "caller_identity"]
 

@@ -107,6 +107,8 @@ class GatewayConfig:
     trusted_proxies: tuple[str, ...] = ()
     """Addresses or networks of reverse proxies whose ``X-Forwarded-For`` is believed
     (``--trusted-proxy``); none: the rate limits count the socket's peer."""
+    public_record: bool = False
+    """Serve the public record page (``/record``: hashed identities, counts, grades, ranks)."""
 
     def __post_init__(self) -> None:
         TrustedProxies.parse(self.trusted_proxies)  # a bad one is refused at startup

@@ -28,8 +28,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ordergate.execution._blocking import blocking
 from ordergate.ledger import write_transaction
+from ordergate.store import blocking
 
 __all__ = ["HEALTH_PATH", "READY_PATH", "Readiness", "health_routes", "ledger_writable"]
 

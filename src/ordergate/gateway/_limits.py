@@ -12,9 +12,10 @@ Authenticated MCP traffic (``/mcp``, ``/api/…``) is not counted per IP: each c
 budget of its own (``_budget``, applied once the token is verified), so agents sharing one
 machine do not share one allowance. What is counted per IP there is the ``unauthenticated``
 class: each such request answered 401 (a missing, wrong or expired token) counts, and once an
-IP has used its minute's allowance its further ``/mcp`` and ``/api/…`` requests are refused
-with 429 before any token is looked up, so guessing tokens or flooding the verifier stays
-bounded.
+IP has used its minute's allowance its further refused requests are answered 429 with
+``Retry-After`` instead of 401, so a client looping on a bad token (or guessing tokens) is
+slowed. A valid token from that IP is still served: one local agent stuck on an expired token
+never cuts off the others on 127.0.0.1.
 
 The counts live in memory for one process, or in Redis (``INCR`` + ``EXPIRE``, one key per
 IP, class and minute) so that several replicas share them. A Redis that cannot be reached
@@ -77,10 +78,6 @@ class WindowCounter(Protocol):
         """Count one request for ``key`` in minute ``window``; the count so far."""
         ...
 
-    async def peek(self, key: str, window: int) -> int:
-        """The count of ``key`` in minute ``window`` so far, counting nothing."""
-        ...
-
 
 class MemoryCounter:
     """Counts in this process (one gateway, no replicas)."""
@@ -99,9 +96,6 @@ class MemoryCounter:
         self._counts[(key, window)] += 1
         return self._counts[(key, window)]
 
-    async def peek(self, key: str, window: int) -> int:
-        return self._counts.get((key, window), 0)
-
 
 class RedisCounter:
     """Counts in Redis, shared by every replica."""
@@ -117,9 +111,6 @@ class RedisCounter:
             pipe.expire(name, 120)
             count, _ = await pipe.execute()
         return int(count)
-
-    async def peek(self, key: str, window: int) -> int:
-        return int(await self._client.get(f"{self._prefix}{key}:{window}") or 0)
 
     @property
     def client(self) -> Any:
@@ -168,24 +159,19 @@ class LimitMiddleware:
         if kind is not None:
             ip = self._proxies.client(scope)
             window = int(self._clock.now().timestamp()) // 60
-            key = f"unauthenticated:{ip}" if kind == "mcp" else f"{kind}:{ip}"
-            limit = self._limits.unauthenticated if kind == "mcp" else getattr(self._limits, kind)
-            try:
-                if kind == "mcp":
-                    count = await self._counter.peek(key, window) + 1
-                else:
-                    count = await self._counter.hit(key, window)
-            except Exception as error:  # the counter's store is down: refuse, never unlimited
-                logger.warning("rate-limit store unavailable: %s", type(error).__name__)
-                await _refuse(send, 503, "rate limiting is unavailable; try again shortly")
-                return
-            if count > limit:
-                self._refused("rate_limited")
-                retry = 60 - int(self._clock.now().timestamp()) % 60
-                await _refuse(send, 429, "too many requests", retry_after=retry)
-                return
             if kind == "mcp":
-                send = self._counting_refusals(send, key, window)
+                send = self._counting_refusals(send, f"unauthenticated:{ip}", window)
+            else:
+                try:
+                    count = await self._counter.hit(f"{kind}:{ip}", window)
+                except Exception as error:  # the counter's store is down: refuse, never unlimited
+                    logger.warning("rate-limit store unavailable: %s", type(error).__name__)
+                    await _refuse(send, 503, "rate limiting is unavailable; try again shortly")
+                    return
+                if count > getattr(self._limits, kind):
+                    self._refused("rate_limited")
+                    await _refuse(send, 429, "too many requests", retry_after=self._retry())
+                    return
         declared = _content_length(scope)
         if declared is not None and declared > self._max_body:
             self._refused("body_too_large")
@@ -207,15 +193,30 @@ class LimitMiddleware:
                 return
         await self._app(scope, _replay(bytes(body), receive), send)
 
+    def _retry(self) -> int:
+        """Seconds until the next minute's window."""
+        return 60 - int(self._clock.now().timestamp()) % 60
+
     def _counting_refusals(self, send: Send, key: str, window: int) -> Send:
-        """``send``, counting the answer against ``key`` when it is a 401."""
+        """``send``, counting a 401 against ``key``; past the ``unauthenticated`` limit the
+        401 becomes a 429 (the application's own answer is dropped)."""
+        replaced = False
 
         async def counting(message: Message) -> None:
+            nonlocal replaced
+            if replaced:
+                return
             if message["type"] == "http.response.start" and message.get("status") == 401:
                 try:
-                    await self._counter.hit(key, window)
+                    count = await self._counter.hit(key, window)
                 except Exception as error:  # the answer is a refusal already
                     logger.warning("rate-limit store unavailable: %s", type(error).__name__)
+                    count = 0
+                if count > self._limits.unauthenticated:
+                    replaced = True
+                    self._refused("rate_limited")
+                    await _refuse(send, 429, "too many requests", retry_after=self._retry())
+                    return
             await send(message)
 
         return counting

@@ -1,7 +1,7 @@
 """The gateway's tables (migration 0004) as SQLAlchemy Core metadata, in the ledger's database.
 
-See ``ordergate/ledger/migrations/versions/0004_gateway.py`` for what each holds. Times are
-the ledger's fixed-width UTC ISO text (``ordergate.ledger._canonical.iso``).
+See ``ordergate/gateway/migrations/versions/0004_gateway.py`` for what each holds. Times are
+the store's one time encoding (``ordergate.store.iso``).
 """
 
 from __future__ import annotations

@@ -22,14 +22,15 @@ import anyio
 
 from ordergate._serving import _config, _Server
 from ordergate.callers import CallerVerifier
-from ordergate.core import Clock
+from ordergate.core import Clock, SecurityClock
 from ordergate.execution import Guard
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
+from ordergate.gateway._grading import GRADE_EVERY_S, serving_grader
 from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
 from ordergate.gateway._seal import Sealer
+from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
 from ordergate.gateway.custody import (
     NO_MASTER_SECRET,
     NoVault,
@@ -62,6 +63,7 @@ from ordergate.runtime import (
     open_guard,
     policy_in_force,
 )
+from ordergate.store import blocking
 
 __all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
 
@@ -82,6 +84,7 @@ class Serving:
     running: Running | None
     sealed: bool
     profiles: Profiles
+    ledger: Ledger | None = None
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -97,8 +100,10 @@ async def run_gateway(
     sock: socket.socket,
     *,
     clock: Clock,
+    security_clock: SecurityClock,
     on_ready: Callable[[str, Serving], None] | None = None,
     reconcile_every: float | None = 5.0,
+    grade_every: float | None = GRADE_EVERY_S,
     ledger: Ledger | None = None,
     counter: WindowCounter | None = None,
     server_box: list[_Server] | None = None,
@@ -108,6 +113,11 @@ async def run_gateway(
     shared = None
     if counter is None and config.redis_url is not None:
         counter = shared = redis_counter(config.redis_url)
+    tool_lists = (
+        None
+        if config.redis_url is None
+        else redis_tool_lists(config.redis_url, ttl=config.tools_cache)
+    )
     try:
         await _serve(
             settings,
@@ -115,16 +125,21 @@ async def run_gateway(
             sock,
             public_url=public_url,
             clock=clock,
+            security_clock=security_clock,
             on_ready=on_ready,
             reconcile_every=reconcile_every,
+            grade_every=grade_every,
             ledger=ledger,
             counter=counter,
+            tool_lists=tool_lists,
             server_box=server_box,
             auth_box=auth_box,
         )
     finally:
         if shared is not None:
             await shared.aclose()
+        if tool_lists is not None:
+            await tool_lists.aclose()
 
 
 async def _serve(
@@ -134,10 +149,13 @@ async def _serve(
     *,
     public_url: str,
     clock: Clock,
+    security_clock: SecurityClock,
     on_ready: Callable[[str, Serving], None] | None,
     reconcile_every: float | None,
+    grade_every: float | None,
     ledger: Ledger | None,
     counter: WindowCounter | None,
+    tool_lists: SharedToolLists | None,
     server_box: list[_Server] | None,
     auth_box: list[GatewayAuth] | None,
 ) -> None:
@@ -147,6 +165,7 @@ async def _serve(
         config,
         public_url=public_url,
         clock=clock,
+        security_clock=security_clock,
         reconcile_every=reconcile_every,
         ledger=ledger,
     ) as (auth, backend, serving, desk):
@@ -155,12 +174,22 @@ async def _serve(
             backend,
             desk=desk,
             profiles=serving.profiles,
-            callers=CallerVerifier(config.caller_key, clock=clock) if config.caller_key else None,
+            callers=(
+                CallerVerifier(config.caller_key, clock=security_clock)
+                if config.caller_key
+                else None
+            ),
             sealed=serving.sealed,
             config=config,
             public_url=public_url,
-            clock=clock,
+            clock=security_clock,
             counter=counter,
+            tool_lists=tool_lists,
+            public_record=(
+                serving.ledger.engine
+                if config.public_record and serving.ledger is not None
+                else None
+            ),
         )
 
         def ready() -> None:
@@ -199,10 +228,13 @@ async def _serve(
                 if note:
                     logger.info("%s", note)
 
+        grader = serving_grader(serving, clock) if grade_every is not None else None
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(housekeeping)
             tasks.start_soon(sweep)
             tasks.start_soon(follow_policy)
+            if grader is not None and grade_every is not None:
+                tasks.start_soon(grader.run_forever, grade_every)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
 
@@ -217,10 +249,15 @@ async def _owner(
     *,
     public_url: str,
     clock: Clock,
+    security_clock: SecurityClock,
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
-    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    opened = (
+        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        if ledger is None
+        else ledger
+    )
     try:
         # Read (and, on a fresh install, written) before the guard opens, so a policy that is
         # not in force or a bad profile is refused before anything starts.
@@ -238,7 +275,7 @@ async def _owner(
                 opened.engine,
                 config=config,
                 public_url=public_url,
-                clock=clock,
+                clock=security_clock,
                 profiles=profiles,
                 consent_check=OwnerCode(authority, profiles),
             )
@@ -271,7 +308,7 @@ async def _owner(
             notes = tuple(
                 note for note in (*running.notes, custody, await enrolment_note(desk)) if note
             )
-            serving = Serving(notes, running, sealed=False, profiles=profiles)
+            serving = Serving(notes, running, sealed=False, profiles=profiles, ledger=opened)
             yield auth, OwnerBackend(running, erase=erase), serving, desk
     finally:
         if ledger is None:
@@ -285,10 +322,15 @@ async def _sealed(
     *,
     public_url: str,
     clock: Clock,
+    security_clock: SecurityClock,
     reconcile_every: float | None,
     ledger: Ledger | None,
 ) -> AsyncIterator[_Opened]:
-    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    opened = (
+        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        if ledger is None
+        else ledger
+    )
     sealer = Sealer(config.master_secret) if config.master_secret is not None else None
     try:
         policy, policy_note = policy_in_force(settings, opened)
@@ -314,7 +356,7 @@ async def _sealed(
                         opened.engine,
                         sealer=sealer,
                         store=store,
-                        clock=clock,
+                        clock=security_clock,
                         upstream_url=upstream_url,
                     )
                     if sealer is not None
@@ -332,14 +374,14 @@ async def _sealed(
                     sealer=sealer,
                     vault=vault,
                     issuer=public_url,
-                    clock=clock,
+                    clock=security_clock,
                 )
 
             auth = gateway_auth(
                 opened.engine,
                 config=config,
                 public_url=public_url,
-                clock=clock,
+                clock=security_clock,
                 sign_in=sign_in,
                 profiles=profiles,
                 consent_check=OwnerCode(authority, profiles),
@@ -389,7 +431,7 @@ async def _sealed(
                     )
                     if note
                 )
-                serving = Serving(notes, None, sealed=True, profiles=profiles)
+                serving = Serving(notes, None, sealed=True, profiles=profiles, ledger=opened)
                 yield auth, backend, serving, desk
     finally:
         if ledger is None:
@@ -397,7 +439,11 @@ async def _sealed(
 
 
 class GatewayServer:
-    """The gateway on ``sock`` in a background thread; ``url`` once started."""
+    """The gateway on ``sock`` in a background thread; ``url`` once started.
+
+    ``clock`` is the market's; ``security_clock`` times tokens, approvals and rate limits
+    (without one, security time follows ``clock``, the one timeline a test steps).
+    """
 
     def __init__(
         self,
@@ -406,13 +452,17 @@ class GatewayServer:
         sock: socket.socket,
         *,
         clock: Clock,
+        security_clock: SecurityClock | None = None,
         ledger: Ledger | None = None,
         reconcile_every: float | None = None,
+        grade_every: float | None = None,
     ) -> None:
         self._args = (settings, config, sock)
         self._clock = clock
+        self._security_clock = security_clock or SecurityClock(clock)
         self._ledger = ledger
         self._reconcile_every = reconcile_every
+        self._grade_every = grade_every
         self._sock = sock
         self._ready = threading.Event()
         self._servers: list[_Server] = []
@@ -440,8 +490,10 @@ class GatewayServer:
                 run_gateway(
                     *self._args,
                     clock=self._clock,
+                    security_clock=self._security_clock,
                     on_ready=self._on_ready,
                     reconcile_every=self._reconcile_every,
+                    grade_every=self._grade_every,
                     ledger=self._ledger,
                     server_box=self._servers,
                     auth_box=self._auths,

@@ -15,7 +15,14 @@ walks only what was filed after it. What is open (``Ledger.open_filings``, ``ope
 is kept as filings move, so reading it costs what is open, never the history.
 """
 
-from ordergate.ledger._canonical import GENESIS, canonical_json
+from ordergate.ledger._canonical import (
+    GENESIS,
+    canonical_json,
+    chain_hash,
+    event_body,
+    linked_filing_body,
+    to_units,
+)
 from ordergate.ledger._controls import (
     AppliedPolicy,
     Controls,
@@ -23,7 +30,6 @@ from ordergate.ledger._controls import (
     SessionEquity,
     policy_sha256,
 )
-from ordergate.ledger._engine import write_transaction
 from ordergate.ledger._errors import (
     CheckpointError,
     LedgerError,
@@ -31,6 +37,7 @@ from ordergate.ledger._errors import (
     ReservationError,
     UnknownFilingError,
 )
+from ordergate.ledger._feed import events_after
 from ordergate.ledger._ledger import WINDOW, Ledger, open_ledger
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
@@ -59,6 +66,7 @@ from ordergate.ledger._records import (
     Orders,
 )
 from ordergate.ledger._verify import verify
+from ordergate.store import write_transaction
 
 __all__ = [
     "CAP_DAILY_USD",
@@ -96,8 +104,13 @@ __all__ = [
     "UnknownFilingError",
     "VerifyResult",
     "canonical_json",
+    "chain_hash",
+    "event_body",
+    "events_after",
+    "linked_filing_body",
     "open_ledger",
     "policy_sha256",
+    "to_units",
     "verify",
     "write_transaction",
 ]

@@ -29,12 +29,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import ROUND_CEILING, Decimal
 from typing import Any
 from uuid import UUID
 
 from ordergate.core import to_wire
+from ordergate.store import iso
 
 __all__ = [
     "ACCOUNT_FILING_TAG",
@@ -51,7 +52,6 @@ __all__ = [
     "from_units",
     "has_control",
     "heads_digest",
-    "iso",
     "linked_filing_body",
     "plain_json",
     "to_units",
@@ -105,13 +105,6 @@ def plain_json(value: object) -> Any:
 def canonical_json(value: object) -> str:
     """The canonical JSON text of ``value`` (see ``plain_json`` for what is refused)."""
     return _dumps(_plain(value, "$"))
-
-
-def iso(instant: datetime) -> str:
-    """Fixed-width UTC ISO-8601 with microseconds: ``2026-12-01T15:00:00.000000Z``."""
-    if instant.tzinfo is None:
-        raise ValueError("naive datetime: give a timezone")
-    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def to_units(amount: Decimal) -> int:

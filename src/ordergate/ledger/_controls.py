@@ -21,10 +21,9 @@ from typing import Any
 from sqlalchemy import Connection, Engine, insert, select, update
 
 from ordergate.core import Clock, to_wire
-from ordergate.ledger._canonical import canonical_json, iso
-from ordergate.ledger._engine import write_transaction
-from ordergate.ledger._rows import parse_iso
+from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._schema import controls, decisions
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = [
     "PAUSE_KEY",

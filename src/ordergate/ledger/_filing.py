@@ -51,13 +51,11 @@ from ordergate.ledger._canonical import (
     canonical_json,
     chain_hash,
     has_control,
-    iso,
     linked_filing_body,
     plain_json,
     to_units,
 )
 from ordergate.ledger._controls import PAUSE_KEY, paused_from
-from ordergate.ledger._engine import ACCOUNT_LOCKS, account_lock_params, write_transaction
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
     CAP_ORDERS_PER_DAY,
@@ -69,7 +67,6 @@ from ordergate.ledger._models import (
     FilingStatus,
     RollingCaps,
 )
-from ordergate.ledger._rows import to_us
 from ordergate.ledger._schema import (
     chain_heads,
     controls,
@@ -78,6 +75,7 @@ from ordergate.ledger._schema import (
     open_filings,
     reservations,
 )
+from ordergate.store import ACCOUNT_LOCKS, account_lock_params, iso, to_us, write_transaction
 
 __all__ = ["WINDOW_US", "Prepared", "file_batch", "prepare", "window_bounds"]
 

@@ -33,7 +33,7 @@ from uuid import UUID
 
 from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 
-from ordergate.core import Clock, to_wire
+from ordergate.core import Clock, SecurityClock, to_wire
 from ordergate.ledger._canonical import (
     GENESIS,
     canonical_json,
@@ -41,20 +41,15 @@ from ordergate.ledger._canonical import (
     event_body,
     from_units,
     heads_digest,
-    iso,
     to_units,
 )
 from ordergate.ledger._controls import Controls
-from ordergate.ledger._engine import (
-    FILINGS_GATE,
-    engine_for,
-    lock_accounts,
-    migrate,
-    normalise_url,
-    take_locks,
-    write_transaction,
+from ordergate.ledger._errors import (
+    LedgerError,
+    LedgerSchemaError,
+    ReservationError,
+    UnknownFilingError,
 )
-from ordergate.ledger._errors import ReservationError, UnknownFilingError
 from ordergate.ledger._filing import WINDOW_US, file_batch, prepare, window_bounds
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
@@ -70,7 +65,7 @@ from ordergate.ledger._models import (
 )
 from ordergate.ledger._queries import EVENTS_HEAD, FILING, OPEN, WITH_STATUS
 from ordergate.ledger._records import Approvals, Journal, Orders
-from ordergate.ledger._rows import event_record, filing_record, to_us
+from ordergate.ledger._rows import event_record, filing_record
 from ordergate.ledger._schema import (
     chain_heads,
     filing_events,
@@ -79,40 +74,68 @@ from ordergate.ledger._schema import (
     reservations,
 )
 from ordergate.ledger._verify import verify
+from ordergate.store import (
+    FILINGS_GATE,
+    StoreError,
+    StoreSchemaError,
+    default_url,
+    engine_for,
+    iso,
+    lock_accounts,
+    migrate,
+    normalise_url,
+    take_locks,
+    to_us,
+    write_transaction,
+)
 
 __all__ = ["WINDOW", "Ledger", "open_ledger"]
 
 WINDOW = timedelta(hours=24)
 
 
-def open_ledger(url: str | None = None, *, clock: Clock, create: bool = True) -> Ledger:
+def open_ledger(
+    url: str | None = None,
+    *,
+    clock: Clock,
+    create: bool = True,
+    security_clock: SecurityClock | None = None,
+) -> Ledger:
     """Open (creating and migrating as needed) the ledger at ``url``.
 
     ``url`` defaults to ``ORDERGATE_DB_URL``, else SQLite at ``$ORDERGATE_HOME/ledger.db``.
     ``postgresql://`` URLs use psycopg 3. With ``create=False`` a missing SQLite file is an
-    error rather than a new ledger. Raises ``LedgerError`` for an unusable URL or file and
+    error rather than a new ledger. Approvals' time to live runs on ``security_clock`` (wall
+    time in a run; see ``ordergate.core.Clocks``), everything else on ``clock``; without one,
+    both on ``clock``. Raises ``LedgerError`` for an unusable URL or file and
     ``LedgerSchemaError`` for a database written by a newer ordergate.
     """
-    from ordergate.ledger._engine import default_url
-
-    engine = engine_for(normalise_url(url or default_url()), create=create)
+    try:
+        engine = engine_for(normalise_url(url or default_url()), create=create)
+    except StoreError as error:
+        raise LedgerError(str(error)) from None
     try:
         migrate(engine)
-    except BaseException:
+    except BaseException as error:
         engine.dispose()
+        if isinstance(error, StoreSchemaError):
+            raise LedgerSchemaError(str(error)) from None
         raise
-    return Ledger(engine, clock=clock)
+    return Ledger(engine, clock=clock, security_clock=security_clock)
 
 
 class Ledger:
     """The durable record. Thread-safe (each call checks out its own connection)."""
 
-    def __init__(self, engine: Engine, *, clock: Clock) -> None:
+    def __init__(
+        self, engine: Engine, *, clock: Clock, security_clock: SecurityClock | None = None
+    ) -> None:
         self._engine = engine
         self._clock = clock
         self.controls = Controls(engine, clock)
         self.orders = Orders(engine, clock)
-        self.approvals = Approvals(engine, clock)
+        # An approval's time to live is security time, not the market's.
+        self.approvals = Approvals(engine, security_clock or SecurityClock(clock))
         self.journal = Journal(engine, clock)
 
     @property

@@ -22,11 +22,10 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ordergate.core import Clock, to_wire
-from ordergate.ledger._canonical import canonical_json, iso
-from ordergate.ledger._engine import write_transaction
+from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._errors import LedgerError, UnknownFilingError
-from ordergate.ledger._rows import parse_iso
 from ordergate.ledger._schema import approvals, decisions, executions, filings, orders
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = [
     "DEFAULT_APPROVAL_TTL",

@@ -3,27 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
 from ordergate.ledger._models import Decision, EventRecord, FilingRecord, FilingStatus
+from ordergate.store import parse_iso
 
-__all__ = ["event_record", "filing_record", "parse_iso", "to_us"]
-
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def parse_iso(text: str) -> datetime:
-    return datetime.strptime(text, _FORMAT).replace(tzinfo=UTC)
-
-
-def to_us(instant: datetime) -> int:
-    """Microseconds since the epoch (exact integer arithmetic on the timedelta)."""
-    delta = instant - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+__all__ = ["event_record", "filing_record"]
 
 
 def filing_record(row: Any, status: str | None = None) -> FilingRecord:

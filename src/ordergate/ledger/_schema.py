@@ -1,6 +1,7 @@
-"""The ledger's tables as SQLAlchemy Core metadata (the migrations create the same shape).
+"""The ledger's tables as SQLAlchemy Core metadata (its migrations, ``ordergate/ledger/migrations``,
+create the same shape).
 
-Times are fixed-width UTC ISO-8601 text (``_canonical.iso``), readable in any SQL shell and
+Times are fixed-width UTC ISO-8601 text (``ordergate.store.iso``), readable in any SQL shell and
 hashed as stored; the rolling window reads an integer microsecond column instead. Money is a
 canonical decimal string, plus whole 10⁻⁸ USD units where SQL adds it up (see ``_canonical``).
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
-    Boolean,
     Column,
     ForeignKey,
     Index,
@@ -41,9 +41,6 @@ __all__ = [
     "metadata",
     "open_filings",
     "orders",
-    "paper_fills",
-    "paper_orders",
-    "paper_positions",
     "reservations",
 ]
 
@@ -183,58 +180,6 @@ decisions = Table(
     Column("kind", String(64), nullable=False),
     Column("why", Text, nullable=False),
     Column("detail", Text, nullable=False),
-)
-
-# The paper book (migration 0002): the simulated broker's own orders and fills.
-_AMOUNT = 64
-paper_orders = Table(
-    "paper_orders",
-    metadata,
-    Column("order_id", String(64), primary_key=True),
-    Column("ref_id", String(_ID), nullable=False, unique=True),
-    Column("account", String(200), nullable=False),
-    Column("symbol", String(32), nullable=False),
-    Column("side", String(8), nullable=False),
-    Column("type", String(16), nullable=False),
-    Column("quantity", String(_AMOUNT)),
-    Column("dollar_amount", String(_AMOUNT)),
-    Column("limit_price", String(_AMOUNT)),
-    Column("stop_price", String(_AMOUNT)),
-    Column("time_in_force", String(16), nullable=False),
-    Column("market_hours", String(32), nullable=False),
-    Column("state", String(40), nullable=False),
-    Column("triggered", Boolean, nullable=False),
-    Column("reject_reason", String(200)),
-    Column("created_at", String(_TIME), nullable=False),
-    Column("updated_at", String(_TIME), nullable=False),
-    Index("ix_paper_orders_account_state", "account", "state"),
-)
-
-paper_fills = Table(
-    "paper_fills",
-    metadata,
-    Column("id", String(64), primary_key=True),
-    Column("order_id", String(64), ForeignKey("paper_orders.order_id"), nullable=False),
-    Column("account", String(200), nullable=False),
-    Column("symbol", String(32), nullable=False),
-    Column("side", String(8), nullable=False),
-    Column("quantity", String(_AMOUNT), nullable=False),
-    Column("price", String(_AMOUNT), nullable=False),
-    Column("executed_at", String(_TIME), nullable=False),
-    Index("ix_paper_fills_order", "order_id"),
-    Index("ix_paper_fills_account", "account", "symbol"),
-)
-
-# Migration 0007: per account and symbol, the signed shares and the net cash the fills cost
-# (buys' cost minus sells' proceeds), kept with every fill, so an account is read without
-# reading its fills.
-paper_positions = Table(
-    "paper_positions",
-    metadata,
-    Column("account", String(200), primary_key=True),
-    Column("symbol", String(32), primary_key=True),
-    Column("quantity", String(_AMOUNT), nullable=False),
-    Column("cost", String(_AMOUNT), nullable=False),
 )
 
 # One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn. Since

@@ -32,7 +32,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from mcp.shared.auth import OAuthToken
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -135,6 +134,8 @@ class TokenEndpoint:
             result = refused.refusal
         if isinstance(result, Refusal):
             return token_error(result.error, result.description)
+        from mcp.shared.auth import OAuthToken  # imported where used (about a second)
+
         body = OAuthToken(
             access_token=result.access_token,
             token_type="Bearer",

@@ -11,15 +11,20 @@ trailing slash): clients compare issuers as plain strings.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from mcp.server.auth.handlers.metadata import MetadataHandler
-from mcp.shared.auth import OAuthMetadata
 from starlette.routing import Route
 
 from ordergate.oauth._rfc6749_token import GRANT_TYPES
 from ordergate.oauth._rfc7636 import S256
 
+if TYPE_CHECKING:
+    from mcp.shared.auth import OAuthMetadata
+
 __all__ = ["METADATA_PATH", "authorization_server_metadata", "metadata_route"]
+
+# The MCP SDK is imported where it is used: importing it costs about a second (its pydantic
+# models), which a command that never serves or signs in should not pay.
 
 METADATA_PATH = "/.well-known/oauth-authorization-server"
 
@@ -35,6 +40,8 @@ def authorization_server_metadata(
     iss_parameter: bool,
 ) -> OAuthMetadata:
     """The metadata document of the server whose issuer identifier is ``issuer``."""
+    from mcp.shared.auth import OAuthMetadata
+
     document: dict[str, object] = {
         "issuer": issuer,
         "authorization_endpoint": issuer + authorization_path,
@@ -56,4 +63,6 @@ def authorization_server_metadata(
 
 def metadata_route(metadata: OAuthMetadata) -> Route:
     """The ``GET`` route serving ``metadata`` at the well-known path."""
+    from mcp.server.auth.handlers.metadata import MetadataHandler
+
     return Route(METADATA_PATH, MetadataHandler(metadata).handle, methods=["GET"])

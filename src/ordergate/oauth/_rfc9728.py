@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
-from mcp.shared.auth import ProtectedResourceMetadata
 from starlette.routing import Route
+
+if TYPE_CHECKING:
+    from mcp.shared.auth import ProtectedResourceMetadata
 
 __all__ = [
     "WELL_KNOWN_PREFIX",
@@ -27,6 +29,8 @@ __all__ = [
 ]
 
 WELL_KNOWN_PREFIX = "/.well-known/oauth-protected-resource"
+# The MCP SDK is imported where it is used: importing it costs about a second (its pydantic
+# models), which a command that never serves or signs in should not pay.
 
 # RFC 6750 §3: error = 1*( %x20-21 / %x23-5B / %x5D-7E ), i.e. no quote and no backslash.
 _ERROR_VALUE = re.compile(r"[\x20\x21\x23-\x5B\x5D-\x7E]+")
@@ -42,6 +46,8 @@ def protected_resource_metadata(
     *, resource: str, issuer: str, scopes: Sequence[str], resource_name: str | None = None
 ) -> ProtectedResourceMetadata:
     """The document for ``resource``, guarded by the authorization server ``issuer``."""
+    from mcp.shared.auth import ProtectedResourceMetadata
+
     return ProtectedResourceMetadata.model_validate(
         {
             "resource": resource,
@@ -57,6 +63,8 @@ def protected_resource_routes(
     *, resource: str, issuer: str, scopes: Sequence[str], resource_name: str | None = None
 ) -> list[Route]:
     """The ``GET`` routes serving the document for ``resource`` at its well-known paths."""
+    from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+
     metadata = protected_resource_metadata(
         resource=resource, issuer=issuer, scopes=scopes, resource_name=resource_name
     )

@@ -37,7 +37,14 @@ from ordergate.policy._engine import evaluate
 from ordergate.policy._errors import ProposalError
 from ordergate.policy._proposal import Proposal, Terms, estimate_terms
 from ordergate.policy._reasons import ReasonCode
-from ordergate.policy._rules import RULES, Exemption, Rule, reduces_position
+from ordergate.policy._rules import (
+    RULES,
+    Exemption,
+    Rule,
+    check_daily_loss,
+    check_drawdown,
+    reduces_position,
+)
 from ordergate.policy._state import AccountState, OpenOrder, Position, Quote, TradingState
 from ordergate.policy._symbols import is_padded, is_plain_ticker, normalise_symbol
 
@@ -67,6 +74,8 @@ __all__ = [
     "Terms",
     "TradingState",
     "changed_keys",
+    "check_daily_loss",
+    "check_drawdown",
     "estimate_terms",
     "evaluate",
     "is_padded",

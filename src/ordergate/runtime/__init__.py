@@ -12,7 +12,7 @@ from ordergate.runtime._home import check_home
 from ordergate.runtime._policy import PolicyNotApplied, policy_in_force
 from ordergate.runtime._settings import Settings, UpstreamChoice
 from ordergate.runtime._upstream import Upstream, embedded_venue, open_upstream
-from ordergate.runtime._webhook import WebhookNotifier
+from ordergate.runtime._webhook import WebhookNotifier, approval_announcement
 from ordergate.runtime._wiring import Running, guard_on, open_guard
 
 __all__ = [
@@ -22,6 +22,7 @@ __all__ = [
     "Upstream",
     "UpstreamChoice",
     "WebhookNotifier",
+    "approval_announcement",
     "check_home",
     "embedded_venue",
     "guard_on",

@@ -31,11 +31,11 @@ from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError
 
 from ordergate.core import private_problem, tamper_problem
-
-# The ledger's own rule for where its default database is (ORDERGATE_DB_URL, else the home).
-from ordergate.ledger._engine import default_url
 from ordergate.owner import ENROLMENT_FILE
 from ordergate.runtime._settings import Settings
+
+# The ledger's own rule for where its default database is (ORDERGATE_DB_URL, else the home).
+from ordergate.store import default_url
 
 __all__ = ["OWNER_FILE", "PROFILES_FOLDER", "check_home"]
 

@@ -10,9 +10,11 @@
   signed in) or ``--sandbox`` (an embedded sandbox venue on loopback). With neither, and no
   sign-in, the embedded sandbox is used and the run says so.
 - ``ORDERGATE_APPROVAL_WEBHOOK``: a URL told of every new pending approval (POST JSON).
-- ``ORDERGATE_SANDBOX_START`` (ISO-8601 instant, embedded sandbox only): the run's clock
-  starts there and runs at wall speed, for demos and tests in a chosen session (e.g. a
-  Tuesday 10:00 New York). Refused with any other upstream: a real broker's clock is real.
+- ``--sandbox-start ISO`` (``ordergate serve``) or ``ORDERGATE_SANDBOX_START`` (ISO-8601
+  instant, embedded sandbox only): the run's *market* clock starts there and runs at wall
+  speed, for demos and tests in a chosen session (e.g. a Tuesday 10:00 New York). Security
+  time (tokens, codes, approvals, rate limits) stays the wall clock (``Settings.clocks``).
+  Refused with any other upstream: a real broker's clock is real.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ from enum import StrEnum
 from pathlib import Path
 
 from ordergate.client import Config, ordergate_home
-from ordergate.core import AcceleratedClock, Clock, ConfigError, RealtimeClock
+from ordergate.core import (
+    AcceleratedClock,
+    Clock,
+    Clocks,
+    ConfigError,
+    MarketClock,
+    RealtimeClock,
+    SecurityClock,
+)
 from ordergate.policy import PolicyConfig, parse_policy, write_default_policy
 
 __all__ = ["Settings", "UpstreamChoice"]
@@ -58,6 +68,7 @@ class Settings:
         db: str | None = None,
         upstream: str | None = None,
         sandbox: bool = False,
+        sandbox_start: str | None = None,
     ) -> Settings:
         """Settings from the flags, falling back on the environment. ``ConfigError`` when
         both ``--upstream`` and ``--sandbox`` are given, or a URL is not http(s)."""
@@ -70,7 +81,10 @@ class Settings:
         webhook = os.environ.get("ORDERGATE_APPROVAL_WEBHOOK") or None
         if webhook is not None and not webhook.startswith(("https://", "http://")):
             raise ConfigError("ORDERGATE_APPROVAL_WEBHOOK", "the webhook is an http(s) URL")
-        start = _instant("ORDERGATE_SANDBOX_START", os.environ.get("ORDERGATE_SANDBOX_START"))
+        if sandbox_start is not None:
+            start = _instant("sandbox_start", sandbox_start)
+        else:
+            start = _instant("ORDERGATE_SANDBOX_START", os.environ.get("ORDERGATE_SANDBOX_START"))
         settings = cls(
             home=home,
             policy_path=policy if policy is not None else home / POLICY_FILE,
@@ -83,12 +97,17 @@ class Settings:
         )
         if start is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
             raise ConfigError(
-                "ORDERGATE_SANDBOX_START", "only the embedded sandbox runs on a chosen clock"
+                "sandbox_start" if sandbox_start is not None else "ORDERGATE_SANDBOX_START",
+                "only the embedded sandbox runs on a chosen clock",
             )
         return settings
 
+    def clocks(self) -> Clocks:
+        """The run's two clocks: the market's (``clock()``) and security time (wall)."""
+        return Clocks(market=MarketClock(self.clock()), security=SecurityClock())
+
     def clock(self) -> Clock:
-        """The run's clock: wall time, or wall speed from ``sandbox_start``."""
+        """The run's market clock: wall time, or wall speed from ``sandbox_start``."""
         if self.sandbox_start is None:
             return RealtimeClock()
         return AcceleratedClock(start=self.sandbox_start, speed=Decimal(1))

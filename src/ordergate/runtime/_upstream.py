@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ordergate.client import Config, Robinhood, TokenSet, connect
+from ordergate.client import Config, Robinhood, TokenSet
 from ordergate.client import write_token_file as write_tokens
 from ordergate.core import Clock
 from ordergate.runtime._settings import Settings, UpstreamChoice
@@ -51,6 +51,8 @@ async def open_upstream(settings: Settings, *, clock: Clock) -> AsyncIterator[Up
     if url is None:
         # Where ``ordergate login`` signed in, as the token file records it (never a guess).
         url = Config.signed_in(settings.token_file).url
+    from ordergate.client import connect  # the MCP SDK: only once a session is opened
+
     async with connect(Config(url=url, token_file=settings.token_file), clock=clock) as rh:
         yield Upstream(rh, choice, url)
 
@@ -90,5 +92,7 @@ async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
                 ),
             )
             url = sandbox.mcp_url
+            from ordergate.client import connect
+
             async with connect(Config(url=url, token_file=token_file), clock=clock) as rh:
                 yield Upstream(rh, UpstreamChoice.SANDBOX, url)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ordergate.client import Robinhood
-from ordergate.core import Clock, ToolError
+from ordergate.core import Clock, SecurityClock, ToolError
 from ordergate.execution import (
     Arming,
     ClientAccountReader,
@@ -54,6 +54,7 @@ async def open_guard(
     settings: Settings,
     *,
     clock: Clock,
+    security_clock: SecurityClock | None = None,
     reconcile_every: float | None = None,
     ledger: Ledger | None = None,
     in_force: tuple[PolicyConfig, str | None] | None = None,
@@ -62,9 +63,14 @@ async def open_guard(
     ``in_force`` — the policy and its note — when the caller has read it from this ledger).
     Raises ``ConfigError`` (a bad policy, or one that loosens the applied policy:
     ``PolicyNotApplied``), ``LedgerError`` (unusable ledger), ``ToolError`` (the upstream
-    cannot be reached)."""
+    cannot be reached). ``clock`` is the market's; approvals on a ledger this opens run on
+    ``security_clock`` (without one, on ``clock``)."""
     owned = ledger is None
-    opened = open_ledger(settings.db_url, clock=clock) if ledger is None else ledger
+    opened = (
+        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        if ledger is None
+        else ledger
+    )
     try:
         policy, policy_note = (
             in_force if in_force is not None else policy_in_force(settings, opened)

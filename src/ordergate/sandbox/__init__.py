@@ -8,6 +8,7 @@ with an order engine behind them.
 from ordergate.mcpserve import Framing
 from ordergate.sandbox._app import MCP_PATH, Sandbox, build_sandbox
 from ordergate.sandbox._config import DEFAULT_PORT, SandboxConfig
+from ordergate.sandbox._serve import serve_forever
 from ordergate.sandbox._server import SandboxServer
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "SandboxConfig",
     "SandboxServer",
     "build_sandbox",
+    "serve_forever",
 ]

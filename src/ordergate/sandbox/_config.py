@@ -52,10 +52,6 @@ class SandboxConfig:
             raise ConfigError("speed", "must be positive")
         if self.start is not None and self.start.tzinfo is None:
             raise ConfigError("start", "needs a timezone (e.g. 2026-11-30T14:30:00Z)")
-        if self.clock is ClockMode.REALTIME and self.start is not None:
-            raise ConfigError(
-                "start", "a realtime clock cannot start elsewhere; use accelerated or stepped"
-            )
 
     def base_url(self, port: int | None = None) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host

@@ -130,3 +130,18 @@ def test_pausing_twice_keeps_the_first_reason_and_resuming_unpaused_changes_noth
         again = command(desk, "pause", "--reason", "second")
         assert "already paused" in again.stdout and "reason: first" in again.stdout
         assert command(desk, "deny", "no-such-approval").exit_code == 2
+
+
+@pytest.mark.req("cli.decided-twice")
+def test_deny_twice_through_the_gateway_says_it_was_decided_and_exits_6(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch, passphrase=None) as desk:
+        held = desk.held_order()
+        denied = command(desk, "deny", held["approval_id"])
+        assert denied.exit_code == 0, denied.output
+        again = command(desk, "deny", held["approval_id"])
+        assert again.exit_code == 6
+        assert "already decided" in again.stderr and "nothing changed" in again.stderr
+        approve_after = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
+        assert approve_after.exit_code == 6 and "already decided" in approve_after.stderr

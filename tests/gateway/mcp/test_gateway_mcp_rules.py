@@ -138,7 +138,9 @@ def test_a_schema_without_properties_files_nothing() -> None:
 
 
 def test_a_refusal_names_the_proposals_field_when_the_schema_has_no_name_for_it() -> None:
-    schema = {"properties": {"symbol": {}, "side": {}, "type": {}, "dollar_amount": {}}}
+    schema: dict[str, Any] = {
+        "properties": {"symbol": {}, "side": {}, "type": {}, "dollar_amount": {}}
+    }
     with pytest.raises(NotFiled) as refused:
         proposal_from_arguments({"symbol": "SPY", "side": "buy", "type": "market"}, schema)
     assert "(quantity: give exactly one of quantity and notional)" in refused.value.message

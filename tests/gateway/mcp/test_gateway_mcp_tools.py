@@ -419,7 +419,7 @@ async def test_a_tool_the_upstream_does_not_list_is_a_protocol_error(tmp_path: P
         unknown = await gw.rpc("tools/call", {"name": "teleport", "arguments": {}})
         weird = await gw.rpc("tools/call", {"name": "te\nleport", "arguments": {}})
         nameless = await gw.rpc("tools/call", {"arguments": {}})
-        not_an_object = await gw.refusal("get_accounts", [1, 2])  # type: ignore[arg-type]
+        not_an_object = await gw.refusal("get_accounts", [1, 2])
     assert unknown["error"] == {"code": -32602, "message": "Unknown tool: teleport"}
     assert weird["error"] == {"code": -32602, "message": "Unknown tool"}
     assert nameless["error"]["code"] == -32602

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from oauth_testkit import ISSUER, RESOURCE, Flow
+from starlette.routing import Route
 
 import ordergate.sandbox.oauth as oauth
 from ordergate.core import ConfigError, Secret, SteppedClock
@@ -169,7 +170,9 @@ def test_a_lifetime_that_is_not_positive_is_a_config_error(
 
 
 def test_routes_cover_every_oauth_endpoint(server: OAuthServer) -> None:
-    paths = {route.path for route in server.routes()}
+    routes = server.routes()
+    assert all(isinstance(route, Route) for route in routes)
+    paths = {route.path for route in routes if isinstance(route, Route)}
     assert paths == {
         "/.well-known/oauth-protected-resource/mcp/trading",
         "/.well-known/oauth-protected-resource",

@@ -14,8 +14,7 @@ from urllib.parse import urlencode
 import anyio
 import httpx2
 
-from ordergate.client._discovery import AuthorizationServer, discover
-from ordergate.client._registration import register
+from ordergate.client import AuthorizationServer, discover, register
 
 __all__ = ["Authority", "UpstreamAuthority"]
 

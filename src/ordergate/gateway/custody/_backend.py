@@ -13,6 +13,10 @@ vault has marked the connection dead; the backend closes its session and the cal
 ``LoginRequired`` (the agent hears "connect again"). ``disconnect`` closes and erases;
 ``close_ended`` (run every minute by the server) closes the sessions of connections ended any
 other way, so an erased connection's upstream tokens do not stay in memory either.
+
+Reconciliation is one loop for the whole backend (``_reconciling``), every
+``reconcile_every`` seconds, not one per open guard: its cost is what is open on the ledger,
+and with replicas one pass runs at a time across all of them.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ from anyio.abc import TaskGroup
 from ordergate.client import LoginRequired, Robinhood
 from ordergate.core import Clock
 from ordergate.execution import Guard
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._owner import connection_digest, digest_in, identity_of
+from ordergate.gateway._replica_locks import ReplicaLocks
+from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
 from ordergate.policy import PolicyConfig
 from ordergate.runtime import guard_on
+from ordergate.store import blocking
 
 __all__ = ["SealedBackend"]
 
@@ -83,17 +89,41 @@ class SealedBackend:
         self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
         self._lock = anyio.Lock()
+        self._replicas = ReplicaLocks(ledger.engine)
+        self._loop = anyio.CancelScope()
 
     @classmethod
     @asynccontextmanager
     async def running(cls, **kwargs: Any) -> AsyncIterator[SealedBackend]:
-        """The backend for the block; every session it opened is closed when it ends."""
+        """The backend for the block (reconciling every ``reconcile_every`` seconds, when
+        given); every session it opened is closed when it ends."""
         async with anyio.create_task_group() as tasks:
             backend = cls(tasks=tasks, **kwargs)
+            if backend._reconcile_every is not None:
+                tasks.start_soon(backend._reconcile_forever, backend._reconcile_every)
             try:
                 yield backend
             finally:
+                backend._loop.cancel()
                 await backend.close_all()
+
+    async def reconcile(self) -> PassReport:
+        """One reconciliation pass over every account with open filings."""
+        return await reconcile_open(
+            self._ledger,
+            self._replicas,
+            guard=self.guard,
+            live_connections=self._live_connections,
+        )
+
+    async def _reconcile_forever(self, every: float) -> None:
+        with self._loop:
+            while True:  # bounded by the backend's lifetime: cancelled when it ends
+                await anyio.sleep(every)
+                try:
+                    await self.reconcile()
+                except Exception as error:  # one bad pass must not end reconciliation
+                    _log.warning("a reconciliation pass failed: %s", type(error).__name__)
 
     # -- GatewayBackend -------------------------------------------------------------------
 
@@ -198,7 +228,6 @@ class SealedBackend:
                     policy=self._policy,
                     ledger=self._ledger,
                     clock=self._clock,
-                    reconcile_every=self._reconcile_every,
                     webhook_url=self._webhook_url,
                 ) as (guard, _arming),
             ):

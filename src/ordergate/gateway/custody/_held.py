@@ -21,9 +21,8 @@ from ordergate.core import Clock
 from ordergate.gateway._schema import gateway_pending
 from ordergate.gateway.oauth._store import pending_authorization
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, sha256_hex
-from ordergate.ledger._canonical import iso
-from ordergate.ledger._engine import write_transaction
 from ordergate.oauth import Authorization
+from ordergate.store import iso, write_transaction
 
 __all__ = ["HeldSignIn", "SignIns"]
 

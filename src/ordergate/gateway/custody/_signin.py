@@ -35,8 +35,7 @@ from mcp.client.auth.utils import issuers_match
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ordergate.client import TokenSet, ToolError
-from ordergate.client._rfc6749 import request_tokens
+from ordergate.client import TokenSet, ToolError, request_tokens
 from ordergate.core import Clock
 from ordergate.gateway._seal import Sealer
 from ordergate.gateway.custody._authority import UpstreamAuthority

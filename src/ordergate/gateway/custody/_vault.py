@@ -29,10 +29,15 @@ import httpx2
 from sqlalchemy import Connection as SqlConnection
 from sqlalchemy import Engine, select, update
 
-from ordergate.client import Config, LoginRequired, Robinhood, TokenSet, connect_with
-from ordergate.client._rfc6749 import request_tokens_blocking
+from ordergate.client import (
+    Config,
+    LoginRequired,
+    Robinhood,
+    TokenSet,
+    connect_with,
+    request_tokens_blocking,
+)
 from ordergate.core import Clock
-from ordergate.execution._blocking import blocking
 from ordergate.gateway._schema import connections
 from ordergate.gateway._seal import Sealer, SealError
 from ordergate.gateway.oauth._connections import open_sealed_connection, profile_of
@@ -40,9 +45,8 @@ from ordergate.gateway.oauth._grants import ConnectionOpener
 from ordergate.gateway.oauth._records import ConnectionState
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._values import new_id
-from ordergate.ledger._canonical import iso
-from ordergate.ledger._engine import write_transaction
 from ordergate.oauth import Authorization
+from ordergate.store import blocking, iso, write_transaction
 
 __all__ = ["SESSION_ENDED", "NoVault", "SessionSource", "Vault"]
 

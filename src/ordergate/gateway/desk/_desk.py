@@ -36,7 +36,6 @@ from typing import Any
 from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
 from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock, write_private
 from ordergate.execution import Guard, deny_approval
-from ordergate.execution._blocking import blocking
 from ordergate.gateway.desk._connections import list_connections
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.oauth import GatewayStore
@@ -57,6 +56,7 @@ from ordergate.policy import (
     parse_policy,
 )
 from ordergate.profiles import Permission, Profiles
+from ordergate.store import blocking
 
 __all__ = [
     "TRADING_PERMISSIONS",
@@ -142,7 +142,7 @@ class OwnerDesk:
         return await blocking(read)
 
     async def approvals(self) -> list[dict[str, Any]]:
-        from ordergate.runtime._webhook import approval_announcement
+        from ordergate.runtime import approval_announcement
 
         def read() -> list[dict[str, Any]]:
             return [

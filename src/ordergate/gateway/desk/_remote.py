@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx2
 
-from ordergate.execution._blocking import blocking
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.desk._routes import OWNER_PREFIX
+from ordergate.store import blocking
 
 __all__ = ["NotAGateway", "RemoteDesk", "probe"]
 

@@ -20,6 +20,7 @@ from ordergate.gateway.mcp._endpoint import MAX_BODY, gateway_endpoint
 from ordergate.gateway.mcp._methods import GATEWAY_INFO, MAX_OPEN_PROPOSALS, GatewayMethods
 from ordergate.gateway.mcp._principal import Credential, Principal, Verify
 from ordergate.gateway.mcp._proposal import FILED_FIELDS
+from ordergate.gateway.mcp._record import RECORD_LIMIT, record
 from ordergate.gateway.mcp._routing import Route, Routing, route
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "MAX_BODY",
     "MAX_OPEN_PROPOSALS",
     "ORDER_OUTPUT_SCHEMA",
+    "RECORD_LIMIT",
     "Credential",
     "GatewayBackend",
     "GatewayMethods",
@@ -37,5 +39,6 @@ __all__ = [
     "Routing",
     "Verify",
     "gateway_endpoint",
+    "record",
     "route",
 ]

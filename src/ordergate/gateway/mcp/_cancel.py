@@ -30,13 +30,13 @@ from typing import Any
 from uuid import UUID
 
 from ordergate.execution import Guard, canonical_order_id
-from ordergate.execution._blocking import blocking
 from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._profiles import needs
 from ordergate.gateway.mcp._refusing import Failure, Refused, best_effort, refuse, step
 from ordergate.ledger import Ledger, LedgerError
 from ordergate.profiles import Permission
+from ordergate.store import blocking
 
 __all__ = ["cancel"]
 

@@ -39,8 +39,10 @@ GATE_TOOLS: tuple[dict[str, Any], ...] = (
     {
         "name": "gate_record",
         "description": (
-            "Your own filings through this gateway, newest first, with their outcomes "
-            "(filed, refused, placed, filled, unanswered …)."
+            "Your own filings through this gateway, newest first, with their terms, outcomes "
+            "(filed, refused, placed, filled, unanswered …), fills (price, quantity, fees) "
+            "and grades, and your graded record: each filled placement graded a trading day on "
+            "against SPY, in basis points."
         ),
         "inputSchema": _EMPTY_INPUT,
         "annotations": {"readOnlyHint": True, "destructiveHint": False},

@@ -29,6 +29,8 @@ from typing import Any
 
 from ordergate import __version__
 from ordergate.core import Clock
+from ordergate.gateway._replica_locks import ReplicaLocks
+from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.mcp._answers import plain, refusal, sentence
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._call import Call, Desk
@@ -87,7 +89,9 @@ LIST_UNREADABLE = Failure(
 
 class GatewayMethods:
     """The gateway's ``ServerMethods``. ``profiles`` are the profiles this gateway defines,
-    by name; ``max_open`` caps each identity's unfinished filings."""
+    by name; ``max_open`` caps each identity's unfinished filings; ``replicas``, the locks
+    shared with the other processes on the ledger; ``sessions`` and ``tool_lists``, what they
+    share of MCP sessions and upstream tool lists (``SignedSessions``, ``SharedToolLists``)."""
 
     def __init__(
         self,
@@ -99,15 +103,20 @@ class GatewayMethods:
         tools_ttl: timedelta = timedelta(minutes=10),
         max_open: int = MAX_OPEN_PROPOSALS,
         info: ServerInfo = GATEWAY_INFO,
+        replicas: ReplicaLocks | None = None,
+        tool_lists: SharedToolLists | None = None,
     ) -> None:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
         self._profiles = profiles
         self._clock = clock
-        self._sessions = sessions or SessionStore()
+        self._sessions = sessions if sessions is not None else SessionStore()
         self._info = info
-        catalog = Catalog(backend.upstream_tools, clock=clock, ttl=tools_ttl)
-        self._desk = Desk(backend=backend, catalog=catalog, max_open=max_open)
+        read = backend.upstream_tools
+        catalog = Catalog(
+            read if tool_lists is None else tool_lists.reading(read), clock=clock, ttl=tools_ttl
+        )
+        self._desk = Desk(backend=backend, catalog=catalog, max_open=max_open, replicas=replicas)
 
     @property
     def sessions(self) -> SessionStore:

@@ -2,7 +2,9 @@
 the guard under the principal's identity.
 
 At most ``max_open`` unfinished filings per identity at a time: the count and the filing it
-allows run one at a time per identity. The answer carries the filing id, the status, the
+allows run one at a time per identity, and with replicas on one ledger one at a time per
+account across all of them (``ReplicaLocks.account``), so no cap read before the filing
+can be raced by another process. The answer carries the filing id, the status, the
 reasons and the guard's fixed sentence (an unanswered order says to read open orders before
 sending again).
 """
@@ -12,13 +14,13 @@ from __future__ import annotations
 from typing import Any
 
 from ordergate.execution import Guard, Outcome
-from ordergate.execution._blocking import blocking
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
 from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.policy import Proposal, ProposalError
+from ordergate.store import blocking
 
 __all__ = ["order"]
 
@@ -44,7 +46,7 @@ async def order(call: Call) -> dict[str, Any]:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
     max_open = call.desk.max_open
-    async with call.desk.lock(call.identity):
+    async with call.desk.lock(call.identity), call.desk.account_turn(guard.account):
         count = await step(
             blocking(open_count, guard.ledger, guard.account, call.identity), RECORD_UNREADABLE
         )

@@ -1,7 +1,13 @@
-"""Reads, reviews and enrolment links: forwarded unchanged on the connection's session.
+"""Reads, reviews and enrolment links: forwarded unchanged on the connection's session — except
+that in paper mode the account reads answer from the paper book (``_paper_reads``).
 
-The answer is the upstream's ``data`` under the gateway's guide; a failure is the broker
-failure's fixed sentence (``_failures``), never the upstream's own text.
+Live mode forwards every read. In paper mode, ``_paper_reads.paper_entry`` says what a read
+is: answered from the paper book (marked paper in the ``guide``), forwarded (market data and
+account facts the book does not hold), or refused (an account read the book cannot answer:
+never sent to the real account).
+
+A forwarded answer is the upstream's ``data`` under the gateway's guide; a failure is the
+broker failure's fixed sentence (``_failures``), never the upstream's own text.
 """
 
 from __future__ import annotations
@@ -11,6 +17,14 @@ from typing import Any
 
 from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer
 from ordergate.gateway.mcp._call import Call
+from ordergate.gateway.mcp._paper_reads import (
+    FORWARD,
+    REFUSE,
+    paper_desk,
+    paper_entry,
+    paper_read,
+    refuse_unanswerable,
+)
 from ordergate.gateway.mcp._refusing import Failure, step
 
 __all__ = ["forward"]
@@ -20,6 +34,14 @@ FORWARD_FAILED = Failure("forward", broker=True, level=logging.INFO)
 
 async def forward(call: Call) -> dict[str, Any]:
     backend = call.desk.backend
+    guard = await step(backend.guard(call.connection_id), FORWARD_FAILED)
+    if guard.paper:
+        entry = paper_entry(call.name, call.descriptor)
+        if entry == REFUSE:
+            refuse_unanswerable(call.name)
+        if entry != FORWARD:
+            assert callable(entry)
+            return await paper_read(entry, paper_desk(guard, call.identity), call.arguments)
     data = await step(
         backend.forward(call.connection_id, call.name, call.arguments), FORWARD_FAILED
     )

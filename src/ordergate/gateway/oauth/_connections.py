@@ -17,9 +17,9 @@ from sqlalchemy import delete, insert, update
 from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
 from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import new_id
-from ordergate.ledger._canonical import iso
 from ordergate.oauth import Authorization
 from ordergate.profiles import DEFAULT_PROFILE
+from ordergate.store import iso
 
 __all__ = [
     "erase_connection",

@@ -46,9 +46,6 @@ from ordergate.gateway.oauth._connections import (
 from ordergate.gateway.oauth._records import SCOPE, ConnectionState, Grant
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, sha256_hex
 from ordergate.gateway.oauth._verified import VerifiedCache
-from ordergate.ledger._canonical import iso
-from ordergate.ledger._engine import write_transaction
-from ordergate.ledger._rows import parse_iso
 from ordergate.oauth import (
     BAD_CODE,
     BAD_REFRESH,
@@ -59,6 +56,7 @@ from ordergate.oauth import (
     code_refusal,
     refresh_refusal,
 )
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = ["DEFAULT_VERIFIED_TTL", "ConnectionOpener", "Grants"]
 

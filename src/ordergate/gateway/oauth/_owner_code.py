@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 
-from ordergate.execution._blocking import blocking
 from ordergate.oauth import (
     Authorization,
     ConsentCheck,
@@ -32,6 +31,7 @@ from ordergate.oauth import (
 )
 from ordergate.owner import EnrolmentError, OwnerAct, OwnerAuthority, OwnerRefused
 from ordergate.profiles import DEFAULT_PROFILE, Profiles
+from ordergate.store import blocking
 
 __all__ = ["ENROL_NOTICE", "FIELD", "OwnerCode"]
 

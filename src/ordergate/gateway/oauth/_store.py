@@ -34,10 +34,8 @@ from ordergate.gateway.oauth._connections import erase_connection
 from ordergate.gateway.oauth._grants import Grants
 from ordergate.gateway.oauth._records import SCOPE, Connection, ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, new_id, sha256_hex
-from ordergate.ledger._canonical import iso
-from ordergate.ledger._engine import write_transaction
-from ordergate.ledger._rows import parse_iso
 from ordergate.oauth import Authorization, Client
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = ["DEFAULT_IDLE", "GatewayStore", "pending_authorization"]
 

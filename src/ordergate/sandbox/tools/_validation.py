@@ -51,19 +51,31 @@ def _describe(error: ValidationError) -> VenueError:
 
 
 class ArgumentValidator:
-    """A compiled validator for one tool's input schema."""
+    """A validator for one tool's input schema, checked and compiled on the tool's first call.
 
-    __slots__ = ("_validator",)
+    Checking all ~80 captured schemas up front took most of the venue's start-up (about half
+    a second here, paid by every ``--sandbox`` command); a tool never called never needs it.
+    ``SchemaError`` still comes before any argument is judged against a broken schema.
+    """
+
+    __slots__ = ("_schema", "_validator")
 
     def __init__(self, schema: dict[str, Any]) -> None:
-        Draft202012Validator.check_schema(schema)
-        self._validator = Draft202012Validator(schema)
+        self._schema = schema
+        self._validator: Draft202012Validator | None = None
+
+    def compiled(self) -> Draft202012Validator:
+        if self._validator is None:
+            Draft202012Validator.check_schema(self._schema)
+            self._validator = Draft202012Validator(self._schema)
+        return self._validator
 
     def validate(self, arguments: object) -> dict[str, Any]:
         """The arguments when valid; otherwise ``VenueError`` naming the first bad field."""
         if not isinstance(arguments, dict):
             raise VenueError("INVALID_ARGUMENT", "arguments must be an object", field="arguments")
-        error = next(iter(sorted(self._validator.iter_errors(arguments), key=_order)), None)
+        validator = self.compiled()
+        error = next(iter(sorted(validator.iter_errors(arguments), key=_order)), None)
         if error is not None:
             raise _describe(error)
         return arguments

@@ -13,7 +13,7 @@ starts with every account's last filing. On Postgres, ``filings_seq`` numbers ne
 from the last ``seq`` on file.
 
 Revision ID: 0003
-Revises: 0002
+Revises: 0001
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0003"
-down_revision: str | None = "0002"
+down_revision: str | None = "0001"
 branch_labels: str | None = None
 depends_on: str | None = None
 

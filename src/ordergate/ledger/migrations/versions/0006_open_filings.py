@@ -17,7 +17,7 @@ filing before a checkpoint (``ix_filings_account``: account, seq) and the pendin
 (``ix_approvals_state``: state, expires_at).
 
 Revision ID: 0006
-Revises: 0005
+Revises: 0003
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision: str | None = "0005"
+down_revision: str | None = "0003"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -6,7 +6,6 @@ SHA-256; an upstream session is stored sealed (AES-256-GCM) or, for the owner's 
 from ``ordergate login``, not at all (``upstream_sealed`` is ``NULL`` and ``kind`` says so).
 
 Revision ID: 0004
-Revises: 0003
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision: str | None = "0003"
+down_revision: str | None = None
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -9,7 +9,7 @@ each fill. Cash is the starting cash minus the account's net costs. This revisio
 from the fills on file, in exact decimal arithmetic, as the old sums computed them.
 
 Revision ID: 0007
-Revises: 0006
+Revises: 0002
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0007"
-down_revision: str | None = "0006"
+down_revision: str | None = "0002"
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,8 +1,8 @@
-"""Running the ledger's blocking calls off the event loop.
+"""The one way async code runs a blocking call: ``await blocking(function, *args)``.
 
-The ledger is synchronous (SQLAlchemy Core) and a filing may wait on another process's write
-lock; the guard calls it through ``blocking`` so that wait never stalls the event loop (and
-with it every other connection a gateway serves).
+The database layer is synchronous (SQLAlchemy Core) and a write may wait on another process's
+lock; async code calls it (and any other blocking call) through ``blocking`` so that wait never
+stalls the event loop (and with it every other connection a gateway serves).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Opening the ledger's database: URL rules, SQLite pragmas, write transactions, migrations.
+"""Opening ordergate's database: URL rules, SQLite pragmas, write transactions and locks.
 
 SQLite (the default, ``$ORDERGATE_HOME/ledger.db``): WAL journal, ``synchronous=FULL`` (a
 committed filing survives power loss), foreign keys on, a busy timeout so writers queue
@@ -32,26 +32,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, text
 from sqlalchemy.engine import URL
 
 from ordergate.core import create_private
-from ordergate.ledger._errors import LedgerError, LedgerSchemaError
+from ordergate.store._errors import StoreError
 
 __all__ = [
     "ACCOUNT_LOCKS",
     "BUSY_TIMEOUT_MS",
     "FILINGS_GATE",
+    "MIGRATION_KEY",
+    "WRITE_OPTION",
     "account_lock_params",
     "default_url",
     "engine_for",
     "lock_accounts",
-    "migrate",
     "normalise_url",
     "take_locks",
     "write_transaction",
@@ -59,9 +55,10 @@ __all__ = [
 
 BUSY_TIMEOUT_MS = 60_000
 FILINGS_GATE = "filings"
-_MIGRATIONS = Path(__file__).parent / "migrations"
-_WRITE = "ordergate_write"
-_MIGRATION_KEY = 7707707707
+# The execution option that makes a SQLite transaction start with ``BEGIN IMMEDIATE``.
+WRITE_OPTION = "ordergate_write"
+# The advisory lock two processes migrating one fresh Postgres database take in turn.
+MIGRATION_KEY = 7707707707
 _GATE_KEY = 7707707708
 _ACCOUNT_CLASS = 7707
 # The gate shared, then each account's lock in the order of the (sorted) keys: one round trip.
@@ -88,12 +85,12 @@ def normalise_url(url: str) -> URL:
     if parsed.drivername in ("postgresql", "postgres"):
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() not in ("sqlite", "postgresql"):
-        raise LedgerError(f"unsupported ledger database {parsed.get_backend_name()!r}")
+        raise StoreError(f"unsupported ledger database {parsed.get_backend_name()!r}")
     if parsed.get_backend_name() == "postgresql" and parsed.drivername != "postgresql+psycopg":
-        raise LedgerError("a Postgres ledger uses psycopg 3 (postgresql+psycopg://)")
+        raise StoreError("a Postgres ledger uses psycopg 3 (postgresql+psycopg://)")
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
         # Each pooled connection would get its own empty database: nothing would be durable.
-        raise LedgerError("a SQLite ledger needs a file path")
+        raise StoreError("a SQLite ledger needs a file path")
     return parsed
 
 
@@ -111,9 +108,9 @@ def engine_for(url: URL, *, create: bool = True) -> Engine:
                 create_private(path)
     except OSError as error:
         # Another OS user's ledger (its folder 0700), say: say so, never a traceback.
-        raise LedgerError(f"cannot open the ledger at {path} ({error.strerror})") from None
+        raise StoreError(f"cannot open the ledger at {path} ({error.strerror})") from None
     if not exists and not create:
-        raise LedgerError(f"no ledger at {path}")
+        raise StoreError(f"no ledger at {path}")
     engine = create_engine(url.set(database=str(path)))
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
@@ -132,7 +129,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    immediate = connection.get_execution_options().get(_WRITE, False)
+    immediate = connection.get_execution_options().get(WRITE_OPTION, False)
     # On the driver itself: SQLAlchemy's execution layer would double the cost of a BEGIN.
     driver = connection.connection.driver_connection
     assert driver is not None
@@ -146,7 +143,7 @@ def write_transaction(engine: Engine, *lock_names: str) -> Iterator[Connection]:
     lock covers everything; on Postgres see the module's notes (``"filings"`` is the filings
     gate, exclusively)."""
     with engine.connect() as connection:
-        connection.execution_options(**{_WRITE: True})
+        connection.execution_options(**{WRITE_OPTION: True})
         with connection.begin():
             take_locks(connection, *lock_names)
             yield connection
@@ -185,32 +182,3 @@ def lock_accounts(connection: Connection, accounts: Iterable[str]) -> None:
     own (a statement that waited for a lock still reads what it saw before waiting)."""
     if connection.dialect.name == "postgresql":
         connection.execute(ACCOUNT_LOCKS, account_lock_params(accounts))
-
-
-def migrate(engine: Engine, revision: str = "head") -> None:
-    """Bring the schema to this code's head (or to ``revision``, an older one, for tests of
-    the migrations); refuse a database from a newer ordergate."""
-    config = Config()
-    config.set_main_option("script_location", str(_MIGRATIONS))
-    scripts = ScriptDirectory.from_config(config)
-    with engine.connect() as connection:
-        connection.execution_options(**{_WRITE: True})
-        with connection.begin():
-            if engine.dialect.name == "postgresql":
-                # Two replicas opening a fresh database must not both create the tables.
-                connection.execute(
-                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_KEY}
-                )
-            current = MigrationContext.configure(connection).get_current_heads()
-            for found in current:
-                try:
-                    scripts.get_revision(found)
-                except CommandError:
-                    raise LedgerSchemaError(
-                        f"the ledger's schema revision {found!r} is newer than this "
-                        "ordergate knows; upgrade ordergate before opening it"
-                    ) from None
-            target = set(scripts.get_heads()) if revision == "head" else {revision}
-            if set(current) != target:
-                config.attributes["connection"] = connection
-                command.upgrade(config, revision)

@@ -2,7 +2,6 @@
 process on the ledger (``ordergate.owner._schema``), with its one row in place.
 
 Revision ID: 0008
-Revises: 0007
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0008"
-down_revision: str | None = "0007"
+down_revision: str | None = None
 branch_labels: str | None = None
 depends_on: str | None = None
 

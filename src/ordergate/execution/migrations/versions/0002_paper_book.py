@@ -6,7 +6,6 @@ broker account would be. These are the simulated broker's rows, not the audit re
 reconciler books paper fills into ``executions`` as it books live ones.
 
 Revision ID: 0002
-Revises: 0001
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0002"
-down_revision: str | None = "0001"
+down_revision: str | None = None
 branch_labels: str | None = None
 depends_on: str | None = None
 

@@ -1,0 +1,282 @@
+"""Paper is the whole loop: in paper mode, the account reads an agent makes answer from the
+paper book, in the venue's own shapes, marked as paper in the ``guide``.
+
+``ACCOUNT_READS`` is the one table of which tools read the account and what paper mode does
+with each (the captured inventory's 82 tools, ``ordergate.inventory``):
+
+- a ``PaperAnswer``: answered from the paper book (orders, positions, portfolio);
+- ``FORWARD``: takes an account number but reads nothing the paper book holds (the account
+  list, its approval setting, tradability, crypto quotes): forwarded as in live mode;
+- ``REFUSE``: reads account state the paper book cannot answer (tax lots, realised P&L,
+  option, crypto and advanced orders and positions): refused, never sent to the real account.
+
+Reviews and enrolment links are forwarded as in live mode. A read not in the table (the
+upstream may list new ones) is an account read when it takes an account number or its name
+says so (``account``, ``orders``, ``positions`` …): in paper mode it is refused, fail closed.
+Everything else (quotes, instruments, fundamentals …) is market data and still comes from the
+upstream.
+
+Orders: only the caller identity's own. The newest ``ORDER_WINDOW`` filings of the identity
+(``Ledger.filings_of``: its cost is that window, not the history) are looked up in the book
+by ``ref_id`` (= the filing id), so another identity's orders never show. Positions, cash and
+buying power are the account's, as at the broker: every connection trades the one account.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any, Final, Literal, NoReturn
+
+import anyio
+
+from ordergate.discovery import classify, name_words
+from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperOrder
+from ordergate.gateway.mcp._answers import answer
+from ordergate.gateway.mcp._paper_wire import PAPER_AGENT, order_wire, portfolio_wire, position_wire
+from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.inventory import ToolClass
+from ordergate.ledger import Ledger
+from ordergate.policy import Quote
+from ordergate.store import blocking
+
+__all__ = [
+    "ACCOUNT_READS",
+    "FORWARD",
+    "ORDER_WINDOW",
+    "PAPER_GUIDE",
+    "REFUSE",
+    "PaperAnswer",
+    "PaperDesk",
+    "paper_desk",
+    "paper_entry",
+    "paper_read",
+    "reads_account",
+    "refuse_unanswerable",
+]
+
+PAPER_GUIDE = (
+    "Paper: answered from the ordergate gateway's paper book, not the broker's account. "
+    "Orders are the ones you filed through the gateway; positions, cash and buying power are "
+    "the paper account's. Fees are zero and instrument_id is paper:SYMBOL on paper."
+)
+ORDER_WINDOW = 100
+"""How many of the identity's newest filings an order read looks at."""
+
+FORWARD: Final = "forward"
+REFUSE: Final = "refuse"
+_ACCOUNT_ARGUMENTS = frozenset({"account_number", "rhs_account_number"})
+_ACCOUNT_WORDS = frozenset(
+    {
+        "account", "accounts", "order", "orders", "position", "positions", "portfolio",
+        "pnl", "lot", "lots", "balance", "balances", "cash", "buying", "holdings", "history",
+        "transfers", "statement", "statements", "dividends",
+    }
+)  # fmt: skip
+
+BOOK_UNREADABLE = Failure(
+    "paper read", "PAPER_BOOK_UNREADABLE", "The gateway could not read its paper book."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PaperDesk:
+    """What a paper answer reads: the book, its quotes, the ledger, the account traded and
+    the caller's identity."""
+
+    book: PaperBook
+    reader: PaperAccountReader
+    ledger: Ledger
+    account: str
+    identity: str
+
+
+PaperAnswer = Callable[[PaperDesk, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def _same_account(desk: PaperDesk, arguments: dict[str, Any]) -> None:
+    if arguments.get("account_number") != desk.account:
+        refuse(
+            "NOT_THE_PAPER_ACCOUNT",
+            "In paper mode the gateway answers only for the account it trades "
+            "(account_number: the agentic account of get_accounts).",
+        )
+
+
+def _own_orders(desk: PaperDesk) -> list[PaperOrder]:
+    """The identity's paper orders on the account, newest first (blocking)."""
+    filings = desk.ledger.filings_of(desk.identity, limit=ORDER_WINDOW)
+    orders = []
+    for filing in filings:
+        if not filing.accepted or filing.account != desk.account:
+            continue
+        order = desk.book.order_by_ref(filing.id)
+        if order is not None and order.account == desk.account:
+            orders.append(order)
+    return orders
+
+
+def _after(arguments: dict[str, Any]) -> datetime | None:
+    value = arguments.get("created_at_gte")
+    if value is None:
+        return None
+    try:
+        instant = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        refuse("INVALID_ARGUMENT", "created_at_gte must be an ISO 8601 instant.")
+    return instant if instant.tzinfo is not None else instant.replace(tzinfo=UTC)
+
+
+def _wanted(order: PaperOrder, arguments: dict[str, Any], after: datetime | None) -> bool:
+    checks = (
+        ("order_id", order.order_id),
+        ("state", order.state.value),
+        ("symbol", order.symbol),
+        ("placed_agent", PAPER_AGENT),
+    )
+    for name, value in checks:
+        wanted = arguments.get(name)
+        if wanted is not None and str(wanted).strip().upper() != value.upper():
+            return False
+    return after is None or order.created_at >= after
+
+
+async def equity_orders(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``get_equity_orders``: the caller's own paper orders, newest first, filtered as the
+    venue filters (``order_id`` reads one). One page: the window is the page."""
+    _same_account(desk, arguments)
+    if arguments.get("cursor") is not None:
+        refuse("INVALID_ARGUMENT", "cursor: paper orders come on one page; send no cursor.")
+    after = _after(arguments)
+    orders = await step(blocking(_own_orders, desk), BOOK_UNREADABLE)
+    return {"orders": [order_wire(order) for order in orders if _wanted(order, arguments, after)]}
+
+
+async def _last_prices(desk: PaperDesk, symbols: list[str]) -> dict[str, Decimal]:
+    quotes: dict[str, Quote | None] = {}
+
+    async def read(symbol: str) -> None:
+        quotes[symbol] = await desk.reader.quotes.quote(symbol)
+
+    async with anyio.create_task_group() as tasks:
+        for symbol in symbols:
+            tasks.start_soon(read, symbol)
+    prices: dict[str, Decimal] = {}
+    for symbol in symbols:
+        quote = quotes[symbol]
+        last = None if quote is None else quote.last
+        if last is None or last <= 0:
+            refuse(
+                "PAPER_PRICE_UNKNOWN",
+                f"The paper positions cannot be valued now: there is no price for {symbol}.",
+            )
+        prices[symbol] = last
+    return prices
+
+
+async def equity_positions(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``get_equity_positions``: the paper account's holdings at the last trade price."""
+    _same_account(desk, arguments)
+    if arguments.get("cursor") is not None:
+        refuse("INVALID_ARGUMENT", "cursor: paper positions come on one page; send no cursor.")
+
+    def read() -> tuple[dict[str, tuple[Decimal, Decimal]], tuple[PaperOrder, ...]]:
+        return desk.book.holdings(desk.account), desk.book.open_orders(desk.account)
+
+    holdings, open_orders = await step(blocking(read), BOOK_UNREADABLE)
+    prices = await _last_prices(desk, sorted(holdings))
+    rows = [
+        position_wire(desk.account, symbol, held=held, last=prices[symbol], open_orders=open_orders)
+        for symbol, held in sorted(holdings.items())
+    ]
+    return {"positions": rows}
+
+
+async def portfolio(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``get_portfolio``: the paper account's cash, buying power and value, as the guard
+    reads it (positions at the bid)."""
+    _same_account(desk, arguments)
+    view = await desk.reader.read(desk.account, None)
+    if view.cash is None:
+        refuse(BOOK_UNREADABLE.code, BOOK_UNREADABLE.message)
+    if view.equity is None or view.buying_power is None or view.positions is None:
+        refuse("PAPER_PRICE_UNKNOWN", "The paper account cannot be valued now: a price is missing.")
+    return portfolio_wire(view)
+
+
+ACCOUNT_READS: Mapping[str, PaperAnswer | Literal["forward", "refuse"]] = {
+    "get_equity_orders": equity_orders,
+    "get_equity_positions": equity_positions,
+    "get_portfolio": portfolio,
+    "get_accounts": FORWARD,
+    "get_trade_approval_setting": FORWARD,
+    "get_equity_tradability": FORWARD,
+    "get_crypto_quotes": FORWARD,
+    "get_limited_margin_upgrade_info": FORWARD,
+    "get_equity_tax_lots": REFUSE,
+    "get_realized_pnl": REFUSE,
+    "get_pnl_trade_history": REFUSE,
+    "get_option_orders": REFUSE,
+    "get_option_positions": REFUSE,
+    "get_crypto_orders": REFUSE,
+    "get_crypto_positions": REFUSE,
+    "get_advanced_orders": REFUSE,
+}
+
+
+def reads_account(name: str, descriptor: Mapping[str, Any] | None) -> bool:
+    """Whether a tool not in ``ACCOUNT_READS`` reads the account: it takes an account number,
+    or its name says so."""
+    schema = (descriptor or {}).get("inputSchema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    if isinstance(properties, Mapping) and _ACCOUNT_ARGUMENTS & set(properties):
+        return True
+    return bool(_ACCOUNT_WORDS & set(name_words(name)))
+
+
+def paper_entry(
+    name: str, descriptor: Mapping[str, Any] | None
+) -> PaperAnswer | Literal["forward", "refuse"]:
+    """What paper mode does with a forwarded tool ``name``: reviews and enrolment links are
+    forwarded as ever (a review places nothing), reads by the table."""
+    entry = ACCOUNT_READS.get(name)
+    if entry is not None:
+        return entry
+    if classify(name) is not ToolClass.READ:
+        return FORWARD
+    return REFUSE if reads_account(name, descriptor) else FORWARD
+
+
+def paper_desk(guard: Guard, identity: str) -> PaperDesk:
+    """The paper book behind a paper guard; refused when the guard reads no paper book (a
+    paper guard over another reader: nothing can answer for it, so nothing is sent)."""
+    reader = guard.reader
+    if not isinstance(reader, PaperAccountReader):
+        refuse(
+            "PAPER_BOOK_UNREADABLE",
+            "The gateway trades on paper but has no paper book to answer from.",
+        )
+    return PaperDesk(
+        book=reader.book,
+        reader=reader,
+        ledger=guard.ledger,
+        account=guard.account,
+        identity=identity,
+    )
+
+
+async def paper_read(
+    answer_of: PaperAnswer, desk: PaperDesk, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """A paper answer in the venue's envelope, marked paper."""
+    return answer(await answer_of(desk, arguments), PAPER_GUIDE)
+
+
+def refuse_unanswerable(name: str) -> NoReturn:
+    refuse(
+        "PAPER_NOT_ANSWERED",
+        f"The gateway trades on paper, and {name} reads account state its paper book does "
+        "not keep, so it was not sent to the broker's real account.",
+    )

@@ -1,0 +1,86 @@
+"""Where closes come from: the ``Closes`` protocol, and ``MarketCloses`` on the upstream's
+market-data tools (``get_equity_historicals`` through the typed client), which the sandbox
+venue serves from its simulated market as the real upstream serves its own.
+
+A close is the ``close_price`` of the symbol's regular-session ``day`` bar for that date,
+asked for only once that session has closed (a bar in progress closes at *now*); a price at
+an instant is the open of the ``5minute`` bar (24/5 bounds) that holds it. Anything missing
+— no bar, an interpolated one, a bar of another day, a session not yet closed — is ``None``,
+"not yet": the grader never guesses a price.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from typing import Protocol
+
+from ordergate.calendar import NyseCalendar
+from ordergate.client.market import MarketClient
+from ordergate.core import Bounds, Clock, Interval
+
+__all__ = ["Closes", "MarketCloses"]
+
+_BAR = timedelta(minutes=5)
+
+
+class Closes(Protocol):
+    """Prices the grader needs; ``None`` means not known (yet), never an estimate."""
+
+    async def close(self, symbol: str, day: date) -> Decimal | None:
+        """The regular-session close of ``symbol`` on session day ``day``."""
+        ...
+
+    async def price_at(self, symbol: str, instant: datetime) -> Decimal | None:
+        """``symbol``'s price at ``instant`` (the benchmark's price when a fill happened)."""
+        ...
+
+
+class MarketCloses:
+    """``Closes`` from the market-data tools of ``market`` (upstream or sandbox). Raises
+    what the client raises (``ToolError``) when the upstream cannot answer."""
+
+    def __init__(self, market: MarketClient, *, calendar: NyseCalendar, clock: Clock) -> None:
+        self._market = market
+        self._calendar = calendar
+        self._clock = clock
+
+    async def close(self, symbol: str, day: date) -> Decimal | None:
+        session = self._calendar.trading_day(day)
+        if self._clock.now() < session.regular_close:
+            return None
+        answer = await self._market.historicals(
+            [symbol],
+            start_time=session.regular_open,
+            end_time=session.regular_close + timedelta(minutes=1),
+            interval=Interval.DAY,
+            bounds=Bounds.REGULAR,
+        )
+        for result in answer.results:
+            if result.symbol != symbol:
+                continue
+            for bar in result.bars:
+                if bar is None or bar.interpolated:
+                    continue
+                if bar.begins_at.astimezone(UTC).date() == day:
+                    return bar.close_price
+        return None
+
+    async def price_at(self, symbol: str, instant: datetime) -> Decimal | None:
+        answer = await self._market.historicals(
+            [symbol],
+            start_time=instant - 2 * _BAR,
+            end_time=instant + _BAR,
+            interval=Interval.MINUTE_5,
+            bounds=Bounds.H24_5,
+        )
+        holding: Decimal | None = None
+        for result in answer.results:
+            if result.symbol != symbol:
+                continue
+            for bar in result.bars:
+                if bar is None or bar.interpolated:
+                    continue
+                if bar.begins_at <= instant < bar.begins_at + _BAR:
+                    holding = bar.open_price
+        return holding

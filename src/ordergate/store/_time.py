@@ -1,0 +1,34 @@
+"""The one time encoding of everything ordergate stores.
+
+A time is fixed-width UTC ISO-8601 text with microseconds (``2026-12-01T15:00:00.000000Z``):
+readable in any SQL shell, ordered as text the way it is in time, and hashed by the ledger as
+stored. Where SQL compares times in a window, a column holds integer microseconds since the
+epoch instead (``to_us``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+__all__ = ["iso", "parse_iso", "to_us"]
+
+_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def iso(instant: datetime) -> str:
+    """Fixed-width UTC ISO-8601 with microseconds: ``2026-12-01T15:00:00.000000Z``."""
+    if instant.tzinfo is None:
+        raise ValueError("naive datetime: give a timezone")
+    return instant.astimezone(UTC).strftime(_FORMAT)
+
+
+def parse_iso(text: str) -> datetime:
+    """The aware UTC datetime ``iso`` wrote as ``text``."""
+    return datetime.strptime(text, _FORMAT).replace(tzinfo=UTC)
+
+
+def to_us(instant: datetime) -> int:
+    """Microseconds since the epoch (exact integer arithmetic on the timedelta)."""
+    delta = instant - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
