@@ -11,11 +11,14 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pytest
 from typer.testing import CliRunner
 
-from ordergate.bench import BENCHES, _gateway
+from ordergate._serving import BackgroundServer, bind_socket
+from ordergate.bench import BENCHES, _gateway, _hop
 from ordergate.bench._process import VENUE_START
 from ordergate.cli import app
 from ordergate.core import SteppedClock
@@ -36,6 +39,7 @@ def test_gateway_is_a_registered_bench() -> None:
     assert BENCHES["gateway"] is _gateway.run_gateway_bench
 
 
+@pytest.mark.req("bench.gateway.bare-hop")
 def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -47,6 +51,7 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     expected = [
         "direct_read",
         "gateway_read",
+        "bare_hop_read",
         "gateway_order",
         "mcp_proxy_read",
         "direct_read_32c",
@@ -61,7 +66,7 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     assert all(line["bench"] == "gateway" for line in lines)
     for baseline in ("direct_read", "direct_read_32c"):
         assert "baseline" not in cases[baseline] and "ratio" not in cases[baseline]
-    for case in ("gateway_read", "gateway_order", "mcp_proxy_read"):
+    for case in ("gateway_read", "bare_hop_read", "gateway_order", "mcp_proxy_read"):
         if case in cases:
             assert cases[case]["baseline"] == "direct_read" and cases[case]["ratio"] > 0
     assert cases["gateway_read_32c"]["baseline"] == "direct_read_32c"
@@ -72,6 +77,8 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     }
     gateway = cases["gateway_read"]
     assert gateway["added_p50_us"] == gateway["p50_us"] - cases["direct_read"]["p50_us"]
+    hop_ratio = gateway["p50_us"] / cases["bare_hop_read"]["p50_us"]
+    assert gateway["bare_hop_ratio"] == hop_ratio.quantize(Decimal("0.01"))
     assert peer_missing or gateway["mcp_proxy_ratio"] > 0
     # Every concurrent call completed: none failed, none was left unmade.
     assert cases["direct_read_32c"]["errors"] == cases["gateway_read_32c"]["errors"] == 0
@@ -90,6 +97,7 @@ def test_without_uv_the_peer_is_skipped_on_stderr_and_the_other_cases_still_run(
     assert [line["case"] for line in lines] == [
         "direct_read",
         "gateway_read",
+        "bare_hop_read",
         "gateway_order",
         "direct_read_32c",
         "gateway_read_32c",
@@ -270,3 +278,41 @@ async def test_a_timed_call_the_server_hangs_up_on_fails_the_run_naming_the_case
             await _gateway.timed(session, b"{}", 3)
         await session.connection.close()
     assert str(raised.value) == "gateway_read: no answer on the connection (IncompleteReadError)"
+
+
+@pytest.mark.anyio
+@pytest.mark.req("bench.gateway.bare-hop")
+async def test_the_bare_hop_passes_the_body_and_mcp_headers_through_and_checks_nothing() -> None:
+    seen: list[tuple[bytes, dict[str, str]]] = []
+    answer = b'{"jsonrpc":"2.0","id":1,"result":{}}'
+
+    async def upstream(scope: Any, receive: Any, send: Any) -> None:
+        body = (await receive())["body"]
+        seen.append((body, {k.decode(): v.decode() for k, v in scope["headers"]}))
+        headers = [(b"content-type", b"application/json"), (b"mcp-session-id", b"s-1")]
+        await send({"type": "http.response.start", "status": 202, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    with BackgroundServer(upstream, bind_socket("127.0.0.1", 0)) as venue:
+        async with httpx2.AsyncClient() as pooled:
+            hop = _hop.hop_app(f"http://127.0.0.1:{venue.port}/mcp/trading", pooled)
+            transport = httpx2.ASGITransport(app=hop)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://hop") as client:
+                headers = {
+                    "authorization": "Bearer venue-token",
+                    "mcp-session-id": "s-1",
+                    "mcp-protocol-version": "2025-11-25",
+                    "content-type": "application/json",
+                    "accept": "application/json, text/event-stream",
+                    "x-not-passed": "1",
+                    "host": "evil.example",
+                }
+                got = await client.post("/mcp", content=b'{"id":1}', headers=headers)
+    assert got.status_code == 202 and got.content == answer
+    assert got.headers["mcp-session-id"] == "s-1"
+    assert got.headers["content-type"] == "application/json"
+    body, passed = seen[0]
+    assert body == b'{"id":1}'
+    assert passed["authorization"] == "Bearer venue-token"
+    assert passed["mcp-session-id"] == "s-1" and passed["mcp-protocol-version"] == "2025-11-25"
+    assert "x-not-passed" not in passed

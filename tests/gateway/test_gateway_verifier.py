@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -123,3 +124,28 @@ def test_a_caller_token_is_the_callers_principal_bound_or_on_the_owners_session(
     assert bound.session_owner == f"caller|{connection}|{bound.identity}"
     assert _verify(pieces.verifier(sealed=True), pieces.caller()) is None
     assert _verify(pieces.verifier(), pieces.caller("no-such-connection")) is None
+
+
+def test_a_cached_grant_is_used_on_the_loop_and_a_miss_is_read_in_a_worker_thread(
+    pieces: Pieces,
+) -> None:
+    pair = mint_owner_tokens(pieces.auth.store, client_name="t", resource=URL + "/mcp")
+    verifier = pieces.auth.verifier
+    reads: list[str] = []
+
+    def read(token: str) -> Grant | None:
+        reads.append(threading.current_thread().name)
+        return verifier.verify(token)
+
+    verify = bearer_verifier(
+        read, None, store=pieces.auth.store, identity=identity_of, needs_connection=False,
+        cached=verifier.cached,
+    )  # fmt: skip
+    assert verifier.cached(pair.access_token) is None  # never verified yet: a miss
+    first = _verify(verify, pair.access_token)
+    assert verifier.cached(pair.access_token) == verifier.verify(pair.access_token)
+    again = _verify(verify, pair.access_token)
+    assert first is not None and first == again
+    assert len(reads) == 1 and reads[0] != threading.main_thread().name
+    assert _verify(verify, "opaque-token") is None and len(reads) == 2  # refusals: read
+    assert verifier.cached("") is None and verifier.cached("x" * 100_000) is None

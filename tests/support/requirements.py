@@ -200,6 +200,8 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    # Issue 14 §4: the hot path near its floor
+    "bench.gateway.bare-hop": "issue 14 §4: bench gateway, bare_hop_read beside gateway_read",
     # Issue 13 §3–4: every real client connects
     "clients.config.each-client": "issue 13 §3: `client-config` prints each client's documented "
     "format (JSON, a shell command or TOML) naming the gateway's MCP URL",

@@ -15,8 +15,13 @@ Cases (one JSON line each; ``baseline`` and ``ratio`` = p50 / the baseline's p50
 - ``direct_read`` (baseline): ``get_equity_quotes`` for AAPL straight at the venue, with a
   venue token minted through its admin route;
 - ``gateway_read``: the same call through the gateway, with a gateway access token; also
-  ``added_p50_us`` (its p50 minus the baseline's) and, when the peer ran,
-  ``mcp_proxy_ratio`` (its p50 / ``mcp_proxy_read``'s p50);
+  ``added_p50_us`` (its p50 minus the baseline's), ``bare_hop_ratio`` (its p50 /
+  ``bare_hop_read``'s p50) and, when the peer ran, ``mcp_proxy_ratio`` (its p50 /
+  ``mcp_proxy_read``'s p50);
+- ``bare_hop_read``: the same call through a minimal forwarding proxy (``_hop``: Starlette
+  on uvicorn configured as the gateway's server is, one pooled ``httpx2`` client as the
+  gateway's upstream client, no checks at all), in its own process with a venue token: the
+  floor any Python gateway can reach on this machine;
 - ``gateway_order``: ``place_equity_order`` (SPY, ``dollar_amount`` "1", market) through the
   gateway: the guard's whole order path, paper, with approval ``never``, big caps and
   ``symbols = ["*"]``;
@@ -32,10 +37,12 @@ Cases (one JSON line each; ``baseline`` and ``ratio`` = p50 / the baseline's p50
 
 Read cases alternate in rounds so machine noise falls on each alike; the concurrent pair too.
 
-Goals (issue 6): the read p50 the gateway adds is at most 3 ms (``added_p50_us`` ≤ 3000) and
-at most 1.6× direct (``gateway_read`` ratio ≤ 1.6); the gateway's read p50 is at most half the
-``mcp-proxy`` path's (``mcp_proxy_ratio`` ≤ 0.5); at 32 concurrent clients the gateway's
-throughput is at least half of direct (``throughput_ratio`` ≥ 0.5) with zero errors.
+Goals (issue 14 §4, side by side in one run): the gateway's read is at most 1.2× the bare
+hop's (``bare_hop_ratio`` ≤ 1.2) and adds at most 800 µs to direct (``added_p50_us`` ≤ 800);
+at 32 concurrent clients its throughput is at least half of direct (``throughput_ratio`` ≥
+0.5) with zero errors; a paper order's p50 is at most 15 ms (``gateway_order`` ``p50_us`` ≤
+15000). Issue 6's stays: the read p50 at most half the ``mcp-proxy`` path's
+(``mcp_proxy_ratio`` ≤ 0.5).
 
 The clocks: the venue's is stepped at the session instant, so quotes and sessions are
 reproducible. ``ORDERGATE_SANDBOX_START`` cannot put the gateway there: it is for the embedded
@@ -71,6 +78,7 @@ from typing import Any
 
 import httpx2
 
+from ordergate.bench._hop import READY as HOP_READY
 from ordergate.bench._process import VENUE_START, free_port, server_process, venue_process
 from ordergate.bench._stats import Summary, summarise
 
@@ -410,29 +418,32 @@ async def concurrent(sessions: list[Session], body: bytes, per_client: int, load
 
 def run_gateway_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     sizes = SIZES["quick" if quick else "full"]
-    venue_port, gateway_port = free_port(), free_port()
+    venue_port, gateway_port, hop_port = free_port(), free_port(), free_port()
     with (
         tempfile.TemporaryDirectory(prefix="ordergate-bench-") as scratch,
         venue_process(venue_port),
     ):
         venue = f"http://127.0.0.1:{venue_port}"
-        direct_token, upstream_tokens, proxy_token = _venue_tokens(venue)
+        tokens = _venue_tokens(venue)
         home = Path(scratch)
-        _write_gateway_home(home, venue, upstream_tokens)
+        _write_gateway_home(home, venue, tokens.upstream)
         gateway_cmd = [
             sys.executable, "-c",
             "import sys; from ordergate.bench._gateway import serve_gateway; "
             "serve_gateway(*sys.argv[1:])",
             str(home), f"{venue}/mcp/trading", str(gateway_port),
         ]  # fmt: skip
+        hop_cmd = [sys.executable, "-m", "ordergate.bench._hop", f"{venue}/mcp/trading"]
         with (
             server_process(gateway_cmd, ready_marker=_READY),
-            _mcp_proxy(f"{venue}/mcp/trading", proxy_token, home) as proxy,
+            server_process([*hop_cmd, str(hop_port)], ready_marker=HOP_READY),
+            _mcp_proxy(f"{venue}/mcp/trading", tokens.proxy, home) as proxy,
         ):
             gateway_token = (home / _TOKEN_FILE).read_text(encoding="utf-8")
             targets = {
-                "direct_read": Target("direct_read", venue_port, "/mcp/trading", direct_token),
+                "direct_read": Target("direct_read", venue_port, "/mcp/trading", tokens.direct),
                 "gateway_read": Target("gateway_read", gateway_port, "/mcp", gateway_token),
+                "bare_hop_read": Target("bare_hop_read", hop_port, "/mcp", tokens.hop),
             }
             if isinstance(proxy, int):
                 targets["mcp_proxy_read"] = Target("mcp_proxy_read", proxy, "/mcp", None)
@@ -509,13 +520,17 @@ def _summaries(
 ) -> list[Summary]:
     direct = summarise(BENCH, "direct_read", samples["direct_read"])
     gateway = summarise(BENCH, "gateway_read", samples["gateway_read"]).compared_with(direct)
-    extra: list[tuple[str, int | Decimal]] = [("added_p50_us", gateway.p50_us - direct.p50_us)]
+    hop = summarise(BENCH, "bare_hop_read", samples["bare_hop_read"]).compared_with(direct)
+    extra: list[tuple[str, int | Decimal]] = [
+        ("added_p50_us", gateway.p50_us - direct.p50_us),
+        ("bare_hop_ratio", _ratio(gateway.p50_us, hop.p50_us)),
+    ]
     proxy = None
     if "mcp_proxy_read" in samples:
         proxy = summarise(BENCH, "mcp_proxy_read", samples["mcp_proxy_read"])
         proxy = proxy.compared_with(direct)
         extra.append(("mcp_proxy_ratio", _ratio(gateway.p50_us, proxy.p50_us)))
-    out = [direct, _with(gateway, *extra)]
+    out = [direct, _with(gateway, *extra), hop]
     out.append(summarise(BENCH, "gateway_order", orders).compared_with(direct))
     if proxy is not None:
         out.append(proxy)
@@ -537,15 +552,23 @@ def _throughput(load: Load) -> Decimal:
 # -- the servers ---------------------------------------------------------------------------
 
 
-def _venue_tokens(venue: str) -> tuple[str, dict[str, Any], str]:
-    """Three venue tokens from its admin route: the direct client's, the gateway's (the whole
-    minted answer, for its token file) and ``mcp-proxy``'s."""
+@dataclass(frozen=True, slots=True)
+class VenueTokens:
+    """Venue tokens from its admin route, one per client of the venue."""
+
+    direct: str  # the direct client's
+    upstream: dict[str, Any]  # the gateway's: the whole minted answer, for its token file
+    proxy: str  # ``mcp-proxy``'s
+    hop: str  # the bare hop's client's, which the hop passes on as it came
+
+
+def _venue_tokens(venue: str) -> VenueTokens:
     with httpx2.Client(timeout=10.0) as admin:
-        minted = [admin.post(f"{venue}/_sandbox/tokens", json={}) for _ in range(3)]
+        minted = [admin.post(f"{venue}/_sandbox/tokens", json={}) for _ in range(4)]
     for answer in minted:
         answer.raise_for_status()
-    direct, upstream, proxy = (answer.json() for answer in minted)
-    return direct["access_token"], upstream, proxy["access_token"]
+    direct, upstream, proxy, hop = (answer.json() for answer in minted)
+    return VenueTokens(direct["access_token"], upstream, proxy["access_token"], hop["access_token"])
 
 
 def _write_gateway_home(home: Path, venue: str, minted: dict[str, Any]) -> None:
@@ -582,7 +605,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
     into ``home``'s private token file and prints the ready line on stderr."""
     from datetime import datetime
 
-    from ordergate._serving import bind_socket
+    from ordergate._serving import bind_socket, run_fast
     from ordergate.core import SecurityClock, SteppedClock, create_private
     from ordergate.gateway.oauth import GatewayAuth
     from ordergate.gateway.server import (
@@ -622,7 +645,7 @@ def serve_gateway(home: str, upstream: str, port: str) -> None:
         print(_READY, file=sys.stderr, flush=True)
 
     try:
-        asyncio.run(
+        run_fast(
             run_gateway(
                 settings,
                 config,

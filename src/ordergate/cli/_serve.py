@@ -21,7 +21,6 @@ the upstream cannot be reached.
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import TYPE_CHECKING, Annotated
 
@@ -133,7 +132,7 @@ def serve_command(
     """
     from sqlalchemy.exc import SQLAlchemyError
 
-    from ordergate._serving import bind_socket
+    from ordergate._serving import bind_socket, run_fast
     from ordergate.gateway.server import Custody, GatewayConfig, RateLimits, run_gateway
     from ordergate.ledger import LedgerError
     from ordergate.profiles import ProfileError
@@ -177,7 +176,7 @@ def serve_command(
 
     try:
         clocks = settings.clocks()
-        asyncio.run(
+        run_fast(
             run_gateway(
                 settings,
                 config,

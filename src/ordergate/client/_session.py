@@ -33,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import Implementation
 
 from ordergate.client._auth import Refresh, TokenAuth
+from ordergate.client._coalesce import coalesce
 from ordergate.client._config import Config
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._refresh import Refresher
@@ -129,6 +130,7 @@ async def connect_with(
     async with httpx2.AsyncClient(
         auth=auth, timeout=timeout_s, event_hooks={"response": [watch]}
     ) as http:
+        coalesce(http)  # each call one write: half the wake-ups at the venue (_coalesce)
         # Fail closed before anything is sent if the tokens are stale and cannot be renewed.
         await auth.fresh_tokens()
         session = await _handshake(http, config, watch, handshake_timeout_s)

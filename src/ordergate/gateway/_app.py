@@ -106,6 +106,7 @@ def build_gateway_app(
         store=auth.store,
         identity=backend.identity,
         needs_connection=sealed,
+        cached=verifier.cached,
     )
     counter = counter or MemoryCounter()
     admit = admission(budget_for(config.limits, counter), clock=clock, on_refusal=metrics.refused)

@@ -56,11 +56,13 @@ def bearer_verifier(
     identity: Callable[[str], str],
     needs_connection: bool,
     remember: int = _REMEMBERED,
+    cached: Callable[[str], Grant | None] | None = None,
 ) -> Verify:
     """``verify(token)`` for the MCP endpoint and the capability broker. ``oauth`` is the
-    authorization server's (a cache hit, or one indexed read); ``identity`` maps a
-    connection id to its identity on the record; ``remember`` bounds how many connections'
-    profile names are kept."""
+    authorization server's (a cache hit, or one indexed read), run in a worker thread unless
+    ``cached`` (its cache alone, which never blocks) already holds the token's grant;
+    ``identity`` maps a connection id to its identity on the record; ``remember`` bounds how
+    many connections' profile names are kept."""
     profiles: dict[str, str] = {}
 
     async def profile_of(connection_id: str) -> str | None:
@@ -76,7 +78,9 @@ def bearer_verifier(
 
     async def verify(token: str) -> Principal | None:
         if not looks_like_caller_token(token):
-            grant = oauth(token)
+            grant = cached(token) if cached is not None else None
+            if grant is None:
+                grant = await blocking(oauth, token)
             if grant is None:
                 return None
             return Principal(

@@ -196,7 +196,7 @@ async def _serve(
             if on_ready is not None:
                 on_ready(public_url, serving)
 
-        server = _Server(_config(app), ready)
+        server = _Server(_config(app, fast=True), ready)
         if server_box is not None:
             server_box.append(server)
         if auth_box is not None:

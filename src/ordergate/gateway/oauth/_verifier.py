@@ -8,8 +8,9 @@ metadata).
 
 Not the MCP SDK's ``TokenVerifier``: its ``AccessToken`` carries the raw token string, and
 nothing the gateway hands out holds one. ``verify`` is synchronous: a hit in ``Grants``'
-verification cache (a few microseconds, so the MCP endpoint calls it on the event loop) or
-one indexed read.
+verification cache or one indexed read. ``cached`` is the hit alone (a few microseconds, so
+the MCP endpoint calls it on the event loop); on a miss the endpoint runs ``verify`` in a
+worker thread, so a read never stalls the loop.
 """
 
 from __future__ import annotations
@@ -34,6 +35,11 @@ class AccessVerifier:
     def verify(self, token: str) -> Grant | None:
         """The grant behind ``token``, or ``None`` when the gateway does not honour it."""
         return self._grants.access_grant(token)
+
+    def cached(self, token: str) -> Grant | None:
+        """The grant behind ``token`` when the verification cache holds it; ``None`` means
+        only that ``verify`` must read."""
+        return self._grants.cached_access_grant(token)
 
     def www_authenticate(self, error: str | None = None) -> str:
         """The ``WWW-Authenticate`` value of a 401 (``error`` per RFC 6750 §3, e.g.
