@@ -25,7 +25,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ordergate._serving import bind_socket, serve_foreground
-from ordergate.client._coalesce import coalesce
+from ordergate.client import coalesce
 
 __all__ = ["READY", "hop_app", "serve_hop"]
 

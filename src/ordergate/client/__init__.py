@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ordergate.client._auth import Refresh
 from ordergate.client._caller import Caller
+from ordergate.client._coalesce import coalesce
 from ordergate.client._config import DEFAULT_URL, Config, ordergate_home
 from ordergate.client._discovery import AuthorizationServer, discover
 from ordergate.client._errors import (
@@ -85,6 +86,7 @@ __all__ = [
     "ToolError",
     "TransportError",
     "WrongServer",
+    "coalesce",
     "connect",
     "connect_with",
     "discover",
