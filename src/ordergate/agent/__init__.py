@@ -1,0 +1,58 @@
+"""The agent runtime: a paper-first trading agent that goes through the same wall.
+
+::
+
+    async with open_guard(settings, clock=clock) as running:
+        agent = build_agent(running.guard, config, clock=clock)
+        await agent.run(max_ticks=config.max_ticks, tick=..., wait=...)
+
+An ``Agent`` is an identity with a strategy. Each tick reads its own market-session signal
+from the calendar (``session_signal``), takes a ``Snapshot`` of the account through the
+guard's reader, lets the policy's breakers set its state (``RUNNING``, ``REDUCING`` — sells
+only — or ``HALTED``), asks the strategy for a ``Plan`` and submits every intent through
+``Guard.submit``; every decision, a hold included, is journalled with its rationale and the
+snapshot's digest. ``Rebalancer`` holds target weights within drift bands.
+"""
+
+from ordergate.agent._build import STRATEGIES, build_agent
+from ordergate.agent._config import (
+    AgentConfig,
+    AgentConfigError,
+    RebalanceConfig,
+    load_agent_config,
+    parse_agent_config,
+)
+from ordergate.agent._intent import Intent, Plan
+from ordergate.agent._rebalance import Rebalancer
+from ordergate.agent._runner import DECISION, DROPPED, ORDER, Agent, Strategy, Tick
+from ordergate.agent._session import AgentSession, SessionSignal, allowed_hours, session_signal
+from ordergate.agent._snapshot import Snapshot, take_snapshot
+from ordergate.agent._state import AgentState, Breakers, breaker_state
+
+__all__ = [
+    "DECISION",
+    "DROPPED",
+    "ORDER",
+    "STRATEGIES",
+    "Agent",
+    "AgentConfig",
+    "AgentConfigError",
+    "AgentSession",
+    "AgentState",
+    "Breakers",
+    "Intent",
+    "Plan",
+    "RebalanceConfig",
+    "Rebalancer",
+    "SessionSignal",
+    "Snapshot",
+    "Strategy",
+    "Tick",
+    "allowed_hours",
+    "breaker_state",
+    "build_agent",
+    "load_agent_config",
+    "parse_agent_config",
+    "session_signal",
+    "take_snapshot",
+]
