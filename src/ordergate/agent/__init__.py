@@ -11,18 +11,29 @@ from the calendar (``session_signal``), takes a ``Snapshot`` of the account thro
 guard's reader, lets the policy's breakers set its state (``RUNNING``, ``REDUCING`` — sells
 only — or ``HALTED``), asks the strategy for a ``Plan`` and submits every intent through
 ``Guard.submit``; every decision, a hold included, is journalled with its rationale and the
-snapshot's digest. ``Rebalancer`` holds target weights within drift bands.
+snapshot's digest. ``Rebalancer`` holds target weights within drift bands;
+``LlmStrategist`` lets a model propose ``ProposedAction`` JSON (validated, the rest dropped).
 """
 
-from ordergate.agent._build import STRATEGIES, build_agent
+from ordergate.agent._build import STRATEGIES, build_agent, model_for
 from ordergate.agent._config import (
     AgentConfig,
     AgentConfigError,
+    LlmConfig,
     RebalanceConfig,
     load_agent_config,
     parse_agent_config,
 )
 from ordergate.agent._intent import Intent, Plan
+from ordergate.agent._llm import (
+    AnthropicModel,
+    LlmStrategist,
+    Model,
+    OpenAIModel,
+    ProposedAction,
+    ScriptedModel,
+    read_actions,
+)
 from ordergate.agent._rebalance import Rebalancer
 from ordergate.agent._runner import DECISION, DROPPED, ORDER, Agent, Strategy, Tick
 from ordergate.agent._session import AgentSession, SessionSignal, allowed_hours, session_signal
@@ -39,11 +50,18 @@ __all__ = [
     "AgentConfigError",
     "AgentSession",
     "AgentState",
+    "AnthropicModel",
     "Breakers",
     "Intent",
+    "LlmConfig",
+    "LlmStrategist",
+    "Model",
+    "OpenAIModel",
     "Plan",
+    "ProposedAction",
     "RebalanceConfig",
     "Rebalancer",
+    "ScriptedModel",
     "SessionSignal",
     "Snapshot",
     "Strategy",
@@ -52,7 +70,9 @@ __all__ = [
     "breaker_state",
     "build_agent",
     "load_agent_config",
+    "model_for",
     "parse_agent_config",
+    "read_actions",
     "session_signal",
     "take_snapshot",
 ]

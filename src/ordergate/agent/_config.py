@@ -14,6 +14,11 @@
     SPY = "60"
     VTI = "30"
 
+    [llm]                            # for --strategy llm
+    provider = "anthropic"           # anthropic | openai (optional extras) | scripted
+    model = "claude-sonnet-4-5"
+    symbols = ["SPY", "VTI"]         # the only symbols it may propose
+
 Money and weights are Decimal strings; floats are refused. Errors name the bad field
 (``AgentConfigError(field, reason)``).
 """
@@ -29,7 +34,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from ordergate.core import OrdergateError
 
-__all__ = ["AgentConfig", "AgentConfigError", "RebalanceConfig", "load_agent_config"]
+__all__ = [
+    "AgentConfig",
+    "AgentConfigError",
+    "LlmConfig",
+    "RebalanceConfig",
+    "load_agent_config",
+    "parse_agent_config",
+]
 
 AgentSession = Literal["regular", "extended", "overnight"]
 
@@ -106,6 +118,28 @@ class RebalanceConfig(BaseModel):
         return value
 
 
+class LlmConfig(BaseModel):
+    """``[llm]``: which provider's model proposes, over which symbols. ``scripted`` answers
+    ``replies`` in turn (a demonstration or a test; no provider, no key)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: Literal["anthropic", "openai", "scripted"] = "scripted"
+    model: str = ""
+    symbols: tuple[str, ...] = ("SPY", "VTI")
+    replies: tuple[str, ...] = ('{"action": "hold", "symbol": "SPY", "rationale": "demo"}',)
+
+    @field_validator("symbols")
+    @classmethod
+    def _universe(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("give at least one symbol")
+        for ticker in value:
+            if not ticker.isascii() or not ticker.replace(".", "").isalnum():
+                raise ValueError(f"{ticker!r} is not a plain ticker")
+        return tuple(ticker.upper() for ticker in value)
+
+
 class AgentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -114,6 +148,7 @@ class AgentConfig(BaseModel):
     tick_seconds: int = Field(default=300, gt=0)
     max_ticks: int = Field(default=100, gt=0, le=100_000)
     rebalance: RebalanceConfig = RebalanceConfig(targets={"SPY": Decimal(60), "VTI": Decimal(30)})
+    llm: LlmConfig = LlmConfig()
 
     @field_validator("identity")
     @classmethod

@@ -40,6 +40,9 @@ class Rebalancer:
     def symbols(self) -> tuple[str, ...]:
         return tuple(sorted(self._config.targets))
 
+    async def decide(self, snapshot: Snapshot, *, sells_only: bool = False) -> Plan:
+        return self.plan(snapshot, sells_only=sells_only)
+
     def plan(self, snapshot: Snapshot, *, sells_only: bool = False) -> Plan:
         equity, positions = snapshot.equity, snapshot.positions
         if equity is None or positions is None or equity <= 0:

@@ -47,7 +47,7 @@ class Strategy(Protocol):
     @property
     def symbols(self) -> tuple[str, ...]: ...
 
-    def plan(self, snapshot: Snapshot, *, sells_only: bool = False) -> Plan: ...
+    async def decide(self, snapshot: Snapshot, *, sells_only: bool = False) -> Plan: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,9 @@ class Agent:
         elif hours is None:
             plan = Plan(_outside(signal))
         else:
-            plan = self._strategy.plan(snapshot, sells_only=breakers.state is AgentState.REDUCING)
+            plan = await self._strategy.decide(
+                snapshot, sells_only=breakers.state is AgentState.REDUCING
+            )
         self._journal(DECISION, plan.rationale, snapshot, breakers.state, breakers.reasons)
         for reason in plan.dropped:
             self._journal(DROPPED, reason, snapshot, breakers.state)

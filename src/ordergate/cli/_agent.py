@@ -45,7 +45,7 @@ agent_app = typer.Typer(
 @agent_app.command("run")
 def run_command(
     strategy: Annotated[
-        str, typer.Option("--strategy", help="The strategy: rebalance.")
+        str, typer.Option("--strategy", help="rebalance, or llm (a model proposes).")
     ] = "rebalance",
     config: Annotated[
         Path | None,
