@@ -51,6 +51,12 @@ def test_one_tick_on_the_default_policy_files_the_buy_and_holds_it_for_approval(
     (order,) = tick["orders"]
     assert order["side"] == "buy" and order["symbol"] == "SPY"
     assert order["status"] == "pending_approval"
+    why = CliRunner().invoke(
+        app, ["why", order["filing_id"], "--db", f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"]
+    )
+    assert why.exit_code == 0, why.output
+    assert "approval   pending by -" in why.stdout and "placement  none" in why.stdout
+    assert "grade      not queued yet" in why.stdout
 
 
 def test_outside_the_session_it_holds_and_says_when_the_market_opens(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from ordergate.agent._runner import DECISION, DROPPED, ORDER, Agent, Strategy, T
 from ordergate.agent._session import AgentSession, SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, take_snapshot
 from ordergate.agent._state import AgentState, Breakers, breaker_state
+from ordergate.agent._why import filing_chain
 
 __all__ = [
     "DECISION",
@@ -69,6 +70,7 @@ __all__ = [
     "allowed_hours",
     "breaker_state",
     "build_agent",
+    "filing_chain",
     "load_agent_config",
     "model_for",
     "parse_agent_config",
