@@ -59,3 +59,22 @@ def _advance(clock: SteppedClock) -> Callable[[timedelta], Awaitable[None]]:
         clock.advance(delta)
 
     return wait
+
+
+@pytest.mark.anyio
+async def test_pause_stops_the_agent_at_the_next_tick(tmp_path: Path) -> None:
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN) as run:
+        run.running.guard.ledger.controls.pause("owner stepped in")
+        tick = await run.agent.tick()
+        assert tick.state is AgentState.HALTED and tick.orders == ()
+        assert tick.plan.rationale == "hold: halted (paused)"
+
+
+@pytest.mark.anyio
+async def test_outside_its_session_the_agent_holds_and_files_nothing(tmp_path: Path) -> None:
+    saturday = datetime(2026, 12, 5, 17, 0, tzinfo=UTC)
+    async with agent_on_sandbox(tmp_path / "home", start=saturday) as run:
+        tick = await run.agent.tick()
+        assert tick.orders == () and tick.plan.hold
+        assert "closed session is not one this agent trades in" in tick.plan.rationale
+        assert run.running.guard.ledger.open_filings() == []

@@ -57,6 +57,18 @@ def test_one_tick_on_the_default_policy_files_the_buy_and_holds_it_for_approval(
     assert why.exit_code == 0, why.output
     assert "approval   pending by -" in why.stdout and "placement  none" in why.stdout
     assert "grade      not queued yet" in why.stdout
+    status = CliRunner().invoke(
+        app,
+        ["status", "--sandbox"],
+        env={
+            "ORDERGATE_HOME": str(tmp_path / "home"),
+            "ORDERGATE_DB_URL": "",
+            "ORDERGATE_UPSTREAM_URL": "",
+            "ORDERGATE_SANDBOX_START": OPEN.isoformat(),
+        },
+    )
+    assert status.exit_code == 0, status.output
+    assert "agent           cli-rebalancer: running at " in status.stdout
 
 
 def test_outside_the_session_it_holds_and_says_when_the_market_opens(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ from ordergate.agent._rebalance import Rebalancer
 from ordergate.agent._runner import DECISION, DROPPED, ORDER, Agent, Strategy, Tick
 from ordergate.agent._session import AgentSession, SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, take_snapshot
-from ordergate.agent._state import AgentState, Breakers, breaker_state
+from ordergate.agent._state import AgentState, Breakers, agent_states, breaker_state
 from ordergate.agent._why import filing_chain
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "Snapshot",
     "Strategy",
     "Tick",
+    "agent_states",
     "allowed_hours",
     "breaker_state",
     "build_agent",

@@ -25,6 +25,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 
 from ordergate.agent._intent import Intent, Plan
+from ordergate.agent._kinds import DECISION, DROPPED, ORDER
 from ordergate.agent._session import SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, take_snapshot
 from ordergate.agent._state import AgentState, breaker_state
@@ -33,10 +34,6 @@ from ordergate.execution import Guard, Outcome
 from ordergate.policy import ProposalError
 
 __all__ = ["DECISION", "DROPPED", "ORDER", "Agent", "Strategy", "Tick"]
-
-DECISION = "agent.decision"
-ORDER = "agent.order"
-DROPPED = "agent.dropped"
 
 
 class Strategy(Protocol):

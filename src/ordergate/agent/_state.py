@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 
+from ordergate.agent._kinds import DECISION
 from ordergate.ledger import Ledger
 from ordergate.policy import PolicyConfig
 
-__all__ = ["AgentState", "Breakers", "breaker_state"]
+__all__ = ["AGENT_STATES_LOOKED_AT", "AgentState", "Breakers", "agent_states", "breaker_state"]
 
 
 class AgentState(StrEnum):
@@ -58,3 +59,23 @@ def breaker_state(equity: Decimal | None, *, ledger: Ledger, policy: PolicyConfi
         return Breakers(AgentState.RUNNING, ())
     state = AgentState.REDUCING if policy.reducing_exempt else AgentState.HALTED
     return Breakers(state, tuple(tripped))
+
+
+AGENT_STATES_LOOKED_AT = 1000
+"""How many of the journal's latest entries ``agent_states`` reads (bounded, never the
+whole history)."""
+
+
+def agent_states(ledger: Ledger) -> dict[str, dict[str, str]]:
+    """Each agent identity's state at its latest tick, as the journal records it: ``state``
+    (``running``, ``reducing``, ``halted``), ``at`` and the ``decision``. An agent whose last
+    tick is older than the journal's latest ``AGENT_STATES_LOOKED_AT`` entries is not listed."""
+    latest: dict[str, dict[str, str]] = {}
+    for entry in ledger.journal.entries(limit=AGENT_STATES_LOOKED_AT):
+        if entry.kind == DECISION:
+            latest[entry.identity] = {
+                "state": str(entry.detail.get("state", "unknown")),
+                "at": entry.created_at.isoformat(),
+                "decision": entry.why,
+            }
+    return dict(sorted(latest.items()))

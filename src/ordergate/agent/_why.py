@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from ordergate.agent._runner import ORDER
+from ordergate.agent._kinds import ORDER
 from ordergate.core import to_wire
 from ordergate.ledger import Ledger, UnknownFilingError
 from ordergate.record import grades_of
