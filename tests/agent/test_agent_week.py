@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from agent_kit import agent_on_sandbox
 
-from ordergate.agent import AgentSession, AgentState, Tick, session_signal
+from ordergate.agent import RECONCILE, AgentSession, AgentState, Tick, session_signal
 from ordergate.core import Side
 from ordergate.ledger import FilingStatus
 
@@ -77,6 +77,9 @@ async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_
             for _, outcome in tick.orders:
                 assert ledger.filing(outcome.filing_id).identity == "rebalancer"
 
+        # The book matched the broker's every tick: nothing halted buying, nothing re-based.
+        assert not [e for e in ledger.journal.entries(limit=1000) if e.kind == RECONCILE]
+
         # Friday's open: SPY falls 60 % — the drawdown breaker trips; only sells follow.
         run.clock.set(datetime(2026, 11, 27, 14, 45, tzinfo=UTC))
         assert session_signal(run.clock.now()).session is AgentSession.REGULAR
@@ -89,3 +92,41 @@ async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_
         after = await run.agent.run(max_ticks=2, tick=timedelta(minutes=30), wait=advance)
         assert all(side is Side.SELL for _, side, _, _ in _orders(after))
         assert all(tick.state is AgentState.REDUCING for tick in after)
+
+
+@pytest.mark.anyio
+async def test_an_injected_split_re_bases_the_book_without_tripping_anything(
+    tmp_path: Path,
+) -> None:
+    from sqlalchemy import text
+
+    tuesday = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+    async with agent_on_sandbox(tmp_path / "home", start=tuesday) as run:
+        ledger = run.running.guard.ledger
+
+        async def advance(delta: timedelta) -> None:
+            run.clock.advance(delta)
+
+        await run.agent.run(max_ticks=3, tick=timedelta(minutes=10), wait=advance)
+        before = run.agent.book.holding("SPY")
+        assert before is not None and before.quantity > 0
+        # A 2-for-1 split: the broker's shares double as the price halves.
+        with ledger.engine.begin() as connection:
+            rows = connection.execute(
+                text("SELECT quantity FROM paper_positions WHERE symbol = 'SPY'")
+            ).all()
+            (quantity,) = rows[0]
+            connection.execute(
+                text("UPDATE paper_positions SET quantity = :q WHERE symbol = 'SPY'"),
+                {"q": str(Decimal(quantity) * 2)},
+            )
+        _shock(run.running.upstream.url, "SPY", "-50")
+        run.clock.advance(timedelta(minutes=10))
+        tick = await run.agent.tick()
+        assert tick.state is AgentState.RUNNING
+        after = run.agent.book.holding("SPY")
+        assert after is not None and after.quantity == before.quantity * 2
+        assert after.basis == before.basis
+        (entry,) = [e for e in ledger.journal.entries(limit=1000) if e.kind == RECONCILE]
+        assert entry.why.startswith("SPY: split 2:")
+        assert "buying halts" not in entry.why

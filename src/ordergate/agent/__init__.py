@@ -15,6 +15,7 @@ snapshot's digest. ``Rebalancer`` holds target weights within drift bands;
 ``LlmStrategist`` lets a model propose ``ProposedAction`` JSON (validated, the rest dropped).
 """
 
+from ordergate.agent._book import Book, Holding, Reconciliation
 from ordergate.agent._build import STRATEGIES, build_agent, model_for
 from ordergate.agent._config import (
     AgentConfig,
@@ -25,6 +26,7 @@ from ordergate.agent._config import (
     parse_agent_config,
 )
 from ordergate.agent._intent import Intent, Plan
+from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
 from ordergate.agent._llm import (
     AnthropicModel,
     LlmStrategist,
@@ -35,7 +37,7 @@ from ordergate.agent._llm import (
     read_actions,
 )
 from ordergate.agent._rebalance import Rebalancer
-from ordergate.agent._runner import DECISION, DROPPED, ORDER, Agent, Strategy, Tick
+from ordergate.agent._runner import Agent, Strategy, Tick
 from ordergate.agent._session import AgentSession, SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, take_snapshot
 from ordergate.agent._state import AgentState, Breakers, agent_states, breaker_state
@@ -45,6 +47,7 @@ __all__ = [
     "DECISION",
     "DROPPED",
     "ORDER",
+    "RECONCILE",
     "STRATEGIES",
     "Agent",
     "AgentConfig",
@@ -52,7 +55,9 @@ __all__ = [
     "AgentSession",
     "AgentState",
     "AnthropicModel",
+    "Book",
     "Breakers",
+    "Holding",
     "Intent",
     "LlmConfig",
     "LlmStrategist",
@@ -62,6 +67,7 @@ __all__ = [
     "ProposedAction",
     "RebalanceConfig",
     "Rebalancer",
+    "Reconciliation",
     "ScriptedModel",
     "SessionSignal",
     "Snapshot",

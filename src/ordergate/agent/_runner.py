@@ -23,17 +23,19 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Protocol
+from uuid import UUID
 
+from ordergate.agent._book import Book
 from ordergate.agent._intent import Intent, Plan
-from ordergate.agent._kinds import DECISION, DROPPED, ORDER
+from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
 from ordergate.agent._session import SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, take_snapshot
 from ordergate.agent._state import AgentState, breaker_state
-from ordergate.core import Clock
+from ordergate.core import Clock, Side
 from ordergate.execution import Guard, Outcome
 from ordergate.policy import ProposalError
 
-__all__ = ["DECISION", "DROPPED", "ORDER", "Agent", "Strategy", "Tick"]
+__all__ = ["Agent", "Strategy", "Tick"]
 
 
 class Strategy(Protocol):
@@ -92,6 +94,8 @@ class Agent:
         self._identity = identity
         self._sessions = frozenset(sessions)
         self._clock = clock
+        self.book = Book()
+        self._following: dict[UUID, tuple[str, Side]] = {}
 
     @property
     def identity(self) -> str:
@@ -104,6 +108,10 @@ class Agent:
             guard.reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
         )
         breakers = breaker_state(snapshot.equity, ledger=guard.ledger, policy=guard.policy)
+        self._book_fills()
+        check = self.book.reconcile(snapshot)
+        if check.halt_buying or check.splits:
+            self._journal(RECONCILE, "; ".join(check.notes), snapshot, breakers.state)
         hours = allowed_hours(signal, wanted=self._sessions, policy=guard.policy)
         if breakers.state is AgentState.HALTED:
             plan = Plan(f"hold: halted ({'; '.join(breakers.reasons)})")
@@ -111,7 +119,8 @@ class Agent:
             plan = Plan(_outside(signal))
         else:
             plan = await self._strategy.decide(
-                snapshot, sells_only=breakers.state is AgentState.REDUCING
+                snapshot,
+                sells_only=breakers.state is AgentState.REDUCING or check.halt_buying,
             )
         self._journal(DECISION, plan.rationale, snapshot, breakers.state, breakers.reasons)
         for reason in plan.dropped:
@@ -124,7 +133,18 @@ class Agent:
                     orders.append((intent, outcome))
         if orders:
             await guard.reconciler.run_once()
+            for intent, outcome in orders:
+                self._following[outcome.filing_id] = (intent.symbol, intent.side)
+            self._book_fills()
         return Tick(signal, breakers.state, snapshot, plan, tuple(orders))
+
+    def _book_fills(self) -> None:
+        """Book every new fill of the agent's own filings; stop following finished ones."""
+        ledger = self._guard.ledger
+        for filing_id, (symbol, side) in list(self._following.items()):
+            self.book.book(symbol, side, ledger.orders.executions(filing_id))
+            if ledger.filing(filing_id).status.terminal:
+                del self._following[filing_id]
 
     async def run(
         self,
