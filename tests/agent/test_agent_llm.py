@@ -79,6 +79,7 @@ async def test_a_scripted_model_buys_through_the_guard_and_never_sees_the_accoun
 
 
 @pytest.mark.anyio
+@pytest.mark.req("agent.llm-dropped")
 async def test_malformed_model_output_is_dropped_and_journalled_and_nothing_is_filed(
     tmp_path: Path,
 ) -> None:

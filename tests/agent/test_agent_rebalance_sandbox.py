@@ -19,6 +19,7 @@ OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 
 
 @pytest.mark.anyio
+@pytest.mark.req("agent.guard-only")
 async def test_one_tick_in_the_regular_session_files_sells_before_buys_and_fills_on_paper(
     tmp_path: Path,
 ) -> None:

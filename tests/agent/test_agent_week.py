@@ -40,6 +40,9 @@ def _orders(ticks: list[Tick]) -> list[tuple[Tick, Side, str, FilingStatus]]:
 
 
 @pytest.mark.anyio
+@pytest.mark.req("agent.sessions")
+@pytest.mark.req("agent.rebalance-converges")
+@pytest.mark.req("agent.breaker-sells-only")
 async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_only_sells(
     tmp_path: Path,
 ) -> None:
@@ -95,6 +98,7 @@ async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_
 
 
 @pytest.mark.anyio
+@pytest.mark.req("agent.split-rebases")
 async def test_an_injected_split_re_bases_the_book_without_tripping_anything(
     tmp_path: Path,
 ) -> None:

@@ -18,6 +18,7 @@ OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 
 
 @pytest.mark.anyio
+@pytest.mark.req("agent.journal-why")
 async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Path) -> None:
     home = tmp_path / "home"
     async with agent_on_sandbox(home, start=OPEN) as run:
