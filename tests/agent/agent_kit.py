@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ordergate.agent import Agent, AgentConfig, Model, build_agent, parse_agent_config
+from ordergate.agent import Agent, AgentConfig, DigestSink, Model, build_agent, parse_agent_config
 from ordergate.core import SteppedClock
 from ordergate.policy import parse_policy
 from ordergate.runtime import Running, Settings, open_guard
@@ -57,6 +57,7 @@ async def agent_on_sandbox(
     config: dict[str, object] | None = None,
     strategy: str = "rebalance",
     model: Model | None = None,
+    digest: DigestSink | None = None,
 ) -> AsyncIterator[AgentRun]:
     home.mkdir(parents=True, exist_ok=True)
     (home / "policy.toml").write_text(policy, encoding="utf-8")
@@ -73,5 +74,7 @@ async def agent_on_sandbox(
     # The policy as the owner applied it (``ordergate policy apply`` is an owner act).
     in_force = (parse_policy(policy), None)
     async with open_guard(settings, clock=clock, in_force=in_force) as running:
-        agent = build_agent(running.guard, parsed, strategy=strategy, clock=clock, model=model)
+        agent = build_agent(
+            running.guard, parsed, strategy=strategy, clock=clock, model=model, digest=digest
+        )
         yield AgentRun(agent, running, clock, parsed)

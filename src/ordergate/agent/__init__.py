@@ -25,6 +25,7 @@ from ordergate.agent._config import (
     load_agent_config,
     parse_agent_config,
 )
+from ordergate.agent._digest import DayTally, DigestSink, WebhookDigest
 from ordergate.agent._intent import Intent, Plan
 from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
 from ordergate.agent._llm import (
@@ -57,6 +58,8 @@ __all__ = [
     "AnthropicModel",
     "Book",
     "Breakers",
+    "DayTally",
+    "DigestSink",
     "Holding",
     "Intent",
     "LlmConfig",
@@ -73,6 +76,7 @@ __all__ = [
     "Snapshot",
     "Strategy",
     "Tick",
+    "WebhookDigest",
     "agent_states",
     "allowed_hours",
     "breaker_state",

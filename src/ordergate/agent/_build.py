@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ordergate.agent._config import AgentConfig, LlmConfig
+from ordergate.agent._digest import DigestSink
 from ordergate.agent._llm import AnthropicModel, LlmStrategist, Model, OpenAIModel, ScriptedModel
 from ordergate.agent._rebalance import Rebalancer
 from ordergate.agent._runner import Agent, Strategy
@@ -30,9 +31,11 @@ def build_agent(
     strategy: str,
     clock: Clock,
     model: Model | None = None,
+    digest: DigestSink | None = None,
 ) -> Agent:
     """``strategy`` is one of ``STRATEGIES`` (``ValueError`` otherwise); for ``llm``,
-    ``model`` overrides the configured provider."""
+    ``model`` overrides the configured provider. ``digest`` is sent each market day's
+    digest."""
     planner: Strategy
     if strategy == "rebalance":
         planner = Rebalancer(config.rebalance, max_order_usd=guard.policy.max_order_usd)
@@ -40,4 +43,11 @@ def build_agent(
         planner = LlmStrategist(model or model_for(config.llm), symbols=config.llm.symbols)
     else:
         raise ValueError(f"unknown strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
-    return Agent(guard, planner, identity=config.identity, sessions=config.sessions, clock=clock)
+    return Agent(
+        guard,
+        planner,
+        identity=config.identity,
+        sessions=config.sessions,
+        clock=clock,
+        digest=digest,
+    )

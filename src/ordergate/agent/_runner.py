@@ -26,12 +26,13 @@ from typing import Any, Protocol
 from uuid import UUID
 
 from ordergate.agent._book import Book
+from ordergate.agent._digest import DayTally, DigestSink, market_day
 from ordergate.agent._intent import Intent, Plan
 from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
 from ordergate.agent._session import SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, take_snapshot
 from ordergate.agent._state import AgentState, breaker_state
-from ordergate.core import Clock, Side
+from ordergate.core import Clock, Side, to_wire
 from ordergate.execution import Guard, Outcome
 from ordergate.policy import ProposalError
 
@@ -88,6 +89,7 @@ class Agent:
         identity: str,
         sessions: Collection[str],
         clock: Clock,
+        digest: DigestSink | None = None,
     ) -> None:
         self._guard = guard
         self._strategy = strategy
@@ -96,6 +98,8 @@ class Agent:
         self._clock = clock
         self.book = Book()
         self._following: dict[UUID, tuple[str, Side]] = {}
+        self._digest = digest
+        self._day: DayTally | None = None
 
     @property
     def identity(self) -> str:
@@ -136,7 +140,35 @@ class Agent:
             for intent, outcome in orders:
                 self._following[outcome.filing_id] = (intent.symbol, intent.side)
             self._book_fills()
-        return Tick(signal, breakers.state, snapshot, plan, tuple(orders))
+        done = Tick(signal, breakers.state, snapshot, plan, tuple(orders))
+        await self._tally(done)
+        return done
+
+    async def _tally(self, tick: Tick) -> None:
+        """Count the tick into its market day; the first tick of a new day sends the
+        previous day's digest."""
+        day = market_day(tick.signal.at)
+        if self._day is not None and self._day.day != day:
+            if self._digest is not None:
+                await self._digest(self._day.digest())
+            self._day = None
+        if self._day is None:
+            self._day = DayTally(day, self._identity, first_equity=tick.snapshot.equity)
+        tally = self._day
+        tally.last_equity = tick.snapshot.equity
+        if tick.snapshot.positions is not None:
+            tally.positions = {
+                symbol: to_wire(held.quantity) for symbol, held in tick.snapshot.positions.items()
+            }
+        tally.decisions += 1
+        tally.holds += tick.plan.hold
+        tally.dropped += len(tick.plan.dropped)
+        tally.orders += len(tick.orders)
+        tally.refusals.extend(
+            f"{intent.side.value} {intent.symbol}: {', '.join(outcome.reasons)}"
+            for intent, outcome in tick.orders
+            if outcome.refused
+        )
 
     def _book_fills(self) -> None:
         """Book every new fill of the agent's own filings; stop following finished ones."""

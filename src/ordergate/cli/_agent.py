@@ -5,8 +5,9 @@ as ``ordergate order`` and the gateway: paper unless live is armed (the policy's
 ``mode = "live"`` and ``real_money = true``, and a compatible upstream), every order filed,
 checked and placed by ``Guard.submit``. Each tick prints one line: the session, the agent's
 state, the decision and what it filed. ``--once`` runs one tick; otherwise it ticks every
-``tick_seconds`` of the market clock, at most ``max_ticks`` times. Exit 0 when the run ends,
-2 bad configuration, 1 the upstream cannot be reached.
+``tick_seconds`` of the market clock, at most ``max_ticks`` times, and posts each market
+day's digest (positions, P&L, decisions, refusals) to ``ORDERGATE_APPROVAL_WEBHOOK``.
+Exit 0 when the run ends, 2 bad configuration, 1 the upstream cannot be reached.
 """
 
 from __future__ import annotations
@@ -78,14 +79,15 @@ def run_command(
 async def _run(
     settings: Settings, config: AgentConfig, strategy: str, once: bool, as_json: bool
 ) -> None:
-    from ordergate.agent import build_agent
+    from ordergate.agent import WebhookDigest, build_agent
 
     clock = settings.clocks().market
+    digest = WebhookDigest(settings.webhook_url) if settings.webhook_url else None
     async with guard_from(settings, clock=clock) as running:
         typer.echo(
             f"agent {config.identity}: {strategy} in {running.arming.mode.value} mode", err=True
         )
-        agent = build_agent(running.guard, config, strategy=strategy, clock=clock)
+        agent = build_agent(running.guard, config, strategy=strategy, clock=clock, digest=digest)
         await agent.run(
             max_ticks=1 if once else config.max_ticks,
             tick=timedelta(seconds=config.tick_seconds),
