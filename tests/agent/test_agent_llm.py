@@ -98,3 +98,36 @@ async def test_malformed_model_output_is_dropped_and_journalled_and_nothing_is_f
             "model output is not JSON: 'not json at all'",
         ]
         assert run.running.guard.ledger.open_filings() == []
+
+
+@pytest.mark.anyio
+async def test_through_thanksgiving_the_llm_agent_orders_only_in_regular_hours(
+    tmp_path: Path,
+) -> None:
+    from datetime import timedelta
+
+    from ordergate.agent import AgentSession
+
+    wednesday = datetime(2026, 11, 25, 14, 30, tzinfo=UTC)
+    model = ScriptedModel([GOOD])
+    async with agent_on_sandbox(
+        tmp_path / "home", start=wednesday, strategy="llm", model=model
+    ) as run:
+
+        async def advance(delta: timedelta) -> None:
+            run.clock.advance(delta)
+
+        ticks = await run.agent.run(max_ticks=24, tick=timedelta(hours=3), wait=advance)
+        traded = [tick for tick in ticks if tick.orders]
+        assert traded
+        for tick in ticks:
+            regular = tick.signal.session is AgentSession.REGULAR
+            assert bool(tick.orders) == regular, tick.signal
+            assert tick.signal.at.date() != datetime(2026, 11, 26).date() or not regular
+        statuses = {outcome.status for tick in traded for _, outcome in tick.orders}
+        assert statuses == {FilingStatus.FILLED}
+        assert run.running.guard.ledger.open_filings() == []
+        # The model is asked only when a trade could follow.
+        assert len(model.prompts) == len(
+            [t for t in ticks if t.signal.session is AgentSession.REGULAR]
+        )
