@@ -43,7 +43,7 @@ def _orders(ticks: list[Tick]) -> list[tuple[Tick, Side, str, FilingStatus]]:
 @pytest.mark.req("agent.sessions")
 @pytest.mark.req("agent.rebalance-converges")
 @pytest.mark.req("agent.breaker-sells-only")
-async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_only_sells(
+async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_only_sells_until_clear(
     tmp_path: Path,
 ) -> None:
     async with agent_on_sandbox(tmp_path / "home", start=MONDAY_OPEN) as run:
@@ -95,6 +95,11 @@ async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_
         after = await run.agent.run(max_ticks=2, tick=timedelta(minutes=30), wait=advance)
         assert all(side is Side.SELL for _, side, _, _ in _orders(after))
         assert all(tick.state is AgentState.REDUCING for tick in after)
+        # SPY recovers: the breaker clears and the agent buys again.
+        _shock(run.running.upstream.url, "SPY", "150")
+        run.clock.advance(timedelta(minutes=30))
+        cleared = await run.agent.tick()
+        assert cleared.state is AgentState.RUNNING, cleared.plan.rationale
 
 
 @pytest.mark.anyio
