@@ -43,7 +43,7 @@ def _orders(ticks: list[Tick]) -> list[tuple[Tick, Side, str, FilingStatus]]:
 @pytest.mark.req("agent.sessions")
 @pytest.mark.req("agent.rebalance-converges")
 @pytest.mark.req("agent.breaker-sells-only")
-async def test_a_week_trades_only_in_regular_hours_converges_and_a_shock_leaves_only_sells_until_clear(
+async def test_a_week_trades_in_regular_hours_converges_and_a_shock_leaves_only_sells_until_clear(
     tmp_path: Path,
 ) -> None:
     async with agent_on_sandbox(tmp_path / "home", start=MONDAY_OPEN) as run:
