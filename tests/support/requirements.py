@@ -256,4 +256,17 @@ REQUIREMENTS: dict[str, str] = {
     "keep security (wall) time while a sandbox market is elsewhere or stepped",
     "clocks.outside-session-next-open": "issue 13 §8: an outside_session refusal names the next "
     "allowed open and how to try the sandbox at another instant",
+    # Issue 16: the agent runtime
+    "agent.guard-only": "issue 16: every agent proposal goes through Guard.submit under the "
+    "agent's identity; there is no other path to an order",
+    "agent.sessions": "issue 16: the agent trades only in the sessions it and the policy allow, "
+    "by its own calendar signal (a holiday is closed)",
+    "agent.rebalance-converges": "issue 16: the rebalancer converges to its targets "
+    "within the bands",
+    "agent.journal-why": "issue 16: every decision (hold included) is journalled with its "
+    "rationale and snapshot digest; `ordergate why` prints decision to grade",
+    "agent.llm-dropped": "issue 16: malformed model output is dropped and journalled",
+    "agent.breaker-sells-only": "issue 16: a tripped breaker moves the agent to REDUCING: "
+    "only sells",
+    "agent.split-rebases": "issue 16: a split re-bases the book's basis without tripping anything",
 }

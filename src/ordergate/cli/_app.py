@@ -32,6 +32,8 @@ lazy_commands(
     Lazy("pause", "ordergate.cli._controls", "pause_command", "Refuse every new order, in every process sharing the ledger, until `resume`."),  # noqa: E501
     Lazy("resume", "ordergate.cli._controls", "resume_command", "Accept new orders again after `pause` (an owner act: asks for the owner code)."),  # noqa: E501
     Lazy("serve", "ordergate.cli._serve", "serve_command", "Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard."),  # noqa: E501
+    Lazy("agent", "ordergate.cli._agent", "agent_app", "Run a trading agent through the guard: paper first, every order filed and checked."),  # noqa: E501
+    Lazy("why", "ordergate.cli._why", "why_command", "Print why a filing exists and what became of it: decision to grade."),  # noqa: E501
     Lazy("order", "ordergate.cli._order", "order_command", "Submit one equity order through the guard (paper unless live is armed)."),  # noqa: E501
     Lazy("status", "ordergate.cli._status", "status_command", "Show mode, trading state, pause, 24 h spend and orders against their caps, open orders and pending approvals, and the account."),  # noqa: E501
     Lazy("reconcile", "ordergate.cli._status", "reconcile_command", "Follow every open order to its end: book fills, correct reservations, resolve unanswered orders by looking them up."),  # noqa: E501

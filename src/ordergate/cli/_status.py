@@ -50,6 +50,7 @@ def status_command(
 
 
 async def _status(settings: object, as_json: bool) -> None:
+    from ordergate.agent import agent_states
     from ordergate.execution import read_status
     from ordergate.runtime import Settings
     from ordergate.store import blocking
@@ -69,8 +70,10 @@ async def _status(settings: object, as_json: bool) -> None:
             now=clock.now(),
             equity=view.equity,
         )
+        agents = await blocking(agent_states, guard.ledger)
     body = status.as_json()
     body["portfolio"] = account_json(view, paper=guard.paper)
+    body["agents"] = agents
     if as_json:
         typer.echo(json.dumps(body, sort_keys=True))
         return
@@ -95,6 +98,8 @@ async def _status(settings: object, as_json: bool) -> None:
         typer.echo(
             f"  {item['approval_id']}  {item['side']} {item['symbol']}  ~{usd(item['notional'])}"
         )
+    for identity, agent in agents.items():
+        typer.echo(f"agent           {identity}: {agent['state']} at {agent['at']}")
     _echo_account(body["portfolio"])
 
 

@@ -369,15 +369,30 @@ class Journal:
             rows = list(
                 connection.execute(select(decisions).order_by(decisions.c.seq.desc()).limit(limit))
             )
-        return [
-            DecisionEntry(
-                seq=row.seq,
-                created_at=parse_iso(row.created_at),
-                identity=row.identity,
-                filing_id=None if row.filing_id is None else UUID(row.filing_id),
-                kind=row.kind,
-                why=row.why,
-                detail=json.loads(row.detail),
+        return [_entry(row) for row in reversed(rows)]
+
+    def for_filing(self, filing_id: UUID | str, *, limit: int = 100) -> list[DecisionEntry]:
+        """The first ``limit`` entries about one filing, oldest first (what decided it, its
+        checks, its cancellation)."""
+        with self._engine.connect() as connection:
+            rows = list(
+                connection.execute(
+                    select(decisions)
+                    .where(decisions.c.filing_id == str(filing_id))
+                    .order_by(decisions.c.seq)
+                    .limit(limit)
+                )
             )
-            for row in reversed(rows)
-        ]
+        return [_entry(row) for row in rows]
+
+
+def _entry(row: Any) -> DecisionEntry:
+    return DecisionEntry(
+        seq=row.seq,
+        created_at=parse_iso(row.created_at),
+        identity=row.identity,
+        filing_id=None if row.filing_id is None else UUID(row.filing_id),
+        kind=row.kind,
+        why=row.why,
+        detail=json.loads(row.detail),
+    )

@@ -1,0 +1,253 @@
+"""``Agent``: one identity's tick loop over the guard.
+
+Each tick, on the market clock:
+
+1. the session signal (``session_signal``) says whether this agent may trade now;
+2. a ``Snapshot`` of the account and the strategy's symbols is taken through the guard's
+   own reader, and the breakers (``breaker_state``) set the agent's state;
+3. the strategy plans (sells only when reducing; nothing when halted or outside the allowed
+   session) and the decision — a hold included — is journalled with its rationale and the
+   snapshot's digest;
+4. every intent becomes a ``Proposal`` submitted through ``Guard.submit`` under the agent's
+   identity (there is no other path to an order), sells before buys, and each outcome is
+   journalled against its filing;
+5. the guard's reconciler follows what is open.
+
+``run`` ticks at most ``max_ticks`` times, waiting ``tick`` between ticks with the injected
+``wait`` (a stepped clock's ``advance`` in tests, a sleep on the wall clock in a real run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol
+from uuid import UUID
+
+from ordergate.agent._book import Book
+from ordergate.agent._digest import DayTally, DigestSink, market_day
+from ordergate.agent._intent import Intent, Plan
+from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
+from ordergate.agent._session import SessionSignal, allowed_hours, session_signal
+from ordergate.agent._snapshot import Snapshot, take_snapshot
+from ordergate.agent._state import AgentState, breaker_state
+from ordergate.core import Clock, Side, to_wire
+from ordergate.execution import Guard, Outcome
+from ordergate.policy import ProposalError
+
+__all__ = ["Agent", "Strategy", "Tick"]
+
+
+class Strategy(Protocol):
+    """Plans a tick from a snapshot; ``symbols`` are the ones it wants quoted."""
+
+    name: str
+
+    @property
+    def symbols(self) -> tuple[str, ...]: ...
+
+    async def decide(self, snapshot: Snapshot, *, sells_only: bool = False) -> Plan: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """What one tick saw, decided and sent."""
+
+    signal: SessionSignal
+    state: AgentState
+    snapshot: Snapshot
+    plan: Plan
+    orders: tuple[tuple[Intent, Outcome], ...] = field(default=())
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "at": self.signal.at.isoformat(),
+            "session": self.signal.session.value,
+            "state": self.state.value,
+            "decision": self.plan.rationale,
+            "snapshot_digest": self.snapshot.digest,
+            "orders": [
+                {
+                    "side": intent.side.value,
+                    "symbol": intent.symbol,
+                    "filing_id": str(outcome.filing_id),
+                    "status": outcome.status.value,
+                    "reasons": list(outcome.reasons),
+                }
+                for intent, outcome in self.orders
+            ],
+        }
+
+
+class Agent:
+    def __init__(
+        self,
+        guard: Guard,
+        strategy: Strategy,
+        *,
+        identity: str,
+        sessions: Collection[str],
+        clock: Clock,
+        digest: DigestSink | None = None,
+    ) -> None:
+        self._guard = guard
+        self._strategy = strategy
+        self._identity = identity
+        self._sessions = frozenset(sessions)
+        self._clock = clock
+        self.book = Book()
+        self._following: dict[UUID, tuple[str, Side]] = {}
+        self._digest = digest
+        self._day: DayTally | None = None
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    async def tick(self) -> Tick:
+        guard = self._guard
+        signal = session_signal(self._clock.now())
+        snapshot = await take_snapshot(
+            guard.reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
+        )
+        breakers = breaker_state(snapshot.equity, ledger=guard.ledger, policy=guard.policy)
+        self._book_fills()
+        check = self.book.reconcile(snapshot)
+        if check.halt_buying or check.splits:
+            self._journal(RECONCILE, "; ".join(check.notes), snapshot, breakers.state)
+        hours = allowed_hours(signal, wanted=self._sessions, policy=guard.policy)
+        if breakers.state is AgentState.HALTED:
+            plan = Plan(f"hold: halted ({'; '.join(breakers.reasons)})")
+        elif hours is None:
+            plan = Plan(_outside(signal))
+        else:
+            plan = await self._strategy.decide(
+                snapshot,
+                sells_only=breakers.state is AgentState.REDUCING or check.halt_buying,
+            )
+        self._journal(DECISION, plan.rationale, snapshot, breakers.state, breakers.reasons)
+        for reason in plan.dropped:
+            self._journal(DROPPED, reason, snapshot, breakers.state)
+        orders: list[tuple[Intent, Outcome]] = []
+        if hours is not None:
+            for intent in plan.intents:
+                outcome = await self._submit(intent, hours, snapshot, breakers.state)
+                if outcome is not None:
+                    orders.append((intent, outcome))
+        if orders:
+            await guard.reconciler.run_once()
+            for intent, outcome in orders:
+                self._following[outcome.filing_id] = (intent.symbol, intent.side)
+            self._book_fills()
+        done = Tick(signal, breakers.state, snapshot, plan, tuple(orders))
+        await self._tally(done)
+        return done
+
+    async def _tally(self, tick: Tick) -> None:
+        """Count the tick into its market day; the first tick of a new day sends the
+        previous day's digest."""
+        day = market_day(tick.signal.at)
+        if self._day is not None and self._day.day != day:
+            if self._digest is not None:
+                await self._digest(self._day.digest())
+            self._day = None
+        if self._day is None:
+            self._day = DayTally(day, self._identity, first_equity=tick.snapshot.equity)
+        tally = self._day
+        tally.last_equity = tick.snapshot.equity
+        if tick.snapshot.positions is not None:
+            tally.positions = {
+                symbol: to_wire(held.quantity) for symbol, held in tick.snapshot.positions.items()
+            }
+        tally.decisions += 1
+        tally.holds += tick.plan.hold
+        tally.dropped += len(tick.plan.dropped)
+        tally.orders += len(tick.orders)
+        tally.refusals.extend(
+            f"{intent.side.value} {intent.symbol}: {', '.join(outcome.reasons)}"
+            for intent, outcome in tick.orders
+            if outcome.refused
+        )
+
+    def _book_fills(self) -> None:
+        """Book every new fill of the agent's own filings; stop following finished ones."""
+        ledger = self._guard.ledger
+        for filing_id, (symbol, side) in list(self._following.items()):
+            self.book.book(symbol, side, ledger.orders.executions(filing_id))
+            if ledger.filing(filing_id).status.terminal:
+                del self._following[filing_id]
+
+    async def run(
+        self,
+        *,
+        max_ticks: int,
+        tick: timedelta,
+        wait: Callable[[timedelta], Awaitable[object]],
+        on_tick: Callable[[Tick], None] | None = None,
+    ) -> list[Tick]:
+        """Tick ``max_ticks`` times (never more), waiting ``tick`` between ticks."""
+        if max_ticks <= 0:
+            raise ValueError("max_ticks must be positive")
+        ticks: list[Tick] = []
+        for index in range(max_ticks):
+            if index:
+                await wait(tick)
+            done = await self.tick()
+            ticks.append(done)
+            if on_tick is not None:
+                on_tick(done)
+        return ticks
+
+    async def _submit(
+        self, intent: Intent, hours: Any, snapshot: Snapshot, state: AgentState
+    ) -> Outcome | None:
+        try:
+            proposal = intent.proposal(hours)
+        except ProposalError as error:
+            self._journal(DROPPED, f"{intent.rationale}: {error}", snapshot, state)
+            return None
+        outcome = await self._guard.submit(proposal, identity=self._identity)
+        self._journal(
+            ORDER,
+            intent.rationale,
+            snapshot,
+            state,
+            filing_id=outcome.filing_id,
+            outcome={"status": outcome.status.value, "reasons": list(outcome.reasons)},
+        )
+        return outcome
+
+    def _journal(
+        self,
+        kind: str,
+        why: str,
+        snapshot: Snapshot,
+        state: AgentState,
+        breakers: tuple[str, ...] = (),
+        *,
+        filing_id: object = None,
+        **extra: Any,
+    ) -> None:
+        detail: dict[str, Any] = {
+            "strategy": self._strategy.name,
+            "state": state.value,
+            "session": snapshot.signal.session.value,
+            "snapshot_digest": snapshot.digest,
+            "snapshot": snapshot.as_json(),
+        }
+        if breakers:
+            detail["breakers"] = list(breakers)
+        detail.update(extra)
+        self._guard.ledger.journal.append(
+            identity=self._identity,
+            kind=kind,
+            why=why,
+            filing_id=filing_id,  # type: ignore[arg-type]
+            detail=detail,
+        )
+
+
+def _outside(signal: SessionSignal) -> str:
+    after = "" if signal.next_open is None else f"; next regular open {signal.next_open}"
+    return f"hold: the {signal.session.value} session is not one this agent trades in{after}"

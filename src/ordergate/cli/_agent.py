@@ -1,0 +1,114 @@
+"""``ordergate agent run --strategy rebalance [--config FILE] [--once]``: run an agent.
+
+The agent is an identity (``identity`` in its configuration) trading through the same guard
+as ``ordergate order`` and the gateway: paper unless live is armed (the policy's
+``mode = "live"`` and ``real_money = true``, and a compatible upstream), every order filed,
+checked and placed by ``Guard.submit``. Each tick prints one line: the session, the agent's
+state, the decision and what it filed. ``--once`` runs one tick; otherwise it ticks every
+``tick_seconds`` of the market clock, at most ``max_ticks`` times, and posts each market
+day's digest (positions, P&L, decisions, refusals) to ``ORDERGATE_APPROVAL_WEBHOOK``.
+Exit 0 when the run ends, 2 bad configuration, 1 the upstream cannot be reached.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import anyio
+import typer
+
+from ordergate.cli._options import (
+    DbOption,
+    JsonOption,
+    PolicyOption,
+    SandboxOption,
+    UpstreamOption,
+    fail,
+    guard_from,
+    settings_from,
+)
+
+if TYPE_CHECKING:
+    from ordergate.agent import AgentConfig, Tick
+    from ordergate.runtime import Settings
+
+__all__ = ["agent_app"]
+
+agent_app = typer.Typer(
+    help="Run a trading agent through the guard: paper first, every order filed and checked.",
+    no_args_is_help=True,
+)
+
+
+@agent_app.command("run")
+def run_command(
+    strategy: Annotated[
+        str, typer.Option("--strategy", help="rebalance, or llm (a model proposes).")
+    ] = "rebalance",
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            help="The agent's TOML file (identity, sessions, targets); defaults without it.",
+            show_default=False,
+        ),
+    ] = None,
+    once: Annotated[bool, typer.Option("--once", help="Run one tick and stop.")] = False,
+    as_json: JsonOption = False,
+    policy: PolicyOption = None,
+    db: DbOption = None,
+    upstream: UpstreamOption = None,
+    sandbox: SandboxOption = False,
+) -> None:
+    """Run an agent: tick on the market session, plan, submit through the guard."""
+    from ordergate.agent import STRATEGIES, AgentConfigError, load_agent_config
+
+    if strategy not in STRATEGIES:
+        raise typer.BadParameter(f"one of {', '.join(STRATEGIES)}", param_hint="--strategy")
+    try:
+        agent_config = load_agent_config(config)
+    except AgentConfigError as error:
+        raise fail(f"agent config: {error}", 2) from None
+    settings = settings_from(policy, db, upstream, sandbox)
+    anyio.run(_run, settings, agent_config, strategy, once, as_json)
+
+
+async def _run(
+    settings: Settings, config: AgentConfig, strategy: str, once: bool, as_json: bool
+) -> None:
+    from ordergate.agent import WebhookDigest, build_agent
+
+    clock = settings.clocks().market
+    digest = WebhookDigest(settings.webhook_url) if settings.webhook_url else None
+    async with guard_from(settings, clock=clock) as running:
+        typer.echo(
+            f"agent {config.identity}: {strategy} in {running.arming.mode.value} mode", err=True
+        )
+        agent = build_agent(running.guard, config, strategy=strategy, clock=clock, digest=digest)
+        await agent.run(
+            max_ticks=1 if once else config.max_ticks,
+            tick=timedelta(seconds=config.tick_seconds),
+            wait=_sleep,
+            on_tick=lambda tick: _print(tick, as_json=as_json),
+        )
+
+
+async def _sleep(delta: timedelta) -> None:
+    await anyio.sleep(delta.total_seconds())
+
+
+def _print(tick: Tick, *, as_json: bool) -> None:
+    body = tick.as_json()
+    if as_json:
+        typer.echo(json.dumps(body, sort_keys=True))
+        return
+    typer.echo(f"{body['at']}  {body['session']:<9} {body['state']:<8} {body['decision']}")
+    for order in body["orders"]:
+        reasons = f" ({', '.join(order['reasons'])})" if order["reasons"] else ""
+        typer.echo(
+            f"  {order['side']} {order['symbol']}  filing {order['filing_id']}  "
+            f"{order['status']}{reasons}"
+        )

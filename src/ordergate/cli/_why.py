@@ -1,0 +1,84 @@
+"""``ordergate why FILING``: the chain behind one filing, from the ledger.
+
+decision → filing → checks (stage A ``estimate``, stage B ``review``) → approval →
+placement → fills → grade. Reads the ledger only. Exit 0, 2 when the ledger cannot be
+opened or the filing is unknown.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from ordergate.cli._options import DbOption, JsonOption, fail, open_existing_ledger
+
+__all__ = ["why_command"]
+
+
+def why_command(
+    filing: Annotated[str, typer.Argument(help="The filing id (as `order` or `agent` print).")],
+    as_json: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Print why a filing exists and what became of it: decision to grade."""
+    from ordergate.agent import filing_chain
+    from ordergate.ledger import UnknownFilingError
+
+    ledger = open_existing_ledger(db)
+    try:
+        chain = filing_chain(ledger, filing)
+    except (UnknownFilingError, ValueError):
+        raise fail(f"no filing {filing} in this ledger", 2) from None
+    finally:
+        ledger.close()
+    if as_json:
+        typer.echo(json.dumps(chain, sort_keys=True))
+        return
+    for line in _lines(chain):
+        typer.echo(line)
+
+
+def _lines(chain: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    decision = chain["decision"]
+    if decision is None:
+        lines.append("decision   (not an agent's: filed directly)")
+    else:
+        lines.append(
+            f"decision   {decision['at']}  {decision['identity']} ({decision['strategy']}, "
+            f"{decision['state']}, {decision['session']}): {decision['rationale']}"
+        )
+        lines.append(f"           snapshot {decision['snapshot_digest']}")
+    filing = chain["filing"]
+    reasons = f" ({', '.join(filing['reasons'])})" if filing["reasons"] else ""
+    lines.append(
+        f"filing     {filing['id']}  {filing['filed_at']}  {filing['outcome']} → "
+        f"{filing['status']}{reasons}"
+    )
+    lines.extend(f"check      {check['stage']}: {check['why']}" for check in chain["checks"])
+    approval = chain["approval"]
+    lines.append(
+        "approval   not needed"
+        if approval is None
+        else f"approval   {approval['state']} by {approval['decided_by'] or '-'}"
+    )
+    placement = chain["placement"]
+    lines.append(
+        "placement  none"
+        if placement is None
+        else f"placement  {placement['broker_order_id']}  {placement['state']}  "
+        f"{placement['cumulative_quantity']} @ {placement['average_price'] or '-'}"
+    )
+    lines.extend(
+        f"fill       {fill['quantity']} @ {fill['price']}  {fill['executed_at']}"
+        for fill in chain["fills"]
+    )
+    grade = chain["grade"]
+    if grade is None:
+        lines.append("grade      not queued yet")
+    else:
+        excess = grade.get("excess_bps")
+        lines.append(f"grade      {grade['state']}" + (f"  {excess} bps" if excess else ""))
+    return lines

@@ -1,0 +1,81 @@
+"""The rebalancing agent on the sandbox venue, through the guard, on a stepped clock."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from agent_kit import agent_on_sandbox
+
+from ordergate.agent import DECISION, ORDER, AgentState
+from ordergate.core import Side, SteppedClock
+from ordergate.ledger import FilingStatus
+
+# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+
+
+@pytest.mark.anyio
+@pytest.mark.req("agent.guard-only")
+async def test_one_tick_in_the_regular_session_files_sells_before_buys_and_fills_on_paper(
+    tmp_path: Path,
+) -> None:
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN) as run:
+        tick = await run.agent.tick()
+        assert tick.state is AgentState.RUNNING
+        assert [intent.symbol for intent, _ in tick.orders] == ["SPY", "VTI"]
+        assert all(intent.side is Side.BUY for intent, _ in tick.orders)
+        for _, outcome in tick.orders:
+            record = run.running.guard.ledger.filing(outcome.filing_id)
+            assert record.identity == "rebalancer"
+            assert outcome.status is FilingStatus.FILLED, outcome
+        entries = run.running.guard.ledger.journal.entries()
+        decisions = [entry for entry in entries if entry.kind == DECISION]
+        orders = [entry for entry in entries if entry.kind == ORDER]
+        assert len(decisions) == 1 and len(orders) == 2
+        assert decisions[0].detail["snapshot_digest"] == tick.snapshot.digest
+        assert {entry.filing_id for entry in orders} == {o.filing_id for _, o in tick.orders}
+
+
+@pytest.mark.anyio
+async def test_the_rebalancer_converges_within_its_bands_over_ticks(tmp_path: Path) -> None:
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN) as run:
+        ticks = await run.agent.run(
+            max_ticks=6, tick=timedelta(minutes=5), wait=_advance(run.clock)
+        )
+        last = ticks[-1]
+        assert last.plan.hold, last.plan.rationale
+        snapshot = last.snapshot
+        assert snapshot.equity is not None and snapshot.positions is not None
+        for symbol, target in (("SPY", Decimal(50)), ("VTI", Decimal(30))):
+            weight = snapshot.positions[symbol].market_value / snapshot.equity * 100
+            assert abs(weight - target) <= Decimal(3), (symbol, weight)
+
+
+def _advance(clock: SteppedClock) -> Callable[[timedelta], Awaitable[None]]:
+    async def wait(delta: timedelta) -> None:
+        clock.advance(delta)
+
+    return wait
+
+
+@pytest.mark.anyio
+async def test_pause_stops_the_agent_at_the_next_tick(tmp_path: Path) -> None:
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN) as run:
+        run.running.guard.ledger.controls.pause("owner stepped in")
+        tick = await run.agent.tick()
+        assert tick.state is AgentState.HALTED and tick.orders == ()
+        assert tick.plan.rationale == "hold: halted (paused)"
+
+
+@pytest.mark.anyio
+async def test_outside_its_session_the_agent_holds_and_files_nothing(tmp_path: Path) -> None:
+    saturday = datetime(2026, 12, 5, 17, 0, tzinfo=UTC)
+    async with agent_on_sandbox(tmp_path / "home", start=saturday) as run:
+        tick = await run.agent.tick()
+        assert tick.orders == () and tick.plan.hold
+        assert "closed session is not one this agent trades in" in tick.plan.rationale
+        assert run.running.guard.ledger.open_filings() == []

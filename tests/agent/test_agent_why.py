@@ -1,0 +1,60 @@
+"""``ordergate why FILING`` on an agent's filing: decision → filing → checks → approval →
+placement → fills → grade."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from agent_kit import agent_on_sandbox
+from typer.testing import CliRunner
+
+from ordergate.agent import filing_chain
+from ordergate.cli import app
+
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+
+
+@pytest.mark.anyio
+@pytest.mark.req("agent.journal-why")
+async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    async with agent_on_sandbox(home, start=OPEN) as run:
+        tick = await run.agent.tick()
+        (_, outcome), _ = tick.orders
+        chain = filing_chain(run.running.guard.ledger, outcome.filing_id)
+    db = f"sqlite:///{home / 'ledger.db'}"
+    result = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert [line.split()[0] for line in lines] == [
+        "decision",
+        "snapshot",
+        "filing",
+        "check",
+        "check",
+        "approval",
+        "placement",
+        "fill",
+        "grade",
+    ]
+    assert "rebalancer (rebalance, running, regular): SPY at 0.00 %" in lines[0]
+    assert tick.snapshot.digest in lines[1]
+    assert "estimate: allowed" in lines[3] and "review: allowed" in lines[4]
+    assert "filled" in lines[6]
+    assert chain["decision"]["snapshot_digest"] == tick.snapshot.digest
+    as_json = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db, "--json"])
+    assert json.loads(as_json.stdout)["filing"]["id"] == str(outcome.filing_id)
+
+
+def test_why_on_an_unknown_filing_says_so_and_exits_2(tmp_path: Path) -> None:
+    from ordergate.core import RealtimeClock
+    from ordergate.ledger import open_ledger
+
+    db = f"sqlite:///{tmp_path / 'ledger.db'}"
+    open_ledger(db, clock=RealtimeClock()).close()
+    for filing in ("00000000-0000-4000-8000-000000000000", "not-a-uuid"):
+        result = CliRunner().invoke(app, ["why", filing, "--db", db])
+        assert result.exit_code == 2 and f"no filing {filing}" in result.stderr

@@ -1,0 +1,91 @@
+"""``ordergate agent run`` on the embedded sandbox, in a fresh ``ORDERGATE_HOME``."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+from typer.testing import CliRunner, Result
+
+from ordergate.cli import app
+
+# Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
+OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+# Saturday 2026-12-05, noon in New York: closed.
+WEEKEND = datetime(2026, 12, 5, 17, 0, tzinfo=UTC)
+
+CONFIG = """\
+identity = "cli-rebalancer"
+[rebalance]
+band_pct = "5"
+min_trade_usd = "5"
+[rebalance.targets]
+SPY = "50"
+"""
+
+
+def _run(home: Path, at: datetime, *args: str) -> Result:
+    env = {
+        "ORDERGATE_HOME": str(home),
+        "ORDERGATE_DB_URL": "",
+        "ORDERGATE_UPSTREAM_URL": "",
+        "ORDERGATE_APPROVAL_WEBHOOK": "",
+        "ORDERGATE_SANDBOX_START": at.isoformat(),
+        "ORDERGATE_GATEWAY_URL": "http://127.0.0.1:9",
+    }
+    return CliRunner().invoke(app, ["agent", "run", *args], env=env)
+
+
+def test_one_tick_on_the_default_policy_files_the_buy_and_holds_it_for_approval(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "agent.toml"
+    config.write_text(CONFIG, encoding="utf-8")
+    result = _run(tmp_path / "home", OPEN, "--config", str(config), "--once", "--sandbox", "--json")
+    assert result.exit_code == 0, result.output
+    assert "agent cli-rebalancer: rebalance in paper mode" in result.stderr
+    (line,) = result.stdout.strip().splitlines()
+    tick = json.loads(line)
+    assert tick["session"] == "regular" and tick["state"] == "running"
+    (order,) = tick["orders"]
+    assert order["side"] == "buy" and order["symbol"] == "SPY"
+    assert order["status"] == "pending_approval"
+    why = CliRunner().invoke(
+        app, ["why", order["filing_id"], "--db", f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"]
+    )
+    assert why.exit_code == 0, why.output
+    assert "approval   pending by -" in why.stdout and "placement  none" in why.stdout
+    assert "grade      not queued yet" in why.stdout
+    status = CliRunner().invoke(
+        app,
+        ["status", "--sandbox"],
+        env={
+            "ORDERGATE_HOME": str(tmp_path / "home"),
+            "ORDERGATE_DB_URL": "",
+            "ORDERGATE_UPSTREAM_URL": "",
+            "ORDERGATE_SANDBOX_START": OPEN.isoformat(),
+        },
+    )
+    assert status.exit_code == 0, status.output
+    assert "agent           cli-rebalancer: running at " in status.stdout
+
+
+def test_outside_the_session_it_holds_and_says_when_the_market_opens(tmp_path: Path) -> None:
+    result = _run(tmp_path / "home", WEEKEND, "--once", "--sandbox")
+    assert result.exit_code == 0, result.output
+    assert "closed" in result.stdout and "hold:" in result.stdout
+    assert "next regular open 2026-12-07 14:30:00+00:00" in result.stdout
+
+
+def test_a_bad_config_names_the_field_and_exits_2(tmp_path: Path) -> None:
+    config = tmp_path / "agent.toml"
+    config.write_text('[rebalance]\nband_pct = 5.0\n[rebalance.targets]\nSPY = "50"\n')
+    result = _run(tmp_path / "home", OPEN, "--config", str(config), "--once", "--sandbox")
+    assert result.exit_code == 2
+    assert "rebalance.band_pct" in result.stderr and "floats" in result.stderr
+
+
+def test_an_unknown_strategy_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    result = _run(tmp_path / "home", OPEN, "--strategy", "momentum", "--once", "--sandbox")
+    assert result.exit_code == 2 and "--strategy" in result.output
