@@ -254,4 +254,15 @@ REQUIREMENTS: dict[str, str] = {
     "keep security (wall) time while a sandbox market is elsewhere or stepped",
     "clocks.outside-session-next-open": "issue 13 §8: an outside_session refusal names the next "
     "allowed open and how to try the sandbox at another instant",
+    # Issue 15 §2: the owner's console
+    "console.sign-in": "issue 15 §2: the console signs in the owner by the owner code (counted "
+    "by the lockout) on a new session id; without a session every page redirects to sign-in",
+    "console.csrf": "issue 15 §2: every console post needs its session's CSRF token",
+    "console.origin": "issue 15 §2: a console post needs the console's own Origin",
+    "console.no-bearer": "issue 15 §2: an agent's bearer token opens no console page",
+    "console.session-expiry": "issue 15 §2: a console session ends when idle, by security time",
+    "console.approve-reauth": "issue 15 §2: approving on the console re-authenticates (code or "
+    "passkey); denying does not",
+    "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
+    "then signs in and approves",
 }

@@ -46,7 +46,13 @@ from ordergate.ledger import (
     LedgerError,
     policy_sha256,
 )
-from ordergate.owner import OWNER_IDENTITY, OwnerAct, OwnerAuthority, OwnerRefused
+from ordergate.owner import (
+    OWNER_IDENTITY,
+    Credential,
+    OwnerAct,
+    OwnerAuthority,
+    OwnerRefused,
+)
 from ordergate.policy import (
     DEFAULT_POLICY_TOML,
     Mode,
@@ -157,11 +163,16 @@ class OwnerDesk:
 
     # -- acts on held orders ---------------------------------------------------------------
 
-    async def approve(self, approval_id: str, code: str | None) -> dict[str, Any]:
+    async def approve(
+        self, approval_id: str, code: str | None, *, vouched: Credential | None = None
+    ) -> dict[str, Any]:
+        """``vouched``: the console verified the owner's passkey itself (no code then)."""
         record = await self._pending_filing(approval_id)
-        await self._authorize(
-            code, OwnerAct.APPROVE, approval_id=approval_id, filing_id=str(record.id)
-        )
+        detail = {"approval_id": approval_id, "filing_id": str(record.id)}
+        if vouched is not None:
+            await self._vouch(OwnerAct.APPROVE, vouched, **detail)
+        else:
+            await self._authorize(code, OwnerAct.APPROVE, **detail)
         async with self._guard_for(record) as guard:
             outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
             mode = "paper" if guard.paper else "live"
@@ -354,6 +365,20 @@ class OwnerDesk:
             return await blocking(self._authority.authorize, code, act, detail=detail)
         except OwnerRefused as refused:
             raise DeskError.from_refusal(refused) from None
+
+    async def _vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
+        try:
+            return await blocking(self._authority.vouched, act, credential, detail=detail)
+        except OwnerRefused as refused:
+            raise DeskError.from_refusal(refused) from None
+
+    async def authorize(self, code: str | None, act: OwnerAct, **detail: Any) -> Any:
+        """Check the owner code for ``act`` (the console's sign-in and passkey registration)."""
+        return await self._authorize(code, act, **detail)
+
+    async def vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
+        """Journal ``act`` as authorised by a credential the caller verified (a passkey)."""
+        return await self._vouch(act, credential, **detail)
 
 
 def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:

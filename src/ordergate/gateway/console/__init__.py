@@ -1,0 +1,37 @@
+"""The owner's console at ``/console``: a browser page for the owner only.
+
+Sign-in with the owner code (through the ``OwnerAuthority``: every attempt counts toward its
+lockout) or a passkey (WebAuthn, registered once with the owner code); short sessions in an
+HttpOnly, SameSite=Strict cookie holding a random id whose SHA-256 alone is stored
+(``_sessions``); a CSRF token on every form, the gateway's own origin on every post, and no
+bearer token ever read (``_web``). Pages are server-rendered (Starlette + Jinja2, htmx for
+the live list); each act goes through the ``OwnerDesk``, the command line's one path.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from sqlalchemy import Engine
+from starlette.routing import BaseRoute
+
+from ordergate.core import Clock
+from ordergate.gateway.console._passkeys import Passkeys, RelyingParty
+from ordergate.gateway.console._routes import console_routes
+from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
+from ordergate.gateway.console._web import COOKIE, PREFIX, Web, origin_of
+from ordergate.gateway.desk import OwnerDesk
+
+__all__ = ["COOKIE", "IDLE", "MAX_AGE", "PREFIX", "console", "console_link"]
+
+
+def console(desk: OwnerDesk, engine: Engine, *, public_url: str, clock: Clock) -> list[BaseRoute]:
+    """The console's routes over the gateway's database; ``clock`` is security time."""
+    party = RelyingParty(rp_id=urlsplit(public_url).hostname or "", origin=origin_of(public_url))
+    web = Web(ConsoleSessions(engine, clock=clock), public_url)
+    return console_routes(desk, web, Passkeys(engine, party, clock=clock))
+
+
+def console_link(public_url: str, approval_id: str) -> str:
+    """The console page of one approval (opening it approves nothing)."""
+    return f"{public_url.rstrip('/')}{PREFIX}/approvals/{approval_id}"

@@ -1,0 +1,40 @@
+"""The console's approvals: each waiting order with its terms, estimate and expiry; approving
+re-authenticates with the owner code even on a signed-in session, denying does not, and both
+go through the owner's desk (the command line's one path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from console_kit import console
+
+
+@pytest.mark.req("console.approve-reauth")
+def test_approving_needs_the_code_again_and_denying_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        assert c.sign_in().status_code == 303
+        first, second = c.desk.held_order(), c.desk.held_order()
+        listed = c.get("/approvals")
+        assert first["approval_id"] in listed.text and "SPY" in listed.text
+        page = c.get(f"/approvals/{first['approval_id']}")
+        assert page.status_code == 200
+        assert "Estimate" in page.text and "Expires" in page.text
+        csrf = c.csrf(f"/approvals/{first['approval_id']}")
+        approve = f"/approvals/{first['approval_id']}/approve"
+        bare = c.post(approve, {"csrf": csrf})
+        assert bare.status_code == 401
+        assert c.desk.ledger.approvals.get(first["approval_id"]).state.value == "pending"
+        wrong = c.post(approve, {"csrf": csrf, "owner_code": c.desk.codes.wrong()})
+        assert wrong.status_code == 403
+        approved = c.post(approve, {"csrf": csrf, "owner_code": c.desk.codes.next()})
+        assert approved.status_code == 200, approved.text
+        assert "filled" in approved.text
+        decided = c.desk.ledger.approvals.get(first["approval_id"])
+        assert decided.decided_by == "owner"
+        denied = c.post(f"/approvals/{second['approval_id']}/deny", {"csrf": csrf})
+        assert denied.status_code == 200 and "denied" in denied.text
+        assert c.get(f"/approvals/{second['approval_id']}").status_code == 404
+        assert "No order waits" in c.get("/approvals/list").text
