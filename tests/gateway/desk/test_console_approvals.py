@@ -22,6 +22,7 @@ def test_approving_needs_the_code_again_and_denying_does_not(
         page = c.get(f"/approvals/{first['approval_id']}")
         assert page.status_code == 200
         assert "Estimate" in page.text and "Expires" in page.text
+        assert "approval = &#34;always&#34;" in page.text  # why it was held
         csrf = c.csrf(f"/approvals/{first['approval_id']}")
         approve = f"/approvals/{first['approval_id']}/approve"
         bare = c.post(approve, {"csrf": csrf})

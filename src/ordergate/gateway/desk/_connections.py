@@ -10,9 +10,10 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
+from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connections, gateway_clients
 
-__all__ = ["MAX_LISTED", "list_connections", "live_connection_ids"]
+__all__ = ["MAX_LISTED", "client_names", "list_connections", "live_connection_ids"]
 
 MAX_LISTED = 1000
 
@@ -61,3 +62,16 @@ def live_connection_ids(engine: Engine, *, limit: int = MAX_LISTED) -> list[str]
     )
     with engine.connect() as db:
         return list(db.execute(query).scalars())
+
+
+def client_names(engine: Engine, *, limit: int = MAX_LISTED) -> dict[str, str]:
+    """Each connection's digest (what identities on the record keep) to its client's
+    registered name, erased connections included (their filings still name them)."""
+    query = (
+        select(connections.c.id, gateway_clients.c.client_name)
+        .join(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
+        .order_by(connections.c.last_used_at.desc())
+        .limit(limit)
+    )
+    with engine.connect() as db:
+        return {connection_digest(row.id): row.client_name for row in db.execute(query)}

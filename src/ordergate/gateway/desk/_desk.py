@@ -36,7 +36,8 @@ from typing import Any
 from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
 from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock, write_private
 from ordergate.execution import Guard, deny_approval
-from ordergate.gateway.desk._connections import list_connections
+from ordergate.gateway._owner import digest_in
+from ordergate.gateway.desk._connections import client_names, list_connections
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
@@ -148,13 +149,26 @@ class OwnerDesk:
         return await blocking(read)
 
     async def approvals(self) -> list[dict[str, Any]]:
+        """The waiting orders: each approval's announcement, the reasons its filing was held,
+        and the registered name of the client whose connection filed it (when one did)."""
         from ordergate.runtime import approval_announcement
 
         def read() -> list[dict[str, Any]]:
-            return [
-                approval_announcement(approval, self._ledger.filing(approval.filing_id))
-                for approval in self._ledger.approvals.pending()
-            ]
+            names = client_names(self._ledger.engine)
+            applied = policy_baseline(self._ledger)[0].approval
+            rule = f'the policy asks the owner (approval = "{applied}")'
+            waiting = []
+            for approval in self._ledger.approvals.pending():
+                record = self._ledger.filing(approval.filing_id)
+                digest = digest_in(record.identity)
+                waiting.append(
+                    {
+                        **approval_announcement(approval, record),
+                        "held_because": [*record.reasons, rule],
+                        "client_name": names.get(digest) if digest else None,
+                    }
+                )
+            return waiting
 
         return await blocking(read)
 
