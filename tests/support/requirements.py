@@ -263,6 +263,10 @@ REQUIREMENTS: dict[str, str] = {
     "console.session-expiry": "issue 15 §2: a console session ends when idle, by security time",
     "console.approve-reauth": "issue 15 §2: approving on the console re-authenticates (code or "
     "passkey); denying does not",
+    "console.connections": "issue 15 §2: the console lists connections (client name, redirect "
+    "host, profile, created, last used) and revokes one",
+    "console.budget": "issue 15 §2: the console shows 24 h spend and orders against the caps, "
+    "open orders against max_open_orders, the pause; pauses, and resumes with the code",
     "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
     "then signs in and approves",
 }

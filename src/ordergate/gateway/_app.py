@@ -133,7 +133,17 @@ def build_gateway_app(
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *health_routes(readiness),
         *(owner_routes(desk) if desk is not None else ()),
-        *(console(desk, engine, public_url=public_url, clock=clock) if desk is not None else ()),
+        *(
+            console(
+                desk,
+                engine,
+                public_url=public_url,
+                clock=clock,
+                guard=None if sealed else (lambda: backend.guard("")),
+            )
+            if desk is not None
+            else ()
+        ),
         *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(

@@ -10,12 +10,15 @@ the live list); each act goes through the ``OwnerDesk``, the command line's one 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 from starlette.routing import BaseRoute
 
 from ordergate.core import Clock
+from ordergate.execution import Guard
+from ordergate.gateway.console._budget import budget_reader
 from ordergate.gateway.console._passkeys import Passkeys, RelyingParty
 from ordergate.gateway.console._routes import console_routes
 from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
@@ -25,11 +28,20 @@ from ordergate.gateway.desk import OwnerDesk
 __all__ = ["COOKIE", "IDLE", "MAX_AGE", "PREFIX", "console", "console_link"]
 
 
-def console(desk: OwnerDesk, engine: Engine, *, public_url: str, clock: Clock) -> list[BaseRoute]:
-    """The console's routes over the gateway's database; ``clock`` is security time."""
+def console(
+    desk: OwnerDesk,
+    engine: Engine,
+    *,
+    public_url: str,
+    clock: Clock,
+    guard: Callable[[], Awaitable[Guard]] | None = None,
+) -> list[BaseRoute]:
+    """The console's routes over the gateway's database; ``clock`` is security time;
+    ``guard`` the one guard the gateway trades through (``None`` in sealed custody)."""
     party = RelyingParty(rp_id=urlsplit(public_url).hostname or "", origin=origin_of(public_url))
     web = Web(ConsoleSessions(engine, clock=clock), public_url)
-    return console_routes(desk, web, Passkeys(engine, party, clock=clock))
+    budget = budget_reader(guard, clock=clock)
+    return console_routes(desk, web, Passkeys(engine, party, clock=clock), budget)
 
 
 def console_link(public_url: str, approval_id: str) -> str:

@@ -17,6 +17,11 @@ route                                           what it needs
                                                 assertion (re-authentication for this act)
 ``POST /console/approvals/{id}/deny``           a session, CSRF
 ``POST /console/sign-out``                      a session, CSRF
+``GET  /console/connections``                   a session
+``POST /console/connections/{id}/revoke``       a session, CSRF
+``GET  /console/budget``                        a session
+``POST /console/pause``                         a session, CSRF
+``POST /console/resume``                        a session, CSRF, the owner code
 ==============================================  =============================================
 """
 
@@ -32,6 +37,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ordergate.gateway.console._budget import BudgetRead
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._sessions import ConsoleSession
 from ordergate.gateway.console._web import PREFIX, Refused, Web
@@ -44,6 +50,7 @@ logger = logging.getLogger(__name__)
 
 _FORM = "application/x-www-form-urlencoded"
 _MAX_FORM = 4096
+MAX_REASON = 200
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -69,7 +76,9 @@ async def _json(request: Request) -> dict[str, Any]:
     return body
 
 
-def console_routes(desk: OwnerDesk, web: Web, passkeys: Passkeys) -> list[BaseRoute]:
+def console_routes(
+    desk: OwnerDesk, web: Web, passkeys: Passkeys, budget: BudgetRead
+) -> list[BaseRoute]:
     """The console's endpoints, to mount at the gateway's root."""
 
     def guarded(handler: Handler, *, post: bool, as_json: bool = False) -> Handler:
@@ -236,8 +245,57 @@ def console_routes(desk: OwnerDesk, web: Web, passkeys: Passkeys) -> list[BaseRo
         outcome = await desk.deny(request.path_params["approval_id"])
         return web.page("decided.html", session, outcome=outcome, page="approvals")
 
+    # -- connections ----------------------------------------------------------------------
+
+    async def connections_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page(
+            "connections.html", session, connections=await desk.connections(), page="connections"
+        )
+
+    async def revoke(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, (await _form(request)).get("csrf"))
+        await desk.revoke(request.path_params["connection_id"])
+        return web.redirect("/connections")
+
+    # -- budget, pause and resume ---------------------------------------------------------
+
+    async def budget_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page(
+            "budget.html",
+            session,
+            budget=await budget(),
+            desk=await desk.status(),
+            page="budget",
+        )
+
+    async def pause(request: Request, session: ConsoleSession) -> Response:
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        reason = form.get("reason", "").strip()
+        if len(reason) > MAX_REASON or not reason.isprintable():
+            raise Refused(400, f"reason must be at most {MAX_REASON} printable characters.")
+        await desk.pause(reason or "paused on the console")
+        return web.redirect("/budget")
+
+    async def resume(request: Request, session: ConsoleSession) -> Response:
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        await desk.resume(form.get("owner_code") or None)
+        return web.redirect("/budget")
+
     p = PREFIX
     return [
+        Route(
+            f"{p}/connections", guarded(signed_in(connections_page), post=False), methods=["GET"]
+        ),
+        Route(
+            f"{p}/connections/{{connection_id}}/revoke",
+            guarded(signed_in(revoke), post=True),
+            methods=["POST"],
+        ),
+        Route(f"{p}/budget", guarded(signed_in(budget_page), post=False), methods=["GET"]),
+        Route(f"{p}/pause", guarded(signed_in(pause), post=True), methods=["POST"]),
+        Route(f"{p}/resume", guarded(signed_in(resume), post=True), methods=["POST"]),
         Route(p, guarded(index, post=False), methods=["GET"]),
         Route(f"{p}/sign-in", guarded(sign_in_page, post=False), methods=["GET"]),
         Route(f"{p}/sign-in", guarded(sign_in, post=True), methods=["POST"]),

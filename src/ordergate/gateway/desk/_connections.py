@@ -6,7 +6,9 @@ left out (nothing of them remains to revoke).
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine, select
 
@@ -30,6 +32,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
             connections.c.created_at,
             connections.c.last_used_at,
             gateway_clients.c.client_name,
+            gateway_clients.c.redirect_uris,
         )
         .outerjoin(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
         .where(connections.c.state != "erased")
@@ -42,6 +45,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
         {
             "connection_id": row.id,
             "client_name": row.client_name or "",
+            "redirect_hosts": _hosts(row.redirect_uris),
             "kind": row.kind,
             "profile": row.profile,
             "state": row.state,
@@ -50,6 +54,15 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
         }
         for row in rows
     ]
+
+
+def _hosts(redirect_uris: str | None) -> list[str]:
+    """The hosts a client's registered redirect URIs go to (what the owner recognises)."""
+    try:
+        uris = json.loads(redirect_uris or "[]")
+    except ValueError:
+        return []
+    return sorted({urlsplit(uri).netloc for uri in uris if isinstance(uri, str)})
 
 
 def live_connection_ids(engine: Engine, *, limit: int = MAX_LISTED) -> list[str]:

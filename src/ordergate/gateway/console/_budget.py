@@ -1,0 +1,39 @@
+"""The console's budget page: the rolling 24 h spend and orders against each cap, open orders
+against ``max_open_orders``, the breakers' state and the pause (what ``ordergate status``
+shows), read from the guard the gateway trades through."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from ordergate.core import Clock
+from ordergate.execution import Guard, read_status
+from ordergate.store import blocking
+
+__all__ = ["BudgetRead", "budget_reader"]
+
+BudgetRead = Callable[[], Awaitable[dict[str, Any] | None]]
+"""The budget now, or ``None`` where no one guard trades (sealed custody: one per connection)."""
+
+
+def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock) -> BudgetRead:
+    async def read() -> dict[str, Any] | None:
+        if guard is None:
+            return None
+        current = await guard()
+        status = await blocking(
+            read_status,
+            current.ledger,
+            current.policy,
+            account=current.account,
+            mode="paper" if current.paper else "live",
+            mode_note="",
+            now=clock.now(),
+        )
+        body = status.as_json()
+        body["open_count"] = len(body["open_orders"])
+        body["max_open_orders"] = current.policy.max_open_orders
+        return body
+
+    return read
