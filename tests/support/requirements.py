@@ -267,6 +267,8 @@ REQUIREMENTS: dict[str, str] = {
     "host, profile, created, last used) and revokes one",
     "console.budget": "issue 15 §2: the console shows 24 h spend and orders against the caps, "
     "open orders against max_open_orders, the pause; pauses, and resumes with the code",
+    "console.notify-link": "issue 15 §2: a waiting order's announcement (webhook, log) and the "
+    "start-up banner link to the console; opening the link approves nothing",
     "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
     "then signs in and approves",
 }

@@ -39,3 +39,19 @@ def test_approving_needs_the_code_again_and_denying_does_not(
         assert denied.status_code == 200 and "denied" in denied.text
         assert c.get(f"/approvals/{second['approval_id']}").status_code == 404
         assert "No order waits" in c.get("/approvals/list").text
+
+
+@pytest.mark.req("console.notify-link")
+def test_the_banner_names_the_console_and_a_waiting_orders_link_approves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        serving = c.desk.server.serving
+        assert serving is not None
+        assert f"console: {c.desk.url}/console " in " ".join(serving.notes) + " "
+        held = c.desk.held_order()
+        link = f"/approvals/{held['approval_id']}"
+        assert c.get(link).headers["location"] == "/console/sign-in"
+        assert c.sign_in().status_code == 303
+        assert c.get(link).status_code == 200
+        assert c.desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"

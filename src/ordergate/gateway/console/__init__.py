@@ -25,7 +25,7 @@ from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
 from ordergate.gateway.console._web import COOKIE, PREFIX, Web, origin_of
 from ordergate.gateway.desk import OwnerDesk
 
-__all__ = ["COOKIE", "IDLE", "MAX_AGE", "PREFIX", "console", "console_link"]
+__all__ = ["COOKIE", "IDLE", "MAX_AGE", "PREFIX", "console", "console_url"]
 
 
 def console(
@@ -44,6 +44,6 @@ def console(
     return console_routes(desk, web, Passkeys(engine, party, clock=clock), budget)
 
 
-def console_link(public_url: str, approval_id: str) -> str:
-    """The console page of one approval (opening it approves nothing)."""
-    return f"{public_url.rstrip('/')}{PREFIX}/approvals/{approval_id}"
+def console_url(public_url: str) -> str:
+    """Where the gateway at ``public_url`` serves the owner's console."""
+    return f"{public_url.rstrip('/')}{PREFIX}"
