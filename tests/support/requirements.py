@@ -269,6 +269,10 @@ REQUIREMENTS: dict[str, str] = {
     "open orders against max_open_orders, the pause; pauses, and resumes with the code",
     "console.notify-link": "issue 15 §2: a waiting order's announcement (webhook, log) and the "
     "start-up banner link to the console; opening the link approves nothing",
+    "console.filings": "issue 15 §2: the console lists filings and refusals filtered by "
+    "identity, symbol, outcome and reason code",
+    "console.policy": "issue 15 §2: the console shows the applied policy and a pending file's "
+    "diff with the keys that loosen",
     "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
     "then signs in and approves",
 }

@@ -35,8 +35,10 @@ class Console:
     def origin(self) -> dict[str, str]:
         return {"origin": self.desk.url}
 
-    def get(self, path: str, **headers: str) -> httpx2.Response:
-        return self.http.get(f"/console{path}", headers=headers)
+    def get(
+        self, path: str, params: dict[str, str] | None = None, **headers: str
+    ) -> httpx2.Response:
+        return self.http.get(f"/console{path}", params=params, headers=headers)
 
     def csrf(self, path: str = "/sign-in") -> str:
         page = self.get(path)

@@ -22,6 +22,9 @@ route                                           what it needs
 ``GET  /console/budget``                        a session
 ``POST /console/pause``                         a session, CSRF
 ``POST /console/resume``                        a session, CSRF, the owner code
+``GET  /console/filings``                       a session (``identity``, ``symbol``,
+                                                ``outcome``, ``reason`` filter)
+``GET  /console/policy``                        a session (applying stays on the CLI)
 ==============================================  =============================================
 """
 
@@ -38,11 +41,13 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ordergate.gateway.console._budget import BudgetRead
+from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._sessions import ConsoleSession
 from ordergate.gateway.console._web import PREFIX, Refused, Web
 from ordergate.gateway.desk import DeskError, OwnerDesk
 from ordergate.owner import Credential, OwnerAct
+from ordergate.store import blocking
 
 __all__ = ["console_routes"]
 
@@ -283,8 +288,27 @@ def console_routes(
         await desk.resume(form.get("owner_code") or None)
         return web.redirect("/budget")
 
+    # -- filings and the policy -----------------------------------------------------------
+
+    async def filings_page(request: Request, session: ConsoleSession) -> Response:
+        wanted = FilingFilter.of(dict(request.query_params))
+        shown = await blocking(filings_view, desk.ledger, wanted)
+        return web.page("filings.html", session, filings=shown, wanted=wanted, page="filings")
+
+    async def policy_page(request: Request, session: ConsoleSession) -> Response:
+        policy = await desk.policy()
+        pending = policy["pending"]
+        diff = (
+            policy_diff(policy["applied_text"], pending["text"])
+            if pending and "error" not in pending
+            else []
+        )
+        return web.page("policy.html", session, policy=policy, diff=diff, page="policy")
+
     p = PREFIX
     return [
+        Route(f"{p}/filings", guarded(signed_in(filings_page), post=False), methods=["GET"]),
+        Route(f"{p}/policy", guarded(signed_in(policy_page), post=False), methods=["GET"]),
         Route(
             f"{p}/connections", guarded(signed_in(connections_page), post=False), methods=["GET"]
         ),
@@ -342,6 +366,20 @@ def console_routes(
         ),
         Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
     ]
+
+
+def policy_diff(applied: str, pending: str) -> list[dict[str, str]]:
+    """The pending policy file against the policy in force, line by line."""
+    import difflib
+
+    lines = []
+    for line in difflib.ndiff(applied.splitlines(), pending.splitlines()):
+        mark, text = line[:1], line[2:]
+        if mark == "?":
+            continue
+        kind = {"+": "add", "-": "del"}.get(mark, "same")
+        lines.append({"mark": mark.strip(), "text": text, "kind": kind})
+    return lines
 
 
 def _static() -> str:

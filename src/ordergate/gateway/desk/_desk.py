@@ -172,6 +172,45 @@ class OwnerDesk:
 
         return await blocking(read)
 
+    @property
+    def ledger(self) -> Ledger:
+        """The ledger the desk acts on (the console reads filings from it)."""
+        return self._ledger
+
+    async def policy(self) -> dict[str, Any]:
+        """The policy in force and, when the policy file says something else, that pending
+        text with the keys it changes and the keys it loosens (what applying it needs)."""
+
+        def read() -> dict[str, Any]:
+            applied = self._ledger.controls.applied_policy()
+            baseline, sha = policy_baseline(self._ledger)
+            body: dict[str, Any] = {
+                "applied_text": applied.text if applied else DEFAULT_POLICY_TOML,
+                "applied_sha256": sha,
+                "path": str(self._policy.path),
+                "pending": None,
+            }
+            try:
+                text = self._policy.path.read_text(encoding="utf-8")
+            except OSError:
+                return body
+            if policy_sha256(text) == sha:
+                return body
+            try:
+                pending = parse_policy(text)
+            except ConfigError as error:
+                body["pending"] = {"text": text, "error": str(error)}
+                return body
+            body["pending"] = {
+                "text": text,
+                "sha256": policy_sha256(text),
+                "changed": list(changed_keys(baseline, pending)),
+                "loosened": list(loosened_keys(baseline, pending)),
+            }
+            return body
+
+        return await blocking(read)
+
     async def connections(self) -> list[dict[str, Any]]:
         return await blocking(list_connections, self._ledger.engine)
 
