@@ -273,6 +273,8 @@ REQUIREMENTS: dict[str, str] = {
     "identity, symbol, outcome and reason code",
     "console.policy": "issue 15 §2: the console shows the applied policy and a pending file's "
     "diff with the keys that loosen",
+    "console.positions": "issue 15 §2: the console shows positions and cash (paper book or "
+    "broker) and an equity curve with drawdown against the high-water mark as server-side SVG",
     "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
     "then signs in and approves",
 }

@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute
 
 from ordergate.core import Clock
 from ordergate.execution import Guard
-from ordergate.gateway.console._budget import budget_reader
+from ordergate.gateway.console._budget import account_reader, budget_reader
 from ordergate.gateway.console._passkeys import Passkeys, RelyingParty
 from ordergate.gateway.console._routes import console_routes
 from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
@@ -41,7 +41,8 @@ def console(
     party = RelyingParty(rp_id=urlsplit(public_url).hostname or "", origin=origin_of(public_url))
     web = Web(ConsoleSessions(engine, clock=clock), public_url)
     budget = budget_reader(guard, clock=clock)
-    return console_routes(desk, web, Passkeys(engine, party, clock=clock), budget)
+    passkeys = Passkeys(engine, party, clock=clock)
+    return console_routes(desk, web, passkeys, budget, account_reader(guard))
 
 
 def console_url(public_url: str) -> str:

@@ -5,13 +5,14 @@ shows), read from the guard the gateway trades through."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from decimal import Decimal
 from typing import Any
 
-from ordergate.core import Clock
+from ordergate.core import Clock, to_wire
 from ordergate.execution import Guard, read_status
 from ordergate.store import blocking
 
-__all__ = ["BudgetRead", "budget_reader"]
+__all__ = ["AccountRead", "BudgetRead", "account_reader", "budget_reader"]
 
 BudgetRead = Callable[[], Awaitable[dict[str, Any] | None]]
 """The budget now, or ``None`` where no one guard trades (sealed custody: one per connection)."""
@@ -37,3 +38,41 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock)
         return body
 
     return read
+
+
+AccountRead = Callable[[], Awaitable[dict[str, Any] | None]]
+"""The account now (positions, cash, equity, the ledger's high-water mark), or ``None``."""
+
+
+def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
+    async def read() -> dict[str, Any] | None:
+        if guard is None:
+            return None
+        current = await guard()
+        view = await current.reader.read(current.account, None)
+        mark = await blocking(current.ledger.controls.high_water_mark)
+        positions = None
+        if view.positions is not None:
+            positions = [
+                {
+                    "symbol": symbol,
+                    "quantity": to_wire(held.quantity),
+                    "market_value": to_wire(held.market_value),
+                }
+                for symbol, held in sorted(view.positions.items())
+            ]
+        return {
+            "source": "paper book" if current.paper else "broker",
+            "cash": _exact(view.cash),
+            "buying_power": _exact(view.buying_power),
+            "equity": view.equity,
+            "positions": positions,
+            "notes": list(view.notes),
+            "high_water_mark": mark,
+        }
+
+    return read
+
+
+def _exact(value: Decimal | None) -> str | None:
+    return None if value is None else to_wire(value)

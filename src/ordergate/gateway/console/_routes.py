@@ -25,6 +25,7 @@ route                                           what it needs
 ``GET  /console/filings``                       a session (``identity``, ``symbol``,
                                                 ``outcome``, ``reason`` filter)
 ``GET  /console/policy``                        a session (applying stays on the CLI)
+``GET  /console/positions``                     a session (SVG equity curve, drawdown)
 ==============================================  =============================================
 """
 
@@ -40,7 +41,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ordergate.gateway.console._budget import BudgetRead
+from ordergate.core import to_wire
+from ordergate.gateway.console._budget import AccountRead, BudgetRead
+from ordergate.gateway.console._equity import EquitySamples, drawdown, equity_svg
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._sessions import ConsoleSession
@@ -82,9 +85,14 @@ async def _json(request: Request) -> dict[str, Any]:
 
 
 def console_routes(
-    desk: OwnerDesk, web: Web, passkeys: Passkeys, budget: BudgetRead
+    desk: OwnerDesk,
+    web: Web,
+    passkeys: Passkeys,
+    budget: BudgetRead,
+    account: AccountRead,
 ) -> list[BaseRoute]:
     """The console's endpoints, to mount at the gateway's root."""
+    samples = EquitySamples()
 
     def guarded(handler: Handler, *, post: bool, as_json: bool = False) -> Handler:
         async def serve(request: Request) -> Response:
@@ -305,8 +313,23 @@ def console_routes(
         )
         return web.page("policy.html", session, policy=policy, diff=diff, page="policy")
 
+    async def positions_page(request: Request, session: ConsoleSession) -> Response:
+        read = await account()
+        chart, fall = "", {}
+        if read is not None:
+            if read["equity"] is not None:
+                samples.add(web.sessions.now(), read["equity"])
+                read["equity"] = to_wire(read["equity"])
+            series = samples.series()
+            chart = equity_svg(series, read["high_water_mark"])
+            fall = drawdown(series, read["high_water_mark"])
+        return web.page(
+            "positions.html", session, account=read, chart=chart, drawdown=fall, page="positions"
+        )
+
     p = PREFIX
     return [
+        Route(f"{p}/positions", guarded(signed_in(positions_page), post=False), methods=["GET"]),
         Route(f"{p}/filings", guarded(signed_in(filings_page), post=False), methods=["GET"]),
         Route(f"{p}/policy", guarded(signed_in(policy_page), post=False), methods=["GET"]),
         Route(

@@ -53,6 +53,9 @@ class ConsoleSessions:
         self._engine = engine
         self._clock = clock
 
+    def now(self) -> datetime:
+        return self._clock.now()
+
     def open(self, *, signed_in: bool = False) -> tuple[str, ConsoleSession]:
         """A new session: the raw id (for the cookie only) and the session."""
         raw = secrets.token_urlsafe(32)
