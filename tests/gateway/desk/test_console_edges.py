@@ -60,7 +60,8 @@ def test_a_registration_out_of_turn_or_that_does_not_verify_is_refused(
         refused = c.post_json("/passkey/register", foreign, csrf)
         assert refused.status_code == 400 and "not registered" in refused.json()["error"]
         assert "No passkey yet" in c.get("/passkeys").text
-        options = c.post_json("/passkey/options", {"purpose": "approve"}, csrf).json()
+        asked = {"purpose": "approve", "approval_id": "an-approval"}
+        options = c.post_json("/passkey/options", asked, csrf).json()
         assert options["challenge"]  # signed in: an approval may ask for a passkey
         nothing = c.post_json("/passkey/sign-in", {"rawId": 1}, csrf)
         assert nothing.status_code == 403

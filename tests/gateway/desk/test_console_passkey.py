@@ -50,7 +50,14 @@ def test_a_registered_passkey_signs_in_and_approves(
         approve = f"/approvals/{held['approval_id']}/approve"
         unasked = c.post_json(approve, passkey.get(options), csrf)
         assert unasked.status_code == 403  # no challenge in flight: a replayed assertion
-        options = c.post_json("/passkey/options", {"purpose": "approve"}, csrf).json()
+        other = c.desk.held_order()
+        asked = {"purpose": "approve", "approval_id": other["approval_id"]}
+        options = c.post_json("/passkey/options", asked, csrf).json()
+        elsewhere = c.post_json(approve, passkey.get(options), csrf)
+        assert elsewhere.status_code == 403  # the challenge was bound to another approval
+        asked = {"purpose": "approve", "approval_id": held["approval_id"]}
+        assert c.post_json("/passkey/options", {"purpose": "approve"}, csrf).status_code == 400
+        options = c.post_json("/passkey/options", asked, csrf).json()
         approved = c.post_json(approve, passkey.get(options), csrf)
         assert approved.status_code == 200, approved.text
         assert approved.json()["status"] == "filled"

@@ -6,7 +6,9 @@ route                                           what it needs
 ==============================================  =============================================
 ``GET  /console/sign-in``                       nothing (opens a session not yet signed in)
 ``POST /console/sign-in``                       CSRF, the owner code (counted by the lockout)
-``POST /console/passkey/options``               CSRF; ``{"purpose": "sign_in"|"approve"}``
+``POST /console/passkey/options``               CSRF; ``{"purpose": "sign_in"}`` or
+                                                ``{"purpose": "approve", "approval_id"}``
+                                                (the challenge is bound to that approval)
 ``POST /console/passkey/sign-in``               CSRF, a passkey assertion
 ``GET  /console/passkeys``                      a session
 ``POST /console/passkey/register/options``      a session, CSRF, the owner code
@@ -58,6 +60,7 @@ logger = logging.getLogger(__name__)
 
 _FORM = "application/x-www-form-urlencoded"
 _MAX_FORM = 4096
+_MAX_ID = 40  # an approval id (a UUID); the stored challenge is 86 + 1 + this, of 128
 MAX_REASON = 200
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -159,13 +162,20 @@ def console_routes(
         if session is None:
             raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
         web.csrf(session, request.headers.get("x-csrf-token"))
-        purpose = (await _json(request)).get("purpose")
+        body = await _json(request)
+        purpose = body.get("purpose")
         if purpose not in ("sign_in", "approve"):
             raise Refused(400, "purpose must be sign_in or approve.")
         if purpose == "approve" and not session.signed_in:
             raise Refused(401, "Sign in to the console first.")
+        bound = ""
+        if purpose == "approve":
+            named = body.get("approval_id")
+            if not isinstance(named, str) or not 0 < len(named) <= _MAX_ID:
+                raise Refused(400, "approval_id must name the approval the passkey approves.")
+            bound = named
         options, challenge = passkeys.authentication_options()
-        web.sessions.set_challenge(session, challenge, purpose)
+        web.sessions.set_challenge(session, _bind(challenge, bound), purpose)
         return web.json(json.loads(options))
 
     async def passkey_sign_in(request: Request) -> Response:
@@ -179,10 +189,15 @@ def console_routes(
         raw, _ = web.sessions.sign_in(session)
         return web.with_cookie(web.json({"signed_in": True, "next": f"{PREFIX}/approvals"}), raw)
 
-    def _assert_passkey(session: ConsoleSession, purpose: str, credential: str) -> None:
-        challenge = web.sessions.take_challenge(session, purpose)
-        if challenge is None:
+    def _assert_passkey(
+        session: ConsoleSession, purpose: str, credential: str, bound: str = ""
+    ) -> None:
+        taken = web.sessions.take_challenge(session, purpose)
+        if taken is None:
             raise Refused(403, "No passkey challenge is in flight: start again.")
+        challenge, _, named = taken.partition("|")
+        if named != bound:
+            raise Refused(403, "That passkey challenge was for another approval: start again.")
         try:
             passkeys.authenticate(credential, challenge)
         except PasskeyError as error:
@@ -245,7 +260,7 @@ def console_routes(
         if kind == "application/json":
             web.csrf(session, request.headers.get("x-csrf-token"))
             credential = (await request.body()).decode("utf-8", "replace")
-            _assert_passkey(session, "approve", credential)
+            _assert_passkey(session, "approve", credential, approval_id)
             outcome = await desk.approve(approval_id, None, vouched=Credential.PASSKEY)
             return web.json(outcome)
         form = await _form(request)
@@ -389,6 +404,11 @@ def console_routes(
         ),
         Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
     ]
+
+
+def _bind(challenge: str, approval_id: str) -> str:
+    """The challenge as stored: bound to the approval it may approve (none for sign-in)."""
+    return f"{challenge}|{approval_id}" if approval_id else challenge
 
 
 def policy_diff(applied: str, pending: str) -> list[dict[str, str]]:

@@ -29,8 +29,10 @@
     if (r.userHandle) out.response.userHandle = b64(r.userHandle);
     return out;
   }
-  async function assertion(purpose) {
-    const options = await post("/passkey/options", { purpose: purpose });
+  async function assertion(purpose, approvalId) {
+    const asked = { purpose: purpose };
+    if (approvalId) asked.approval_id = approvalId;
+    const options = await post("/passkey/options", asked);
     options.challenge = bytes(options.challenge);
     (options.allowCredentials || []).forEach((c) => { c.id = bytes(c.id); });
     return asJSON(await navigator.credentials.get({ publicKey: options }));
@@ -42,7 +44,7 @@
       const answer = await post("/passkey/sign-in", await assertion("sign_in"));
       window.location = answer.next;
     } else if (purpose === "approve") {
-      const answer = await post("/approvals/" + button.dataset.approval + "/approve", await assertion("approve"));
+      const answer = await post("/approvals/" + button.dataset.approval + "/approve", await assertion("approve", button.dataset.approval));
       say("The order is " + answer.status + ".");
     } else if (purpose === "register") {
       const code = document.getElementById("register_code").value;
