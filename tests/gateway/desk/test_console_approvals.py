@@ -4,10 +4,16 @@ go through the owner's desk (the command line's one path)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from console_kit import console
+from desk_kit import BUY
+from gateway_testkit import OPEN
+from mcp_http_testkit import McpSession
+
+from ordergate.callers import mint
 
 
 @pytest.mark.req("console.approve-reauth")
@@ -55,3 +61,30 @@ def test_the_banner_names_the_console_and_a_waiting_orders_link_approves_nothing
         assert c.sign_in().status_code == 303
         assert c.get(link).status_code == 200
         assert c.desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"
+
+
+@pytest.mark.req("console.approve-reauth")
+def test_a_waiting_order_names_the_registered_client_whose_connection_filed_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        c.desk.connected_client("Claude Desktop", profile="trader")
+        (connection,) = c.desk.get("/connections").json()["connections"]
+        token = mint(
+            c.desk.key,
+            caller="agent",
+            profile="trader",
+            ttl=timedelta(minutes=5),
+            now=OPEN,
+            connection=connection["connection_id"],
+        ).reveal()
+        session = McpSession(c.desk.url, token)
+        try:
+            held = session.tool("place_equity_order", BUY)["data"]
+        finally:
+            session.close()
+        assert held["status"] == "pending_approval", held
+        (waiting,) = c.desk.get("/approvals").json()["approvals"]
+        assert waiting["client_name"] == "Claude Desktop"
+        assert c.sign_in().status_code == 303
+        assert "Claude Desktop" in c.get(f"/approvals/{held['approval_id']}").text
