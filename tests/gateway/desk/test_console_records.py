@@ -33,6 +33,8 @@ def test_filings_and_refusals_filter_by_identity_symbol_outcome_and_reason(
         identity = c.desk.ledger.recent_filings(limit=1)[0].identity
         mine = c.get("/filings", params={"identity": identity}).text
         assert mine.count('class="card filing"') == 2
+        with pytest.raises(ValueError, match="limit"):
+            c.desk.ledger.recent_filings(limit=0)
 
 
 @pytest.mark.req("console.policy")
@@ -42,7 +44,7 @@ def test_the_policy_page_shows_a_pending_files_diff_and_what_it_loosens(
     with console(tmp_path, monkeypatch) as c:
         assert c.sign_in().status_code == 303
         page = c.get("/policy").text
-        assert "The policy file says what is in force" in page
+        assert "No policy file differs from the policy in force" in page
         looser = HELD_POLICY + '[limits]\nmax_order_usd = "1000"\n'
         (c.desk.home / "policy.toml").write_text(looser)
         page = c.get("/policy").text
@@ -50,6 +52,8 @@ def test_the_policy_page_shows_a_pending_files_diff_and_what_it_loosens(
         assert 'class="add"' in page
         (c.desk.home / "policy.toml").write_text('approval = "sometimes"\n')
         assert "not a valid policy" in c.get("/policy").text
+        (c.desk.home / "policy.toml").unlink()
+        assert "No policy file differs from the policy in force" in c.get("/policy").text
 
 
 def _buy() -> dict[str, str]:
