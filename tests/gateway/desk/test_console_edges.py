@@ -85,3 +85,29 @@ def test_a_console_session_shows_no_token_and_an_overlong_id_finds_nothing(
     assert sessions.find("x" * 200) is None
     assert sessions.find(raw) == session
     engine.dispose()
+
+
+def test_an_oversized_or_malformed_credential_and_odd_redirects_are_handled(
+    tmp_path: Path,
+) -> None:
+    from ordergate.gateway.console._passkeys import PasskeyError, Passkeys, RelyingParty
+    from ordergate.gateway.desk._connections import _hosts
+    from ordergate.store import engine_for, migrate, normalise_url
+
+    engine = engine_for(normalise_url(f"sqlite:///{tmp_path / 'console.db'}"))
+    migrate(engine)
+    passkeys = Passkeys(
+        engine, RelyingParty("localhost", "http://localhost"), clock=RealtimeClock()
+    )
+    with pytest.raises(PasskeyError, match="too large"):
+        passkeys.authenticate("x" * 20_000, "challenge")
+    with pytest.raises(PasskeyError, match="not a WebAuthn credential"):
+        passkeys.authenticate("{}", "challenge")
+    with pytest.raises(PasskeyError, match="not a WebAuthn credential"):
+        passkeys.authenticate("[", "challenge")
+    engine.dispose()
+    assert _hosts("not json") == []
+    assert _hosts('["https://a.example/cb", "http://127.0.0.1:9/cb", 7]') == [
+        "127.0.0.1:9",
+        "a.example",
+    ]
