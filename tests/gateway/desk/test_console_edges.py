@@ -111,3 +111,15 @@ def test_an_oversized_or_malformed_credential_and_odd_redirects_are_handled(
         "127.0.0.1:9",
         "a.example",
     ]
+
+
+@pytest.mark.req("console.sign-in")
+def test_on_https_the_session_cookie_is_secure_too(tmp_path: Path) -> None:
+    from starlette.responses import Response
+
+    from ordergate.gateway.console._web import Web
+
+    web = Web(ConsoleSessions(None, clock=RealtimeClock()), "https://gw.example")  # type: ignore[arg-type]
+    cookie = web.with_cookie(Response(), "id").headers["set-cookie"].lower()
+    assert "secure" in cookie and "httponly" in cookie and "samesite=strict" in cookie
+    assert web.origin == "https://gw.example"
