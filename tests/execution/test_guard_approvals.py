@@ -150,7 +150,10 @@ async def test_orders_above_the_threshold_need_approval_and_smaller_ones_do_not(
         assert big.status is FilingStatus.PENDING_APPROVAL
 
 
-async def test_a_webhook_is_told_of_each_new_approval_without_secrets(tmp_path: Path) -> None:
+@pytest.mark.req("console.notify-link")
+async def test_a_webhook_is_told_of_each_new_approval_without_secrets_with_its_console_link(
+    tmp_path: Path,
+) -> None:
     received: list[dict[str, Any]] = []
 
     async def hook(request: Request) -> JSONResponse:
@@ -161,13 +164,16 @@ async def test_a_webhook_is_told_of_each_new_approval_without_secrets(tmp_path: 
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/hook"
     with BackgroundServer(Starlette(routes=[Route("/hook", hook, methods=["POST"])]), sock):
         async with desk(tmp_path, config=ALWAYS) as d:
-            guard = d.guard_with(ALWAYS, notifier=WebhookNotifier(url))
+            notifier = WebhookNotifier(url, console_url="https://gw.example/console/")
+            guard = d.guard_with(ALWAYS, notifier=notifier)
             pending = await guard.submit(buy("SPY"), identity="agent")
     [body] = received
     assert body["event"] == "approval_pending"
     assert body["approval_id"] == str(pending.approval_id)
     assert (body["symbol"], body["side"], body["quantity"]) == ("SPY", "buy", "1")
     assert "account_number" not in json.dumps(body)
+    link = f"https://gw.example/console/approvals/{pending.approval_id}"
+    assert body["console_url"] == link  # the approval's console page
 
 
 async def test_a_failing_webhook_never_stops_the_order_path(tmp_path: Path) -> None:

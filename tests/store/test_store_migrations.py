@@ -19,7 +19,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0006",
     "execution": "0007",
-    "gateway": "0005",
+    "gateway": "0010",
     "owner": "0008",
     "record": "0009",
 }
@@ -27,8 +27,8 @@ OWNED = {
     "ledger": {"approvals", "chain_heads", "controls", "decisions", "executions",
                "filing_events", "filings", "locks", "open_filings", "orders", "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
-    "gateway": {"connections", "gateway_clients", "gateway_codes", "gateway_pending",
-                "gateway_tokens"},
+    "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
+                "gateway_codes", "gateway_pending", "gateway_tokens"},
     "owner": {"owner_guard"},
     "record": {"grades", "grading_cursor"},
 }  # fmt: skip

@@ -10,7 +10,7 @@ import pytest
 from owner_testkit import apply_home_policy
 
 from ordergate._serving import bind_socket
-from ordergate.core import Clock
+from ordergate.core import Clock, SecurityClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.runtime import Settings
@@ -32,9 +32,11 @@ def sandbox_gateway(
     config: GatewayConfig | None = None,
     clock: Clock | None = None,
     grade_every: float | None = None,
+    security_clock: SecurityClock | None = None,
 ) -> GatewayServer:
     """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``
-    (``clock``, when given, instead: a ``SteppedClock`` for tests that step time); enter it
+    (``clock``, when given, instead: a ``SteppedClock`` for tests that step time; and
+    ``security_clock`` for tests that step security time alone); enter it
     (``with ... as url``) to serve."""
     home = tmp_path / "home"
     home.mkdir()
@@ -51,4 +53,5 @@ def sandbox_gateway(
         bind_socket("127.0.0.1", 0),
         clock=clock or settings.clock(),
         grade_every=grade_every,
+        security_clock=security_clock,
     )

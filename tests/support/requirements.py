@@ -269,4 +269,27 @@ REQUIREMENTS: dict[str, str] = {
     "agent.breaker-sells-only": "issue 16: a tripped breaker moves the agent to REDUCING: "
     "only sells",
     "agent.split-rebases": "issue 16: a split re-bases the book's basis without tripping anything",
+    # Issue 15 §2: the owner's console
+    "console.sign-in": "issue 15 §2: the console signs in the owner by the owner code (counted "
+    "by the lockout) on a new session id; without a session every page redirects to sign-in",
+    "console.csrf": "issue 15 §2: every console post needs its session's CSRF token",
+    "console.origin": "issue 15 §2: a console post needs the console's own Origin",
+    "console.no-bearer": "issue 15 §2: an agent's bearer token opens no console page",
+    "console.session-expiry": "issue 15 §2: a console session ends when idle, by security time",
+    "console.approve-reauth": "issue 15 §2: approving on the console re-authenticates (code or "
+    "passkey); denying does not",
+    "console.connections": "issue 15 §2: the console lists connections (client name, redirect "
+    "host, profile, created, last used) and revokes one",
+    "console.budget": "issue 15 §2: the console shows 24 h spend and orders against the caps, "
+    "open orders against max_open_orders, the pause; pauses, and resumes with the code",
+    "console.notify-link": "issue 15 §2: a waiting order's announcement (webhook, log) and the "
+    "start-up banner link to the console; opening the link approves nothing",
+    "console.filings": "issue 15 §2: the console lists filings and refusals filtered by "
+    "identity, symbol, outcome and reason code",
+    "console.policy": "issue 15 §2: the console shows the applied policy and a pending file's "
+    "diff with the keys that loosen",
+    "console.positions": "issue 15 §2: the console shows positions and cash (paper book or "
+    "broker) and an equity curve with drawdown against the high-water mark as server-side SVG",
+    "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
+    "then signs in and approves",
 }

@@ -33,6 +33,7 @@ from ordergate.gateway._public_record import public_record_routes
 from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
+from ordergate.gateway.console import console
 from ordergate.gateway.desk import OwnerDesk, owner_routes
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
@@ -85,7 +86,8 @@ def build_gateway_app(
     public_record: Engine | None = None,
 ) -> Any:
     """The ASGI app (with the owner route when ``desk`` is given, and the public record page
-    over ``public_record``'s ledger when given). With a master secret its MCP sessions carry
+    over ``public_record``'s ledger when given; the owner's console at ``/console`` with the
+    desk). With a master secret its MCP sessions carry
     themselves (``SignedSessions``: any replica continues one); orders take turns per account
     with every process on the ledger (``ReplicaLocks``)."""
     metrics = GatewayMetrics()
@@ -132,6 +134,17 @@ def build_gateway_app(
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *health_routes(readiness),
         *(owner_routes(desk) if desk is not None else ()),
+        *(
+            console(
+                desk,
+                engine,
+                public_url=public_url,
+                clock=clock,
+                guard=None if sealed else (lambda: backend.guard("")),
+            )
+            if desk is not None
+            else ()
+        ),
         *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(

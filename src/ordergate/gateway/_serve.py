@@ -15,7 +15,7 @@ import socket
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import ExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import TracebackType
 
 import anyio
@@ -31,6 +31,7 @@ from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
 from ordergate.gateway._seal import Sealer
 from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
+from ordergate.gateway.console import console_url
 from ordergate.gateway.custody import (
     NO_MASTER_SECRET,
     NoVault,
@@ -94,6 +95,13 @@ def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
     return config.custody is Custody.SEALED
 
 
+def console_note(settings: Settings) -> str | None:
+    """The start-up banner's line for the owner's console (each waiting order links there)."""
+    if settings.console_url is None:
+        return None
+    return f"console: {settings.console_url} (the owner signs in with the owner code or a passkey)"
+
+
 async def run_gateway(
     settings: Settings,
     config: GatewayConfig,
@@ -110,6 +118,8 @@ async def run_gateway(
     auth_box: list[GatewayAuth] | None = None,
 ) -> None:
     public_url = config.url_for(sock.getsockname()[1])
+    # The owner's console is served with the owner's desk: each waiting order links to it.
+    settings = replace(settings, console_url=console_url(public_url))
     shared = None
     if counter is None and config.redis_url is not None:
         counter = shared = redis_counter(config.redis_url)
@@ -306,7 +316,14 @@ async def _owner(
             )
             custody = "connections: each approved client acts on the owner's session"
             notes = tuple(
-                note for note in (*running.notes, custody, await enrolment_note(desk)) if note
+                note
+                for note in (
+                    *running.notes,
+                    custody,
+                    await enrolment_note(desk),
+                    console_note(settings),
+                )
+                if note
             )
             serving = Serving(notes, running, sealed=False, profiles=profiles, ledger=opened)
             yield auth, OwnerBackend(running, erase=erase), serving, desk
@@ -404,6 +421,7 @@ async def _sealed(
                 live_connections=lambda: live_connection_ids(opened.engine),
                 reconcile_every=reconcile_every,
                 webhook_url=settings.webhook_url,
+                console_url=settings.console_url,
             ) as backend:
 
                 async def use_policy(policy: PolicyConfig) -> str | None:
@@ -428,6 +446,7 @@ async def _sealed(
                         upstream_note,
                         custody_note,
                         await enrolment_note(desk),
+                        console_note(settings),
                     )
                     if note
                 )

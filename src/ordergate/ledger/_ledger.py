@@ -377,6 +377,22 @@ class Ledger:
         with self._engine.connect() as connection:
             return [filing_record(row, row.current) for row in connection.execute(query)]
 
+    def recent_filings(
+        self, *, limit: int, identity: str | None = None, outcome: str | None = None
+    ) -> list[FilingRecord]:
+        """The latest ``limit`` filings with their current status, newest first: of
+        ``identity`` only, and filed ``outcome`` (accepted/refused) only, when given."""
+        if limit < 1:
+            raise ValueError("limit must be positive")
+        query = WITH_STATUS
+        if identity is not None:
+            query = query.where(filings.c.identity == identity)
+        if outcome is not None:
+            query = query.where(filings.c.status == outcome)
+        query = query.order_by(filings.c.seq.desc()).limit(limit)
+        with self._engine.connect() as connection:
+            return [filing_record(row, row.current) for row in connection.execute(query)]
+
     def head(self) -> ChainHead:
         """A checkpoint of every account's chain, to export and give back to ``verify``: the
         last ``seq`` on file and the digest of each account's last link (``heads_digest``);

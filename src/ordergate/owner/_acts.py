@@ -4,9 +4,10 @@ An owner act needs the owner code (``OwnerAuthority.authorize``): connecting a c
 choosing its profile (``consent``), approving a held order (``approve``), resuming after a
 pause (``resume``), applying a policy that loosens anything (``policy_apply``), arming live
 mode (``arm_live``, a policy that goes live), minting a caller token that can place or
-cancel (``token_mint``), and enrolling again (``enrol``). Acts that only make things safer —
-deny, pause, revoke a connection, tighten the policy, mint a token that cannot trade — need
-none, and are journalled as they are made.
+cancel (``token_mint``), enrolling again (``enrol``), and, on the owner's console, signing in
+(``console_sign_in``) and registering a passkey (``passkey_register``). Acts that only make
+things safer — deny, pause, revoke a connection, tighten the policy, mint a token that cannot
+trade — need none, and are journalled as they are made.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class OwnerAct(StrEnum):
     POLICY_APPLY = "policy_apply"
     ARM_LIVE = "arm_live"
     TOKEN_MINT = "token_mint"
+    CONSOLE_SIGN_IN = "console_sign_in"
+    PASSKEY_REGISTER = "passkey_register"
 
 
 class Credential(StrEnum):
@@ -31,3 +34,5 @@ class Credential(StrEnum):
 
     TOTP = "totp"
     PASSPHRASE = "passphrase"
+    PASSKEY = "passkey"
+    """A WebAuthn assertion the console verified (``OwnerAuthority.vouched``)."""

@@ -139,6 +139,24 @@ class OwnerAuthority:
         assert presented.credential is not None
         return presented.credential
 
+    def vouched(
+        self, act: OwnerAct, credential: Credential, *, detail: Mapping[str, Any] | None = None
+    ) -> Credential:
+        """Journal ``act`` as authorised by ``credential``, which the caller has verified
+        itself (the console's passkey assertion); refused while owner acts are locked."""
+        now = self._clock.now()
+        with write_transaction(self._ledger.engine) as tx:
+            row = _row(tx, for_update=True)
+            if _locked_until(row, now) is not None:
+                self._journal(tx, act, "refused", LOCKED, None, detail, now)
+                locked = True
+            else:
+                self._journal(tx, act, "authorised", None, credential, detail, now)
+                locked = False
+        if locked:
+            raise OwnerRefused(LOCKED)
+        return credential
+
     def enrolled(self, *, replaced: bool, credential: Credential | None) -> None:
         """Record a new enrolment (``replaced``: it took the place of one, on the authority of
         ``credential``): the new secret's codes start afresh, and the journal says so."""

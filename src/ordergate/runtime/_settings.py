@@ -58,6 +58,9 @@ class Settings:
     upstream_url: str | None
     sandbox: bool
     webhook_url: str | None = None
+    console_url: str | None = None
+    """The owner's console (``…/console``) when a gateway serves one: each waiting order's
+    announcement links to its page there."""
     sandbox_start: datetime | None = None
 
     @classmethod

@@ -1,9 +1,11 @@
 """``WebhookNotifier``: announce each new pending approval with a POST of JSON.
 
 The body says what waits and until when (ids, symbol, side, size, type, limit, notional,
-expiry); never a token or an account number. A webhook that fails or is slow (5 s) is
-logged and skipped: the approval is on the ledger either way and ``ordergate approvals``
-lists it.
+expiry), and, when a gateway serves the owner's console, ``console_url``: the page of that
+approval there (opening it approves nothing: the console asks for the passkey or the code).
+The link is also logged, webhook or none. Never a token or an account number. A webhook that
+fails or is slow (5 s) is logged and skipped: the approval is on the ledger either way and
+``ordergate approvals`` lists it.
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ def approval_announcement(approval: Approval, record: FilingRecord) -> dict[str,
 
 
 class WebhookNotifier:
-    def __init__(self, url: str, *, timeout_s: float = TIMEOUT_S) -> None:
+    def __init__(
+        self, url: str | None, *, console_url: str | None = None, timeout_s: float = TIMEOUT_S
+    ) -> None:
         self._url = url
+        self._console_url = console_url.rstrip("/") if console_url else None
         self._timeout_s = timeout_s
 
     def __repr__(self) -> str:
@@ -52,6 +57,11 @@ class WebhookNotifier:
 
     async def __call__(self, approval: Approval, record: FilingRecord) -> None:
         body = approval_announcement(approval, record)
+        if self._console_url is not None:
+            body["console_url"] = f"{self._console_url}/approvals/{approval.id}"
+            logger.info("an order waits for the owner's approval: %s", body["console_url"])
+        if self._url is None:
+            return
         try:
             async with httpx2.AsyncClient(timeout=self._timeout_s) as http:
                 response = await http.post(self._url, json=body)

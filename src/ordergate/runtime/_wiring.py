@@ -84,6 +84,7 @@ async def open_guard(
                 clock=clock,
                 reconcile_every=reconcile_every,
                 webhook_url=settings.webhook_url,
+                console_url=settings.console_url,
             ) as (guard, arming),
         ):
             notes = tuple(note for note in (policy_note, upstream.note, arming.reason) if note)
@@ -102,6 +103,7 @@ async def guard_on(
     clock: Clock,
     reconcile_every: float | None = None,
     webhook_url: str | None = None,
+    console_url: str | None = None,
 ) -> AsyncIterator[tuple[Guard, Arming]]:
     """The guard for the account ``rh`` is signed in to, and how it was armed: live only when
     ``arm`` says so from ``rh``'s own ``tools/list``, else paper on ``ledger``'s paper book.
@@ -130,7 +132,11 @@ async def guard_on(
             ),
             "reader": PaperAccountReader(book, quotes),
         }
-    notifier = WebhookNotifier(webhook_url) if webhook_url else None
+    notifier = (
+        WebhookNotifier(webhook_url, console_url=console_url)
+        if webhook_url or console_url
+        else None
+    )
     async with Guard.open(
         reconcile_every=reconcile_every,
         policy=policy,

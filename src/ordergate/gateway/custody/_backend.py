@@ -73,6 +73,7 @@ class SealedBackend:
         live_connections: Callable[[], list[str]] | None = None,
         reconcile_every: float | None = None,
         webhook_url: str | None = None,
+        console_url: str | None = None,
         max_open: int = 256,
     ) -> None:
         if max_open < 1:
@@ -85,6 +86,7 @@ class SealedBackend:
         self._tasks = tasks
         self._reconcile_every = reconcile_every
         self._webhook_url = webhook_url
+        self._console_url = console_url
         self._max_open = max_open
         self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
@@ -229,6 +231,7 @@ class SealedBackend:
                     ledger=self._ledger,
                     clock=self._clock,
                     webhook_url=self._webhook_url,
+                    console_url=self._console_url,
                 ) as (guard, _arming),
             ):
                 held.rh, held.guard = rh, guard

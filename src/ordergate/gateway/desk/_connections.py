@@ -6,13 +6,16 @@ left out (nothing of them remains to revoke).
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine, select
 
+from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connections, gateway_clients
 
-__all__ = ["MAX_LISTED", "list_connections", "live_connection_ids"]
+__all__ = ["MAX_LISTED", "client_names", "list_connections", "live_connection_ids"]
 
 MAX_LISTED = 1000
 
@@ -29,6 +32,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
             connections.c.created_at,
             connections.c.last_used_at,
             gateway_clients.c.client_name,
+            gateway_clients.c.redirect_uris,
         )
         .outerjoin(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
         .where(connections.c.state != "erased")
@@ -41,6 +45,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
         {
             "connection_id": row.id,
             "client_name": row.client_name or "",
+            "redirect_hosts": _hosts(row.redirect_uris),
             "kind": row.kind,
             "profile": row.profile,
             "state": row.state,
@@ -49,6 +54,15 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
         }
         for row in rows
     ]
+
+
+def _hosts(redirect_uris: str | None) -> list[str]:
+    """The hosts a client's registered redirect URIs go to (what the owner recognises)."""
+    try:
+        uris = json.loads(redirect_uris or "[]")
+    except ValueError:
+        return []
+    return sorted({urlsplit(uri).netloc for uri in uris if isinstance(uri, str)})
 
 
 def live_connection_ids(engine: Engine, *, limit: int = MAX_LISTED) -> list[str]:
@@ -61,3 +75,16 @@ def live_connection_ids(engine: Engine, *, limit: int = MAX_LISTED) -> list[str]
     )
     with engine.connect() as db:
         return list(db.execute(query).scalars())
+
+
+def client_names(engine: Engine, *, limit: int = MAX_LISTED) -> dict[str, str]:
+    """Each connection's digest (what identities on the record keep) to its client's
+    registered name, erased connections included (their filings still name them)."""
+    query = (
+        select(connections.c.id, gateway_clients.c.client_name)
+        .join(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
+        .order_by(connections.c.last_used_at.desc())
+        .limit(limit)
+    )
+    with engine.connect() as db:
+        return {connection_digest(row.id): row.client_name for row in db.execute(query)}

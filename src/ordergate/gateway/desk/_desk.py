@@ -36,7 +36,8 @@ from typing import Any
 from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
 from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock, write_private
 from ordergate.execution import Guard, deny_approval
-from ordergate.gateway.desk._connections import list_connections
+from ordergate.gateway._owner import digest_in
+from ordergate.gateway.desk._connections import client_names, list_connections
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
@@ -46,7 +47,13 @@ from ordergate.ledger import (
     LedgerError,
     policy_sha256,
 )
-from ordergate.owner import OWNER_IDENTITY, OwnerAct, OwnerAuthority, OwnerRefused
+from ordergate.owner import (
+    OWNER_IDENTITY,
+    Credential,
+    OwnerAct,
+    OwnerAuthority,
+    OwnerRefused,
+)
 from ordergate.policy import (
     DEFAULT_POLICY_TOML,
     Mode,
@@ -142,13 +149,65 @@ class OwnerDesk:
         return await blocking(read)
 
     async def approvals(self) -> list[dict[str, Any]]:
+        """The waiting orders: each approval's announcement, the reasons its filing was held,
+        and the registered name of the client whose connection filed it (when one did)."""
         from ordergate.runtime import approval_announcement
 
         def read() -> list[dict[str, Any]]:
-            return [
-                approval_announcement(approval, self._ledger.filing(approval.filing_id))
-                for approval in self._ledger.approvals.pending()
-            ]
+            names = client_names(self._ledger.engine)
+            applied = policy_baseline(self._ledger)[0].approval
+            rule = f'the policy asks the owner (approval = "{applied}")'
+            waiting = []
+            for approval in self._ledger.approvals.pending():
+                record = self._ledger.filing(approval.filing_id)
+                digest = digest_in(record.identity)
+                waiting.append(
+                    {
+                        **approval_announcement(approval, record),
+                        "held_because": [*record.reasons, rule],
+                        "client_name": names.get(digest) if digest else None,
+                    }
+                )
+            return waiting
+
+        return await blocking(read)
+
+    @property
+    def ledger(self) -> Ledger:
+        """The ledger the desk acts on (the console reads filings from it)."""
+        return self._ledger
+
+    async def policy(self) -> dict[str, Any]:
+        """The policy in force and, when the policy file says something else, that pending
+        text with the keys it changes and the keys it loosens (what applying it needs)."""
+
+        def read() -> dict[str, Any]:
+            applied = self._ledger.controls.applied_policy()
+            baseline, sha = policy_baseline(self._ledger)
+            body: dict[str, Any] = {
+                "applied_text": applied.text if applied else DEFAULT_POLICY_TOML,
+                "applied_sha256": sha,
+                "path": str(self._policy.path),
+                "pending": None,
+            }
+            try:
+                text = self._policy.path.read_text(encoding="utf-8")
+            except OSError:
+                return body
+            if policy_sha256(text) == sha:
+                return body
+            try:
+                pending = parse_policy(text)
+            except ConfigError as error:
+                body["pending"] = {"text": text, "error": str(error)}
+                return body
+            body["pending"] = {
+                "text": text,
+                "sha256": policy_sha256(text),
+                "changed": list(changed_keys(baseline, pending)),
+                "loosened": list(loosened_keys(baseline, pending)),
+            }
+            return body
 
         return await blocking(read)
 
@@ -157,11 +216,16 @@ class OwnerDesk:
 
     # -- acts on held orders ---------------------------------------------------------------
 
-    async def approve(self, approval_id: str, code: str | None) -> dict[str, Any]:
+    async def approve(
+        self, approval_id: str, code: str | None, *, vouched: Credential | None = None
+    ) -> dict[str, Any]:
+        """``vouched``: the console verified the owner's passkey itself (no code then)."""
         record = await self._pending_filing(approval_id)
-        await self._authorize(
-            code, OwnerAct.APPROVE, approval_id=approval_id, filing_id=str(record.id)
-        )
+        detail = {"approval_id": approval_id, "filing_id": str(record.id)}
+        if vouched is not None:
+            await self._vouch(OwnerAct.APPROVE, vouched, **detail)
+        else:
+            await self._authorize(code, OwnerAct.APPROVE, **detail)
         async with self._guard_for(record) as guard:
             outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
             mode = "paper" if guard.paper else "live"
@@ -354,6 +418,20 @@ class OwnerDesk:
             return await blocking(self._authority.authorize, code, act, detail=detail)
         except OwnerRefused as refused:
             raise DeskError.from_refusal(refused) from None
+
+    async def _vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
+        try:
+            return await blocking(self._authority.vouched, act, credential, detail=detail)
+        except OwnerRefused as refused:
+            raise DeskError.from_refusal(refused) from None
+
+    async def authorize(self, code: str | None, act: OwnerAct, **detail: Any) -> Any:
+        """Check the owner code for ``act`` (the console's sign-in and passkey registration)."""
+        return await self._authorize(code, act, **detail)
+
+    async def vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
+        """Journal ``act`` as authorised by a credential the caller verified (a passkey)."""
+        return await self._vouch(act, credential, **detail)
 
 
 def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:

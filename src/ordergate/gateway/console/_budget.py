@@ -1,0 +1,78 @@
+"""The console's budget page: the rolling 24 h spend and orders against each cap, open orders
+against ``max_open_orders``, the breakers' state and the pause (what ``ordergate status``
+shows), read from the guard the gateway trades through."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from decimal import Decimal
+from typing import Any
+
+from ordergate.core import Clock, to_wire
+from ordergate.execution import Guard, read_status
+from ordergate.store import blocking
+
+__all__ = ["AccountRead", "BudgetRead", "account_reader", "budget_reader"]
+
+BudgetRead = Callable[[], Awaitable[dict[str, Any] | None]]
+"""The budget now, or ``None`` where no one guard trades (sealed custody: one per connection)."""
+
+
+def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock) -> BudgetRead:
+    async def read() -> dict[str, Any] | None:
+        if guard is None:
+            return None
+        current = await guard()
+        status = await blocking(
+            read_status,
+            current.ledger,
+            current.policy,
+            account=current.account,
+            mode="paper" if current.paper else "live",
+            mode_note="",
+            now=clock.now(),
+        )
+        body = status.as_json()
+        body["open_count"] = len(body["open_orders"])
+        body["max_open_orders"] = current.policy.max_open_orders
+        return body
+
+    return read
+
+
+AccountRead = Callable[[], Awaitable[dict[str, Any] | None]]
+"""The account now (positions, cash, equity, the ledger's high-water mark), or ``None``."""
+
+
+def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
+    async def read() -> dict[str, Any] | None:
+        if guard is None:
+            return None
+        current = await guard()
+        view = await current.reader.read(current.account, None)
+        mark = await blocking(current.ledger.controls.high_water_mark)
+        positions = None
+        if view.positions is not None:
+            positions = [
+                {
+                    "symbol": symbol,
+                    "quantity": to_wire(held.quantity),
+                    "market_value": to_wire(held.market_value),
+                }
+                for symbol, held in sorted(view.positions.items())
+            ]
+        return {
+            "source": "paper book" if current.paper else "broker",
+            "cash": _exact(view.cash),
+            "buying_power": _exact(view.buying_power),
+            "equity": view.equity,
+            "positions": positions,
+            "notes": list(view.notes),
+            "high_water_mark": mark,
+        }
+
+    return read
+
+
+def _exact(value: Decimal | None) -> str | None:
+    return None if value is None else to_wire(value)

@@ -1,0 +1,431 @@
+"""The console's routes under ``/console``: sign-in (owner code or passkey), the approvals,
+the passkeys, sign-out. Every act goes through the ``OwnerDesk``, as the command line's do.
+
+==============================================  =============================================
+route                                           what it needs
+==============================================  =============================================
+``GET  /console/sign-in``                       nothing (opens a session not yet signed in)
+``POST /console/sign-in``                       CSRF, the owner code (counted by the lockout)
+``POST /console/passkey/options``               CSRF; ``{"purpose": "sign_in"}`` or
+                                                ``{"purpose": "approve", "approval_id"}``
+                                                (the challenge is bound to that approval)
+``POST /console/passkey/sign-in``               CSRF, a passkey assertion
+``GET  /console/passkeys``                      a session
+``POST /console/passkey/register/options``      a session, CSRF, the owner code
+``POST /console/passkey/register``              a session, CSRF, the registration response
+``GET  /console/approvals`` (``…/list``: htmx)  a session
+``GET  /console/approvals/{id}``                a session
+``POST /console/approvals/{id}/approve``        a session, CSRF, the owner code or a passkey
+                                                assertion (re-authentication for this act)
+``POST /console/approvals/{id}/deny``           a session, CSRF
+``POST /console/sign-out``                      a session, CSRF
+``GET  /console/connections``                   a session
+``POST /console/connections/{id}/revoke``       a session, CSRF
+``GET  /console/budget``                        a session
+``POST /console/pause``                         a session, CSRF
+``POST /console/resume``                        a session, CSRF, the owner code
+``GET  /console/filings``                       a session (``identity``, ``symbol``,
+                                                ``outcome``, ``reason`` filter)
+``GET  /console/policy``                        a session (applying stays on the CLI)
+``GET  /console/positions``                     a session (SVG equity curve, drawdown)
+==============================================  =============================================
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ordergate.core import to_wire
+from ordergate.gateway.console._budget import AccountRead, BudgetRead
+from ordergate.gateway.console._equity import EquitySamples, drawdown, equity_svg
+from ordergate.gateway.console._filings import FilingFilter, filings_view
+from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
+from ordergate.gateway.console._sessions import ConsoleSession
+from ordergate.gateway.console._web import PREFIX, Refused, Web
+from ordergate.gateway.desk import DeskError, OwnerDesk
+from ordergate.owner import Credential, OwnerAct
+from ordergate.store import blocking
+
+__all__ = ["console_routes"]
+
+logger = logging.getLogger(__name__)
+
+_FORM = "application/x-www-form-urlencoded"
+_MAX_FORM = 4096
+_MAX_ID = 40  # an approval id (a UUID); the stored challenge is 86 + 1 + this, of 128
+MAX_REASON = 200
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+async def _form(request: Request) -> dict[str, str]:
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != _FORM:
+        raise Refused(415, "Send the console's form.")
+    form = await request.form(max_files=0, max_fields=16, max_part_size=_MAX_FORM)
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != "application/json":
+        raise Refused(415, "Send application/json.")
+    try:
+        body = json.loads(await request.body() or b"{}")
+    except (ValueError, RecursionError):
+        raise Refused(400, "The body must be JSON.") from None
+    if not isinstance(body, dict):
+        raise Refused(400, "The body must be a JSON object.")
+    return body
+
+
+def console_routes(
+    desk: OwnerDesk,
+    web: Web,
+    passkeys: Passkeys,
+    budget: BudgetRead,
+    account: AccountRead,
+) -> list[BaseRoute]:
+    """The console's endpoints, to mount at the gateway's root."""
+    samples = EquitySamples()
+
+    def guarded(handler: Handler, *, post: bool, as_json: bool = False) -> Handler:
+        async def serve(request: Request) -> Response:
+            try:
+                web.screen(request, post=post)
+                return await handler(request)
+            except Refused as refusal:
+                return web.refused(refusal, as_json=as_json)
+            except DeskError as error:
+                return web.refused(Refused(error.status, error.message), as_json=as_json)
+            except Exception as error:  # fail closed, echoing nothing submitted
+                logger.warning("console %s failed: %s", request.url.path, type(error).__name__)
+                return web.refused(Refused(500, "That could not be done."), as_json=as_json)
+
+        return serve
+
+    def owner(request: Request) -> ConsoleSession | None:
+        session = web.session(request)
+        return session if session is not None and session.signed_in else None
+
+    def signed_in(handler: Callable[[Request, ConsoleSession], Awaitable[Response]]) -> Handler:
+        async def serve(request: Request) -> Response:
+            session = owner(request)
+            if session is None:
+                if request.method == "POST":
+                    raise Refused(401, "Sign in to the console first.")
+                return web.redirect("/sign-in")
+            return await handler(request, session)
+
+        return serve
+
+    # -- signing in -----------------------------------------------------------------------
+
+    async def index(request: Request) -> Response:
+        return web.redirect("/approvals" if owner(request) else "/sign-in")
+
+    async def sign_in_page(request: Request) -> Response:
+        session = web.session(request)
+        if session is not None and session.signed_in:
+            return web.redirect("/approvals")
+        raw = None
+        if session is None:
+            raw, session = web.sessions.open()
+        page = web.page("sign_in.html", session, passkey=passkeys.any(), error=None)
+        return web.with_cookie(page, raw) if raw else page
+
+    async def sign_in(request: Request) -> Response:
+        session = web.session(request)
+        if session is None:
+            raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        try:
+            await desk.authorize(form.get("owner_code") or None, OwnerAct.CONSOLE_SIGN_IN)
+        except DeskError as error:
+            return web.page(
+                "sign_in.html", session, error.status, passkey=passkeys.any(), error=error.message
+            )
+        raw, _ = web.sessions.sign_in(session)
+        return web.with_cookie(web.redirect("/approvals"), raw)
+
+    async def passkey_options(request: Request) -> Response:
+        session = web.session(request)
+        if session is None:
+            raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
+        web.csrf(session, request.headers.get("x-csrf-token"))
+        body = await _json(request)
+        purpose = body.get("purpose")
+        if purpose not in ("sign_in", "approve"):
+            raise Refused(400, "purpose must be sign_in or approve.")
+        if purpose == "approve" and not session.signed_in:
+            raise Refused(401, "Sign in to the console first.")
+        bound = ""
+        if purpose == "approve":
+            named = body.get("approval_id")
+            if not isinstance(named, str) or not 0 < len(named) <= _MAX_ID:
+                raise Refused(400, "approval_id must name the approval the passkey approves.")
+            bound = named
+        options, challenge = passkeys.authentication_options()
+        web.sessions.set_challenge(session, _bind(challenge, bound), purpose)
+        return web.json(json.loads(options))
+
+    async def passkey_sign_in(request: Request) -> Response:
+        session = web.session(request)
+        if session is None:
+            raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
+        web.csrf(session, request.headers.get("x-csrf-token"))
+        body = await request.body()
+        _assert_passkey(session, "sign_in", body.decode("utf-8", "replace"))
+        await desk.vouch(OwnerAct.CONSOLE_SIGN_IN, Credential.PASSKEY)
+        raw, _ = web.sessions.sign_in(session)
+        return web.with_cookie(web.json({"signed_in": True, "next": f"{PREFIX}/approvals"}), raw)
+
+    def _assert_passkey(
+        session: ConsoleSession, purpose: str, credential: str, bound: str = ""
+    ) -> None:
+        taken = web.sessions.take_challenge(session, purpose)
+        if taken is None:
+            raise Refused(403, "No passkey challenge is in flight: start again.")
+        challenge, _, named = taken.partition("|")
+        if named != bound:
+            raise Refused(403, "That passkey challenge was for another approval: start again.")
+        try:
+            passkeys.authenticate(credential, challenge)
+        except PasskeyError as error:
+            raise Refused(403, f"The passkey was refused: {error}.") from None
+
+    async def sign_out(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, (await _form(request)).get("csrf"))
+        web.sessions.end(session)
+        return web.without_cookie(web.redirect("/sign-in"))
+
+    # -- passkeys -------------------------------------------------------------------------
+
+    async def passkeys_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page("passkeys.html", session, passkeys=passkeys.listed(), page="passkeys")
+
+    async def register_options(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, request.headers.get("x-csrf-token"))
+        code = (await _json(request)).get("owner_code")
+        if not isinstance(code, str | None):
+            raise Refused(400, "owner_code must be a string.")
+        await desk.authorize(code or None, OwnerAct.PASSKEY_REGISTER)
+        options, challenge = passkeys.registration_options()
+        web.sessions.set_challenge(session, challenge, "register")
+        return web.json(json.loads(options))
+
+    async def register(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, request.headers.get("x-csrf-token"))
+        challenge = web.sessions.take_challenge(session, "register")
+        if challenge is None:
+            raise Refused(403, "No passkey registration is in flight: enter the code again.")
+        credential = (await request.body()).decode("utf-8", "replace")
+        try:
+            passkeys.register(credential, challenge, label="passkey")
+        except PasskeyError as error:
+            raise Refused(400, f"The passkey was not registered: {error}.") from None
+        return web.json({"registered": True})
+
+    # -- approvals ------------------------------------------------------------------------
+
+    async def approvals_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page(
+            "approvals.html", session, approvals=await desk.approvals(), page="approvals"
+        )
+
+    async def approvals_list(request: Request, session: ConsoleSession) -> Response:
+        return web.page("_approvals_list.html", session, approvals=await desk.approvals())
+
+    async def approval_page(request: Request, session: ConsoleSession) -> Response:
+        wanted = request.path_params["approval_id"]
+        found = [a for a in await desk.approvals() if a["approval_id"] == wanted]
+        if not found:
+            raise Refused(404, "No approval with that id waits.")
+        return web.page(
+            "approval.html", session, approval=found[0], passkey=passkeys.any(), page="approvals"
+        )
+
+    async def approve(request: Request, session: ConsoleSession) -> Response:
+        approval_id = request.path_params["approval_id"]
+        kind = request.headers.get("content-type", "").split(";")[0].strip()
+        if kind == "application/json":
+            web.csrf(session, request.headers.get("x-csrf-token"))
+            credential = (await request.body()).decode("utf-8", "replace")
+            _assert_passkey(session, "approve", credential, approval_id)
+            outcome = await desk.approve(approval_id, None, vouched=Credential.PASSKEY)
+            return web.json(outcome)
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        outcome = await desk.approve(approval_id, form.get("owner_code") or None)
+        return web.page("decided.html", session, outcome=outcome, page="approvals")
+
+    async def deny(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, (await _form(request)).get("csrf"))
+        outcome = await desk.deny(request.path_params["approval_id"])
+        return web.page("decided.html", session, outcome=outcome, page="approvals")
+
+    # -- connections ----------------------------------------------------------------------
+
+    async def connections_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page(
+            "connections.html", session, connections=await desk.connections(), page="connections"
+        )
+
+    async def revoke(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, (await _form(request)).get("csrf"))
+        await desk.revoke(request.path_params["connection_id"])
+        return web.redirect("/connections")
+
+    # -- budget, pause and resume ---------------------------------------------------------
+
+    async def budget_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page(
+            "budget.html",
+            session,
+            budget=await budget(),
+            desk=await desk.status(),
+            page="budget",
+        )
+
+    async def pause(request: Request, session: ConsoleSession) -> Response:
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        reason = form.get("reason", "").strip()
+        if len(reason) > MAX_REASON or not reason.isprintable():
+            raise Refused(400, f"reason must be at most {MAX_REASON} printable characters.")
+        await desk.pause(reason or "paused on the console")
+        return web.redirect("/budget")
+
+    async def resume(request: Request, session: ConsoleSession) -> Response:
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        await desk.resume(form.get("owner_code") or None)
+        return web.redirect("/budget")
+
+    # -- filings and the policy -----------------------------------------------------------
+
+    async def filings_page(request: Request, session: ConsoleSession) -> Response:
+        wanted = FilingFilter.of(dict(request.query_params))
+        shown = await blocking(filings_view, desk.ledger, wanted)
+        return web.page("filings.html", session, filings=shown, wanted=wanted, page="filings")
+
+    async def policy_page(request: Request, session: ConsoleSession) -> Response:
+        policy = await desk.policy()
+        pending = policy["pending"]
+        diff = (
+            policy_diff(policy["applied_text"], pending["text"])
+            if pending and "error" not in pending
+            else []
+        )
+        return web.page("policy.html", session, policy=policy, diff=diff, page="policy")
+
+    async def positions_page(request: Request, session: ConsoleSession) -> Response:
+        read = await account()
+        chart, fall = "", {}
+        if read is not None:
+            if read["equity"] is not None:
+                samples.add(web.sessions.now(), read["equity"])
+                read["equity"] = to_wire(read["equity"])
+            series = samples.series()
+            chart = equity_svg(series, read["high_water_mark"])
+            fall = drawdown(series, read["high_water_mark"])
+        return web.page(
+            "positions.html", session, account=read, chart=chart, drawdown=fall, page="positions"
+        )
+
+    p = PREFIX
+    return [
+        Route(f"{p}/positions", guarded(signed_in(positions_page), post=False), methods=["GET"]),
+        Route(f"{p}/filings", guarded(signed_in(filings_page), post=False), methods=["GET"]),
+        Route(f"{p}/policy", guarded(signed_in(policy_page), post=False), methods=["GET"]),
+        Route(
+            f"{p}/connections", guarded(signed_in(connections_page), post=False), methods=["GET"]
+        ),
+        Route(
+            f"{p}/connections/{{connection_id}}/revoke",
+            guarded(signed_in(revoke), post=True),
+            methods=["POST"],
+        ),
+        Route(f"{p}/budget", guarded(signed_in(budget_page), post=False), methods=["GET"]),
+        Route(f"{p}/pause", guarded(signed_in(pause), post=True), methods=["POST"]),
+        Route(f"{p}/resume", guarded(signed_in(resume), post=True), methods=["POST"]),
+        Route(p, guarded(index, post=False), methods=["GET"]),
+        Route(f"{p}/sign-in", guarded(sign_in_page, post=False), methods=["GET"]),
+        Route(f"{p}/sign-in", guarded(sign_in, post=True), methods=["POST"]),
+        Route(
+            f"{p}/passkey/options",
+            guarded(passkey_options, post=True, as_json=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{p}/passkey/sign-in",
+            guarded(passkey_sign_in, post=True, as_json=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{p}/passkey/register/options",
+            guarded(signed_in(register_options), post=True, as_json=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{p}/passkey/register",
+            guarded(signed_in(register), post=True, as_json=True),
+            methods=["POST"],
+        ),
+        Route(f"{p}/passkeys", guarded(signed_in(passkeys_page), post=False), methods=["GET"]),
+        Route(f"{p}/sign-out", guarded(signed_in(sign_out), post=True), methods=["POST"]),
+        Route(f"{p}/approvals", guarded(signed_in(approvals_page), post=False), methods=["GET"]),
+        Route(
+            f"{p}/approvals/list", guarded(signed_in(approvals_list), post=False), methods=["GET"]
+        ),
+        Route(
+            f"{p}/approvals/{{approval_id}}",
+            guarded(signed_in(approval_page), post=False),
+            methods=["GET"],
+        ),
+        Route(
+            f"{p}/approvals/{{approval_id}}/approve",
+            guarded(signed_in(approve), post=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{p}/approvals/{{approval_id}}/deny",
+            guarded(signed_in(deny), post=True),
+            methods=["POST"],
+        ),
+        Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
+    ]
+
+
+def _bind(challenge: str, approval_id: str) -> str:
+    """The challenge as stored: bound to the approval it may approve (none for sign-in)."""
+    return f"{challenge}|{approval_id}" if approval_id else challenge
+
+
+def policy_diff(applied: str, pending: str) -> list[dict[str, str]]:
+    """The pending policy file against the policy in force, line by line."""
+    import difflib
+
+    lines = []
+    for line in difflib.ndiff(applied.splitlines(), pending.splitlines()):
+        mark, text = line[:1], line[2:]
+        if mark == "?":
+            continue
+        kind = {"+": "add", "-": "del"}.get(mark, "same")
+        lines.append({"mark": mark.strip(), "text": text, "kind": kind})
+    return lines
+
+
+def _static() -> str:
+    from pathlib import Path
+
+    return str(Path(__file__).parent / "static")

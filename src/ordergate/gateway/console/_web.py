@@ -1,0 +1,118 @@
+"""What every console request passes: no bearer token, its own origin, a session, a CSRF token.
+
+- A request carrying ``Authorization`` is refused outright (403): an agent's token opens
+  nothing here, and nothing here ever reads one.
+- A ``POST`` must carry ``Origin`` equal to the gateway's own origin (the gateway's
+  ``HostCheck`` has already refused foreign hosts and origins on every route; a console post
+  without an origin is refused too).
+- A page needs a signed-in session (else a redirect to the sign-in page); every post checks
+  the session's CSRF token, from the form field ``csrf`` or the ``X-CSRF-Token`` header.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from ordergate.gateway.console._sessions import MAX_AGE, ConsoleSession, ConsoleSessions
+
+__all__ = ["COOKIE", "PREFIX", "Refused", "Web"]
+
+PREFIX = "/console"
+COOKIE = "ordergate_console"
+_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+}
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+@dataclass
+class Web:
+    sessions: ConsoleSessions
+    public_url: str
+
+    def __post_init__(self) -> None:
+        self.origin = origin_of(self.public_url)
+        self.secure = self.public_url.lower().startswith("https://")
+        self.templates = Environment(
+            loader=FileSystemLoader(Path(__file__).parent / "templates"),
+            autoescape=select_autoescape(default=True),
+        )
+
+    def screen(self, request: Request, *, post: bool) -> None:
+        if "authorization" in request.headers:
+            raise Refused(403, "The console is for the owner's browser: a token opens nothing.")
+        if post and request.headers.get("origin", "").lower() != self.origin:
+            raise Refused(403, "A console form must come from the console's own origin.")
+
+    def session(self, request: Request) -> ConsoleSession | None:
+        return self.sessions.find(request.cookies.get(COOKIE))
+
+    def csrf(self, session: ConsoleSession, presented: str | None) -> None:
+        if not session.csrf_matches(presented):
+            raise Refused(403, "The form's CSRF token is missing or wrong: reload the page.")
+
+    def page(
+        self,
+        name: str,
+        session: ConsoleSession | None,
+        status: int = 200,
+        **values: Any,
+    ) -> HTMLResponse:
+        html = self.templates.get_template(name).render(
+            prefix=PREFIX, csrf=session.csrf if session else "", **values
+        )
+        return HTMLResponse(html, status_code=status, headers=_HEADERS)
+
+    def json(self, body: Any, status: int = 200) -> JSONResponse:
+        return JSONResponse(body, status_code=status, headers=_HEADERS)
+
+    def redirect(self, path: str) -> RedirectResponse:
+        return RedirectResponse(f"{PREFIX}{path}", status_code=303, headers=_HEADERS)
+
+    def refused(self, refusal: Refused, *, as_json: bool) -> Response:
+        if as_json:
+            return self.json({"error": refusal.message}, refusal.status)
+        return self.page("refused.html", None, refusal.status, message=refusal.message)
+
+    def with_cookie(self, response: Response, raw: str) -> Response:
+        response.set_cookie(
+            COOKIE,
+            raw,
+            max_age=int(MAX_AGE.total_seconds()),
+            path=PREFIX,
+            httponly=True,
+            secure=self.secure,
+            samesite="strict",
+        )
+        return response
+
+    def without_cookie(self, response: Response) -> Response:
+        response.delete_cookie(
+            COOKIE, path=PREFIX, httponly=True, secure=self.secure, samesite="strict"
+        )
+        return response

@@ -1,0 +1,92 @@
+"""A gateway with an enrolled owner, its console spoken to as a browser would (cookies, the
+page's own Origin, the CSRF token read from the page), and a software passkey."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from desk_kit import HELD_POLICY, MASTER, Desk
+from gateway_testkit import OPEN, sandbox_gateway
+from owner_testkit import PASSPHRASE, enrol
+
+from ordergate.callers import CallerKey
+from ordergate.core import Secret, SecurityClock, SteppedClock
+from ordergate.gateway._config import GatewayConfig
+
+BOUND_S = 30
+_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+@dataclass
+class Console:
+    desk: Desk
+    http: httpx2.Client
+    clock: SteppedClock
+
+    @property
+    def origin(self) -> dict[str, str]:
+        return {"origin": self.desk.url}
+
+    def get(
+        self, path: str, params: dict[str, str] | None = None, **headers: str
+    ) -> httpx2.Response:
+        return self.http.get(f"/console{path}", params=params, headers=headers)
+
+    def csrf(self, path: str = "/sign-in") -> str:
+        page = self.get(path)
+        found = _CSRF.search(page.text)
+        assert found is not None, page.text
+        return found.group(1)
+
+    def post(
+        self, path: str, form: dict[str, str] | None = None, **headers: str
+    ) -> httpx2.Response:
+        return self.http.post(
+            f"/console{path}", data=form or {}, headers={**self.origin, **headers}
+        )
+
+    def post_json(self, path: str, body: Any, csrf: str, **headers: str) -> httpx2.Response:
+        return self.http.post(
+            f"/console{path}",
+            json=body,
+            headers={**self.origin, "x-csrf-token": csrf, **headers},
+        )
+
+    def sign_in(self, code: str | None = None) -> httpx2.Response:
+        token = self.csrf()
+        return self.post(
+            "/sign-in", {"csrf": token, "owner_code": code or self.desk.codes.passphrase or ""}
+        )
+
+
+@contextmanager
+def console(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, policy: str = HELD_POLICY
+) -> Iterator[Console]:
+    key = CallerKey.derive(Secret(MASTER))
+    clock = SteppedClock(start=OPEN)
+    server = sandbox_gateway(
+        tmp_path,
+        monkeypatch,
+        policy=policy,
+        config=GatewayConfig(port=0, caller_key=key),
+        security_clock=SecurityClock(clock),
+    )
+    home = tmp_path / "home"
+    codes = enrol(home, passphrase=PASSPHRASE)
+    with (
+        server as url,
+        httpx2.Client(base_url=url, timeout=BOUND_S, follow_redirects=False) as http,
+    ):
+        yield Console(Desk(url=url, server=server, codes=codes, key=key, home=home), http, clock)
+
+
+IDLE_PAST = timedelta(minutes=16)

@@ -1,0 +1,138 @@
+"""The owner's console: only the owner signs in (the owner code, counted by the lockout),
+sessions are short HttpOnly SameSite=Strict cookies, every post needs its CSRF token and the
+console's own origin, and an agent's bearer token opens nothing."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from console_kit import IDLE_PAST, console
+from gateway_testkit import OPEN
+
+from ordergate.callers import mint
+from ordergate.gateway.console import COOKIE
+
+
+@pytest.mark.req("console.sign-in")
+def test_without_a_session_every_page_redirects_to_the_sign_in_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        for path in ("", "/approvals", "/approvals/list", "/passkeys", "/approvals/x"):
+            answer = c.get(path)
+            assert answer.status_code == 303, path
+            assert answer.headers["location"] == "/console/sign-in"
+        page = c.get("/sign-in")
+        assert page.status_code == 200 and "Owner code" in page.text
+        cookie = page.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie and "path=/console" in cookie
+        assert "secure" not in cookie  # plain http on loopback; https sets it
+
+
+@pytest.mark.req("console.sign-in")
+def test_the_owner_code_signs_in_on_a_new_session_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        c.get("/sign-in")
+        before = c.http.cookies[COOKIE]
+        signed = c.sign_in(c.desk.codes.next())
+        assert signed.status_code == 303, signed.text
+        assert signed.headers["location"] == "/console/approvals"
+        assert c.http.cookies[COOKIE] != before
+        assert c.get("/approvals").status_code == 200
+        acts = [
+            e.detail for e in c.desk.ledger.journal.entries(limit=1000) if e.kind == "owner_act"
+        ]
+        assert {"console_sign_in"} == {a["act"] for a in acts if a["outcome"] == "authorised"}
+
+
+@pytest.mark.req("console.sign-in")
+def test_a_wrong_code_is_refused_and_counted_toward_the_lockout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        refused = c.sign_in(c.desk.codes.wrong())
+        assert refused.status_code == 403
+        assert c.get("/approvals").status_code == 303
+        status = c.desk.get("/status").json()
+        assert status["owner"]["recent_failures"] == 1
+
+
+@pytest.mark.req("console.csrf")
+def test_a_post_without_its_csrf_token_or_with_a_wrong_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        c.get("/sign-in")
+        code = c.desk.codes.passphrase or ""
+        assert c.post("/sign-in", {"owner_code": code}).status_code == 403
+        assert c.post("/sign-in", {"owner_code": code, "csrf": "x" * 43}).status_code == 403
+        assert c.get("/approvals").status_code == 303
+        assert c.sign_in().status_code == 303
+        held = c.desk.held_order()
+        path = f"/approvals/{held['approval_id']}/deny"
+        assert c.post(path, {"reason": "no token"}).status_code == 403
+        assert c.post(path, {"csrf": "y" * 43}).status_code == 403
+        assert c.desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"
+        assert c.post(path, {"csrf": c.csrf("/approvals")}).status_code == 200
+        assert c.desk.ledger.approvals.get(held["approval_id"]).state.value == "denied"
+
+
+@pytest.mark.req("console.origin")
+def test_a_post_from_a_foreign_origin_or_without_one_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        token = c.csrf()
+        form = {"csrf": token, "owner_code": c.desk.codes.passphrase or ""}
+        foreign = c.http.post(
+            "/console/sign-in", data=form, headers={"origin": "https://evil.example"}
+        )
+        assert foreign.status_code == 403
+        bare = c.http.post("/console/sign-in", data=form)
+        assert bare.status_code == 403
+        assert c.get("/approvals").status_code == 303
+
+
+@pytest.mark.req("console.no-bearer")
+def test_an_agents_bearer_token_opens_nothing_of_the_console(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        token = mint(
+            c.desk.key, caller="agent", profile="trader", ttl=timedelta(minutes=5), now=OPEN
+        ).reveal()
+        bearer = {"authorization": f"Bearer {token}"}
+        for path in ("", "/sign-in", "/approvals", "/passkeys"):
+            assert c.get(path, **bearer).status_code == 403, path
+        csrf = c.csrf()
+        form = {"csrf": csrf, "owner_code": token}
+        assert c.post("/sign-in", form, **bearer).status_code == 403
+        assert c.post("/sign-in", form).status_code == 403  # the token is no owner code
+        assert c.get("/approvals").status_code == 303
+
+
+@pytest.mark.req("console.session-expiry")
+def test_an_idle_session_ends_by_the_security_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        assert c.sign_in().status_code == 303
+        c.clock.advance(timedelta(minutes=14))
+        assert c.get("/approvals").status_code == 200
+        c.clock.advance(timedelta(minutes=14))
+        assert c.get("/approvals").status_code == 200  # seen 14 minutes ago: still live
+        c.clock.advance(IDLE_PAST)
+        assert c.get("/approvals").status_code == 303
+
+
+@pytest.mark.req("console.sign-in")
+def test_signing_out_ends_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        assert c.sign_in().status_code == 303
+        token = c.csrf("/approvals")
+        assert c.post("/sign-out", {"csrf": token}).status_code == 303
+        assert c.get("/approvals").status_code == 303
