@@ -31,7 +31,7 @@ TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
     "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
     "controls", "decisions", "executions", "filing_events", "filings", "gateway_clients",
-    "gateway_codes", "grades", "grading_cursor",
+    "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
@@ -51,6 +51,9 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_record")
             ).all() == [("0009",)]
+            assert connection.execute(
+                text("SELECT version_num FROM alembic_version_gateway")
+            ).all() == [("0010",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:
