@@ -230,3 +230,15 @@ def test_first_in_first_out_spans_lots_and_rounds_to_the_cent_half_even() -> Non
     ]
     assert trades[1].cost_basis == Decimal("50.00")  # 50.0025 to the even cent
     assert trades[1].realized_pnl == Decimal("51.00") - Decimal("50.00")
+
+
+async def test_a_paper_desk_without_an_account_list_refuses_pnl_reads() -> None:
+    from types import SimpleNamespace
+
+    from ordergate.gateway.mcp._paper_pnl import realized_pnl
+    from ordergate.gateway.mcp._refusing import Refused
+
+    desk = SimpleNamespace(account="5QR00000", accounts=None)
+    with pytest.raises(Refused) as refused:
+        await realized_pnl(desk, {"account_number": "851234567"})
+    assert refused.value.code == "PAPER_ACCOUNT_UNKNOWN"
