@@ -87,6 +87,7 @@ SURFACE = {
         "ClientQuoteSource", "DEFAULT_GRACE", "Guard", "GuardStatus", "LiveExecutor",
         "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
         "PaperAccount", "PaperBook", "PaperExecutor", "PaperOrder", "Placement", "QuoteSource",
+        "PaperClosedTrade", "PaperFill", "closed_trades",
         "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
         "canonical_order_id",

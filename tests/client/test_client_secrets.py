@@ -108,7 +108,8 @@ def test_no_token_appears_in_logs_output_errors_or_reprs_over_a_whole_session(
         for record in caplog.records
     ]
     assert any(record.name.startswith("httpx2") for record in caplog.records)
-    assert any(record.name.startswith("mcp") for record in caplog.records)
+    # The session no longer runs through the MCP SDK (the handshake is plain JSON-RPC over
+    # httpx2), so there are no ``mcp`` records to scan; any that appear are scanned below.
     errors = [h for h in handed if isinstance(h, BaseException)]
     shown = [
         caplog.text,

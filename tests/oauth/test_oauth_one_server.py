@@ -192,8 +192,9 @@ def test_every_oauth_route_of_both_servers_is_the_shared_handlers(
         handlers = _handlers(routes)
         metadata = {path for path in handlers if path.startswith("/.well-known/")}
         assert len(metadata) == 3, name
-        # The discovery documents are the MCP SDK's handlers; every endpoint is ours, shared.
-        assert {handlers[path] for path in metadata} == {"mcp.server.auth.handlers.metadata"}
+        # The discovery documents are served as the MCP SDK's handlers serve them, by one
+        # shared handler of ours (tests/oauth/test_oauth_documents.py); every endpoint is ours.
+        assert {handlers[path] for path in metadata} == {"ordergate.oauth._documents"}
         for path in set(handlers) - metadata:
             assert handlers[path].startswith("ordergate.oauth."), (name, path, handlers[path])
 

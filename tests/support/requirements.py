@@ -244,6 +244,9 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.paper.fail-closed": "issue 15 §1: an account read the paper book cannot answer is "
     "refused in paper mode, never passed through to the real account",
     "gateway.paper.live-unchanged": "issue 15 §1: live mode passes account reads through",
+    "gateway.paper.realized-pnl": "issue 15 §1: in paper mode realised P&L and the P&L trade "
+    "history answer from the paper fills (first in, first out, as the venue), on the rhs "
+    "account number read from get_accounts, in the venue's shapes, marked paper",
     "gateway.record.fills": "issue 15 §1: gate_record shows each filing's terms, status, fills "
     "(price, quantity, fees) and a grade slot",
     # Issue 13 §7: a CLI that feels native

@@ -19,7 +19,6 @@ from ordergate.client._auth import Refresh
 from ordergate.client._caller import Caller
 from ordergate.client._coalesce import coalesce
 from ordergate.client._config import DEFAULT_URL, Config, ordergate_home
-from ordergate.client._discovery import AuthorizationServer, discover
 from ordergate.client._errors import (
     BusinessError,
     HTTPStatusError,
@@ -32,20 +31,25 @@ from ordergate.client._errors import (
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._models import field_name
 from ordergate.client._pages import MAX_PAGES
-from ordergate.client._registration import register
 from ordergate.client._rfc6749 import request_tokens, request_tokens_blocking
 from ordergate.client._robinhood import Robinhood, ServerInfo
 from ordergate.client._servers import WrongServer
 from ordergate.client._tokens import TokenSet, read_token_file, write_token_file
 
 if TYPE_CHECKING:
+    from ordergate.client._discovery import AuthorizationServer, discover
     from ordergate.client._login import ENV_ACCESS_TOKEN, ENV_REFRESH_TOKEN, login
+    from ordergate.client._registration import register
     from ordergate.client._session import connect, connect_with
 
-# Signing in and opening a session use the MCP SDK, whose import (hundreds of pydantic
-# models) costs about a second: they are imported on first use, so a command that only reads
-# the configuration (``ordergate approvals``, ``tools list FILE``) never pays for it.
+# Signing in (discovery, registration, login) uses the MCP SDK's OAuth helpers, whose import
+# (hundreds of pydantic models) costs about a second: they are imported on first use, so a
+# command that only opens a session (``ordergate status``) or reads the configuration never
+# pays for it. ``connect`` needs no SDK (its handshake is plain JSON-RPC) but stays lazy too.
 _LAZY = {
+    "AuthorizationServer": "ordergate.client._discovery",
+    "discover": "ordergate.client._discovery",
+    "register": "ordergate.client._registration",
     "ENV_ACCESS_TOKEN": "ordergate.client._login",
     "ENV_REFRESH_TOKEN": "ordergate.client._login",
     "login": "ordergate.client._login",

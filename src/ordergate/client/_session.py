@@ -1,12 +1,13 @@
 """``connect``: one signed-in MCP session to the venue, and the lean path every call takes.
 
-The MCP SDK does the session handshake (``ClientSession.initialize`` over
-``streamable_http_client``): protocol negotiation, client info, ``notifications/initialized``.
-Tool calls then go out as plain JSON-RPC POSTs (``JsonRpcCaller``) over the same pooled
-``httpx2.AsyncClient``, carrying the session's ``Mcp-Session-Id`` and protocol version.
-Measured by ``ordergate bench client`` (9000 calls a case, venue in its own process): the
-SDK's ``call_tool`` p50 was 1.60× a raw POST of the same request (2240 µs vs 1401 µs; the
-issue quotes 2.2× from an earlier run), the lean typed path 1.09× (1529 µs, +128 µs).
+The session handshake is two plain JSON-RPC POSTs (``_handshake``: what the MCP SDK's
+``ClientSession.initialize`` sends, without importing the SDK): protocol negotiation, client
+info, ``notifications/initialized``. Tool calls then go out as plain JSON-RPC POSTs
+(``JsonRpcCaller``) over the same pooled ``httpx2.AsyncClient``, carrying the session's
+``Mcp-Session-Id`` and protocol version. Measured by ``ordergate bench client`` (9000 calls
+a case, venue in its own process): the SDK's ``call_tool`` p50 was 1.60× a raw POST of the
+same request (2240 µs vs 1401 µs; the issue quotes 2.2× from an earlier run), the lean typed
+path 1.09× (1529 µs, +128 µs).
 
 The tokens are sent to the server they were issued for and to no other (``_servers``):
 asked for another URL, ``connect`` raises ``WrongServer`` before anything is sent; a token
@@ -23,18 +24,14 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 
 import anyio
 import httpx2
-from mcp.client import ClientSession
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.exceptions import MCPError
-from mcp_types import Implementation
 
 from ordergate.client._auth import Refresh, TokenAuth
 from ordergate.client._coalesce import coalesce
 from ordergate.client._config import Config
+from ordergate.client._handshake import Handshake, MCPError, handshake
 from ordergate.client._jsonrpc import JsonRpcCaller
 from ordergate.client._refresh import Refresher
 from ordergate.client._robinhood import Robinhood, ServerInfo
@@ -48,31 +45,6 @@ logger = logging.getLogger(__name__)
 
 HANDSHAKE_TIMEOUT_S = 10.0
 _CLOSE_TIMEOUT_S = 5.0
-_INITIALIZED = b'"notifications/initialized"'
-
-
-@dataclass(frozen=True, slots=True)
-class _Session:
-    session_id: str | None
-    protocol_version: str
-    server_name: str
-    server_version: str
-
-
-class _HandshakeWatch:
-    """A response hook for the handshake only: the session id, and the moment the venue has
-    taken ``notifications/initialized`` (so leaving the SDK cannot cut that POST short)."""
-
-    def __init__(self) -> None:
-        self.session_id: str | None = None
-        self.initialized = anyio.Event()
-
-    async def __call__(self, response: httpx2.Response) -> None:
-        session_id = response.headers.get("mcp-session-id")
-        if session_id:
-            self.session_id = session_id
-        if response.request.method == "POST" and _INITIALIZED in response.request.content:
-            self.initialized.set()
 
 
 @asynccontextmanager
@@ -125,16 +97,12 @@ async def connect_with(
     ``WrongServer`` when they record another server than ``config.url``.
     """
     check_server(tokens.server, config.url)
-    watch = _HandshakeWatch()
     auth = TokenAuth(tokens, refresh=refresh, clock=clock)
-    async with httpx2.AsyncClient(
-        auth=auth, timeout=timeout_s, event_hooks={"response": [watch]}
-    ) as http:
+    async with httpx2.AsyncClient(auth=auth, timeout=timeout_s) as http:
         coalesce(http)  # each call one write: half the wake-ups at the venue (_coalesce)
         # Fail closed before anything is sent if the tokens are stale and cannot be renewed.
         await auth.fresh_tokens()
-        session = await _handshake(http, config, watch, handshake_timeout_s)
-        http.event_hooks = {"request": [], "response": []}
+        session = await _handshake(http, config, handshake_timeout_s)
         if session is None and auth.failure is not None:
             raise auth.failure
         caller = JsonRpcCaller(
@@ -151,48 +119,27 @@ async def connect_with(
 
 
 async def _handshake(
-    http: httpx2.AsyncClient, config: Config, watch: _HandshakeWatch, timeout_s: float
-) -> _Session | None:
-    client_info = Implementation(name=config.name, version=config.version)
+    http: httpx2.AsyncClient, config: Config, timeout_s: float
+) -> Handshake | None:
     try:
         with anyio.fail_after(timeout_s):
-            async with (
-                # The session is ended by our own DELETE when ``connect`` exits.
-                streamable_http_client(config.url, http_client=http, terminate_on_close=False) as (
-                    read,
-                    write,
-                ),
-                ClientSession(read, write, client_info=client_info) as session,
-            ):
-                result = await session.initialize()
-                await watch.initialized.wait()
-        # Leaving the SDK cancelled its task groups; on CPython 3.11 that desyncs coverage
-        # tracing of the frames above (python/cpython#106749) until one plain checkpoint.
-        await anyio.lowlevel.cancel_shielded_checkpoint()
+            return await handshake(http, config.url, name=config.name, version=config.version)
     except Exception as error:
         # Broad on purpose: whatever stops the handshake, calls still work without a session.
         logger.warning(
             "no MCP session (%s); calling tools by plain JSON-RPC POST", _describe(error)
         )
         return None
-    return _Session(
-        session_id=watch.session_id,
-        protocol_version=result.protocol_version,
-        server_name=result.server_info.name,
-        server_version=result.server_info.version,
-    )
 
 
 def _describe(error: BaseException) -> str:
-    """What went wrong, by exception type (and the SDK's JSON-RPC message), never more."""
-    if isinstance(error, BaseExceptionGroup):
-        return ", ".join(_describe(inner) for inner in error.exceptions)
+    """What went wrong, by exception type (and the handshake's own message), never more."""
     if isinstance(error, MCPError):
-        return f"{type(error).__name__}: {error.error.message}"
+        return f"{type(error).__name__}: {error}"
     return type(error).__name__
 
 
-async def _end_session(http: httpx2.AsyncClient, url: str, session: _Session | None) -> None:
+async def _end_session(http: httpx2.AsyncClient, url: str, session: Handshake | None) -> None:
     if session is None or session.session_id is None:
         return
     headers = {

@@ -24,12 +24,16 @@ import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, ValidationError
+from typing import TYPE_CHECKING, Any, cast
 
 from ordergate.core import ToolError
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
+# jsonschema is imported when the first schema is compiled (its import, with referencing and
+# attrs, costs a tenth of a second or more that ``ordergate status`` never needs).
 
 __all__ = [
     "LOCAL_PREFIX",
@@ -105,6 +109,9 @@ def _validator(schema: Mapping[str, Any], tool: str | None) -> Draft202012Valida
     if validator is not None:
         _compiled.move_to_end(digest)
         return validator
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:

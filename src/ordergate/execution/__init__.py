@@ -33,6 +33,7 @@ from ordergate.execution._outcome import (
 from ordergate.execution._paper import PaperExecutor
 from ordergate.execution._paper_account import PaperAccountReader
 from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
+from ordergate.execution._paper_pnl import PaperClosedTrade, PaperFill, closed_trades
 from ordergate.execution._protocols import (
     AccountReader,
     AccountView,
@@ -79,7 +80,9 @@ __all__ = [
     "PaperAccount",
     "PaperAccountReader",
     "PaperBook",
+    "PaperClosedTrade",
     "PaperExecutor",
+    "PaperFill",
     "PaperOrder",
     "Placement",
     "QuoteSource",
@@ -90,6 +93,7 @@ __all__ = [
     "arm",
     "calendar_session",
     "canonical_order_id",
+    "closed_trades",
     "deny_approval",
     "end_filing",
     "filing_terms",

@@ -43,6 +43,7 @@ from ordergate.core import (
     TimeInForce,
     to_wire,
 )
+from ordergate.execution._paper_pnl import PaperFill, account_fills
 from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
 from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
@@ -165,6 +166,15 @@ class PaperBook:
             )
             held = sorted((row.symbol, Decimal(row.quantity), Decimal(row.cost)) for row in rows)
         return {symbol: (shares, cost) for symbol, shares, cost in held if shares != 0}
+
+    @property
+    def clock(self) -> Clock:
+        """The book's (market) clock: what "now" is for its orders and fills."""
+        return self._clock
+
+    def fills(self, account: str) -> tuple[PaperFill, ...]:
+        """The account's fills in execution order (``_paper_pnl``: for realised P&L)."""
+        return account_fills(self._engine, account)
 
     def cash(self, account: str) -> Decimal:
         """``starting_cash`` − what buy fills cost + what sell fills brought."""

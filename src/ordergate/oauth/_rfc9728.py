@@ -1,24 +1,23 @@
 """RFC 9728, OAuth 2.0 Protected Resource Metadata: the document, where it is served and the 401.
 
-An unauthenticated request to an MCP endpoint is answered 401 with
-``WWW-Authenticate: Bearer resource_metadata="<issuer>/.well-known/oauth-protected-resource<path>"``
-(§5.1), exactly as the live server does; clients that ignore the header fall back to the
-path-less well-known URL, so the document is served there too. The document (§2) is the MCP
-SDK's ``ProtectedResourceMetadata``, served by its handler: the resource, the one
-authorization server guarding it, its scopes and bearer tokens in the header only.
-"""
+An unauthenticated request to an MCP endpoint is answered 401 with ``WWW-Authenticate:
+Bearer resource_metadata="<issuer>/.well-known/oauth-protected-resource<path>"`` (§5.1),
+exactly as the live server does; clients that ignore the header fall back to the path-less
+well-known URL, so the document is served there too. The document (§2) is a plain JSON
+object in the field order of the MCP SDK's ``ProtectedResourceMetadata``, served as its
+handler serves it (a test validates it against the model): the resource, the one
+authorization server guarding it, its scopes and bearer tokens in the header only."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.routing import Route
 
-if TYPE_CHECKING:
-    from mcp.shared.auth import ProtectedResourceMetadata
+from ordergate.oauth._documents import checked_url, document_route
 
 __all__ = [
     "WELL_KNOWN_PREFIX",
@@ -29,8 +28,8 @@ __all__ = [
 ]
 
 WELL_KNOWN_PREFIX = "/.well-known/oauth-protected-resource"
-# The MCP SDK is imported where it is used: importing it costs about a second (its pydantic
-# models), which a command that never serves or signs in should not pay.
+# Plain dicts, not the MCP SDK's pydantic models: importing the SDK costs about a second,
+# which starting the embedded sandbox (``ordergate status --sandbox``) should not pay.
 
 # RFC 6750 §3: error = 1*( %x20-21 / %x23-5B / %x5D-7E ), i.e. no quote and no backslash.
 _ERROR_VALUE = re.compile(r"[\x20\x21\x23-\x5B\x5D-\x7E]+")
@@ -44,32 +43,30 @@ def metadata_paths(resource: str) -> list[str]:
 
 def protected_resource_metadata(
     *, resource: str, issuer: str, scopes: Sequence[str], resource_name: str | None = None
-) -> ProtectedResourceMetadata:
-    """The document for ``resource``, guarded by the authorization server ``issuer``."""
-    from mcp.shared.auth import ProtectedResourceMetadata
+) -> dict[str, Any]:
+    """The document for ``resource``, guarded by the authorization server ``issuer``.
 
-    return ProtectedResourceMetadata.model_validate(
-        {
-            "resource": resource,
-            "authorization_servers": [issuer],
-            "scopes_supported": list(scopes),
-            "bearer_methods_supported": ["header"],
-            "resource_name": resource_name,
-        }
-    )
+    Raises ``ValueError`` naming the field when a URL is not an absolute http(s) URL.
+    """
+    document: dict[str, Any] = {
+        "resource": checked_url("resource", resource),
+        "authorization_servers": [checked_url("authorization_servers", issuer)],
+        "scopes_supported": list(scopes),
+        "bearer_methods_supported": ["header"],
+    }
+    if resource_name is not None:
+        document["resource_name"] = resource_name
+    return document
 
 
 def protected_resource_routes(
     *, resource: str, issuer: str, scopes: Sequence[str], resource_name: str | None = None
 ) -> list[Route]:
     """The ``GET`` routes serving the document for ``resource`` at its well-known paths."""
-    from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
-
     metadata = protected_resource_metadata(
         resource=resource, issuer=issuer, scopes=scopes, resource_name=resource_name
     )
-    handler = ProtectedResourceMetadataHandler(metadata)
-    return [Route(path, handler.handle, methods=["GET"]) for path in metadata_paths(resource)]
+    return [document_route(path, metadata) for path in metadata_paths(resource)]
 
 
 def www_authenticate(*, metadata_url: str, error: str | None = None) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ordergate._serving import bind_socket, serve_foreground
 from ordergate.sandbox._app import build_sandbox
 from ordergate.sandbox._config import SandboxConfig
+
+if TYPE_CHECKING:
+    from rich.console import Console  # only ``sandbox serve`` prints; embedding never does
 
 __all__ = ["serve_forever"]
 

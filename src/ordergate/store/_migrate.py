@@ -19,6 +19,9 @@ those revisions moves to this layout as it is opened: each owner's version table
 at its last revision at or before that one, in the same transaction, and ``alembic_version``
 dropped. Nothing else changes: no table is rebuilt and no row touched.
 
+Alembic is imported only when something is due: ``_heads.at_head`` first reads the version
+tables (a cheap read) and, when every owner is at its head, nothing more is done.
+
 The owners are named here, as data, not imported: the store sits below every package that
 uses it and runs their migration scripts from their folders.
 """
@@ -27,16 +30,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util.exc import CommandError
 from sqlalchemy import Connection, Engine, inspect, text
 
 from ordergate.store._engine import MIGRATION_KEY, WRITE_OPTION
 from ordergate.store._errors import StoreSchemaError
+from ordergate.store._heads import at_head
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
 __all__ = ["LEGACY_REVISIONS", "OWNERS", "Owner", "alembic_config", "migrate"]
 
@@ -74,6 +78,8 @@ OWNERS = (
 
 def alembic_config(owner: Owner, connection: Connection) -> Config:
     """Alembic's configuration for ``owner``'s revisions, run on ``connection``."""
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(_ENVIRONMENT))
     config.set_main_option("path_separator", "os")
@@ -94,12 +100,18 @@ def migrate(engine: Engine, revision: str = "head") -> None:
                 connection.execute(
                     text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_KEY}
                 )
+            owners = [(owner.version_table, owner.versions) for owner in OWNERS]
+            if revision == "head" and at_head(connection, owners, _LEGACY_TABLE):
+                return
             _adopt_single_chain(connection)
             for owner in OWNERS:
                 _migrate_owner(connection, owner, revision)
 
 
 def _migrate_owner(connection: Connection, owner: Owner, revision: str) -> None:
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
     config = alembic_config(owner, connection)
     scripts = ScriptDirectory.from_config(config)
     current = _current(connection, owner, scripts)
@@ -115,6 +127,9 @@ def _migrate_owner(connection: Connection, owner: Owner, revision: str) -> None:
 
 
 def _current(connection: Connection, owner: Owner, scripts: ScriptDirectory) -> tuple[str, ...]:
+    from alembic.runtime.migration import MigrationContext
+    from alembic.util.exc import CommandError
+
     context = MigrationContext.configure(connection, opts={"version_table": owner.version_table})
     current = context.get_current_heads()
     for found in current:
@@ -146,6 +161,9 @@ def _adopt_single_chain(connection: Connection) -> None:
             f"the database's schema revision {', '.join(map(repr, found)) or 'none'} is newer "
             "than this ordergate knows; upgrade ordergate before opening it"
         )
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
     for owner in OWNERS:
         config = alembic_config(owner, connection)
         at = _at_or_before(ScriptDirectory.from_config(config), found[0])

@@ -7,8 +7,11 @@ with each (the captured inventory's 82 tools, ``ordergate.inventory``):
 - a ``PaperAnswer``: answered from the paper book (orders, positions, portfolio);
 - ``FORWARD``: takes an account number but reads nothing the paper book holds (the account
   list, its approval setting, tradability, crypto quotes): forwarded as in live mode;
-- ``REFUSE``: reads account state the paper book cannot answer (tax lots, realised P&L,
-  option, crypto and advanced orders and positions): refused, never sent to the real account.
+- ``REFUSE``: reads account state the paper book cannot answer (tax lots, option, crypto and
+  advanced orders and positions): refused, never sent to the real account.
+
+Realised P&L (``get_realized_pnl``, ``get_pnl_trade_history``) is answered from the book's
+fills (``_paper_pnl``); those take the rhs account number, read from ``get_accounts``.
 
 Reviews and enrolment links are forwarded as in live mode. A read not in the table (the
 upstream may list new ones) is an account read when it takes an account number or its name
@@ -35,6 +38,7 @@ import anyio
 from ordergate.discovery import classify, name_words
 from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperOrder
 from ordergate.gateway.mcp._answers import answer
+from ordergate.gateway.mcp._paper_pnl import pnl_trade_history, realized_pnl
 from ordergate.gateway.mcp._paper_wire import PAPER_AGENT, order_wire, portfolio_wire, position_wire
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.inventory import ToolClass
@@ -60,7 +64,8 @@ __all__ = [
 PAPER_GUIDE = (
     "Paper: answered from the ordergate gateway's paper book, not the broker's account. "
     "Orders are the ones you filed through the gateway; positions, cash and buying power are "
-    "the paper account's. Fees are zero and instrument_id is paper:SYMBOL on paper."
+    "the paper account's; realised P&L is its fills matched first in, first out. Fees are "
+    "zero and instrument_id is paper:SYMBOL on paper."
 )
 ORDER_WINDOW = 100
 """How many of the identity's newest filings an order read looks at."""
@@ -91,6 +96,8 @@ class PaperDesk:
     ledger: Ledger
     account: str
     identity: str
+    accounts: Callable[[], Awaitable[Any]] | None = None
+    """The upstream's ``get_accounts`` data (for the rhs account number), when reachable."""
 
 
 PaperAnswer = Callable[[PaperDesk, dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -216,8 +223,8 @@ ACCOUNT_READS: Mapping[str, PaperAnswer | Literal["forward", "refuse"]] = {
     "get_crypto_quotes": FORWARD,
     "get_limited_margin_upgrade_info": FORWARD,
     "get_equity_tax_lots": REFUSE,
-    "get_realized_pnl": REFUSE,
-    "get_pnl_trade_history": REFUSE,
+    "get_realized_pnl": realized_pnl,
+    "get_pnl_trade_history": pnl_trade_history,
     "get_option_orders": REFUSE,
     "get_option_positions": REFUSE,
     "get_crypto_orders": REFUSE,
@@ -249,9 +256,12 @@ def paper_entry(
     return REFUSE if reads_account(name, descriptor) else FORWARD
 
 
-def paper_desk(guard: Guard, identity: str) -> PaperDesk:
+def paper_desk(
+    guard: Guard, identity: str, *, accounts: Callable[[], Awaitable[Any]] | None = None
+) -> PaperDesk:
     """The paper book behind a paper guard; refused when the guard reads no paper book (a
-    paper guard over another reader: nothing can answer for it, so nothing is sent)."""
+    paper guard over another reader: nothing can answer for it, so nothing is sent).
+    ``accounts`` reads the upstream's ``get_accounts`` (for realised P&L's rhs number)."""
     reader = guard.reader
     if not isinstance(reader, PaperAccountReader):
         refuse(
@@ -264,6 +274,7 @@ def paper_desk(guard: Guard, identity: str) -> PaperDesk:
         ledger=guard.ledger,
         account=guard.account,
         identity=identity,
+        accounts=accounts,
     )
 
 

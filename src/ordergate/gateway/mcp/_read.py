@@ -41,7 +41,12 @@ async def forward(call: Call) -> dict[str, Any]:
             refuse_unanswerable(call.name)
         if entry != FORWARD:
             assert callable(entry)
-            return await paper_read(entry, paper_desk(guard, call.identity), call.arguments)
+
+            def accounts() -> Any:
+                return backend.forward(call.connection_id, "get_accounts", {})
+
+            desk = paper_desk(guard, call.identity, accounts=accounts)
+            return await paper_read(entry, desk, call.arguments)
     data = await step(
         backend.forward(call.connection_id, call.name, call.arguments), FORWARD_FAILED
     )

@@ -7,12 +7,13 @@ Robinhood's schemas say ``additionalProperties: false`` everywhere and type arra
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ordergate.sandbox.tools._registry import VenueError
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["ArgumentValidator", "field_path"]
 
@@ -66,6 +67,9 @@ class ArgumentValidator:
 
     def compiled(self) -> Draft202012Validator:
         if self._validator is None:
+            # Imported here too: a venue whose tools are never called never needs jsonschema.
+            from jsonschema import Draft202012Validator
+
             Draft202012Validator.check_schema(self._schema)
             self._validator = Draft202012Validator(self._schema)
         return self._validator
