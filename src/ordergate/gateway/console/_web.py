@@ -26,10 +26,12 @@ __all__ = ["COOKIE", "PREFIX", "Refused", "Web"]
 
 PREFIX = "/console"
 COOKIE = "ordergate_console"
+# ``same-origin``, not ``no-referrer``: under ``no-referrer`` a browser sends ``Origin: null``
+# with a form post (Fetch, "serializing a request origin"), and every console form is refused.
 _HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

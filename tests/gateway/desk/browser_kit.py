@@ -1,0 +1,159 @@
+"""The owner's console in real Chromium: Debian's ``chromium`` driven by Playwright (its own
+browser downloads are never used), a virtual WebAuthn authenticator through the DevTools
+protocol, and a real gateway on loopback whose public URL is ``http://localhost:PORT`` (a
+passkey's relying-party id must be a domain: ``localhost``, not an address).
+
+``shoot(name)`` screenshots the page at a phone width (390x844) and a desktop width
+(1280x800) into ``tmp_path/screens`` and, when ``ORDERGATE_SCREENSHOTS=DIR`` is set, into
+``DIR`` too. Without chromium or playwright the tests skip saying how to install them, except
+in CI (``CI`` set), where they fail: CI must run them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from desk_kit import HELD_POLICY, MASTER, Desk
+from gateway_testkit import OPEN
+from owner_testkit import PASSPHRASE, apply_home_policy, enrol
+
+from ordergate._serving import bind_socket
+from ordergate.callers import CallerKey
+from ordergate.core import Secret
+from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._serve import GatewayServer
+from ordergate.runtime import Settings
+
+CHROMIUM = "/usr/bin/chromium"
+WAIT_MS = 10_000
+"""The bound on every wait for the page (Playwright's ``expect`` and ``wait_for``)."""
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+_AUTHENTICATOR = {
+    "protocol": "ctap2",
+    "transport": "internal",
+    "hasResidentKey": True,
+    "hasUserVerification": True,
+    "isUserVerified": True,
+}
+
+
+def _missing(what: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is required in CI to run the console's browser tests")
+    pytest.skip(
+        f"{what} not found: `apt-get install -y chromium` and `scripts/uv sync` "
+        "(playwright is a dev dependency; never `playwright install`) to run them"
+    )
+
+
+def sync_playwright() -> Any:
+    try:
+        from playwright.sync_api import sync_playwright as start
+    except ImportError:
+        _missing("playwright")
+    if shutil.which(CHROMIUM) is None:
+        _missing("chromium")
+    return start()
+
+
+@dataclass
+class Browser:
+    desk: Desk
+    page: Any
+    screens: Path
+
+    def go(self, path: str) -> Any:
+        return self.page.goto(f"{self.desk.url}/console{path}", wait_until="load")
+
+    def shoot(self, name: str) -> None:
+        """The page as it is now, at a phone width and a desktop width."""
+        extra = os.environ.get("ORDERGATE_SCREENSHOTS")
+        targets = [self.screens] + ([Path(extra)] if extra else [])
+        for width, size in (("phone", PHONE), ("desktop", DESKTOP)):
+            self.page.set_viewport_size(size)
+            image = self.page.screenshot(full_page=True, animations="disabled")
+            for target in targets:
+                target.mkdir(parents=True, exist_ok=True)
+                (target / f"{name}-{width}.png").write_bytes(image)
+        self.page.set_viewport_size(DESKTOP)
+
+    def sign_in_with_code(self, code: str = PASSPHRASE) -> None:
+        self.go("/sign-in")
+        self.page.fill("#owner_code", code)
+        self.page.click("form[action$='/sign-in'] button[type=submit]")
+        self.page.wait_for_url("**/console/approvals", timeout=WAIT_MS)
+
+
+def _gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) -> GatewayServer:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "policy.toml").write_text(policy)
+    apply_home_policy(home)
+    monkeypatch.setenv("ORDERGATE_HOME", str(home))
+    monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
+    for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):
+        monkeypatch.delenv(name, raising=False)
+    settings = Settings.resolve(sandbox=True)
+    sock = bind_socket("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    config = GatewayConfig(
+        port=0, caller_key=CallerKey.derive(Secret(MASTER)), public_url=f"http://localhost:{port}"
+    )
+    return GatewayServer(
+        settings,
+        config,
+        sock,
+        clock=settings.clock(),
+    )
+
+
+@contextmanager
+def browser_console(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, policy: str = HELD_POLICY
+) -> Iterator[Browser]:
+    """A gateway with an enrolled owner and a Chromium page with a virtual authenticator."""
+    playwright = sync_playwright()
+    server = _gateway(tmp_path, monkeypatch, policy)
+    home = tmp_path / "home"
+    codes = enrol(home, passphrase=PASSPHRASE)
+    key = CallerKey.derive(Secret(MASTER))
+    with server as url, playwright as p:
+        browser = p.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"),
+            executable_path=CHROMIUM,
+            args=_ARGS,
+            headless=True,
+            viewport=DESKTOP,
+        )
+        try:
+            browser.set_default_timeout(WAIT_MS)
+            page = browser.pages[0] if browser.pages else browser.new_page()
+            devtools = browser.new_cdp_session(page)
+            devtools.send("WebAuthn.enable")
+            devtools.send("WebAuthn.addVirtualAuthenticator", {"options": _AUTHENTICATOR})
+            desk = Desk(url=url, server=server, codes=codes, key=key, home=home)
+            yield Browser(desk, page, tmp_path / "screens")
+        finally:
+            browser.close()
+
+
+TOKEN_TTL = timedelta(minutes=15)
