@@ -26,7 +26,7 @@ from gateway_testkit import OPEN
 from owner_testkit import PASSPHRASE, apply_home_policy, enrol
 
 from ordergate._serving import bind_socket
-from ordergate.callers import CallerKey
+from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
@@ -157,3 +157,15 @@ def browser_console(
 
 
 TOKEN_TTL = timedelta(minutes=15)
+
+
+def connection_token(desk: Desk, connection_id: str) -> str:
+    """A trader caller token bound to the connection ``connection_id`` (as its client holds)."""
+    return mint(
+        desk.key,
+        caller="agent",
+        profile="trader",
+        ttl=TOKEN_TTL,
+        now=OPEN,
+        connection=connection_id,
+    ).reveal()
