@@ -295,4 +295,7 @@ REQUIREMENTS: dict[str, str] = {
     "broker) and an equity curve with drawdown against the high-water mark as server-side SVG",
     "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
     "then signs in and approves",
+    "console.browser": "issue 15 acceptance: in real Chromium (a virtual WebAuthn "
+    "authenticator) the owner enrols a passkey, signs in, approves, denies, revokes, pauses "
+    "and resumes; each page is screenshotted at a phone and a desktop width",
 }

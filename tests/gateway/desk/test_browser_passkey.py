@@ -10,6 +10,7 @@ from browser_kit import WAIT_MS, browser_console
 from playwright.sync_api import expect
 
 
+@pytest.mark.req("console.browser")
 @pytest.mark.req("console.passkey")
 def test_a_passkey_enrolled_with_the_owner_code_signs_the_owner_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
