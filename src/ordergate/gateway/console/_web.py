@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,6 +41,20 @@ _HEADERS = {
 }
 
 
+def when(value: str | None) -> str:
+    """An ISO-8601 instant as a person reads it (``2026-12-01 15:15 UTC``); ``—`` for none,
+    and anything else as it is."""
+    if not value:
+        return "—"
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    if moment.tzinfo is None:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 class Refused(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -64,6 +79,7 @@ class Web:
             loader=FileSystemLoader(Path(__file__).parent / "templates"),
             autoescape=select_autoescape(default=True),
         )
+        self.templates.filters["when"] = when
 
     def screen(self, request: Request, *, post: bool) -> None:
         if "authorization" in request.headers:
