@@ -75,6 +75,16 @@ def sync_playwright() -> Any:
     return start()
 
 
+def expect(target: Any, **options: Any) -> Any:
+    """Playwright's ``expect`` (imported here, so a test module without playwright skips
+    instead of failing to import); each wait is bounded by ``WAIT_MS`` unless it says its own
+    ``timeout``."""
+    from playwright.sync_api import expect as playwright_expect
+
+    playwright_expect.set_options(timeout=WAIT_MS)
+    return playwright_expect(target, **options)
+
+
 @dataclass
 class Browser:
     desk: Desk

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_kit import WAIT_MS, browser_console
-from playwright.sync_api import expect
+from browser_kit import WAIT_MS, browser_console, expect
 
 # htmx refreshes the list every 10 s: the wait for a new order allows one refresh and a half.
 _REFRESH_MS = 15_000

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_kit import WAIT_MS, browser_console
-from playwright.sync_api import expect
+from browser_kit import WAIT_MS, browser_console, expect
 
 
 @pytest.mark.req("console.browser")

@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_kit import TOKEN_TTL, browser_console
+from browser_kit import TOKEN_TTL, browser_console, expect
 from desk_kit import MASTER
 from gateway_testkit import OPEN
-from playwright.sync_api import expect
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret

@@ -7,9 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browser_kit import browser_console, connection_token
+from browser_kit import browser_console, connection_token, expect
 from mcp_http_testkit import McpSession
-from playwright.sync_api import expect
 
 
 @pytest.mark.req("console.browser")
@@ -50,7 +49,8 @@ def test_pausing_in_the_browser_refuses_new_orders_until_the_owner_resumes(
         b.page.click("button:has-text('Pause all new orders')")
         expect(b.page.get_by_text("Paused: lunch.")).to_be_visible()
         b.shoot("budget-paused")
-        assert b.desk.place()["status"] != "pending_approval"
+        assert b.desk.place()["reasons"] == ["paused"]
+        assert b.desk.ledger.controls.pause_state().paused
         b.page.fill("#owner_code", b.desk.codes.next())
         b.page.click("button:has-text('Resume')")
         expect(b.page.get_by_text("Trading is not paused.")).to_be_visible()
