@@ -158,3 +158,21 @@ def test_install_redaction_defaults_to_the_root_logger() -> None:
         for f in root.filters:
             if f not in before:
                 root.removeFilter(f)
+
+
+def test_with_many_secrets_registered_each_is_still_masked_and_other_text_kept() -> None:
+    from ordergate.core import _redact
+
+    many = [secrets.token_urlsafe(24) for _ in range(_redact.FEW + 10)]
+    for value in many:
+        register_secret(value)
+    # Past FEW values the registry is searched by position, not value by value.
+    assert _redact._few is None
+    outer = many[0] + "-tail"
+    register_secret(outer)
+    line = f"a={many[5]} b={outer} c={many[-1]}{many[-2]} nothing else here"
+    assert redact(line) == f"a={MASK} b={MASK} c={MASK}{MASK} nothing else here"
+    assert redact("short") == "short"
+    assert redact("no secret in this line at all, only words") == (
+        "no secret in this line at all, only words"
+    )

@@ -20,30 +20,67 @@ MIN_SECRET_LENGTH = 8
 _FORMATTER = logging.Formatter()
 
 _lock = threading.Lock()
-# Longest first, so a secret that contains another is masked whole rather than leaving its
-# ends in the clear. Writers rebuild the tuple under the lock; readers take the current one
-# without locking, because rebinding a module global is atomic.
-_ordered: tuple[str, ...] = ()
+# The registered values by their first ``MIN_SECRET_LENGTH`` characters, each bucket longest
+# first, so a secret that contains another is masked whole rather than leaving its ends in the
+# clear. A registration replaces one bucket (a tuple) under the lock; readers look buckets up
+# without locking, because storing a key in a dict is atomic. Redacting a text costs one lookup
+# per position of the text, however many secrets a long-running process has registered (a
+# gateway registers every token it mints; a search per registered value would make every log
+# line slower than the last).
+_buckets: dict[str, tuple[str, ...]] = {}
+# While few values are registered, all of them longest first: a plain substring search per
+# value (C speed) beats a lookup per position then.
+FEW = 64
+_few: tuple[str, ...] | None = ()
 
 
 def register_secret(value: str) -> None:
     """Mask ``value`` in every redacted text from now on (values under 8 characters are ignored)."""
-    global _ordered
     if len(value) < MIN_SECRET_LENGTH:
         return
+    global _few
+    key = value[:MIN_SECRET_LENGTH]
     with _lock:
-        if value not in _ordered:
-            _ordered = tuple(sorted((*_ordered, value), key=len, reverse=True))
+        bucket = _buckets.get(key, ())
+        if value in bucket:
+            return
+        _buckets[key] = tuple(sorted((*bucket, value), key=len, reverse=True))
+        if _few is not None:
+            _few = tuple(sorted((*_few, value), key=len, reverse=True)) if len(_few) < FEW else None
 
 
 def redact(text: str) -> str:
     """``text`` with every registered secret replaced by ``**********``."""
-    # Plain substring search per value: C speed, where one big regex alternation would be
-    # recompiled on every registration and tried branch by branch at every position.
-    for value in _ordered:
-        if value in text:
-            text = text.replace(value, MASK)
-    return text
+    few = _few
+    if few is not None:
+        for value in few:
+            if value in text:
+                text = text.replace(value, MASK)
+        return text
+    if len(text) < MIN_SECRET_LENGTH:
+        return text
+    pieces: list[str] = []
+    start = 0  # the first character not yet copied to ``pieces``
+    at = 0
+    last = len(text) - MIN_SECRET_LENGTH
+    while at <= last:
+        bucket = _buckets.get(text[at : at + MIN_SECRET_LENGTH])
+        found = (
+            next((value for value in bucket if text.startswith(value, at)), None)
+            if bucket
+            else None
+        )
+        if found is None:
+            at += 1
+            continue
+        pieces.append(text[start:at])
+        pieces.append(MASK)
+        at += len(found)
+        start = at
+    if start == 0:
+        return text
+    pieces.append(text[start:])
+    return "".join(pieces)
 
 
 class RedactingFilter(logging.Filter):
