@@ -298,4 +298,6 @@ REQUIREMENTS: dict[str, str] = {
     "console.browser": "issue 15 acceptance: in real Chromium (a virtual WebAuthn "
     "authenticator) the owner enrols a passkey, signs in, approves, denies, revokes, pauses "
     "and resumes; each page is screenshotted at a phone and a desktop width",
+    "oauth.consent.real-browser": "a real browser approves on the consent page: its form post "
+    "carries the page's own Origin (Referrer-Policy same-origin, never null)",
 }

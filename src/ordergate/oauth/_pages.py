@@ -7,8 +7,8 @@ request), the profile choice, what the consent hook asks for, and Approve / Deny
 makes the browser insist on a field (``formnovalidate``): denying needs nothing.
 
 Every value that came from a request is HTML-escaped. Every page forbids framing (a consent
-page inside someone else's frame is a click-jacking target), is never cached and sends no
-referrer (the page URL carries the request): ``PAGE_HEADERS``.
+page inside someone else's frame is a click-jacking target), is never cached and sends its
+referrer only to its own origin (the page URL carries the request): ``PAGE_HEADERS``.
 """
 
 from __future__ import annotations
@@ -39,7 +39,10 @@ PAGE_HEADERS = {
     # that redirect goes to the client's loopback or https URI.
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
     "frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
+    # ``same-origin``, not ``no-referrer``: under ``no-referrer`` a browser posts the form with
+    # ``Origin: null``, which the Origin check refuses (no real browser could approve); the
+    # page's URL still never leaves this origin as a referrer.
+    "Referrer-Policy": "same-origin",
 }
 
 
