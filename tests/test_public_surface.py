@@ -10,7 +10,7 @@ SURFACE = {
     "ordergate": {"ConfigError", "DecimalFieldError", "OrdergateError", "ToolError", "__version__"},
     "ordergate.core": {
         "MIN_KEY_SECRET_LENGTH", "ZERO", "AcceleratedClock", "Bounds", "Clock", "ClockMode",
-        "Clocks", "ConfigError", "MarketClock", "SecurityClock",
+        "Clocks", "ConfigError", "MarketClock", "SecurityClock", "usd",
         "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",

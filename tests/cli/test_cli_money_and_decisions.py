@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ordergate.cli._approvals import _decided
-from ordergate.cli._money import usd
+from ordergate.core import usd
 
 
 @pytest.mark.req("cli.money-cents")

@@ -16,8 +16,8 @@ from owner_testkit import apply_home_policy
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
-from ordergate.cli._money import usd
 from ordergate.cli._status import _echo_account, account_json
+from ordergate.core import usd
 from ordergate.execution import AccountView
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.

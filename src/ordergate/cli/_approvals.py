@@ -25,7 +25,6 @@ from ordergate.cli._desk import (
     desk_for,
     owner_code,
 )
-from ordergate.cli._money import usd
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
@@ -35,6 +34,7 @@ from ordergate.cli._options import (
     settings_from,
 )
 from ordergate.cli._outcomes import exit_code, print_body
+from ordergate.core import usd
 
 __all__ = ["approvals_command", "approve_command", "deny_command"]
 

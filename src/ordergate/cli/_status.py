@@ -18,7 +18,6 @@ from typing import Any
 import anyio
 import typer
 
-from ordergate.cli._money import usd
 from ordergate.cli._options import (
     DbOption,
     JsonOption,
@@ -28,6 +27,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
+from ordergate.core import usd
 
 __all__ = ["reconcile_command", "status_command"]
 

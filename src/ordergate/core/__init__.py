@@ -13,6 +13,7 @@ from ordergate.core._clock import (
     make_clock,
     utc,
 )
+from ordergate.core._display import usd
 from ordergate.core._enums import (
     Bounds,
     CryptoOrderState,
@@ -82,6 +83,7 @@ __all__ = [
     "required_decimal",
     "tamper_problem",
     "to_wire",
+    "usd",
     "utc",
     "write_private",
 ]

@@ -21,6 +21,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from ordergate.core import usd
 from ordergate.gateway.console._sessions import MAX_AGE, ConsoleSession, ConsoleSessions
 
 __all__ = ["COOKIE", "PREFIX", "Refused", "Web"]
@@ -80,6 +81,7 @@ class Web:
             autoescape=select_autoescape(default=True),
         )
         self.templates.filters["when"] = when
+        self.templates.filters["usd"] = usd
 
     def screen(self, request: Request, *, post: bool) -> None:
         if "authorization" in request.headers:
