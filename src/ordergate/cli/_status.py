@@ -12,7 +12,6 @@ reservations corrected, unanswered filings looked up by ``ref_id``.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import Any
 
 import anyio
@@ -106,29 +105,8 @@ async def _status(settings: object, as_json: bool) -> None:
 def account_json(view: Any, *, paper: bool) -> dict[str, Any]:
     """The account as ``guard.reader`` read it (an ``AccountView``): exact Decimal strings,
     ``None`` for what could not be read (its ``notes`` say why)."""
-    from ordergate.core import to_wire
-
-    def exact(value: Decimal | None) -> str | None:
-        return None if value is None else to_wire(value)
-
-    positions = None
-    if view.positions is not None:
-        positions = [
-            {
-                "symbol": symbol,
-                "quantity": to_wire(held.quantity),
-                "market_value": to_wire(held.market_value),
-            }
-            for symbol, held in sorted(view.positions.items())
-        ]
-    return {
-        "source": "paper book" if paper else "broker",
-        "cash": exact(view.cash),
-        "buying_power": exact(view.buying_power),
-        "equity": exact(view.equity),
-        "positions": positions,
-        "notes": list(view.notes),
-    }
+    wire: dict[str, Any] = view.account_wire(paper=paper)
+    return wire
 
 
 def _echo_account(account: dict[str, Any]) -> None:

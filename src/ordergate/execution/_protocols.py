@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 from uuid import UUID
 
-from ordergate.core import OrdergateError, OrderState, Side
+from ordergate.core import OrdergateError, OrderState, Side, to_wire
 from ordergate.policy import Position, Proposal, Quote, Terms
 
 __all__ = [
@@ -172,6 +172,32 @@ class AccountView:
     quote: Quote | None = None
     tradable: bool | None = None
     notes: tuple[str, ...] = field(default=())
+
+    def account_wire(self, *, paper: bool) -> dict[str, Any]:
+        """The account part as people are shown it (``ordergate status``, the console): exact
+        Decimal strings, ``None`` for what could not be read (``notes`` say why)."""
+        positions = None
+        if self.positions is not None:
+            positions = [
+                {
+                    "symbol": symbol,
+                    "quantity": to_wire(held.quantity),
+                    "market_value": to_wire(held.market_value),
+                }
+                for symbol, held in sorted(self.positions.items())
+            ]
+        return {
+            "source": "paper book" if paper else "broker",
+            "cash": _exact(self.cash),
+            "buying_power": _exact(self.buying_power),
+            "equity": _exact(self.equity),
+            "positions": positions,
+            "notes": list(self.notes),
+        }
+
+
+def _exact(value: Decimal | None) -> str | None:
+    return None if value is None else to_wire(value)
 
 
 @runtime_checkable

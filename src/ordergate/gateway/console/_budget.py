@@ -5,10 +5,9 @@ shows), read from the guard the gateway trades through."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from decimal import Decimal
 from typing import Any
 
-from ordergate.core import Clock, to_wire
+from ordergate.core import Clock
 from ordergate.execution import Guard, read_status
 from ordergate.store import blocking
 
@@ -51,28 +50,11 @@ def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
         current = await guard()
         view = await current.reader.read(current.account, None)
         mark = await blocking(current.ledger.controls.high_water_mark)
-        positions = None
-        if view.positions is not None:
-            positions = [
-                {
-                    "symbol": symbol,
-                    "quantity": to_wire(held.quantity),
-                    "market_value": to_wire(held.market_value),
-                }
-                for symbol, held in sorted(view.positions.items())
-            ]
+        # The equity stays a Decimal here: the equity curve is drawn from it.
         return {
-            "source": "paper book" if current.paper else "broker",
-            "cash": _exact(view.cash),
-            "buying_power": _exact(view.buying_power),
+            **view.account_wire(paper=current.paper),
             "equity": view.equity,
-            "positions": positions,
-            "notes": list(view.notes),
             "high_water_mark": mark,
         }
 
     return read
-
-
-def _exact(value: Decimal | None) -> str | None:
-    return None if value is None else to_wire(value)
