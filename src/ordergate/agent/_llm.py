@@ -147,7 +147,7 @@ class OpenAIModel:
 def read_actions(text: str) -> tuple[list[ProposedAction], list[str]]:
     """The valid actions in the model's ``text`` and a reason for each thing dropped."""
     try:
-        data = json.loads(text, parse_float=lambda raw: float(raw))
+        data = json.loads(text)  # a JSON number stays a number, so size_usd refuses it
     except ValueError:
         return [], [f"model output is not JSON: {text[:80]!r}"]
     items = data if isinstance(data, list) else [data]
