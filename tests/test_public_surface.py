@@ -22,7 +22,8 @@ SURFACE = {
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
-        "SessionSpan", "TradingDay", "market_session", "next_session_start",
+        "SessionSpan", "TradingDay", "market_session", "next_session_start", "PNL_SPANS",
+        "span_start",
     },
     "ordergate.inventory": {"ToolClass", "ToolSpec", "load_inventory"},
     "ordergate.sandbox": {

@@ -226,7 +226,7 @@ class Agent:
         state: AgentState,
         breakers: tuple[str, ...] = (),
         *,
-        filing_id: object = None,
+        filing_id: UUID | None = None,
         **extra: Any,
     ) -> None:
         detail: dict[str, Any] = {
@@ -243,7 +243,7 @@ class Agent:
             identity=self._identity,
             kind=kind,
             why=why,
-            filing_id=filing_id,  # type: ignore[arg-type]
+            filing_id=filing_id,
             detail=detail,
         )
 

@@ -17,9 +17,11 @@ from ordergate.calendar._calendar import (
     next_session_start,
 )
 from ordergate.calendar._errors import CalendarError, NotASessionDay, OutOfCalendar
+from ordergate.calendar._spans import PNL_SPANS, span_start
 
 __all__ = [
     "NEW_YORK",
+    "PNL_SPANS",
     "CalendarError",
     "NotASessionDay",
     "NyseCalendar",
@@ -29,4 +31,5 @@ __all__ = [
     "TradingDay",
     "market_session",
     "next_session_start",
+    "span_start",
 ]

@@ -14,8 +14,9 @@ import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy import Engine, Row, delete, insert, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway.console._tables import console_sessions
@@ -132,7 +133,7 @@ class ConsoleSessions:
         return str(row.challenge)
 
 
-def _expired(row: object, now: datetime) -> bool:
-    seen = parse_iso(row.seen_at)  # type: ignore[attr-defined]
-    created = parse_iso(row.created_at)  # type: ignore[attr-defined]
+def _expired(row: Row[Any], now: datetime) -> bool:
+    seen = parse_iso(row.seen_at)
+    created = parse_iso(row.created_at)
     return now - seen > IDLE or now - created > MAX_AGE

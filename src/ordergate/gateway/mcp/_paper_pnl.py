@@ -15,12 +15,12 @@ reads them; the trades come on one page (a cursor is refused, as for paper order
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ordergate.calendar import PNL_SPANS, span_start
 from ordergate.core import ZERO, to_wire
 from ordergate.execution import PaperClosedTrade, closed_trades
 from ordergate.gateway.mcp._paper_wire import instrument_id, money, shares, timestamp
@@ -30,7 +30,7 @@ from ordergate.store import blocking
 __all__ = ["ASSET_CLASSES", "SPANS", "pnl_trade_history", "realized_pnl"]
 
 ASSET_CLASSES = ("equity", "option", "crypto")
-SPANS = ("day", "week", "month", "3month", "ytd", "year", "5year", "all")
+SPANS = PNL_SPANS
 _DEFAULT_TIMEZONE = "America/New_York"
 _LONG_TERM = timedelta(days=365)
 
@@ -83,27 +83,11 @@ def _zone(value: object) -> ZoneInfo:
         refuse("INVALID_ARGUMENT", "timezone: unknown time zone.")
 
 
-def _months_back(day: date, months: int) -> date:
-    index = day.year * 12 + day.month - 1 - months
-    year, month = divmod(index, 12)
-    length = calendar.monthrange(year, month + 1)[1]
-    return date(year, month + 1, min(day.day, length))
-
-
 def _span_start(span: str, today: date) -> date | None:
-    starts: dict[str, date | None] = {
-        "day": today,
-        "week": today - timedelta(days=6),
-        "month": _months_back(today, 1),
-        "3month": _months_back(today, 3),
-        "ytd": date(today.year, 1, 1),
-        "year": _months_back(today, 12),
-        "5year": _months_back(today, 60),
-        "all": None,
-    }
-    if span not in starts:
-        refuse("INVALID_ARGUMENT", f"span must be one of {' | '.join(SPANS)}.")
-    return starts[span]
+    try:
+        return span_start(span, today)
+    except ValueError as error:
+        refuse("INVALID_ARGUMENT", f"{error}.")
 
 
 def _date(field: str, value: object) -> date | None:

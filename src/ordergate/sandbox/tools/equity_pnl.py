@@ -7,12 +7,12 @@ exposing ``closed_trades(account_number)``); the equity desk books one per lot a
 
 from __future__ import annotations
 
-import calendar
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ordergate.calendar import PNL_SPANS, span_start
 from ordergate.core import ZERO, to_wire
 from ordergate.sandbox.tools._registry import VenueError, tool
 from ordergate.sandbox.venue._accounts import Account
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["ASSET_CLASSES", "SPANS", "PnlDesk", "get_pnl_trade_history", "get_realized_pnl"]
 
 ASSET_CLASSES = ("equity", "option", "crypto")
-SPANS = ("day", "week", "month", "3month", "ytd", "year", "5year", "all")
+SPANS = PNL_SPANS
 _DEFAULT_TIMEZONE = "America/New_York"
 
 
@@ -67,30 +67,11 @@ def _zone(value: object) -> ZoneInfo:
         raise VenueError("INVALID_ARGUMENT", "unknown timezone", field="timezone") from None
 
 
-def _months_back(day: date, months: int) -> date:
-    """The same day ``months`` earlier, clamped to that month's length (31 Mar → 28 Feb)."""
-    index = day.year * 12 + day.month - 1 - months
-    year, month = divmod(index, 12)
-    length = calendar.monthrange(year, month + 1)[1]
-    return date(year, month + 1, min(day.day, length))
-
-
 def _span_start(span: str, today: date) -> date | None:
-    starts: dict[str, date | None] = {
-        "day": today,
-        "week": today - timedelta(days=6),
-        "month": _months_back(today, 1),
-        "3month": _months_back(today, 3),
-        "ytd": date(today.year, 1, 1),
-        "year": _months_back(today, 12),
-        "5year": _months_back(today, 60),
-        "all": None,
-    }
-    if span not in starts:
-        raise VenueError(
-            "INVALID_ARGUMENT", f"span must be one of {' | '.join(SPANS)}", field="span"
-        )
-    return starts[span]
+    try:
+        return span_start(span, today)
+    except ValueError as error:
+        raise VenueError("INVALID_ARGUMENT", str(error), field="span") from None
 
 
 def _date(field: str, value: object) -> date | None:
