@@ -97,7 +97,8 @@ SURFACE = {
     },
     "ordergate.runtime": {
         "approval_announcement",
-        "Running", "Settings", "Upstream", "UpstreamChoice", "WebhookNotifier", "embedded_venue",
+        "EMBEDDED_ACCOUNT", "Running", "Settings", "Upstream", "UpstreamChoice",
+        "WebhookNotifier", "embedded_venue",
         "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
         "check_home",
     },
@@ -171,7 +172,8 @@ SURFACE = {
     "ordergate.client": {
         "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",
         "request_tokens", "request_tokens_blocking", "coalesce",
-        "BusinessError", "Caller", "Config", "DEFAULT_URL", "ENV_ACCESS_TOKEN", "ENV_REFRESH_TOKEN",
+        "BusinessError", "Caller", "Config", "DeferredCaller", "DEFAULT_URL", "ENV_ACCESS_TOKEN",
+        "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",
         "Robinhood", "RpcError", "ServerInfo", "TokenSet", "ToolError", "TransportError",
         "WrongServer", "connect", "connect_with", "login", "ordergate_home", "read_token_file",

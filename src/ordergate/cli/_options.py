@@ -113,10 +113,15 @@ def open_existing_ledger(db: str | None, *, clock: Clock | None = None) -> Ledge
 
 @asynccontextmanager
 async def guard_from(
-    settings: Settings, *, clock: Clock | None = None, ledger: Ledger | None = None
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    ledger: Ledger | None = None,
+    deferred: bool = False,
 ) -> AsyncIterator[Running]:
     """The configured guard (on ``ledger`` when given), with every start-up failure turned
-    into a one-line error."""
+    into a one-line error. ``deferred``: an embedded sandbox venue starts only if a call
+    needs it (a read that prices nothing starts none)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from ordergate.ledger import LedgerError
@@ -129,6 +134,7 @@ async def guard_from(
             clock=clock or clocks.market,
             security_clock=clocks.security,
             ledger=ledger,
+            deferred=deferred,
         ) as running:
             for note in running.notes:
                 typer.echo(note, err=True)

@@ -56,7 +56,8 @@ async def _status(settings: object, as_json: bool) -> None:
 
     assert isinstance(settings, Settings)
     clock = settings.clock()
-    async with guard_from(settings, clock=clock) as running:
+    # Deferred: over a paper book with nothing to price, no embedded venue is started.
+    async with guard_from(settings, clock=clock, deferred=True) as running:
         guard = running.guard
         view = await guard.reader.read(guard.account, None)
         status = await blocking(

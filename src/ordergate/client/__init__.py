@@ -19,6 +19,7 @@ from ordergate.client._auth import Refresh
 from ordergate.client._caller import Caller
 from ordergate.client._coalesce import coalesce
 from ordergate.client._config import DEFAULT_URL, Config, ordergate_home
+from ordergate.client._deferred import DeferredCaller
 from ordergate.client._errors import (
     BusinessError,
     HTTPStatusError,
@@ -78,6 +79,7 @@ __all__ = [
     "BusinessError",
     "Caller",
     "Config",
+    "DeferredCaller",
     "HTTPStatusError",
     "JsonRpcCaller",
     "LoginRequired",

@@ -3,18 +3,23 @@
 The embedded sandbox is the sandbox venue on a free loopback port, for this run only, with a
 fresh token minted in-process and kept in a private temporary directory that is removed when
 the run ends. It is what a run uses with ``--sandbox``, or when nothing else is configured.
+
+A run that may need no call at all (``ordergate status`` over a paper book with nothing to
+price) asks for it ``deferred``: the venue then starts on the first call that needs it, and
+the agentic account's number — the one thing every run reads from it — is known beforehand
+(``EMBEDDED_ACCOUNT``: the venue's answer for its default seed, pinned by a test).
 """
 
 from __future__ import annotations
 
 import tempfile
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ordergate.client import Config, Robinhood, TokenSet
+from ordergate.client import Config, DeferredCaller, Robinhood, TokenSet
 from ordergate.client import write_token_file as write_tokens
 from ordergate.core import Clock
 from ordergate.runtime._settings import Settings, UpstreamChoice
@@ -22,28 +27,45 @@ from ordergate.runtime._settings import Settings, UpstreamChoice
 if TYPE_CHECKING:
     from ordergate.sandbox import Sandbox
 
-__all__ = ["Upstream", "embedded_venue", "open_upstream"]
+__all__ = ["EMBEDDED_ACCOUNT", "Upstream", "embedded_venue", "open_upstream"]
+
+# The embedded venue's agentic account (its default seed's): a deferred run knows it unasked.
+EMBEDDED_ACCOUNT = "958289285"
 
 
 @dataclass(frozen=True, slots=True)
 class Upstream:
     rh: Robinhood
     choice: UpstreamChoice
-    url: str
+    url: str | None  # None: the embedded venue of a deferred run, not started (yet)
+    account: str | None = None  # the agentic account, when it is known without asking
+    deferred: DeferredCaller | None = None  # a deferred run's caller: ``.opened`` once called
 
     @property
     def note(self) -> str:
         if self.choice is UpstreamChoice.SANDBOX:
+            if self.url is None:
+                return (
+                    "upstream: the embedded sandbox venue, started if a call needs it"
+                    " (no real account)"
+                )
             return f"upstream: the embedded sandbox venue at {self.url} (no real account)"
         return f"upstream: {self.url}"
 
 
 @asynccontextmanager
-async def open_upstream(settings: Settings, *, clock: Clock) -> AsyncIterator[Upstream]:
+async def open_upstream(
+    settings: Settings, *, clock: Clock, deferred: bool = False
+) -> AsyncIterator[Upstream]:
     """Connect to the configured upstream for the block. Raises ``LoginRequired`` when a
-    signed-in upstream's tokens are missing or dead."""
+    signed-in upstream's tokens are missing or dead. ``deferred``: the embedded sandbox venue
+    starts only when a call needs it (other upstreams connect at once)."""
     choice = settings.upstream_choice
     if choice is UpstreamChoice.SANDBOX:
+        if deferred:
+            async with _deferred_sandbox(clock) as upstream:
+                yield upstream
+            return
         async with _embedded_sandbox(clock) as upstream:
             yield upstream
         return
@@ -96,3 +118,21 @@ async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
 
             async with connect(Config(url=url, token_file=token_file), clock=clock) as rh:
                 yield Upstream(rh, UpstreamChoice.SANDBOX, url)
+
+
+@asynccontextmanager
+async def _deferred_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
+    async with AsyncExitStack() as started:
+
+        async def start() -> Robinhood:
+            upstream = await started.enter_async_context(_embedded_sandbox(clock))
+            return upstream.rh
+
+        caller = DeferredCaller(start)
+        yield Upstream(
+            Robinhood(caller),
+            UpstreamChoice.SANDBOX,
+            None,
+            account=EMBEDDED_ACCOUNT,
+            deferred=caller,
+        )

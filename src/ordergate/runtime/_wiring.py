@@ -29,7 +29,7 @@ from ordergate.execution import (
     paper_session,
 )
 from ordergate.ledger import Ledger, open_ledger
-from ordergate.policy import PolicyConfig
+from ordergate.policy import Mode, PolicyConfig
 from ordergate.runtime._policy import policy_in_force
 from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
@@ -58,13 +58,15 @@ async def open_guard(
     reconcile_every: float | None = None,
     ledger: Ledger | None = None,
     in_force: tuple[PolicyConfig, str | None] | None = None,
+    deferred: bool = False,
 ) -> AsyncIterator[Running]:
     """The configured guard for the block, on the policy in force (``policy_in_force``, or
     ``in_force`` — the policy and its note — when the caller has read it from this ledger).
     Raises ``ConfigError`` (a bad policy, or one that loosens the applied policy:
     ``PolicyNotApplied``), ``LedgerError`` (unusable ledger), ``ToolError`` (the upstream
     cannot be reached). ``clock`` is the market's; approvals on a ledger this opens run on
-    ``security_clock`` (without one, on ``clock``)."""
+    ``security_clock`` (without one, on ``clock``). ``deferred``: an embedded sandbox venue
+    starts only if a call needs it (``open_upstream``)."""
     owned = ledger is None
     opened = (
         open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
@@ -76,9 +78,10 @@ async def open_guard(
             in_force if in_force is not None else policy_in_force(settings, opened)
         )
         async with (
-            open_upstream(settings, clock=clock) as upstream,
+            open_upstream(settings, clock=clock, deferred=deferred) as upstream,
             guard_on(
                 upstream.rh,
+                account=upstream.account,
                 policy=policy,
                 ledger=opened,
                 clock=clock,
@@ -98,6 +101,7 @@ async def open_guard(
 async def guard_on(
     rh: Robinhood,
     *,
+    account: str | None = None,
     policy: PolicyConfig,
     ledger: Ledger,
     clock: Clock,
@@ -107,15 +111,19 @@ async def guard_on(
 ) -> AsyncIterator[tuple[Guard, Arming]]:
     """The guard for the account ``rh`` is signed in to, and how it was armed: live only when
     ``arm`` says so from ``rh``'s own ``tools/list``, else paper on ``ledger``'s paper book.
-    Raises ``ToolError`` when the account cannot be read."""
-    tools: list[dict[str, Any]] | None
-    try:
-        tools = await rh.list_tools()
-    except ToolError as error:
-        logger.warning("could not read the upstream's tools/list: %s", error.code)
-        tools = None
+    Raises ``ToolError`` when the account cannot be read. ``account``: the agentic account
+    when it is known without asking ``rh`` (a deferred embedded venue); a paper policy is
+    then armed without reading ``tools/list`` (``arm`` does not look at it), so nothing is
+    called until the guard needs a price."""
+    tools: list[dict[str, Any]] | None = None
+    if account is None or policy.mode is not Mode.PAPER:
+        try:
+            tools = await rh.list_tools()
+        except ToolError as error:
+            logger.warning("could not read the upstream's tools/list: %s", error.code)
     arming = arm(policy, tools=tools)
-    account = (await rh.accounts.agentic()).account_number
+    if account is None:
+        account = (await rh.accounts.agentic()).account_number
     quotes = ClientQuoteSource(rh)
     parts: dict[str, Any]
     if arming.live:
