@@ -69,7 +69,8 @@ SURFACE = {
         "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
-        "AppliedPolicy", "policy_sha256", "write_transaction", "events_after",
+        "AppliedPolicy", "policy_sha256", "write_transaction", "events_after", "EquityMark",
+        "EquityMarks", "MARK_EVERY",
     },
     "ordergate.record": {
         "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",

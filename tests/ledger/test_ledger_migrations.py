@@ -30,7 +30,8 @@ from ordergate.store._migrate import OWNERS, alembic_config
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
     "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
-    "controls", "decisions", "executions", "filing_events", "filings", "gateway_clients",
+    "controls", "decisions", "equity_marks", "executions", "filing_events", "filings",
+    "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
     "paper_fills", "paper_orders", "paper_positions", "reservations",

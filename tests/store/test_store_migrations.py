@@ -4,6 +4,7 @@ kept by the single chain main used until now moves to that layout without losing
 from __future__ import annotations
 
 import sqlite3
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +18,14 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0006",
+    "ledger": "0011",
     "execution": "0007",
     "gateway": "0010",
     "owner": "0008",
     "record": "0009",
 }
 OWNED = {
-    "ledger": {"approvals", "chain_heads", "controls", "decisions", "executions",
+    "ledger": {"approvals", "chain_heads", "controls", "decisions", "equity_marks", "executions",
                "filing_events", "filings", "locks", "open_filings", "orders", "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
@@ -182,3 +183,32 @@ def test_each_packages_migrations_live_in_that_package_numbered_across_the_datab
     found = [path.name[:4] for owner in OWNERS for path in owner.versions.glob("[0-9]*.py")]
     assert len(found) == len(set(found))  # one number, one revision, whichever package
     assert set(LEGACY_REVISIONS) <= set(found)
+
+
+def test_the_equity_marks_arrive_at_0011_from_the_previous_head_keeping_every_row(
+    store_url: str, clock: SteppedClock
+) -> None:
+    engine = engine_for(normalise_url(store_url))
+    try:
+        migrate(engine, "0010")
+        assert _versions(engine)["ledger"] == ["0006"]
+        assert "equity_marks" not in inspect(engine).get_table_names()
+        with engine.begin() as connection:
+            connection.execute(
+                text("INSERT INTO controls VALUES ('high_water_mark', '\"1250.5\"', :at)"),
+                {"at": "2026-11-30T15:00:00.000000Z"},
+            )
+        before = _rows(engine, OWNED["ledger"] - {"equity_marks"})
+        migrate(engine)
+        assert _versions(engine) == {name: [head] for name, head in HEADS.items()}
+        assert _rows(engine, OWNED["ledger"] - {"equity_marks"}) == before
+        indexes = inspect(engine).get_indexes("equity_marks")
+        assert [(ix["name"], ix["column_names"]) for ix in indexes] == [
+            ("ix_equity_marks_account", ["account", "at"])
+        ]
+    finally:
+        engine.dispose()
+    with open_ledger(store_url, clock=clock) as ledger:
+        assert ledger.controls.high_water_mark() == Decimal("1250.5")
+        assert ledger.equity.record("acct", Decimal("1200"), source="broker")
+        assert [m.equity for m in ledger.equity.window("acct")] == [Decimal("1200")]

@@ -293,6 +293,9 @@ REQUIREMENTS: dict[str, str] = {
     "diff with the keys that loosen",
     "console.positions": "issue 15 §2: the console shows positions and cash (paper book or "
     "broker) and an equity curve with drawdown against the high-water mark as server-side SVG",
+    "console.equity-history": "issue 15 §2: the equity curve's marks are kept on the ledger "
+    "(a restart keeps the curve), never defaulted when equity cannot be read, and read back "
+    "bounded (90 days, at most 500 points, by an index)",
     "console.passkey": "issue 15 §2: a passkey (WebAuthn) is registered with the owner code and "
     "then signs in and approves",
     "console.browser": "issue 15 acceptance: in real Chromium (a virtual WebAuthn "

@@ -8,8 +8,9 @@ the upstream after approving a client, and the gateway keeps that session sealed
 ``ORDERGATE_MASTER_SECRET`` (at least 32 characters; without it nobody can connect, and the
 consent page says why). With one owner session (owner custody or the embedded sandbox) it
 grades each filled placement one trading day after its fill, every five minutes
-(``ordergate record``); ``--public-record`` serves the hashed track records at ``/record``.
-Approving a client on the consent page asks for the owner code; with
+(``ordergate record``), and marks the account's equity on the ledger every five minutes (the
+console's equity curve; orders mark it too); ``--public-record`` serves the hashed track
+records at ``/record``. Approving a client on the consent page asks for the owner code; with
 nobody enrolled only the monitor profile can be granted, and bound beyond loopback it refuses
 to start until an owner is enrolled (``ordergate owner init``). It refuses to start while
 ``ORDERGATE_HOME`` or a secret in it (the token file, the ledger, the owner enrolment) is open
@@ -128,7 +129,8 @@ def serve_command(
 ) -> None:
     """Serve the gateway: MCP at /mcp with its own OAuth; every order through the guard.
 
-    With one owner session it also grades each filled placement a trading day on.
+    With one owner session it also grades each filled placement a trading day on and
+    marks the account's equity every five minutes for the console's equity curve.
     """
     from sqlalchemy.exc import SQLAlchemyError
 

@@ -125,6 +125,7 @@ class Guard:
             account=account,
             clock=self._clock,
             session=session or calendar_session,
+            source="paper" if executor.paper else "broker",
         )
         self.reconciler = Reconciler(
             ledger, executor, account=account, clock=self._clock, grace=grace

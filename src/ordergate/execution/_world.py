@@ -5,7 +5,8 @@
 - from the broker (an ``AccountReader``): equity, cash, buying power, positions, the quote
   and tradability of the symbol, and every open order at the broker;
 - from the ledger: the rolling 24 h spend and order count, the pause flag, the equity
-  high-water mark (raised to today's equity) and the session-start equity (set at the first
+  high-water mark (raised to today's equity, and the account's equity curve marked in the
+  same transaction, at most once a minute) and the session-start equity (set at the first
   decision of each New York trading date);
 - from the calendar: the market session now.
 
@@ -65,10 +66,14 @@ class World:
         account: str,
         clock: Clock,
         session: SessionSource,
+        source: str = "broker",
     ) -> None:
+        """``source`` names where ``reader`` reads the account (``paper`` or ``broker``), as
+        the equity curve's marks record it."""
         self._ledger = ledger
         self._reader = reader
         self._account = account
+        self._source = source
         self._clock = clock
         self._session = session
 
@@ -113,7 +118,9 @@ class World:
             spent, orders = spent - own.notional, orders - 1
         equity = view.equity
         if equity is not None:
-            mark: Decimal | None = ledger.controls.raise_high_water_mark(equity)
+            mark: Decimal | None = ledger.controls.raise_high_water_mark(
+                equity, account=self._account, source=self._source, at=now
+            )
             day = now.astimezone(_NEW_YORK).date().isoformat()
             start = ledger.controls.session_start_equity()
             if start is None or start.session != day:

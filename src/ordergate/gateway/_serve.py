@@ -4,7 +4,9 @@
 of its own for tests and embedding (``with GatewayServer(...) as url:``; once started, its
 ``running`` is the guard and its ``auth`` the authorization server). Every hour the gateway
 erases connections unused for 30 days (with their tokens), and every minute it closes the
-upstream sessions of connections that have ended (sealed custody).
+upstream sessions of connections that have ended (sealed custody). With one guard of its own
+(owner custody) it marks the account's equity curve every ``equity_every`` seconds
+(``_equity_marks``), beside the grader.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ordergate.core import Clock, SecurityClock
 from ordergate.execution import Guard
 from ordergate.gateway._app import build_gateway_app, gateway_auth
 from ordergate.gateway._config import Custody, GatewayConfig
+from ordergate.gateway._equity_marks import EQUITY_EVERY_S, serving_marker
 from ordergate.gateway._grading import GRADE_EVERY_S, serving_grader
 from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
@@ -112,6 +115,7 @@ async def run_gateway(
     on_ready: Callable[[str, Serving], None] | None = None,
     reconcile_every: float | None = 5.0,
     grade_every: float | None = GRADE_EVERY_S,
+    equity_every: float | None = EQUITY_EVERY_S,
     ledger: Ledger | None = None,
     counter: WindowCounter | None = None,
     server_box: list[_Server] | None = None,
@@ -139,6 +143,7 @@ async def run_gateway(
             on_ready=on_ready,
             reconcile_every=reconcile_every,
             grade_every=grade_every,
+            equity_every=equity_every,
             ledger=ledger,
             counter=counter,
             tool_lists=tool_lists,
@@ -163,6 +168,7 @@ async def _serve(
     on_ready: Callable[[str, Serving], None] | None,
     reconcile_every: float | None,
     grade_every: float | None,
+    equity_every: float | None,
     ledger: Ledger | None,
     counter: WindowCounter | None,
     tool_lists: SharedToolLists | None,
@@ -239,12 +245,15 @@ async def _serve(
                     logger.info("%s", note)
 
         grader = serving_grader(serving, clock) if grade_every is not None else None
+        marker = serving_marker(serving, clock, equity_every) if equity_every is not None else None
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(housekeeping)
             tasks.start_soon(sweep)
             tasks.start_soon(follow_policy)
             if grader is not None and grade_every is not None:
                 tasks.start_soon(grader.run_forever, grade_every)
+            if marker is not None:
+                tasks.start_soon(marker.run_forever)
             await server.serve(sockets=[sock])
             tasks.cancel_scope.cancel()
 
@@ -475,6 +484,7 @@ class GatewayServer:
         ledger: Ledger | None = None,
         reconcile_every: float | None = None,
         grade_every: float | None = None,
+        equity_every: float | None = None,
     ) -> None:
         self._args = (settings, config, sock)
         self._clock = clock
@@ -482,6 +492,7 @@ class GatewayServer:
         self._ledger = ledger
         self._reconcile_every = reconcile_every
         self._grade_every = grade_every
+        self._equity_every = equity_every
         self._sock = sock
         self._ready = threading.Event()
         self._servers: list[_Server] = []
@@ -513,6 +524,7 @@ class GatewayServer:
                     on_ready=self._on_ready,
                     reconcile_every=self._reconcile_every,
                     grade_every=self._grade_every,
+                    equity_every=self._equity_every,
                     ledger=self._ledger,
                     server_box=self._servers,
                     auth_box=self._auths,

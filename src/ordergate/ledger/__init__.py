@@ -4,9 +4,9 @@ Filings are append-only and hash-chained, one chain per account; each filing's r
 against the rolling caps is made in the same transaction as the filing, under its account's
 lock (``Ledger.file_and_reserve``), so concurrent processes or replicas never reserve past a
 cap, and writers on different accounts do not wait for one another. Orders, executions,
-approvals, the pause flag, the breaker's high-water mark and the decisions journal live
-beside them. SQLite by default (``$ORDERGATE_HOME/ledger.db``), Postgres by URL; Alembic
-migrations on open.
+approvals, the pause flag, the breaker's high-water mark, the equity curve's marks
+(``Ledger.equity``) and the decisions journal live beside them. SQLite by default
+(``$ORDERGATE_HOME/ledger.db``), Postgres by URL; Alembic migrations on open.
 
 ``verify`` (and ``ordergate audit verify``) finds any edited, deleted or reordered filing or
 event; ``Ledger.head`` gives a checkpoint, covering every account's chain, that proves no
@@ -30,6 +30,7 @@ from ordergate.ledger._controls import (
     SessionEquity,
     policy_sha256,
 )
+from ordergate.ledger._equity import MARK_EVERY, EquityMark, EquityMarks
 from ordergate.ledger._errors import (
     CheckpointError,
     LedgerError,
@@ -73,6 +74,7 @@ __all__ = [
     "CAP_ORDERS_PER_DAY",
     "DEFAULT_APPROVAL_TTL",
     "GENESIS",
+    "MARK_EVERY",
     "PAUSED",
     "WINDOW",
     "AppliedPolicy",
@@ -84,6 +86,8 @@ __all__ = [
     "Controls",
     "Decision",
     "DecisionEntry",
+    "EquityMark",
+    "EquityMarks",
     "EventRecord",
     "Execution",
     "Filing",

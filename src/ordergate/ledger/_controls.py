@@ -22,6 +22,7 @@ from sqlalchemy import Connection, Engine, insert, select, update
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
+from ordergate.ledger._equity import mark_equity
 from ordergate.ledger._schema import controls, decisions
 from ordergate.store import iso, parse_iso, write_transaction
 
@@ -134,13 +135,25 @@ class Controls:
         with write_transaction(self._engine) as connection:
             _write(connection, _HWM, to_wire(equity), self._clock.now())
 
-    def raise_high_water_mark(self, equity: Decimal) -> Decimal:
-        """The mark becomes ``max(mark, equity)`` atomically; returns the mark."""
+    def raise_high_water_mark(
+        self,
+        equity: Decimal,
+        *,
+        account: str | None = None,
+        source: str = "broker",
+        at: datetime | None = None,
+    ) -> Decimal:
+        """The mark becomes ``max(mark, equity)`` atomically; returns the mark. With
+        ``account``, the same transaction marks that account's equity curve at ``at`` (now),
+        read from ``source``, unless it has a mark from the last minute (``mark_equity``)."""
+        now = self._clock.now()
         with write_transaction(self._engine) as connection:
             stored = _read(connection, _HWM)
             mark = equity if stored is None else max(Decimal(stored), equity)
             if stored is None or mark != Decimal(stored):
-                _write(connection, _HWM, to_wire(mark), self._clock.now())
+                _write(connection, _HWM, to_wire(mark), now)
+            if account is not None:
+                mark_equity(connection, account, equity, source=source, at=at or now)
         return mark
 
     def session_start_equity(self) -> SessionEquity | None:

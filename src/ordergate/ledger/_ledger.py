@@ -44,6 +44,7 @@ from ordergate.ledger._canonical import (
     to_units,
 )
 from ordergate.ledger._controls import Controls
+from ordergate.ledger._equity import EquityMarks
 from ordergate.ledger._errors import (
     LedgerError,
     LedgerSchemaError,
@@ -137,6 +138,7 @@ class Ledger:
         # An approval's time to live is security time, not the market's.
         self.approvals = Approvals(engine, security_clock or SecurityClock(clock))
         self.journal = Journal(engine, clock)
+        self.equity = EquityMarks(engine, clock)
 
     @property
     def engine(self) -> Engine:

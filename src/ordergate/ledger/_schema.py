@@ -33,6 +33,7 @@ __all__ = [
     "chain_heads",
     "controls",
     "decisions",
+    "equity_marks",
     "executions",
     "filing_events",
     "filings",
@@ -180,6 +181,21 @@ decisions = Table(
     Column("kind", String(64), nullable=False),
     Column("why", Text, nullable=False),
     Column("detail", Text, nullable=False),
+)
+
+# The account's equity as read (migration 0011): where the guard reads it for an order and
+# by the gateway's periodic pass, at most one mark a minute from the order path. Not chained:
+# a curve to draw, not a record to prove. ``source`` is ``paper`` (the paper book) or
+# ``broker``; ``equity`` a canonical decimal string.
+equity_marks = Table(
+    "equity_marks",
+    metadata,
+    Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
+    Column("account", String(200), nullable=False),
+    Column("at", String(_TIME), nullable=False),
+    Column("equity", String(64), nullable=False),
+    Column("source", String(16), nullable=False),
+    Index("ix_equity_marks_account", "account", "at"),
 )
 
 # One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn. Since

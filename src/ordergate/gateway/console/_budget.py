@@ -40,7 +40,8 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock)
 
 
 AccountRead = Callable[[], Awaitable[dict[str, Any] | None]]
-"""The account now (positions, cash, equity, the ledger's high-water mark), or ``None``."""
+"""The account now (positions, cash, equity, the ledger's high-water mark) and its equity
+curve's stored marks (``curve``: the last 90 days, at most 500), or ``None``."""
 
 
 def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
@@ -50,11 +51,13 @@ def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
         current = await guard()
         view = await current.reader.read(current.account, None)
         mark = await blocking(current.ledger.controls.high_water_mark)
+        curve = await blocking(current.ledger.equity.window, current.account)
         # The equity stays a Decimal here: the equity curve is drawn from it.
         return {
             **view.account_wire(paper=current.paper),
             "equity": view.equity,
             "high_water_mark": mark,
+            "curve": curve,
         }
 
     return read

@@ -2,25 +2,29 @@
 broker), and an equity curve with its drawdown against the high-water mark, drawn on the
 server as SVG (no script, no chart library).
 
-The curve is the equity this gateway process has read (each positions page read adds a
-sample, at most ``MAX_SAMPLES``, newest kept); the high-water mark is the breaker's, on the
-ledger, when it has one, else the highest sample. Money stays Decimal; only the drawing's
-coordinates are floats.
+The curve is the account's stored equity marks (``ordergate.ledger.EquityMarks``: written
+where the guard reads equity for an order and by the gateway's periodic pass, so it outlives
+a restart), the last 90 days of them thinned to at most 500, then the equity read for this
+page as its newest point (not stored). The high-water mark is the breaker's, on the ledger,
+when it has one, else the highest point. Money stays Decimal; only the drawing's coordinates
+are floats.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from html import escape
 from typing import Any
 
 from ordergate.core import to_wire
+from ordergate.ledger import EquityMark
+from ordergate.store import iso
 
-__all__ = ["MAX_SAMPLES", "EquitySamples", "equity_svg"]
+__all__ = ["Sample", "curve", "drawdown", "equity_svg"]
 
-MAX_SAMPLES = 500
 _W, _H, _PAD = 600, 200, 10
 
 
@@ -30,15 +34,21 @@ class Sample:
     equity: Decimal
 
 
-class EquitySamples:
-    def __init__(self) -> None:
-        self._samples: deque[Sample] = deque(maxlen=MAX_SAMPLES)
-
-    def add(self, at: datetime, equity: Decimal) -> None:
-        self._samples.append(Sample(at, equity))
-
-    def series(self) -> list[Sample]:
-        return list(self._samples)
+def curve(
+    marks: Sequence[EquityMark], now: Decimal | None, at: datetime
+) -> tuple[list[Sample], str]:
+    """The points to draw (the stored marks, then the equity ``now`` read at ``at``) and
+    what they are, in words (the SVG's description)."""
+    series = [Sample(mark.at, mark.equity) for mark in marks]
+    said = (
+        f"{len(marks)} stored marks from {iso(marks[0].at)} to {iso(marks[-1].at)}"
+        if marks
+        else "no stored marks"
+    )
+    if now is not None:
+        series.append(Sample(at, now))
+        said += ", and the equity now"
+    return series, said
 
 
 def drawdown(series: list[Sample], mark: Decimal | None) -> dict[str, Any]:
@@ -52,8 +62,9 @@ def drawdown(series: list[Sample], mark: Decimal | None) -> dict[str, Any]:
     return {"high_water_mark": to_wire(high), "drawdown_bps": int(bps)}
 
 
-def equity_svg(series: list[Sample], mark: Decimal | None) -> str:
-    """An SVG of the equity samples, and the high-water mark as a dashed line."""
+def equity_svg(series: list[Sample], mark: Decimal | None, *, said: str = "") -> str:
+    """An SVG of the equity samples, and the high-water mark as a dashed line; ``said``
+    describes the samples (the SVG's ``desc``)."""
     values = [s.equity for s in series] + ([mark] if mark is not None else [])
     if not series:
         return (
@@ -71,6 +82,7 @@ def equity_svg(series: list[Sample], mark: Decimal | None) -> str:
     lines = [
         f'<svg class="chart" viewBox="0 0 {_W} {_H}" role="img" '
         f'aria-label="equity curve, {len(series)} samples">',
+        f"<desc>{escape(said)}</desc>" if said else "",
         f'<polyline fill="none" stroke="#1d4ed8" stroke-width="2" points="{points}"/>',
     ]
     top = mark if mark is not None else high

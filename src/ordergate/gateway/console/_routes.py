@@ -45,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 
 from ordergate.core import to_wire
 from ordergate.gateway.console._budget import AccountRead, BudgetRead
-from ordergate.gateway.console._equity import EquitySamples, drawdown, equity_svg
+from ordergate.gateway.console._equity import curve, drawdown, equity_svg
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._sessions import ConsoleSession
@@ -95,7 +95,6 @@ def console_routes(
     account: AccountRead,
 ) -> list[BaseRoute]:
     """The console's endpoints, to mount at the gateway's root."""
-    samples = EquitySamples()
 
     def guarded(handler: Handler, *, post: bool, as_json: bool = False) -> Handler:
         async def serve(request: Request) -> Response:
@@ -332,11 +331,10 @@ def console_routes(
         read = await account()
         chart, fall = "", {}
         if read is not None:
+            series, said = curve(read.pop("curve"), read["equity"], web.sessions.now())
             if read["equity"] is not None:
-                samples.add(web.sessions.now(), read["equity"])
                 read["equity"] = to_wire(read["equity"])
-            series = samples.series()
-            chart = equity_svg(series, read["high_water_mark"])
+            chart = equity_svg(series, read["high_water_mark"], said=said)
             fall = drawdown(series, read["high_water_mark"])
         return web.page(
             "positions.html", session, account=read, chart=chart, drawdown=fall, page="positions"
