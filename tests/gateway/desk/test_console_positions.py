@@ -3,7 +3,8 @@ an equity curve with the high-water mark drawn as server-side SVG."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -46,3 +47,19 @@ def test_the_drawdown_is_measured_from_the_high_water_mark() -> None:
     assert "No equity read yet" in equity_svg([], None)
     flat = equity_svg([Sample(at, Decimal("5"))], Decimal("5"))
     assert "<polyline" in flat and "$5" in flat
+
+
+def test_the_curve_places_each_sample_at_its_time_and_labels_the_range_to_the_cent() -> None:
+    at = datetime(2026, 12, 1, 15, tzinfo=UTC)
+    series = [
+        Sample(at, Decimal("100")),
+        Sample(at + timedelta(hours=1), Decimal("120")),
+        Sample(at + timedelta(hours=10), Decimal("90")),
+    ]
+    svg = equity_svg(series, Decimal("120"))
+    [points] = re.findall(r'<polyline [^>]*points="([^"]*)"', svg)
+    xs = [float(point.split(",")[0]) for point in points.split()]
+    # An hour, then nine: the second gap is nine times the first, not equal to it.
+    assert round((xs[2] - xs[1]) / (xs[1] - xs[0]), 6) == 9
+    assert "$90.00" in svg and "$120.00" in svg and "high-water $120.00" in svg
+    assert "2026-12-01 15:00 UTC" in svg and "2026-12-02 01:00 UTC" in svg

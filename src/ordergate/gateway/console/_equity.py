@@ -14,18 +14,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from html import escape
 from typing import Any
 
-from ordergate.core import to_wire
+from ordergate.core import to_wire, usd
 from ordergate.ledger import EquityMark
 from ordergate.store import iso
 
 __all__ = ["Sample", "curve", "drawdown", "equity_svg"]
 
 _W, _H, _PAD = 600, 200, 10
+_LABEL = 18  # room above and below the curve for the range's labels
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +64,10 @@ def drawdown(series: list[Sample], mark: Decimal | None) -> dict[str, Any]:
 
 
 def equity_svg(series: list[Sample], mark: Decimal | None, *, said: str = "") -> str:
-    """An SVG of the equity samples, and the high-water mark as a dashed line; ``said``
-    describes the samples (the SVG's ``desc``)."""
+    """An SVG of the equity samples over time (x is the time of each sample, so marks an
+    irregular interval apart are drawn where they fall), the high-water mark as a dashed line,
+    and the range it spans in words: the lowest and highest value at the left, the first and
+    last instant below; ``said`` describes the samples (the SVG's ``desc``)."""
     values = [s.equity for s in series] + ([mark] if mark is not None else [])
     if not series:
         return (
@@ -72,27 +75,52 @@ def equity_svg(series: list[Sample], mark: Decimal | None, *, said: str = "") ->
             f'<text x="{_PAD}" y="{_H // 2}">No equity read yet.</text></svg>'
         )
     low, high = min(values), max(values)
-    span = high - low or Decimal(1)
+    span = high - low
+    top_y, bottom_y = _PAD + _LABEL, _H - _PAD - _LABEL
 
     def y(value: Decimal) -> float:
-        return float(_H - _PAD - (value - low) / span * (_H - 2 * _PAD))
+        if not span:  # one value: a level line across the middle
+            return (top_y + bottom_y) / 2
+        return float(bottom_y - (value - low) / span * (bottom_y - top_y))
 
-    step = (_W - 2 * _PAD) / max(len(series) - 1, 1)
-    points = " ".join(f"{_PAD + i * step:.1f},{y(s.equity):.1f}" for i, s in enumerate(series))
+    first, last = series[0].at, series[-1].at
+    elapsed = (last - first).total_seconds()
+
+    def x(at: datetime, index: int) -> float:
+        if elapsed <= 0:  # every sample at one instant: spread them by order
+            return _PAD + index * (_W - 2 * _PAD) / max(len(series) - 1, 1)
+        return _PAD + (at - first).total_seconds() / elapsed * (_W - 2 * _PAD)
+
+    points = " ".join(f"{x(s.at, i):.1f},{y(s.equity):.1f}" for i, s in enumerate(series))
+    top = mark if mark is not None else high
     lines = [
         f'<svg class="chart" viewBox="0 0 {_W} {_H}" role="img" '
         f'aria-label="equity curve, {len(series)} samples">',
         f"<desc>{escape(said)}</desc>" if said else "",
         f'<polyline fill="none" stroke="#1d4ed8" stroke-width="2" points="{points}"/>',
-    ]
-    top = mark if mark is not None else high
-    lines.append(
+        # The newest sample as a dot: a lone sample draws no line.
+        f'<circle cx="{x(last, len(series) - 1):.1f}" cy="{y(series[-1].equity):.1f}" r="3" '
+        'fill="#1d4ed8"/>',
         f'<line x1="{_PAD}" x2="{_W - _PAD}" y1="{y(top):.1f}" y2="{y(top):.1f}" '
-        'stroke="#b91c1c" stroke-dasharray="6 4"/>'
-    )
-    lines.append(
-        f'<text x="{_PAD}" y="{max(y(top) - 4, 12):.1f}" font-size="12">high-water '
-        f"${to_wire(top)}</text>"
-    )
+        'stroke="#b91c1c" stroke-dasharray="6 4"/>',
+        f'<text x="{_W - _PAD}" y="{max(y(top) - 4, 12):.1f}" font-size="12" '
+        f'text-anchor="end" fill="#b91c1c">high-water {escape(usd(top))}</text>',
+        f'<text x="{_PAD}" y="{_PAD + 10}" font-size="11" fill="#555">{escape(usd(high))}</text>',
+    ]
+    if span:
+        lines.append(
+            f'<text x="{_PAD}" y="{bottom_y + 13}" font-size="11" fill="#555">'
+            f"{escape(usd(low))}</text>"
+        )
+    lines.append(f'<text x="{_PAD}" y="{_H - 2}" font-size="11" fill="#555">{_when(first)}</text>')
+    if last != first:
+        lines.append(
+            f'<text x="{_W - _PAD}" y="{_H - 2}" font-size="11" fill="#555" '
+            f'text-anchor="end">{_when(last)}</text>'
+        )
     lines.append("</svg>")
     return "".join(lines)
+
+
+def _when(at: datetime) -> str:
+    return escape(at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC"))
