@@ -33,6 +33,7 @@ def sandbox_gateway(
     clock: Clock | None = None,
     grade_every: float | None = None,
     security_clock: SecurityClock | None = None,
+    equity_every: float | None = None,
 ) -> GatewayServer:
     """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``
     (``clock``, when given, instead: a ``SteppedClock`` for tests that step time; and
@@ -54,4 +55,5 @@ def sandbox_gateway(
         clock=clock or settings.clock(),
         grade_every=grade_every,
         security_clock=security_clock,
+        equity_every=equity_every,
     )

@@ -4,9 +4,12 @@ again on the same ledger draws the points the first one marked."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 
 import httpx2
@@ -22,6 +25,7 @@ from ordergate.callers import CallerKey
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
+from ordergate.ledger import EquityMark
 from ordergate.ledger._schema import equity_marks
 from ordergate.runtime import Settings
 from ordergate.store import iso, parse_iso
@@ -111,3 +115,30 @@ def test_the_page_draws_at_most_500_stored_marks_of_the_last_90_days(
         assert 400 < int(count) <= 500
         assert parse_iso(since) >= OPEN - timedelta(days=90)
         assert len(_POINTS.findall(page)[0].split()) == int(count) + 1
+
+
+def test_a_serving_gateway_marks_the_equity_each_interval_of_its_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = SteppedClock(start=OPEN)
+    server = sandbox_gateway(
+        tmp_path, monkeypatch, policy=NEVER_HELD, clock=clock, equity_every=0.05
+    )
+
+    def marks_after(count: int) -> list[EquityMark]:
+        assert server.running is not None
+        ledger, account = server.running.guard.ledger, server.running.guard.account
+        deadline = time.monotonic() + BOUND_S
+        while time.monotonic() < deadline:  # bounded: the pass runs every 0.05 s
+            marks = ledger.equity.window(account)
+            if len(marks) >= count:
+                return marks
+            threading.Event().wait(0.01)  # the marker runs on the gateway's own thread
+        raise AssertionError(f"no {count} marks within {BOUND_S} s")
+
+    with server:
+        [first] = marks_after(1)
+        assert (first.at, first.source, first.equity) == (OPEN, "paper", Decimal("10000"))
+        clock.advance(timedelta(seconds=1))  # a new interval of the gateway's clock
+        marks = marks_after(2)
+    assert [m.at for m in marks] == [OPEN, OPEN + timedelta(seconds=1)]
