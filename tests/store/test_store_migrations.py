@@ -17,15 +17,16 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0006",
+    "ledger": "0012",
     "execution": "0007",
     "gateway": "0010",
     "owner": "0008",
     "record": "0009",
 }
 OWNED = {
-    "ledger": {"approvals", "chain_heads", "controls", "decisions", "executions",
-               "filing_events", "filings", "locks", "open_filings", "orders", "reservations"},
+    "ledger": {"approvals", "chain_heads", "controls", "decision_snapshots", "decisions",
+               "executions", "filing_events", "filings", "locks", "open_filings", "orders",
+               "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
                 "gateway_codes", "gateway_pending", "gateway_tokens"},

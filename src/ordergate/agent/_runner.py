@@ -236,7 +236,6 @@ class Agent:
             "state": state.value,
             "session": snapshot.signal.session.value,
             "snapshot_digest": snapshot.digest,
-            "snapshot": snapshot.as_json(),
         }
         if breakers:
             detail["breakers"] = list(breakers)
@@ -247,6 +246,7 @@ class Agent:
             why=why,
             filing_id=filing_id,
             detail=detail,
+            snapshot=snapshot.as_json(),
         )
 
 

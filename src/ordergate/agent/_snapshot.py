@@ -7,7 +7,8 @@ the ``get_portfolio``, ``get_equity_positions`` and ``get_equity_orders`` answer
 serves, parsed by the same client models), never the paper book's own figures. Settled cash
 and buying power are kept apart; an unknown figure stays ``None`` and the strategy holds.
 ``digest`` is the SHA-256 of the snapshot's canonical JSON: the journal records it with
-every decision, so the record says what each decision was made on.
+every decision, and stores the snapshot itself once under it (``Journal.snapshot``), so the
+record says what each decision was made on.
 """
 
 from __future__ import annotations
