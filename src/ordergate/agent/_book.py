@@ -38,9 +38,9 @@ _RATIOS = tuple(
     if n != d and (n == 1 or d == 1 or (n <= 5 and d <= 5))
 )
 
-_CASH_SLACK = Decimal("0.01")
-"""How far the broker's cash may be from the book's and still be the same (the venue
-answers cash in cents)."""
+_CENT = Decimal("0.01")
+"""How far, per fill booked since the book last took the broker's cash, the broker's cash may
+be from the book's and still be the same: the venue books each fill's money in cents."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +76,7 @@ class Book:
         self._tolerance = tolerance_pct
         self._holdings: dict[str, Holding] | None = None
         self._cash: Decimal | None = None
+        self._fills_since_cash = 0
         self._booked: set[str] = set()
 
     def holding(self, symbol: str) -> Holding | None:
@@ -94,6 +95,7 @@ class Book:
             if fill.id in self._booked:
                 continue
             self._booked.add(fill.id)
+            self._fills_since_cash += 1
             current = self._holdings.get(symbol, Holding(ZERO, ZERO))
             if side is Side.BUY:
                 moved = Holding(current.quantity + fill.quantity, current.basis + fill.notional)
@@ -112,12 +114,12 @@ class Book:
             return Reconciliation(True, ("positions or NAV unknown: buying halts",))
         broker = {s: Holding(p.quantity, p.market_value) for s, p in positions.items()}
         if self._holdings is None or self._cash is None:
-            self._holdings, self._cash = broker, cash
+            self._holdings, self._cash, self._fills_since_cash = broker, cash, 0
             return Reconciliation(False, ("the book starts from the broker's positions",))
         notes: list[str] = []
         splits: list[tuple[str, Decimal]] = []
         symbols = sorted(set(self._holdings) | set(broker))
-        same_cash = abs(self._cash - cash) <= _CASH_SLACK
+        same_cash = abs(self._cash - cash) <= _CENT * (1 + self._fills_since_cash)
         for symbol in symbols:
             mine = self._holdings.get(symbol, Holding(ZERO, ZERO))
             theirs = broker.get(symbol, Holding(ZERO, ZERO))
@@ -145,7 +147,8 @@ class Book:
         if equity > 0 and abs(valued - equity) * 100 > self._tolerance * equity:
             halt = True
             notes.append(f"NAV: the broker says {equity}, the book values {valued}")
+        if halt or same_cash:  # the broker's cents (or, after a surprise, its figure)
+            self._cash, self._fills_since_cash = cash, 0
         if halt:
-            self._cash = cash
             notes.append("buying halts this tick")
         return Reconciliation(halt, tuple(notes), tuple(splits))

@@ -110,11 +110,15 @@ class Agent:
     async def tick(self) -> Tick:
         guard = self._guard
         signal = session_signal(self._clock.now())
+        if self._following:
+            # Orders still open since a tick before: the fills the broker reports since are
+            # in the ledger (and the book) before the snapshot shows them.
+            await guard.reconciler.run_once()
+        self._book_fills()
         snapshot = await take_snapshot(
             self._reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
         )
         breakers = breaker_state(snapshot.equity, ledger=guard.ledger, policy=guard.policy)
-        self._book_fills()
         check = self.book.reconcile(snapshot)
         if check.halt_buying or check.splits:
             self._journal(RECONCILE, "; ".join(check.notes), snapshot, breakers.state)
