@@ -90,6 +90,8 @@ SURFACE = {
         "NoAnswer", "ORDER_PATH_TOOLS", "OrderExecutor", "Outcome", "PaperAccountReader",
         "PaperAccount", "PaperBook", "PaperExecutor", "PaperOrder", "Placement", "QuoteSource",
         "PaperClosedTrade", "PaperFill", "closed_trades",
+        "ORDER_WINDOW", "PaperAnswerReader", "PaperUnanswered", "paper_orders_of",
+        "paper_portfolio", "paper_positions",
         "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
         "canonical_order_id",

@@ -75,3 +75,29 @@ def test_shares_the_book_cannot_explain_or_a_nav_apart_halt_buying_once() -> Non
     empty = Book()
     assert empty.holding("SPY") is None
     assert empty.reconcile(snap("0", "0")).halt_buying is False
+
+
+def test_cash_the_book_did_not_move_trips_the_nav_check_once() -> None:
+    book = Book()
+    assert not book.reconcile(snap("1000", "2000", SPY=("10", "1000"))).halt_buying
+    assert book.cash == D(1000)
+    book.book("SPY", Side.BUY, [fill("1", "100")])
+    assert book.cash == D(900)
+    # The broker's cash is $100 more than the book's fills leave: shares agree, NAV does not.
+    check = book.reconcile(snap("1000", "2100", SPY=("11", "1100")))
+    assert check.halt_buying
+    assert check.notes == (
+        "NAV: the broker says 2100, the book values 2000",
+        "buying halts this tick",
+    )
+    assert book.cash == D(1000)
+    assert not book.reconcile(snap("1000", "2100", SPY=("11", "1100"))).halt_buying
+
+
+def test_half_the_shares_sold_by_someone_else_is_no_reverse_split() -> None:
+    book = Book()
+    assert not book.reconcile(snap("1000", "2000", SPY=("10", "1000"))).halt_buying
+    # 1-for-2 in shares, but the cash moved: someone else sold, nothing split.
+    check = book.reconcile(snap("1500", "2000", SPY=("5", "500")))
+    assert check.halt_buying and check.splits == ()
+    assert check.notes[0] == "SPY: the book holds 10, the broker 5"

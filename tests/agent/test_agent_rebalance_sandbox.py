@@ -37,6 +37,12 @@ async def test_one_tick_in_the_regular_session_files_sells_before_buys_and_fills
         orders = [entry for entry in entries if entry.kind == ORDER]
         assert len(decisions) == 1 and len(orders) == 2
         assert decisions[0].detail["snapshot_digest"] == tick.snapshot.digest
+        # The tick's three entries name one snapshot, stored once under its digest.
+        agents = decisions + orders
+        assert {entry.detail["snapshot_digest"] for entry in agents} == {tick.snapshot.digest}
+        assert all("snapshot" not in entry.detail for entry in entries)
+        journal = run.running.guard.ledger.journal
+        assert journal.snapshot(tick.snapshot.digest) == tick.snapshot.as_json()
         assert {entry.filing_id for entry in orders} == {o.filing_id for _, o in tick.orders}
 
 

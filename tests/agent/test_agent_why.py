@@ -49,6 +49,39 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
     assert json.loads(as_json.stdout)["filing"]["id"] == str(outcome.filing_id)
 
 
+@pytest.mark.anyio
+@pytest.mark.req("agent.journal-why")
+async def test_why_prints_the_grade_once_the_record_grades_the_filing_a_trading_day_on(
+    tmp_path: Path,
+) -> None:
+    from ordergate.calendar import NyseCalendar
+    from ordergate.record import Grader, MarketCloses
+
+    home = tmp_path / "home"
+    async with agent_on_sandbox(home, start=OPEN) as run:
+        tick = await run.agent.tick()
+        (_, outcome), _ = tick.orders
+        ledger = run.running.guard.ledger
+        calendar = NyseCalendar()
+        closes = MarketCloses(run.running.upstream.rh.market, calendar=calendar, clock=run.clock)
+        grader = Grader(ledger, closes, clock=run.clock, calendar=calendar)
+        # The same day: queued, not yet graded (the next session's close is not in).
+        first = await grader.run_once()
+        assert first.queued == 2 and first.graded == 0, first.as_json()
+        assert filing_chain(ledger, outcome.filing_id)["grade"]["state"] == "pending"
+        # Wednesday after the close: the trading day on has its close, and it is graded.
+        run.clock.set(datetime(2026, 12, 2, 21, 30, tzinfo=UTC))
+        second = await grader.run_once()
+        assert second.graded == 2, second.as_json()
+        grade = filing_chain(ledger, outcome.filing_id)["grade"]
+    assert grade["state"] == "graded" and grade["excess_bps"] is not None
+    db = f"sqlite:///{home / 'ledger.db'}"
+    result = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db])
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("grade")]
+    assert line == f"grade      graded  {grade['excess_bps']} bps"
+
+
 def test_why_on_an_unknown_filing_says_so_and_exits_2(tmp_path: Path) -> None:
     from ordergate.core import RealtimeClock
     from ordergate.ledger import open_ledger

@@ -30,7 +30,8 @@ from ordergate.store._migrate import OWNERS, alembic_config
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
     "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
-    "controls", "decisions", "equity_marks", "executions", "filing_events", "filings",
+    "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
+    "filing_events", "filings",
     "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
@@ -46,6 +47,9 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
     with open_ledger(ledger_url, clock=clock) as ledger:
         assert set(inspect(ledger.engine).get_table_names()) == TABLES
         with ledger.engine.connect() as connection:
+            assert connection.execute(
+                text("SELECT version_num FROM alembic_version_ledger")
+            ).all() == [("0012",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
             ).all() == [("0008",)]

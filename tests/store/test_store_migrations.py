@@ -18,15 +18,16 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0011",
+    "ledger": "0012",
     "execution": "0007",
     "gateway": "0010",
     "owner": "0008",
     "record": "0009",
 }
 OWNED = {
-    "ledger": {"approvals", "chain_heads", "controls", "decisions", "equity_marks", "executions",
-               "filing_events", "filings", "locks", "open_filings", "orders", "reservations"},
+    "ledger": {"approvals", "chain_heads", "controls", "decision_snapshots", "decisions",
+               "equity_marks", "executions", "filing_events", "filings", "locks",
+               "open_filings", "orders", "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
                 "gateway_codes", "gateway_pending", "gateway_tokens"},
@@ -198,10 +199,10 @@ def test_the_equity_marks_arrive_at_0011_from_the_previous_head_keeping_every_ro
                 text("INSERT INTO controls VALUES ('high_water_mark', '\"1250.5\"', :at)"),
                 {"at": "2026-11-30T15:00:00.000000Z"},
             )
-        before = _rows(engine, OWNED["ledger"] - {"equity_marks"})
+        before = _rows(engine, OWNED["ledger"] - {"equity_marks", "decision_snapshots"})
         migrate(engine)
         assert _versions(engine) == {name: [head] for name, head in HEADS.items()}
-        assert _rows(engine, OWNED["ledger"] - {"equity_marks"}) == before
+        assert _rows(engine, OWNED["ledger"] - {"equity_marks", "decision_snapshots"}) == before
         indexes = inspect(engine).get_indexes("equity_marks")
         assert [(ix["name"], ix["column_names"]) for ix in indexes] == [
             ("ix_equity_marks_account", ["account", "at"])

@@ -272,6 +272,10 @@ REQUIREMENTS: dict[str, str] = {
     "agent.breaker-sells-only": "issue 16: a tripped breaker moves the agent to REDUCING: "
     "only sells",
     "agent.split-rebases": "issue 16: a split re-bases the book's basis without tripping anything",
+    "agent.paper-reads": "issue 16: in paper mode the agent's snapshot is the gateway's paper "
+    "answers (get_portfolio, get_equity_positions, get_equity_orders), as an MCP agent reads it",
+    "agent.reconcile-halts": "issue 16: the agent's book (its own fills and the cash they moved) "
+    "against the broker's positions and NAV; a difference beyond 1 % halts buying, journalled",
     # Issue 15 §2: the owner's console
     "console.sign-in": "issue 15 §2: the console signs in the owner by the owner code (counted "
     "by the lockout) on a new session id; without a session every page redirects to sign-in",

@@ -3,8 +3,9 @@
 Each tick, on the market clock:
 
 1. the session signal (``session_signal``) says whether this agent may trade now;
-2. a ``Snapshot`` of the account and the strategy's symbols is taken through the guard's
-   own reader, and the breakers (``breaker_state``) set the agent's state;
+2. a ``Snapshot`` of the account and the strategy's symbols is taken as an MCP agent reads
+   it (``snapshot_reader``: the paper answers in paper mode), and the breakers
+   (``breaker_state``) set the agent's state;
 3. the strategy plans (sells only when reducing; nothing when halted or outside the allowed
    session) and the decision — a hold included — is journalled with its rationale and the
    snapshot's digest;
@@ -30,7 +31,7 @@ from ordergate.agent._digest import DayTally, DigestSink, market_day
 from ordergate.agent._intent import Intent, Plan
 from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
 from ordergate.agent._session import SessionSignal, allowed_hours, session_signal
-from ordergate.agent._snapshot import Snapshot, take_snapshot
+from ordergate.agent._snapshot import Snapshot, snapshot_reader, take_snapshot
 from ordergate.agent._state import AgentState, breaker_state
 from ordergate.core import Clock, Side, to_wire
 from ordergate.execution import Guard, Outcome
@@ -96,6 +97,7 @@ class Agent:
         self._identity = identity
         self._sessions = frozenset(sessions)
         self._clock = clock
+        self._reader = snapshot_reader(guard, identity)
         self.book = Book()
         self._following: dict[UUID, tuple[str, Side]] = {}
         self._digest = digest
@@ -108,11 +110,15 @@ class Agent:
     async def tick(self) -> Tick:
         guard = self._guard
         signal = session_signal(self._clock.now())
+        if self._following:
+            # Orders still open since a tick before: the fills the broker reports since are
+            # in the ledger (and the book) before the snapshot shows them.
+            await guard.reconciler.run_once()
+        self._book_fills()
         snapshot = await take_snapshot(
-            guard.reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
+            self._reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
         )
         breakers = breaker_state(snapshot.equity, ledger=guard.ledger, policy=guard.policy)
-        self._book_fills()
         check = self.book.reconcile(snapshot)
         if check.halt_buying or check.splits:
             self._journal(RECONCILE, "; ".join(check.notes), snapshot, breakers.state)
@@ -234,7 +240,6 @@ class Agent:
             "state": state.value,
             "session": snapshot.signal.session.value,
             "snapshot_digest": snapshot.digest,
-            "snapshot": snapshot.as_json(),
         }
         if breakers:
             detail["breakers"] = list(breakers)
@@ -245,6 +250,7 @@ class Agent:
             why=why,
             filing_id=filing_id,
             detail=detail,
+            snapshot=snapshot.as_json(),
         )
 
 

@@ -1,11 +1,14 @@
 """``Snapshot``: what the agent saw at one tick, and its digest.
 
-Built from the guard's own ``AccountReader`` (so the agent sees exactly the account the wall
-checks its orders against: the paper book in paper mode; in live mode the broker through the
-typed client — equity, cash and buying power straight from ``get_portfolio``). Settled cash
+Read the way an MCP agent reads its account (``snapshot_reader``): in live mode the guard's
+own reader, the broker through the typed client — equity, cash and buying power straight
+from ``get_portfolio``; in paper mode the gateway's paper answers (``PaperAnswerReader``:
+the ``get_portfolio``, ``get_equity_positions`` and ``get_equity_orders`` answers the gateway
+serves, parsed by the same client models), never the paper book's own figures. Settled cash
 and buying power are kept apart; an unknown figure stays ``None`` and the strategy holds.
 ``digest`` is the SHA-256 of the snapshot's canonical JSON: the journal records it with
-every decision, so the record says what each decision was made on.
+every decision, and stores the snapshot itself once under it (``Journal.snapshot``), so the
+record says what each decision was made on.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from typing import Any
 
 from ordergate.agent._session import SessionSignal
 from ordergate.core import to_wire
-from ordergate.execution import AccountReader
+from ordergate.execution import AccountReader, Guard, PaperAccountReader, PaperAnswerReader
 from ordergate.policy import Position, Quote
 
-__all__ = ["Snapshot", "take_snapshot"]
+__all__ = ["Snapshot", "snapshot_reader", "take_snapshot"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +86,15 @@ class Snapshot:
 
 def _money(value: Decimal | None) -> str | None:
     return None if value is None else to_wire(value)
+
+
+def snapshot_reader(guard: Guard, identity: str) -> AccountReader:
+    """What ``identity``'s snapshots read: over a paper book, its answers to ``identity``
+    as the gateway serves them; otherwise the guard's own reader (the broker's answers)."""
+    reader = guard.reader
+    if isinstance(reader, PaperAccountReader):
+        return PaperAnswerReader(reader, guard.ledger, identity)
+    return reader
 
 
 async def take_snapshot(

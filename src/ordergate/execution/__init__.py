@@ -32,6 +32,14 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._paper import PaperExecutor
 from ordergate.execution._paper_account import PaperAccountReader
+from ordergate.execution._paper_answers import (
+    ORDER_WINDOW,
+    PaperAnswerReader,
+    PaperUnanswered,
+    paper_orders_of,
+    paper_portfolio,
+    paper_positions,
+)
 from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
 from ordergate.execution._paper_pnl import PaperClosedTrade, PaperFill, closed_trades
 from ordergate.execution._protocols import (
@@ -61,6 +69,7 @@ __all__ = [
     "BROKER_REFUSED",
     "DEFAULT_GRACE",
     "ORDER_PATH_TOOLS",
+    "ORDER_WINDOW",
     "REVIEW_UNANSWERED",
     "AccountReader",
     "AccountView",
@@ -79,11 +88,13 @@ __all__ = [
     "Outcome",
     "PaperAccount",
     "PaperAccountReader",
+    "PaperAnswerReader",
     "PaperBook",
     "PaperClosedTrade",
     "PaperExecutor",
     "PaperFill",
     "PaperOrder",
+    "PaperUnanswered",
     "Placement",
     "QuoteSource",
     "ReconcileReport",
@@ -97,6 +108,9 @@ __all__ = [
     "deny_approval",
     "end_filing",
     "filing_terms",
+    "paper_orders_of",
+    "paper_portfolio",
+    "paper_positions",
     "paper_session",
     "pinned_contract",
     "proposal_of",

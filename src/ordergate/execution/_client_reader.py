@@ -20,7 +20,7 @@ functions (``fetch_quote``, ``fetch_tradable``), ``None`` for any failure.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
@@ -29,12 +29,20 @@ import anyio
 
 from ordergate.client import MAX_PAGES, Robinhood
 from ordergate.client.accounts import Portfolio
+from ordergate.client.equity import EquityOrder, EquityPosition
 from ordergate.core import Clock
 from ordergate.execution._client_mapping import broker_order, describe, venue_quote
 from ordergate.execution._protocols import AccountView, BrokerOrder
 from ordergate.policy import Position, Quote
 
-__all__ = ["ClientAccountReader", "ClientQuoteSource", "fetch_quote", "fetch_tradable"]
+__all__ = [
+    "ClientAccountReader",
+    "ClientQuoteSource",
+    "fetch_quote",
+    "fetch_tradable",
+    "held_positions",
+    "open_broker_orders",
+]
 
 T = TypeVar("T")
 
@@ -125,30 +133,45 @@ class ClientAccountReader:
         )
 
     async def _positions(self, account: str) -> Mapping[str, Position]:
-        held: dict[str, Position] = {}
-        unvalued: list[str] = []
-        async for position in self._rh.equity.iter_positions(account, max_pages=self._max_pages):
-            if position.symbol in held:
-                raise _Unreadable(f"{position.symbol} is listed twice")
-            value = _market_value(
-                position.quantity, position.market_value, position.last_trade_price
-            )
-            if value is None:
-                unvalued.append(position.symbol)
-            else:
-                held[position.symbol] = Position(quantity=position.quantity, market_value=value)
-        if unvalued:
-            raise _Unreadable(f"no market value or last price for {', '.join(unvalued)}")
-        return held
-
-    async def _open_orders(self, account: str) -> tuple[BrokerOrder, ...]:
-        return tuple(
+        return held_positions(
             [
-                broker_order(order)
-                async for order in self._rh.equity.iter_orders(account, max_pages=self._max_pages)
-                if not order.is_terminal
+                position
+                async for position in self._rh.equity.iter_positions(
+                    account, max_pages=self._max_pages
+                )
             ]
         )
+
+    async def _open_orders(self, account: str) -> tuple[BrokerOrder, ...]:
+        return open_broker_orders(
+            [
+                order
+                async for order in self._rh.equity.iter_orders(account, max_pages=self._max_pages)
+            ]
+        )
+
+
+def held_positions(positions: Iterable[EquityPosition]) -> Mapping[str, Position]:
+    """The venue's position rows as the reader holds them (the module's rules): raises
+    ``_Unreadable`` for a symbol listed twice or a position it cannot value."""
+    held: dict[str, Position] = {}
+    unvalued: list[str] = []
+    for position in positions:
+        if position.symbol in held:
+            raise _Unreadable(f"{position.symbol} is listed twice")
+        value = _market_value(position.quantity, position.market_value, position.last_trade_price)
+        if value is None:
+            unvalued.append(position.symbol)
+        else:
+            held[position.symbol] = Position(quantity=position.quantity, market_value=value)
+    if unvalued:
+        raise _Unreadable(f"no market value or last price for {', '.join(unvalued)}")
+    return held
+
+
+def open_broker_orders(orders: Iterable[EquityOrder]) -> tuple[BrokerOrder, ...]:
+    """The venue's orders that are not terminal (an unknown state counts as open)."""
+    return tuple(broker_order(order) for order in orders if not order.is_terminal)
 
 
 async def _quote(rh: Robinhood, symbol: str) -> Quote:

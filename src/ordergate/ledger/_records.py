@@ -9,6 +9,7 @@ the caller (``Ledger.record_status``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,12 +20,21 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._errors import LedgerError, UnknownFilingError
-from ordergate.ledger._schema import approvals, decisions, executions, filings, orders
+from ordergate.ledger._schema import (
+    approvals,
+    decision_snapshots,
+    decisions,
+    executions,
+    filings,
+    orders,
+)
 from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = [
@@ -345,23 +355,46 @@ class Journal:
         why: str,
         filing_id: UUID | str | None = None,
         detail: Mapping[str, Any] | None = None,
+        snapshot: Mapping[str, Any] | None = None,
         connection: Connection | None = None,
     ) -> None:
         """Append one entry; inside ``connection``'s write transaction when given (so the
-        entry commits with what it records), else in a transaction of its own."""
+        entry commits with what it records), else in a transaction of its own.
+
+        ``snapshot`` is what the decision was made on: stored once however many entries
+        name it (``decision_snapshots``, keyed by the SHA-256 of its canonical JSON), the
+        entry's ``detail.snapshot_digest`` naming it (``ValueError`` when ``detail`` names
+        another digest)."""
+        written = dict(detail or {})
+        stored: dict[str, str] | None = None
+        if snapshot is not None:
+            body = canonical_json(snapshot)
+            digest = hashlib.sha256(body.encode()).hexdigest()
+            named = written.setdefault("snapshot_digest", digest)
+            if named != digest:
+                raise ValueError("detail.snapshot_digest: not the digest of the snapshot")
+            stored = {"digest": digest, "body": body}
         values = {
             "created_at": iso(self._clock.now()),
             "identity": identity,
             "filing_id": None if filing_id is None else str(filing_id),
             "kind": kind,
             "why": why,
-            "detail": canonical_json(detail or {}),
+            "detail": canonical_json(written),
         }
         if connection is not None:
-            connection.execute(insert(decisions).values(**values))
+            _append(connection, values, stored)
             return
         with write_transaction(self._engine) as own:
-            own.execute(insert(decisions).values(**values))
+            _append(own, values, stored)
+
+    def snapshot(self, digest: str) -> dict[str, Any] | None:
+        """The snapshot stored under ``digest``, or ``None``."""
+        with self._engine.connect() as connection:
+            body = connection.execute(
+                select(decision_snapshots.c.body).where(decision_snapshots.c.digest == digest)
+            ).scalar_one_or_none()
+        return None if body is None else dict(json.loads(body))
 
     def entries(self, *, limit: int = 100) -> list[DecisionEntry]:
         """The latest ``limit`` entries, oldest first."""
@@ -384,6 +417,18 @@ class Journal:
                 )
             )
         return [_entry(row) for row in rows]
+
+
+def _append(
+    connection: Connection, values: dict[str, Any], snapshot: dict[str, str] | None
+) -> None:
+    if snapshot is not None:
+        dialect = connection.dialect.name
+        insert_of = postgresql_insert if dialect == "postgresql" else sqlite_insert
+        connection.execute(
+            insert_of(decision_snapshots).values(**snapshot).on_conflict_do_nothing()
+        )
+    connection.execute(insert(decisions).values(**values))
 
 
 def _entry(row: Any) -> DecisionEntry:

@@ -32,6 +32,7 @@ __all__ = [
     "approvals",
     "chain_heads",
     "controls",
+    "decision_snapshots",
     "decisions",
     "equity_marks",
     "executions",
@@ -181,6 +182,16 @@ decisions = Table(
     Column("kind", String(64), nullable=False),
     Column("why", Text, nullable=False),
     Column("detail", Text, nullable=False),
+    Index("ix_decisions_filing", "filing_id", "seq"),
+)
+
+# Migration 0012: each distinct snapshot a journal entry was decided on, once, keyed by the
+# SHA-256 digest of its canonical JSON text (the entry's ``detail.snapshot_digest``).
+decision_snapshots = Table(
+    "decision_snapshots",
+    metadata,
+    Column("digest", String(_HASH), primary_key=True),
+    Column("body", Text, nullable=False),
 )
 
 # The account's equity as read (migration 0011): where the guard reads it for an order and

@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from ordergate.core import ConfigError, SteppedClock, to_wire
 from ordergate.mcpserve import loads_json
+from ordergate.sandbox.venue import split_shares
 
 if TYPE_CHECKING:
     from ordergate.sandbox._app import Sandbox
@@ -115,9 +116,23 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
         pct = _decimal("pct", body.get("pct"))
         try:
             venue.market.shock(symbol.upper(), pct)
-        except (KeyError, ValueError) as error:
+        except (LookupError, ValueError) as error:
             raise ConfigError("symbol", str(error)) from None
         return {"symbol": symbol.upper(), "pct": to_wire(pct)}
+
+    async def split(request: Request) -> dict[str, Any]:
+        body = await _body(request)
+        symbol = body.get("symbol")
+        if not isinstance(symbol, str) or not symbol:
+            raise ConfigError("symbol", "a symbol is required")
+        ratio = _decimal("ratio", body.get("ratio"))
+        if ratio <= 0 or ratio == 1:
+            raise ConfigError("ratio", "must be positive and not 1 (2 is 2-for-1)")
+        try:
+            lots = split_shares(venue, symbol.upper(), ratio)
+        except (LookupError, ValueError) as error:
+            raise ConfigError("symbol", str(error).strip("'\"")) from None
+        return {"symbol": symbol.upper(), "ratio": to_wire(ratio), "lots": lots}
 
     async def approval(request: Request) -> dict[str, Any]:
         body = await _body(request)
@@ -146,6 +161,7 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
         Route("/_sandbox/clock", guarded(clock), methods=["POST"]),
         Route("/_sandbox/faults", guarded(faults), methods=["POST"]),
         Route("/_sandbox/shock", guarded(shock), methods=["POST"]),
+        Route("/_sandbox/split", guarded(split), methods=["POST"]),
         Route("/_sandbox/approval", guarded(approval), methods=["POST"]),
         Route("/_sandbox/tokens", guarded(tokens), methods=["POST"]),
     ]

@@ -17,6 +17,7 @@ from mcp_gateway_kit import OTHER_TOKEN, gateway, policy
 
 from ordergate.core import OrderState, Side
 from ordergate.execution import PaperOrder
+from ordergate.execution.paper_wire import order_wire
 from ordergate.gateway.mcp._paper_reads import (
     ACCOUNT_READS,
     FORWARD,
@@ -24,7 +25,6 @@ from ordergate.gateway.mcp._paper_reads import (
     REFUSE,
     paper_entry,
 )
-from ordergate.gateway.mcp._paper_wire import order_wire
 from ordergate.inventory import load_inventory
 from ordergate.policy import Proposal
 

@@ -248,3 +248,21 @@ def test_session_and_unknown_lookups() -> None:
     assert isinstance(MARKET, Market) and MARKET.seed == 7 and MARKET.clock is CLOCK
     assert "seed=7" in repr(MARKET)
     assert MARKET.now() == CLOCK.now()
+
+
+def test_a_split_divides_the_price_path_from_its_instant_on() -> None:
+    from ordergate.core import SteppedClock
+
+    clock = SteppedClock(start=datetime(2026, 12, 1, 15, 0, tzinfo=UTC))
+    market = Market(seed=7, clock=clock)
+    earlier = clock.now() - timedelta(minutes=5)
+    before = market.price("MSFT", earlier)
+    unsplit = market.price("MSFT")
+    market.split("MSFT", Decimal(3))
+    # A third of the price, to the tick the venue quotes in.
+    assert abs(market.price("MSFT") * 3 - unsplit) < Decimal("0.03")
+    assert market.price("MSFT", earlier) == before  # the path before the split is as it was
+    with pytest.raises(ValueError, match="ratio"):
+        market.split("MSFT", Decimal(1))
+    with pytest.raises(KeyError, match="only shares split"):
+        market.split("SPX", Decimal(2))

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ordergate.calendar import PNL_SPANS, span_start
 from ordergate.core import ZERO, to_wire
 from ordergate.execution import PaperClosedTrade, closed_trades
-from ordergate.gateway.mcp._paper_wire import instrument_id, money, shares, timestamp
+from ordergate.execution.paper_wire import instrument_id, money, shares, timestamp
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.store import blocking
 

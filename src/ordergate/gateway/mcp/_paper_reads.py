@@ -4,7 +4,10 @@ paper book, in the venue's own shapes, marked as paper in the ``guide``.
 ``ACCOUNT_READS`` is the one table of which tools read the account and what paper mode does
 with each (the captured inventory's 82 tools, ``ordergate.inventory``):
 
-- a ``PaperAnswer``: answered from the paper book (orders, positions, portfolio);
+- a ``PaperAnswer``: answered from the paper book (orders, positions, portfolio: the
+  answers are ``ordergate.execution``'s ``paper_portfolio``, ``paper_positions`` and
+  ``paper_orders_of``, the ones the agent's paper snapshot reads too; this module adds the
+  account check, the filters and the envelope);
 - ``FORWARD``: takes an account number but reads nothing the paper book holds (the account
   list, its approval setting, tradability, crypto quotes): forwarded as in live mode;
 - ``REFUSE``: reads account state the paper book cannot answer (tax lots, option, crypto and
@@ -30,21 +33,29 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
-from typing import Any, Final, Literal, NoReturn
-
-import anyio
+from typing import Any, Final, Literal, NoReturn, TypeVar
 
 from ordergate.discovery import classify, name_words
-from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperOrder
+from ordergate.execution import (
+    ORDER_WINDOW,
+    Guard,
+    PaperAccountReader,
+    PaperBook,
+    PaperOrder,
+    PaperUnanswered,
+    paper_orders_of,
+    paper_portfolio,
+    paper_positions,
+)
+from ordergate.execution.paper_wire import PAPER_AGENT, order_wire
 from ordergate.gateway.mcp._answers import answer
 from ordergate.gateway.mcp._paper_pnl import pnl_trade_history, realized_pnl
-from ordergate.gateway.mcp._paper_wire import PAPER_AGENT, order_wire, portfolio_wire, position_wire
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.inventory import ToolClass
 from ordergate.ledger import Ledger
-from ordergate.policy import Quote
 from ordergate.store import blocking
+
+T = TypeVar("T")
 
 __all__ = [
     "ACCOUNT_READS",
@@ -67,9 +78,6 @@ PAPER_GUIDE = (
     "the paper account's; realised P&L is its fills matched first in, first out. Fees are "
     "zero and instrument_id is paper:SYMBOL on paper."
 )
-ORDER_WINDOW = 100
-"""How many of the identity's newest filings an order read looks at."""
-
 FORWARD: Final = "forward"
 REFUSE: Final = "refuse"
 _ACCOUNT_ARGUMENTS = frozenset({"account_number", "rhs_account_number"})
@@ -114,15 +122,20 @@ def _same_account(desk: PaperDesk, arguments: dict[str, Any]) -> None:
 
 def _own_orders(desk: PaperDesk) -> list[PaperOrder]:
     """The identity's paper orders on the account, newest first (blocking)."""
-    filings = desk.ledger.filings_of(desk.identity, limit=ORDER_WINDOW)
-    orders = []
-    for filing in filings:
-        if not filing.accepted or filing.account != desk.account:
-            continue
-        order = desk.book.order_by_ref(filing.id)
-        if order is not None and order.account == desk.account:
-            orders.append(order)
-    return orders
+    return paper_orders_of(desk.book, desk.ledger, desk.account, desk.identity)
+
+
+async def _answered(awaitable: Awaitable[T]) -> T:
+    """The paper answer ``awaitable`` gives; what the book cannot answer is refused with the
+    answer's own code and sentence, any other failure as ``BOOK_UNREADABLE``."""
+
+    async def answering() -> T:
+        try:
+            return await awaitable
+        except PaperUnanswered as error:
+            refuse(error.code, error.message)
+
+    return await step(answering(), BOOK_UNREADABLE)
 
 
 def _after(arguments: dict[str, Any]) -> datetime | None:
@@ -161,56 +174,19 @@ async def equity_orders(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str,
     return {"orders": [order_wire(order) for order in orders if _wanted(order, arguments, after)]}
 
 
-async def _last_prices(desk: PaperDesk, symbols: list[str]) -> dict[str, Decimal]:
-    quotes: dict[str, Quote | None] = {}
-
-    async def read(symbol: str) -> None:
-        quotes[symbol] = await desk.reader.quotes.quote(symbol)
-
-    async with anyio.create_task_group() as tasks:
-        for symbol in symbols:
-            tasks.start_soon(read, symbol)
-    prices: dict[str, Decimal] = {}
-    for symbol in symbols:
-        quote = quotes[symbol]
-        last = None if quote is None else quote.last
-        if last is None or last <= 0:
-            refuse(
-                "PAPER_PRICE_UNKNOWN",
-                f"The paper positions cannot be valued now: there is no price for {symbol}.",
-            )
-        prices[symbol] = last
-    return prices
-
-
 async def equity_positions(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_equity_positions``: the paper account's holdings at the last trade price."""
     _same_account(desk, arguments)
     if arguments.get("cursor") is not None:
         refuse("INVALID_ARGUMENT", "cursor: paper positions come on one page; send no cursor.")
-
-    def read() -> tuple[dict[str, tuple[Decimal, Decimal]], tuple[PaperOrder, ...]]:
-        return desk.book.holdings(desk.account), desk.book.open_orders(desk.account)
-
-    holdings, open_orders = await step(blocking(read), BOOK_UNREADABLE)
-    prices = await _last_prices(desk, sorted(holdings))
-    rows = [
-        position_wire(desk.account, symbol, held=held, last=prices[symbol], open_orders=open_orders)
-        for symbol, held in sorted(holdings.items())
-    ]
-    return {"positions": rows}
+    return await _answered(paper_positions(desk.reader, desk.account))
 
 
 async def portfolio(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_portfolio``: the paper account's cash, buying power and value, as the guard
     reads it (positions at the bid)."""
     _same_account(desk, arguments)
-    view = await desk.reader.read(desk.account, None)
-    if view.cash is None:
-        refuse(BOOK_UNREADABLE.code, BOOK_UNREADABLE.message)
-    if view.equity is None or view.buying_power is None or view.positions is None:
-        refuse("PAPER_PRICE_UNKNOWN", "The paper account cannot be valued now: a price is missing.")
-    return portfolio_wire(view)
+    return await _answered(paper_portfolio(desk.reader, desk.account))
 
 
 ACCOUNT_READS: Mapping[str, PaperAnswer | Literal["forward", "refuse"]] = {

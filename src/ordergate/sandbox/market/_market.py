@@ -241,6 +241,15 @@ class Market:
             key = "crypto:" + instrument.symbol
         self._model.shock(key, Decimal(pct), self._us(at))
 
+    def split(self, symbol: str, ratio: Decimal, at: datetime | None = None) -> None:
+        """An equity's ``ratio``-for-1 split from ``at`` (default now) on: its price path is
+        divided by ``ratio``, exactly. Raises ``KeyError`` for a symbol that is not an
+        equity, ``ValueError`` for a ratio that is not positive or is 1."""
+        instrument = self._resolve(symbol)
+        if not isinstance(instrument, Equity):
+            raise KeyError(f"{symbol} is not an equity: only shares split")
+        self._model.split("equity:" + instrument.symbol, Decimal(ratio), self._us(at))
+
     def bars(
         self,
         symbol: str,

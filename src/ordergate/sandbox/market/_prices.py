@@ -132,7 +132,18 @@ class PriceModel:
         if not pct.is_finite() or pct <= -100:
             raise ValueError("a shock must leave the price positive (pct > -100)")
         numerator, denominator = (100 + pct).as_integer_ratio()
-        shock = Shock(at_us, pct, numerator, denominator * 100)
+        return self._add(key, Shock(at_us, pct, numerator, denominator * 100))
+
+    def split(self, key: str, ratio: Decimal, at_us: int) -> Shock:
+        """Divide ``key``'s path by ``ratio`` (a ``ratio``-for-1 split) from ``at_us`` on,
+        exactly (a 3-for-1 split is a third of the price, not 66.67 % off)."""
+        if not ratio.is_finite() or ratio <= 0 or ratio == 1:
+            raise ValueError("a split ratio must be positive and not 1")
+        numerator, denominator = ratio.as_integer_ratio()
+        pct = Decimal(denominator * 100) / Decimal(numerator) - 100
+        return self._add(key, Shock(at_us, pct, denominator, numerator))
+
+    def _add(self, key: str, shock: Shock) -> Shock:
         # Copy-on-write keeps readers on other threads seeing a consistent tuple.
         self._shocks[key] = tuple(
             sorted((*self._shocks.get(key, ()), shock), key=lambda s: s.at_us)

@@ -2,6 +2,7 @@
 
 from ordergate.sandbox.venue._accounts import Account, Accounts
 from ordergate.sandbox.venue._desks import build_desks
+from ordergate.sandbox.venue._equity import split_shares
 from ordergate.sandbox.venue._faults import Faults, RateLimiter
 from ordergate.sandbox.venue._ids import IdFactory, stable_uuid
 from ordergate.sandbox.venue._venue import Desk, Venue
@@ -15,5 +16,6 @@ __all__ = [
     "RateLimiter",
     "Venue",
     "build_desks",
+    "split_shares",
     "stable_uuid",
 ]

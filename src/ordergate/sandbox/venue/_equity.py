@@ -41,13 +41,14 @@ from ordergate.sandbox.venue._order_desk import (
     ORDER_LIFECYCLE,
     OrderDesk,
     desk_of,
+    find_desk,
 )
 from ordergate.sandbox.venue._positions import ClosedTrade, Positions, TaxLot, cents
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue._venue import Venue
 
-__all__ = ["EquityDesk", "OrderReview", "equity_desk"]
+__all__ = ["EquityDesk", "OrderReview", "equity_desk", "split_shares"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +114,18 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
     def portfolio_values(self, account_number: str) -> dict[str, Decimal]:
         """This desk's share of ``get_portfolio``."""
         return {"equity_value": self.market_value(account_number)}
+
+    def split(self, symbol: str, ratio: Decimal) -> int:
+        """A ``ratio``-for-1 split of ``symbol``: the market's price path divided by
+        ``ratio`` from now on and every account's lots re-based (``Positions.split``); the
+        lots re-based. Refused (``ValueError``) while any order in ``symbol`` is open (its
+        terms would name pre-split shares and prices), and for a bad ratio or symbol."""
+        self._venue.sync()
+        for account in self._venue.accounts.all():
+            if any(o.symbol == symbol for o in self.open_orders(account.account_number)):
+                raise ValueError(f"an order in {symbol} is open: cancel it or let it fill first")
+        self._venue.market.split(symbol, ratio)
+        return self.positions.split(symbol, ratio)
 
     def closed_trades(self, account_number: str) -> list[ClosedTrade]:
         return self.positions.closed(account_number)
@@ -310,6 +323,14 @@ def _consume(
     taken = dict(plan)
     left = [(lot_id, quantity - taken.get(lot_id, ZERO)) for lot_id, quantity in lots]
     return [(lot_id, quantity) for lot_id, quantity in left if quantity > 0]
+
+
+def split_shares(venue: Venue, symbol: str, ratio: Decimal) -> int:
+    """``EquityDesk.split`` on ``venue``'s equity desk (``KeyError`` without one)."""
+    desk = find_desk(venue, EquityDesk)
+    if desk is None:
+        raise KeyError("the venue has no equity desk")
+    return desk.split(symbol, ratio)
 
 
 def equity_desk(venue: Venue) -> EquityDesk:

@@ -99,6 +99,20 @@ class Positions:
     def closed(self, account_number: str) -> list[ClosedTrade]:
         return [trade for trade in self._closed if trade.account_number == account_number]
 
+    def split(self, symbol: str, ratio: Decimal) -> int:
+        """A ``ratio``-for-1 split of ``symbol`` in every account: each lot's shares times
+        ``ratio``, its price divided by it (what was paid is kept). The lots re-based."""
+        count = 0
+        for (_, held), lots in self._lots.items():
+            if held != symbol:
+                continue
+            for lot in lots:
+                lot.quantity *= ratio
+                lot.original_quantity *= ratio
+                lot.price /= ratio
+                count += 1
+        return count
+
     def buy(self, lot: TaxLot) -> None:
         self._lots.setdefault((lot.account_number, lot.symbol), []).append(lot)
 

@@ -17,7 +17,8 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.core import ZERO, OrderType, Side, to_wire
-from ordergate.execution import AccountView, PaperOrder
+from ordergate.execution._paper_book import PaperOrder
+from ordergate.execution._protocols import AccountView
 
 __all__ = [
     "PAPER_AGENT",
