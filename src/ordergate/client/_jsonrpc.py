@@ -23,7 +23,7 @@ from ordergate.client._auth import TokenAuth
 from ordergate.client._envelope import decode_body, unwrap_result
 from ordergate.client._errors import HTTPStatusError, ResponseParseError, TransportError
 from ordergate.client._servers import shown_url
-from ordergate.client._wire import Header, Wire, WireAnswer
+from ordergate.client._wire import Wire, WireAnswer
 
 __all__ = ["ACCEPT", "JsonRpcCaller"]
 
@@ -55,7 +55,7 @@ class JsonRpcCaller:
         self.protocol_version = protocol_version
         self._ids = itertools.count(1)
         self._built: tuple[str | None, str | None, httpx2.Headers] | None = None
-        self._raw: tuple[str | None, str | None, list[Header]] | None = None
+        self._raw: tuple[tuple[str | None, str | None, str | None, bytes], bytes] | None = None
 
     def _headers(self) -> httpx2.Headers:
         session_id, version = self.session_id, self.protocol_version
@@ -117,18 +117,15 @@ class JsonRpcCaller:
         return decode_body(response.content, content_type, tool=label)
 
     async def _wired(self, wire: Wire, body: bytes) -> WireAnswer:
-        headers = self._raw_headers()
+        cookie = b""
         cookies = self._http.cookies
         if cookies:  # the venue set some: they go back as httpx2 would send them
             probe = httpx2.Request("POST", self._url)
             cookies.set_cookie_header(probe)
-            headers = [*headers, (b"cookie", probe.headers["cookie"].encode("latin-1"))]
+            cookie = probe.headers["cookie"].encode("latin-1")
 
         async def send(authorization: str | None) -> WireAnswer:
-            signed = headers
-            if authorization is not None:
-                signed = [*headers, (b"authorization", authorization.encode("latin-1"))]
-            answer = await wire.post(signed, body)
+            answer = await wire.post(self._block(authorization, cookie), body)
             if any(name == b"set-cookie" for name, _ in answer.headers):
                 self._keep_cookies(answer)
             return answer
@@ -137,15 +134,22 @@ class JsonRpcCaller:
             return await send(None)
         return await self._auth.signed(self._url_text, send)
 
-    def _raw_headers(self) -> list[Header]:
-        session_id, version = self.session_id, self.protocol_version
-        raw = self._raw
-        if raw is not None and raw[0] == session_id and raw[1] == version:
-            return raw[2]
+    def _block(self, authorization: str | None, cookie: bytes) -> bytes:
+        """The request's header lines, built once for each session id, protocol version,
+        token and cookie (the last set kept: the same on every call but a refresh's)."""
+        key = (self.session_id, self.protocol_version, authorization, cookie)
+        built = self._raw
+        if built is not None and built[0] == key:
+            return built[1]
         headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in
                    self._headers().items()]  # fmt: skip
-        self._raw = (session_id, version, headers)
-        return headers
+        if authorization is not None:
+            headers.append((b"authorization", authorization.encode("latin-1")))
+        if cookie:
+            headers.append((b"cookie", cookie))
+        block = Wire.block(headers)
+        self._raw = (key, block)
+        return block
 
     def _keep_cookies(self, answer: WireAnswer) -> None:
         request = httpx2.Request("POST", self._url)

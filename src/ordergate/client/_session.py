@@ -125,7 +125,9 @@ async def connect_with(
             await _end_session(http, config.url, session)
 
 
-_OWN_HEADERS = frozenset({b"accept", b"accept-encoding", b"content-type", b"host"})
+# The caller's own, the wire's (Host), compression (not asked for), and keep-alive (what
+# HTTP/1.1 does anyway: one header less for the venue to parse on every call).
+_OWN_HEADERS = frozenset({b"accept", b"accept-encoding", b"content-type", b"host", b"connection"})
 
 
 def lean_wire(http: httpx2.AsyncClient, url: str, timeout_s: float) -> Wire | None:
@@ -133,7 +135,8 @@ def lean_wire(http: httpx2.AsyncClient, url: str, timeout_s: float) -> Wire | No
     call where ``httpx2`` spends ~360 µs), or ``None`` to stay on ``http``: when ``url`` is
     not plain http(s), the loop is not asyncio's, or ``http`` would not use its own default
     transport for it (a proxy from the environment, a test's mock transport). The wire
-    sends ``http``'s own default headers (its ``User-Agent``) but asks for no compression."""
+    sends ``http``'s own default headers (its ``User-Agent``) but asks for no compression
+    and leaves out ``Connection: keep-alive`` (HTTP/1.1's default)."""
     try:
         asyncio.get_running_loop()  # not under trio
         target = httpx2.URL(url)
