@@ -14,7 +14,14 @@ import anyio
 import httpx2
 import pytest
 
-from ordergate.client import JsonRpcCaller, LoginRequired, TokenSet, TransportError, Wire
+from ordergate.client import (
+    JsonRpcCaller,
+    LoginRequired,
+    ResponseParseError,
+    TokenSet,
+    TransportError,
+    Wire,
+)
 from ordergate.client._auth import TokenAuth
 from ordergate.core import Secret, SteppedClock
 
@@ -366,3 +373,19 @@ async def test_a_caller_on_a_wire_maps_no_answer_to_a_transport_error_naming_the
                 await caller.call("get_x", {})
             await wire.aclose()
     assert str(raised.value).startswith(f"no answer from the venue at {url} (RemoteProtocolError)")
+
+
+@pytest.mark.anyio
+async def test_a_caller_on_a_wire_reads_a_body_that_does_not_decode_as_unparseable() -> None:
+    async def corrupt(n: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        writer.write(answer(200, b"not gzip", "content-encoding: gzip"))
+        return True
+
+    async with server(corrupt) as (url, _):
+        url = url.split("?")[0]
+        async with httpx2.AsyncClient() as http:
+            wire = Wire(url, timeout_s=5.0)
+            caller = JsonRpcCaller(http, url, wire=wire)
+            with pytest.raises(ResponseParseError, match="does not decode"):
+                await caller.call("get_x", {})
+            await wire.aclose()
