@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import ipaddress
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import anyio
 import httpx2
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from ordergate.client import (
     JsonRpcCaller,
@@ -389,3 +396,70 @@ async def test_a_caller_on_a_wire_reads_a_body_that_does_not_decode_as_unparseab
             with pytest.raises(ResponseParseError, match="does not decode"):
                 await caller.call("get_x", {})
             await wire.aclose()
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    """A certificate for ``localhost`` (and 127.0.0.1) signed by its own key."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.now(UTC)
+    alt = x509.SubjectAlternativeName(
+        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    )
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(minutes=5))
+        .not_valid_after(now + timedelta(hours=1))
+        .add_extension(alt, critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+@pytest.mark.anyio
+async def test_an_https_url_is_reached_over_tls_and_an_untrusted_certificate_fails_closed(
+    tmp_path: Path,
+) -> None:
+    cert_file, key_file = _self_signed(tmp_path)
+    served = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    served.load_cert_chain(cert_file, key_file)
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            writer.write(answer(200, b"over tls"))
+            await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, ssl.SSLError):
+            pass  # the untrusting client hung up during the handshake
+        finally:
+            writer.close()
+
+    listening = await asyncio.start_server(handle, "127.0.0.1", 0, ssl=served)
+    port = listening.sockets[0].getsockname()[1]
+    try:
+        trusting = ssl.create_default_context(cafile=str(cert_file))
+        wire = Wire(f"https://localhost:{port}/mcp", timeout_s=5.0, ssl_context=trusting)
+        assert (await wire.post([], b"{}")).content == b"over tls"
+        await wire.aclose()
+        untrusting = Wire(f"https://localhost:{port}/mcp", timeout_s=5.0)  # httpx2's defaults
+        with pytest.raises(httpx2.ConnectError, match=f"https://localhost:{port}/mcp"):
+            await untrusting.post([], b"{}")
+        await untrusting.aclose()
+    finally:
+        listening.close()
