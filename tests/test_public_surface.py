@@ -174,7 +174,7 @@ SURFACE = {
     },
     "ordergate.client": {
         "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",
-        "request_tokens", "request_tokens_blocking", "coalesce",
+        "request_tokens", "request_tokens_blocking", "coalesce", "Wire", "WireAnswer",
         "BusinessError", "Caller", "Config", "DeferredCaller", "DEFAULT_URL", "ENV_ACCESS_TOKEN",
         "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",

@@ -21,6 +21,7 @@ from ordergate._serving import BackgroundServer, bind_socket
 from ordergate.bench import BENCHES, _gateway, _hop
 from ordergate.bench._process import VENUE_START
 from ordergate.cli import app
+from ordergate.client import Wire
 from ordergate.core import SteppedClock
 from ordergate.gateway._minting import mint_owner_tokens
 from ordergate.gateway.oauth import GatewayAuth
@@ -294,7 +295,8 @@ async def test_the_bare_hop_passes_the_body_and_mcp_headers_through_and_checks_n
         await send({"type": "http.response.body", "body": answer})
 
     with BackgroundServer(upstream, bind_socket("127.0.0.1", 0)) as venue:
-        async with httpx2.AsyncClient() as pooled:
+        pooled = Wire(f"http://127.0.0.1:{venue.port}/mcp/trading", timeout_s=10.0)
+        try:
             hop = _hop.hop_app(f"http://127.0.0.1:{venue.port}/mcp/trading", pooled)
             transport = httpx2.ASGITransport(app=hop)
             async with httpx2.AsyncClient(transport=transport, base_url="http://hop") as client:
@@ -308,6 +310,8 @@ async def test_the_bare_hop_passes_the_body_and_mcp_headers_through_and_checks_n
                     "host": "evil.example",
                 }
                 got = await client.post("/mcp", content=b'{"id":1}', headers=headers)
+        finally:
+            await pooled.aclose()
     assert got.status_code == 202 and got.content == answer
     assert got.headers["mcp-session-id"] == "s-1"
     assert got.headers["content-type"] == "application/json"

@@ -36,6 +36,7 @@ from ordergate.client._rfc6749 import request_tokens, request_tokens_blocking
 from ordergate.client._robinhood import Robinhood, ServerInfo
 from ordergate.client._servers import WrongServer
 from ordergate.client._tokens import TokenSet, read_token_file, write_token_file
+from ordergate.client._wire import Wire, WireAnswer
 
 if TYPE_CHECKING:
     from ordergate.client._discovery import AuthorizationServer, discover
@@ -91,6 +92,8 @@ __all__ = [
     "TokenSet",
     "ToolError",
     "TransportError",
+    "Wire",
+    "WireAnswer",
     "WrongServer",
     "coalesce",
     "connect",

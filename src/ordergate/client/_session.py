@@ -21,6 +21,7 @@ missing or cannot be refreshed, ``connect`` fails closed with ``LoginRequired``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -37,6 +38,7 @@ from ordergate.client._refresh import Refresher
 from ordergate.client._robinhood import Robinhood, ServerInfo
 from ordergate.client._servers import check_server
 from ordergate.client._tokens import TokenSet, read_token_file
+from ordergate.client._wire import Wire
 from ordergate.core import Clock, RealtimeClock, ToolError
 
 __all__ = ["HANDSHAKE_TIMEOUT_S", "connect", "connect_with"]
@@ -105,17 +107,48 @@ async def connect_with(
         session = await _handshake(http, config, handshake_timeout_s)
         if session is None and auth.failure is not None:
             raise auth.failure
+        wire = lean_wire(http, config.url, timeout_s)
         caller = JsonRpcCaller(
             http,
             config.url,
             session_id=session.session_id if session else None,
             protocol_version=session.protocol_version if session else None,
+            wire=wire,
+            auth=auth,
         )
         server = ServerInfo(session.server_name, session.server_version) if session else None
         try:
             yield Robinhood(caller, server=server)
         finally:
+            if wire is not None:
+                await wire.aclose()
             await _end_session(http, config.url, session)
+
+
+# The caller's own, the wire's (Host), compression (not asked for), and keep-alive (what
+# HTTP/1.1 does anyway: one header less for the venue to parse on every call).
+_OWN_HEADERS = frozenset({b"accept", b"accept-encoding", b"content-type", b"host", b"connection"})
+
+
+def lean_wire(http: httpx2.AsyncClient, url: str, timeout_s: float) -> Wire | None:
+    """The ``Wire`` the session's calls take instead of ``http`` (``_wire``: ~10 µs of CPU a
+    call where ``httpx2`` spends ~360 µs), or ``None`` to stay on ``http``: when ``url`` is
+    not plain http(s), the loop is not asyncio's, or ``http`` would not use its own default
+    transport for it (a proxy from the environment, a test's mock transport). The wire
+    sends ``http``'s own default headers (its ``User-Agent``) but asks for no compression
+    and leaves out ``Connection: keep-alive`` (HTTP/1.1's default)."""
+    try:
+        asyncio.get_running_loop()  # not under trio
+        target = httpx2.URL(url)
+        transport = http._transport_for_url(target)
+    except (RuntimeError, httpx2.InvalidURL):
+        return None
+    if transport is not http._transport or not isinstance(transport, httpx2.AsyncHTTPTransport):
+        return None
+    if target.scheme not in ("http", "https") or target.userinfo:
+        return None
+    headers = [(k.lower(), v) for k, v in http.headers.raw if k.lower() not in _OWN_HEADERS]
+    return Wire(url, timeout_s=timeout_s, headers=headers)
 
 
 async def _handshake(

@@ -128,8 +128,8 @@ def build_gateway_app(
         upstream=None if sealed else lambda: backend.upstream_tools(""),
     )
     routes: list[BaseRoute] = [
+        Route("/mcp", endpoint),  # first: the hot path, matched before every other route
         *auth.routes(),
-        Route("/mcp", endpoint),
         broker_route(methods, verify=verify, challenge=verifier.www_authenticate, admit=admit),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *health_routes(readiness),

@@ -49,6 +49,23 @@ class GatewayMetrics:
             registry=self.registry,
         )
 
+        # Each label set's child, looked up once: ``labels()`` takes a lock and builds a key
+        # on every call, and the label sets are few and fixed (known tool names, two outcomes).
+        self._timings: dict[str, Any] = {}
+        self._counts: dict[tuple[str, str], Any] = {}
+
+    def timing(self, tool: str) -> Any:
+        child = self._timings.get(tool)
+        if child is None:
+            child = self._timings[tool] = self.latency.labels(tool=tool)
+        return child
+
+    def count(self, tool: str, outcome: str) -> Any:
+        child = self._counts.get((tool, outcome))
+        if child is None:
+            child = self._counts[(tool, outcome)] = self.calls.labels(tool=tool, outcome=outcome)
+        return child
+
     def refused(self, reason: str) -> None:
         self.refusals.labels(reason=reason).inc()
 
@@ -93,5 +110,5 @@ class _Observed:
             outcome = "ok"
             return result
         finally:
-            self._metrics.latency.labels(tool=tool).observe(time.perf_counter() - started)
-            self._metrics.calls.labels(tool=tool, outcome=outcome).inc()
+            self._metrics.timing(tool).observe(time.perf_counter() - started)
+            self._metrics.count(tool, outcome).inc()
