@@ -156,6 +156,37 @@ async def test_an_answer_in_an_unknown_coding_fails_closed() -> None:
 
 
 @pytest.mark.anyio
+async def test_an_answer_over_the_size_bound_fails_closed_and_its_connection_goes() -> None:
+    async def script(n: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        writer.write(answer(200, b"x" * 5000) if n == 1 else answer(200, b"small"))
+        return True
+
+    async with server(script) as (url, seen):
+        wire = Wire(url, timeout_s=5.0, max_answer_bytes=4096)
+        with pytest.raises(httpx2.RemoteProtocolError, match=r"over 4096 bytes .*127\.0\.0\.1"):
+            await wire.post([], b"{}")
+        assert (await wire.post([], b"{}")).content == b"small"  # on a new connection
+        await wire.aclose()
+    assert seen.connections == 2
+
+
+@pytest.mark.anyio
+async def test_a_small_answer_that_inflates_past_the_bound_fails_closed() -> None:
+    bomb = gzip.compress(b"\0" * 1_000_000)  # ~1 KB on the wire, a megabyte decoded
+
+    async def script(n: int, head: bytes, body: bytes, writer: asyncio.StreamWriter) -> bool:
+        writer.write(answer(200, bomb, "content-encoding: gzip"))
+        return True
+
+    async with server(script) as (url, _):
+        wire = Wire(url, timeout_s=5.0, max_answer_bytes=65536)
+        assert len(bomb) < 65536
+        with pytest.raises(httpx2.DecodingError, match="over 65536 bytes once decoded"):
+            await wire.post([], b"{}")
+        await wire.aclose()
+
+
+@pytest.mark.anyio
 async def test_an_answer_without_a_length_runs_to_the_close_and_the_connection_is_not_kept() -> (
     None
 ):

@@ -21,7 +21,10 @@ What it keeps of the client it stands in for:
   written fails that request (a POST is not idempotent); a connection whose state is unknown
   (a timeout, a cancelled caller, a malformed answer) is closed, never reused;
 - TLS with ``httpx2``'s own default context for ``https`` URLs; a compressed answer (gzip,
-  deflate) is decoded, any other coding fails closed.
+  deflate) is decoded, any other coding fails closed;
+- an answer larger than ``max_answer_bytes`` (64 MiB), on the wire or once decoded, fails
+  closed (``RemoteProtocolError`` / ``DecodingError``) and its connection is closed: a venue
+  that never stops sending, or a small body that inflates without end, costs no more memory.
 
 No proxy, no HTTP/2, no redirects, no cookies: ``connect_with`` uses it only where the
 ``httpx2`` client would have used its own default transport (no proxy mounted).
@@ -48,6 +51,7 @@ __all__ = ["Wire", "WireAnswer"]
 Header = tuple[bytes, bytes]
 
 _NO_BODY = frozenset({204, 304})
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
 
 
 class WireAnswer:
@@ -85,7 +89,9 @@ class _Connection(asyncio.Protocol):
         "_answer",
         "_body",
         "_headers",
+        "_limit",
         "_parser",
+        "_size",
         "_status",
         "_until_eof",
         "closed",
@@ -94,8 +100,10 @@ class _Connection(asyncio.Protocol):
         "transport",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_ANSWER_BYTES) -> None:
         self.transport: asyncio.Transport | None = None
+        self._limit = limit
+        self._size = 0
         self._parser = httptools.HttpResponseParser(self)
         self._answer: asyncio.Future[WireAnswer] | None = None
         self._status = 0
@@ -145,6 +153,12 @@ class _Connection(asyncio.Protocol):
             self._until_eof = b"content-length" not in names and not _chunked(self._headers)
 
     def on_body(self, body: bytes) -> None:
+        self._size += len(body)
+        if self._size > self._limit:
+            self._until_eof = False
+            self._fail(_Broken(httpx2.RemoteProtocolError, f"an answer over {self._limit} bytes"))
+            self.close()
+            return
         self._body.append(body)
 
     def on_message_complete(self) -> None:
@@ -162,6 +176,7 @@ class _Connection(asyncio.Protocol):
         assert self.transport is not None
         self._answer = answer
         self._status = 0
+        self._size = 0
         self._headers = []
         self._body = []
         self.transport.write(data)
@@ -176,7 +191,7 @@ class _Connection(asyncio.Protocol):
         if answer is None or answer.done():
             return
         try:
-            body = _decoded(self._headers, b"".join(self._body))
+            body = _decoded(self._headers, b"".join(self._body), self._limit)
         except _Broken as error:
             answer.set_exception(error)
             self.keep_alive = False
@@ -196,7 +211,7 @@ def _chunked(headers: list[Header]) -> bool:
     )
 
 
-def _decoded(headers: list[Header], body: bytes) -> bytes:
+def _decoded(headers: list[Header], body: bytes, limit: int) -> bytes:
     codings = [value.strip().lower() for name, value in headers if name == b"content-encoding"]
     for coding in reversed(codings):
         if coding in (b"", b"identity"):
@@ -206,14 +221,25 @@ def _decoded(headers: list[Header], body: bytes) -> bytes:
         try:
             if coding == b"deflate":
                 try:
-                    body = zlib.decompress(body)
+                    body = _inflate(body, zlib.MAX_WBITS, limit)
                 except zlib.error:
-                    body = zlib.decompress(body, -zlib.MAX_WBITS)  # raw deflate, as sent
+                    body = _inflate(body, -zlib.MAX_WBITS, limit)  # raw deflate, as sent
             else:
-                body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+                body = _inflate(body, 16 + zlib.MAX_WBITS, limit)
         except zlib.error:
             raise _Broken(httpx2.DecodingError, "an answer that does not decode") from None
     return body
+
+
+def _inflate(body: bytes, wbits: int, limit: int) -> bytes:
+    """``body`` decompressed, at most ``limit`` bytes of it (more fails closed)."""
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(body, limit + 1)
+    if len(out) > limit or inflater.unconsumed_tail:
+        raise _Broken(httpx2.DecodingError, f"an answer over {limit} bytes once decoded")
+    if not inflater.eof:
+        raise zlib.error("truncated")
+    return out
 
 
 class Wire:
@@ -232,12 +258,16 @@ class Wire:
         ssl_context: ssl.SSLContext | None = None,
         max_connections: int = 100,
         keepalive_expiry_s: float = 4.0,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_connections < 1:
             raise ValueError("max_connections must be at least 1")
         if timeout_s <= 0:
             raise ValueError("timeout_s must be positive")
+        if max_answer_bytes < 1:
+            raise ValueError("max_answer_bytes must be at least 1")
+        self._limit = max_answer_bytes
         parts = urlsplit(url)
         scheme = parts.scheme.lower()
         if scheme not in ("http", "https") or not parts.hostname:
@@ -312,7 +342,7 @@ class Wire:
         try:
             _, connection = await asyncio.wait_for(
                 loop.create_connection(
-                    _Connection,
+                    lambda: _Connection(self._limit),
                     self._host,
                     self._port,
                     ssl=self._ssl,
