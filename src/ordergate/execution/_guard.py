@@ -31,7 +31,9 @@ import copy
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
@@ -52,6 +54,7 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._protocols import (
     AccountReader,
+    BrokerOrder,
     BrokerRefusal,
     NoAnswer,
     OrderExecutor,
@@ -66,6 +69,7 @@ from ordergate.ledger import (
     Decision,
     Filing,
     FilingRecord,
+    FilingResult,
     FilingStatus,
     Ledger,
     RollingCaps,
@@ -89,6 +93,12 @@ logger = logging.getLogger(__name__)
 
 ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
 """Told of every new pending approval (e.g. a webhook); its failures are logged, not raised."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Reviewed:
+    refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
+    status: FilingStatus  # the filing's status as the check read it
 
 
 class Guard:
@@ -211,13 +221,14 @@ class Guard:
             reasons=decision.codes,
         )
         result = await blocking(
-            self._ledger.file_and_reserve,
+            self._file,
             filing,
-            notional=hold_for(proposal, terms, decision, self._policy),
-            caps=self._caps,
+            hold_for(proposal, terms, decision, self._policy),
+            identity,
+            decision,
+            terms,
         )
         record = result.record
-        await blocking(self._journal, record, identity, decision, terms, record.reasons)
         if not result.accepted:
             next_open = None
             if OUTSIDE_SESSION in record.reasons:
@@ -333,18 +344,15 @@ class Guard:
         reasons = decision.codes
         if review.checks_passed is False:
             reasons = (*reasons, BROKER_CHECKS_FAILED)
-        await blocking(self._journal, record, identity, decision, review.terms, reasons)
-        if reasons:
-            return await self._end(record, FilingStatus.REFUSED, reasons, stage=Stage.REVIEW)
-        over = await blocking(
-            self._ledger.reprice,
-            record.id,
-            hold_for(ticket.proposal, review.terms, decision, self._policy),
-            caps=self._caps,
+        hold = hold_for(ticket.proposal, review.terms, decision, self._policy)
+        checked = await blocking(
+            self._check_review, record, identity, decision, review.terms, reasons, hold
         )
-        if over is not None:
-            return await self._end(record, FilingStatus.REFUSED, (over,), stage=Stage.REVIEW)
-        current = (await blocking(self._ledger.filing, record.id)).status
+        if checked.refused:
+            return await self._end(
+                record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
+            )
+        current = checked.status
         if current.terminal:
             # A reconciler ended this filing (past the grace) while it was being reviewed:
             # it is not sent now, under a filing the record says never reached the broker.
@@ -364,13 +372,7 @@ class Guard:
                 self._ledger.record_status, record.id, FilingStatus.AWAITING_BROKER_APPROVAL
             )
             return Outcome(record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-        await blocking(
-            self._ledger.record_status,
-            record.id,
-            FilingStatus.SUBMITTED,
-            detail={"order_id": order.order_id},
-        )
-        status = await self.reconciler.settle(record, order)
+        status = await blocking(self._submitted, record, order)
         return Outcome(record.id, status, order_id=order.order_id)
 
     async def _end(
@@ -393,6 +395,54 @@ class Guard:
             stage=stage,
             broker_code=broker_code,
         )
+
+    # -- the steps' ledger writes, each step's in one transaction ------------------------
+
+    def _file(
+        self,
+        filing: Filing,
+        notional: Decimal,
+        identity: str,
+        decision: PolicyDecision,
+        terms: Terms,
+    ) -> FilingResult:
+        """Stage A on the record: the filing (and its reservation) with the journal entry of
+        its decision, committed together before anything is sent."""
+        with self._ledger.transaction(self._account):
+            result = self._ledger.file_and_reserve(filing, notional=notional, caps=self._caps)
+            record = result.record
+            self._journal(record, identity, decision, terms, record.reasons)
+        return result
+
+    def _check_review(
+        self,
+        record: FilingRecord,
+        identity: str,
+        decision: PolicyDecision,
+        terms: Terms,
+        reasons: tuple[str, ...],
+        hold: Decimal,
+    ) -> _Reviewed:
+        """Stage B on the record: its journal entry and, when it passed, the reservation
+        repriced against the cap and the filing's status read back, in one transaction."""
+        with self._ledger.transaction(self._account, events=True):
+            self._journal(record, identity, decision, terms, reasons)
+            if reasons:
+                return _Reviewed(reasons, record.status)
+            over = self._ledger.reprice(record.id, hold, caps=self._caps)
+            if over is not None:
+                return _Reviewed((over,), record.status)
+            return _Reviewed((), self._ledger.filing(record.id).status)
+
+    def _submitted(self, record: FilingRecord, order: BrokerOrder) -> FilingStatus:
+        """A placed order on the record: ``submitted`` and what the broker reported of it
+        (its state, fills, status and, once it ended, the corrected reservation), in one
+        transaction."""
+        with self._ledger.transaction(self._account, events=True):
+            self._ledger.record_status(
+                record.id, FilingStatus.SUBMITTED, detail={"order_id": order.order_id}
+            )
+            return self.reconciler.settle_now(record, order)
 
     # -- helpers ---------------------------------------------------------------------------
 

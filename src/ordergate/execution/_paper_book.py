@@ -47,7 +47,7 @@ from ordergate.execution._paper_pnl import PaperFill, account_fills
 from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
 from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, reading, write_transaction
 
 __all__ = ["PaperAccount", "PaperBook", "PaperOrder"]
 
@@ -136,29 +136,29 @@ class PaperBook:
 
     def order(self, order_id: str) -> PaperOrder | None:
         """The order with its fills, or ``None``."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return _read_order(connection, paper_orders.c.order_id == order_id)
 
     def order_by_ref(self, ref_id: UUID) -> PaperOrder | None:
         """The order placed under ``ref_id``, or ``None``."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return _read_order(connection, paper_orders.c.ref_id == str(ref_id))
 
     def open_orders(self, account: str) -> tuple[PaperOrder, ...]:
         """The account's open orders, oldest first."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return _open_orders(connection, account)
 
     def positions(self, account: str) -> dict[str, Decimal]:
         """Signed shares per symbol from the fills (buys add, sells subtract); zeros left out."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return _positions(connection, account)
 
     def holdings(self, account: str) -> dict[str, tuple[Decimal, Decimal]]:
         """Per symbol held, ``(shares, net cost)``: the signed shares and what the symbol's
         fills cost net (buys' cost minus sells' proceeds); zero holdings left out. Read from
         ``paper_positions`` by its primary key (account, symbol), never from the fills."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(
                     paper_positions.c.symbol, paper_positions.c.quantity, paper_positions.c.cost
@@ -178,12 +178,12 @@ class PaperBook:
 
     def cash(self, account: str) -> Decimal:
         """``starting_cash`` − what buy fills cost + what sell fills brought."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return self._cash(connection, account)
 
     def account(self, account: str) -> PaperAccount:
         """Cash, positions and open orders, read together."""
-        with self._engine.connect() as connection, connection.begin():
+        with reading(self._engine) as connection:
             return self._account(connection, account)
 
     # Writes ------------------------------------------------------------------------------
@@ -312,6 +312,14 @@ class PaperBook:
             filled = _read_order(connection, paper_orders.c.order_id == order_id)
         assert filled is not None
         return filled
+
+    @contextmanager
+    def writing(self) -> Iterator[None]:
+        """One write transaction for several of the book's writes made inside the block in
+        this thread (an order and its fill): they join it and commit together, or not at
+        all (see ``ordergate.store.write_transaction``). Never hold it across an await."""
+        with self._writing():
+            yield
 
     # Internals ---------------------------------------------------------------------------
 

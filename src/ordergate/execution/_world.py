@@ -104,6 +104,11 @@ class World:
         )
 
     def _record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
+        # The decision's reads on one connection and read transaction, not one each.
+        with self._ledger.reading():
+            return self._read_record(view, now, own)
+
+    def _read_record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
         ledger = self._ledger
         spend = ledger.rolling_spend(self._account, now=now)
         spent, orders = spend.notional, spend.orders

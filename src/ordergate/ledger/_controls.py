@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._schema import controls, decisions
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, reading, write_transaction
 
 __all__ = [
     "PAUSE_KEY",
@@ -122,11 +122,11 @@ class Controls:
         return PauseState(False)
 
     def pause_state(self) -> PauseState:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return read_pause(connection)
 
     def high_water_mark(self) -> Decimal | None:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             stored = _read(connection, _HWM)
         return None if stored is None else Decimal(stored)
 
@@ -135,7 +135,16 @@ class Controls:
             _write(connection, _HWM, to_wire(equity), self._clock.now())
 
     def raise_high_water_mark(self, equity: Decimal) -> Decimal:
-        """The mark becomes ``max(mark, equity)`` atomically; returns the mark."""
+        """The mark becomes ``max(mark, equity)`` atomically; returns the mark.
+
+        A mark read at or above ``equity`` is already ``max(mark, equity)``: nothing is
+        written then, so no write transaction is taken (the answer is the mark as of that
+        read, as the write transaction's would be as of its own). The common case, equity
+        below its high, costs one read instead of the write lock and a commit."""
+        with reading(self._engine) as connection:
+            stored = _read(connection, _HWM)
+        if stored is not None and Decimal(stored) >= equity:
+            return Decimal(stored)
         with write_transaction(self._engine) as connection:
             stored = _read(connection, _HWM)
             mark = equity if stored is None else max(Decimal(stored), equity)
@@ -144,7 +153,7 @@ class Controls:
         return mark
 
     def session_start_equity(self) -> SessionEquity | None:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             stored = _read(connection, _SESSION)
         return None if stored is None else SessionEquity(stored[0], Decimal(stored[1]))
 
@@ -154,7 +163,7 @@ class Controls:
 
     def applied_policy(self) -> AppliedPolicy | None:
         """The policy the owner last applied; ``None`` before any."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             stored = _read(connection, _POLICY)
         if stored is None:
             return None

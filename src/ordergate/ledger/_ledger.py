@@ -24,7 +24,8 @@ asked for, each by the index named beside it, never the history.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import TracebackType
@@ -84,6 +85,7 @@ from ordergate.store import (
     lock_accounts,
     migrate,
     normalise_url,
+    reading,
     take_locks,
     to_us,
     write_transaction,
@@ -161,6 +163,31 @@ class Ledger:
     ) -> None:
         self.close()
 
+    # -- steps together ------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self, account: str, *, events: bool = False) -> Iterator[None]:
+        """One write transaction for the steps of one act on ``account``'s filings (a filing
+        and its journal entry; an order's state, fills, status and corrected reservation):
+        every ledger write made inside the block, in this thread, joins it (each in a
+        savepoint of its own) and they commit together, with one flush, or not at all.
+
+        It takes ``account``'s lock and, with ``events``, then the events chain (the order
+        every writer takes them in, so the steps inside never take a lock out of order);
+        reads inside see what the steps before them wrote. Never hold it across an await."""
+        with write_transaction(self._engine) as connection:
+            lock_accounts(connection, [account])
+            if events:
+                take_locks(connection, "events")
+            yield
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """The reads made inside the block, in this thread, share one connection and read
+        transaction (on SQLite one snapshot): for the reads of one decision."""
+        with reading(self._engine):
+            yield
+
     # -- filing -------------------------------------------------------------------------
 
     def file_and_reserve(
@@ -201,7 +228,7 @@ class Ledger:
         """Reserved + filled notional and orders of ``account`` over the last 24 hours
         (released reservations count zero, corrected ones what actually filled)."""
         instant = now if now is not None else self._clock.now()
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             units, ops = _window(connection, account, to_us(instant))
         return Spend(notional=from_units(units), orders=ops)
 
@@ -323,7 +350,7 @@ class Ledger:
 
     def events(self, filing_id: UUID | str) -> list[EventRecord]:
         """Every event of a filing, oldest first (ix_filing_events_filing: filing_id, seq)."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(filing_events)
                 .where(filing_events.c.filing_id == str(filing_id))
@@ -336,7 +363,7 @@ class Ledger:
     def filing(self, filing_id: UUID | str) -> FilingRecord:
         """The filing with this id (= the order's ``ref_id``); ``UnknownFilingError`` if none."""
         key = str(filing_id)
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             # The filing by its unique id; its status from its own events, newest first
             # (ix_filing_events_filing: filing_id, seq).
             row = connection.execute(FILING, {"id": key}).first()
@@ -349,7 +376,7 @@ class Ledger:
         ``open_filings`` (ix_open_filings_account: account, seq), each joined to its filing by
         ``seq`` (the primary key), so the cost is the number open, never the history."""
         query = OPEN if account is None else OPEN.where(open_filings.c.account == account)
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return [filing_record(row, row.current) for row in connection.execute(query)]
 
     def open_count(self, account: str, identity: str | None = None) -> int:
@@ -360,7 +387,7 @@ class Ledger:
         query = query.where(open_filings.c.account == account)
         if identity is not None:
             query = query.where(open_filings.c.identity == identity)
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return int(connection.execute(query).scalar_one())
 
     def filings_of(self, identity: str, *, limit: int) -> list[FilingRecord]:
@@ -374,7 +401,7 @@ class Ledger:
             .order_by(filings.c.seq.desc())
             .limit(limit)
         )
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return [filing_record(row, row.current) for row in connection.execute(query)]
 
     def recent_filings(
@@ -390,7 +417,7 @@ class Ledger:
         if outcome is not None:
             query = query.where(filings.c.status == outcome)
         query = query.order_by(filings.c.seq.desc()).limit(limit)
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return [filing_record(row, row.current) for row in connection.execute(query)]
 
     def head(self) -> ChainHead:
@@ -411,7 +438,7 @@ class Ledger:
 
     def event_head(self) -> ChainHead:
         """The events chain's last link."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return ChainHead(*_events_head(connection))
 
     def verify(

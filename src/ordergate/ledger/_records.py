@@ -25,7 +25,7 @@ from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._errors import LedgerError, UnknownFilingError
 from ordergate.ledger._schema import approvals, decisions, executions, filings, orders
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, reading, write_transaction
 
 __all__ = [
     "DEFAULT_APPROVAL_TTL",
@@ -151,7 +151,7 @@ class Orders:
         return self._one(orders.c.broker_order_id == broker_order_id, broker_order_id)
 
     def _one(self, where: Any, key: str) -> OrderRecord:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             row = connection.execute(select(orders).where(where)).first()
         if row is None:
             raise UnknownFilingError(key)
@@ -182,7 +182,7 @@ class Orders:
         return True
 
     def executions(self, ref_id: UUID | str) -> list[Execution]:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(executions)
                 .where(executions.c.ref_id == str(ref_id))
@@ -228,7 +228,7 @@ class Approvals:
         return self.get(approval_id)
 
     def get(self, approval_id: UUID | str) -> Approval:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             row = connection.execute(
                 select(approvals).where(approvals.c.id == str(approval_id))
             ).first()
@@ -240,7 +240,7 @@ class Approvals:
         """Approvals still pending and not yet expired by the clock, oldest first
         (ix_approvals_state: state, expires_at, so the cost is what is pending)."""
         now = iso(self._clock.now())
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(approvals)
                 .where(
@@ -255,7 +255,7 @@ class Approvals:
         """Approvals still pending whose time to live has run out, oldest first (for the
         reconciler to expire and release; ix_approvals_state: state, expires_at)."""
         instant = iso(now if now is not None else self._clock.now())
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(approvals)
                 .where(
@@ -269,7 +269,7 @@ class Approvals:
     def for_filing(self, filing_id: UUID | str) -> Approval | None:
         """The latest approval of a filing, if it ever needed one (by the index on
         ``filing_id``)."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             row = connection.execute(
                 select(approvals)
                 .where(approvals.c.filing_id == str(filing_id))
@@ -365,7 +365,7 @@ class Journal:
 
     def entries(self, *, limit: int = 100) -> list[DecisionEntry]:
         """The latest ``limit`` entries, oldest first."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = list(
                 connection.execute(select(decisions).order_by(decisions.c.seq.desc()).limit(limit))
             )
@@ -374,7 +374,7 @@ class Journal:
     def for_filing(self, filing_id: UUID | str, *, limit: int = 100) -> list[DecisionEntry]:
         """The first ``limit`` entries about one filing, oldest first (what decided it, its
         checks, its cancellation)."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = list(
                 connection.execute(
                     select(decisions)

@@ -37,6 +37,7 @@ from sqlalchemy.engine import URL
 
 from ordergate.core import create_private
 from ordergate.store._errors import StoreError
+from ordergate.store._joining import joined_write, registered, savepoint
 
 __all__ = [
     "ACCOUNT_LOCKS",
@@ -141,12 +142,22 @@ def write_transaction(engine: Engine, *lock_names: str) -> Iterator[Connection]:
     """A transaction that holds the write lock for ``lock_names`` (in the order given) from
     its first statement to its commit; rolled back on any exception. On SQLite the one write
     lock covers everything; on Postgres see the module's notes (``"filings"`` is the filings
-    gate, exclusively)."""
+    gate, exclusively).
+
+    Opened while another write transaction on ``engine`` is open in this thread, it joins
+    that one in a savepoint of its own and commits with it (see ``_joining``)."""
+    outer = joined_write(engine)
+    if outer is not None:
+        with savepoint(outer):
+            take_locks(outer, *lock_names)
+            yield outer
+        return
     with engine.connect() as connection:
         connection.execution_options(**{WRITE_OPTION: True})
         with connection.begin():
             take_locks(connection, *lock_names)
-            yield connection
+            with registered(engine, connection):
+                yield connection
 
 
 def take_locks(connection: Connection, *lock_names: str) -> None:
