@@ -48,7 +48,9 @@ class PaperAccountReader:
     def quotes(self) -> QuoteSource:
         return self._quotes
 
-    async def read(self, account: str, symbol: str | None) -> AccountView:
+    async def read(
+        self, account: str, symbol: str | None, *, quote: Quote | None = None
+    ) -> AccountView:
         failure = ""
         try:
             paper: PaperAccount | None = self._book.account(account)
@@ -58,6 +60,8 @@ class PaperAccountReader:
         symbols = {symbol} if symbol is not None else set()
         if paper is not None:
             symbols |= set(paper.positions) | {order.symbol for order in paper.open_orders}
+        given = {} if quote is None or symbol is None else {symbol: quote}
+        symbols -= set(given)
         tradable: bool | None = None
         if symbol is None:
             quotes = await fetch_quotes(self._quotes, symbols)
@@ -71,6 +75,7 @@ class PaperAccountReader:
 
                 group.start_soon(read_tradable)
                 quotes = await fetch_quotes(self._quotes, symbols)
+        quotes.update(given)
         quote = None if symbol is None else quotes[symbol]
         if paper is None:
             return AccountView(quote=quote, tradable=tradable, notes=(failure,))

@@ -77,7 +77,8 @@ class World:
     ) -> WorldView:
         """The state for deciding on ``proposal``; ``own`` is the filing under review (stage
         B), ``quote`` a fresher quote than the reader's (the review's)."""
-        view = await self._reader.read(self._account, proposal.symbol)
+        # A fresher quote given (the review's) is the decision's quote: not read again.
+        view = await self._reader.read(self._account, proposal.symbol, quote=quote)
         now = self._clock.now()
         record = await blocking(self._record, view, now, own)
         chosen = quote if quote is not None else view.quote

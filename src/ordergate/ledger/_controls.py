@@ -18,7 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
@@ -73,16 +73,22 @@ def policy_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# Built once: the order path reads controls several times per order.
+_VALUE = select(controls.c.value).where(controls.c.key == bindparam("b_key"))
+_SET = update(controls).where(controls.c.key == bindparam("b_key"))
+_INSERT = insert(controls)
+
+
 def _read(connection: Connection, key: str) -> Any:
-    value = connection.execute(select(controls.c.value).where(controls.c.key == key)).scalar()
+    value = connection.execute(_VALUE, {"b_key": key}).scalar()
     return None if value is None else json.loads(value)
 
 
 def _write(connection: Connection, key: str, value: object, now: datetime) -> None:
     values = {"value": canonical_json(value), "updated_at": iso(now)}
-    changed = connection.execute(update(controls).where(controls.c.key == key).values(**values))
+    changed = connection.execute(_SET, {"b_key": key, **values})
     if changed.rowcount == 0:
-        connection.execute(insert(controls).values(key=key, **values))
+        connection.execute(_INSERT, {"key": key, **values})
 
 
 def paused_from(stored_text: str | None) -> bool:

@@ -11,7 +11,16 @@ from sqlalchemy import bindparam, func, select
 from ordergate.ledger._models import FilingStatus
 from ordergate.ledger._schema import filing_events, filings, open_filings
 
-__all__ = ["EVENTS_HEAD", "FILING", "LATEST_STATUS", "OPEN", "TERMINAL", "WITH_STATUS"]
+__all__ = [
+    "EVENTS_HEAD",
+    "FILING",
+    "FILING_ACCOUNT",
+    "LATEST_STATUS",
+    "OPEN",
+    "OPEN_OF",
+    "TERMINAL",
+    "WITH_STATUS",
+]
 
 TERMINAL = tuple(status.value for status in FilingStatus if status.terminal)
 
@@ -35,6 +44,10 @@ OPEN = (
     .join(open_filings, open_filings.c.seq == filings.c.seq)
     .order_by(open_filings.c.seq)
 )
+# An account's open filings (ix_open_filings_account).
+OPEN_OF = OPEN.where(open_filings.c.account == bindparam("account"))
+# The account of one filing (the unique index on filings.id): whether it is on file.
+FILING_ACCOUNT = select(filings.c.account).where(filings.c.id == bindparam("id"))
 # The events chain's last link, by its primary key (the max of the primary key first).
 EVENTS_HEAD = select(filing_events.c.seq, filing_events.c.hash).where(
     filing_events.c.seq == select(func.max(filing_events.c.seq)).scalar_subquery()

@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import Any
 from uuid import UUID, uuid4
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, Select, bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ordergate.core import Clock, to_wire
@@ -103,8 +103,24 @@ class DecisionEntry:
     detail: dict[str, Any]
 
 
+# The order path's statements, built once (a statement built per call costs SQLAlchemy
+# about three times its execution here: ~150 µs against ~50 µs).
+_FILING_SEQ = select(filings.c.seq).where(filings.c.id == bindparam("b_key"))
+_ORDER_BY_REF = select(orders).where(orders.c.ref_id == bindparam("b_key"))
+_ORDER_BY_BROKER_ID = select(orders).where(orders.c.broker_order_id == bindparam("b_key"))
+_SET_ORDER = update(orders).where(orders.c.ref_id == bindparam("b_key"))
+_INSERT_ORDER = insert(orders)
+_INSERT_EXECUTION = insert(executions)
+_EXECUTIONS_OF = (
+    select(executions)
+    .where(executions.c.ref_id == bindparam("b_key"))
+    .order_by(executions.c.executed_at, executions.c.id)
+)
+_INSERT_DECISION = insert(decisions)
+
+
 def _filing_exists(connection: Any, key: str) -> None:
-    if connection.execute(select(filings.c.seq).where(filings.c.id == key)).first() is None:
+    if connection.execute(_FILING_SEQ, {"b_key": key}).first() is None:
         raise UnknownFilingError(key)
 
 
@@ -136,23 +152,21 @@ class Orders:
             _filing_exists(connection, key)
             if broker_order_id is not None:
                 values["broker_order_id"] = broker_order_id
-            changed = connection.execute(
-                update(orders).where(orders.c.ref_id == key).values(**values)
-            )
+            changed = connection.execute(_SET_ORDER, {"b_key": key, **values})
             if changed.rowcount == 0:
-                connection.execute(insert(orders).values(ref_id=key, **values))
+                connection.execute(_INSERT_ORDER, {"ref_id": key, **values})
         return self.get(key)
 
     def get(self, ref_id: UUID | str) -> OrderRecord:
         """The order of filing ``ref_id``; ``UnknownFilingError`` when none was recorded."""
-        return self._one(orders.c.ref_id == str(ref_id), str(ref_id))
+        return self._one(_ORDER_BY_REF, str(ref_id))
 
     def by_broker_id(self, broker_order_id: str) -> OrderRecord:
-        return self._one(orders.c.broker_order_id == broker_order_id, broker_order_id)
+        return self._one(_ORDER_BY_BROKER_ID, broker_order_id)
 
-    def _one(self, where: Any, key: str) -> OrderRecord:
+    def _one(self, query: Select[Any], key: str) -> OrderRecord:
         with reading(self._engine) as connection:
-            row = connection.execute(select(orders).where(where)).first()
+            row = connection.execute(query, {"b_key": key}).first()
         if row is None:
             raise UnknownFilingError(key)
         return OrderRecord(
@@ -171,11 +185,14 @@ class Orders:
             with write_transaction(self._engine) as connection:
                 _filing_exists(connection, key)
                 connection.execute(
-                    insert(executions).values(
-                        id=execution.id, ref_id=key, broker_order_id=execution.broker_order_id,
-                        quantity=to_wire(execution.quantity), price=to_wire(execution.price),
-                        executed_at=iso(execution.executed_at), basis_source="fill",
-                    )
+                    _INSERT_EXECUTION,
+                    {
+                        "id": execution.id, "ref_id": key,
+                        "broker_order_id": execution.broker_order_id,
+                        "quantity": to_wire(execution.quantity),
+                        "price": to_wire(execution.price),
+                        "executed_at": iso(execution.executed_at), "basis_source": "fill",
+                    },
                 )  # fmt: skip
         except IntegrityError:
             return False
@@ -183,11 +200,7 @@ class Orders:
 
     def executions(self, ref_id: UUID | str) -> list[Execution]:
         with reading(self._engine) as connection:
-            rows = connection.execute(
-                select(executions)
-                .where(executions.c.ref_id == str(ref_id))
-                .order_by(executions.c.executed_at, executions.c.id)
-            )
+            rows = connection.execute(_EXECUTIONS_OF, {"b_key": str(ref_id)})
             return [
                 Execution(
                     id=row.id,
@@ -358,10 +371,10 @@ class Journal:
             "detail": canonical_json(detail or {}),
         }
         if connection is not None:
-            connection.execute(insert(decisions).values(**values))
+            connection.execute(_INSERT_DECISION, values)
             return
         with write_transaction(self._engine) as own:
-            own.execute(insert(decisions).values(**values))
+            own.execute(_INSERT_DECISION, values)
 
     def entries(self, *, limit: int = 100) -> list[DecisionEntry]:
         """The latest ``limit`` entries, oldest first."""
