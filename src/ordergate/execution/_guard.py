@@ -437,8 +437,10 @@ class Guard:
     def _submitted(self, record: FilingRecord, order: BrokerOrder) -> FilingStatus:
         """A placed order on the record: ``submitted`` and what the broker reported of it
         (its state, fills, status and, once it ended, the corrected reservation), in one
-        transaction."""
-        with self._ledger.transaction(self._account, events=True):
+        transaction. Not flushed at its commit (``durable=False``): it records what followed
+        a placement, which the reconciler finds again at the broker by ``ref_id`` should
+        power loss take it; the filing it follows was flushed before anything was sent."""
+        with self._ledger.transaction(self._account, events=True, durable=False):
             self._ledger.record_status(
                 record.id, FilingStatus.SUBMITTED, detail={"order_id": order.order_id}
             )

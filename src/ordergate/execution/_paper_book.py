@@ -345,18 +345,21 @@ class PaperBook:
         return filled
 
     @contextmanager
-    def writing(self) -> Iterator[None]:
+    def writing(self, *, durable: bool = True) -> Iterator[None]:
         """One write transaction for several of the book's writes made inside the block in
         this thread (an order and its fill): they join it and commit together, or not at
-        all (see ``ordergate.store.write_transaction``). Never hold it across an await."""
-        with self._writing():
+        all (see ``ordergate.store.write_transaction``). Never hold it across an await.
+
+        ``durable=False``: the book is the paper venue, and its order is written after the
+        filing was committed (flushed): see ``write_transaction``."""
+        with self._writing(durable=durable):
             yield
 
     # Internals ---------------------------------------------------------------------------
 
     @contextmanager
-    def _writing(self) -> Iterator[Connection]:
-        with write_transaction(self._engine) as connection:
+    def _writing(self, *, durable: bool = True) -> Iterator[Connection]:
+        with write_transaction(self._engine, durable=durable) as connection:
             if self._engine.dialect.name == "postgresql":
                 connection.execute(_BOOK_LOCK, {"key": _PG_BOOK_LOCK})
             yield connection

@@ -173,7 +173,9 @@ class Ledger:
     # -- steps together ------------------------------------------------------------------
 
     @contextmanager
-    def transaction(self, account: str, *, events: bool = False) -> Iterator[None]:
+    def transaction(
+        self, account: str, *, events: bool = False, durable: bool = True
+    ) -> Iterator[None]:
         """One write transaction for the steps of one act on ``account``'s filings (a filing
         and its journal entry; an order's state, fills, status and corrected reservation):
         every ledger write made inside the block, in this thread, joins it (each in a
@@ -181,8 +183,11 @@ class Ledger:
 
         It takes ``account``'s lock and, with ``events``, then the events chain (the order
         every writer takes them in, so the steps inside never take a lock out of order);
-        reads inside see what the steps before them wrote. Never hold it across an await."""
-        with write_transaction(self._engine) as connection:
+        reads inside see what the steps before them wrote. Never hold it across an await.
+
+        ``durable=False`` only for what follows a placement (its status, the broker's order
+        and fills): see ``ordergate.store.write_transaction``."""
+        with write_transaction(self._engine, durable=durable) as connection:
             lock_accounts(connection, [account])
             if events:
                 take_locks(connection, "events")
