@@ -33,7 +33,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
@@ -54,10 +53,13 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._protocols import (
     AccountReader,
+    AccountView,
     BrokerOrder,
     BrokerRefusal,
     NoAnswer,
     OrderExecutor,
+    Review,
+    Ticket,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
@@ -209,25 +211,8 @@ class Guard:
         ``ProposalError`` for a proposal naming another account (nothing is filed)."""
         if proposal.account is not None and proposal.account != self._account:
             raise ProposalError("account", "this guard trades one account only")
-        world = await self._world.state(proposal)
-        terms = estimate_terms(proposal, world.state.quote)
-        decision = evaluate(proposal, terms, world.state, self._policy, Stage.ESTIMATE)
-        filing = Filing(
-            identity=identity,
-            terms=filing_terms(proposal, self._account),
-            account=self._account,
-            kind=KIND,
-            decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
-            reasons=decision.codes,
-        )
-        result = await blocking(
-            self._file,
-            filing,
-            hold_for(proposal, terms, decision, self._policy),
-            identity,
-            decision,
-            terms,
-        )
+        view = await self._world.broker_view(proposal)
+        decision, result = await blocking(self._estimate_and_file, proposal, view, identity)
         record = result.record
         if not result.accepted:
             next_open = None
@@ -339,15 +324,8 @@ class Guard:
             return await self._end(
                 record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
             )
-        world = await self._world.state(ticket.proposal, own=record, quote=review.quote)
-        decision = evaluate(ticket.proposal, review.terms, world.state, self._policy, Stage.REVIEW)
-        reasons = decision.codes
-        if review.checks_passed is False:
-            reasons = (*reasons, BROKER_CHECKS_FAILED)
-        hold = hold_for(ticket.proposal, review.terms, decision, self._policy)
-        checked = await blocking(
-            self._check_review, record, identity, decision, review.terms, reasons, hold
-        )
+        view = await self._world.broker_view(ticket.proposal, quote=review.quote)
+        checked = await blocking(self._check_review, record, identity, ticket, review, view)
         if checked.refused:
             return await self._end(
                 record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
@@ -396,40 +374,58 @@ class Guard:
             broker_code=broker_code,
         )
 
-    # -- the steps' ledger writes, each step's in one transaction ------------------------
+    # -- the stages' ledger work, each in one worker thread and its writes in one
+    # transaction: the record read, the policy, and what the decision writes -------------
 
-    def _file(
-        self,
-        filing: Filing,
-        notional: Decimal,
-        identity: str,
-        decision: PolicyDecision,
-        terms: Terms,
-    ) -> FilingResult:
-        """Stage A on the record: the filing (and its reservation) with the journal entry of
+    def _estimate_and_file(
+        self, proposal: Proposal, view: AccountView, identity: str
+    ) -> tuple[PolicyDecision, FilingResult]:
+        """Stage A (blocking): the record read beside the broker's ``view``, the policy on
+        the estimated terms, then the filing (and its reservation) with the journal entry of
         its decision, committed together before anything is sent."""
+        policy, caps = self._policy, self._caps
+        world = self._world.with_record(proposal, view)
+        terms = estimate_terms(proposal, world.state.quote)
+        decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
+        filing = Filing(
+            identity=identity,
+            terms=filing_terms(proposal, self._account),
+            account=self._account,
+            kind=KIND,
+            decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
+            reasons=decision.codes,
+        )
+        notional = hold_for(proposal, terms, decision, policy)
         with self._ledger.transaction(self._account):
-            result = self._ledger.file_and_reserve(filing, notional=notional, caps=self._caps)
+            result = self._ledger.file_and_reserve(filing, notional=notional, caps=caps)
             record = result.record
             self._journal(record, identity, decision, terms, record.reasons)
-        return result
+        return decision, result
 
     def _check_review(
         self,
         record: FilingRecord,
         identity: str,
-        decision: PolicyDecision,
-        terms: Terms,
-        reasons: tuple[str, ...],
-        hold: Decimal,
+        ticket: Ticket,
+        review: Review,
+        view: AccountView,
     ) -> _Reviewed:
-        """Stage B on the record: its journal entry and, when it passed, the reservation
+        """Stage B (blocking): a fresh record read beside the broker's ``view``, the policy
+        on the reviewed terms, then its journal entry and, when it passed, the reservation
         repriced against the cap and the filing's status read back, in one transaction."""
+        policy, caps = self._policy, self._caps
+        proposal = ticket.proposal
+        world = self._world.with_record(proposal, view, own=record, quote=review.quote)
+        decision = evaluate(proposal, review.terms, world.state, policy, Stage.REVIEW)
+        reasons = decision.codes
+        if review.checks_passed is False:
+            reasons = (*reasons, BROKER_CHECKS_FAILED)
+        hold = hold_for(proposal, review.terms, decision, policy)
         with self._ledger.transaction(self._account, events=True):
-            self._journal(record, identity, decision, terms, reasons)
+            self._journal(record, identity, decision, review.terms, reasons)
             if reasons:
                 return _Reviewed(reasons, record.status)
-            over = self._ledger.reprice(record.id, hold, caps=self._caps)
+            over = self._ledger.reprice(record.id, hold, caps=caps)
             if over is not None:
                 return _Reviewed((over,), record.status)
             return _Reviewed((), self._ledger.filing(record.id).status)

@@ -77,10 +77,26 @@ class World:
     ) -> WorldView:
         """The state for deciding on ``proposal``; ``own`` is the filing under review (stage
         B), ``quote`` a fresher quote than the reader's (the review's)."""
-        # A fresher quote given (the review's) is the decision's quote: not read again.
-        view = await self._reader.read(self._account, proposal.symbol, quote=quote)
+        view = await self.broker_view(proposal, quote=quote)
+        return await blocking(self.with_record, proposal, view, own=own, quote=quote)
+
+    async def broker_view(self, proposal: Proposal, *, quote: Quote | None = None) -> AccountView:
+        """The broker's side of the state (``state``'s first half). A fresher quote given (the
+        review's) is the decision's quote: not read again."""
+        return await self._reader.read(self._account, proposal.symbol, quote=quote)
+
+    def with_record(
+        self,
+        proposal: Proposal,
+        view: AccountView,
+        *,
+        own: FilingRecord | None = None,
+        quote: Quote | None = None,
+    ) -> WorldView:
+        """``state``'s second half, blocking: ``view`` merged with the ledger's record read
+        now, so a caller can read it and write its decision in one worker thread."""
         now = self._clock.now()
-        record = await blocking(self._record, view, now, own)
+        record = self._record(view, now, own)
         chosen = quote if quote is not None else view.quote
         return WorldView(
             AccountState(
