@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import Column, Engine, MetaData, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from ordergate.store import engine_for, normalise_url, reading, write_transaction
+from ordergate.store import engine_for, normalise_url, reading, step_memo, write_transaction
 
 pytestmark = pytest.mark.req("store.steps-commit-together")
 
@@ -83,3 +83,22 @@ def test_a_write_after_the_outer_one_ended_opens_its_own(engine: Engine) -> None
         assert second is not first
         second.execute(insert(_ROWS).values(key="two"))
     assert _committed(engine) == {"one", "two"}
+
+
+def test_a_steps_memo_lives_with_its_write_and_empties_when_a_step_rolls_back(
+    engine: Engine,
+) -> None:
+    with reading(engine) as read:
+        assert step_memo(read) is None  # a read keeps nothing
+    with write_transaction(engine) as outer:
+        memo = step_memo(outer)
+        assert memo == {}
+        memo["filing"] = "on file"
+        with write_transaction(engine) as step:
+            assert step_memo(step) is memo
+        assert memo == {"filing": "on file"}
+        with pytest.raises(RuntimeError), write_transaction(engine):
+            raise RuntimeError("the step fails: what it read may be undone")
+        assert memo == {}
+    with write_transaction(engine) as later:
+        assert step_memo(later) == {}  # a new transaction starts with nothing

@@ -67,10 +67,10 @@ from ordergate.ledger._models import (
 from ordergate.ledger._queries import (
     EVENTS_HEAD,
     FILING,
-    FILING_ACCOUNT,
     OPEN,
     OPEN_OF,
     WITH_STATUS,
+    filing_account,
 )
 from ordergate.ledger._records import Approvals, Journal, Orders
 from ordergate.ledger._rows import event_record, filing_record
@@ -93,6 +93,7 @@ from ordergate.store import (
     migrate,
     normalise_url,
     reading,
+    step_memo,
     take_locks,
     to_us,
     write_transaction,
@@ -499,7 +500,16 @@ _INSERT_OPEN = insert(open_filings)
 _INSERT_EVENT = insert(filing_events)
 
 
+_EVENTS_HEAD_KEY = "events_head"
+
+
 def _events_head(connection: Connection) -> tuple[int, str]:
+    """The events chain's last link; inside a write transaction that appended to it, the
+    link it appended last (it holds the chain's lock: nobody else appended since)."""
+    memo = step_memo(connection)
+    if memo is not None and _EVENTS_HEAD_KEY in memo:
+        head: tuple[int, str] = memo[_EVENTS_HEAD_KEY]
+        return head
     row = connection.execute(EVENTS_HEAD).first()
     return (0, GENESIS) if row is None else (row.seq, row.hash)
 
@@ -525,11 +535,9 @@ def _worst_window(connection: Connection, account: str, filed_us: int, now_us: i
 
 
 def _require_filing(connection: Connection, key: str) -> str:
-    """The account of filing ``key``; ``UnknownFilingError`` if there is none."""
-    account = connection.execute(FILING_ACCOUNT, {"id": key}).scalar()
-    if account is None:
-        raise UnknownFilingError(key)
-    return str(account)
+    """The account of filing ``key``; ``UnknownFilingError`` if there is none. Read once per
+    write transaction (a filing row never changes once filed)."""
+    return filing_account(connection, key)
 
 
 def _lock_filing_account(connection: Connection, key: str) -> None:
@@ -580,6 +588,9 @@ def _append_event(
             "status": status, "detail": detail_text, "prev_hash": prev, "hash": digest,
         },
     )  # fmt: skip
+    memo = step_memo(connection)
+    if memo is not None:
+        memo[_EVENTS_HEAD_KEY] = (seq, digest)
     if kind == "status":
         _track_status(connection, filing_id, FilingStatus(status))
     return EventRecord(

@@ -24,7 +24,8 @@ from sqlalchemy.exc import IntegrityError
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._errors import LedgerError, UnknownFilingError
-from ordergate.ledger._schema import approvals, decisions, executions, filings, orders
+from ordergate.ledger._queries import filing_account
+from ordergate.ledger._schema import approvals, decisions, executions, orders
 from ordergate.store import iso, parse_iso, reading, write_transaction
 
 __all__ = [
@@ -105,7 +106,6 @@ class DecisionEntry:
 
 # The order path's statements, built once (a statement built per call costs SQLAlchemy
 # about three times its execution here: ~150 µs against ~50 µs).
-_FILING_SEQ = select(filings.c.seq).where(filings.c.id == bindparam("b_key"))
 _ORDER_BY_REF = select(orders).where(orders.c.ref_id == bindparam("b_key"))
 _ORDER_BY_BROKER_ID = select(orders).where(orders.c.broker_order_id == bindparam("b_key"))
 _SET_ORDER = update(orders).where(orders.c.ref_id == bindparam("b_key"))
@@ -119,9 +119,8 @@ _EXECUTIONS_OF = (
 _INSERT_DECISION = insert(decisions)
 
 
-def _filing_exists(connection: Any, key: str) -> None:
-    if connection.execute(_FILING_SEQ, {"b_key": key}).first() is None:
-        raise UnknownFilingError(key)
+def _filing_exists(connection: Connection, key: str) -> None:
+    filing_account(connection, key)  # UnknownFilingError when none
 
 
 class Orders:

@@ -19,6 +19,10 @@ A read (``reading``) inside an open write transaction runs on its connection, so
 what the steps before it wrote. Outside one, ``reading`` opens a read transaction that
 nested reads join (one connection, one snapshot on SQLite, for the reads of one decision).
 
+``step_memo`` keeps, for a write transaction's life, what its steps read under its locks
+and need not read again (that a filing is on file, the events chain's head after the last
+append); it is emptied whenever a step rolls back.
+
 What is open is kept per thread: a transaction belongs to the thread that opened it (a
 ``blocking`` worker running one synchronous function, or the event loop's thread inside one
 synchronous call) and never spans an ``await``.
@@ -30,16 +34,18 @@ import itertools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-__all__ = ["joined_write", "reading", "registered", "savepoint"]
+__all__ = ["joined_write", "reading", "registered", "savepoint", "step_memo"]
 
 
 class _Open(threading.local):
     def __init__(self) -> None:
         self.writes: dict[Engine, Connection] = {}
         self.reads: dict[Engine, Connection] = {}
+        self.memos: dict[int, dict[object, Any]] = {}
 
 
 _open = _Open()
@@ -55,10 +61,18 @@ def joined_write(engine: Engine) -> Connection | None:
 def registered(engine: Engine, connection: Connection) -> Iterator[None]:
     """Make ``connection``'s write transaction the one nested steps on ``engine`` join."""
     _open.writes[engine] = connection
+    _open.memos[id(connection)] = {}
     try:
         yield
     finally:
         del _open.writes[engine]
+        del _open.memos[id(connection)]
+
+
+def step_memo(connection: Connection) -> dict[object, Any] | None:
+    """The memo of ``connection``'s open write transaction in this thread; ``None`` for any
+    other connection (a read, or a write opened elsewhere)."""
+    return _open.memos.get(id(connection))
 
 
 @contextmanager
@@ -72,6 +86,9 @@ def savepoint(connection: Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
+        memo = step_memo(connection)
+        if memo is not None:
+            memo.clear()  # what the step read or wrote may be undone
         driver.execute(f"ROLLBACK TO SAVEPOINT {name}")
         driver.execute(f"RELEASE SAVEPOINT {name}")
         raise
