@@ -134,24 +134,23 @@ class World:
             # (after stage B), released or corrected.
             spent, orders = spent - own.notional, orders - 1
         equity = view.equity
+        mark, start, pause = ledger.controls.for_decision()
         if equity is not None:
-            mark: Decimal | None = ledger.controls.raise_high_water_mark(equity)
+            if mark is None or mark < equity:
+                mark = ledger.controls.raise_high_water_mark(equity)
             day = now.astimezone(_NEW_YORK).date().isoformat()
-            start = ledger.controls.session_start_equity()
             if start is None or start.session != day:
                 ledger.controls.set_session_start_equity(day, equity)
                 session_start: Decimal | None = equity
             else:
                 session_start = start.equity
         else:
-            mark = ledger.controls.high_water_mark()
-            start = ledger.controls.session_start_equity()
             session_start = None if start is None else start.equity
         filings = [f for f in ledger.open_filings(self._account) if own is None or f.id != own.id]
         return _Record(
             spent=spent,
             orders=orders,
-            paused=ledger.controls.pause_state().paused,
+            paused=pause.paused,
             high_water_mark=mark,
             session_start_equity=session_start,
             open_filings=tuple(filings),

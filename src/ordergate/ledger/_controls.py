@@ -77,6 +77,9 @@ def policy_sha256(text: str) -> str:
 _VALUE = select(controls.c.value).where(controls.c.key == bindparam("b_key"))
 _SET = update(controls).where(controls.c.key == bindparam("b_key"))
 _INSERT = insert(controls)
+_DECISION = select(controls.c.key, controls.c.value).where(
+    controls.c.key.in_([_HWM, _SESSION, _PAUSE])
+)
 
 
 def _read(connection: Connection, key: str) -> Any:
@@ -98,7 +101,10 @@ def paused_from(stored_text: str | None) -> bool:
 
 def read_pause(connection: Connection) -> PauseState:
     """The pause flag as seen inside ``connection``'s transaction."""
-    stored = _read(connection, _PAUSE)
+    return _pause(_read(connection, _PAUSE))
+
+
+def _pause(stored: Any) -> PauseState:
     if not stored or not stored["paused"]:
         return PauseState(False)
     return PauseState(True, stored["reason"], parse_iso(stored["since"]))
@@ -162,6 +168,18 @@ class Controls:
         with reading(self._engine) as connection:
             stored = _read(connection, _SESSION)
         return None if stored is None else SessionEquity(stored[0], Decimal(stored[1]))
+
+    def for_decision(self) -> tuple[Decimal | None, SessionEquity | None, PauseState]:
+        """The high-water mark, the session-start equity and the pause flag, in one read
+        (what a decision reads of the controls)."""
+        with reading(self._engine) as connection:
+            stored = {row.key: json.loads(row.value) for row in connection.execute(_DECISION)}
+        mark, start = stored.get(_HWM), stored.get(_SESSION)
+        return (
+            None if mark is None else Decimal(mark),
+            None if start is None else SessionEquity(start[0], Decimal(start[1])),
+            _pause(stored.get(_PAUSE)),
+        )
 
     def set_session_start_equity(self, session: str, equity: Decimal) -> None:
         with write_transaction(self._engine) as connection:
