@@ -80,7 +80,8 @@ SURFACE = {
     "ordergate.store": {
         "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "StoreError", "StoreSchemaError",
         "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
-        "migrate", "normalise_url", "parse_iso", "take_locks", "to_us", "write_transaction",
+        "migrate", "normalise_url", "parse_iso", "reading", "step_memo", "take_locks",
+        "to_us", "write_transaction",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",

@@ -362,13 +362,17 @@ class StaticReader:
     def __init__(self, broker: ScriptedBroker) -> None:
         self._broker = broker
 
-    async def read(self, account: str, symbol: str | None) -> AccountView:
+    async def read(
+        self, account: str, symbol: str | None, *, quote: Quote | None = None
+    ) -> AccountView:
+        if quote is None and symbol is not None:
+            quote = self._broker.quote(symbol)
         return AccountView(
             equity=self.EQUITY,
             cash=self.EQUITY,
             buying_power=self.EQUITY,
             positions=self._broker.positions(),
             open_orders=self._broker.open_orders(),
-            quote=None if symbol is None else self._broker.quote(symbol),
+            quote=quote,
             tradable=True,
         )

@@ -225,6 +225,8 @@ REQUIREMENTS: dict[str, str] = {
     "ledger main wrote upgrades keeping every row",
     "store.import-contracts": "issue 13 §9: layers, and no package imports another's "
     "underscore module, checked by lint-imports",
+    "store.steps-commit-together": "architecture, the order path: the writes of one step "
+    "commit together; a failed step undoes only its own writes",
     # Issue 15 §3: the graded record
     "record.grade.one-trading-day": "issue 15 §3: a fill graded at the close one NYSE session "
     "day on, minus SPY over the same span, signed by side, in bps",

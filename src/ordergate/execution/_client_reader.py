@@ -102,20 +102,25 @@ class ClientAccountReader:
         self.clock = clock
         self._max_pages = max_pages
 
-    async def read(self, account: str, symbol: str | None) -> AccountView:
-        """Every part read at once; a failed part is ``None`` with a note."""
+    async def read(
+        self, account: str, symbol: str | None, *, quote: Quote | None = None
+    ) -> AccountView:
+        """Every part read at once; a failed part is ``None`` with a note. A ``quote`` given
+        is the view's quote (not read again)."""
         rh = self._rh
         portfolio = _Part[Portfolio]("portfolio", lambda: rh.accounts.portfolio(account))
         positions = _Part[Mapping[str, Position]]("positions", lambda: self._positions(account))
         orders = _Part[tuple[BrokerOrder, ...]]("open_orders", lambda: self._open_orders(account))
         parts: list[_Part[Any]] = [portfolio, positions, orders]
-        quote: _Part[Quote] | None = None
+        read_quote: _Part[Quote] | None = None
         tradable: _Part[bool] | None = None
         if symbol is not None:
             wanted = symbol
-            quote = _Part("quote", lambda: _quote(rh, wanted))
             tradable = _Part("tradable", lambda: fetch_tradable(rh, account, wanted))
-            parts += [quote, tradable]
+            parts.append(tradable)
+            if quote is None:
+                read_quote = _Part("quote", lambda: _quote(rh, wanted))
+                parts.append(read_quote)
         async with anyio.create_task_group() as group:
             for part in parts:
                 group.start_soon(part.run)
@@ -127,7 +132,7 @@ class ClientAccountReader:
             buying_power=None if power is None else power.buying_power,
             positions=positions.value,
             open_orders=orders.value,
-            quote=None if quote is None else quote.value,
+            quote=quote if read_quote is None else read_quote.value,
             tradable=None if tradable is None else tradable.value,
             notes=tuple(part.note for part in parts if part.note is not None),
         )

@@ -45,10 +45,12 @@ def end_filing(
         detail["stage"] = stage.value
     if broker_code is not None:
         detail["broker_code"] = broker_code
-    ledger.record_status(record.id, status, detail=detail)
-    # Already released, or a refused filing that held nothing: nothing to give back.
-    with contextlib.suppress(ReservationError):
-        ledger.release(record.id)
+    # The ending and the release in one transaction: a filing never ends still holding.
+    with ledger.transaction(record.account, events=True):
+        ledger.record_status(record.id, status, detail=detail)
+        # Already released, or a refused filing that held nothing: nothing to give back.
+        with contextlib.suppress(ReservationError):
+            ledger.release(record.id)
     return Outcome(
         record.id,
         status,

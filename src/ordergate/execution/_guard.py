@@ -31,6 +31,7 @@ import copy
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -52,9 +53,13 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._protocols import (
     AccountReader,
+    AccountView,
+    BrokerOrder,
     BrokerRefusal,
     NoAnswer,
     OrderExecutor,
+    Review,
+    Ticket,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
@@ -66,6 +71,7 @@ from ordergate.ledger import (
     Decision,
     Filing,
     FilingRecord,
+    FilingResult,
     FilingStatus,
     Ledger,
     RollingCaps,
@@ -89,6 +95,12 @@ logger = logging.getLogger(__name__)
 
 ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
 """Told of every new pending approval (e.g. a webhook); its failures are logged, not raised."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Reviewed:
+    refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
+    status: FilingStatus  # the filing's status as the check read it
 
 
 class Guard:
@@ -200,25 +212,9 @@ class Guard:
         ``ProposalError`` for a proposal naming another account (nothing is filed)."""
         if proposal.account is not None and proposal.account != self._account:
             raise ProposalError("account", "this guard trades one account only")
-        world = await self._world.state(proposal)
-        terms = estimate_terms(proposal, world.state.quote)
-        decision = evaluate(proposal, terms, world.state, self._policy, Stage.ESTIMATE)
-        filing = Filing(
-            identity=identity,
-            terms=filing_terms(proposal, self._account),
-            account=self._account,
-            kind=KIND,
-            decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
-            reasons=decision.codes,
-        )
-        result = await blocking(
-            self._ledger.file_and_reserve,
-            filing,
-            notional=hold_for(proposal, terms, decision, self._policy),
-            caps=self._caps,
-        )
+        view = await self._world.broker_view(proposal)
+        decision, result = await blocking(self._estimate_and_file, proposal, view, identity)
         record = result.record
-        await blocking(self._journal, record, identity, decision, terms, record.reasons)
         if not result.accepted:
             next_open = None
             if OUTSIDE_SESSION in record.reasons:
@@ -329,23 +325,13 @@ class Guard:
             return await self._end(
                 record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
             )
-        world = await self._world.state(ticket.proposal, own=record, quote=review.quote)
-        decision = evaluate(ticket.proposal, review.terms, world.state, self._policy, Stage.REVIEW)
-        reasons = decision.codes
-        if review.checks_passed is False:
-            reasons = (*reasons, BROKER_CHECKS_FAILED)
-        await blocking(self._journal, record, identity, decision, review.terms, reasons)
-        if reasons:
-            return await self._end(record, FilingStatus.REFUSED, reasons, stage=Stage.REVIEW)
-        over = await blocking(
-            self._ledger.reprice,
-            record.id,
-            hold_for(ticket.proposal, review.terms, decision, self._policy),
-            caps=self._caps,
-        )
-        if over is not None:
-            return await self._end(record, FilingStatus.REFUSED, (over,), stage=Stage.REVIEW)
-        current = (await blocking(self._ledger.filing, record.id)).status
+        view = await self._world.broker_view(ticket.proposal, quote=review.quote)
+        checked = await blocking(self._check_review, record, identity, ticket, review, view)
+        if checked.refused:
+            return await self._end(
+                record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
+            )
+        current = checked.status
         if current.terminal:
             # A reconciler ended this filing (past the grace) while it was being reviewed:
             # it is not sent now, under a filing the record says never reached the broker.
@@ -365,13 +351,7 @@ class Guard:
                 self._ledger.record_status, record.id, FilingStatus.AWAITING_BROKER_APPROVAL
             )
             return Outcome(record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-        await blocking(
-            self._ledger.record_status,
-            record.id,
-            FilingStatus.SUBMITTED,
-            detail={"order_id": order.order_id},
-        )
-        status = await self.reconciler.settle(record, order)
+        status = await blocking(self._submitted, record, order)
         return Outcome(record.id, status, order_id=order.order_id)
 
     async def _end(
@@ -394,6 +374,74 @@ class Guard:
             stage=stage,
             broker_code=broker_code,
         )
+
+    # -- the stages' ledger work, each in one worker thread and its writes in one
+    # transaction: the record read, the policy, and what the decision writes -------------
+
+    def _estimate_and_file(
+        self, proposal: Proposal, view: AccountView, identity: str
+    ) -> tuple[PolicyDecision, FilingResult]:
+        """Stage A (blocking): the record read beside the broker's ``view``, the policy on
+        the estimated terms, then the filing (and its reservation) with the journal entry of
+        its decision, committed together before anything is sent."""
+        policy, caps = self._policy, self._caps
+        world = self._world.with_record(proposal, view)
+        terms = estimate_terms(proposal, world.state.quote)
+        decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
+        filing = Filing(
+            identity=identity,
+            terms=filing_terms(proposal, self._account),
+            account=self._account,
+            kind=KIND,
+            decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
+            reasons=decision.codes,
+        )
+        notional = hold_for(proposal, terms, decision, policy)
+        with self._ledger.transaction(self._account):
+            result = self._ledger.file_and_reserve(filing, notional=notional, caps=caps)
+            record = result.record
+            self._journal(record, identity, decision, terms, record.reasons)
+        return decision, result
+
+    def _check_review(
+        self,
+        record: FilingRecord,
+        identity: str,
+        ticket: Ticket,
+        review: Review,
+        view: AccountView,
+    ) -> _Reviewed:
+        """Stage B (blocking): a fresh record read beside the broker's ``view``, the policy
+        on the reviewed terms, then its journal entry and, when it passed, the reservation
+        repriced against the cap and the filing's status read back, in one transaction."""
+        policy, caps = self._policy, self._caps
+        proposal = ticket.proposal
+        world = self._world.with_record(proposal, view, own=record, quote=review.quote)
+        decision = evaluate(proposal, review.terms, world.state, policy, Stage.REVIEW)
+        reasons = decision.codes
+        if review.checks_passed is False:
+            reasons = (*reasons, BROKER_CHECKS_FAILED)
+        hold = hold_for(proposal, review.terms, decision, policy)
+        with self._ledger.transaction(self._account, events=True):
+            self._journal(record, identity, decision, review.terms, reasons)
+            if reasons:
+                return _Reviewed(reasons, record.status)
+            over = self._ledger.reprice(record.id, hold, caps=caps)
+            if over is not None:
+                return _Reviewed((over,), record.status)
+            return _Reviewed((), self._ledger.filing(record.id).status)
+
+    def _submitted(self, record: FilingRecord, order: BrokerOrder) -> FilingStatus:
+        """A placed order on the record: ``submitted`` and what the broker reported of it
+        (its state, fills, status and, once it ended, the corrected reservation), in one
+        transaction. Not flushed at its commit (``durable=False``): it records what followed
+        a placement, which the reconciler finds again at the broker by ``ref_id`` should
+        power loss take it; the filing it follows was flushed before anything was sent."""
+        with self._ledger.transaction(self._account, events=True, durable=False):
+            self._ledger.record_status(
+                record.id, FilingStatus.SUBMITTED, detail={"order_id": order.order_id}
+            )
+            return self.reconciler.settle_now(record, order)
 
     # -- helpers ---------------------------------------------------------------------------
 

@@ -240,9 +240,12 @@ class PaperExecutor:
         def admit(account: PaperAccount) -> None:
             self._admit(proposal, account, quotes)
 
-        order, created = self._book.add_order(ticket, new_paper_order_id(), admit=admit)
-        if created and self._in_session(order):
-            order = self._advance(order, quote)
+        # The order and, when it fills now, its fill: one transaction, one commit, not
+        # flushed: the venue's answer to a filing already flushed (see write_transaction).
+        with self._book.writing(durable=False):
+            order, created = self._book.add_order(ticket, new_paper_order_id(), admit=admit)
+            if created and self._in_session(order):
+                order = self._advance(order, quote)
         return Placement(order=order.broker_order())
 
     def _admit(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
 from ordergate.core import ZERO, Side
@@ -47,7 +48,9 @@ class PaperAccountReader:
     def quotes(self) -> QuoteSource:
         return self._quotes
 
-    async def read(self, account: str, symbol: str | None) -> AccountView:
+    async def read(
+        self, account: str, symbol: str | None, *, quote: Quote | None = None
+    ) -> AccountView:
         failure = ""
         try:
             paper: PaperAccount | None = self._book.account(account)
@@ -57,8 +60,22 @@ class PaperAccountReader:
         symbols = {symbol} if symbol is not None else set()
         if paper is not None:
             symbols |= set(paper.positions) | {order.symbol for order in paper.open_orders}
-        quotes = await fetch_quotes(self._quotes, symbols)
-        tradable = None if symbol is None else await self._tradable(account, symbol)
+        given = {} if quote is None or symbol is None else {symbol: quote}
+        symbols -= set(given)
+        tradable: bool | None = None
+        if symbol is None:
+            quotes = await fetch_quotes(self._quotes, symbols)
+        else:
+            # The quotes and the symbol's tradability are independent reads: at once.
+            async with anyio.create_task_group() as group:
+
+                async def read_tradable() -> None:
+                    nonlocal tradable
+                    tradable = await self._tradable(account, symbol)
+
+                group.start_soon(read_tradable)
+                quotes = await fetch_quotes(self._quotes, symbols)
+        quotes.update(given)
         quote = None if symbol is None else quotes[symbol]
         if paper is None:
             return AccountView(quote=quote, tradable=tradable, notes=(failure,))

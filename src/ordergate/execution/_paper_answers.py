@@ -152,7 +152,10 @@ class PaperAnswerReader:
         self._ledger = ledger
         self._identity = identity
 
-    async def read(self, account: str, symbol: str | None) -> AccountView:
+    async def read(
+        self, account: str, symbol: str | None, *, quote: Quote | None = None
+    ) -> AccountView:
+        """A ``quote`` given is the view's quote (not read again)."""
         paper, ledger, identity = self._paper, self._ledger, self._identity
         read: dict[str, Any] = {}
         notes: list[str] = []
@@ -176,7 +179,10 @@ class PaperAnswerReader:
         ]
         if symbol is not None:
             wanted = symbol
-            parts.append(("quote", lambda: _quote(paper, wanted)))
+            if quote is None:
+                parts.append(("quote", lambda: _quote(paper, wanted)))
+            else:
+                read["quote"] = quote
             parts.append(("tradable", lambda: paper.quotes.tradable(account, wanted)))
         async with anyio.create_task_group() as group:
             for name, reader in parts:

@@ -204,8 +204,12 @@ def _exact(value: Decimal | None) -> str | None:
 class AccountReader(Protocol):
     """Reads the account and one symbol's market for a decision."""
 
-    async def read(self, account: str, symbol: str | None) -> AccountView:
-        """Never raises for a failed read: the missing part is ``None``."""
+    async def read(
+        self, account: str, symbol: str | None, *, quote: Quote | None = None
+    ) -> AccountView:
+        """Never raises for a failed read: the missing part is ``None``. ``quote`` is the
+        symbol's quote the decision already read (stage B: the review's): it is the view's
+        quote, not read a second time."""
         ...
 
 

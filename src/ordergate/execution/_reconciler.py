@@ -191,7 +191,16 @@ class Reconciler:
     ) -> FilingStatus:
         """Record what the broker reports of ``record``'s order: its state, its fills, and at
         its end the reservation corrected to what filled. Returns the filing's status."""
-        return await blocking(self._settle, record, order, report or ReconcileReport())
+        return await blocking(self.settle_now, record, order, report)
+
+    def settle_now(
+        self, record: FilingRecord, order: BrokerOrder, report: ReconcileReport | None = None
+    ) -> FilingStatus:
+        """``settle`` in this thread, in one ledger transaction (or the caller's, when one is
+        open: ``Ledger.transaction``): the order, its fills, the status and the corrected
+        reservation are recorded together."""
+        with self._ledger.transaction(record.account, events=True):
+            return self._settle(record, order, report or ReconcileReport())
 
     def _settle(
         self, record: FilingRecord, order: BrokerOrder, report: ReconcileReport

@@ -82,9 +82,26 @@ class World:
     ) -> WorldView:
         """The state for deciding on ``proposal``; ``own`` is the filing under review (stage
         B), ``quote`` a fresher quote than the reader's (the review's)."""
-        view = await self._reader.read(self._account, proposal.symbol)
+        view = await self.broker_view(proposal, quote=quote)
+        return await blocking(self.with_record, proposal, view, own=own, quote=quote)
+
+    async def broker_view(self, proposal: Proposal, *, quote: Quote | None = None) -> AccountView:
+        """The broker's side of the state (``state``'s first half). A fresher quote given (the
+        review's) is the decision's quote: not read again."""
+        return await self._reader.read(self._account, proposal.symbol, quote=quote)
+
+    def with_record(
+        self,
+        proposal: Proposal,
+        view: AccountView,
+        *,
+        own: FilingRecord | None = None,
+        quote: Quote | None = None,
+    ) -> WorldView:
+        """``state``'s second half, blocking: ``view`` merged with the ledger's record read
+        now, so a caller can read it and write its decision in one worker thread."""
         now = self._clock.now()
-        record = await blocking(self._record, view, now, own)
+        record = self._record(view, now, own)
         chosen = quote if quote is not None else view.quote
         return WorldView(
             AccountState(
@@ -109,6 +126,11 @@ class World:
         )
 
     def _record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
+        # The decision's reads on one connection and read transaction, not one each.
+        with self._ledger.reading():
+            return self._read_record(view, now, own)
+
+    def _read_record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
         ledger = self._ledger
         spend = ledger.rolling_spend(self._account, now=now)
         spent, orders = spend.notional, spend.orders
@@ -117,26 +139,26 @@ class World:
             # (after stage B), released or corrected.
             spent, orders = spent - own.notional, orders - 1
         equity = view.equity
+        mark, start, pause = ledger.controls.for_decision()
         if equity is not None:
-            mark: Decimal | None = ledger.controls.raise_high_water_mark(
+            # Raises the mark when equity passed it, and marks the equity curve when a mark
+            # is due (at most one a minute); otherwise a read, no write.
+            mark = ledger.controls.raise_high_water_mark(
                 equity, account=self._account, source=self._source, at=now
             )
             day = now.astimezone(_NEW_YORK).date().isoformat()
-            start = ledger.controls.session_start_equity()
             if start is None or start.session != day:
                 ledger.controls.set_session_start_equity(day, equity)
                 session_start: Decimal | None = equity
             else:
                 session_start = start.equity
         else:
-            mark = ledger.controls.high_water_mark()
-            start = ledger.controls.session_start_equity()
             session_start = None if start is None else start.equity
         filings = [f for f in ledger.open_filings(self._account) if own is None or f.id != own.id]
         return _Record(
             spent=spent,
             orders=orders,
-            paused=ledger.controls.pause_state().paused,
+            paused=pause.paused,
             high_water_mark=mark,
             session_start_equity=session_start,
             open_filings=tuple(filings),

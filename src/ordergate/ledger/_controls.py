@@ -18,13 +18,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
-from ordergate.ledger._equity import mark_equity
+from ordergate.ledger._equity import mark_equity, marked_near
 from ordergate.ledger._schema import controls, decisions
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, reading, write_transaction
 
 __all__ = [
     "PAUSE_KEY",
@@ -74,16 +74,25 @@ def policy_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# Built once: the order path reads controls several times per order.
+_VALUE = select(controls.c.value).where(controls.c.key == bindparam("b_key"))
+_SET = update(controls).where(controls.c.key == bindparam("b_key"))
+_INSERT = insert(controls)
+_DECISION = select(controls.c.key, controls.c.value).where(
+    controls.c.key.in_([_HWM, _SESSION, _PAUSE])
+)
+
+
 def _read(connection: Connection, key: str) -> Any:
-    value = connection.execute(select(controls.c.value).where(controls.c.key == key)).scalar()
+    value = connection.execute(_VALUE, {"b_key": key}).scalar()
     return None if value is None else json.loads(value)
 
 
 def _write(connection: Connection, key: str, value: object, now: datetime) -> None:
     values = {"value": canonical_json(value), "updated_at": iso(now)}
-    changed = connection.execute(update(controls).where(controls.c.key == key).values(**values))
+    changed = connection.execute(_SET, {"b_key": key, **values})
     if changed.rowcount == 0:
-        connection.execute(insert(controls).values(key=key, **values))
+        connection.execute(_INSERT, {"key": key, **values})
 
 
 def paused_from(stored_text: str | None) -> bool:
@@ -93,7 +102,10 @@ def paused_from(stored_text: str | None) -> bool:
 
 def read_pause(connection: Connection) -> PauseState:
     """The pause flag as seen inside ``connection``'s transaction."""
-    stored = _read(connection, _PAUSE)
+    return _pause(_read(connection, _PAUSE))
+
+
+def _pause(stored: Any) -> PauseState:
     if not stored or not stored["paused"]:
         return PauseState(False)
     return PauseState(True, stored["reason"], parse_iso(stored["since"]))
@@ -123,11 +135,11 @@ class Controls:
         return PauseState(False)
 
     def pause_state(self) -> PauseState:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return read_pause(connection)
 
     def high_water_mark(self) -> Decimal | None:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             stored = _read(connection, _HWM)
         return None if stored is None else Decimal(stored)
 
@@ -145,21 +157,44 @@ class Controls:
     ) -> Decimal:
         """The mark becomes ``max(mark, equity)`` atomically; returns the mark. With
         ``account``, the same transaction marks that account's equity curve at ``at`` (now),
-        read from ``source``, unless it has a mark from the last minute (``mark_equity``)."""
+        read from ``source``, unless it has a mark from the last minute (``mark_equity``).
+
+        When the mark read is at or above ``equity`` and no curve mark is due, nothing is
+        written, so no write transaction is taken (the answer is the mark as of that read, as
+        the write transaction's would be as of its own): the common case, equity below its
+        high and marked this minute, costs one read instead of the write lock and a commit."""
         now = self._clock.now()
+        when = at or now
+        with reading(self._engine) as connection:
+            stored = _read(connection, _HWM)
+            due = account is not None and not marked_near(connection, account, when)
+        if stored is not None and Decimal(stored) >= equity and not due:
+            return Decimal(stored)
         with write_transaction(self._engine) as connection:
             stored = _read(connection, _HWM)
             mark = equity if stored is None else max(Decimal(stored), equity)
             if stored is None or mark != Decimal(stored):
                 _write(connection, _HWM, to_wire(mark), now)
             if account is not None:
-                mark_equity(connection, account, equity, source=source, at=at or now)
+                mark_equity(connection, account, equity, source=source, at=when)
         return mark
 
     def session_start_equity(self) -> SessionEquity | None:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             stored = _read(connection, _SESSION)
         return None if stored is None else SessionEquity(stored[0], Decimal(stored[1]))
+
+    def for_decision(self) -> tuple[Decimal | None, SessionEquity | None, PauseState]:
+        """The high-water mark, the session-start equity and the pause flag, in one read
+        (what a decision reads of the controls)."""
+        with reading(self._engine) as connection:
+            stored = {row.key: json.loads(row.value) for row in connection.execute(_DECISION)}
+        mark, start = stored.get(_HWM), stored.get(_SESSION)
+        return (
+            None if mark is None else Decimal(mark),
+            None if start is None else SessionEquity(start[0], Decimal(start[1])),
+            _pause(stored.get(_PAUSE)),
+        )
 
     def set_session_start_equity(self, session: str, equity: Decimal) -> None:
         with write_transaction(self._engine) as connection:
@@ -167,7 +202,7 @@ class Controls:
 
     def applied_policy(self) -> AppliedPolicy | None:
         """The policy the owner last applied; ``None`` before any."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             stored = _read(connection, _POLICY)
         if stored is None:
             return None

@@ -32,6 +32,7 @@ __all__ = [
     "EquityMark",
     "EquityMarks",
     "mark_equity",
+    "marked_near",
 ]
 
 MARK_EVERY = timedelta(minutes=1)
@@ -67,6 +68,20 @@ def mark_equity(
         raise ValueError(f"source: {source!r} is not one of {', '.join(SOURCES)}")
     if not equity.is_finite():
         raise ValueError("equity: only a finite amount is marked")
+    if marked_near(connection, account, at, every):
+        return False
+    connection.execute(
+        insert(equity_marks).values(
+            account=account, at=iso(at), equity=to_wire(equity), source=source
+        )
+    )
+    return True
+
+
+def marked_near(
+    connection: Connection, account: str, at: datetime, every: timedelta = MARK_EVERY
+) -> bool:
+    """Whether ``account`` has a mark within ``every`` of ``at`` (then none is due)."""
     near = connection.execute(
         select(equity_marks.c.seq)
         .where(
@@ -76,14 +91,7 @@ def mark_equity(
         )
         .limit(1)
     ).first()
-    if near is not None:
-        return False
-    connection.execute(
-        insert(equity_marks).values(
-            account=account, at=iso(at), equity=to_wire(equity), source=source
-        )
-    )
-    return True
+    return near is not None
 
 
 class EquityMarks:

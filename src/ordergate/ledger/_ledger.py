@@ -24,7 +24,8 @@ asked for, each by the index named beside it, never the history.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from decimal import Decimal
 from types import TracebackType
@@ -64,7 +65,14 @@ from ordergate.ledger._models import (
     Spend,
     VerifyResult,
 )
-from ordergate.ledger._queries import EVENTS_HEAD, FILING, OPEN, WITH_STATUS
+from ordergate.ledger._queries import (
+    EVENTS_HEAD,
+    FILING,
+    OPEN,
+    OPEN_OF,
+    WITH_STATUS,
+    filing_account,
+)
 from ordergate.ledger._records import Approvals, Journal, Orders
 from ordergate.ledger._rows import event_record, filing_record
 from ordergate.ledger._schema import (
@@ -85,6 +93,8 @@ from ordergate.store import (
     lock_accounts,
     migrate,
     normalise_url,
+    reading,
+    step_memo,
     take_locks,
     to_us,
     write_transaction,
@@ -163,6 +173,36 @@ class Ledger:
     ) -> None:
         self.close()
 
+    # -- steps together ------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(
+        self, account: str, *, events: bool = False, durable: bool = True
+    ) -> Iterator[None]:
+        """One write transaction for the steps of one act on ``account``'s filings (a filing
+        and its journal entry; an order's state, fills, status and corrected reservation):
+        every ledger write made inside the block, in this thread, joins it (each in a
+        savepoint of its own) and they commit together, with one flush, or not at all.
+
+        It takes ``account``'s lock and, with ``events``, then the events chain (the order
+        every writer takes them in, so the steps inside never take a lock out of order);
+        reads inside see what the steps before them wrote. Never hold it across an await.
+
+        ``durable=False`` only for what follows a placement (its status, the broker's order
+        and fills): see ``ordergate.store.write_transaction``."""
+        with write_transaction(self._engine, durable=durable) as connection:
+            lock_accounts(connection, [account])
+            if events:
+                take_locks(connection, "events")
+            yield
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """The reads made inside the block, in this thread, share one connection and read
+        transaction (on SQLite one snapshot): for the reads of one decision."""
+        with reading(self._engine):
+            yield
+
     # -- filing -------------------------------------------------------------------------
 
     def file_and_reserve(
@@ -203,7 +243,7 @@ class Ledger:
         """Reserved + filled notional and orders of ``account`` over the last 24 hours
         (released reservations count zero, corrected ones what actually filled)."""
         instant = now if now is not None else self._clock.now()
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             units, ops = _window(connection, account, to_us(instant))
         return Spend(notional=from_units(units), orders=ops)
 
@@ -250,14 +290,7 @@ class Ledger:
         units = to_units(notional)
         with write_transaction(self._engine) as connection:
             _lock_filing_account(connection, key)
-            row = connection.execute(
-                select(
-                    reservations.c.state,
-                    reservations.c.amount_units,
-                    reservations.c.account,
-                    reservations.c.created_us,
-                ).where(reservations.c.filing_id == key)
-            ).first()
+            row = connection.execute(_RESERVATION, {"b_filing": key}).first()
             if row is None:
                 raise ReservationError(f"filing {key} reserved nothing (it was refused)")
             if row.state != "reserved":
@@ -268,9 +301,7 @@ class Ledger:
             if worst - row.amount_units + units > to_units(caps.max_daily_usd):
                 return CAP_DAILY_USD
             connection.execute(
-                update(reservations)
-                .where(reservations.c.filing_id == key)
-                .values(amount_units=units, reserved_units=units)
+                _SET_RESERVATION, {"b_filing": key, "amount_units": units, "reserved_units": units}
             )
             _append_event(connection, key, instant, "reprice", "", {"notional": to_wire(notional)})
         return None
@@ -288,18 +319,14 @@ class Ledger:
         instant = now if now is not None else self._clock.now()
         with write_transaction(self._engine) as connection:
             _lock_filing_account(connection, key)
-            row = connection.execute(
-                select(reservations.c.state, reservations.c.amount_units, reservations.c.ops)
-                .where(reservations.c.filing_id == key)
-            ).first()  # fmt: skip
+            row = connection.execute(_RESERVATION, {"b_filing": key}).first()
             if row is None:
                 raise ReservationError(f"filing {key} reserved nothing (it was refused)")
             if (row.state, row.amount_units, row.ops) == (state, units, ops):
                 return None
             connection.execute(
-                update(reservations)
-                .where(reservations.c.filing_id == key)
-                .values(state=state, amount_units=units, ops=ops)
+                _SET_RESERVATION,
+                {"b_filing": key, "state": state, "amount_units": units, "ops": ops},
             )
             kind = "release" if state == "released" else "correct"
             return _append_event(connection, key, instant, kind, "", detail)
@@ -325,7 +352,7 @@ class Ledger:
 
     def events(self, filing_id: UUID | str) -> list[EventRecord]:
         """Every event of a filing, oldest first (ix_filing_events_filing: filing_id, seq)."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(filing_events)
                 .where(filing_events.c.filing_id == str(filing_id))
@@ -338,7 +365,7 @@ class Ledger:
     def filing(self, filing_id: UUID | str) -> FilingRecord:
         """The filing with this id (= the order's ``ref_id``); ``UnknownFilingError`` if none."""
         key = str(filing_id)
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             # The filing by its unique id; its status from its own events, newest first
             # (ix_filing_events_filing: filing_id, seq).
             row = connection.execute(FILING, {"id": key}).first()
@@ -350,20 +377,19 @@ class Ledger:
         """Accepted filings whose latest status is not terminal, oldest first: read from
         ``open_filings`` (ix_open_filings_account: account, seq), each joined to its filing by
         ``seq`` (the primary key), so the cost is the number open, never the history."""
-        query = OPEN if account is None else OPEN.where(open_filings.c.account == account)
-        with self._engine.connect() as connection:
-            return [filing_record(row, row.current) for row in connection.execute(query)]
+        query, params = (OPEN, {}) if account is None else (OPEN_OF, {"account": account})
+        with reading(self._engine) as connection:
+            rows = connection.execute(query, params)
+            return [filing_record(row, row.current) for row in rows]
 
     def open_count(self, account: str, identity: str | None = None) -> int:
         """How many of ``account``'s filings are open (``identity``'s only, when given);
         counted in ``open_filings`` (ix_open_filings_identity: identity, account, or
         ix_open_filings_account)."""
-        query = select(func.count()).select_from(open_filings)
-        query = query.where(open_filings.c.account == account)
-        if identity is not None:
-            query = query.where(open_filings.c.identity == identity)
-        with self._engine.connect() as connection:
-            return int(connection.execute(query).scalar_one())
+        query = _OPEN_COUNT if identity is None else _OPEN_COUNT_OF
+        with reading(self._engine) as connection:
+            params = {"account": account, "identity": identity}
+            return int(connection.execute(query, params).scalar_one())
 
     def filings_of(self, identity: str, *, limit: int) -> list[FilingRecord]:
         """``identity``'s latest ``limit`` filings with their current status, newest first
@@ -376,7 +402,7 @@ class Ledger:
             .order_by(filings.c.seq.desc())
             .limit(limit)
         )
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return [filing_record(row, row.current) for row in connection.execute(query)]
 
     def recent_filings(
@@ -392,7 +418,7 @@ class Ledger:
         if outcome is not None:
             query = query.where(filings.c.status == outcome)
         query = query.order_by(filings.c.seq.desc()).limit(limit)
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return [filing_record(row, row.current) for row in connection.execute(query)]
 
     def head(self) -> ChainHead:
@@ -413,7 +439,7 @@ class Ledger:
 
     def event_head(self) -> ChainHead:
         """The events chain's last link."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             return ChainHead(*_events_head(connection))
 
     def verify(
@@ -444,7 +470,48 @@ _WINDOW_SUMS = select(
 )
 
 
+# The statements of the order path's writes and reads, built once (a statement built per
+# call costs SQLAlchemy about three times its execution: ~150 µs against ~50 µs here).
+_OPEN_COUNT = (
+    select(func.count())
+    .select_from(open_filings)
+    .where(open_filings.c.account == bindparam("account"))
+)
+_OPEN_COUNT_OF = _OPEN_COUNT.where(open_filings.c.identity == bindparam("identity"))
+_BY_FILING = reservations.c.filing_id == bindparam("b_filing")
+_RESERVATION = select(
+    reservations.c.state,
+    reservations.c.amount_units,
+    reservations.c.ops,
+    reservations.c.account,
+    reservations.c.created_us,
+).where(_BY_FILING)
+_SET_RESERVATION = update(reservations).where(_BY_FILING)
+_AROUND = select(reservations.c.created_us, reservations.c.amount_units).where(
+    reservations.c.account == bindparam("account"),
+    reservations.c.created_us > bindparam("low"),
+    reservations.c.created_us < bindparam("high"),
+)
+_OPEN_ROW = open_filings.c.filing_id == bindparam("b_filing")
+_CLOSE = delete(open_filings).where(_OPEN_ROW)
+_SET_OPEN = update(open_filings).where(_OPEN_ROW)
+_ACCEPTED = select(filings.c.seq, filings.c.account, filings.c.identity).where(
+    filings.c.id == bindparam("b_filing"), filings.c.status == FilingStatus.ACCEPTED.value
+)
+_INSERT_OPEN = insert(open_filings)
+_INSERT_EVENT = insert(filing_events)
+
+
+_EVENTS_HEAD_KEY = "events_head"
+
+
 def _events_head(connection: Connection) -> tuple[int, str]:
+    """The events chain's last link; inside a write transaction that appended to it, the
+    link it appended last (it holds the chain's lock: nobody else appended since)."""
+    memo = step_memo(connection)
+    if memo is not None and _EVENTS_HEAD_KEY in memo:
+        head: tuple[int, str] = memo[_EVENTS_HEAD_KEY]
+        return head
     row = connection.execute(EVENTS_HEAD).first()
     return (0, GENESIS) if row is None else (row.seq, row.hash)
 
@@ -461,11 +528,7 @@ def _worst_window(connection: Connection, account: str, filed_us: int, now_us: i
     reservation enters it, so the windows ending at the filing, at each later reservation
     and now are all there is to check."""
     rows = connection.execute(
-        select(reservations.c.created_us, reservations.c.amount_units).where(
-            reservations.c.account == account,
-            reservations.c.created_us > filed_us - WINDOW_US,
-            reservations.c.created_us < filed_us + WINDOW_US,
-        )
+        _AROUND, {"account": account, "low": filed_us - WINDOW_US, "high": filed_us + WINDOW_US}
     ).all()
     ends = {filed_us} | {int(t) for t, _ in rows if filed_us < t <= now_us}
     if filed_us <= now_us < filed_us + WINDOW_US:
@@ -474,11 +537,9 @@ def _worst_window(connection: Connection, account: str, filed_us: int, now_us: i
 
 
 def _require_filing(connection: Connection, key: str) -> str:
-    """The account of filing ``key``; ``UnknownFilingError`` if there is none."""
-    account = connection.execute(select(filings.c.account).where(filings.c.id == key)).scalar()
-    if account is None:
-        raise UnknownFilingError(key)
-    return str(account)
+    """The account of filing ``key``; ``UnknownFilingError`` if there is none. Read once per
+    write transaction (a filing row never changes once filed)."""
+    return filing_account(connection, key)
 
 
 def _lock_filing_account(connection: Connection, key: str) -> None:
@@ -492,23 +553,20 @@ def _track_status(connection: Connection, filing_id: str, status: FilingStatus) 
     terminal status removes the filing, another one sets its status, and a filing that was
     not open (ended, then moved again) is open once more if it was accepted. Each statement
     finds its row by a primary or unique key."""
-    where = open_filings.c.filing_id == filing_id
+    key = {"b_filing": filing_id}
     if status.terminal:
-        connection.execute(delete(open_filings).where(where))
+        connection.execute(_CLOSE, key)
         return
-    if connection.execute(update(open_filings).where(where).values(status=status.value)).rowcount:
+    if connection.execute(_SET_OPEN, {**key, "status": status.value}).rowcount:
         return
-    row = connection.execute(
-        select(filings.c.seq, filings.c.account, filings.c.identity).where(
-            filings.c.id == filing_id, filings.c.status == FilingStatus.ACCEPTED.value
-        )
-    ).first()
+    row = connection.execute(_ACCEPTED, key).first()
     if row is not None:
         connection.execute(
-            insert(open_filings).values(
-                filing_id=filing_id, seq=row.seq, account=row.account, identity=row.identity,
-                status=status.value,
-            )
+            _INSERT_OPEN,
+            {
+                "filing_id": filing_id, "seq": row.seq, "account": row.account,
+                "identity": row.identity, "status": status.value,
+            },
         )  # fmt: skip
 
 
@@ -526,11 +584,15 @@ def _append_event(
     detail_text = canonical_json(detail)
     digest = chain_hash(prev, event_body(seq, filing_id, created_at, kind, status, detail_text))
     connection.execute(
-        insert(filing_events).values(
-            seq=seq, filing_id=filing_id, created_at=created_at, kind=kind, status=status,
-            detail=detail_text, prev_hash=prev, hash=digest,
-        )
+        _INSERT_EVENT,
+        {
+            "seq": seq, "filing_id": filing_id, "created_at": created_at, "kind": kind,
+            "status": status, "detail": detail_text, "prev_hash": prev, "hash": digest,
+        },
     )  # fmt: skip
+    memo = step_memo(connection)
+    if memo is not None:
+        memo[_EVENTS_HEAD_KEY] = (seq, digest)
     if kind == "status":
         _track_status(connection, filing_id, FilingStatus(status))
     return EventRecord(

@@ -6,12 +6,24 @@ it has none); ``open_filings`` holds it for the filings still open.
 
 from __future__ import annotations
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Connection, bindparam, func, select
 
+from ordergate.ledger._errors import UnknownFilingError
 from ordergate.ledger._models import FilingStatus
 from ordergate.ledger._schema import filing_events, filings, open_filings
+from ordergate.store import step_memo
 
-__all__ = ["EVENTS_HEAD", "FILING", "LATEST_STATUS", "OPEN", "TERMINAL", "WITH_STATUS"]
+__all__ = [
+    "EVENTS_HEAD",
+    "FILING",
+    "FILING_ACCOUNT",
+    "LATEST_STATUS",
+    "OPEN",
+    "OPEN_OF",
+    "TERMINAL",
+    "WITH_STATUS",
+    "filing_account",
+]
 
 TERMINAL = tuple(status.value for status in FilingStatus if status.terminal)
 
@@ -35,7 +47,27 @@ OPEN = (
     .join(open_filings, open_filings.c.seq == filings.c.seq)
     .order_by(open_filings.c.seq)
 )
+# An account's open filings (ix_open_filings_account).
+OPEN_OF = OPEN.where(open_filings.c.account == bindparam("account"))
+# The account of one filing (the unique index on filings.id): whether it is on file.
+FILING_ACCOUNT = select(filings.c.account).where(filings.c.id == bindparam("id"))
 # The events chain's last link, by its primary key (the max of the primary key first).
 EVENTS_HEAD = select(filing_events.c.seq, filing_events.c.hash).where(
     filing_events.c.seq == select(func.max(filing_events.c.seq)).scalar_subquery()
 )
+
+
+def filing_account(connection: Connection, key: str) -> str:
+    """The account of filing ``key``; ``UnknownFilingError`` if there is none. Inside a write
+    transaction it is read once (a filing row never changes once filed; a step that rolls
+    back empties the memo, so a filing filed and undone in it is read again)."""
+    memo = step_memo(connection)
+    if memo is not None and ("filing", key) in memo:
+        known: str = memo["filing", key]
+        return known
+    account = connection.execute(FILING_ACCOUNT, {"id": key}).scalar()
+    if account is None:
+        raise UnknownFilingError(key)
+    if memo is not None:
+        memo["filing", key] = str(account)
+    return str(account)

@@ -19,23 +19,22 @@ from enum import StrEnum
 from typing import Any
 from uuid import UUID, uuid4
 
-from sqlalchemy import Connection, Engine, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy import Connection, Engine, Select, bindparam, insert, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._errors import LedgerError, UnknownFilingError
+from ordergate.ledger._queries import filing_account
 from ordergate.ledger._schema import (
     approvals,
     decision_snapshots,
     decisions,
     executions,
-    filings,
     orders,
 )
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, reading, write_transaction
 
 __all__ = [
     "DEFAULT_APPROVAL_TTL",
@@ -113,9 +112,23 @@ class DecisionEntry:
     detail: dict[str, Any]
 
 
-def _filing_exists(connection: Any, key: str) -> None:
-    if connection.execute(select(filings.c.seq).where(filings.c.id == key)).first() is None:
-        raise UnknownFilingError(key)
+# The order path's statements, built once (a statement built per call costs SQLAlchemy
+# about three times its execution here: ~150 µs against ~50 µs).
+_ORDER_BY_REF = select(orders).where(orders.c.ref_id == bindparam("b_key"))
+_ORDER_BY_BROKER_ID = select(orders).where(orders.c.broker_order_id == bindparam("b_key"))
+_SET_ORDER = update(orders).where(orders.c.ref_id == bindparam("b_key"))
+_INSERT_ORDER = insert(orders)
+_INSERT_EXECUTION = insert(executions)
+_EXECUTIONS_OF = (
+    select(executions)
+    .where(executions.c.ref_id == bindparam("b_key"))
+    .order_by(executions.c.executed_at, executions.c.id)
+)
+_INSERT_DECISION = insert(decisions)
+
+
+def _filing_exists(connection: Connection, key: str) -> None:
+    filing_account(connection, key)  # UnknownFilingError when none
 
 
 class Orders:
@@ -146,23 +159,21 @@ class Orders:
             _filing_exists(connection, key)
             if broker_order_id is not None:
                 values["broker_order_id"] = broker_order_id
-            changed = connection.execute(
-                update(orders).where(orders.c.ref_id == key).values(**values)
-            )
+            changed = connection.execute(_SET_ORDER, {"b_key": key, **values})
             if changed.rowcount == 0:
-                connection.execute(insert(orders).values(ref_id=key, **values))
+                connection.execute(_INSERT_ORDER, {"ref_id": key, **values})
         return self.get(key)
 
     def get(self, ref_id: UUID | str) -> OrderRecord:
         """The order of filing ``ref_id``; ``UnknownFilingError`` when none was recorded."""
-        return self._one(orders.c.ref_id == str(ref_id), str(ref_id))
+        return self._one(_ORDER_BY_REF, str(ref_id))
 
     def by_broker_id(self, broker_order_id: str) -> OrderRecord:
-        return self._one(orders.c.broker_order_id == broker_order_id, broker_order_id)
+        return self._one(_ORDER_BY_BROKER_ID, broker_order_id)
 
-    def _one(self, where: Any, key: str) -> OrderRecord:
-        with self._engine.connect() as connection:
-            row = connection.execute(select(orders).where(where)).first()
+    def _one(self, query: Select[Any], key: str) -> OrderRecord:
+        with reading(self._engine) as connection:
+            row = connection.execute(query, {"b_key": key}).first()
         if row is None:
             raise UnknownFilingError(key)
         return OrderRecord(
@@ -181,23 +192,22 @@ class Orders:
             with write_transaction(self._engine) as connection:
                 _filing_exists(connection, key)
                 connection.execute(
-                    insert(executions).values(
-                        id=execution.id, ref_id=key, broker_order_id=execution.broker_order_id,
-                        quantity=to_wire(execution.quantity), price=to_wire(execution.price),
-                        executed_at=iso(execution.executed_at), basis_source="fill",
-                    )
+                    _INSERT_EXECUTION,
+                    {
+                        "id": execution.id, "ref_id": key,
+                        "broker_order_id": execution.broker_order_id,
+                        "quantity": to_wire(execution.quantity),
+                        "price": to_wire(execution.price),
+                        "executed_at": iso(execution.executed_at), "basis_source": "fill",
+                    },
                 )  # fmt: skip
         except IntegrityError:
             return False
         return True
 
     def executions(self, ref_id: UUID | str) -> list[Execution]:
-        with self._engine.connect() as connection:
-            rows = connection.execute(
-                select(executions)
-                .where(executions.c.ref_id == str(ref_id))
-                .order_by(executions.c.executed_at, executions.c.id)
-            )
+        with reading(self._engine) as connection:
+            rows = connection.execute(_EXECUTIONS_OF, {"b_key": str(ref_id)})
             return [
                 Execution(
                     id=row.id,
@@ -238,7 +248,7 @@ class Approvals:
         return self.get(approval_id)
 
     def get(self, approval_id: UUID | str) -> Approval:
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             row = connection.execute(
                 select(approvals).where(approvals.c.id == str(approval_id))
             ).first()
@@ -250,7 +260,7 @@ class Approvals:
         """Approvals still pending and not yet expired by the clock, oldest first
         (ix_approvals_state: state, expires_at, so the cost is what is pending)."""
         now = iso(self._clock.now())
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(approvals)
                 .where(
@@ -265,7 +275,7 @@ class Approvals:
         """Approvals still pending whose time to live has run out, oldest first (for the
         reconciler to expire and release; ix_approvals_state: state, expires_at)."""
         instant = iso(now if now is not None else self._clock.now())
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = connection.execute(
                 select(approvals)
                 .where(
@@ -279,7 +289,7 @@ class Approvals:
     def for_filing(self, filing_id: UUID | str) -> Approval | None:
         """The latest approval of a filing, if it ever needed one (by the index on
         ``filing_id``)."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             row = connection.execute(
                 select(approvals)
                 .where(approvals.c.filing_id == str(filing_id))
@@ -398,7 +408,7 @@ class Journal:
 
     def entries(self, *, limit: int = 100) -> list[DecisionEntry]:
         """The latest ``limit`` entries, oldest first."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = list(
                 connection.execute(select(decisions).order_by(decisions.c.seq.desc()).limit(limit))
             )
@@ -407,7 +417,7 @@ class Journal:
     def for_filing(self, filing_id: UUID | str, *, limit: int = 100) -> list[DecisionEntry]:
         """The first ``limit`` entries about one filing, oldest first (what decided it, its
         checks, its cancellation)."""
-        with self._engine.connect() as connection:
+        with reading(self._engine) as connection:
             rows = list(
                 connection.execute(
                     select(decisions)
@@ -423,12 +433,17 @@ def _append(
     connection: Connection, values: dict[str, Any], snapshot: dict[str, str] | None
 ) -> None:
     if snapshot is not None:
-        dialect = connection.dialect.name
-        insert_of = postgresql_insert if dialect == "postgresql" else sqlite_insert
-        connection.execute(
-            insert_of(decision_snapshots).values(**snapshot).on_conflict_do_nothing()
-        )
-    connection.execute(insert(decisions).values(**values))
+        if connection.dialect.name == "postgresql":
+            # Postgres's dialect only where it is used: importing it costs ~40 ms a start.
+            from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+            stored = postgresql_insert(decision_snapshots).values(**snapshot)
+            connection.execute(stored.on_conflict_do_nothing())
+        else:
+            connection.execute(
+                sqlite_insert(decision_snapshots).values(**snapshot).on_conflict_do_nothing()
+            )
+    connection.execute(_INSERT_DECISION, values)
 
 
 def _entry(row: Any) -> DecisionEntry:

@@ -20,6 +20,7 @@ from ordergate.store._engine import (
     write_transaction,
 )
 from ordergate.store._errors import StoreError, StoreSchemaError
+from ordergate.store._joining import reading, step_memo
 from ordergate.store._migrate import migrate
 from ordergate.store._time import iso, parse_iso, to_us
 
@@ -38,6 +39,8 @@ __all__ = [
     "migrate",
     "normalise_url",
     "parse_iso",
+    "reading",
+    "step_memo",
     "take_locks",
     "to_us",
     "write_transaction",

@@ -6,6 +6,15 @@ rather than fail. The driver's own transaction handling is switched off so that 
 transaction starts with ``BEGIN IMMEDIATE``: it takes the database's write lock first, so a
 read-then-append (the cap check) cannot interleave with another process's.
 
+One kind of write transaction may commit at ``synchronous=NORMAL`` (``durable=False``): one
+recording what happened after an order was placed (the venue's answer, its fills). In WAL
+mode such a commit is written to the log but not flushed: it survives the process dying,
+and may be lost with the machine's power until the next flushed commit or checkpoint. The
+log is replayed only as far as its checksums chain, so what power loss takes is always the
+latest commits, never one before a commit that stays: a filing (always ``FULL``, committed
+before anything is sent) is never lost while what followed it is kept. What may be lost is
+what the reconciler rebuilds from the broker (it looks a filing's order up by ``ref_id``).
+
 Postgres (``postgresql://`` or ``postgresql+psycopg://``): a write transaction takes its locks
 first, in one order (the filings gate, then accounts by key, then the events chain), so two
 writers never wait on each other in a cycle:
@@ -37,6 +46,7 @@ from sqlalchemy.engine import URL
 
 from ordergate.core import create_private
 from ordergate.store._errors import StoreError
+from ordergate.store._joining import joined_write, registered, savepoint
 
 __all__ = [
     "ACCOUNT_LOCKS",
@@ -57,6 +67,8 @@ BUSY_TIMEOUT_MS = 60_000
 FILINGS_GATE = "filings"
 # The execution option that makes a SQLite transaction start with ``BEGIN IMMEDIATE``.
 WRITE_OPTION = "ordergate_write"
+# The execution option that makes a SQLite write commit at ``synchronous=NORMAL``.
+_UNFLUSHED_OPTION = "ordergate_unflushed"
 # The advisory lock two processes migrating one fresh Postgres database take in turn.
 MIGRATION_KEY = 7707707707
 _GATE_KEY = 7707707708
@@ -129,24 +141,50 @@ def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    immediate = connection.get_execution_options().get(WRITE_OPTION, False)
+    options = connection.get_execution_options()
+    immediate = options.get(WRITE_OPTION, False)
     # On the driver itself: SQLAlchemy's execution layer would double the cost of a BEGIN.
     driver = connection.connection.driver_connection
     assert driver is not None
+    if options.get(_UNFLUSHED_OPTION, False):
+        driver.execute("PRAGMA synchronous = NORMAL")  # back to FULL when it ends
     driver.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
 
 @contextmanager
-def write_transaction(engine: Engine, *lock_names: str) -> Iterator[Connection]:
+def write_transaction(
+    engine: Engine, *lock_names: str, durable: bool = True
+) -> Iterator[Connection]:
     """A transaction that holds the write lock for ``lock_names`` (in the order given) from
     its first statement to its commit; rolled back on any exception. On SQLite the one write
     lock covers everything; on Postgres see the module's notes (``"filings"`` is the filings
-    gate, exclusively)."""
+    gate, exclusively).
+
+    ``durable=False`` is only for a record of what followed a placement (see the module's
+    notes): on SQLite it commits at ``synchronous=NORMAL``; Postgres commits as always.
+
+    Opened while another write transaction on ``engine`` is open in this thread, it joins
+    that one in a savepoint of its own and commits with it, as it commits (see
+    ``_joining``)."""
+    outer = joined_write(engine)
+    if outer is not None:
+        with savepoint(outer):
+            take_locks(outer, *lock_names)
+            yield outer
+        return
+    unflushed = not durable and engine.dialect.name == "sqlite"
     with engine.connect() as connection:
-        connection.execution_options(**{WRITE_OPTION: True})
-        with connection.begin():
-            take_locks(connection, *lock_names)
-            yield connection
+        connection.execution_options(**{WRITE_OPTION: True, _UNFLUSHED_OPTION: unflushed})
+        try:
+            with connection.begin():
+                take_locks(connection, *lock_names)
+                with registered(engine, connection):
+                    yield connection
+        finally:
+            if unflushed:
+                driver = connection.connection.driver_connection
+                assert driver is not None
+                driver.execute("PRAGMA synchronous = FULL")
 
 
 def take_locks(connection: Connection, *lock_names: str) -> None:

@@ -1,0 +1,104 @@
+"""Writes nested in an open write transaction join it: one commit for the steps of one act,
+a failed step undoes only its own writes, and reads inside see what the steps wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Column, Engine, MetaData, String, Table, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from ordergate.store import engine_for, normalise_url, reading, step_memo, write_transaction
+
+pytestmark = pytest.mark.req("store.steps-commit-together")
+
+_META = MetaData()
+_ROWS = Table("joining_rows", _META, Column("key", String(20), primary_key=True))
+
+
+@pytest.fixture
+def engine(store_url: str) -> Iterator[Engine]:
+    engine = engine_for(normalise_url(store_url))
+    _META.create_all(engine)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _committed(engine: Engine) -> set[str]:
+    """The keys another connection sees (what is committed)."""
+    with engine.connect() as other:
+        return {row.key for row in other.execute(select(_ROWS.c.key))}
+
+
+def test_a_nested_write_joins_the_open_one_and_commits_with_it(engine: Engine) -> None:
+    with write_transaction(engine) as outer:
+        outer.execute(insert(_ROWS).values(key="filing"))
+        with write_transaction(engine) as inner:
+            assert inner is outer
+            inner.execute(insert(_ROWS).values(key="journal"))
+        assert _committed(engine) == set()  # nothing is committed before the outer ends
+    assert _committed(engine) == {"filing", "journal"}
+
+
+def test_a_failed_step_undoes_only_its_own_writes(engine: Engine) -> None:
+    with write_transaction(engine) as outer:
+        outer.execute(insert(_ROWS).values(key="order"))
+        with pytest.raises(IntegrityError), write_transaction(engine) as step:
+            step.execute(insert(_ROWS).values(key="fill"))
+            step.execute(insert(_ROWS).values(key="order"))  # already there: the step fails
+        # The transaction is still usable (on Postgres too) and goes on.
+        outer.execute(insert(_ROWS).values(key="status"))
+    assert _committed(engine) == {"order", "status"}
+
+
+def test_a_failure_of_the_outer_rolls_back_every_step(engine: Engine) -> None:
+    with pytest.raises(RuntimeError), write_transaction(engine) as outer:
+        with write_transaction(engine) as step:
+            step.execute(insert(_ROWS).values(key="fill"))
+        outer.execute(insert(_ROWS).values(key="status"))
+        raise RuntimeError("the act fails after its steps")
+    assert _committed(engine) == set()
+
+
+def test_reads_inside_a_write_see_its_steps_and_nested_reads_share_one(engine: Engine) -> None:
+    with write_transaction(engine) as outer:
+        outer.execute(insert(_ROWS).values(key="fill"))
+        with reading(engine) as read:
+            assert read is outer
+            assert read.execute(select(_ROWS.c.key)).scalars().all() == ["fill"]
+    with reading(engine) as first, reading(engine) as second:
+        assert second is first
+        assert first.execute(select(_ROWS.c.key)).scalars().all() == ["fill"]
+    with reading(engine) as later:
+        assert later is not first  # each outermost read opens its own
+
+
+def test_a_write_after_the_outer_one_ended_opens_its_own(engine: Engine) -> None:
+    with write_transaction(engine) as first:
+        first.execute(insert(_ROWS).values(key="one"))
+    with write_transaction(engine) as second:
+        assert second is not first
+        second.execute(insert(_ROWS).values(key="two"))
+    assert _committed(engine) == {"one", "two"}
+
+
+def test_a_steps_memo_lives_with_its_write_and_empties_when_a_step_rolls_back(
+    engine: Engine,
+) -> None:
+    with reading(engine) as read:
+        assert step_memo(read) is None  # a read keeps nothing
+    with write_transaction(engine) as outer:
+        memo = step_memo(outer)
+        assert memo == {}
+        memo["filing"] = "on file"
+        with write_transaction(engine) as step:
+            assert step_memo(step) is memo
+        assert memo == {"filing": "on file"}
+        with pytest.raises(RuntimeError), write_transaction(engine):
+            raise RuntimeError("the step fails: what it read may be undone")
+        assert memo == {}
+    with write_transaction(engine) as later:
+        assert step_memo(later) == {}  # a new transaction starts with nothing
