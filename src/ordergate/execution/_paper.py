@@ -57,6 +57,7 @@ from ordergate.policy import (
     Terms,
     estimate_terms,
 )
+from ordergate.store import blocking
 
 __all__ = [
     "PaperExecutor",
@@ -190,7 +191,7 @@ class PaperExecutor:
 
     async def lookup(self, ticket: Ticket, *, since: datetime) -> BrokerOrder | None:
         try:
-            order = self._book.order_by_ref(ticket.ref_id)
+            order = await blocking(self._book.order_by_ref, ticket.ref_id)
         except SQLAlchemyError as error:
             raise NoAnswer(f"the paper book did not answer: {type(error).__name__}") from None
         if order is None or order.account != ticket.account or order.created_at < since:
@@ -200,22 +201,22 @@ class PaperExecutor:
     async def poll(self, account: str, order_id: str) -> BrokerOrder:
         """The order now, after trying to trigger or fill it at the current quote."""
         try:
-            order = self._book.order(order_id)
+            order = await blocking(self._book.order, order_id)
             if order is None or order.account != account:
                 raise BrokerRefusal("order_not_found", order_id)
             if order.open and self._in_session(order):
                 quote = (await fetch_quotes(self._quotes, [order.symbol]))[order.symbol]
-                order = self._advance(order, quote)
+                order = await blocking(self._advance, order, quote)
         except SQLAlchemyError as error:
             raise NoAnswer(f"the paper book did not answer: {type(error).__name__}") from None
         return order.broker_order()
 
     async def cancel(self, account: str, order_id: str) -> None:
         try:
-            order = self._book.order(order_id)
+            order = await blocking(self._book.order, order_id)
             if order is None or order.account != account:
                 raise BrokerRefusal("order_not_found", order_id)
-            self._book.set_state(order_id, OrderState.CANCELLED)
+            await blocking(self._book.set_state, order_id, OrderState.CANCELLED)
         except BrokerRefusal as refusal:
             if refusal.code == "order_not_open":
                 raise BrokerRefusal("order_not_cancellable", order_id) from None
@@ -226,11 +227,14 @@ class PaperExecutor:
     # Internals ---------------------------------------------------------------------------
 
     async def _place(self, ticket: Ticket) -> Placement:
-        existing = self._book.order_by_ref(ticket.ref_id)
+        # The book's reads and writes run in a worker thread, never on the event loop (a
+        # commit there would stall every other request the loop serves).
+        existing = await blocking(self._book.order_by_ref, ticket.ref_id)
         if existing is not None:
             return Placement(order=existing.broker_order())
         proposal = ticket.proposal
-        open_symbols = {order.symbol for order in self._book.open_orders(ticket.account)}
+        open_orders = await blocking(self._book.open_orders, ticket.account)
+        open_symbols = {order.symbol for order in open_orders}
         quotes = await fetch_quotes(self._quotes, {proposal.symbol} | open_symbols)
         quote = quotes[proposal.symbol]
         price = fill_price(proposal.side, quote, self._slippage_bps)
@@ -240,12 +244,16 @@ class PaperExecutor:
         def admit(account: PaperAccount) -> None:
             self._admit(proposal, account, quotes)
 
-        # The order and, when it fills now, its fill: one transaction, one commit, not
-        # flushed: the venue's answer to a filing already flushed (see write_transaction).
-        with self._book.writing(durable=False):
-            order, created = self._book.add_order(ticket, new_paper_order_id(), admit=admit)
-            if created and self._in_session(order):
-                order = self._advance(order, quote)
+        def record() -> PaperOrder:
+            # The order and, when it fills now, its fill: one transaction, one commit, not
+            # flushed: the venue's answer to a filing already flushed (see write_transaction).
+            with self._book.writing(durable=False):
+                order, created = self._book.add_order(ticket, new_paper_order_id(), admit=admit)
+                if created and self._in_session(order):
+                    order = self._advance(order, quote)
+            return order
+
+        order = await blocking(record)
         return Placement(order=order.broker_order())
 
     def _admit(

@@ -27,6 +27,7 @@ from ordergate.execution._paper import buy_hold, fetch_quotes, usable
 from ordergate.execution._paper_book import PaperAccount, PaperBook
 from ordergate.execution._protocols import AccountView, QuoteSource
 from ordergate.policy import Position, Quote
+from ordergate.store import blocking
 
 __all__ = ["PaperAccountReader"]
 
@@ -53,7 +54,8 @@ class PaperAccountReader:
     ) -> AccountView:
         failure = ""
         try:
-            paper: PaperAccount | None = self._book.account(account)
+            # In a worker thread: never a database read on the event loop.
+            paper: PaperAccount | None = await blocking(self._book.account, account)
         except SQLAlchemyError as error:
             paper = None
             failure = f"paper book unreadable: {type(error).__name__}"
