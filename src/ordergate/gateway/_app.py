@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Engine
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ordergate.callers import CallerVerifier
 from ordergate.core import Clock
@@ -128,7 +129,6 @@ def build_gateway_app(
         upstream=None if sealed else lambda: backend.upstream_tools(""),
     )
     routes: list[BaseRoute] = [
-        Route("/mcp", endpoint),  # first: the hot path, matched before every other route
         *auth.routes(),
         broker_route(methods, verify=verify, challenge=verifier.www_authenticate, admit=admit),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
@@ -148,7 +148,7 @@ def build_gateway_app(
         *(public_record_routes(public_record) if public_record is not None else ()),
     ]
     limited = LimitMiddleware(
-        Starlette(routes=routes),
+        McpFirst(endpoint, Starlette(routes=routes)),
         limits=config.limits,
         counter=counter,
         clock=clock,
@@ -157,3 +157,24 @@ def build_gateway_app(
         proxies=config.proxies,
     )
     return HostCheck(limited, policy=HostPolicy.for_url(public_url, speaker="the gateway"))
+
+
+class McpFirst:
+    """``/mcp`` straight to its endpoint; every other path to ``rest`` (the Starlette app).
+
+    The MCP endpoint is a plain ASGI app that answers every request itself (its refusals
+    included), so Starlette's routing and its two exception middlewares only wrapped each
+    call and each message it sent: ~90 µs of every forwarded read (``ordergate bench
+    gateway --quick``: gateway_read p50 1,050–1,060 → 966 µs). An exception still reaches
+    uvicorn, which answers 500 and logs it, as after Starlette's middleware re-raised it.
+    """
+
+    def __init__(self, mcp: ASGIApp, rest: ASGIApp) -> None:
+        self._mcp = mcp
+        self._rest = rest
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == "/mcp":
+            await self._mcp(scope, receive, send)
+        else:
+            await self._rest(scope, receive, send)
