@@ -16,9 +16,16 @@ from ordergate.client._errors import BusinessError, ResponseParseError, RpcError
 __all__ = ["decode_body", "unwrap_result"]
 
 
+_DECODER = json.JSONDecoder(parse_float=Decimal)  # one for every call, not one a call
+
+
 def _loads(text: str | bytes, tool: str | None) -> Any:
     try:
-        return json.loads(text, parse_float=Decimal)
+        if isinstance(text, bytes):
+            text = text.decode(json.detect_encoding(text), "surrogatepass")
+        elif text.startswith("\ufeff"):
+            raise ValueError("a UTF-8 BOM before the JSON text")
+        return _DECODER.decode(text)
     except ValueError:
         raise ResponseParseError("the answer is not JSON", tool=tool) from None
 

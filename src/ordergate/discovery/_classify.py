@@ -7,6 +7,7 @@ taken for a harmless read; an override file pins corrections by name.
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,11 +31,13 @@ _CANCEL = frozenset({"cancel", "delete", "revoke"})
 _ENROLL_OBJECTS = frozenset({"upgrade", "onboarding", "enrollment", "enrolment", "signup"})
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the name, asked on every call
 def name_words(name: str) -> tuple[str, ...]:
     """``get_equity_quotes`` → ``("get", "equity", "quotes")``."""
     return tuple(word for word in name.lower().replace("-", "_").split("_") if word)
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(name: str) -> ToolClass:
     """The class of tool ``name`` by its words alone."""
     words = name_words(name)

@@ -44,11 +44,25 @@ def _not_json(constant: str) -> Any:
     raise ValueError(f"{constant} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_not_json)
+
+
+def _json_text(body: bytes | str) -> str:
+    """``body`` as ``json.loads`` reads it: bytes decoded by their detected encoding (a UTF-8
+    BOM accepted there), text refused when it starts with a BOM."""
+    if isinstance(body, str):
+        if body.startswith("\ufeff"):
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", body, 0)
+        return body
+    return body.decode(json.detect_encoding(body), "surrogatepass")
+
+
 def loads_json(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """The JSON value of ``body``. Raises ``ValueError`` for a body that is not JSON or nests
-    arrays and objects deeper than ``max_depth``."""
+    arrays and objects deeper than ``max_depth``. (One decoder for every call: ``json.loads``
+    with options builds a new one each time.)"""
     try:
-        value = json.loads(body, parse_float=Decimal, parse_constant=_not_json)
+        value = _DECODER.decode(_json_text(body))
     except RecursionError:
         raise ValueError("nested too deeply to parse") from None
     # At most one level per bracket: a body with few brackets needs no walk (the hot path).

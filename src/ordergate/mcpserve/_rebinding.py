@@ -21,6 +21,7 @@ it itself when it is served alone.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -105,10 +106,7 @@ class HostPolicy:
     def host_allowed(self, host: bytes | None) -> bool:
         if not host:
             return False
-        parsed = authority(host.decode("latin-1"))
-        if parsed is None:
-            return False
-        return parsed[0] in _LOOPBACK_NAMES or _spelled(*parsed) in self.hosts
+        return _host_allowed(self.hosts, host)
 
     def origin_allowed(self, origin: bytes | None) -> bool:
         """No ``Origin`` (a non-browser client) is fine; a present one must be a loopback
@@ -149,6 +147,14 @@ class HostPolicy:
     def origin_refusal(self) -> bytes:
         names = "its own origin and loopback origins" if self.origins else "loopback origins"
         return f"Origin not allowed: {self.speaker} answers {names} only".encode()
+
+
+@functools.lru_cache(maxsize=256)  # every request names one of a few hosts: parse each once
+def _host_allowed(hosts: frozenset[str], host: bytes) -> bool:
+    parsed = authority(host.decode("latin-1"))
+    if parsed is None:
+        return False
+    return parsed[0] in _LOOPBACK_NAMES or _spelled(*parsed) in hosts
 
 
 class HostCheck:

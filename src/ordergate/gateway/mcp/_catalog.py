@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -109,6 +109,9 @@ class Listing:
     served: tuple[dict[str, Any], ...]
     """What ``tools/list`` answers: the upstream's tools (the order tool as served) and the
     gateway's own."""
+    decided: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What the gateway decided of each listed tool (its route, the permission it takes), by
+    name: a pure function of this listing, so decided once per listing, not once a call."""
 
 
 def _listing(tools: list[dict[str, Any]], read_at: datetime) -> Listing:

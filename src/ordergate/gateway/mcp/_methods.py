@@ -40,7 +40,12 @@ from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._order import order
 from ordergate.gateway.mcp._principal import Principal
-from ordergate.gateway.mcp._profiles import profile_instructions, profile_refusal, visible_to
+from ordergate.gateway.mcp._profiles import (
+    needs,
+    profile_instructions,
+    refusal_for,
+    visible_to,
+)
 from ordergate.gateway.mcp._read import forward
 from ordergate.gateway.mcp._refusing import Failure, answering, refuse, step
 from ordergate.gateway.mcp._routing import Route, route
@@ -193,20 +198,27 @@ class GatewayMethods:
             arguments = {}
         if not isinstance(arguments, dict):
             return refusal("INVALID_ARGUMENT", "The arguments must be a JSON object.")
-        call = Call(self._desk, principal, self.profile(principal), name, arguments)
+        profile = self.profile(principal)
         gate = GATE_HANDLERS.get(name)
         if gate is not None:
-            return await gate(call)
+            return await gate(Call(self._desk, principal, profile, name, arguments))
         listing = await step(self.listing(principal), LIST_UNREADABLE)
         descriptor = listing.by_name.get(name)
         if descriptor is None:
             shown = plain(name)
             raise RpcError(INVALID_PARAMS, f"Unknown tool: {shown}" if shown else "Unknown tool")
-        routing = route(descriptor, order_tool=listing.order_tool)
+        decided = listing.decided.get(name)
+        if decided is None:  # once per listed tool and listing: both are pure of the listing
+            decided = listing.decided[name] = (
+                route(descriptor, order_tool=listing.order_tool),
+                needs(descriptor, listing.order_tool),
+            )
+        routing, wanted = decided
         handler = HANDLERS.get(routing.route)
         if handler is None:
             refuse(routing.code, routing.message)
-        refused = profile_refusal(call.profile, descriptor, listing)
+        refused = refusal_for(profile, descriptor, wanted)
         if refused is not None:
             refuse("PROFILE_REFUSED", sentence(refused))
-        return await handler(replace(call, listing=listing, descriptor=descriptor))
+        call = Call(self._desk, principal, profile, name, arguments, listing, descriptor)
+        return await handler(call)

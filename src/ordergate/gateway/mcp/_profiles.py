@@ -25,7 +25,7 @@ __all__ = [
     "needs",
     "profile_facts",
     "profile_instructions",
-    "profile_refusal",
+    "refusal_for",
     "refusal_sentence",
     "visible_to",
 ]
@@ -60,13 +60,13 @@ def visible_to(profile: Profile | None, listing: Listing) -> list[dict[str, Any]
     return visible
 
 
-def profile_refusal(
-    profile: Profile | None, descriptor: Mapping[str, Any], listing: Listing
+def refusal_for(
+    profile: Profile | None, descriptor: Mapping[str, Any], wanted: Permission | None
 ) -> str | None:
-    """``None`` when ``profile`` may call the tool, else the sentence saying why not."""
+    """``None`` when ``profile`` may call the tool, which takes ``wanted`` (``needs``: decided
+    once per listing), else the sentence saying why not."""
     if profile is None:
         return UNDEFINED
-    wanted = needs(descriptor, listing.order_tool)
     if wanted is None:
         return (
             f"this connection's profile '{profile.name}' does not permit "
