@@ -15,7 +15,8 @@ SURFACE = {
         "Interval", "MarketHours",
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
-        "TimeInForce", "ToolError", "create_private", "ensure_private_dir", "install_redaction",
+        "TimeInForce", "ToolError", "compact_json", "create_private", "ensure_private_dir",
+        "install_redaction",
         "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
         "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
         "write_private",
@@ -161,6 +162,7 @@ SURFACE = {
         "ServerMethods", "Session", "SessionStore", "TransportFaults", "async_verifier",
         "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
+        "EncodedResult", "Result", "encoded_tool_result",
     },
     "ordergate.policy": {
         "check_daily_loss", "check_drawdown",

@@ -269,7 +269,7 @@ async def test_a_full_pool_past_the_deadline_is_a_pool_timeout() -> None:
         return True
 
     async with server(never) as (url, seen):
-        wire = Wire(url, timeout_s=0.2, max_connections=1)
+        wire = Wire(url, timeout_s=1.0, max_connections=1)
         first = asyncio.ensure_future(wire.post([], b"{}"))
         await until(lambda: bool(seen.requests))
         with pytest.raises(httpx2.PoolTimeout):

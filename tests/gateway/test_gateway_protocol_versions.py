@@ -9,6 +9,7 @@ does not speak, is 400 naming what it speaks. The sandbox venue keeps the live v
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,12 @@ def test_a_2025_03_26_session_receives_json_rpc_batches_answered_in_order(
                 {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
                 "not a message",
                 {"jsonrpc": "2.0", "id": 5, "result": {}},
+                {
+                    "jsonrpc": "2.0",
+                    "id": 6,
+                    "method": "tools/call",
+                    "params": {"name": "get_equity_quotes", "arguments": {"symbols": ["AAPL"]}},
+                },
             ],
         )
         quiet = _batch(
@@ -158,12 +165,17 @@ def test_a_2025_03_26_session_receives_json_rpc_batches_answered_in_order(
         )
     assert answered.status_code == 200, answered.text
     assert answered.headers["mcp-session-id"] == session_id
-    ping, listed, initialize, unknown, malformed = answered.json()
+    ping, listed, initialize, unknown, malformed, forwarded = answered.json()
     assert ping == {"jsonrpc": "2.0", "id": "a", "result": {}}
     assert listed["id"] == 2 and "gate_how" in {t["name"] for t in listed["result"]["tools"]}
     assert initialize["error"]["message"] == "initialize cannot be part of a batch"
     assert (unknown["id"], unknown["error"]["code"]) == (4, -32601)
     assert malformed["id"] is None and malformed["error"]["code"] == -32600
+    # A forwarded read's result is written once by the gateway and put in the batch as it is.
+    assert forwarded["id"] == 6 and forwarded["result"]["isError"] is False
+    structured = forwarded["result"]["structuredContent"]
+    assert structured["data"]["results"][0]["quote"]["symbol"] == "AAPL"
+    assert json.loads(forwarded["result"]["content"][0]["text"]) == structured
     assert quiet.status_code == 202
 
 

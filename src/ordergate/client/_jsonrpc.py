@@ -12,7 +12,6 @@ sets and every error are handled as through ``httpx2``.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -24,6 +23,7 @@ from ordergate.client._envelope import decode_body, unwrap_result
 from ordergate.client._errors import HTTPStatusError, ResponseParseError, TransportError
 from ordergate.client._servers import shown_url
 from ordergate.client._wire import Wire, WireAnswer
+from ordergate.core import compact_json
 
 __all__ = ["ACCEPT", "JsonRpcCaller"]
 
@@ -87,7 +87,7 @@ class JsonRpcCaller:
 
     async def _post(self, method: str, params: dict[str, Any], *, label: str) -> dict[str, Any]:
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": params}
-        body = json.dumps(message, separators=(",", ":"), default=_default).encode()
+        body = _REQUEST_JSON(message).encode()
         try:
             if self._wire is not None:
                 response: httpx2.Response | WireAnswer = await self._wired(self._wire, body)
@@ -119,7 +119,10 @@ class JsonRpcCaller:
     async def _wired(self, wire: Wire, body: bytes) -> WireAnswer:
         cookie = b""
         cookies = self._http.cookies
-        if cookies:  # the venue set some: they go back as httpx2 would send them
+        # The jar's own table, looked at first: asking ``cookies`` itself whether it holds any
+        # walks the jar, on every call (a jar without that table is asked the long way).
+        if getattr(cookies.jar, "_cookies", True) and cookies:
+            # the venue set some: they go back as httpx2 would send them
             probe = httpx2.Request("POST", self._url)
             cookies.set_cookie_header(probe)
             cookie = probe.headers["cookie"].encode("latin-1")
@@ -161,3 +164,6 @@ def _default(value: object) -> str:
     if isinstance(value, Decimal):
         return format(value, "f")
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+_REQUEST_JSON = compact_json(_default)  # built once, not on every call

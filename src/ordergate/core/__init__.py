@@ -30,6 +30,7 @@ from ordergate.core._enums import (
     TimeInForce,
 )
 from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
+from ordergate.core._json import compact_json
 from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
 from ordergate.core._private import (
     create_private,
@@ -71,6 +72,7 @@ __all__ = [
     "SteppedClock",
     "TimeInForce",
     "ToolError",
+    "compact_json",
     "create_private",
     "ensure_private_dir",
     "install_redaction",

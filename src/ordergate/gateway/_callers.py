@@ -62,19 +62,27 @@ def bearer_verifier(
     authorization server's (a cache hit, or one indexed read), run in a worker thread unless
     ``cached`` (its cache alone, which never blocks) already holds the token's grant;
     ``identity`` maps a connection id to its identity on the record; ``remember`` bounds how
-    many connections' profile names are kept."""
-    profiles: dict[str, str] = {}
+    many connections' principals are kept."""
+    # An OAuth token's principal is its connection's alone (the id, its identity and the
+    # profile, which never changes): built once per connection, not once a request.
+    principals: dict[str, Principal] = {}
 
-    async def profile_of(connection_id: str) -> str | None:
-        name = profiles.get(connection_id)
-        if name is None:
-            connection = await blocking(store.connection, connection_id)
-            if connection is None:
-                return None
-            if len(profiles) >= remember:
-                profiles.clear()
-            name = profiles[connection_id] = connection.profile
-        return name
+    async def connection_principal(connection_id: str) -> Principal:
+        principal = principals.get(connection_id)
+        if principal is not None:
+            return principal
+        connection = await blocking(store.connection, connection_id)
+        principal = Principal(
+            connection_id=connection_id,
+            identity=identity(connection_id),
+            profile=None if connection is None else connection.profile,
+            credential=Credential.OAUTH,
+        )
+        if connection is not None:
+            if len(principals) >= remember:
+                principals.clear()
+            principals[connection_id] = principal
+        return principal
 
     async def verify(token: str) -> Principal | None:
         if not looks_like_caller_token(token):
@@ -83,12 +91,7 @@ def bearer_verifier(
                 grant = await blocking(oauth, token)
             if grant is None:
                 return None
-            return Principal(
-                connection_id=grant.connection_id,
-                identity=identity(grant.connection_id),
-                profile=await profile_of(grant.connection_id),
-                credential=Credential.OAUTH,
-            )
+            return await connection_principal(grant.connection_id)
         if callers is None:
             return None  # this gateway has no caller key: it honours no caller token
         claims = callers.verify(token)

@@ -157,11 +157,11 @@ class LimitMiddleware:
             return
         kind = request_class(scope.get("path", ""))
         if kind is not None:
-            ip = self._proxies.client(scope)
-            window = int(self._clock.now().timestamp()) // 60
             if kind == "mcp":
-                send = self._counting_refusals(send, f"unauthenticated:{ip}", window)
+                send = self._counting_refusals(send, scope)
             else:
+                ip = self._proxies.client(scope)
+                window = int(self._clock.now().timestamp()) // 60
                 try:
                     count = await self._counter.hit(f"{kind}:{ip}", window)
                 except Exception as error:  # the counter's store is down: refuse, never unlimited
@@ -197,9 +197,10 @@ class LimitMiddleware:
         """Seconds until the next minute's window."""
         return 60 - int(self._clock.now().timestamp()) % 60
 
-    def _counting_refusals(self, send: Send, key: str, window: int) -> Send:
-        """``send``, counting a 401 against ``key``; past the ``unauthenticated`` limit the
-        401 becomes a 429 (the application's own answer is dropped)."""
+    def _counting_refusals(self, send: Send, scope: Scope) -> Send:
+        """``send``, counting a 401 against the request's IP in the ``unauthenticated``
+        class (the IP and the minute read only then: most requests are served); past the
+        limit the 401 becomes a 429 (the application's own answer is dropped)."""
         replaced = False
 
         async def counting(message: Message) -> None:
@@ -207,6 +208,8 @@ class LimitMiddleware:
             if replaced:
                 return
             if message["type"] == "http.response.start" and message.get("status") == 401:
+                key = f"unauthenticated:{self._proxies.client(scope)}"
+                window = int(self._clock.now().timestamp()) // 60
                 try:
                     count = await self._counter.hit(key, window)
                 except Exception as error:  # the answer is a refusal already

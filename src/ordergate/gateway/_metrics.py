@@ -26,6 +26,8 @@ from ordergate.inventory import load_inventory
 
 __all__ = ["GatewayMetrics"]
 
+_LABELS_KEPT = 1024  # names an agent makes up are looked up each time, never kept
+
 
 class GatewayMetrics:
     def __init__(self) -> None:
@@ -81,6 +83,7 @@ class _Observed:
     def __init__(self, inner: GatewayBackend, metrics: GatewayMetrics) -> None:
         self._inner = inner
         self._metrics = metrics
+        self._labels: dict[str, str] = {}
 
     async def upstream_tools(self, connection_id: str) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = await self._timed(
@@ -89,9 +92,27 @@ class _Observed:
         return tools
 
     async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
-        # Only known tool names become label values: a label set must stay small and ours.
-        label = name if name in load_inventory() else "other"
-        return await self._timed(label, self._inner.forward(connection_id, name, arguments))
+        # ``_timed`` written out: this is every forwarded read's path.
+        tool = self._label(name)
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            result = await self._inner.forward(connection_id, name, arguments)
+            outcome = "ok"
+            return result
+        finally:
+            self._metrics.timing(tool).observe(time.perf_counter() - started)
+            self._metrics.count(tool, outcome).inc()
+
+    def _label(self, name: str) -> str:
+        """The tool's label: only known tool names become label values (a label set must
+        stay small and ours); looked up once per name."""
+        label = self._labels.get(name)
+        if label is None:
+            label = name if name in load_inventory() else "other"
+            if len(self._labels) < _LABELS_KEPT:
+                self._labels[name] = label
+        return label
 
     async def guard(self, connection_id: str) -> Guard:
         return await self._inner.guard(connection_id)

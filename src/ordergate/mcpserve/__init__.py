@@ -41,7 +41,13 @@ from ordergate.mcpserve._methods import (
     open_session,
 )
 from ordergate.mcpserve._rebinding import HostCheck, HostPolicy
-from ordergate.mcpserve._results import error_result, tool_result
+from ordergate.mcpserve._results import (
+    EncodedResult,
+    Result,
+    encoded_tool_result,
+    error_result,
+    tool_result,
+)
 from ordergate.mcpserve._sessions import Session, SessionStore
 
 __all__ = [
@@ -58,10 +64,12 @@ __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Admit",
     "Challenge",
+    "EncodedResult",
     "Framing",
     "HostCheck",
     "HostPolicy",
     "McpEndpoint",
+    "Result",
     "RpcError",
     "ServerInfo",
     "ServerMethods",
@@ -71,6 +79,7 @@ __all__ = [
     "async_verifier",
     "dumps_decimal_numbers",
     "dumps_decimal_strings",
+    "encoded_tool_result",
     "error_result",
     "loads_json",
     "open_session",

@@ -58,6 +58,7 @@ from ordergate.mcpserve._methods import (
     TransportFaults,
 )
 from ordergate.mcpserve._rebinding import HostPolicy
+from ordergate.mcpserve._results import EncodedResult
 from ordergate.mcpserve._sessions import Session
 from ordergate.mcpserve._versions import version_problem
 
@@ -71,6 +72,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+Reply = dict[str, Any] | bytes
+"""One response: a JSON-RPC message, or one already encoded (around an ``EncodedResult``)."""
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -111,7 +115,9 @@ def async_verifier(verify: Callable[[str], P | None]) -> Callable[[str], Awaitab
 
 
 def _headers(scope: Scope) -> dict[bytes, bytes]:
-    return {k.lower(): v for k, v in scope["headers"]}
+    # ASGI servers give header names lowercased (the spec requires it); a repeated header's
+    # last value counts.
+    return dict(scope["headers"])
 
 
 class McpEndpoint(Generic[P]):
@@ -291,9 +297,7 @@ class McpEndpoint(Generic[P]):
             return
         await self._reply(send, 200, framing, response, extra)
 
-    async def _answer(
-        self, request_id: Any, method: Any, params: Any, principal: P
-    ) -> dict[str, Any]:
+    async def _answer(self, request_id: Any, method: Any, params: Any, principal: P) -> Reply:
         """The response to one request (not ``initialize``), a result or an error."""
         if not isinstance(method, str) or not isinstance(params, dict):
             error = RpcError(
@@ -301,7 +305,12 @@ class McpEndpoint(Generic[P]):
             )
             return error_response(request_id, error)
         try:
-            return result_response(request_id, await self.methods.call(method, params, principal))
+            result = await self.methods.call(method, params, principal)
+            if isinstance(result, EncodedResult):
+                # An integer id (what clients send) is its digits; anything else as JSON.
+                shown = b"%d" % request_id if type(request_id) is int else self.dumps(request_id)
+                return b'{"jsonrpc":"2.0","id":%b,"result":%b}' % (shown, result.json)
+            return result_response(request_id, result)
         except RpcError as error:
             return error_response(request_id, error)
         except Exception as error:  # a server's bug is a protocol error, never a success
@@ -343,7 +352,7 @@ class McpEndpoint(Generic[P]):
                 send, 400, framing, error_response(None, RpcError(INVALID_REQUEST, problem))
             )
             return
-        responses: list[dict[str, Any]] = []
+        responses: list[Reply] = []
         for item in batch:
             if not isinstance(item, dict) or item.get("jsonrpc") != "2.0":
                 error = RpcError(INVALID_REQUEST, "expected a JSON-RPC 2.0 message object")
@@ -380,10 +389,17 @@ class McpEndpoint(Generic[P]):
         send: Send,
         status: int,
         framing: Framing,
-        message: dict[str, Any] | list[dict[str, Any]],
+        message: Reply | list[Reply],
         extra: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
-        payload = self.dumps(message)
+        if isinstance(message, bytes):
+            payload = message
+        elif isinstance(message, list):
+            payload = b"[%b]" % b",".join(
+                item if isinstance(item, bytes) else self.dumps(item) for item in message
+            )
+        else:
+            payload = self.dumps(message)
         malformed = False
         if framing is Framing.SSE and self.faults is not None:
             malformed = self.faults.malformed_sse()

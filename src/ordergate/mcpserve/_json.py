@@ -29,6 +29,8 @@ import secrets
 from decimal import Decimal
 from typing import Any
 
+from ordergate.core import compact_json
+
 __all__ = ["MAX_JSON_DEPTH", "dumps_decimal_numbers", "dumps_decimal_strings", "loads_json"]
 
 MAX_JSON_DEPTH = 64
@@ -54,6 +56,8 @@ def _json_text(body: bytes | str) -> str:
         if body.startswith("\ufeff"):
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", body, 0)
         return body
+    if body[:1] == b"{" and body[1:2] != b"\x00":  # UTF-8 (no BOM, not UTF-16/32): most
+        return body.decode("utf-8", "surrogatepass")
     return body.decode(json.detect_encoding(body), "surrogatepass")
 
 
@@ -108,9 +112,12 @@ def dumps_decimal_strings(message: Any) -> bytes:
     return json.dumps(message, separators=(",", ":"), default=_as_string).encode()
 
 
+_MARKED_NUMBERS = compact_json(_as_marked_number)  # built once: the gateway's every answer
+
+
 def dumps_decimal_numbers(message: Any) -> bytes:
     """Compact JSON; a ``Decimal`` becomes the JSON number it spells (``1.50``, ``1E+2``)."""
-    text = json.dumps(message, separators=(",", ":"), default=_as_marked_number)
+    text = _MARKED_NUMBERS(message)
     if _NONCE in text:
         text = _MARKED.sub(r"\1", text)
     return text.encode()

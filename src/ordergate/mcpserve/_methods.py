@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, Protocol, TypeVar
 
+from ordergate.mcpserve._results import Result
 from ordergate.mcpserve._sessions import Session, SessionStore
 
 __all__ = [
@@ -53,10 +54,9 @@ class ServerMethods(Protocol[P_contra]):
         session it opened."""
         ...
 
-    async def call(
-        self, method: str, params: dict[str, Any], principal: P_contra
-    ) -> dict[str, Any]:
-        """The result of one request; raises ``RpcError`` for a protocol error."""
+    async def call(self, method: str, params: dict[str, Any], principal: P_contra) -> Result:
+        """The result of one request (a dict, or one already encoded); raises ``RpcError``
+        for a protocol error."""
         ...
 
 

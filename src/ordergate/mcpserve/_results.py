@@ -1,17 +1,41 @@
 """Tool results in Robinhood's envelope: ``{data, guide}`` in ``structuredContent`` and the
 same JSON as text content; a refusal is ``{error: {code, message}}`` with ``isError: true``.
+
+``encoded_tool_result`` writes the same result as JSON once (``EncodedResult``): the payload
+is encoded one time and put both as the text and as the structured content, and the endpoint
+puts the result in its message as it is — where ``tool_result``'s dict is encoded whole by the
+endpoint, the payload in it twice. The bytes are those the dict would encode to.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
-from ordergate.mcpserve._json import dumps_decimal_strings
+from ordergate.mcpserve._json import dumps_decimal_strings, loads_json
 
-__all__ = ["error_result", "tool_result"]
+__all__ = ["EncodedResult", "Result", "encoded_tool_result", "error_result", "tool_result"]
 
 Dumps = Callable[[Any], bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class EncodedResult:
+    """A result already written as compact JSON: ``json``, the bytes of the result object,
+    which the endpoint sends inside its message unchanged."""
+
+    json: bytes
+
+    def decoded(self) -> dict[str, Any]:
+        """The result as the dict it encodes (``Decimal`` numbers)."""
+        value: dict[str, Any] = loads_json(self.json)
+        return value
+
+
+Result = dict[str, Any] | EncodedResult
+"""What a server's method answers a request with."""
 
 
 def tool_result(
@@ -23,6 +47,19 @@ def tool_result(
         "structuredContent": payload,
         "isError": is_error,
     }
+
+
+def encoded_tool_result(
+    payload: dict[str, Any], *, is_error: bool, dumps: Dumps = dumps_decimal_strings
+) -> EncodedResult:
+    """``tool_result(payload, …)`` as the endpoint would encode it, the payload encoded once."""
+    text = dumps(payload)
+    quoted = encode_basestring_ascii(text.decode()).encode()
+    flag = b"true" if is_error else b"false"
+    return EncodedResult(
+        b'{"content":[{"type":"text","text":%b}],"structuredContent":%b,"isError":%b}'
+        % (quoted, text, flag)
+    )
 
 
 def error_result(

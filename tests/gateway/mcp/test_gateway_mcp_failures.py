@@ -35,7 +35,14 @@ from ordergate.execution import BROKER_REFUSED, Outcome
 from ordergate.gateway.mcp import GatewayMethods
 from ordergate.gateway.mcp._failures import failure_payload
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
-from ordergate.mcpserve import Framing, McpEndpoint, Session, SessionStore, async_verifier
+from ordergate.mcpserve import (
+    EncodedResult,
+    Framing,
+    McpEndpoint,
+    Session,
+    SessionStore,
+    async_verifier,
+)
 from ordergate.mcpserve import RpcError as ProtocolError
 from ordergate.policy import PolicyConfig
 from ordergate.profiles import Permission, Profile, load_profiles
@@ -129,7 +136,8 @@ async def _call(
     methods: GatewayMethods, name: str, arguments: Any = None, *, profile: str = "trader"
 ) -> dict[str, Any]:
     params = {"name": name, "arguments": arguments or {}}
-    return await methods.call("tools/call", params, principal("c1", profile))
+    result = await methods.call("tools/call", params, principal("c1", profile))
+    return result.decoded() if isinstance(result, EncodedResult) else result
 
 
 def _error(result: dict[str, Any]) -> dict[str, Any]:
@@ -272,6 +280,7 @@ async def test_a_list_without_a_resolvable_order_tool_wraps_nothing(ledger: Ledg
     backend = BrokenBackend(StubGuard(ledger), tools=[{"name": 7}, {"name": "place_equity_order"}])
     methods = _methods(backend)
     listed = await methods.call("tools/list", {}, principal("c1"))
+    assert isinstance(listed, dict)
     error = _error(await _call(methods, "place_equity_order", BUY))
     assert listed["tools"][0]["name"] == "place_equity_order"
     assert "outputSchema" not in listed["tools"][0]

@@ -195,3 +195,28 @@ async def test_the_mcp_sdk_client_lists_reads_and_places_a_paper_order_through_t
     assert data["status"] == "filled"
     assert gw.ledger.filing(data["filing_id"]).status.value == "filled"
     assert refused.is_error is True
+
+
+async def test_a_forwarded_read_is_answered_under_the_id_it_was_asked_with(
+    tmp_path: Path,
+) -> None:
+    # A forwarded read's result is written once and the message put around it: the id goes
+    # back as the JSON value it came as (an integer, a string, a number with a fraction).
+    params = {"name": "get_equity_quotes", "arguments": {"symbols": ["AAPL"]}}
+    async with gateway(tmp_path) as gw:
+        answers = [
+            await gw.post(
+                json.dumps(
+                    {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+                ).encode()
+            )
+            for rid in (7, "read-7", 1.5)
+        ]
+    assert [answer.status_code for answer in answers] == [200, 200, 200]
+    assert [answer.json()["id"] for answer in answers] == [7, "read-7", 1.5]
+    assert b'"id":1.5,' in answers[2].content
+    for answer in answers:
+        result = answer.json()["result"]
+        assert result["isError"] is False
+        assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+        assert result["structuredContent"]["data"]["results"][0]["quote"]["symbol"] == "AAPL"

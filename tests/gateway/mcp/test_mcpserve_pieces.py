@@ -1,5 +1,6 @@
 """The shared transport's pieces the gateway relies on: host and origin rules for a public URL,
-and decimals written back as the JSON numbers they were read from."""
+decimals written back as the JSON numbers they were read from, results written once, and
+request bodies read in whatever encoding JSON allows."""
 
 from __future__ import annotations
 
@@ -7,8 +8,18 @@ import json
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ordergate.mcpserve import HostPolicy, dumps_decimal_numbers, dumps_decimal_strings
+from ordergate.mcpserve import (
+    EncodedResult,
+    HostPolicy,
+    dumps_decimal_numbers,
+    dumps_decimal_strings,
+    encoded_tool_result,
+    loads_json,
+    tool_result,
+)
 
 
 def test_a_public_url_allows_its_own_host_and_origin_and_the_loopback_names() -> None:
@@ -76,3 +87,44 @@ def test_only_finite_decimals_and_json_types_can_be_written() -> None:
         dumps_decimal_numbers({"x": {1}})
     with pytest.raises(TypeError, match="set"):
         dumps_decimal_strings({"x": {1}})
+
+
+_PAYLOADS = st.dictionaries(
+    st.text(max_size=8),
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text()
+        | st.decimals(allow_nan=False, allow_infinity=False),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+        ),
+        max_leaves=12,
+    ),
+    max_size=4,
+)
+
+
+@given(_PAYLOADS, st.booleans())
+def test_a_result_written_once_is_the_bytes_its_dict_is_written_as(
+    payload: dict[str, object], is_error: bool
+) -> None:
+    for dumps in (dumps_decimal_numbers, dumps_decimal_strings):
+        encoded = encoded_tool_result(payload, is_error=is_error, dumps=dumps)
+        assert encoded.json == dumps(tool_result(payload, is_error=is_error, dumps=dumps))
+
+
+def test_a_result_written_once_reads_back_as_its_dict_with_decimal_amounts() -> None:
+    payload = {"data": {"price": Decimal("1.50"), "note": 'é "quoted"'}, "guide": "g"}
+    encoded = encoded_tool_result(payload, is_error=False, dumps=dumps_decimal_numbers)
+    assert isinstance(encoded, EncodedResult)
+    assert encoded.decoded() == tool_result(payload, is_error=False, dumps=dumps_decimal_numbers)
+    assert b'"price":1.50' in encoded.json  # the number as it was read, twice over
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32-be"])
+def test_a_request_body_in_any_json_encoding_reads_as_the_same_value(encoding: str) -> None:
+    text = '{"jsonrpc":"2.0","id":1,"params":{"q":1.50,"s":"\u00e9"}}'
+    value = {"jsonrpc": "2.0", "id": 1, "params": {"q": Decimal("1.50"), "s": "é"}}
+    assert loads_json(text.encode(encoding)) == value

@@ -13,7 +13,13 @@ from typing import Any
 
 from ordergate.execution import Outcome
 from ordergate.gateway.mcp._failures import plain_code
-from ordergate.mcpserve import dumps_decimal_numbers, error_result, tool_result
+from ordergate.mcpserve import (
+    EncodedResult,
+    dumps_decimal_numbers,
+    encoded_tool_result,
+    error_result,
+    tool_result,
+)
 
 __all__ = [
     "FORWARD_GUIDE",
@@ -21,6 +27,7 @@ __all__ = [
     "ORDER_GUIDE",
     "answer",
     "failed",
+    "forwarded",
     "order_result",
     "plain",
     "refusal",
@@ -52,6 +59,14 @@ def refusal(code: str, message: str) -> dict[str, Any]:
 
 def answer(data: Any, guide: str) -> dict[str, Any]:
     return tool_result({"data": data, "guide": guide}, is_error=False, dumps=dumps_decimal_numbers)
+
+
+def forwarded(data: Any) -> EncodedResult:
+    """A forwarded answer: ``data`` under the gateway's guide, written once (the hot path:
+    each read's payload is encoded one time, not twice)."""
+    return encoded_tool_result(
+        {"data": data, "guide": FORWARD_GUIDE}, is_error=False, dumps=dumps_decimal_numbers
+    )
 
 
 def failed(payload: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ordergate.gateway.mcp._answers import sentence
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.gateway.mcp._profiles import GATE_NAMES, UNDEFINED, needs, refusal_sentence
+from ordergate.mcpserve import EncodedResult
 from ordergate.profiles import Permission
 
 if TYPE_CHECKING:
@@ -59,7 +60,8 @@ async def capability(
         return 404, _error("UNKNOWN_TOOL", "No such tool.")
     if needs(descriptor, listing.order_tool) is not wanted:
         return 400, _error("INVALID_ARGUMENT", f"That tool does not take {wanted}.")
-    result = await methods.call("tools/call", {"name": tool, "arguments": arguments}, principal)
+    called = await methods.call("tools/call", {"name": tool, "arguments": arguments}, principal)
+    result = called.decoded() if isinstance(called, EncodedResult) else called
     answer: dict[str, Any] = result["structuredContent"]
     if not result.get("isError"):
         return 200, answer

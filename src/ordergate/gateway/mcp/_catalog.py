@@ -112,6 +112,9 @@ class Listing:
     decided: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """What the gateway decided of each listed tool (its route, the permission it takes), by
     name: a pure function of this listing, so decided once per listing, not once a call."""
+    paper: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What paper mode does with each listed tool (``_paper_reads.paper_entry``), by name:
+    as pure of the listing, and decided once per listing too."""
 
 
 def _listing(tools: list[dict[str, Any]], read_at: datetime) -> Listing:
@@ -149,13 +152,21 @@ class Catalog:
         self._ttl = ttl
         self._listings: dict[str, Listing] = {}
 
+    def fresh(self, connection_id: str) -> Listing | None:
+        """The connection's listing while it is under ``ttl`` old, else ``None`` (no read:
+        a call's common case, answered without awaiting anything)."""
+        cached = self._listings.get(connection_id)
+        if cached is not None and self._clock.now() - cached.read_at < self._ttl:
+            return cached
+        return None
+
     async def listing(self, connection_id: str) -> Listing:
         """The connection's listing, read again once it is ``ttl`` old. Raises what the
         backend raises when the upstream list cannot be read."""
-        now = self._clock.now()
-        cached = self._listings.get(connection_id)
-        if cached is not None and now - cached.read_at < self._ttl:
+        cached = self.fresh(connection_id)
+        if cached is not None:
             return cached
+        now = self._clock.now()
         listing = _listing(await self._read(connection_id), now)
         self._listings[connection_id] = listing
         return listing

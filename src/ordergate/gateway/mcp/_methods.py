@@ -54,6 +54,7 @@ from ordergate.mcpserve import (
     INVALID_PARAMS,
     MCP_PROTOCOL_VERSIONS,
     METHOD_NOT_FOUND,
+    Result,
     RpcError,
     ServerInfo,
     Session,
@@ -78,7 +79,7 @@ GATEWAY_INFO = ServerInfo(
     ),
 )
 
-Handler = Callable[[Call], Awaitable[dict[str, Any]]]
+Handler = Callable[[Call], Awaitable[Result]]
 HANDLERS: Mapping[Route, Handler] = {
     Route.FORWARD: forward,
     Route.ORDER: order,
@@ -151,9 +152,7 @@ class GatewayMethods:
             versions=MCP_PROTOCOL_VERSIONS,
         )
 
-    async def call(
-        self, method: str, params: dict[str, Any], principal: Principal
-    ) -> dict[str, Any]:
+    async def call(self, method: str, params: dict[str, Any], principal: Principal) -> Result:
         """Answer one request for the principal's connection; ``RpcError`` for protocol errors."""
         if method == "ping":
             return {}
@@ -164,7 +163,7 @@ class GatewayMethods:
             raise RpcError(INTERNAL_ERROR, "The gateway could not tell which connection this is.")
         if method == "tools/list":
             return await self._list_tools(principal, params)
-        return await answering(lambda: self._call_tool(principal, params))
+        return await answering(self._call_tool(principal, params))
 
     async def capability(
         self, principal: Principal, permission: str, body: object
@@ -189,7 +188,7 @@ class GatewayMethods:
             ) from None
         return {"tools": visible_to(self.profile(principal), listing)}
 
-    async def _call_tool(self, principal: Principal, params: dict[str, Any]) -> dict[str, Any]:
+    async def _call_tool(self, principal: Principal, params: dict[str, Any]) -> Result:
         name = params.get("name")
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, "params.name must be a tool name")
@@ -202,7 +201,9 @@ class GatewayMethods:
         gate = GATE_HANDLERS.get(name)
         if gate is not None:
             return await gate(Call(self._desk, principal, profile, name, arguments))
-        listing = await step(self.listing(principal), LIST_UNREADABLE)
+        listing = self._desk.catalog.fresh(principal.connection_id)
+        if listing is None:  # once every ``tools_ttl``: read the list again
+            listing = await step(self.listing(principal), LIST_UNREADABLE)
         descriptor = listing.by_name.get(name)
         if descriptor is None:
             shown = plain(name)

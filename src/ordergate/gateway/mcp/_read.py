@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer
+from ordergate.gateway.mcp._answers import forwarded
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._paper_reads import (
     FORWARD,
@@ -26,17 +26,23 @@ from ordergate.gateway.mcp._paper_reads import (
     refuse_unanswerable,
 )
 from ordergate.gateway.mcp._refusing import Failure, step
+from ordergate.mcpserve import Result
 
 __all__ = ["forward"]
 
 FORWARD_FAILED = Failure("forward", broker=True, level=logging.INFO)
 
 
-async def forward(call: Call) -> dict[str, Any]:
+async def forward(call: Call) -> Result:
     backend = call.desk.backend
     guard = await step(backend.guard(call.connection_id), FORWARD_FAILED)
     if guard.paper:
-        entry = paper_entry(call.name, call.descriptor)
+        listing = call.listing
+        entry = None if listing is None else listing.paper.get(call.name)
+        if entry is None:
+            entry = paper_entry(call.name, call.descriptor)
+            if listing is not None:
+                listing.paper[call.name] = entry
         if entry == REFUSE:
             refuse_unanswerable(call.name)
         if entry != FORWARD:
@@ -50,4 +56,4 @@ async def forward(call: Call) -> dict[str, Any]:
     data = await step(
         backend.forward(call.connection_id, call.name, call.arguments), FORWARD_FAILED
     )
-    return answer(data, FORWARD_GUIDE)
+    return forwarded(data)

@@ -14,13 +14,13 @@ one handler, never another try/log/refuse block.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
 from ordergate.gateway.mcp._answers import failed, refusal
 from ordergate.gateway.mcp._failures import failure_payload
-from ordergate.mcpserve import RpcError
+from ordergate.mcpserve import Result, RpcError
 
 __all__ = ["Failure", "Refused", "answering", "best_effort", "refuse", "step"]
 
@@ -91,10 +91,10 @@ UNEXPECTED = Failure(
 )
 
 
-async def answering(handler: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+async def answering(handler: Awaitable[Result]) -> Result:
     """The handler's answer, or the refusal it raised; a protocol error passes; anything
     else is ``UNEXPECTED``."""
     try:
-        return await step(handler(), UNEXPECTED)
+        return await step(handler, UNEXPECTED)
     except Refused as refused:
         return refused.result
