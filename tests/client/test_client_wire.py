@@ -269,13 +269,17 @@ async def test_a_full_pool_past_the_deadline_is_a_pool_timeout() -> None:
         return True
 
     async with server(never) as (url, seen):
-        wire = Wire(url, timeout_s=1.0, max_connections=1)
-        first = asyncio.ensure_future(wire.post([], b"{}"))
-        await until(lambda: bool(seen.requests))
+        wire = Wire(url, timeout_s=0.2, max_connections=1)
+        with pytest.raises(httpx2.ReadTimeout):
+            await wire.post([], b"{}")  # an answer that never comes: the deadline ends it
+        assert len(seen.requests) == 1
+        # The pool full for longer than a request's deadline. (Held here: a request holding
+        # the one connection would time out as the waiting one does, and free it first.)
+        await wire._slots.acquire()
         with pytest.raises(httpx2.PoolTimeout):
             await wire.post([], b"{}")
-        with pytest.raises(httpx2.ReadTimeout):
-            await first
+        wire._slots.release()
+        assert len(seen.requests) == 1  # the request that found no connection was never sent
         await wire.aclose()
 
 
