@@ -1,5 +1,5 @@
 """``compact_json``: the encoder built once writes what ``json.dumps`` writes, character for
-character, whatever the value."""
+character, whatever the value; ``json_text`` reads bytes as ``json.loads`` reads them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ordergate.core import compact_json
+from ordergate.core import compact_json, json_text
 
 
 def _as_text(value: object) -> str:
@@ -61,3 +61,10 @@ def test_each_encoder_keeps_its_own_default() -> None:
     marked = compact_json(lambda value: f"<{value}>")
     assert marked([Decimal("2")]) == '["<2>"]'
     assert _ENCODE([Decimal("2")]) == '["2"]'
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16-le", "utf-16-be", "utf-32"])
+@pytest.mark.parametrize("text", ['{"a":"\u00e9"}', "[1]", "{}", '"x"'])
+def test_json_text_reads_bytes_as_json_loads_does(encoding: str, text: str) -> None:
+    body = text.encode(encoding)
+    assert json.loads(json_text(body)) == json.loads(body) == json.loads(text)

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.client._errors import BusinessError, ResponseParseError, RpcError
+from ordergate.core import json_text
 
 __all__ = ["decode_body", "unwrap_result"]
 
@@ -22,9 +23,7 @@ _DECODER = json.JSONDecoder(parse_float=Decimal)  # one for every call, not one 
 def _loads(text: str | bytes, tool: str | None) -> Any:
     try:
         if isinstance(text, bytes):
-            # An object in UTF-8 (no BOM, not UTF-16/32: what venues send) needs no detecting.
-            utf8 = text[:1] == b"{" and text[1:2] != b"\x00"
-            text = text.decode("utf-8" if utf8 else json.detect_encoding(text), "surrogatepass")
+            text = json_text(text)
         elif text.startswith("\ufeff"):
             raise ValueError("a UTF-8 BOM before the JSON text")
         return _DECODER.decode(text)

@@ -16,7 +16,15 @@ from collections.abc import Callable
 from json import encoder as _encoder
 from typing import Any
 
-__all__ = ["compact_json"]
+__all__ = ["compact_json", "json_text"]
+
+
+def json_text(body: bytes) -> str:
+    """``body`` decoded as ``json.loads`` decodes bytes (the encoding detected from its first
+    bytes, a UTF-8 BOM accepted); an object in plain UTF-8 — what every peer sends — without
+    the detecting."""
+    utf8 = body[:1] == b"{" and body[1:2] != b"\x00"  # no BOM, not UTF-16/32
+    return body.decode("utf-8" if utf8 else json.detect_encoding(body), "surrogatepass")
 
 
 def compact_json(default: Callable[[Any], Any]) -> Callable[[Any], str]:

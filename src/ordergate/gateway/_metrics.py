@@ -92,17 +92,9 @@ class _Observed:
         return tools
 
     async def forward(self, connection_id: str, name: str, arguments: dict[str, Any]) -> Any:
-        # ``_timed`` written out: this is every forwarded read's path.
-        tool = self._label(name)
-        started = time.perf_counter()
-        outcome = "error"
-        try:
-            result = await self._inner.forward(connection_id, name, arguments)
-            outcome = "ok"
-            return result
-        finally:
-            self._metrics.timing(tool).observe(time.perf_counter() - started)
-            self._metrics.count(tool, outcome).inc()
+        return await self._timed(
+            self._label(name), self._inner.forward(connection_id, name, arguments)
+        )
 
     def _label(self, name: str) -> str:
         """The tool's label: only known tool names become label values (a label set must

@@ -29,7 +29,7 @@ import secrets
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import compact_json
+from ordergate.core import compact_json, json_text
 
 __all__ = ["MAX_JSON_DEPTH", "dumps_decimal_numbers", "dumps_decimal_strings", "loads_json"]
 
@@ -56,9 +56,7 @@ def _json_text(body: bytes | str) -> str:
         if body.startswith("\ufeff"):
             raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", body, 0)
         return body
-    if body[:1] == b"{" and body[1:2] != b"\x00":  # UTF-8 (no BOM, not UTF-16/32): most
-        return body.decode("utf-8", "surrogatepass")
-    return body.decode(json.detect_encoding(body), "surrogatepass")
+    return json_text(body)
 
 
 def loads_json(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
