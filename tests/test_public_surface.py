@@ -79,7 +79,8 @@ SURFACE = {
         "public_id", "public_view", "track_of", "track_records",
     },
     "ordergate.store": {
-        "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "StoreError", "StoreSchemaError",
+        "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "Statement", "StoreError",
+        "StoreSchemaError",
         "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
         "migrate", "normalise_url", "parse_iso", "reading", "step_memo", "take_locks",
         "to_us", "write_transaction",

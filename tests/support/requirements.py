@@ -227,6 +227,8 @@ REQUIREMENTS: dict[str, str] = {
     "underscore module, checked by lint-imports",
     "store.steps-commit-together": "architecture, the order path: the writes of one step "
     "commit together; a failed step undoes only its own writes",
+    "store.statement-as-sqlalchemy": "issue 14 §4: a statement run on the driver's cursor "
+    "reads, writes and fails as SQLAlchemy's execution of it does, and its listeners see it",
     # Issue 15 §3: the graded record
     "record.grade.one-trading-day": "issue 15 §3: a fill graded at the close one NYSE session "
     "day on, minus SPY over the same span, signed by side, in bps",

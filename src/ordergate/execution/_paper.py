@@ -49,6 +49,7 @@ from ordergate.execution._protocols import (
     Review,
     Ticket,
 )
+from ordergate.execution._together import both
 from ordergate.policy import (
     SESSION_COVERAGE,
     MarketSession,
@@ -228,14 +229,19 @@ class PaperExecutor:
 
     async def _place(self, ticket: Ticket) -> Placement:
         # The book's reads and writes run in a worker thread, never on the event loop (a
-        # commit there would stall every other request the loop serves).
-        existing = await blocking(self._book.order_by_ref, ticket.ref_id)
+        # commit there would stall every other request the loop serves). What the book holds
+        # (an order under this ref_id, the account's open orders) and the symbol's quote are
+        # independent reads: made at once.
+        proposal = ticket.proposal
+        (existing, open_orders), quotes = await both(
+            blocking(self._book.placed, ticket.ref_id, ticket.account),
+            fetch_quotes(self._quotes, [proposal.symbol]),
+        )
         if existing is not None:
             return Placement(order=existing.broker_order())
-        proposal = ticket.proposal
-        open_orders = await blocking(self._book.open_orders, ticket.account)
-        open_symbols = {order.symbol for order in open_orders}
-        quotes = await fetch_quotes(self._quotes, {proposal.symbol} | open_symbols)
+        others = {order.symbol for order in open_orders} - set(quotes)
+        if others:
+            quotes.update(await fetch_quotes(self._quotes, others))
         quote = quotes[proposal.symbol]
         price = fill_price(proposal.side, quote, self._slippage_bps)
         if proposal.order_type is OrderType.MARKET and price is None:

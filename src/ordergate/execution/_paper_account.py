@@ -52,32 +52,33 @@ class PaperAccountReader:
     async def read(
         self, account: str, symbol: str | None, *, quote: Quote | None = None
     ) -> AccountView:
-        failure = ""
-        try:
-            # In a worker thread: never a database read on the event loop.
-            paper: PaperAccount | None = await blocking(self._book.account, account)
-        except SQLAlchemyError as error:
-            paper = None
-            failure = f"paper book unreadable: {type(error).__name__}"
-        symbols = {symbol} if symbol is not None else set()
-        if paper is not None:
-            symbols |= set(paper.positions) | {order.symbol for order in paper.open_orders}
-        given = {} if quote is None or symbol is None else {symbol: quote}
-        symbols -= set(given)
+        # The book (in a worker thread: never a database read on the event loop) and the
+        # symbol's market (its quote unless given, its tradability) are independent reads:
+        # made at once, and the quotes of whatever else the book holds as soon as it is read,
+        # while the others are still on their way. None of the reads raises.
+        quotes: dict[str, Quote | None] = {}
         tradable: bool | None = None
-        if symbol is None:
-            quotes = await fetch_quotes(self._quotes, symbols)
-        else:
-            # The quotes and the symbol's tradability are independent reads: at once.
-            async with anyio.create_task_group() as group:
 
-                async def read_tradable() -> None:
-                    nonlocal tradable
-                    tradable = await self._tradable(account, symbol)
+        async def read_tradable(wanted: str) -> None:
+            nonlocal tradable
+            tradable = await self._tradable(account, wanted)
 
-                group.start_soon(read_tradable)
-                quotes = await fetch_quotes(self._quotes, symbols)
-        quotes.update(given)
+        async def read_quotes(symbols: set[str]) -> None:
+            quotes.update(await fetch_quotes(self._quotes, symbols))
+
+        async with anyio.create_task_group() as group:
+            if symbol is not None:
+                group.start_soon(read_tradable, symbol)
+                if quote is None:
+                    group.start_soon(read_quotes, {symbol})
+            paper, failure = await self._book_account(account)
+            if paper is not None:
+                held = set(paper.positions) | {order.symbol for order in paper.open_orders}
+                others = held - {symbol}
+                if others:
+                    group.start_soon(read_quotes, others)
+        if quote is not None and symbol is not None:
+            quotes[symbol] = quote
         quote = None if symbol is None else quotes[symbol]
         if paper is None:
             return AccountView(quote=quote, tradable=tradable, notes=(failure,))
@@ -96,6 +97,13 @@ class PaperAccountReader:
             tradable=tradable,
             notes=tuple(notes),
         )
+
+    async def _book_account(self, account: str) -> tuple[PaperAccount | None, str]:
+        """The book's account, or ``None`` and why it could not be read."""
+        try:
+            return await blocking(self._book.account, account), ""
+        except SQLAlchemyError as error:
+            return None, f"paper book unreadable: {type(error).__name__}"
 
     async def _tradable(self, account: str, symbol: str) -> bool | None:
         try:

@@ -24,7 +24,7 @@ from ordergate.core import Clock, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._equity import mark_equity, marked_near
 from ordergate.ledger._schema import controls, decisions
-from ordergate.store import iso, parse_iso, reading, write_transaction
+from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
 
 __all__ = [
     "PAUSE_KEY",
@@ -74,25 +74,24 @@ def policy_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-# Built once: the order path reads controls several times per order.
-_VALUE = select(controls.c.value).where(controls.c.key == bindparam("b_key"))
-_SET = update(controls).where(controls.c.key == bindparam("b_key"))
-_INSERT = insert(controls)
-_DECISION = select(controls.c.key, controls.c.value).where(
-    controls.c.key.in_([_HWM, _SESSION, _PAUSE])
+# Built once and run on the driver's cursor: the order path reads controls for each decision.
+_VALUE = Statement(select(controls.c.value).where(controls.c.key == bindparam("b_key")))
+_SET = Statement(update(controls).where(controls.c.key == bindparam("b_key")))
+_INSERT = Statement(insert(controls))
+_DECISION = Statement(
+    select(controls.c.key, controls.c.value).where(controls.c.key.in_([_HWM, _SESSION, _PAUSE]))
 )
 
 
 def _read(connection: Connection, key: str) -> Any:
-    value = connection.execute(_VALUE, {"b_key": key}).scalar()
+    value = _VALUE.scalar(connection, {"b_key": key})
     return None if value is None else json.loads(value)
 
 
 def _write(connection: Connection, key: str, value: object, now: datetime) -> None:
     values = {"value": canonical_json(value), "updated_at": iso(now)}
-    changed = connection.execute(_SET, {"b_key": key, **values})
-    if changed.rowcount == 0:
-        connection.execute(_INSERT, {"key": key, **values})
+    if not _SET.run(connection, {"b_key": key, **values}):
+        _INSERT.run(connection, {"key": key, **values})
 
 
 def paused_from(stored_text: str | None) -> bool:
@@ -188,7 +187,7 @@ class Controls:
         """The high-water mark, the session-start equity and the pause flag, in one read
         (what a decision reads of the controls)."""
         with reading(self._engine) as connection:
-            stored = {row.key: json.loads(row.value) for row in connection.execute(_DECISION)}
+            stored = {row.key: json.loads(row.value) for row in _DECISION.rows(connection)}
         mark, start = stored.get(_HWM), stored.get(_SESSION)
         return (
             None if mark is None else Decimal(mark),

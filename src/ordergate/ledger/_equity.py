@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from sqlalchemy import Connection, Engine, and_, func, insert, or_, select
+from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, or_, select
 
 from ordergate.core import Clock, to_wire
 from ordergate.ledger._schema import equity_marks
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import Statement, iso, parse_iso, write_transaction
 
 __all__ = [
     "MARK_EVERY",
@@ -70,10 +70,8 @@ def mark_equity(
         raise ValueError("equity: only a finite amount is marked")
     if marked_near(connection, account, at, every):
         return False
-    connection.execute(
-        insert(equity_marks).values(
-            account=account, at=iso(at), equity=to_wire(equity), source=source
-        )
+    _INSERT_MARK.run(
+        connection, {"account": account, "at": iso(at), "equity": to_wire(equity), "source": source}
     )
     return True
 
@@ -82,16 +80,23 @@ def marked_near(
     connection: Connection, account: str, at: datetime, every: timedelta = MARK_EVERY
 ) -> bool:
     """Whether ``account`` has a mark within ``every`` of ``at`` (then none is due)."""
-    near = connection.execute(
-        select(equity_marks.c.seq)
-        .where(
-            equity_marks.c.account == account,
-            equity_marks.c.at > iso(at - every),
-            equity_marks.c.at < iso(at + every),
-        )
-        .limit(1)
-    ).first()
+    near = _NEAR.first(
+        connection, {"account": account, "after": iso(at - every), "before": iso(at + every)}
+    )
     return near is not None
+
+
+# Built once and run on the driver's cursor: the order path looks for a mark each decision.
+_NEAR = Statement(
+    select(equity_marks.c.seq)
+    .where(
+        equity_marks.c.account == bindparam("account"),
+        equity_marks.c.at > bindparam("after"),
+        equity_marks.c.at < bindparam("before"),
+    )
+    .limit(1)
+)
+_INSERT_MARK = Statement(insert(equity_marks))
 
 
 class EquityMarks:

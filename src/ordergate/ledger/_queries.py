@@ -11,7 +11,7 @@ from sqlalchemy import Connection, bindparam, func, select
 from ordergate.ledger._errors import UnknownFilingError
 from ordergate.ledger._models import FilingStatus
 from ordergate.ledger._schema import filing_events, filings, open_filings
-from ordergate.store import step_memo
+from ordergate.store import Statement, step_memo
 
 __all__ = [
     "EVENTS_HEAD",
@@ -39,21 +39,24 @@ LATEST_STATUS = (
 )
 WITH_STATUS = select(filings, LATEST_STATUS.label("current"))
 # One filing by its id (the unique index on filings.id).
-FILING = WITH_STATUS.where(filings.c.id == bindparam("id"))
+FILING = Statement(WITH_STATUS.where(filings.c.id == bindparam("id")))
 # The open filings with their filing rows: ix_open_filings_account (account, seq) when an
 # account is given, each joined by seq (the filings primary key).
-OPEN = (
+_OPEN = (
     select(filings, open_filings.c.status.label("current"))
     .join(open_filings, open_filings.c.seq == filings.c.seq)
     .order_by(open_filings.c.seq)
 )
+OPEN = Statement(_OPEN)
 # An account's open filings (ix_open_filings_account).
-OPEN_OF = OPEN.where(open_filings.c.account == bindparam("account"))
+OPEN_OF = Statement(_OPEN.where(open_filings.c.account == bindparam("account")))
 # The account of one filing (the unique index on filings.id): whether it is on file.
-FILING_ACCOUNT = select(filings.c.account).where(filings.c.id == bindparam("id"))
+FILING_ACCOUNT = Statement(select(filings.c.account).where(filings.c.id == bindparam("id")))
 # The events chain's last link, by its primary key (the max of the primary key first).
-EVENTS_HEAD = select(filing_events.c.seq, filing_events.c.hash).where(
-    filing_events.c.seq == select(func.max(filing_events.c.seq)).scalar_subquery()
+EVENTS_HEAD = Statement(
+    select(filing_events.c.seq, filing_events.c.hash).where(
+        filing_events.c.seq == select(func.max(filing_events.c.seq)).scalar_subquery()
+    )
 )
 
 
@@ -65,7 +68,7 @@ def filing_account(connection: Connection, key: str) -> str:
     if memo is not None and ("filing", key) in memo:
         known: str = memo["filing", key]
         return known
-    account = connection.execute(FILING_ACCOUNT, {"id": key}).scalar()
+    account = FILING_ACCOUNT.scalar(connection, {"id": key})
     if account is None:
         raise UnknownFilingError(key)
     if memo is not None:

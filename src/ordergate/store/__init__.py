@@ -22,12 +22,14 @@ from ordergate.store._engine import (
 from ordergate.store._errors import StoreError, StoreSchemaError
 from ordergate.store._joining import reading, step_memo
 from ordergate.store._migrate import migrate
+from ordergate.store._statements import Statement
 from ordergate.store._time import iso, parse_iso, to_us
 
 __all__ = [
     "ACCOUNT_LOCKS",
     "BUSY_TIMEOUT_MS",
     "FILINGS_GATE",
+    "Statement",
     "StoreError",
     "StoreSchemaError",
     "account_lock_params",
