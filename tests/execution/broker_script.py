@@ -27,7 +27,7 @@ quote, over a fixed, ample account.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import ROUND_FLOOR, Decimal
@@ -363,8 +363,15 @@ class StaticReader:
         self._broker = broker
 
     async def read(
-        self, account: str, symbol: str | None, *, quote: Quote | None = None
+        self,
+        account: str,
+        symbol: str | None,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
     ) -> AccountView:
+        if quote_from is not None:
+            quote = await quote_from
         if quote is None and symbol is not None:
             quote = self._broker.quote(symbol)
         return AccountView(

@@ -131,8 +131,8 @@ async def test_a_broker_refusal_at_placement_ends_the_filing_with_the_brokers_co
         guard = d.guard_with(policy("[orders]\nmargin = true"))
         real_read = d.reader.read
 
-        async def read_rich(account, symbol, *, quote=None):
-            view = await real_read(account, symbol, quote=quote)
+        async def read_rich(account, symbol, *, quote=None, quote_from=None):
+            view = await real_read(account, symbol, quote=quote, quote_from=quote_from)
             return type(view)(
                 equity=Decimal(10**6), cash=Decimal(10**6), buying_power=Decimal(10**6),
                 positions=view.positions, open_orders=view.open_orders, quote=view.quote,

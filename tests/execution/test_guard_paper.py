@@ -5,10 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+import anyio
 import pytest
 from guard_kit import buy, desk, limit_buy, policy, sell
 
-from ordergate.execution import Guard
+from ordergate.execution import Guard, NoAnswer
 from ordergate.ledger import Decision, FilingStatus
 from ordergate.policy import ProposalError, Stage
 
@@ -192,3 +193,44 @@ async def test_a_market_order_outside_regular_hours_is_refused_before_anything_i
         d.step(8 * 3600)  # 18:00 New York: after hours
         outcome = await d.guard.submit(buy("SPY"), identity="a")
         assert outcome.refused and "outside_session" in outcome.reasons
+
+
+async def test_stage_b_reads_the_account_while_the_review_is_under_way(tmp_path: Path) -> None:
+    async with desk(tmp_path) as d:
+        view_started = anyio.Event()
+        real_read, real_review = d.reader.read, d.executor.review
+
+        async def read(account, symbol, **given):
+            if given.get("quote_from") is not None:
+                view_started.set()
+            return await real_read(account, symbol, **given)
+
+        async def review_once_the_view_is_reading(ticket):
+            # Only answers if stage B's view is read at once with it, not after it.
+            with anyio.fail_after(10):
+                await view_started.wait()
+            return await real_review(ticket)
+
+        d.reader.read = read
+        d.executor.review = review_once_the_view_is_reading
+        outcome = await d.guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        assert outcome.status is FilingStatus.FILLED
+        stage_b = [
+            e for e in d.ledger.journal.for_filing(outcome.filing_id) if e.kind == "policy_review"
+        ]
+        assert len(stage_b) == 1 and stage_b[0].detail["allowed"] is True
+
+
+async def test_a_review_that_fails_while_the_view_is_read_ends_the_filing_as_before(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path) as d:
+
+        async def no_answer(ticket):
+            raise NoAnswer("the venue did not answer the review")
+
+        d.executor.review = no_answer
+        outcome = await d.guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        assert outcome.status is FilingStatus.FAILED
+        assert outcome.reasons == ("review_unanswered",)
+        assert d.ledger.rolling_spend(d.account).orders == 0

@@ -103,10 +103,16 @@ class ClientAccountReader:
         self._max_pages = max_pages
 
     async def read(
-        self, account: str, symbol: str | None, *, quote: Quote | None = None
+        self,
+        account: str,
+        symbol: str | None,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
     ) -> AccountView:
         """Every part read at once; a failed part is ``None`` with a note. A ``quote`` given
-        is the view's quote (not read again)."""
+        is the view's quote (not read again); one given ``quote_from`` is awaited while the
+        other parts are read."""
         rh = self._rh
         portfolio = _Part[Portfolio]("portfolio", lambda: rh.accounts.portfolio(account))
         positions = _Part[Mapping[str, Position]]("positions", lambda: self._positions(account))
@@ -118,7 +124,11 @@ class ClientAccountReader:
             wanted = symbol
             tradable = _Part("tradable", lambda: fetch_tradable(rh, account, wanted))
             parts.append(tradable)
-            if quote is None:
+            if quote is None and quote_from is not None:
+                later = quote_from
+                read_quote = _Part("quote", lambda: _given(later, wanted))
+                parts.append(read_quote)
+            elif quote is None:
                 read_quote = _Part("quote", lambda: _quote(rh, wanted))
                 parts.append(read_quote)
         async with anyio.create_task_group() as group:
@@ -177,6 +187,13 @@ def held_positions(positions: Iterable[EquityPosition]) -> Mapping[str, Position
 def open_broker_orders(orders: Iterable[EquityOrder]) -> tuple[BrokerOrder, ...]:
     """The venue's orders that are not terminal (an unknown state counts as open)."""
     return tuple(broker_order(order) for order in orders if not order.is_terminal)
+
+
+async def _given(later: Awaitable[Quote | None], symbol: str) -> Quote:
+    quote = await later
+    if quote is None:
+        raise _Unreadable(f"no quote for {symbol}")
+    return quote
 
 
 async def _quote(rh: Robinhood, symbol: str) -> Quote:

@@ -82,6 +82,7 @@ from ordergate.policy import (
     PolicyConfig,
     Proposal,
     ProposalError,
+    Quote,
     Stage,
     Terms,
     estimate_terms,
@@ -101,6 +102,36 @@ ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
 class _Reviewed:
     refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
     status: FilingStatus  # the filing's status as the check read it
+
+
+class _Reviewing:
+    """The broker's review of a ticket, under way: its quote as soon as it answers (``None``
+    when it failed), then the review itself, or its failure raised as it was."""
+
+    def __init__(self, executor: OrderExecutor, ticket: Ticket) -> None:
+        self._executor = executor
+        self._ticket = ticket
+        self._done = anyio.Event()
+        self._review: Review | None = None
+        self._error: Exception | None = None
+
+    async def run(self) -> None:
+        try:
+            self._review = await self._executor.review(self._ticket)
+        except Exception as error:  # raised again by ``result``, outside the task group
+            self._error = error
+        finally:
+            self._done.set()
+
+    async def quote(self) -> Quote | None:
+        await self._done.wait()
+        return None if self._review is None else self._review.quote
+
+    def result(self) -> Review:
+        if self._error is not None:
+            raise self._error
+        assert self._review is not None
+        return self._review
 
 
 class Guard:
@@ -317,15 +348,20 @@ class Guard:
 
     async def _review_and_place(self, record: FilingRecord, identity: str) -> Outcome:
         ticket = ticket_of(record)
+        # The review and stage B's view of the account are read at once: the view takes the
+        # review's quote as soon as it answers, and reads the rest meanwhile.
+        reviewing = _Reviewing(self._executor, ticket)
+        async with anyio.create_task_group() as group:
+            group.start_soon(reviewing.run)
+            view = await self._world.broker_view(ticket.proposal, quote_from=reviewing.quote())
         try:
-            review = await self._executor.review(ticket)
+            review = reviewing.result()
         except NoAnswer:
             return await self._end(record, FilingStatus.FAILED, (REVIEW_UNANSWERED,))
         except BrokerRefusal as refusal:
             return await self._end(
                 record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
             )
-        view = await self._world.broker_view(ticket.proposal, quote=review.quote)
         checked = await blocking(self._check_review, record, identity, ticket, review, view)
         if checked.refused:
             return await self._end(

@@ -141,8 +141,12 @@ async def fetch_quotes(quotes: QuoteSource, symbols: Iterable[str]) -> dict[str,
         except Exception:  # a quote source that breaks its promise still fails closed
             found[symbol] = None
 
+    wanted = sorted(set(symbols))
+    if len(wanted) == 1:  # the common case: no task group to run one read
+        await one(wanted[0])
+        return found
     async with anyio.create_task_group() as group:
-        for symbol in sorted(set(symbols)):
+        for symbol in wanted:
             group.start_soon(one, symbol)
     return found
 

@@ -17,6 +17,7 @@ Rules (fail closed: unknown is ``None``, never a guess):
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from decimal import Decimal
 
 import anyio
@@ -50,7 +51,12 @@ class PaperAccountReader:
         return self._quotes
 
     async def read(
-        self, account: str, symbol: str | None, *, quote: Quote | None = None
+        self,
+        account: str,
+        symbol: str | None,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
     ) -> AccountView:
         # The book (in a worker thread: never a database read on the event loop) and the
         # symbol's market (its quote unless given, its tradability) are independent reads:
@@ -66,10 +72,15 @@ class PaperAccountReader:
         async def read_quotes(symbols: set[str]) -> None:
             quotes.update(await fetch_quotes(self._quotes, symbols))
 
+        async def given_quote(wanted: str, later: Awaitable[Quote | None]) -> None:
+            quotes[wanted] = await later
+
         async with anyio.create_task_group() as group:
             if symbol is not None:
                 group.start_soon(read_tradable, symbol)
-                if quote is None:
+                if quote_from is not None and quote is None:
+                    group.start_soon(given_quote, symbol, quote_from)
+                elif quote is None:
                     group.start_soon(read_quotes, {symbol})
             paper, failure = await self._book_account(account)
             if paper is not None:

@@ -153,9 +153,15 @@ class PaperAnswerReader:
         self._identity = identity
 
     async def read(
-        self, account: str, symbol: str | None, *, quote: Quote | None = None
+        self,
+        account: str,
+        symbol: str | None,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
     ) -> AccountView:
-        """A ``quote`` given is the view's quote (not read again)."""
+        """A ``quote`` given is the view's quote (not read again); one given ``quote_from``
+        is awaited while the rest is read."""
         paper, ledger, identity = self._paper, self._ledger, self._identity
         read: dict[str, Any] = {}
         notes: list[str] = []
@@ -179,10 +185,13 @@ class PaperAnswerReader:
         ]
         if symbol is not None:
             wanted = symbol
-            if quote is None:
-                parts.append(("quote", lambda: _quote(paper, wanted)))
-            else:
+            if quote is not None:
                 read["quote"] = quote
+            elif quote_from is not None:
+                later = quote_from
+                parts.append(("quote", lambda: later))
+            else:
+                parts.append(("quote", lambda: _quote(paper, wanted)))
             parts.append(("tradable", lambda: paper.quotes.tradable(account, wanted)))
         async with anyio.create_task_group() as group:
             for name, reader in parts:

@@ -20,7 +20,7 @@ library and the command line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -205,11 +205,18 @@ class AccountReader(Protocol):
     """Reads the account and one symbol's market for a decision."""
 
     async def read(
-        self, account: str, symbol: str | None, *, quote: Quote | None = None
+        self,
+        account: str,
+        symbol: str | None,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
     ) -> AccountView:
         """Never raises for a failed read: the missing part is ``None``. ``quote`` is the
-        symbol's quote the decision already read (stage B: the review's): it is the view's
-        quote, not read a second time."""
+        symbol's quote the decision already read: it is the view's quote, not read a second
+        time. ``quote_from`` gives it later (stage B: the review under way, which answers
+        the quote it reviewed on, or ``None``, and never raises): the rest is read
+        meanwhile."""
         ...
 
 

@@ -19,7 +19,7 @@ taken off the spend, so the order is never counted twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -85,10 +85,19 @@ class World:
         view = await self.broker_view(proposal, quote=quote)
         return await blocking(self.with_record, proposal, view, own=own, quote=quote)
 
-    async def broker_view(self, proposal: Proposal, *, quote: Quote | None = None) -> AccountView:
+    async def broker_view(
+        self,
+        proposal: Proposal,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
+    ) -> AccountView:
         """The broker's side of the state (``state``'s first half). A fresher quote given (the
-        review's) is the decision's quote: not read again."""
-        return await self._reader.read(self._account, proposal.symbol, quote=quote)
+        review's, or the review under way's ``quote_from``) is the decision's quote: not read
+        again."""
+        if quote_from is None:
+            return await self._reader.read(self._account, proposal.symbol, quote=quote)
+        return await self._reader.read(self._account, proposal.symbol, quote_from=quote_from)
 
     def with_record(
         self,
@@ -132,20 +141,22 @@ class World:
 
     def _read_record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
         ledger = self._ledger
-        spend = ledger.rolling_spend(self._account, now=now)
-        spent, orders = spend.notional, spend.orders
+        reads = ledger.decision_reads(self._account, now=now)
+        spent, orders = reads.spend.notional, reads.spend.orders
         if own is not None:
             # A live filing holds its filed notional and one order until it is repriced
             # (after stage B), released or corrected.
             spent, orders = spent - own.notional, orders - 1
         equity = view.equity
-        mark, start, pause = ledger.controls.for_decision()
+        mark, start = reads.high_water_mark, reads.session_start
         if equity is not None:
-            # Raises the mark when equity passed it, and marks the equity curve when a mark
-            # is due (at most one a minute); otherwise a read, no write.
-            mark = ledger.controls.raise_high_water_mark(
-                equity, account=self._account, source=self._source, at=now
-            )
+            if mark is None or equity > mark or not reads.marked_recently:
+                # Raises the mark when equity passed it, and marks the equity curve when a
+                # mark is due (at most one a minute), in one write transaction; otherwise
+                # the read above is all (no write, no lock).
+                mark = ledger.controls.raise_high_water_mark(
+                    equity, account=self._account, source=self._source, at=now
+                )
             day = now.astimezone(_NEW_YORK).date().isoformat()
             if start is None or start.session != day:
                 ledger.controls.set_session_start_equity(day, equity)
@@ -158,7 +169,7 @@ class World:
         return _Record(
             spent=spent,
             orders=orders,
-            paused=pause.paused,
+            paused=reads.pause.paused,
             high_water_mark=mark,
             session_start_equity=session_start,
             open_filings=tuple(filings),

@@ -30,6 +30,7 @@ from ordergate.ledger._controls import (
     SessionEquity,
     policy_sha256,
 )
+from ordergate.ledger._decision import DecisionReads
 from ordergate.ledger._equity import MARK_EVERY, EquityMark, EquityMarks
 from ordergate.ledger._errors import (
     CheckpointError,
@@ -86,6 +87,7 @@ __all__ = [
     "Controls",
     "Decision",
     "DecisionEntry",
+    "DecisionReads",
     "EquityMark",
     "EquityMarks",
     "EventRecord",

@@ -27,19 +27,23 @@ from ordergate.ledger._schema import controls, decisions
 from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
 
 __all__ = [
+    "HWM_KEY",
     "PAUSE_KEY",
+    "SESSION_KEY",
     "AppliedPolicy",
     "Controls",
     "PauseState",
     "SessionEquity",
+    "pause_of",
     "paused_from",
     "policy_sha256",
     "read_pause",
+    "session_of",
 ]
 
 PAUSE_KEY = _PAUSE = "pause"
-_HWM = "high_water_mark"
-_SESSION = "session_start_equity"
+HWM_KEY = _HWM = "high_water_mark"
+SESSION_KEY = _SESSION = "session_start_equity"
 _POLICY = "applied_policy"
 
 
@@ -101,13 +105,19 @@ def paused_from(stored_text: str | None) -> bool:
 
 def read_pause(connection: Connection) -> PauseState:
     """The pause flag as seen inside ``connection``'s transaction."""
-    return _pause(_read(connection, _PAUSE))
+    return pause_of(_read(connection, _PAUSE))
 
 
-def _pause(stored: Any) -> PauseState:
+def pause_of(stored: Any) -> PauseState:
+    """The pause flag its stored row's JSON (``None``: never paused) says."""
     if not stored or not stored["paused"]:
         return PauseState(False)
     return PauseState(True, stored["reason"], parse_iso(stored["since"]))
+
+
+def session_of(stored: Any) -> SessionEquity | None:
+    """The session-start equity its stored row's JSON (``None``: none yet) says."""
+    return None if stored is None else SessionEquity(stored[0], Decimal(stored[1]))
 
 
 class Controls:
@@ -180,19 +190,18 @@ class Controls:
 
     def session_start_equity(self) -> SessionEquity | None:
         with reading(self._engine) as connection:
-            stored = _read(connection, _SESSION)
-        return None if stored is None else SessionEquity(stored[0], Decimal(stored[1]))
+            return session_of(_read(connection, _SESSION))
 
     def for_decision(self) -> tuple[Decimal | None, SessionEquity | None, PauseState]:
         """The high-water mark, the session-start equity and the pause flag, in one read
         (what a decision reads of the controls)."""
         with reading(self._engine) as connection:
             stored = {row.key: json.loads(row.value) for row in _DECISION.rows(connection)}
-        mark, start = stored.get(_HWM), stored.get(_SESSION)
+        mark = stored.get(_HWM)
         return (
             None if mark is None else Decimal(mark),
-            None if start is None else SessionEquity(start[0], Decimal(start[1])),
-            _pause(stored.get(_PAUSE)),
+            session_of(stored.get(_SESSION)),
+            pause_of(stored.get(_PAUSE)),
         )
 
     def set_session_start_equity(self, session: str, equity: Decimal) -> None:

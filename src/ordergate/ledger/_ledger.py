@@ -45,6 +45,7 @@ from ordergate.ledger._canonical import (
     to_units,
 )
 from ordergate.ledger._controls import Controls
+from ordergate.ledger._decision import DecisionReads, decision_reads
 from ordergate.ledger._equity import EquityMarks
 from ordergate.ledger._errors import (
     LedgerError,
@@ -247,6 +248,15 @@ class Ledger:
         with reading(self._engine) as connection:
             units, ops = _window(connection, account, to_us(instant))
         return Spend(notional=from_units(units), orders=ops)
+
+    def decision_reads(self, account: str, *, now: datetime | None = None) -> DecisionReads:
+        """What a decision on ``account`` reads of the record besides its open filings, in
+        one statement: the rolling 24 h spend and orders, the high-water mark, the
+        session-start equity, the pause flag, and whether the account's equity curve has a
+        mark within a minute of ``now`` (``_decision``)."""
+        instant = now if now is not None else self._clock.now()
+        with reading(self._engine) as connection:
+            return decision_reads(connection, account, instant)
 
     def release(self, filing_id: UUID | str, *, now: datetime | None = None) -> EventRecord | None:
         """Give back a filing's reservation (notional and order): the order never reached

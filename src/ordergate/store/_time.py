@@ -14,6 +14,7 @@ __all__ = ["iso", "parse_iso", "to_us"]
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_WIDTH = len("2026-12-01T15:00:00.000000Z")
 
 
 def iso(instant: datetime) -> str:
@@ -24,8 +25,16 @@ def iso(instant: datetime) -> str:
 
 
 def parse_iso(text: str) -> datetime:
-    """The aware UTC datetime ``iso`` wrote as ``text``."""
-    return datetime.strptime(text, _FORMAT).replace(tzinfo=UTC)
+    """The aware UTC datetime ``iso`` wrote as ``text``; ``ValueError`` for any other text.
+
+    The shape is checked here and the fields parsed by ``datetime.fromisoformat`` (about 50
+    times ``strptime``'s speed; the order path parses a dozen stored times per order)."""
+    if len(text) != _WIDTH or text[19] != "." or text[-1] != "Z" or not text[20:26].isdigit():
+        raise ValueError(f"time data {text!r} does not match format {_FORMAT!r}")
+    parsed = datetime.fromisoformat(text)
+    if text[10] != "T" or parsed.tzinfo is not UTC:
+        raise ValueError(f"time data {text!r} does not match format {_FORMAT!r}")
+    return parsed
 
 
 def to_us(instant: datetime) -> int:
