@@ -51,6 +51,7 @@ from ordergate.execution._outcome import (
     REVIEW_UNANSWERED,
     Outcome,
 )
+from ordergate.execution._paper import PaperExecutor
 from ordergate.execution._protocols import (
     AccountReader,
     AccountView,
@@ -58,6 +59,7 @@ from ordergate.execution._protocols import (
     BrokerRefusal,
     NoAnswer,
     OrderExecutor,
+    Placement,
     Review,
     Ticket,
 )
@@ -373,7 +375,7 @@ class Guard:
             # it is not sent now, under a filing the record says never reached the broker.
             return Outcome(record.id, current)
         try:
-            placement = await self._executor.place(ticket)
+            placement, recorded = await self._place(record, ticket)
         except NoAnswer:
             await blocking(self._ledger.record_status, record.id, FilingStatus.UNANSWERED)
             return Outcome(record.id, FilingStatus.UNANSWERED)
@@ -387,8 +389,23 @@ class Guard:
                 self._ledger.record_status, record.id, FilingStatus.AWAITING_BROKER_APPROVAL
             )
             return Outcome(record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-        status = await blocking(self._submitted, record, order)
+        status = (
+            recorded if recorded is not None else await blocking(self._submitted, record, order)
+        )
         return Outcome(record.id, status, order_id=order.order_id)
+
+    async def _place(
+        self, record: FilingRecord, ticket: Ticket
+    ) -> tuple[Placement, FilingStatus | None]:
+        """Place ``ticket``; on paper the placement's record (``_submitted``) is written in
+        the paper book's own transaction, in the same worker thread (``None``: still to be
+        recorded)."""
+        executor = self._executor
+        if isinstance(executor, PaperExecutor):
+            return await executor.place_and_record(
+                ticket, lambda order: self._submitted(record, order)
+            )
+        return await executor.place(ticket), None
 
     async def _end(
         self,

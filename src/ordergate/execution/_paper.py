@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
+from typing import TypeVar
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
@@ -69,6 +70,8 @@ __all__ = [
     "slipped",
     "usable",
 ]
+
+T = TypeVar("T")
 
 CENT = Decimal("0.01")
 SHARE_STEP = Decimal("0.000001")
@@ -189,8 +192,20 @@ class PaperExecutor:
     async def place(self, ticket: Ticket) -> Placement:
         """Record the order (after the buying-power or shares check) and fill it now when the
         session and the quote allow. A known ``ref_id`` answers its existing order."""
+        placement, _ = await self.place_and_record(ticket, None)
+        return placement
+
+    async def place_and_record(
+        self, ticket: Ticket, record: Callable[[BrokerOrder], T] | None
+    ) -> tuple[Placement, T | None]:
+        """``place``, and ``record(order)`` (blocking: what the caller writes of the
+        placement to the same database) inside the book's write transaction, so the paper
+        venue's order and fill and the caller's record of them commit together or not at
+        all; ``None`` when ``record`` was not called (an order this ``ref_id`` placed before:
+        nothing new to record here). A database failure, the caller's included, answers
+        ``NoAnswer`` (nothing was committed: the order is not at the paper venue)."""
         try:
-            return await self._place(ticket)
+            return await self._place(ticket, record)
         except SQLAlchemyError as error:
             raise NoAnswer(f"the paper book did not answer: {type(error).__name__}") from None
 
@@ -231,7 +246,9 @@ class PaperExecutor:
 
     # Internals ---------------------------------------------------------------------------
 
-    async def _place(self, ticket: Ticket) -> Placement:
+    async def _place(
+        self, ticket: Ticket, then: Callable[[BrokerOrder], T] | None
+    ) -> tuple[Placement, T | None]:
         # The book's reads and writes run in a worker thread, never on the event loop (a
         # commit there would stall every other request the loop serves). What the book holds
         # (an order under this ref_id, the account's open orders) and the symbol's quote are
@@ -242,7 +259,7 @@ class PaperExecutor:
             fetch_quotes(self._quotes, [proposal.symbol]),
         )
         if existing is not None:
-            return Placement(order=existing.broker_order())
+            return Placement(order=existing.broker_order()), None
         others = {order.symbol for order in open_orders} - set(quotes)
         if others:
             quotes.update(await fetch_quotes(self._quotes, others))
@@ -254,17 +271,20 @@ class PaperExecutor:
         def admit(account: PaperAccount) -> None:
             self._admit(proposal, account, quotes)
 
-        def record() -> PaperOrder:
-            # The order and, when it fills now, its fill: one transaction, one commit, not
-            # flushed: the venue's answer to a filing already flushed (see write_transaction).
+        def record() -> tuple[BrokerOrder, T | None]:
+            # The order and, when it fills now, its fill, and the caller's record of them: one
+            # transaction, one commit, not flushed: the venue's answer to a filing already
+            # flushed (see write_transaction).
             with self._book.writing(durable=False):
                 order, created = self._book.add_order(ticket, new_paper_order_id(), admit=admit)
                 if created and self._in_session(order):
                     order = self._advance(order, quote)
-            return order
+                placed = order.broker_order()
+                recorded = then(placed) if then is not None and created else None
+            return placed, recorded
 
-        order = await blocking(record)
-        return Placement(order=order.broker_order())
+        placed, recorded = await blocking(record)
+        return Placement(order=placed), recorded
 
     def _admit(
         self, proposal: Proposal, account: PaperAccount, quotes: Mapping[str, Quote | None]
