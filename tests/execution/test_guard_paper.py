@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from guard_kit import buy, desk, limit_buy, policy, sell
 
-from ordergate.execution import Guard, NoAnswer
+from ordergate.execution import (
+    ClientQuoteSource,
+    Guard,
+    NoAnswer,
+    PaperAccountReader,
+)
 from ordergate.ledger import Decision, FilingStatus
 from ordergate.policy import ProposalError, Stage
 
@@ -195,15 +201,22 @@ async def test_a_market_order_outside_regular_hours_is_refused_before_anything_i
         assert outcome.refused and "outside_session" in outcome.reasons
 
 
-async def test_stage_b_reads_the_account_while_the_review_is_under_way(tmp_path: Path) -> None:
-    async with desk(tmp_path) as d:
+@pytest.mark.parametrize("live", [False, True])
+async def test_stage_b_reads_the_market_while_the_review_is_under_way(
+    tmp_path: Path, live: bool
+) -> None:
+    """Stage B's view (live: the whole account; paper: the market's half, the book being read
+    in stage B's own worker thread) is read at once with the review, not after it."""
+    async with desk(tmp_path, live=live) as d:
         view_started = anyio.Event()
-        real_read, real_review = d.reader.read, d.executor.review
+        reader: Any = d.reader
+        name = "read" if live else "market"
+        real_view, real_review = getattr(reader, name), d.executor.review
 
-        async def read(account, symbol, **given):
+        async def view(account, symbol, **given):
             if given.get("quote_from") is not None:
                 view_started.set()
-            return await real_read(account, symbol, **given)
+            return await real_view(account, symbol, **given)
 
         async def review_once_the_view_is_reading(ticket):
             # Only answers if stage B's view is read at once with it, not after it.
@@ -211,13 +224,12 @@ async def test_stage_b_reads_the_account_while_the_review_is_under_way(tmp_path:
                 await view_started.wait()
             return await real_review(ticket)
 
-        d.reader.read = read
+        setattr(reader, name, view)
         d.executor.review = review_once_the_view_is_reading
         outcome = await d.guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
-        assert outcome.status is FilingStatus.FILLED
-        stage_b = [
-            e for e in d.ledger.journal.for_filing(outcome.filing_id) if e.kind == "policy_review"
-        ]
+        assert outcome.status in (FilingStatus.FILLED, FilingStatus.SUBMITTED)
+        entries = d.ledger.journal.for_filing(outcome.filing_id)
+        stage_b = [e for e in entries if e.kind == "policy_review"]
         assert len(stage_b) == 1 and stage_b[0].detail["allowed"] is True
 
 
@@ -234,3 +246,62 @@ async def test_a_review_that_fails_while_the_view_is_read_ends_the_filing_as_bef
         assert outcome.status is FilingStatus.FAILED
         assert outcome.reasons == ("review_unanswered",)
         assert d.ledger.rolling_spend(d.account).orders == 0
+
+
+async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_decision(
+    tmp_path: Path,
+) -> None:
+    """On paper the book is read in the stage's worker thread after the market's half; a
+    fresh reader does not know what the account holds, so the book asks for the quotes of
+    what it holds and the stage runs again with them: the order is decided on the whole
+    account (equity and positions known), never on a part of it."""
+    async with desk(tmp_path) as d:
+        first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
+        assert first.status is FilingStatus.FILLED
+        assert isinstance(d.reader, PaperAccountReader)
+        fresh = PaperAccountReader(d.reader.book, ClientQuoteSource(d.rh))
+        asked: list[frozenset[str]] = []
+        real_more = fresh.more_quotes
+
+        async def more_quotes(market, symbols):
+            asked.append(frozenset(symbols))
+            return await real_more(market, symbols)
+
+        fresh.more_quotes = more_quotes  # type: ignore[method-assign]
+        guard = Guard(
+            policy=policy(), ledger=d.ledger, executor=d.executor, reader=fresh,
+            account=d.account, clock=d.clock,
+        )  # fmt: skip
+        second = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        assert second.status is FilingStatus.FILLED, second.reasons
+        assert asked == [frozenset({"AAPL"})]
+        stage_a = next(
+            e for e in d.ledger.journal.for_filing(second.filing_id) if e.kind == "policy_estimate"
+        )
+        assert stage_a.detail["allowed"] is True
+        # Stage B and the next order know what the account holds: no more rounds.
+        third = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        assert third.status is FilingStatus.FILLED
+        assert asked == [frozenset({"AAPL"})]
+
+
+async def test_a_held_symbol_with_no_quote_at_all_leaves_equity_unknown_and_refuses(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path) as d:
+        first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
+        assert first.status is FilingStatus.FILLED
+        assert isinstance(d.reader, PaperAccountReader)
+        quotes = ClientQuoteSource(d.rh)
+        real_quote = quotes.quote
+
+        async def no_aapl(symbol: str) -> Any:
+            return None if symbol == "AAPL" else await real_quote(symbol)
+
+        quotes.quote = no_aapl  # type: ignore[method-assign]
+        guard = Guard(
+            policy=policy(), ledger=d.ledger, executor=d.executor,
+            reader=PaperAccountReader(d.reader.book, quotes), account=d.account, clock=d.clock,
+        )  # fmt: skip
+        outcome = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        assert outcome.refused and "missing_data:equity" in outcome.reasons

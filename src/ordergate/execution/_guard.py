@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 from uuid import UUID
 
 import anyio
@@ -51,10 +51,10 @@ from ordergate.execution._outcome import (
     REVIEW_UNANSWERED,
     Outcome,
 )
-from ordergate.execution._paper import PaperExecutor
+from ordergate.execution._paper import Looked, PaperExecutor
+from ordergate.execution._paper_account import QuotesNeeded
 from ordergate.execution._protocols import (
     AccountReader,
-    AccountView,
     BrokerOrder,
     BrokerRefusal,
     NoAnswer,
@@ -66,7 +66,7 @@ from ordergate.execution._protocols import (
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
-from ordergate.execution._world import SessionSource, World
+from ordergate.execution._world import Seen, SessionSource, World
 from ordergate.ledger import (
     Approval,
     ApprovalState,
@@ -94,6 +94,12 @@ from ordergate.store import blocking
 
 __all__ = ["ApprovalNotifier", "Guard"]
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+# How many times a stage's worker thread runs at most when the paper book holds symbols its
+# market half read no quote for (each run reads them first): the last takes what it has.
+_QUOTE_ROUNDS = 3
+
 logger = logging.getLogger(__name__)
 
 ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
@@ -104,6 +110,7 @@ ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
 class _Reviewed:
     refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
     status: FilingStatus  # the filing's status as the check read it
+    looked: Looked | None = None  # on paper, what the paper venue held of the order
 
 
 class _Reviewing:
@@ -245,8 +252,8 @@ class Guard:
         ``ProposalError`` for a proposal naming another account (nothing is filed)."""
         if proposal.account is not None and proposal.account != self._account:
             raise ProposalError("account", "this guard trades one account only")
-        view = await self._world.broker_view(proposal)
-        decision, result = await blocking(self._estimate_and_file, proposal, view, identity)
+        seen = await self._world.seen(proposal)
+        decision, result = await self._decided(self._estimate_and_file, seen, proposal, identity)
         record = result.record
         if not result.accepted:
             next_open = None
@@ -355,7 +362,7 @@ class Guard:
         reviewing = _Reviewing(self._executor, ticket)
         async with anyio.create_task_group() as group:
             group.start_soon(reviewing.run)
-            view = await self._world.broker_view(ticket.proposal, quote_from=reviewing.quote())
+            seen = await self._world.seen(ticket.proposal, quote_from=reviewing.quote())
         try:
             review = reviewing.result()
         except NoAnswer:
@@ -364,7 +371,7 @@ class Guard:
             return await self._end(
                 record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
             )
-        checked = await blocking(self._check_review, record, identity, ticket, review, view)
+        checked = await self._decided(self._check_review, seen, record, identity, ticket, review)
         if checked.refused:
             return await self._end(
                 record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
@@ -375,7 +382,7 @@ class Guard:
             # it is not sent now, under a filing the record says never reached the broker.
             return Outcome(record.id, current)
         try:
-            placement, recorded = await self._place(record, ticket)
+            placement, recorded = await self._place(record, ticket, checked.looked)
         except NoAnswer:
             await blocking(self._ledger.record_status, record.id, FilingStatus.UNANSWERED)
             return Outcome(record.id, FilingStatus.UNANSWERED)
@@ -395,15 +402,15 @@ class Guard:
         return Outcome(record.id, status, order_id=order.order_id)
 
     async def _place(
-        self, record: FilingRecord, ticket: Ticket
+        self, record: FilingRecord, ticket: Ticket, looked: Looked | None
     ) -> tuple[Placement, FilingStatus | None]:
         """Place ``ticket``; on paper the placement's record (``_submitted``) is written in
         the paper book's own transaction, in the same worker thread (``None``: still to be
-        recorded)."""
+        recorded), after what stage B ``looked`` at in the book."""
         executor = self._executor
         if isinstance(executor, PaperExecutor):
             return await executor.place_and_record(
-                ticket, lambda order: self._submitted(record, order)
+                ticket, lambda order: self._submitted(record, order), looked=looked
             )
         return await executor.place(ticket), None
 
@@ -431,14 +438,32 @@ class Guard:
     # -- the stages' ledger work, each in one worker thread and its writes in one
     # transaction: the record read, the policy, and what the decision writes -------------
 
+    async def _decided(
+        self,
+        step: Callable[Concatenate[Seen, bool, _P], _T],
+        seen: Seen,
+        *args: _P.args,
+        **kwargs: _P.kwargs,
+    ) -> _T:
+        """``step(seen, final, *args)`` in a worker thread: a stage's record read, policy
+        and writes. On paper the step reads the book too, and asks (``QuotesNeeded``) for the
+        quotes of anything the book holds that ``seen`` has none for: they are read and the
+        step runs again (at most ``_QUOTE_ROUNDS`` times; the last takes what it has)."""
+        for attempt in range(1, _QUOTE_ROUNDS + 1):
+            try:
+                return await blocking(step, seen, attempt == _QUOTE_ROUNDS, *args, **kwargs)
+            except QuotesNeeded as needed:
+                seen = await self._world.more_quotes(seen, needed)
+        raise AssertionError("the last round takes what it has")  # pragma: no cover
+
     def _estimate_and_file(
-        self, proposal: Proposal, view: AccountView, identity: str
+        self, seen: Seen, final: bool, proposal: Proposal, identity: str
     ) -> tuple[PolicyDecision, FilingResult]:
         """Stage A (blocking): the record read beside the broker's ``view``, the policy on
         the estimated terms, then the filing (and its reservation) with the journal entry of
         its decision, committed together before anything is sent."""
         policy, caps = self._policy, self._caps
-        world = self._world.with_record(proposal, view)
+        world = self._world.with_record(proposal, seen, final=final)
         terms = estimate_terms(proposal, world.state.quote)
         decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
         filing = Filing(
@@ -458,18 +483,21 @@ class Guard:
 
     def _check_review(
         self,
+        seen: Seen,
+        final: bool,
         record: FilingRecord,
         identity: str,
         ticket: Ticket,
         review: Review,
-        view: AccountView,
     ) -> _Reviewed:
-        """Stage B (blocking): a fresh record read beside the broker's ``view``, the policy
-        on the reviewed terms, then its journal entry and, when it passed, the reservation
-        repriced against the cap and the filing's status read back, in one transaction."""
+        """Stage B (blocking): a fresh record read beside the broker's view (``seen``), the
+        policy on the reviewed terms, then its journal entry and, when it passed, the
+        reservation repriced against the cap and the filing's status read back, in one
+        transaction; on paper, what the paper venue holds of the order (``PaperExecutor.look``)
+        is read there too, for the placement that follows."""
         policy, caps = self._policy, self._caps
         proposal = ticket.proposal
-        world = self._world.with_record(proposal, view, own=record, quote=review.quote)
+        world = self._world.with_record(proposal, seen, own=record, quote=review.quote, final=final)
         decision = evaluate(proposal, review.terms, world.state, policy, Stage.REVIEW)
         reasons = decision.codes
         if review.checks_passed is False:
@@ -482,7 +510,10 @@ class Guard:
             over = self._ledger.reprice(record.id, hold, caps=caps)
             if over is not None:
                 return _Reviewed((over,), record.status)
-            return _Reviewed((), self._ledger.filing(record.id).status)
+            status = self._ledger.filing(record.id).status
+            executor = self._executor
+            looked = executor.look(ticket) if isinstance(executor, PaperExecutor) else None
+            return _Reviewed((), status, looked)
 
     def _submitted(self, record: FilingRecord, order: BrokerOrder) -> FilingStatus:
         """A placed order on the record: ``submitted`` and what the broker reported of it

@@ -62,6 +62,7 @@ from ordergate.policy import (
 from ordergate.store import blocking
 
 __all__ = [
+    "Looked",
     "PaperExecutor",
     "buy_hold",
     "fetch_quotes",
@@ -72,6 +73,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+Looked = tuple[PaperOrder | None, tuple[PaperOrder, ...]]
+"""What placing an order looks at in the book first: an order under its ``ref_id``, and the
+account's open orders."""
 
 CENT = Decimal("0.01")
 SHARE_STEP = Decimal("0.000001")
@@ -195,17 +200,28 @@ class PaperExecutor:
         placement, _ = await self.place_and_record(ticket, None)
         return placement
 
+    def look(self, ticket: Ticket) -> Looked:
+        """What the book holds that placing ``ticket`` looks at first (blocking): an order
+        already placed under its ``ref_id``, and the account's open orders (to price what
+        they hold). Inside a caller's transaction it reads there."""
+        return self._book.placed(ticket.ref_id, ticket.account)
+
     async def place_and_record(
-        self, ticket: Ticket, record: Callable[[BrokerOrder], T] | None
+        self,
+        ticket: Ticket,
+        record: Callable[[BrokerOrder], T] | None,
+        *,
+        looked: Looked | None = None,
     ) -> tuple[Placement, T | None]:
         """``place``, and ``record(order)`` (blocking: what the caller writes of the
         placement to the same database) inside the book's write transaction, so the paper
         venue's order and fill and the caller's record of them commit together or not at
         all; ``None`` when ``record`` was not called (an order this ``ref_id`` placed before:
         nothing new to record here). A database failure, the caller's included, answers
-        ``NoAnswer`` (nothing was committed: the order is not at the paper venue)."""
+        ``NoAnswer`` (nothing was committed: the order is not at the paper venue). With
+        ``looked`` (``look``'s answer, read just before) the book is not read again first."""
         try:
-            return await self._place(ticket, record)
+            return await self._place(ticket, record, looked)
         except SQLAlchemyError as error:
             raise NoAnswer(f"the paper book did not answer: {type(error).__name__}") from None
 
@@ -247,17 +263,22 @@ class PaperExecutor:
     # Internals ---------------------------------------------------------------------------
 
     async def _place(
-        self, ticket: Ticket, then: Callable[[BrokerOrder], T] | None
+        self, ticket: Ticket, then: Callable[[BrokerOrder], T] | None, looked: Looked | None
     ) -> tuple[Placement, T | None]:
         # The book's reads and writes run in a worker thread, never on the event loop (a
         # commit there would stall every other request the loop serves). What the book holds
         # (an order under this ref_id, the account's open orders) and the symbol's quote are
         # independent reads: made at once.
         proposal = ticket.proposal
-        (existing, open_orders), quotes = await both(
-            blocking(self._book.placed, ticket.ref_id, ticket.account),
-            fetch_quotes(self._quotes, [proposal.symbol]),
-        )
+        quotes: dict[str, Quote | None]
+        if looked is None:
+            (existing, open_orders), quotes = await both(
+                blocking(self.look, ticket), fetch_quotes(self._quotes, [proposal.symbol])
+            )
+        else:
+            existing, open_orders = looked
+            wanted = {proposal.symbol} | {order.symbol for order in open_orders}
+            quotes = await fetch_quotes(self._quotes, wanted)
         if existing is not None:
             return Placement(order=existing.broker_order()), None
         others = {order.symbol for order in open_orders} - set(quotes)

@@ -17,7 +17,8 @@ Rules (fail closed: unknown is ``None``, never a guess):
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 
 import anyio
@@ -30,7 +31,25 @@ from ordergate.execution._protocols import AccountView, QuoteSource
 from ordergate.policy import Position, Quote
 from ordergate.store import blocking
 
-__all__ = ["PaperAccountReader"]
+__all__ = ["MarketView", "PaperAccountReader", "QuotesNeeded"]
+
+
+@dataclass(frozen=True, slots=True)
+class MarketView:
+    """What the market's half of a paper account's view read: quotes and tradability."""
+
+    account: str
+    symbol: str
+    quotes: Mapping[str, Quote | None]
+    tradable: bool | None
+
+
+class QuotesNeeded(Exception):
+    """The book holds symbols the market's half read no quote for: read them, then again."""
+
+    def __init__(self, symbols: frozenset[str]) -> None:
+        super().__init__(", ".join(sorted(symbols)))
+        self.symbols = symbols
 
 
 class PaperAccountReader:
@@ -40,6 +59,9 @@ class PaperAccountReader:
         self._book = book
         self._quotes = quotes
         self._slippage_bps = slippage_bps
+        # Per account, the symbols its book held at its last read: their quotes are read
+        # with the market's half, so the book's half rarely has to ask for more.
+        self._held: dict[str, frozenset[str]] = {}
 
     @property
     def book(self) -> PaperBook:
@@ -90,7 +112,81 @@ class PaperAccountReader:
                     group.start_soon(read_quotes, others)
         if quote is not None and symbol is not None:
             quotes[symbol] = quote
-        quote = None if symbol is None else quotes[symbol]
+        return self._view(paper, failure, symbol, quotes, tradable)
+
+    # -- the view in two halves: the market's (async), then the book's (blocking) --------
+
+    async def market(
+        self,
+        account: str,
+        symbol: str,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
+    ) -> MarketView:
+        """The market's half of ``symbol``'s view: its quote (given, given later, or read)
+        and tradability, and the quotes of what the account held when its book was last read
+        (the book's half asks for any others). None of the reads raises."""
+        quotes: dict[str, Quote | None] = {}
+        tradable: bool | None = None
+
+        async def read_tradable() -> None:
+            nonlocal tradable
+            tradable = await self._tradable(account, symbol)
+
+        async def read_quotes(symbols: set[str]) -> None:
+            quotes.update(await fetch_quotes(self._quotes, symbols))
+
+        async def given_quote(later: Awaitable[Quote | None]) -> None:
+            quotes[symbol] = await later
+
+        hinted = set(self._held.get(account, ())) - {symbol}
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_tradable)
+            if hinted:
+                group.start_soon(read_quotes, hinted)
+            if quote is not None:
+                quotes[symbol] = quote
+            elif quote_from is not None:
+                await given_quote(quote_from)
+            else:
+                await read_quotes({symbol})
+        return MarketView(account, symbol, quotes, tradable)
+
+    async def more_quotes(self, market: MarketView, symbols: Iterable[str]) -> MarketView:
+        """``market`` with the quotes of ``symbols`` read too (``QuotesNeeded`` named them)."""
+        quotes = dict(market.quotes)
+        quotes.update(await fetch_quotes(self._quotes, set(symbols) - set(quotes)))
+        return MarketView(market.account, market.symbol, quotes, market.tradable)
+
+    def book_view(self, market: MarketView, *, final: bool = False) -> AccountView:
+        """The book's half, blocking (in the caller's worker thread, inside its read
+        transaction when one is open): the account's view on ``market``. ``QuotesNeeded``
+        when the book holds a symbol ``market`` has no quote read for (unless ``final``:
+        then that quote counts as missing, and what depends on it is unknown)."""
+        try:
+            paper: PaperAccount | None = self._book.account(market.account)
+            failure = ""
+        except SQLAlchemyError as error:
+            paper, failure = None, f"paper book unreadable: {type(error).__name__}"
+        quotes = dict(market.quotes)
+        if paper is not None:
+            held = set(paper.positions) | {order.symbol for order in paper.open_orders}
+            self._held[market.account] = frozenset(held)
+            missing = held - set(quotes)
+            if missing and not final:
+                raise QuotesNeeded(frozenset(missing))
+        return self._view(paper, failure, market.symbol, quotes, market.tradable)
+
+    def _view(
+        self,
+        paper: PaperAccount | None,
+        failure: str,
+        symbol: str | None,
+        quotes: dict[str, Quote | None],
+        tradable: bool | None,
+    ) -> AccountView:
+        quote = None if symbol is None else quotes.get(symbol)
         if paper is None:
             return AccountView(quote=quote, tradable=tradable, notes=(failure,))
         notes: list[str] = []

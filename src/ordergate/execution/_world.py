@@ -27,6 +27,7 @@ from uuid import UUID
 from zoneinfo import ZoneInfo
 
 from ordergate.core import Clock, Side
+from ordergate.execution._paper_account import MarketView, PaperAccountReader, QuotesNeeded
 from ordergate.execution._protocols import AccountReader, AccountView
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
@@ -41,7 +42,10 @@ from ordergate.policy import (
 )
 from ordergate.store import blocking
 
-__all__ = ["SessionSource", "World", "WorldView"]
+__all__ = ["Seen", "SessionSource", "World", "WorldView"]
+
+Seen = AccountView | MarketView
+"""What a decision read of the broker before its worker thread (``World.seen``)."""
 
 SessionSource = Callable[[datetime], MarketSession | None]
 """The market session at an instant, or ``None`` when it cannot be told."""
@@ -76,6 +80,10 @@ class World:
         self._source = source
         self._clock = clock
         self._session = session
+        # The paper book lives in the ledger's own database: its half of the view is read in
+        # the decision's worker thread and read transaction, beside the record (one worker
+        # thread hop, one connection), after the market's half.
+        self._paper = reader if isinstance(reader, PaperAccountReader) else None
 
     async def state(
         self, proposal: Proposal, *, own: FilingRecord | None = None, quote: Quote | None = None
@@ -99,18 +107,50 @@ class World:
             return await self._reader.read(self._account, proposal.symbol, quote=quote)
         return await self._reader.read(self._account, proposal.symbol, quote_from=quote_from)
 
+    async def seen(
+        self,
+        proposal: Proposal,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
+    ) -> Seen:
+        """What a decision reads of the broker before its worker thread: the broker's whole
+        view, or on paper the market's half only (``with_record`` reads the book's half)."""
+        if self._paper is None:
+            return await self.broker_view(proposal, quote=quote, quote_from=quote_from)
+        return await self._paper.market(
+            self._account, proposal.symbol, quote=quote, quote_from=quote_from
+        )
+
+    async def more_quotes(self, seen: Seen, needed: QuotesNeeded) -> Seen:
+        """``seen`` with the quotes the book's half asked for (``QuotesNeeded``) read too."""
+        if self._paper is None or not isinstance(seen, MarketView):
+            raise needed
+        return await self._paper.more_quotes(seen, needed.symbols)
+
     def with_record(
         self,
         proposal: Proposal,
-        view: AccountView,
+        seen: Seen,
         *,
         own: FilingRecord | None = None,
         quote: Quote | None = None,
+        final: bool = True,
     ) -> WorldView:
-        """``state``'s second half, blocking: ``view`` merged with the ledger's record read
-        now, so a caller can read it and write its decision in one worker thread."""
+        """``state``'s second half, blocking: the broker's view merged with the ledger's
+        record read now, so a caller can read it and write its decision in one worker
+        thread. On paper ``seen`` is the market's half and the book's is read here, in the
+        record's read transaction: ``QuotesNeeded`` when the book holds symbols it has no
+        quote for, unless ``final`` (then those are unpriced, and what needs them unknown)."""
         now = self._clock.now()
-        record = self._record(view, now, own)
+        # The decision's reads on one connection and read transaction, not one each.
+        with self._ledger.reading():
+            if isinstance(seen, MarketView):
+                assert self._paper is not None
+                view = self._paper.book_view(seen, final=final)
+            else:
+                view = seen
+            record = self._read_record(view, now, own)
         chosen = quote if quote is not None else view.quote
         return WorldView(
             AccountState(
@@ -133,11 +173,6 @@ class World:
             ),
             view,
         )
-
-    def _record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
-        # The decision's reads on one connection and read transaction, not one each.
-        with self._ledger.reading():
-            return self._read_record(view, now, own)
 
     def _read_record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
         ledger = self._ledger
