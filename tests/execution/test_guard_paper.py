@@ -305,3 +305,25 @@ async def test_a_held_symbol_with_no_quote_at_all_leaves_equity_unknown_and_refu
         )  # fmt: skip
         outcome = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
         assert outcome.refused and "missing_data:equity" in outcome.reasons
+
+
+async def test_a_paper_order_fills_at_the_quote_it_was_reviewed_on(tmp_path: Path) -> None:
+    async with desk(tmp_path) as d:
+        ask = Decimal(d.quote("SPY")["ask_price"])
+        real_review = d.executor.review
+
+        async def review_then_the_market_moves(ticket):
+            review = await real_review(ticket)
+            d.venue.admin("shock", {"symbol": "SPY", "pct": "3"})  # after the review
+            return review
+
+        d.executor.review = review_then_the_market_moves
+        outcome = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="a")
+        assert outcome.status is FilingStatus.FILLED
+        fill = d.ledger.orders.executions(outcome.filing_id)[0]
+        assert fill.price == ask  # the reviewed ask, not the moved one
+        assert Decimal(d.quote("SPY")["ask_price"]) > ask
+        stage_b = next(
+            e for e in d.ledger.journal.for_filing(outcome.filing_id) if e.kind == "policy_review"
+        )
+        assert Decimal(stage_b.detail["price"]) == fill.price

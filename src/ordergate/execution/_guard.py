@@ -382,7 +382,7 @@ class Guard:
             # it is not sent now, under a filing the record says never reached the broker.
             return Outcome(record.id, current)
         try:
-            placement, recorded = await self._place(record, ticket, checked.looked)
+            placement, recorded = await self._place(record, ticket, checked.looked, review)
         except NoAnswer:
             await blocking(self._ledger.record_status, record.id, FilingStatus.UNANSWERED)
             return Outcome(record.id, FilingStatus.UNANSWERED)
@@ -402,15 +402,19 @@ class Guard:
         return Outcome(record.id, status, order_id=order.order_id)
 
     async def _place(
-        self, record: FilingRecord, ticket: Ticket, looked: Looked | None
+        self, record: FilingRecord, ticket: Ticket, looked: Looked | None, review: Review
     ) -> tuple[Placement, FilingStatus | None]:
         """Place ``ticket``; on paper the placement's record (``_submitted``) is written in
         the paper book's own transaction, in the same worker thread (``None``: still to be
-        recorded), after what stage B ``looked`` at in the book."""
+        recorded), after what stage B ``looked`` at in the book, and the order fills at the
+        quote it was just reviewed on."""
         executor = self._executor
         if isinstance(executor, PaperExecutor):
             return await executor.place_and_record(
-                ticket, lambda order: self._submitted(record, order), looked=looked
+                ticket,
+                lambda order: self._submitted(record, order),
+                looked=looked,
+                reviewed=review.quote,
             )
         return await executor.place(ticket), None
 

@@ -150,6 +150,8 @@ async def fetch_quotes(quotes: QuoteSource, symbols: Iterable[str]) -> dict[str,
             found[symbol] = None
 
     wanted = sorted(set(symbols))
+    if not wanted:
+        return found
     if len(wanted) == 1:  # the common case: no task group to run one read
         await one(wanted[0])
         return found
@@ -212,6 +214,7 @@ class PaperExecutor:
         record: Callable[[BrokerOrder], T] | None,
         *,
         looked: Looked | None = None,
+        reviewed: Quote | None = None,
     ) -> tuple[Placement, T | None]:
         """``place``, and ``record(order)`` (blocking: what the caller writes of the
         placement to the same database) inside the book's write transaction, so the paper
@@ -219,9 +222,14 @@ class PaperExecutor:
         all; ``None`` when ``record`` was not called (an order this ``ref_id`` placed before:
         nothing new to record here). A database failure, the caller's included, answers
         ``NoAnswer`` (nothing was committed: the order is not at the paper venue). With
-        ``looked`` (``look``'s answer, read just before) the book is not read again first."""
+        ``looked`` (``look``'s answer, read just before) the book is not read again first.
+
+        ``reviewed``: the symbol's quote the order was reviewed on just before (``review``'s,
+        on which stage B passed it): a paper order placed right after its review fills at
+        it, so the fill is what the policy approved, without a read of its own. A resting
+        order fills later at the quote of the poll that finds it marketable."""
         try:
-            return await self._place(ticket, record, looked)
+            return await self._place(ticket, record, looked, reviewed)
         except SQLAlchemyError as error:
             raise NoAnswer(f"the paper book did not answer: {type(error).__name__}") from None
 
@@ -263,7 +271,11 @@ class PaperExecutor:
     # Internals ---------------------------------------------------------------------------
 
     async def _place(
-        self, ticket: Ticket, then: Callable[[BrokerOrder], T] | None, looked: Looked | None
+        self,
+        ticket: Ticket,
+        then: Callable[[BrokerOrder], T] | None,
+        looked: Looked | None,
+        reviewed: Quote | None = None,
     ) -> tuple[Placement, T | None]:
         # The book's reads and writes run in a worker thread, never on the event loop (a
         # commit there would stall every other request the loop serves). What the book holds
@@ -277,8 +289,11 @@ class PaperExecutor:
             )
         else:
             existing, open_orders = looked
+            given: dict[str, Quote | None] = {}
+            if reviewed is not None:
+                given[proposal.symbol] = reviewed
             wanted = {proposal.symbol} | {order.symbol for order in open_orders}
-            quotes = await fetch_quotes(self._quotes, wanted)
+            quotes = given | await fetch_quotes(self._quotes, wanted - set(given))
         if existing is not None:
             return Placement(order=existing.broker_order()), None
         others = {order.symbol for order in open_orders} - set(quotes)
