@@ -433,6 +433,36 @@ async def test_a_caller_on_a_wire_reads_a_body_that_does_not_decode_as_unparseab
             await wire.aclose()
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("word", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("where", ["structured", "text"])
+async def test_a_venue_answer_with_a_number_json_does_not_have_is_unreadable(
+    word: str, where: str
+) -> None:
+    """``NaN`` and the infinities are Python's extension of JSON, not JSON: an answer that
+    carries one fails closed, never reaching a caller (or a forwarded read) as a float."""
+    payload = '{"data":{"results":[{"quote":{"bid_price":' + word + "}}]}}"
+    if where == "structured":
+        result = '{"structuredContent":' + payload + ',"isError":false}'
+    else:  # the text copy only, as some answers carry
+        text = payload.replace('"', '\\"')
+        result = '{"content":[{"type":"text","text":"' + text + '"}],"isError":false}'
+    body = ('{"jsonrpc":"2.0","id":1,"result":' + result + "}").encode()
+
+    async def nan(n: int, head: bytes, request: bytes, writer: asyncio.StreamWriter) -> bool:
+        writer.write(answer(200, body, "content-type: application/json"))
+        return True
+
+    async with server(nan) as (url, _):
+        url = url.split("?")[0]
+        async with httpx2.AsyncClient() as http:
+            wire = Wire(url, timeout_s=5.0)
+            caller = JsonRpcCaller(http, url, wire=wire)
+            with pytest.raises(ResponseParseError):
+                await caller.call("get_equity_quotes", {"symbols": ["AAPL"]})
+            await wire.aclose()
+
+
 def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
     """A certificate for ``localhost`` (and 127.0.0.1) signed by its own key."""
     key = ec.generate_private_key(ec.SECP256R1())

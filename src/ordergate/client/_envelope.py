@@ -17,7 +17,14 @@ from ordergate.core import json_text
 __all__ = ["decode_body", "unwrap_result"]
 
 
-_DECODER = json.JSONDecoder(parse_float=Decimal)  # one for every call, not one a call
+def _not_json(constant: str) -> Any:
+    # NaN, Infinity and -Infinity are Python's extension, not JSON: an answer that carries
+    # one is unreadable, never a float that a forwarded read would write back out.
+    raise ValueError(f"{constant} is not JSON")
+
+
+# One for every call, not one a call. Numbers with a fraction or exponent are Decimal.
+_DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_not_json)
 
 
 def _loads(text: str | bytes, tool: str | None) -> Any:
@@ -89,7 +96,7 @@ def _text_payload(result: dict[str, Any], tool: str) -> Any:
             text = item.get("text")
             if isinstance(text, str):
                 try:
-                    return json.loads(text, parse_float=Decimal)
+                    return _DECODER.decode(text)
                 except ValueError:
                     return {"error": {"message": text}}
     return None
