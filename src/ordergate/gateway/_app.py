@@ -85,6 +85,7 @@ def build_gateway_app(
     desk: OwnerDesk | None = None,
     tool_lists: SharedToolLists | None = None,
     public_record: Engine | None = None,
+    replicas: ReplicaLocks | None = None,
 ) -> Any:
     """The ASGI app (with the owner route when ``desk`` is given, and the public record page
     over ``public_record``'s ledger when given; the owner's console at ``/console`` with the
@@ -99,7 +100,7 @@ def build_gateway_app(
         profiles=profiles,
         tools_ttl=config.tools_cache,
         sessions=None if secret is None else SignedSessions(session_key(secret), clock=clock),
-        replicas=ReplicaLocks(auth.store.engine),
+        replicas=replicas if replicas is not None else ReplicaLocks(auth.store.engine),
         tool_lists=tool_lists,
     )
     verifier = auth.verifier

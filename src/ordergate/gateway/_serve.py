@@ -32,6 +32,7 @@ from ordergate.gateway._equity_marks import EQUITY_EVERY_S, serving_marker
 from ordergate.gateway._grading import GRADE_EVERY_S, serving_grader
 from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
+from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._seal import Sealer
 from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
 from ordergate.gateway.console import console_url
@@ -44,7 +45,7 @@ from ordergate.gateway.custody import (
     UpstreamSignIn,
     Vault,
 )
-from ordergate.gateway.desk import OwnerDesk
+from ordergate.gateway.desk import GuardFor, OwnerDesk
 from ordergate.gateway.desk._connections import live_connection_ids
 from ordergate.gateway.desk._wiring import (
     enrolment_note,
@@ -89,6 +90,19 @@ class Serving:
     sealed: bool
     profiles: Profiles
     ledger: Ledger | None = None
+
+
+def in_turn(replicas: ReplicaLocks, guard_for: GuardFor) -> GuardFor:
+    """``guard_for`` taken in the filing's account's turn (``ReplicaLocks.account``): an
+    order the owner approves is reviewed and placed one at a time with the account's other
+    orders, as an order the MCP tools file is, across replicas on Postgres."""
+
+    @asynccontextmanager
+    async def taken(record: FilingRecord) -> AsyncIterator[Guard]:
+        async with replicas.account(record.account), guard_for(record) as guard:
+            yield guard
+
+    return taken
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -184,11 +198,12 @@ async def _serve(
         security_clock=security_clock,
         reconcile_every=reconcile_every,
         ledger=ledger,
-    ) as (auth, backend, serving, desk):
+    ) as (auth, backend, serving, desk, replicas):
         app = build_gateway_app(
             auth,
             backend,
             desk=desk,
+            replicas=replicas,
             profiles=serving.profiles,
             callers=(
                 CallerVerifier(config.caller_key, clock=security_clock)
@@ -258,7 +273,9 @@ async def _serve(
             tasks.cancel_scope.cancel()
 
 
-_Opened = tuple[GatewayAuth, GatewayBackend, Serving, OwnerDesk]
+# ``ReplicaLocks``: the one set of account turns of this process, which the MCP orders and
+# the owner's approvals both take (an approved order is placed in its account's turn too).
+_Opened = tuple[GatewayAuth, GatewayBackend, Serving, OwnerDesk, ReplicaLocks]
 
 
 @asynccontextmanager
@@ -302,9 +319,13 @@ async def _owner(
             async def erase(connection_id: str) -> None:
                 await blocking(auth.store.erase, connection_id)
 
+            replicas = ReplicaLocks(opened.engine)
+
             @asynccontextmanager
-            async def guard_for(record: FilingRecord) -> AsyncIterator[Guard]:
+            async def the_guard(record: FilingRecord) -> AsyncIterator[Guard]:
                 yield running.guard
+
+            guard_for = in_turn(replicas, the_guard)
 
             async def use_policy(policy: PolicyConfig) -> str | None:
                 running.guard.use_policy(policy)
@@ -335,7 +356,7 @@ async def _owner(
                 if note
             )
             serving = Serving(notes, running, sealed=False, profiles=profiles, ledger=opened)
-            yield auth, OwnerBackend(running, erase=erase), serving, desk
+            yield auth, OwnerBackend(running, erase=erase), serving, desk, replicas
     finally:
         if ledger is None:
             opened.close()
@@ -421,8 +442,10 @@ async def _sealed(
                 if sealer is not None
                 else f"connections: none can be made: {NO_MASTER_SECRET}"
             )
+            replicas = ReplicaLocks(opened.engine)
             async with SealedBackend.running(
                 vault=vaults[0],
+                replicas=replicas,
                 policy=policy,
                 ledger=opened,
                 clock=clock,
@@ -437,13 +460,15 @@ async def _sealed(
                     live_now = await backend.use_policy(policy)
                     return await blocking(rearm_note, opened, live_now=live_now, policy=policy)
 
+                guard_for = in_turn(replicas, backend.guard_for)
+
                 desk = owner_desk(
                     settings,
                     config,
                     authority=authority,
                     ledger=opened,
                     store=auth.store,
-                    guard_for=backend.guard_for,
+                    guard_for=guard_for,
                     mode="per connection",
                     profiles=profiles,
                     on_policy=use_policy,
@@ -460,7 +485,7 @@ async def _sealed(
                     if note
                 )
                 serving = Serving(notes, None, sealed=True, profiles=profiles, ledger=opened)
-                yield auth, backend, serving, desk
+                yield auth, backend, serving, desk, replicas
     finally:
         if ledger is None:
             opened.close()

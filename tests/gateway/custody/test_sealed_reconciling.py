@@ -3,8 +3,8 @@ make replicas on one ledger take turns (``gateway._replica_locks``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -19,6 +19,7 @@ from ordergate.core import SteppedClock
 from ordergate.gateway import _replica_locks
 from ordergate.gateway._owner import identity_of
 from ordergate.gateway._replica_locks import ReplicaLocks
+from ordergate.gateway._serve import in_turn
 from ordergate.gateway.custody import SealedBackend
 from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
 from ordergate.ledger import Filing, Ledger, RollingCaps, open_ledger
@@ -223,3 +224,42 @@ async def test_a_turn_that_cannot_be_asked_for_fails_the_pass_and_frees_its_conn
                     raise AssertionError("a turn was given")
         finally:
             locks.dispose()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+async def test_an_approved_order_is_reviewed_and_placed_in_its_accounts_turn(
+    tmp_path: Path, kind: str
+) -> None:
+    """The owner desk's guard (``in_turn``) waits for the filing's account's turn that an
+    MCP order holds from its count through its place call, on another replica too."""
+    with ledger_on(kind, tmp_path) as ledger:
+        file(ledger, "ACCT-A", "agent")
+        record = ledger.open_filings("ACCT-A")[0]
+        order_side, approve_side = ReplicaLocks(ledger.engine), ReplicaLocks(ledger.engine)
+        if kind == "sqlite":
+            approve_side = order_side  # one process on SQLite: its one set of turns
+        guard = FakeGuard("ACCT-A")
+
+        @asynccontextmanager
+        async def the_guard(filing: Any) -> AsyncIterator[Any]:
+            yield guard
+
+        steps: list[str] = []
+
+        async def approve() -> None:
+            async with in_turn(approve_side, the_guard)(record) as held:
+                assert held is guard
+                steps.append("approved order placed")
+
+        try:
+            with anyio.fail_after(BOUND_S):
+                async with anyio.create_task_group() as tasks, order_side.account("ACCT-A"):
+                    tasks.start_soon(approve)
+                    # The approval waits for the turn (in this process's lock, or on
+                    # Postgres the other replica's advisory lock): it has not placed yet.
+                    await anyio.wait_all_tasks_blocked()
+                    steps.append("mcp order placed")
+        finally:
+            order_side.dispose()
+            approve_side.dispose()
+    assert steps == ["mcp order placed", "approved order placed"]

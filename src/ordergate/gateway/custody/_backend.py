@@ -75,7 +75,10 @@ class SealedBackend:
         webhook_url: str | None = None,
         console_url: str | None = None,
         max_open: int = 256,
+        replicas: ReplicaLocks | None = None,
     ) -> None:
+        """``replicas``: the process's account turns and reconcile pass (one made on the
+        ledger when not given)."""
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
         self._vault = vault
@@ -91,7 +94,7 @@ class SealedBackend:
         self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
         self._lock = anyio.Lock()
-        self._replicas = ReplicaLocks(ledger.engine)
+        self._replicas = replicas if replicas is not None else ReplicaLocks(ledger.engine)
         self._loop = anyio.CancelScope()
 
     @classmethod
