@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import logging
 import secrets
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 
 import pytest
 
-from ordergate.core import RedactingFilter, Secret, install_redaction, redact, register_secret
+from ordergate.core import (
+    RedactingFilter,
+    Secret,
+    _redact,
+    install_redaction,
+    redact,
+    register_secret,
+)
 
 MASK = "**********"
 
@@ -161,8 +170,6 @@ def test_install_redaction_defaults_to_the_root_logger() -> None:
 
 
 def test_with_many_secrets_registered_each_is_still_masked_and_other_text_kept() -> None:
-    from ordergate.core import _redact
-
     many = [secrets.token_urlsafe(24) for _ in range(_redact.FEW + 10)]
     for value in many:
         register_secret(value)
@@ -176,3 +183,85 @@ def test_with_many_secrets_registered_each_is_still_masked_and_other_text_kept()
     assert redact("no secret in this line at all, only words") == (
         "no secret in this line at all, only words"
     )
+
+
+class _Clock:
+    """The registry's clock, stepped by the test (from the real one's reading, so every
+    release the suite made before is older than what the test releases)."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def stepped(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    clock = _Clock()
+    monkeypatch.setattr(_redact, "_clock", clock)
+    monkeypatch.setattr(_redact, "_swept", float("-inf"))  # a sweep on this clock's time
+    return clock
+
+
+def _registered() -> int:
+    with _redact._lock:
+        return sum(len(bucket) for bucket in _redact._buckets.values())
+
+
+def test_a_wrapped_value_is_masked_while_wrapped_and_a_day_after_then_forgotten(
+    stepped: _Clock,
+) -> None:
+    token = _token()
+    secret = Secret(token)
+    stepped.now += 10 * _redact.RETAIN_S
+    Secret(_token())  # the next hold forgets what was released long ago: not this one
+    assert redact(f"x {token} y") == f"x {MASK} y"
+    del secret
+    gc.collect()  # the last Secret holding it is gone: released now
+    Secret(_token())
+    stepped.now += _redact.RETAIN_S - 1
+    Secret(_token())
+    assert redact(f"x {token} y") == f"x {MASK} y"  # still within the day
+    stepped.now += _redact.SWEEP_S + 2
+    Secret(_token())
+    assert redact(f"x {token} y") == f"x {token} y"  # forgotten at the next sweep
+
+
+def test_a_value_held_twice_stays_while_either_holds_it_and_a_registered_one_stays(
+    stepped: _Clock,
+) -> None:
+    token, password = _token(), _token()
+    first, second = Secret(token), Secret(token)
+    register_secret(password)
+    Secret(password)  # wrapped too: still the process's for good
+    del first
+    gc.collect()
+    stepped.now += 2 * _redact.RETAIN_S
+    Secret(_token())
+    assert redact(token) == MASK  # the second still holds it
+    del second
+    gc.collect()
+    Secret(_token())
+    stepped.now += 2 * _redact.RETAIN_S
+    Secret(_token())
+    assert redact(token) == token
+    assert redact(password) == MASK
+
+
+def test_the_registry_does_not_grow_with_every_token_a_long_running_process_wraps(
+    stepped: _Clock,
+) -> None:
+    Secret(_token())
+    gc.collect()
+    stepped.now += 2 * _redact.RETAIN_S
+    Secret(_token())
+    before = _registered()
+    for _ in range(5_000):  # a day of refreshed upstream sessions, say
+        Secret(_token())
+        stepped.now += 1
+    gc.collect()
+    assert _registered() >= before + 5_000  # released within the day: all still masked
+    stepped.now += 2 * _redact.RETAIN_S
+    Secret(_token())
+    assert _registered() <= before + 1

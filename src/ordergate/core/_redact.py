@@ -2,14 +2,31 @@
 
 Secrets are registered by value (``Secret`` registers itself), so an opaque token is masked
 wherever it lands in a log record, even when nothing about it looks like a secret.
+
+A value a ``Secret`` registered stays registered while any ``Secret`` holds it and for
+``RETAIN_S`` (a day) after the last one is gone, then is forgotten (within ``SWEEP_S``): a
+long-running gateway wraps every upstream token it refreshes, and the registry must not grow
+with each one forever. A day outlives any token's use (an access token lives an hour or so;
+a refreshed refresh token is spent), and a value wrapped again is registered again. A value
+registered with ``register_secret`` itself (a password) stays for the life of the process.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections import deque
 
-__all__ = ["RedactingFilter", "install_redaction", "redact", "register_secret"]
+__all__ = [
+    "RETAIN_S",
+    "RedactingFilter",
+    "hold_secret",
+    "install_redaction",
+    "redact",
+    "register_secret",
+    "release_secret",
+]
 
 MASK = "**********"
 
@@ -34,19 +51,96 @@ FEW = 64
 _few: tuple[str, ...] | None = ()
 
 
+RETAIN_S = 24 * 3600.0
+"""How long a value stays masked at least after the last ``Secret`` holding it is gone."""
+SWEEP_S = 3600.0
+"""How often released values are looked at: one is forgotten within ``SWEEP_S`` after its
+``RETAIN_S`` ran out."""
+
+# Values ``Secret``s hold: how many hold each; values none holds any more: since when (the
+# monotonic clock). A value registered by ``register_secret`` alone is in neither: permanent.
+_holders: dict[str, int] = {}
+_released: dict[str, float] = {}
+_permanent: set[str] = set()
+_releases: deque[tuple[str, float]] = deque()  # appended and popped atomically
+_clock = time.monotonic
+_swept = float("-inf")
+
+
 def register_secret(value: str) -> None:
-    """Mask ``value`` in every redacted text from now on (values under 8 characters are ignored)."""
+    """Mask ``value`` in every redacted text from now on, for the life of the process (values
+    under 8 characters are ignored)."""
     if len(value) < MIN_SECRET_LENGTH:
         return
+    with _lock:
+        _count_releases()
+        _permanent.add(value)
+        _released.pop(value, None)
+        _add(value)
+
+
+def hold_secret(value: str) -> None:
+    """Mask ``value`` while it is held (``Secret`` holds its value until it is collected) and
+    ``RETAIN_S`` after its last ``release_secret``."""
+    if len(value) < MIN_SECRET_LENGTH:
+        return
+    with _lock:
+        _count_releases()
+        _forget_released(_clock())
+        _holders[value] = _holders.get(value, 0) + 1
+        _released.pop(value, None)
+        _add(value)
+
+
+def release_secret(value: str) -> None:
+    """One holder of ``value`` is gone (``hold_secret``'s other half). It takes no lock: a
+    ``Secret`` may be collected anywhere, the lock's holder included (a garbage collection
+    runs at any allocation), so the release is queued and counted at the next hold."""
+    _releases.append((value, _clock()))
+
+
+def _count_releases() -> None:
+    """Count the queued releases (the lock held)."""
+    while _releases:
+        value, at = _releases.popleft()
+        left = _holders.get(value, 0) - 1
+        if left > 0:
+            _holders[value] = left
+            continue
+        _holders.pop(value, None)
+        if left == 0 and value not in _permanent:
+            _released[value] = at
+
+
+def _add(value: str) -> None:
     global _few
     key = value[:MIN_SECRET_LENGTH]
-    with _lock:
-        bucket = _buckets.get(key, ())
-        if value in bucket:
-            return
-        _buckets[key] = tuple(sorted((*bucket, value), key=len, reverse=True))
+    bucket = _buckets.get(key, ())
+    if value in bucket:
+        return
+    _buckets[key] = tuple(sorted((*bucket, value), key=len, reverse=True))
+    if _few is not None:
+        _few = tuple(sorted((*_few, value), key=len, reverse=True)) if len(_few) < FEW else None
+
+
+def _forget_released(now: float) -> None:
+    """Drop the values released ``RETAIN_S`` ago or more (the lock held), at most once per
+    ``SWEEP_S``: a sweep reads every released value, so it is not paid on every hold."""
+    global _few, _swept
+    if now - _swept < SWEEP_S:
+        return
+    _swept = now
+    forgotten = [value for value, since in _released.items() if now - since >= RETAIN_S]
+    for value in forgotten:
+        del _released[value]
+        key = value[:MIN_SECRET_LENGTH]
+        bucket = tuple(held for held in _buckets.get(key, ()) if held != value)
+        if bucket:
+            _buckets[key] = bucket
+        else:
+            _buckets.pop(key, None)
         if _few is not None:
-            _few = tuple(sorted((*_few, value), key=len, reverse=True)) if len(_few) < FEW else None
+            _few = tuple(held for held in _few if held != value)
 
 
 def redact(text: str) -> str:

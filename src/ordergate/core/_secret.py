@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import hmac
+import weakref
 
-from ordergate.core._redact import register_secret
+from ordergate.core._redact import hold_secret, release_secret
 
 __all__ = ["MIN_KEY_SECRET_LENGTH", "Secret"]
 
@@ -14,12 +15,14 @@ MIN_KEY_SECRET_LENGTH = 32
 
 
 class Secret:
-    __slots__ = ("_value",)
+    __slots__ = ("__weakref__", "_value")
 
     def __init__(self, value: str) -> None:
         self._value = value
-        # Wrapping is registering: a wrapped value is masked in every redacting log handler.
-        register_secret(value)
+        # Wrapping is registering: a wrapped value is masked in every redacting log handler,
+        # while it is wrapped and for a day after (``ordergate.core._redact``).
+        hold_secret(value)
+        weakref.finalize(self, release_secret, value)
 
     def reveal(self) -> str:
         """The secret itself: call only where it is sent or hashed, never where it is shown."""
