@@ -16,7 +16,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, Integer, bindparam, func, literal_column, select
+from sqlalchemy import BigInteger, Connection, bindparam, select
 from sqlalchemy.sql.selectable import ScalarSelect
 
 from ordergate.ledger._canonical import from_units
@@ -29,10 +29,10 @@ from ordergate.ledger._controls import (
     pause_of,
     session_of,
 )
-from ordergate.ledger._equity import MARK_EVERY
-from ordergate.ledger._filing import window_bounds
+from ordergate.ledger._equity import MARK_EVERY, MARK_NEAR
+from ordergate.ledger._filing import window_bounds, window_sums
 from ordergate.ledger._models import Spend
-from ordergate.ledger._schema import controls, equity_marks, reservations
+from ordergate.ledger._schema import controls, reservations
 from ordergate.store import Statement, iso, to_us
 
 __all__ = ["DecisionReads", "decision_reads"]
@@ -51,7 +51,6 @@ def _control(key: str) -> ScalarSelect[Any]:
     return select(controls.c.value).where(controls.c.key == key).scalar_subquery()
 
 
-_ZERO = literal_column("0", Integer)
 _IN_WINDOW = (
     reservations.c.account == bindparam("account"),
     reservations.c.created_us > bindparam("low", type_=BigInteger),
@@ -59,23 +58,11 @@ _IN_WINDOW = (
 )
 _READS = Statement(
     select(
-        select(func.coalesce(func.sum(reservations.c.amount_units), _ZERO))
-        .where(*_IN_WINDOW)
-        .scalar_subquery(),
-        select(func.coalesce(func.sum(reservations.c.ops), _ZERO))
-        .where(*_IN_WINDOW)
-        .scalar_subquery(),
+        *window_sums(*_IN_WINDOW),
         _control(HWM_KEY),
         _control(SESSION_KEY),
         _control(PAUSE_KEY),
-        select(equity_marks.c.seq)
-        .where(
-            equity_marks.c.account == bindparam("account"),
-            equity_marks.c.at > bindparam("after"),
-            equity_marks.c.at < bindparam("before"),
-        )
-        .limit(1)
-        .scalar_subquery(),
+        MARK_NEAR.scalar_subquery(),
     )
 )
 

@@ -26,6 +26,7 @@ from ordergate.store import Statement, iso, parse_iso, write_transaction
 
 __all__ = [
     "MARK_EVERY",
+    "MARK_NEAR",
     "MAX_POINTS",
     "SOURCES",
     "WINDOW_DAYS",
@@ -86,8 +87,9 @@ def marked_near(
     return near is not None
 
 
-# Built once and run on the driver's cursor: the order path looks for a mark each decision.
-_NEAR = Statement(
+# A mark of ``account`` strictly between ``after`` and ``before`` (ix_equity_marks_account).
+# Built once and run on the driver's cursor (a decision reads it inside its own statement).
+MARK_NEAR = (
     select(equity_marks.c.seq)
     .where(
         equity_marks.c.account == bindparam("account"),
@@ -96,6 +98,7 @@ _NEAR = Statement(
     )
     .limit(1)
 )
+_NEAR = Statement(MARK_NEAR)
 _INSERT_MARK = Statement(insert(equity_marks))
 
 

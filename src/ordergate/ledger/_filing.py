@@ -43,7 +43,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.sql.expression import ClauseElement
+from sqlalchemy.sql.expression import ClauseElement, ColumnElement
+from sqlalchemy.sql.selectable import ScalarSelect
 
 from ordergate.core import to_wire
 from ordergate.ledger._canonical import (
@@ -77,7 +78,7 @@ from ordergate.ledger._schema import (
 )
 from ordergate.store import ACCOUNT_LOCKS, account_lock_params, iso, to_us, write_transaction
 
-__all__ = ["WINDOW_US", "Prepared", "file_batch", "prepare", "window_bounds"]
+__all__ = ["WINDOW_US", "Prepared", "file_batch", "prepare", "window_bounds", "window_sums"]
 
 WINDOW_US = 24 * 3600 * 1_000_000
 _MAX_TEXT = 200
@@ -117,6 +118,20 @@ def window_bounds(now_us: int) -> tuple[int, int]:
     or replica whose clock runs ahead) counts too: every window a new filing falls in ends
     at or after ``now``, so what was filed "later" is in those windows as well."""
     return now_us - WINDOW_US, _FOREVER_US
+
+
+def window_sums(*in_window: ColumnElement[bool]) -> tuple[ScalarSelect[Any], ScalarSelect[Any]]:
+    """The reserved units and orders of the reservations ``in_window`` selects
+    (ix_reservations_window), as two scalar subqueries of a snapshot statement."""
+    zero = literal_column("0", Integer)  # a constant as SQL text: every parameter is one of ours
+    return (
+        select(func.coalesce(func.sum(reservations.c.amount_units), zero))
+        .where(*in_window)
+        .scalar_subquery(),
+        select(func.coalesce(func.sum(reservations.c.ops), zero))
+        .where(*in_window)
+        .scalar_subquery(),
+    )
 
 
 def file_batch(
@@ -367,12 +382,7 @@ def _compile(dialect: Dialect) -> _Statements:
         select(controls.c.value).where(controls.c.key == bindparam("pause")).scalar_subquery(),
         select(chain_heads.c.account_seq).where(head).scalar_subquery(),
         select(chain_heads.c.hash).where(head).scalar_subquery(),
-        select(func.coalesce(func.sum(reservations.c.amount_units), zero))
-        .where(*in_window)
-        .scalar_subquery(),
-        select(func.coalesce(func.sum(reservations.c.ops), zero))
-        .where(*in_window)
-        .scalar_subquery(),
+        *window_sums(*in_window),
         numbering,
     )
     filing_columns = [column.name for column in filings.columns]
