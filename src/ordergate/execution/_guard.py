@@ -463,9 +463,10 @@ class Guard:
     def _estimate_and_file(
         self, seen: Seen, final: bool, proposal: Proposal, identity: str
     ) -> tuple[PolicyDecision, FilingResult]:
-        """Stage A (blocking): the record read beside the broker's ``view``, the policy on
-        the estimated terms, then the filing (and its reservation) with the journal entry of
-        its decision, committed together before anything is sent."""
+        """Stage A (blocking): the record read beside the broker's view (``seen``; on paper
+        the book is read here too), the policy on the estimated terms, then the filing (and
+        its reservation) with the journal entry of its decision, committed together before
+        anything is sent."""
         policy, caps = self._policy, self._caps
         world = self._world.with_record(proposal, seen, final=final)
         terms = estimate_terms(proposal, world.state.quote)
