@@ -163,7 +163,7 @@ SURFACE = {
         "ServerMethods", "Session", "SessionStore", "TransportFaults", "async_verifier",
         "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
-        "EncodedResult", "Result", "encoded_tool_result",
+        "EncodedResult", "Result", "encoded_tool_result", "choose_framing", "version_problem",
     },
     "ordergate.policy": {
         "check_daily_loss", "check_drawdown",
