@@ -16,7 +16,7 @@ SURFACE = {
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
         "TimeInForce", "ToolError", "compact_json", "create_private", "ensure_private_dir",
-        "install_redaction", "json_text",
+        "install_redaction", "json_text", "decode_json",
         "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
         "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
         "write_private",

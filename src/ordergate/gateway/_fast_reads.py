@@ -123,8 +123,15 @@ class ForwardedReads:
         endpoint = self._endpoint
         raw = scope["headers"]
         headers = dict(raw)
-        if len(headers) != len(raw) or self._hosts.refusal(raw) is not None:
-            return None  # a header named twice, or a foreign Host or Origin
+        hosts = self._hosts
+        # No header named twice: then HostPolicy.refusal's rule (one Host, at most one
+        # Origin, each allowed) is its two predicates on the one value of each.
+        if (
+            len(headers) != len(raw)
+            or not hosts.host_allowed(headers.get(b"host"))
+            or not hosts.origin_allowed(headers.get(b"origin"))
+        ):
+            return None
         declared = headers.get(b"content-length")
         if declared is not None and not (declared.isdigit() and int(declared) <= self._max_body):
             return None
