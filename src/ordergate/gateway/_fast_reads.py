@@ -33,8 +33,11 @@ headers and body. Then comes the commit point: the principal's admission (``admi
 budget, the endpoint's own 429) and the forward under the general path's refusal wrapper
 (``GatewayMethods.read``), answered by the endpoint's own ``respond`` and ``reply``.
 
-Measured (``/tmp``-style paired rounds of 1000 reads, gateway process CPU per read and p50
-against the bare hop): see the commit that introduced it.
+Measured in paired rounds (the venue, the gateway before and after, and the bench's bare hop
+as processes; 1000 reads a round, alternating): the gateway's own CPU per read above the
+hop's 188 → 113 µs, its p50 against the hop's 1.35 → 1.17 (with ``decode_json`` and
+``WireAnswer``'s header table). Python opcodes executed per read, in process: 3017 on the
+general path, 2158 here, 483 for the hop.
 """
 
 from __future__ import annotations
