@@ -81,8 +81,13 @@ class ForwardedReads:
         hosts: HostPolicy,
         max_body: int,
     ) -> None:
-        if endpoint.faults is not None or endpoint.methods is not methods:
+        if (
+            endpoint.faults is not None
+            or endpoint.methods is not methods
+            or endpoint.session_owner is None
+        ):
             raise ValueError("the fast path serves the gateway's own endpoint, without faults")
+        self._owner = endpoint.session_owner
         self.general = general
         self._endpoint = endpoint
         self._methods = methods
@@ -168,7 +173,7 @@ class ForwardedReads:
         session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
         if not session_id:
             return None
-        session = self._methods.sessions.get(session_id, principal.session_owner)
+        session = self._methods.sessions.get(session_id, self._owner(principal))
         version = headers.get(b"mcp-protocol-version")
         if session is None or version_problem(version, session=session, versions=endpoint.versions):
             return None
