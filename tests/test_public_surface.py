@@ -16,7 +16,7 @@ SURFACE = {
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
         "TimeInForce", "ToolError", "compact_json", "create_private", "ensure_private_dir",
-        "install_redaction", "json_text",
+        "install_redaction", "json_text", "decode_json",
         "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
         "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
         "write_private",
@@ -164,7 +164,7 @@ SURFACE = {
         "ServerMethods", "Session", "SessionStore", "TransportFaults", "async_verifier",
         "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
-        "EncodedResult", "Result", "encoded_tool_result",
+        "EncodedResult", "Result", "encoded_tool_result", "choose_framing", "version_problem",
     },
     "ordergate.policy": {
         "check_daily_loss", "check_drawdown",

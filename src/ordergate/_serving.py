@@ -159,6 +159,11 @@ class _Server(uvicorn.Server):
         for sock in sockets or []:
             sock.close()
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop it serves on, once started."""
+        return getattr(self, "_loop", None)
+
     def exit_soon(self) -> None:
         """From any thread: stop serving now (not at the next tick)."""
         self.should_exit = True

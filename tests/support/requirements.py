@@ -195,6 +195,9 @@ REQUIREMENTS: dict[str, str] = {
     "never a 500",
     "gateway.bypass.symbol-padding": "issue 12 §4.7: a symbol with space or a control "
     "character around it is refused, not stripped",
+    "gateway.read.fast-path-same-answers": "architecture, at the edge: a forwarded read's fast "
+    "path applies every check of the general path; all it does not serve, and every refusal, "
+    "is the general path's own answer",
     # Issue 14 §1: cost independent of history
     "ledger.cost-bounded-by-open": "issue 14 §1: order path and reconciler queries use indexes",
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",

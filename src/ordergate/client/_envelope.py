@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.client._errors import BusinessError, ResponseParseError, RpcError
-from ordergate.core import json_text
+from ordergate.core import decode_json
 
 __all__ = ["decode_body", "unwrap_result"]
 
@@ -30,8 +30,8 @@ _DECODER = json.JSONDecoder(parse_float=Decimal, parse_constant=_not_json)
 def _loads(text: str | bytes, tool: str | None) -> Any:
     try:
         if isinstance(text, bytes):
-            text = json_text(text)
-        elif text.startswith("\ufeff"):
+            return decode_json(_DECODER, text)
+        if text.startswith("\ufeff"):
             raise ValueError("a UTF-8 BOM before the JSON text")
         return _DECODER.decode(text)
     except ValueError:

@@ -129,7 +129,7 @@ class JsonRpcCaller:
 
         async def send(authorization: str | None) -> WireAnswer:
             answer = await wire.post(self._block(authorization, cookie), body)
-            if any(name == b"set-cookie" for name, _ in answer.headers):
+            if answer.header(b"set-cookie") is not None:
                 self._keep_cookies(answer)
             return answer
 

@@ -57,19 +57,20 @@ MAX_ANSWER_BYTES = 64 * 1024 * 1024
 class WireAnswer:
     """One HTTP answer: status, raw headers (lower-case names) and the whole body."""
 
-    __slots__ = ("content", "headers", "status_code")
+    __slots__ = ("_last", "content", "headers", "status_code")
 
     def __init__(self, status_code: int, headers: list[Header], content: bytes) -> None:
         self.status_code = status_code
         self.headers = headers
         self.content = content
+        self._last: dict[bytes, bytes] | None = None
 
     def header(self, name: bytes) -> str | None:
         """The last value of header ``name`` (lower case), or ``None``."""
-        found = None
-        for key, value in self.headers:
-            if key == name:
-                found = value
+        last = self._last
+        if last is None:  # one table for every header asked (a dict keeps the last value)
+            last = self._last = dict(self.headers)
+        found = last.get(name)
         return None if found is None else found.decode("latin-1")
 
     def all(self, name: bytes) -> list[str]:

@@ -30,7 +30,7 @@ from ordergate.core._enums import (
     TimeInForce,
 )
 from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
-from ordergate.core._json import compact_json, json_text
+from ordergate.core._json import compact_json, decode_json, json_text
 from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
 from ordergate.core._private import (
     create_private,
@@ -74,6 +74,7 @@ __all__ = [
     "ToolError",
     "compact_json",
     "create_private",
+    "decode_json",
     "ensure_private_dir",
     "install_redaction",
     "json_text",

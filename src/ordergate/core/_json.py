@@ -16,7 +16,7 @@ from collections.abc import Callable
 from json import encoder as _encoder
 from typing import Any
 
-__all__ = ["compact_json", "json_text"]
+__all__ = ["compact_json", "decode_json", "json_text"]
 
 
 def json_text(body: bytes) -> str:
@@ -25,6 +25,21 @@ def json_text(body: bytes) -> str:
     the detecting."""
     utf8 = body[:1] == b"{" and body[1:2] != b"\x00"  # no BOM, not UTF-16/32
     return body.decode("utf-8" if utf8 else json.detect_encoding(body), "surrogatepass")
+
+
+def decode_json(decoder: json.JSONDecoder, body: bytes) -> Any:
+    """``decoder.decode(json_text(body))``: the value, raising what that raises. A JSON
+    object in plain UTF-8 with nothing around it (what every peer sends) goes to the
+    decoder's own scanner at once, without ``decode``'s two whitespace matches and frames
+    (the same scanner, so the same value and the same errors; anything after the object is
+    left to ``decode``, which refuses it)."""
+    if body[:1] == b"{" and body[-1:] == b"}" and body[1:2] != b"\x00":
+        text = body.decode("utf-8", "surrogatepass")
+        value, end = decoder.scan_once(text, 0)  # type: ignore[attr-defined]
+        if end == len(text):
+            return value
+        return decoder.decode(text)
+    return decoder.decode(json_text(body))
 
 
 def compact_json(default: Callable[[Any], Any]) -> Callable[[Any], str]:

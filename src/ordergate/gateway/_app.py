@@ -27,6 +27,7 @@ from ordergate.gateway._broker import broker_route
 from ordergate.gateway._budget import admission, budget_for
 from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._fast_reads import ForwardedReads
 from ordergate.gateway._health import Readiness, health_routes, ledger_writable
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
@@ -157,7 +158,15 @@ def build_gateway_app(
         on_refusal=metrics.refused,
         proxies=config.proxies,
     )
-    return HostCheck(limited, policy=HostPolicy.for_url(public_url, speaker="the gateway"))
+    hosts = HostPolicy.for_url(public_url, speaker="the gateway")
+    return ForwardedReads(
+        HostCheck(limited, policy=hosts),
+        endpoint=endpoint,
+        methods=methods,
+        verifier=verify,
+        hosts=hosts,
+        max_body=config.max_body,
+    )
 
 
 class McpFirst:

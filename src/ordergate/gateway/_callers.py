@@ -30,12 +30,12 @@ from collections.abc import Callable
 
 from ordergate.callers import CallerVerifier, looks_like_caller_token
 from ordergate.gateway._owner import connection_digest
-from ordergate.gateway.mcp import Credential, Principal, Verify
+from ordergate.gateway.mcp import Credential, Principal
 from ordergate.gateway.oauth import GatewayStore, Grant
 from ordergate.gateway.oauth._records import ConnectionState
 from ordergate.store import blocking
 
-__all__ = ["CALLER_PREFIX", "bearer_verifier", "caller_identity"]
+__all__ = ["CALLER_PREFIX", "BearerVerifier", "bearer_verifier", "caller_identity"]
 
 CALLER_PREFIX = "caller:"
 _REMEMBERED = 65536
@@ -57,53 +57,96 @@ def bearer_verifier(
     needs_connection: bool,
     remember: int = _REMEMBERED,
     cached: Callable[[str], Grant | None] | None = None,
-) -> Verify:
+) -> BearerVerifier:
     """``verify(token)`` for the MCP endpoint and the capability broker. ``oauth`` is the
     authorization server's (a cache hit, or one indexed read), run in a worker thread unless
     ``cached`` (its cache alone, which never blocks) already holds the token's grant;
     ``identity`` maps a connection id to its identity on the record; ``remember`` bounds how
     many connections' principals are kept."""
-    # An OAuth token's principal is its connection's alone (the id, its identity and the
-    # profile, which never changes): built once per connection, not once a request.
-    principals: dict[str, Principal] = {}
+    return BearerVerifier(
+        oauth,
+        callers,
+        store=store,
+        identity=identity,
+        needs_connection=needs_connection,
+        remember=remember,
+        cached=cached,
+    )
 
-    async def connection_principal(connection_id: str) -> Principal:
-        principal = principals.get(connection_id)
+
+class BearerVerifier:
+    """A ``Verify``: ``await verifier(token)`` is the token's principal or ``None``;
+    ``verifier.known(token)`` answers from memory alone (see ``bearer_verifier``)."""
+
+    def __init__(
+        self,
+        oauth: Callable[[str], Grant | None],
+        callers: CallerVerifier | None,
+        *,
+        store: GatewayStore,
+        identity: Callable[[str], str],
+        needs_connection: bool,
+        remember: int,
+        cached: Callable[[str], Grant | None] | None,
+    ) -> None:
+        self._oauth = oauth
+        self._callers = callers
+        self._store = store
+        self._identity = identity
+        self._needs_connection = needs_connection
+        self._remember = remember
+        self._cached = cached
+        # An OAuth token's principal is its connection's alone (the id, its identity and the
+        # profile, which never changes): built once per connection, not once a request.
+        self._principals: dict[str, Principal] = {}
+
+    def known(self, token: str) -> Principal | None:
+        """The principal of an OAuth access token whose grant the verification cache holds
+        and whose connection's principal is remembered: what ``await self(token)`` answers
+        then, without a read and without awaiting. ``None`` says only that the full
+        verification must run (a caller token, a cache miss, or a token it would refuse)."""
+        if self._cached is None or looks_like_caller_token(token):
+            return None
+        grant = self._cached(token)
+        return None if grant is None else self._principals.get(grant.connection_id)
+
+    async def _connection_principal(self, connection_id: str) -> Principal:
+        principal = self._principals.get(connection_id)
         if principal is not None:
             return principal
-        connection = await blocking(store.connection, connection_id)
+        connection = await blocking(self._store.connection, connection_id)
         principal = Principal(
             connection_id=connection_id,
-            identity=identity(connection_id),
+            identity=self._identity(connection_id),
             profile=None if connection is None else connection.profile,
             credential=Credential.OAUTH,
         )
         if connection is not None:
-            if len(principals) >= remember:
-                principals.clear()
-            principals[connection_id] = principal
+            if len(self._principals) >= self._remember:
+                self._principals.clear()
+            self._principals[connection_id] = principal
         return principal
 
-    async def verify(token: str) -> Principal | None:
+    async def __call__(self, token: str) -> Principal | None:
         if not looks_like_caller_token(token):
-            grant = cached(token) if cached is not None else None
+            grant = self._cached(token) if self._cached is not None else None
             if grant is None:
-                grant = await blocking(oauth, token)
+                grant = await blocking(self._oauth, token)
             if grant is None:
                 return None
-            return await connection_principal(grant.connection_id)
-        if callers is None:
+            return await self._connection_principal(grant.connection_id)
+        if self._callers is None:
             return None  # this gateway has no caller key: it honours no caller token
-        claims = callers.verify(token)
+        claims = self._callers.verify(token)
         if claims is None:
             return None
         bound: str | None = None
         if claims.connection is None:
-            if needs_connection:
+            if self._needs_connection:
                 return None
             connection_id = CALLER_PREFIX + claims.caller
         else:
-            connection = await blocking(store.connection, claims.connection)
+            connection = await blocking(self._store.connection, claims.connection)
             if connection is None or connection.state != ConnectionState.LIVE:
                 return None
             connection_id = bound = connection.id
@@ -113,5 +156,3 @@ def bearer_verifier(
             profile=claims.profile,
             credential=Credential.CALLER,
         )
-
-    return verify

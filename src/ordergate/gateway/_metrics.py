@@ -109,6 +109,9 @@ class _Observed:
     async def guard(self, connection_id: str) -> Guard:
         return await self._inner.guard(connection_id)
 
+    def open_guard(self, connection_id: str) -> Guard | None:
+        return self._inner.open_guard(connection_id)
+
     def identity(self, connection_id: str) -> str:
         return self._inner.identity(connection_id)
 

@@ -51,6 +51,9 @@ class OwnerBackend:
     async def guard(self, connection_id: str) -> Guard:
         return self._running.guard
 
+    def open_guard(self, connection_id: str) -> Guard | None:
+        return self._running.guard
+
     def identity(self, connection_id: str) -> str:
         return identity_of(connection_id)
 

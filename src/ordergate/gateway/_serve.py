@@ -15,10 +15,11 @@ import asyncio
 import logging
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from types import TracebackType
+from typing import Any, TypeVar
 
 import anyio
 
@@ -74,6 +75,7 @@ __all__ = ["GatewayServer", "Serving", "run_gateway", "sealed_custody"]
 
 logger = logging.getLogger(__name__)
 _START_TIMEOUT_S = 60.0
+_T = TypeVar("_T")
 _HOUSEKEEPING_S = 3600.0
 _SWEEP_S = 60.0  # how soon an ended connection's upstream session leaves memory
 _POLICY_WATCH_S = 2.0  # how soon a policy applied by another process is enforced here
@@ -527,6 +529,19 @@ class GatewayServer:
         self.running: Running | None = None
         self.serving: Serving | None = None
         self._thread = threading.Thread(target=self._run, name="ordergate-gateway", daemon=True)
+
+    @property
+    def app(self) -> Any:
+        """The ASGI app it serves, once started."""
+        return self._servers[0].config.app
+
+    def run_in_loop(self, work: Coroutine[Any, Any, _T], timeout_s: float) -> _T:
+        """``work`` run to its end on the gateway's event loop (where its upstream
+        connections live), from another thread, within ``timeout_s``; its result."""
+        loop = self._servers[0].loop
+        if loop is None:
+            raise RuntimeError("the gateway is not serving")
+        return asyncio.run_coroutine_threadsafe(work, loop).result(timeout_s)
 
     @property
     def auth(self) -> GatewayAuth | None:

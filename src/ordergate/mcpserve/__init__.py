@@ -16,7 +16,7 @@ from ordergate.mcpserve._endpoint import (
     McpEndpoint,
     async_verifier,
 )
-from ordergate.mcpserve._framing import Framing
+from ordergate.mcpserve._framing import Framing, choose_framing
 from ordergate.mcpserve._json import (
     MAX_JSON_DEPTH,
     dumps_decimal_numbers,
@@ -49,6 +49,7 @@ from ordergate.mcpserve._results import (
     tool_result,
 )
 from ordergate.mcpserve._sessions import Session, SessionStore
+from ordergate.mcpserve._versions import version_problem
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -77,6 +78,7 @@ __all__ = [
     "SessionStore",
     "TransportFaults",
     "async_verifier",
+    "choose_framing",
     "dumps_decimal_numbers",
     "dumps_decimal_strings",
     "encoded_tool_result",
@@ -84,4 +86,5 @@ __all__ = [
     "loads_json",
     "open_session",
     "tool_result",
+    "version_problem",
 ]

@@ -58,7 +58,7 @@ from ordergate.mcpserve._methods import (
     TransportFaults,
 )
 from ordergate.mcpserve._rebinding import HostPolicy
-from ordergate.mcpserve._results import EncodedResult
+from ordergate.mcpserve._results import EncodedResult, Result
 from ordergate.mcpserve._sessions import Session
 from ordergate.mcpserve._versions import version_problem
 
@@ -239,7 +239,7 @@ class McpEndpoint(Generic[P]):
         try:
             message = loads_json(body)
         except ValueError:
-            await self._reply(
+            await self.reply(
                 send, 400, framing, error_response(None, RpcError(PARSE_ERROR, "Parse error"))
             )
             return
@@ -248,7 +248,7 @@ class McpEndpoint(Generic[P]):
             return
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             error = RpcError(INVALID_REQUEST, "expected one JSON-RPC 2.0 message object")
-            await self._reply(send, 400, framing, error_response(None, error))
+            await self.reply(send, 400, framing, error_response(None, error))
             return
         if "method" not in message:
             await _plain(send, 202, b"")  # a response or error from the client: nothing to answer
@@ -258,7 +258,7 @@ class McpEndpoint(Generic[P]):
         if request_id is not None and self.admit is not None:
             wait = await self.admit(principal)
             if wait is not None:
-                await self._limited(send, framing, request_id, wait)
+                await self.limited(send, framing, request_id, wait)
                 return
         params = message.get("params") or {}
         extra: list[tuple[bytes, bytes]] = []
@@ -271,14 +271,14 @@ class McpEndpoint(Generic[P]):
             if owner is not None:
                 self.methods.sessions.bind(session.session_id, owner)
             extra.append((b"mcp-session-id", session.session_id.encode()))
-            await self._reply(send, 200, framing, result_response(request_id, result), extra)
+            await self.reply(send, 200, framing, result_response(request_id, result), extra)
             return
         current: Session | None = None
         if session_id:
             current = self.methods.sessions.get(session_id, self._owner(principal))
             if current is None:
                 error = RpcError(INVALID_REQUEST, "Session not found")
-                await self._reply(send, 404, framing, error_response(request_id, error))
+                await self.reply(send, 404, framing, error_response(request_id, error))
                 return
             extra.append((b"mcp-session-id", session_id.encode()))
         problem = version_problem(
@@ -286,7 +286,7 @@ class McpEndpoint(Generic[P]):
         )
         if problem is not None:
             error = RpcError(INVALID_REQUEST, problem)
-            await self._reply(send, 400, framing, error_response(request_id, error))
+            await self.reply(send, 400, framing, error_response(request_id, error))
             return
         if request_id is None:
             await _plain(send, 202, b"", extra)  # a notification
@@ -295,7 +295,7 @@ class McpEndpoint(Generic[P]):
         if self.faults is not None and self.faults.drop_answer():
             await _drop(send)  # processed, answer lost: the "unanswered" case
             return
-        await self._reply(send, 200, framing, response, extra)
+        await self.reply(send, 200, framing, response, extra)
 
     async def _answer(self, request_id: Any, method: Any, params: Any, principal: P) -> Reply:
         """The response to one request (not ``initialize``), a result or an error."""
@@ -304,8 +304,14 @@ class McpEndpoint(Generic[P]):
                 INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
             )
             return error_response(request_id, error)
+        return await self.respond(request_id, self.methods.call(method, params, principal))
+
+    async def respond(self, request_id: Any, call: Awaitable[Result]) -> Reply:
+        """The response to request ``request_id`` whose answer ``call`` gives: its result, or
+        the error it raised (``RpcError`` as it is; anything else, a server's bug, as an
+        internal error, logged by its type only)."""
         try:
-            result = await self.methods.call(method, params, principal)
+            result = await call
             if isinstance(result, EncodedResult):
                 # An integer id (what clients send) is its digits; anything else as JSON.
                 shown = b"%d" % request_id if type(request_id) is int else self.dumps(request_id)
@@ -335,20 +341,20 @@ class McpEndpoint(Generic[P]):
         )
         if session_id and current is None:
             error = RpcError(INVALID_REQUEST, "Session not found")
-            await self._reply(send, 404, framing, error_response(None, error))
+            await self.reply(send, 404, framing, error_response(None, error))
             return
         if current is None or current.protocol_version != LEGACY_PROTOCOL_VERSION or not batch:
             error = RpcError(
                 INVALID_REQUEST,
                 "a JSON-RPC batch needs a session negotiated at MCP 2025-03-26 and one message",
             )
-            await self._reply(send, 400, framing, error_response(None, error))
+            await self.reply(send, 400, framing, error_response(None, error))
             return
         problem = version_problem(
             headers.get(b"mcp-protocol-version"), session=current, versions=self.versions
         )
         if problem is not None:
-            await self._reply(
+            await self.reply(
                 send, 400, framing, error_response(None, RpcError(INVALID_REQUEST, problem))
             )
             return
@@ -375,16 +381,16 @@ class McpEndpoint(Generic[P]):
         if not responses:
             await _plain(send, 202, b"", extra)
             return
-        await self._reply(send, 200, framing, responses, extra)
+        await self.reply(send, 200, framing, responses, extra)
 
-    async def _limited(self, send: Send, framing: Framing, request_id: Any, wait: float) -> None:
+    async def limited(self, send: Send, framing: Framing, request_id: Any, wait: float) -> None:
         """429 for a request over its rate limit: ``Retry-After`` whole seconds, and the
         JSON-RPC error the client's SDK surfaces to the agent."""
         error = _limit_error(wait)
         retry = [(b"retry-after", str(error.data["retry_after"]).encode())]
-        await self._reply(send, 429, framing, error_response(request_id, error), retry)
+        await self.reply(send, 429, framing, error_response(request_id, error), retry)
 
-    async def _reply(
+    async def reply(
         self,
         send: Send,
         status: int,
@@ -392,6 +398,8 @@ class McpEndpoint(Generic[P]):
         message: Reply | list[Reply],
         extra: list[tuple[bytes, bytes]] | None = None,
     ) -> None:
+        """Send one JSON-RPC answer (or a batch's) with ``status``, framed as ``framing``
+        asks, with the ``extra`` headers."""
         if isinstance(message, bytes):
             payload = message
         elif isinstance(message, list):

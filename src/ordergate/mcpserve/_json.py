@@ -29,7 +29,7 @@ import secrets
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import compact_json, json_text
+from ordergate.core import compact_json, decode_json, json_text
 
 __all__ = ["MAX_JSON_DEPTH", "dumps_decimal_numbers", "dumps_decimal_strings", "loads_json"]
 
@@ -64,7 +64,10 @@ def loads_json(body: bytes | str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     arrays and objects deeper than ``max_depth``. (One decoder for every call: ``json.loads``
     with options builds a new one each time.)"""
     try:
-        value = _DECODER.decode(_json_text(body))
+        if isinstance(body, bytes):
+            value = decode_json(_DECODER, body)
+        else:
+            value = _DECODER.decode(_json_text(body))
     except RecursionError:
         raise ValueError("nested too deeply to parse") from None
     # At most one level per bracket: a body with few brackets needs no walk (the hot path).

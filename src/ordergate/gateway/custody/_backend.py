@@ -149,6 +149,12 @@ class SealedBackend:
         assert held.guard is not None
         return held.guard
 
+    def open_guard(self, connection_id: str) -> Guard | None:
+        held = self._open.get(connection_id)
+        if held is None or not held.ready.is_set() or held.error is not None:
+            return None
+        return held.guard
+
     def identity(self, connection_id: str) -> str:
         return identity_of(connection_id)
 

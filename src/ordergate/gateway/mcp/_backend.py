@@ -36,6 +36,11 @@ class GatewayBackend(Protocol):
         connection has an upstream session of its own)."""
         ...
 
+    def open_guard(self, connection_id: str) -> Guard | None:
+        """``guard``'s answer when it needs no waiting (the guard is open), else ``None``:
+        never opens anything, never raises (a forwarded read's fast path asks this)."""
+        ...
+
     def identity(self, connection_id: str) -> str:
         """The connection id, hashed: the identity on the record (the verifier puts it in
         the request's ``Principal``)."""

@@ -39,6 +39,7 @@ from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._order import order
+from ordergate.gateway.mcp._paper_reads import FORWARD
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.gateway.mcp._profiles import (
     needs,
@@ -46,7 +47,7 @@ from ordergate.gateway.mcp._profiles import (
     refusal_for,
     visible_to,
 )
-from ordergate.gateway.mcp._read import forward
+from ordergate.gateway.mcp._read import forward, forward_unchanged
 from ordergate.gateway.mcp._refusing import Failure, answering, refuse, step
 from ordergate.gateway.mcp._routing import Route, route
 from ordergate.mcpserve import (
@@ -164,6 +165,47 @@ class GatewayMethods:
         if method == "tools/list":
             return await self._list_tools(principal, params)
         return await answering(self._call_tool(principal, params))
+
+    def plain_read(
+        self, principal: Principal, params: dict[str, Any]
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The tool name and arguments of a ``tools/call`` (``params``) that ``call`` would
+        forward to the upstream unchanged, decided from memory alone, without awaiting: the
+        principal names a connection, the tool is on its listing (read within ``tools_ttl``)
+        and not the gateway's own, its route (decided already) is ``FORWARD``, the
+        principal's profile permits it, its guard is open, and in paper mode the read is one
+        paper mode forwards (never one the paper book answers, never one it refuses).
+        ``None`` for anything else: ``call`` decides it (and refuses what it refuses). What
+        it returns is answered by ``read``."""
+        connection_id = principal.connection_id
+        name = params.get("name")
+        if not connection_id or not isinstance(name, str) or not name or name in GATE_HANDLERS:
+            return None
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        elif not isinstance(arguments, dict):
+            return None
+        listing = self._desk.catalog.fresh(connection_id)
+        if listing is None:
+            return None
+        descriptor = listing.by_name.get(name)
+        decided = listing.decided.get(name)
+        if descriptor is None or decided is None or decided[0].route is not Route.FORWARD:
+            return None
+        if refusal_for(self.profile(principal), descriptor, decided[1]) is not None:
+            return None
+        guard = self._desk.backend.open_guard(connection_id)
+        if guard is None or (guard.paper and listing.paper.get(name) != FORWARD):
+            return None
+        return name, arguments
+
+    async def read(self, principal: Principal, name: str, arguments: dict[str, Any]) -> Result:
+        """``call``'s answer to a ``tools/call`` that ``plain_read`` found plain: the
+        upstream's answer forwarded unchanged, under the same refusal wrapper."""
+        return await answering(
+            forward_unchanged(self._desk.backend, principal.connection_id, name, arguments)
+        )
 
     async def capability(
         self, principal: Principal, permission: str, body: object

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from ordergate.gateway.mcp._answers import forwarded
+from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._paper_reads import (
     FORWARD,
@@ -28,7 +29,7 @@ from ordergate.gateway.mcp._paper_reads import (
 from ordergate.gateway.mcp._refusing import Failure, step
 from ordergate.mcpserve import Result
 
-__all__ = ["forward"]
+__all__ = ["forward", "forward_unchanged"]
 
 FORWARD_FAILED = Failure("forward", broker=True, level=logging.INFO)
 
@@ -53,7 +54,13 @@ async def forward(call: Call) -> Result:
 
             desk = paper_desk(guard, call.identity, accounts=accounts)
             return await paper_read(entry, desk, call.arguments)
-    data = await step(
-        backend.forward(call.connection_id, call.name, call.arguments), FORWARD_FAILED
-    )
+    return await forward_unchanged(backend, call.connection_id, call.name, call.arguments)
+
+
+async def forward_unchanged(
+    backend: GatewayBackend, connection_id: str, name: str, arguments: dict[str, Any]
+) -> Result:
+    """The upstream's answer to the call, under the gateway's guide; a failure is the broker
+    failure's fixed sentence."""
+    data = await step(backend.forward(connection_id, name, arguments), FORWARD_FAILED)
     return forwarded(data)

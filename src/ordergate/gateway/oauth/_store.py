@@ -243,5 +243,6 @@ class GatewayStore:
                 erase_connection(tx, connection_id)
             tx.execute(delete(gateway_pending).where(gateway_pending.c.expires_at <= iso(now)))
             tx.execute(delete(gateway_tokens).where(gateway_tokens.c.expires_at <= iso(now)))
-        self.grants.forget_verified()
+        if idle:  # an expired token's grant is refused by the cache at its expiry already
+            self.grants.forget_verified()
         return len(idle)
