@@ -117,6 +117,8 @@ REQUIREMENTS: dict[str, str] = {
     "Retry-After and a JSON-RPC error carrying retry_after",
     "gateway.limits.redis-shared": "issue 13 §5: with --redis every replica shares each budget",
     "gateway.health": "issue 13 §6: /healthz and /readyz answer unauthenticated and reveal nothing",
+    "gateway.metrics": "README: /metrics counts forwarded calls by tool and outcome and times "
+    "them; its labels are tool names and fixed codes only",
     "gateway.custody.sealed-session": "architecture, custody: each upstream session sealed at rest",
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",

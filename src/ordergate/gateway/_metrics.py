@@ -8,15 +8,12 @@ identity, an account or a token.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
+from collections.abc import Iterator
 from typing import Any
 
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    generate_latest,
-)
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, generate_latest
+from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -29,44 +26,75 @@ __all__ = ["GatewayMetrics"]
 _LABELS_KEPT = 1024  # names an agent makes up are looked up each time, never kept
 
 
+_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0)
+"""The latency histogram's upper bounds (seconds): prometheus_client's default buckets."""
+_LE = (*(repr(bound) for bound in _BUCKETS), "+Inf")  # each bucket's ``le`` as exposed
+
+
+class _Calls:
+    """One tool's forwarded calls: counts by outcome, and the latency histogram's counts (one
+    per bucket, not yet cumulative) and sum. Updated on the event loop alone."""
+
+    __slots__ = ("buckets", "created", "outcomes", "total")
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, int] = {}
+        self.buckets = [0] * (len(_BUCKETS) + 1)  # the last is +Inf
+        self.total = 0.0
+        self.created = time.time()
+
+
+class _ForwardedCalls:
+    """A collector of the forwarded calls' counts and latencies, kept as plain numbers and
+    turned into metric families only when ``/metrics`` is read. prometheus_client's own
+    ``Counter`` and ``Histogram`` take a lock per value and walk the buckets in Python on
+    every observation (~1.6 us a forwarded call, warm, against ~0.2 us here)."""
+
+    def __init__(self) -> None:
+        self.by_tool: dict[str, _Calls] = {}
+
+    def observe(self, tool: str, outcome: str, seconds: float) -> None:
+        calls = self.by_tool.get(tool)
+        if calls is None:
+            calls = self.by_tool[tool] = _Calls()
+        calls.outcomes[outcome] = calls.outcomes.get(outcome, 0) + 1
+        calls.buckets[bisect_left(_BUCKETS, seconds)] += 1
+        calls.total += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        counts = CounterMetricFamily(
+            "ordergate_gateway_upstream_calls",
+            "Calls forwarded to the upstream, by tool and outcome.",
+            labels=["tool", "outcome"],
+        )
+        latency = HistogramMetricFamily(
+            "ordergate_gateway_upstream_seconds",
+            "Upstream latency of forwarded calls.",
+            labels=["tool"],
+        )
+        for tool, calls in sorted(self.by_tool.items()):
+            for outcome, count in sorted(calls.outcomes.items()):
+                counts.add_metric([tool, outcome], count, created=calls.created)
+            cumulative, buckets = 0, []
+            for le, count in zip(_LE, calls.buckets, strict=True):
+                cumulative += count
+                buckets.append((le, cumulative))
+            latency.add_metric([tool], buckets, sum_value=calls.total)
+        yield counts
+        yield latency
+
+
 class GatewayMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
-        self.calls = Counter(
-            "ordergate_gateway_upstream_calls",
-            "Calls forwarded to the upstream, by tool and outcome.",
-            ["tool", "outcome"],
-            registry=self.registry,
-        )
+        self.forwarded = _ForwardedCalls()
+        self.registry.register(self.forwarded)
         self.refusals = Counter(
             "ordergate_gateway_refusals",
             "Requests refused before reaching a route (rate limit, body size), by reason.",
             ["reason"],
             registry=self.registry,
         )
-        self.latency = Histogram(
-            "ordergate_gateway_upstream_seconds",
-            "Upstream latency of forwarded calls.",
-            ["tool"],
-            registry=self.registry,
-        )
-
-        # Each label set's child, looked up once: ``labels()`` takes a lock and builds a key
-        # on every call, and the label sets are few and fixed (known tool names, two outcomes).
-        self._timings: dict[str, Any] = {}
-        self._counts: dict[tuple[str, str], Any] = {}
-
-    def timing(self, tool: str) -> Any:
-        child = self._timings.get(tool)
-        if child is None:
-            child = self._timings[tool] = self.latency.labels(tool=tool)
-        return child
-
-    def count(self, tool: str, outcome: str) -> Any:
-        child = self._counts.get((tool, outcome))
-        if child is None:
-            child = self._counts[(tool, outcome)] = self.calls.labels(tool=tool, outcome=outcome)
-        return child
 
     def refused(self, reason: str) -> None:
         self.refusals.labels(reason=reason).inc()
@@ -126,5 +154,4 @@ class _Observed:
             outcome = "ok"
             return result
         finally:
-            self._metrics.timing(tool).observe(time.perf_counter() - started)
-            self._metrics.count(tool, outcome).inc()
+            self._metrics.forwarded.observe(tool, outcome, time.perf_counter() - started)
