@@ -96,7 +96,9 @@ class SignedSessions(SessionStore):
         if len(parts) != 5 or parts[0] != _PREFIX or session_id in self._ended:
             return None
         _, nonce, opened_text, version, mac = parts
-        if not opened_text.isdigit() or not _VERSION.fullmatch(version):
+        # ASCII digits only: ``isdigit`` takes "²" (which ``int`` refuses: a 500) and other
+        # scripts' digits (which ``int`` reads: another spelling of the id's own time).
+        if not (opened_text.isascii() and opened_text.isdigit()) or not _VERSION.fullmatch(version):
             return None
         opened = int(opened_text)
         if not hmac.compare_digest(mac, self._mac(nonce, opened, version, owner)):

@@ -48,6 +48,11 @@ def test_an_altered_malformed_or_expired_session_id_is_unknown() -> None:
         ".".join((prefix, nonce, at, version, "0" * 32)),
         ".".join(("s0", nonce, at, version, mac)),
         ".".join((prefix, nonce, "soon", version, mac)),
+        ".".join((prefix, nonce, "²", version, mac)),  # a digit to isdigit, not to int
+        ".".join(
+            (prefix, nonce, at.translate(str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")), version, mac)
+        ),  # the same time in other digits: not the id's own text
+        ".".join((prefix, nonce, " " + at, version, mac)),
         ".".join((prefix, nonce, at, "no/slash", mac)),
         session_id + ".more",
         "a-plain-random-id",
