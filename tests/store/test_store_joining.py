@@ -8,8 +8,9 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Column, Engine, MetaData, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
+from store_testkit import engine_with
 
-from ordergate.store import engine_for, normalise_url, reading, step_memo, write_transaction
+from ordergate.store import reading, step_memo, write_transaction
 
 pytestmark = pytest.mark.req("store.steps-commit-together")
 
@@ -19,12 +20,8 @@ _ROWS = Table("joining_rows", _META, Column("key", String(20), primary_key=True)
 
 @pytest.fixture
 def engine(store_url: str) -> Iterator[Engine]:
-    engine = engine_for(normalise_url(store_url))
-    _META.create_all(engine)
-    try:
+    with engine_with(_META, store_url) as engine:
         yield engine
-    finally:
-        engine.dispose()
 
 
 def _committed(engine: Engine) -> set[str]:

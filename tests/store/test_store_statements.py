@@ -28,8 +28,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
+from store_testkit import engine_with
 
-from ordergate.store import Statement, engine_for, normalise_url, reading, write_transaction
+from ordergate.store import Statement, reading, write_transaction
 
 pytestmark = pytest.mark.req("store.statement-as-sqlalchemy")
 
@@ -59,12 +60,8 @@ _DELETE = Statement(delete(_ROWS).where(_ROWS.c.key == _KEY))
 
 @pytest.fixture
 def engine(store_url: str) -> Iterator[Engine]:
-    engine = engine_for(normalise_url(store_url))
-    _META.create_all(engine)
-    try:
+    with engine_with(_META, store_url) as engine:
         yield engine
-    finally:
-        engine.dispose()
 
 
 def _row(key: str, kind: str = "open", amount: int = 1, flag: bool = False) -> dict[str, Any]:
