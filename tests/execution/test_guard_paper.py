@@ -249,7 +249,7 @@ async def test_a_review_that_fails_while_the_view_is_read_ends_the_filing_as_bef
 
 
 async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_decision(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On paper the book is read in the stage's worker thread after the market's half; a
     fresh reader does not know what the account holds, so the book asks for the quotes of
@@ -267,7 +267,7 @@ async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_de
             asked.append(frozenset(symbols))
             return await real_more(market, symbols)
 
-        fresh.more_quotes = more_quotes  # type: ignore[method-assign]
+        monkeypatch.setattr(fresh, "more_quotes", more_quotes)
         guard = Guard(
             policy=policy(), ledger=d.ledger, executor=d.executor, reader=fresh,
             account=d.account, clock=d.clock,
@@ -286,7 +286,7 @@ async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_de
 
 
 async def test_a_held_symbol_with_no_quote_at_all_leaves_equity_unknown_and_refuses(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with desk(tmp_path) as d:
         first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
@@ -298,7 +298,7 @@ async def test_a_held_symbol_with_no_quote_at_all_leaves_equity_unknown_and_refu
         async def no_aapl(symbol: str) -> Any:
             return None if symbol == "AAPL" else await real_quote(symbol)
 
-        quotes.quote = no_aapl  # type: ignore[method-assign]
+        monkeypatch.setattr(quotes, "quote", no_aapl)
         guard = Guard(
             policy=policy(), ledger=d.ledger, executor=d.executor,
             reader=PaperAccountReader(d.reader.book, quotes), account=d.account, clock=d.clock,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from ordergate.execution._together import both
@@ -39,7 +40,7 @@ async def test_a_failure_is_raised_unwrapped_and_the_other_await_is_cancelled(
     cancelled = anyio.Event()
 
     async def fails() -> None:
-        await anyio.sleep(0)
+        await anyio.lowlevel.checkpoint()  # let the other await start first
         raise LookupError("no such order")
 
     async def waits_forever() -> None:

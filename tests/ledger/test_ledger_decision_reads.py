@@ -22,7 +22,12 @@ TERMS = {"symbol": "AAPL", "side": "buy", "type": "market", "dollar_amount": Dec
 
 
 def _separately(ledger: Ledger, account: str, now: datetime) -> tuple[Any, ...]:
-    mark, start, pause = ledger.controls.for_decision()
+    controls = ledger.controls
+    mark, start, pause = (
+        controls.high_water_mark(),
+        controls.session_start_equity(),
+        controls.pause_state(),
+    )
     with reading(ledger.engine) as connection:
         near = marked_near(connection, account, now)
     return ledger.rolling_spend(account, now=now), mark, start, pause, near

@@ -1,6 +1,7 @@
 """The world one decision sees: the broker's account view merged with the ledger's record.
 
-``World.state`` assembles the policy engine's ``AccountState`` for one proposal:
+``World`` assembles the policy engine's ``AccountState`` for one proposal: the broker's side
+read before a stage's worker thread (``seen``), the record's inside it (``with_record``):
 
 - from the broker (an ``AccountReader``): equity, cash, buying power, positions, the quote
   and tradability of the symbol, and every open order at the broker;
@@ -40,7 +41,6 @@ from ordergate.policy import (
     Quote,
     TradingState,
 )
-from ordergate.store import blocking
 
 __all__ = ["Seen", "SessionSource", "World", "WorldView"]
 
@@ -85,14 +85,6 @@ class World:
         # thread hop, one connection), after the market's half.
         self._paper = reader if isinstance(reader, PaperAccountReader) else None
 
-    async def state(
-        self, proposal: Proposal, *, own: FilingRecord | None = None, quote: Quote | None = None
-    ) -> WorldView:
-        """The state for deciding on ``proposal``; ``own`` is the filing under review (stage
-        B), ``quote`` a fresher quote than the reader's (the review's)."""
-        view = await self.broker_view(proposal, quote=quote)
-        return await blocking(self.with_record, proposal, view, own=own, quote=quote)
-
     async def broker_view(
         self,
         proposal: Proposal,
@@ -100,7 +92,7 @@ class World:
         quote: Quote | None = None,
         quote_from: Awaitable[Quote | None] | None = None,
     ) -> AccountView:
-        """The broker's side of the state (``state``'s first half). A fresher quote given (the
+        """The broker's whole view of the account. A fresher quote given (the
         review's, or the review under way's ``quote_from``) is the decision's quote: not read
         again."""
         if quote_from is None:
@@ -137,7 +129,7 @@ class World:
         quote: Quote | None = None,
         final: bool = True,
     ) -> WorldView:
-        """``state``'s second half, blocking: the broker's view merged with the ledger's
+        """Blocking: the broker's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
         thread. On paper ``seen`` is the market's half and the book's is read here, in the
         record's read transaction: ``QuotesNeeded`` when the book holds symbols it has no

@@ -78,13 +78,11 @@ def policy_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-# Built once and run on the driver's cursor: the order path reads controls for each decision.
+# Built once and run on the driver's cursor (a decision reads them in ``_decision``'s one
+# statement).
 _VALUE = Statement(select(controls.c.value).where(controls.c.key == bindparam("b_key")))
 _SET = Statement(update(controls).where(controls.c.key == bindparam("b_key")))
 _INSERT = Statement(insert(controls))
-_DECISION = Statement(
-    select(controls.c.key, controls.c.value).where(controls.c.key.in_([_HWM, _SESSION, _PAUSE]))
-)
 
 
 def _read(connection: Connection, key: str) -> Any:
@@ -191,18 +189,6 @@ class Controls:
     def session_start_equity(self) -> SessionEquity | None:
         with reading(self._engine) as connection:
             return session_of(_read(connection, _SESSION))
-
-    def for_decision(self) -> tuple[Decimal | None, SessionEquity | None, PauseState]:
-        """The high-water mark, the session-start equity and the pause flag, in one read
-        (what a decision reads of the controls)."""
-        with reading(self._engine) as connection:
-            stored = {row.key: json.loads(row.value) for row in _DECISION.rows(connection)}
-        mark = stored.get(_HWM)
-        return (
-            None if mark is None else Decimal(mark),
-            session_of(stored.get(_SESSION)),
-            pause_of(stored.get(_PAUSE)),
-        )
 
     def set_session_start_equity(self, session: str, equity: Decimal) -> None:
         with write_transaction(self._engine) as connection:

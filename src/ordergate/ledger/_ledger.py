@@ -32,7 +32,17 @@ from types import TracebackType
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Engine,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 
 from ordergate.core import Clock, SecurityClock, to_wire
 from ordergate.ledger._canonical import (
@@ -53,7 +63,7 @@ from ordergate.ledger._errors import (
     ReservationError,
     UnknownFilingError,
 )
-from ordergate.ledger._filing import WINDOW_US, file_batch, prepare, window_bounds
+from ordergate.ledger._filing import WINDOW_US, file_batch, prepare, window_bounds, window_sums
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
     ChainHead,
@@ -476,12 +486,11 @@ class Ledger:
 # An account's rolling 24 h window (ix_reservations_window: account, created_us).
 _WINDOW_SUMS = Statement(
     select(
-        func.coalesce(func.sum(reservations.c.amount_units), 0),
-        func.coalesce(func.sum(reservations.c.ops), 0),
-    ).where(
-        reservations.c.account == bindparam("account"),
-        reservations.c.created_us > bindparam("low"),
-        reservations.c.created_us <= bindparam("high"),
+        *window_sums(
+            reservations.c.account == bindparam("account"),
+            reservations.c.created_us > bindparam("low", type_=BigInteger),
+            reservations.c.created_us <= bindparam("high", type_=BigInteger),
+        )
     )
 )
 
