@@ -47,9 +47,9 @@ def test_a_named_proxy_is_believed_and_its_right_most_untrusted_hop_is_the_clien
         # Three from one client, each spoofing a different first hop: the proxy's own
         # append (the right-most entry) is what counts, so the fourth is limited.
         spoofed = [status(f"198.51.100.{n}, 203.0.113.7") for n in range(4)]
-        # Another client behind the same proxy has its own count; a trusted inner hop
-        # (10.1.2.3) is skipped over.
-        other = status("203.0.113.8, 10.1.2.3")
+        # Another client (another /24) behind the same proxy has its own count; a trusted
+        # inner hop (10.1.2.3) is skipped over.
+        other = status("192.0.2.8, 10.1.2.3")
     assert spoofed == [401, 401, 401, 429]
     assert other == 401
 

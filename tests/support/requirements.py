@@ -101,6 +101,8 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.threat.foreign-token": "seed 001: a token the gateway did not mint is refused",
     "gateway.threat.oversize-body": "issue 6: request bodies capped at 8 KB",
     "gateway.threat.rate-limits": "issue 6: per-IP limits per request class",
+    "gateway.threat.loopback-rotation": "issue 23 §8: per-IP classes key on the whole "
+    "127.0.0.0/8 and ::1 for loopback peers, on the /24 or /64 otherwise",
     "gateway.threat.host-origin": "MCP transports security warning: Host and Origin validated",
     # Issue 13 §3, §5, §6: every real client connects; limits fit local use; health
     "mcp.versions.negotiated": "issue 13 §3: the gateway negotiates MCP 2025-03-26, 2025-06-18 "

@@ -99,8 +99,11 @@ def serve_command(
                 "budget: mcp calls a second on average (default 4), in bursts of up to burst "
                 "(default 8), the pace Robinhood itself tolerates (4 calls/s passed, 8/s drew "
                 "RATE_LIMITED); over it an MCP request gets 429 with Retry-After and a JSON-RPC "
-                "error. Per client IP, requests a minute: register, authorize, token (defaults "
-                "3, 10, 10) and unauthenticated (MCP requests with a refused token, default 60)."
+                "error. Per client IP (every loopback address counts as one; others by /24 or "
+                "/64), "
+                "requests a minute: register, authorize, token (defaults 3, 10, 10), "
+                "unauthenticated (MCP requests with a refused token, default 60), console and "
+                "owner (the owner's console and routes, defaults 120 and 60)."
             ),
         ),
     ] = None,

@@ -41,16 +41,27 @@ class Custody(StrEnum):
     SEALED = "sealed"
 
 
-RATE_CLASSES = ("register", "authorize", "token", "unauthenticated", "mcp", "burst")
+RATE_CLASSES = (
+    "register",
+    "authorize",
+    "token",
+    "unauthenticated",
+    "console",
+    "owner",
+    "mcp",
+    "burst",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class RateLimits:
     """The gateway's rate limits (``_limits`` per client IP, ``_budget`` per connection).
 
-    Per client IP, requests a minute: ``register``, ``authorize``, ``token`` (the OAuth
-    routes, which nobody is signed in to) and ``unauthenticated`` (``/mcp`` and ``/api/…``
-    requests whose bearer token was refused). Per connection: ``mcp`` calls a second on
+    Per client address class (every loopback address one; else a /24 or /64), requests a
+    minute: ``register``, ``authorize``, ``token`` (the OAuth routes, which nobody is signed
+    in to), ``unauthenticated`` (``/mcp`` and ``/api/…`` requests whose bearer token was
+    refused), ``console`` (the owner's console, its static files aside) and ``owner`` (the
+    owner's routes). Per connection: ``mcp`` calls a second on
     average, in bursts of up to ``burst`` — 4 and 8 by default, the pace Robinhood itself
     tolerates (about 4 calls a second passed; 8 a second drew ``RATE_LIMITED``).
     """
@@ -59,6 +70,8 @@ class RateLimits:
     authorize: int = 10
     token: int = 10
     unauthenticated: int = 60
+    console: int = 120
+    owner: int = 60
     mcp: int = 4
     burst: int = 8
 

@@ -2,11 +2,14 @@
 every gateway route.
 
 The IP is the socket's peer, or behind a proxy the operator named, the client that proxy
-reports (``TrustedProxies``; a forwarded header from anyone else is never read). The OAuth
-routes are put in a class by their path — ``register`` (``/oauth/register``), ``authorize``
-(``/oauth/authorize``, ``/oauth/consent``, ``/oauth/callback``), ``token`` (``/oauth/token``,
-``/oauth/revoke``) — and counted per IP in fixed one-minute windows of the injected clock.
-Over the class's limit the answer is 429 with ``Retry-After``.
+reports (``TrustedProxies``; a forwarded header from anyone else is never read), counted by
+its address class: every loopback address as one (a local process can bind any of
+127.0.0.0/8), others by their /24 or /64 (``address_class``). The OAuth routes are put in a
+class by their path — ``register`` (``/oauth/register``), ``authorize`` (``/oauth/authorize``,
+``/oauth/consent``, ``/oauth/callback``), ``token`` (``/oauth/token``, ``/oauth/revoke``) —
+and so are the owner's: ``console`` (``/console/…`` but its static files) and ``owner``
+(``/owner/…``); each is counted per address class in fixed one-minute windows of the injected
+clock. Over the class's limit the answer is 429 with ``Retry-After``.
 
 Authenticated MCP traffic (``/mcp``, ``/api/…``) is not counted per IP: each connection has a
 budget of its own (``_budget``, applied once the token is verified), so agents sharing one
@@ -70,6 +73,12 @@ def request_class(path: str) -> str | None:
     refused), or ``None`` for unlimited paths (metadata, metrics, health)."""
     if path == "/mcp" or path.startswith(("/mcp/", "/api/")):
         return "mcp"
+    if path.startswith("/console/static/"):
+        return None  # the console's own scripts and styles, the same for everyone
+    if path == "/console" or path.startswith("/console/"):
+        return "console"
+    if path == "/owner" or path.startswith("/owner/"):
+        return "owner"
     return _CLASSES.get(path.rstrip("/") or "/")
 
 
@@ -160,7 +169,7 @@ class LimitMiddleware:
             if kind == "mcp":
                 send = self._counting_refusals(send, scope)
             else:
-                ip = self._proxies.client(scope)
+                ip = self._proxies.counted(scope)
                 window = int(self._clock.now().timestamp()) // 60
                 try:
                     count = await self._counter.hit(f"{kind}:{ip}", window)
@@ -208,7 +217,7 @@ class LimitMiddleware:
             if replaced:
                 return
             if message["type"] == "http.response.start" and message.get("status") == 401:
-                key = f"unauthenticated:{self._proxies.client(scope)}"
+                key = f"unauthenticated:{self._proxies.counted(scope)}"
                 window = int(self._clock.now().timestamp()) // 60
                 try:
                     count = await self._counter.hit(key, window)

@@ -9,6 +9,12 @@ repeatable); a request whose peer is one of them is counted under the right-most
 first. Entries to the left of it were written by the client and are ignored. An entry that is
 not an address stops the walk there and the last trusted hop is counted instead, so garbage
 never makes a fresh client.
+
+What the per-IP limits count is the client's **address class**, not the address
+(``address_class``): any process on the machine can bind any of 127.0.0.0/8 (and ::1), so
+every loopback address is one class, ``loopback``; otherwise an IPv4 address counts under its
+/24 and an IPv6 address under its /64 (an IPv4-mapped IPv6 address as the IPv4 address it
+maps), the blocks one party is commonly handed. Rotating addresses inside a class buys nothing.
 """
 
 from __future__ import annotations
@@ -20,10 +26,28 @@ from typing import Any
 
 from ordergate.core import ConfigError
 
-__all__ = ["TrustedProxies"]
+__all__ = ["LOOPBACK", "TrustedProxies", "address_class"]
 
 _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+LOOPBACK = "loopback"
+"""The one class of every loopback address (127.0.0.0/8 and ::1)."""
+
+
+def address_class(host: str) -> str:
+    """The class a client address is counted under: ``loopback`` for 127.0.0.0/8 and ::1,
+    the /24 of any other IPv4 address, the /64 of any other IPv6 address; anything that is
+    not an address (a Unix socket's peer, ``unknown``) as it is."""
+    address = _address(host)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address is None:
+        return host
+    if address.is_loopback:
+        return LOOPBACK
+    prefix = 24 if address.version == 4 else 64
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
 def _address(text: str) -> _Address | None:
@@ -86,3 +110,7 @@ class TrustedProxies:
             if not self._trusted(hop):
                 break
         return str(address)
+
+    def counted(self, scope: MutableMapping[str, Any]) -> str:
+        """The address class (``address_class``) an ASGI request is counted under."""
+        return address_class(self.client(scope))
