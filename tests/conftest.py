@@ -5,6 +5,9 @@ code it hands out) is registered; after every test, everything pytest captured f
 (stdout, stderr, log records) and the output of every ``CliRunner`` command it ran is
 searched for them. Finding one fails the test: no owner code, TOTP secret or passphrase may
 reach a log, an error or an output anywhere in the suite.
+
+In CI (``CI`` set) a skipped test fails instead (``system_testkit.fail_skips_in_ci``):
+outside CI a test skips when its server or program is missing, saying how to get it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 
 import owner_testkit
 import pytest
+from system_testkit import fail_skips_in_ci
 from typer.testing import CliRunner, Result
 
 _invoke = CliRunner.invoke
@@ -45,6 +49,7 @@ def pytest_runtest_makereport(
 ) -> Generator[None, Any, None]:
     outcome = yield
     report = outcome.get_result()
+    fail_skips_in_ci(report)
     if report.when != "teardown":
         return
     captured = "\n".join(text for _, text in report.sections) + "\n".join(_cli_outputs)

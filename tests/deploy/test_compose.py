@@ -5,13 +5,13 @@ the HAProxy configuration is validated by HAProxy itself (``haproxy -c``)."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from system_testkit import HAPROXY_HOW, program
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE = REPO / "deploy" / "compose.yaml"
@@ -38,9 +38,7 @@ def servers(config: str) -> list[tuple[str, str, int]]:
 
 @pytest.mark.req("gateway.replicas.deployment")
 def test_haproxy_accepts_the_deployed_configuration() -> None:
-    haproxy = shutil.which("haproxy")
-    if haproxy is None:  # not a skip: CI installs it (.ci/run)
-        pytest.fail("haproxy is not on PATH: apt-get install -y haproxy")
+    haproxy = program("haproxy", HAPROXY_HOW, "validate the deployed HAProxy configuration")
     checked = subprocess.run(
         [haproxy, "-c", "-f", str(HAPROXY)], capture_output=True, text=True, timeout=30
     )

@@ -4,6 +4,7 @@ command it names exists."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -11,6 +12,11 @@ from typer.testing import CliRunner
 from ordergate.cli import app
 
 README = Path(__file__).resolve().parents[2] / "README.md"
+PYPROJECT = README.parent / "pyproject.toml"
+
+
+def _name(spec: str) -> str:
+    return re.split(r"[\[<>=!~; ]", spec, maxsplit=1)[0].lower()
 
 
 def _quickstart_commands() -> list[str]:
@@ -22,7 +28,19 @@ def _quickstart_commands() -> list[str]:
 
 
 def test_the_quickstarts_main_command_is_the_gateway() -> None:
-    assert _quickstart_commands()[0] == "scripts/uv run ordergate serve"
+    assert _quickstart_commands()[0] == "scripts/uv run --no-dev ordergate serve"
+
+
+def test_the_quickstarts_gateway_installs_no_development_tool() -> None:
+    # `uv run --no-dev` leaves out the `dev` dependency group: every tool only the tests and
+    # gates use is there, none among the project's own dependencies.
+    project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    dev = {_name(spec) for spec in project["dependency-groups"]["dev"]}
+    runtime = {_name(spec) for spec in project["project"]["dependencies"]}
+    tools = {"pytest", "pytest-cov", "hypothesis", "ruff", "mypy", "import-linter", "playwright"}
+    assert tools <= dev
+    assert not tools & runtime
+    assert "--no-dev" in _quickstart_commands()[0].split()
 
 
 def test_every_ordergate_command_in_the_quickstart_has_help() -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -36,6 +35,7 @@ import pytest
 from oauth_testkit import challenge_of, new_verifier, parse_form
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from replica_process import READY
+from system_testkit import HAPROXY_HOW, program
 
 from ordergate.bench._ledger import scratch_postgres
 from ordergate.bench._process import free_port
@@ -207,9 +207,7 @@ def replica_set(
     tmp_path: Path, policy: str, *, register_limit: int, reconcile_s: float = 1.0
 ) -> Iterator[Replicas]:
     pg, redis = servers()
-    haproxy = shutil.which("haproxy")
-    if haproxy is None:  # not a skip: with the servers there, CI must run this test
-        pytest.fail("haproxy is not on PATH: apt-get install -y haproxy (.ci/run does)")
+    haproxy = program("haproxy", HAPROXY_HOW, "run the replica tests behind HAProxy")
     with ExitStack() as stack:
         clock = SteppedClock(start=OPEN)
         venue_server = SandboxServer(SandboxConfig(host="127.0.0.1", port=0, seed=7), clock=clock)

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from system_testkit import SYSTEMD_HOW, program
 from typer.testing import CliRunner
 
 from ordergate.cli import app
@@ -89,8 +90,9 @@ def test_systemd_analyze_verifies_the_unit_print_shows(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     unit = tmp_path / "ordergate.service"
     unit.write_text(result.output)
+    analyze = program("systemd-analyze", SYSTEMD_HOW, "verify the systemd unit")
     verified = subprocess.run(
-        ["systemd-analyze", "verify", str(unit)],
+        [analyze, "verify", str(unit)],
         capture_output=True,
         text=True,
         timeout=VERIFY_BOUND_S,

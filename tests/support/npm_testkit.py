@@ -13,13 +13,12 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
+from system_testkit import NODE_HOW, program
 
 from ordergate.cli._client_config import MCP_REMOTE
 
@@ -76,9 +75,4 @@ def _install(npm: str, target: Path) -> None:
 
 
 def _tool(name: str) -> str:
-    found = shutil.which(name)
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} is required in CI to run the real MCP clients")
-        pytest.skip(f"{name} not found: install Node.js 20+ to run the real MCP clients")
-    return found
+    return program(name, NODE_HOW, "run the real MCP clients")

@@ -2,7 +2,8 @@
 other, and the tests show what the agent can and cannot reach.
 
 Creating users needs root; CI runs as root, and ``requires_root`` skips the tests elsewhere
-with a message saying so. Each user is made with ``useradd --system`` and removed with
+with a message saying so (in CI a skip fails: ``tests/conftest.py``). Each user is made with
+``useradd --system`` and removed with
 ``userdel`` when its block ends, whatever the test did.
 
 The project's own Python lives under ``/root`` (0700), which another user cannot run, so the
@@ -58,8 +59,8 @@ def _can_make_users() -> bool:
 
 requires_root = pytest.mark.skipif(
     not _can_make_users(),
-    reason="needs root with useradd, userdel and setpriv (CI runs as root): it creates "
-    "throwaway OS users",
+    reason="needs root with useradd, userdel and setpriv: run as root (CI does), with "
+    "`apt-get install -y passwd util-linux`; it creates throwaway OS users",
 )
 
 

@@ -24,6 +24,7 @@ import pytest
 from desk_kit import HELD_POLICY, MASTER, Desk
 from gateway_testkit import OPEN
 from owner_testkit import PASSPHRASE, apply_home_policy, enrol
+from system_testkit import missing
 
 from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey, mint
@@ -57,11 +58,11 @@ _AUTHENTICATOR = {
 
 
 def _missing(what: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{what} is required in CI to run the console's browser tests")
-    pytest.skip(
-        f"{what} not found: `apt-get install -y chromium` and `scripts/uv sync` "
-        "(playwright is a dev dependency; never `playwright install`) to run them"
+    missing(
+        what,
+        "`apt-get install -y chromium` and `scripts/uv sync` (playwright is a dev "
+        "dependency; never `playwright install`)",
+        "run the console's browser tests",
     )
 
 
