@@ -110,11 +110,13 @@ SURFACE = {
         "check_home",
     },
     "ordergate.owner": {
-        "CODE_MISSING", "CODE_REPLAYED", "CODE_WRONG", "DIGITS", "ENROLMENT_FILE",
+        "BUSY", "CODE_MISSING", "CODE_REPLAYED", "CODE_WRONG", "DIGITS", "ENROLMENT_FILE",
         "FAILURE_WINDOW", "INTERVAL_S", "LOCKED", "LOCKOUT", "MAX_FAILURES", "MIN_PASSPHRASE",
-        "NOT_ENROLLED", "OWNER_IDENTITY", "Credential", "Enrolment", "EnrolmentError",
-        "OwnerAct", "OwnerAuthority", "OwnerError", "OwnerRefused", "OwnerStatus",
-        "check_passphrase_rules", "looks_like_code", "new_enrolment", "provisioning_uri",
+        "NOT_ENROLLED", "OWNER_CHANNEL", "OWNER_IDENTITY", "SOURCE_FAILURES", "SOURCE_LOCKOUT",
+        "SOURCE_LOCKOUT_MAX", "SOURCE_WINDOW", "UNATTRIBUTED", "Credential", "Enrolment",
+        "EnrolmentError", "LockAlert", "OwnerAct", "OwnerAuthority", "OwnerError",
+        "OwnerRefused", "OwnerStatus", "ScryptPool", "acting_from", "check_passphrase_rules",
+        "current_source", "looks_like_code", "new_enrolment", "provisioning_uri",
         "read_enrolment", "terminal_qr", "write_enrolment",
     },
     "ordergate.gateway.desk": {

@@ -93,3 +93,35 @@ def test_status_says_when_nobody_is_enrolled(tmp_path: Path) -> None:
     open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()).close()
     result = run(home, "status")
     assert result.exit_code == 0 and "no owner enrolled" in result.stdout
+
+
+@pytest.mark.req("owner.code.lock-alert")
+def test_unlock_as_the_gateways_user_lifts_every_lock_and_is_journalled(tmp_path: Path) -> None:
+    import getpass
+
+    from ordergate.owner import (
+        MAX_FAILURES,
+        OwnerAct,
+        OwnerAuthority,
+        OwnerRefused,
+        acting_from,
+    )
+
+    home = tmp_path / "home"
+    secret = _secret_of(run(home, "init"))
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        authority = OwnerAuthority(enrolment_path=home / "owner.json", ledger=ledger)
+        for n in range(MAX_FAILURES):
+            with acting_from(f"s{n}"), pytest.raises(OwnerRefused):
+                authority.authorize("not-a-code", OwnerAct.RESUME)
+        assert authority.status().locked_until is not None
+    result = run(home, "unlock", "--json")
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["by"] == getpass.getuser() and outcome["was_locked_until"]
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        authority = OwnerAuthority(enrolment_path=home / "owner.json", ledger=ledger)
+        assert authority.status().locked_until is None
+        assert authority.authorize(pyotp.TOTP(secret).now(), OwnerAct.RESUME).value == "totp"
+        [entry] = [e for e in ledger.journal.entries(limit=1000) if e.kind == "owner_unlocked"]
+    assert entry.detail["by"] == getpass.getuser()

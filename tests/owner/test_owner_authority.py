@@ -24,6 +24,7 @@ from ordergate.owner import (
     OwnerAct,
     OwnerAuthority,
     OwnerRefused,
+    acting_from,
     new_enrolment,
     write_enrolment,
 )
@@ -39,8 +40,10 @@ def _authority(tmp_path: Path, ledger: Ledger, wall: SteppedClock, **enrol: obje
     return OwnerAuthority(enrolment_path=path, ledger=ledger, clock=wall), totp
 
 
-def _refusal(authority: OwnerAuthority, code: str | None, act: OwnerAct) -> str:
-    with pytest.raises(OwnerRefused) as refused:
+def _refusal(
+    authority: OwnerAuthority, code: str | None, act: OwnerAct, *, source: str = "one"
+) -> str:
+    with acting_from(source), pytest.raises(OwnerRefused) as refused:
         authority.authorize(code, act)
     return refused.value.reason
 
@@ -83,11 +86,12 @@ def test_five_wrong_codes_lock_owner_acts_for_fifteen_minutes_even_for_the_right
     tmp_path: Path, ledger: Ledger, wall: SteppedClock
 ) -> None:
     authority, totp = _authority(tmp_path, ledger, wall)
-    for _ in range(MAX_FAILURES - 1):
-        assert _refusal(authority, "wrong passphrase!", OwnerAct.APPROVE) == CODE_WRONG
-    assert _refusal(authority, "not the passphrase", OwnerAct.APPROVE) == CODE_WRONG
+    # From five sources (each under its own limit): the global lockout counts them all.
+    for n in range(MAX_FAILURES):
+        wrong = _refusal(authority, "wrong passphrase!", OwnerAct.APPROVE, source=f"s{n}")
+        assert wrong == CODE_WRONG
     assert authority.status().locked_until == wall.now() + LOCKOUT
-    assert _refusal(authority, totp.at(wall.now()), OwnerAct.APPROVE) == LOCKED
+    assert _refusal(authority, totp.at(wall.now()), OwnerAct.APPROVE, source="new") == LOCKED
     assert [e.kind for e in ledger.journal.entries()].count("owner_locked") == 1
     wall.advance(LOCKOUT + timedelta(seconds=1))
     assert authority.authorize(totp.at(wall.now()), OwnerAct.APPROVE) is Credential.TOTP
@@ -97,9 +101,10 @@ def test_wrong_codes_spread_beyond_the_window_do_not_lock(
     tmp_path: Path, ledger: Ledger, wall: SteppedClock
 ) -> None:
     authority, totp = _authority(tmp_path, ledger, wall)
-    for _ in range(MAX_FAILURES * 2):
-        assert _refusal(authority, "not the passphrase", OwnerAct.RESUME) == CODE_WRONG
-        wall.advance(timedelta(minutes=4))
+    for n in range(MAX_FAILURES * 2):
+        wrong = _refusal(authority, "not the passphrase", OwnerAct.RESUME, source=f"s{n % 2}")
+        assert wrong == CODE_WRONG
+        wall.advance(timedelta(minutes=8))
     assert authority.status().locked_until is None
     assert authority.authorize(totp.at(wall.now()), OwnerAct.RESUME) is Credential.TOTP
 
@@ -136,14 +141,15 @@ def test_one_code_raced_from_eight_threads_is_accepted_once(
     barrier = threading.Barrier(8)
     outcomes: list[str] = []
 
-    def attempt() -> None:
+    def attempt(source: str) -> None:
         barrier.wait(timeout=30)
         try:
-            outcomes.append(authority.authorize(code, OwnerAct.APPROVE).value)
+            with acting_from(source):
+                outcomes.append(authority.authorize(code, OwnerAct.APPROVE).value)
         except OwnerRefused as refused:
             outcomes.append(refused.reason)
 
-    threads = [threading.Thread(target=attempt) for _ in range(8)]
+    threads = [threading.Thread(target=attempt, args=(f"s{n}",)) for n in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:

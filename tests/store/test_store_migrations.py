@@ -21,7 +21,7 @@ HEADS = {
     "ledger": "0012",
     "execution": "0007",
     "gateway": "0010",
-    "owner": "0008",
+    "owner": "0013",
     "record": "0009",
 }
 OWNED = {
@@ -31,7 +31,7 @@ OWNED = {
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
                 "gateway_codes", "gateway_pending", "gateway_tokens"},
-    "owner": {"owner_guard"},
+    "owner": {"owner_guard", "owner_sources"},
     "record": {"grades", "grading_cursor"},
 }  # fmt: skip
 

@@ -156,6 +156,13 @@ REQUIREMENTS: dict[str, str] = {
     "owner.code.required": "issue 12 §1: no enrolment or no code refuses every owner act",
     "owner.code.single-use": "RFC 6238 §5.2, issue 12 §1: a code (or an earlier one) once only",
     "owner.code.lockout": "issue 12 §1: 5 wrong codes in 15 min lock owner acts for 15 min",
+    "owner.code.source-lockout": "issue 23 §8: a lockout per source (address class, or the "
+    "owner's channel) with exponential backoff in front of the global one, read before any "
+    "scrypt or write; the global lockout never holds the owner's channel",
+    "owner.code.lock-alert": "issue 23 §8: every lock is announced (webhook) and journalled; "
+    "the unlock by the gateway's OS user is journalled",
+    "owner.code.scrypt-pool": "issue 23 §8: the passphrase's scrypt runs on its own small pool "
+    "with a bounded queue (owner_busy past it), never on the ledger's threads",
     "owner.code.journalled-without-code": "issue 12 §1: every owner act journalled, never the code",
     "owner.act.consent": "issue 12 §1: approving a client on the consent page needs the code",
     "owner.consent.monitor-only-unenrolled": "issue 12 §1: unenrolled, consent grants monitor only",

@@ -6,7 +6,9 @@ authenticator, and optionally a passphrase (``--passphrase-stdin``: one line on 
 kept only as its scrypt hash. It writes ``$ORDERGATE_HOME/owner.json`` (0600): run it as the
 gateway's OS user. Enrolling again replaces the secret and needs the current owner code.
 ``status`` says what is enrolled and whether owner acts are locked (from the running
-gateway's owner route when one answers, else from the home).
+gateway's owner route when one answers, else from the home). ``unlock`` lifts every lock
+after wrong codes (the gateway's and each source's), acting on the local home and ledger —
+so only who can open them, the gateway's OS user, can — and journals who did.
 """
 
 from __future__ import annotations
@@ -125,6 +127,38 @@ def status_command(
         typer.echo(f"owner acts locked until {owner['locked_until']} after wrong codes")
     elif owner["recent_failures"]:
         typer.echo(f"{owner['recent_failures']} wrong code(s) in the last 15 minutes")
+
+
+@owner_app.command("unlock")
+def unlock_command(as_json: JsonOption = False, db: DbOption = None) -> None:
+    """Lift the lock on owner acts after wrong codes (run as the gateway's OS user)."""
+    import getpass
+
+    from ordergate.ledger import LedgerError, open_ledger
+    from ordergate.owner import ENROLMENT_FILE, EnrolmentError, OwnerAuthority
+
+    settings = settings_from(None, db, None, False)
+    path = settings.home / ENROLMENT_FILE
+    try:
+        ledger = open_ledger(settings.db_url, clock=settings.clock())
+    except LedgerError as error:
+        raise fail(f"cannot open the ledger: {error}", 2) from None
+    with ledger:
+        authority = OwnerAuthority(enrolment_path=path, ledger=ledger)
+        try:
+            if authority.enrolment() is None:
+                raise fail("no owner is enrolled here: nothing to unlock", 2)
+        except EnrolmentError as error:
+            raise fail(f"cannot unlock: {error}", 2) from None
+        outcome = authority.unlock(by=getpass.getuser())
+    if as_json:
+        typer.echo(json.dumps(outcome, sort_keys=True))
+        return
+    was = outcome["was_locked_until"]
+    typer.echo(
+        ("owner acts were locked until " + was if was else "owner acts were not locked")
+        + f"; {outcome['sources_unlocked']} source(s) unlocked; the unlock is journalled"
+    )
 
 
 async def _status(settings: Any, gateway: str | None) -> dict[str, Any]:

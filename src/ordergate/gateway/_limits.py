@@ -9,7 +9,10 @@ class by their path — ``register`` (``/oauth/register``), ``authorize`` (``/oa
 ``/oauth/consent``, ``/oauth/callback``), ``token`` (``/oauth/token``, ``/oauth/revoke``) —
 and so are the owner's: ``console`` (``/console/…`` but its static files) and ``owner``
 (``/owner/…``); each is counted per address class in fixed one-minute windows of the injected
-clock. Over the class's limit the answer is 429 with ``Retry-After``.
+clock. Over the class's limit the answer is 429 with ``Retry-After``. A request of a class
+where owner codes are typed (``authorize``, ``console``, ``owner``) is served with that
+address class as the owner's **source** (``ordergate.owner.acting_from``), which the owner's
+lockout counts wrong codes by.
 
 Authenticated MCP traffic (``/mcp``, ``/api/…``) is not counted per IP: each connection has a
 budget of its own (``_budget``, applied once the token is verified), so agents sharing one
@@ -40,6 +43,7 @@ from typing import Any, Protocol
 from ordergate.core import Clock
 from ordergate.gateway._config import RateLimits
 from ordergate.gateway._proxies import TrustedProxies
+from ordergate.owner import acting_from
 
 __all__ = [
     "LimitMiddleware",
@@ -66,6 +70,7 @@ _CLASSES = {
     "/oauth/token": "token",
     "/oauth/revoke": "token",
 }
+_CODE_CLASSES = frozenset({"authorize", "console", "owner"})
 
 
 def request_class(path: str) -> str | None:
@@ -165,11 +170,14 @@ class LimitMiddleware:
             await self._app(scope, receive, send)
             return
         kind = request_class(scope.get("path", ""))
+        source: str | None = None
         if kind is not None:
             if kind == "mcp":
                 send = self._counting_refusals(send, scope)
             else:
                 ip = self._proxies.counted(scope)
+                if kind in _CODE_CLASSES:
+                    source = ip
                 window = int(self._clock.now().timestamp()) // 60
                 try:
                     count = await self._counter.hit(f"{kind}:{ip}", window)
@@ -200,7 +208,11 @@ class LimitMiddleware:
                 self._refused("body_too_large")
                 await _refuse(send, 413, f"request body over {self._max_body} bytes")
                 return
-        await self._app(scope, _replay(bytes(body), receive), send)
+        if source is None:
+            await self._app(scope, _replay(bytes(body), receive), send)
+            return
+        with acting_from(source):
+            await self._app(scope, _replay(bytes(body), receive), send)
 
     def _retry(self) -> int:
         """Seconds until the next minute's window."""

@@ -12,6 +12,9 @@ enrolled, the owner's passphrase.
   wrong codes lock owner acts for a while, and every attempt is journalled with the act and
   the credential kind, never the code.
 - ``OwnerAct``: the acts that need the code; ``Credential``: what authorised one.
+- ``acting_from(source)``: where codes come from (an address class, or ``OWNER_CHANNEL``);
+  each source has its own lockout with exponential backoff in front of the global one, and
+  the passphrase's scrypt runs on a ``ScryptPool`` of its own (``owner_busy`` when full).
 """
 
 from ordergate.owner._acts import Credential, OwnerAct
@@ -20,6 +23,7 @@ from ordergate.owner._authority import (
     LOCKOUT,
     MAX_FAILURES,
     OWNER_IDENTITY,
+    LockAlert,
     OwnerAuthority,
     OwnerStatus,
 )
@@ -31,6 +35,7 @@ from ordergate.owner._enrolment import (
     write_enrolment,
 )
 from ordergate.owner._errors import (
+    BUSY,
     CODE_MISSING,
     CODE_REPLAYED,
     CODE_WRONG,
@@ -42,9 +47,21 @@ from ordergate.owner._errors import (
 )
 from ordergate.owner._passphrase import MIN_PASSPHRASE, check_passphrase_rules
 from ordergate.owner._qr import terminal_qr
+from ordergate.owner._scrypt_pool import ScryptPool
+from ordergate.owner._sources import (
+    OWNER_CHANNEL,
+    SOURCE_FAILURES,
+    SOURCE_LOCKOUT,
+    SOURCE_LOCKOUT_MAX,
+    SOURCE_WINDOW,
+    UNATTRIBUTED,
+    acting_from,
+    current_source,
+)
 from ordergate.owner._totp import DIGITS, INTERVAL_S, looks_like_code, provisioning_uri
 
 __all__ = [
+    "BUSY",
     "CODE_MISSING",
     "CODE_REPLAYED",
     "CODE_WRONG",
@@ -57,16 +74,26 @@ __all__ = [
     "MAX_FAILURES",
     "MIN_PASSPHRASE",
     "NOT_ENROLLED",
+    "OWNER_CHANNEL",
     "OWNER_IDENTITY",
+    "SOURCE_FAILURES",
+    "SOURCE_LOCKOUT",
+    "SOURCE_LOCKOUT_MAX",
+    "SOURCE_WINDOW",
+    "UNATTRIBUTED",
     "Credential",
     "Enrolment",
     "EnrolmentError",
+    "LockAlert",
     "OwnerAct",
     "OwnerAuthority",
     "OwnerError",
     "OwnerRefused",
     "OwnerStatus",
+    "ScryptPool",
+    "acting_from",
     "check_passphrase_rules",
+    "current_source",
     "looks_like_code",
     "new_enrolment",
     "provisioning_uri",

@@ -5,19 +5,25 @@
 
 - ``owner_not_enrolled``: nobody has run ``ordergate owner init``;
 - ``owner_code_required``: nothing was typed;
-- ``owner_locked``: too many wrong codes lately (``MAX_FAILURES`` within ``FAILURE_WINDOW``
-  lock owner acts for ``LOCKOUT``; the lock itself is journalled);
+- ``owner_locked``: too many wrong codes lately, from the source the code came from
+  (``_sources``: ``SOURCE_FAILURES`` lock that source, with exponential backoff) or from
+  everywhere (``MAX_FAILURES`` within ``FAILURE_WINDOW`` lock owner acts from every source but
+  the owner's channel for ``LOCKOUT``); each lock is journalled and announced (``on_lock``);
+- ``owner_busy``: the passphrase's scrypt pool is full (``ScryptPool``);
 - ``owner_code_replayed``: a TOTP code of a time step already used (RFC 6238 §5.2: a code
   is single-use), counted as a failure;
 - ``owner_code_wrong``: neither a current TOTP code nor the passphrase, counted as a failure.
 
 Six digits are read as a TOTP code, anything else as the passphrase (which may therefore
-never be six digits). The check of the code itself (HMAC, or scrypt) runs outside any
-transaction; then, in one write transaction on the guard's one row (``BEGIN IMMEDIATE`` on
-SQLite, ``SELECT … FOR UPDATE`` on Postgres), the lock is read, the step is spent or the
-failure counted, and the journal entry is appended, so two replicas racing one code accept it
-once, and every attempt is on the record with its act, its time and its credential kind —
-never the code.
+never be six digits). First the locks are read (the source's and the global one: a read, no
+write, no scrypt — a locked source's guesses cost nothing more). Then the code itself is
+checked (HMAC, or scrypt: from async code, ``check``, on the ``ScryptPool``'s own threads)
+outside any transaction; then, in one write transaction on the guard's one row (``BEGIN
+IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE`` on Postgres), the locks are read again, the
+step is spent or the failure counted, and the journal entry is appended, so two replicas
+racing one code accept it once, and every attempt checked is on the record with its act, its
+time, its source and its credential kind — never the code. ``unlock`` lifts every lock (the
+gateway's OS user, ``ordergate owner unlock``), journalled.
 
 Security time is the wall clock (``RealtimeClock`` unless a test injects one): a simulated
 market clock never moves code expiry or the lockout.
@@ -27,7 +33,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -49,13 +55,25 @@ from ordergate.owner._errors import (
 )
 from ordergate.owner._passphrase import passphrase_matches
 from ordergate.owner._schema import OWNER_KEY, owner_guard
+from ordergate.owner._scrypt_pool import ScryptPool
+from ordergate.owner._sources import (
+    OWNER_CHANNEL,
+    SourceLock,
+    count_failure,
+    current_source,
+    forgive,
+    source_locked,
+    unlock_all,
+)
 from ordergate.owner._totp import looks_like_code, matching_step
+from ordergate.store import blocking
 
 __all__ = [
     "FAILURE_WINDOW",
     "LOCKOUT",
     "MAX_FAILURES",
     "OWNER_IDENTITY",
+    "LockAlert",
     "OwnerAuthority",
     "OwnerStatus",
 ]
@@ -86,6 +104,27 @@ class OwnerStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class LockAlert:
+    """A lock just taken after wrong codes: ``source`` (the source locked, or ``"all"``: every
+    source but the owner's channel) until ``until``. Journalled as ``owner_locked``."""
+
+    source: str
+    until: datetime
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "event": "owner_locked",
+            "source": self.source,
+            "locked_until": self.until.isoformat(),
+        }
+
+
+LockHook = Callable[[LockAlert], Awaitable[None]]
+_ALL = "all"
+_SCRYPT = ScryptPool()
+
+
+@dataclass(frozen=True, slots=True)
 class _Presented:
     credential: Credential | None  # None: matched nothing
     step: int | None = None
@@ -94,10 +133,21 @@ class _Presented:
 class OwnerAuthority:
     """The owner code's checker for one enrolment file and one ledger."""
 
-    def __init__(self, *, enrolment_path: Path, ledger: Ledger, clock: Clock | None = None):
+    def __init__(
+        self,
+        *,
+        enrolment_path: Path,
+        ledger: Ledger,
+        clock: Clock | None = None,
+        scrypt: ScryptPool | None = None,
+        on_lock: LockHook | None = None,
+    ):
         self._path = enrolment_path
         self._ledger = ledger
         self._clock = clock or RealtimeClock()
+        self._scrypt = scrypt or _SCRYPT
+        self.on_lock = on_lock
+        """Told of every lock as it is taken (the gateway's webhook); failures are logged."""
 
     @property
     def enrolment_path(self) -> Path:
@@ -124,20 +174,119 @@ class OwnerAuthority:
     def authorize(
         self, code: str | None, act: OwnerAct, *, detail: Mapping[str, Any] | None = None
     ) -> Credential:
-        """Check ``code`` for ``act``: the credential kind that authorised it, the act
-        journalled; ``OwnerRefused`` otherwise (the refusal journalled too)."""
+        """Check ``code`` for ``act`` from the current source (``acting_from``), scrypt on this
+        thread (the command line's acts on the local ledger): the credential kind that
+        authorised it, the act journalled; ``OwnerRefused`` otherwise (a refusal journalled
+        too, but a locked source's or a locked gateway's, which costs no write)."""
+        source = current_source()
+        enrolment = self._admit(code, act, detail, source)
+        presented = _present(enrolment, code or "", now=self._clock.now(), matches=_matches)
+        try:
+            return self._settle(presented, act, detail, source)
+        except _Locking as locking:
+            raise locking.refused from None
+
+    async def check(
+        self, code: str | None, act: OwnerAct, *, detail: Mapping[str, Any] | None = None
+    ) -> Credential:
+        """``authorize`` from async code: the ledger's reads and writes on its thread pool,
+        scrypt on the ``ScryptPool`` (so a flood of passphrases never occupies the ledger's
+        threads; ``owner_busy`` when that pool is full); each lock taken is announced to
+        ``on_lock``. Raises ``OwnerRefused``."""
+        source = current_source()
+        enrolment = await blocking(self._admit, code, act, detail, source)
+        now = self._clock.now()
+        if code and not looks_like_code(code) and enrolment.passphrase is not None:
+            stored = enrolment.passphrase
+            matched = await self._scrypt.run(lambda: passphrase_matches(code, stored))
+            presented = _present(enrolment, code, now=now, matches=lambda *_: matched)
+        else:
+            presented = _present(enrolment, code or "", now=now, matches=_matches)
+        try:
+            return await blocking(self._settle, presented, act, detail, source)
+        except _Locking as locking:
+            for alert in locking.alerts:
+                await self._announce(alert)
+            raise locking.refused from None
+
+    def _admit(
+        self, code: str | None, act: OwnerAct, detail: Mapping[str, Any] | None, source: str
+    ) -> Enrolment:
+        """The enrolment, if a code may be checked now: ``OwnerRefused`` when nobody is
+        enrolled, nothing was typed, or the source (or, for all but the owner's channel, the
+        gateway) is locked — those two read, never write, and run no scrypt."""
         enrolment = self.enrolment()
         if enrolment is None:
             self._journal_refusal(act, NOT_ENROLLED, detail)
             raise OwnerRefused(NOT_ENROLLED)
         if not code:
             raise OwnerRefused(CODE_MISSING)
-        presented = _present(enrolment, code, now=self._clock.now())
-        reason = self._spend(presented, act, detail)
+        now = self._clock.now()
+        with self._ledger.engine.connect() as connection:
+            if source_locked(connection, source, now) is not None:
+                raise OwnerRefused(LOCKED)
+            if source != OWNER_CHANNEL and _locked_until(_row(connection), now) is not None:
+                raise OwnerRefused(LOCKED)
+        return enrolment
+
+    def _settle(
+        self,
+        presented: _Presented,
+        act: OwnerAct,
+        detail: Mapping[str, Any] | None,
+        source: str,
+    ) -> Credential:
+        """Spend or count ``presented``: its credential, or ``OwnerRefused`` (``_Locking``,
+        carrying the alerts, when the failure took a lock)."""
+        reason, alerts = self._spend(presented, act, detail, source)
+        for alert in alerts:
+            logger.warning(
+                "owner acts locked (source %s) until %s after wrong codes",
+                alert.source,
+                alert.until.isoformat(),
+            )
         if reason is not None:
+            if alerts:
+                raise _Locking(OwnerRefused(reason), alerts)
             raise OwnerRefused(reason)
         assert presented.credential is not None
         return presented.credential
+
+    async def _announce(self, alert: LockAlert) -> None:
+        if self.on_lock is None:
+            return
+        try:
+            await self.on_lock(alert)
+        except Exception as error:  # the lock is on the ledger either way
+            logger.warning("the owner-lock alert failed: %s", type(error).__name__)
+
+    def unlock(self, *, by: str) -> dict[str, Any]:
+        """Lift every lock — the gateway's and every source's — and forget recent failures,
+        journalled as ``owner_unlocked`` naming ``by`` (the OS user who ran it)."""
+        now = self._clock.now()
+        with write_transaction(self._ledger.engine) as tx:
+            row = _row(tx, for_update=True)
+            was = _locked_until(row, now)
+            tx.execute(
+                update(owner_guard)
+                .where(owner_guard.c.key == OWNER_KEY)
+                .values(failures="[]", locked_until=None, updated_at=now.isoformat())
+            )
+            sources = unlock_all(tx)
+            outcome: dict[str, Any] = {
+                "by": by,
+                "was_locked_until": was.isoformat() if was else None,
+                "sources_unlocked": sources,
+                "at": now.isoformat(),
+            }
+            self._ledger.journal.append(
+                identity=OWNER_IDENTITY,
+                kind="owner_unlocked",
+                why=f"owner acts unlocked by {by}",
+                detail=outcome,
+                connection=tx,
+            )
+        return outcome
 
     def vouched(
         self, act: OwnerAct, credential: Credential, *, detail: Mapping[str, Any] | None = None
@@ -182,16 +331,21 @@ class OwnerAuthority:
             )
 
     def _spend(
-        self, presented: _Presented, act: OwnerAct, detail: Mapping[str, Any] | None
-    ) -> str | None:
-        """In one transaction: the lock, the replay, the failure count, the journal entry.
-        The reason of a refusal, or ``None`` once the act is authorised."""
+        self,
+        presented: _Presented,
+        act: OwnerAct,
+        detail: Mapping[str, Any] | None,
+        source: str,
+    ) -> tuple[str | None, list[LockAlert]]:
+        """In one transaction: the locks, the replay, the failure counts, the journal entry.
+        The reason of a refusal (``None`` once the act is authorised) and the locks taken."""
         now = self._clock.now()
         with write_transaction(self._ledger.engine) as tx:
             row = _row(tx, for_update=True)
-            if _locked_until(row, now) is not None:
-                self._journal(tx, act, "refused", LOCKED, None, detail, now)
-                return LOCKED
+            if source_locked(tx, source, now) is not None or (
+                source != OWNER_CHANNEL and _locked_until(row, now) is not None
+            ):
+                return LOCKED, []  # locked since this code was admitted: nothing written
             reason = None
             if presented.credential is None:
                 reason = CODE_WRONG
@@ -206,9 +360,14 @@ class OwnerAuthority:
                 if presented.step is not None:
                     values["last_step"] = presented.step
                 tx.execute(update(owner_guard).where(owner_guard.c.key == OWNER_KEY).values(values))
+                forgive(tx, source)
                 assert presented.credential is not None
                 self._journal(tx, act, "authorised", None, presented.credential, detail, now)
-                return None
+                return None, []
+            alerts: list[LockAlert] = []
+            taken: SourceLock | None = count_failure(tx, source, now)
+            if taken is not None:
+                alerts.append(LockAlert(source, taken.until))
             failures = [*_recent(row, now), now.isoformat()]
             locked_until = (now + LOCKOUT).isoformat() if len(failures) >= MAX_FAILURES else None
             tx.execute(
@@ -220,17 +379,19 @@ class OwnerAuthority:
                     updated_at=now.isoformat(),
                 )
             )
-            self._journal(tx, act, "refused", reason, None, detail, now)
             if locked_until is not None:
-                logger.warning("owner acts locked until %s after wrong codes", locked_until)
+                alerts.append(LockAlert(_ALL, now + LOCKOUT))
+            self._journal(tx, act, "refused", reason, None, detail, now, source=source)
+            for alert in alerts:
                 self._ledger.journal.append(
                     identity=OWNER_IDENTITY,
                     kind="owner_locked",
-                    why=f"owner acts locked until {locked_until} after {MAX_FAILURES} wrong codes",
-                    detail={"locked_until": locked_until, "at": now.isoformat()},
+                    why=f"owner acts from {alert.source} locked until {alert.until.isoformat()} "
+                    "after wrong codes",
+                    detail={**alert.as_json(), "at": now.isoformat()},
                     connection=tx,
                 )
-            return reason
+            return reason, alerts
 
     def _journal(
         self,
@@ -241,8 +402,12 @@ class OwnerAuthority:
         credential: Credential | None,
         detail: Mapping[str, Any] | None,
         now: datetime,
+        *,
+        source: str | None = None,
     ) -> None:
         entry: dict[str, Any] = {"act": act.value, "outcome": outcome, "at": now.isoformat()}
+        if source is not None:
+            entry["source"] = source
         if credential is not None:
             entry["credential"] = credential.value
         if reason is not None:
@@ -262,14 +427,34 @@ class OwnerAuthority:
             self._journal(tx, act, "refused", reason, None, detail, now)
 
 
-def _present(enrolment: Enrolment, code: str, *, now: datetime) -> _Presented:
-    """What ``code`` proves against ``enrolment`` (no state read or written)."""
+class _Locking(Exception):
+    """A refusal whose failure took a lock, carrying the alerts to announce."""
+
+    def __init__(self, refused: OwnerRefused, alerts: list[LockAlert]) -> None:
+        super().__init__(refused.reason)
+        self.refused = refused
+        self.alerts = alerts
+
+
+def _matches(code: str, enrolment: Enrolment) -> bool:
+    return enrolment.passphrase is not None and passphrase_matches(code, enrolment.passphrase)
+
+
+def _present(
+    enrolment: Enrolment,
+    code: str,
+    *,
+    now: datetime,
+    matches: Callable[[str, Enrolment], bool],
+) -> _Presented:
+    """What ``code`` proves against ``enrolment`` (no state read or written); ``matches``
+    says whether a code that is not six digits is the passphrase."""
     if len(code) > _MAX_CODE:
         return _Presented(None)
     if looks_like_code(code):
         step = matching_step(enrolment.totp_secret, code, now=now)
         return _Presented(Credential.TOTP, step) if step is not None else _Presented(None)
-    if enrolment.passphrase is not None and passphrase_matches(code, enrolment.passphrase):
+    if enrolment.passphrase is not None and matches(code, enrolment):
         return _Presented(Credential.PASSPHRASE)
     return _Presented(None)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ordergate.core import OrdergateError
 
 __all__ = [
+    "BUSY",
     "CODE_MISSING",
     "CODE_REPLAYED",
     "CODE_WRONG",
@@ -31,6 +32,7 @@ CODE_MISSING = "owner_code_required"
 CODE_WRONG = "owner_code_wrong"
 CODE_REPLAYED = "owner_code_replayed"
 LOCKED = "owner_locked"
+BUSY = "owner_busy"
 
 REASONS: dict[str, str] = {
     NOT_ENROLLED: "no owner is enrolled on this gateway; enrol with `ordergate owner init`",
@@ -39,6 +41,7 @@ REASONS: dict[str, str] = {
     CODE_WRONG: "the owner code is not right",
     CODE_REPLAYED: "that code was already used; wait for the next one",
     LOCKED: "owner acts are locked after too many wrong codes; try again later",
+    BUSY: "too many owner codes are being checked at once; try again in a moment",
 }
 
 

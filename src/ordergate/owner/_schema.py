@@ -5,13 +5,18 @@ database, so that every replica sharing the ledger shares it: one row, ``key = "
   or an earlier one is a replay.
 - ``failures``: the wall-clock times (ISO text, JSON list) of wrong codes in the last window.
 - ``locked_until``: owner acts are refused until then (ISO text), after too many failures.
+
+``owner_sources`` (migration 0013) keeps the lockout per source (``ordergate.owner._sources``):
+one row per source with wrong codes lately — the source, its recent failures (JSON list), how
+many locks it earned in the last day (``level``, the backoff's exponent), until when it is
+locked, and when the row was last written.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Column, MetaData, String, Table, Text
+from sqlalchemy import BigInteger, Column, Integer, MetaData, String, Table, Text
 
-__all__ = ["OWNER_KEY", "metadata", "owner_guard"]
+__all__ = ["OWNER_KEY", "metadata", "owner_guard", "owner_sources"]
 
 OWNER_KEY = "owner"
 metadata = MetaData()
@@ -22,6 +27,16 @@ owner_guard = Table(
     Column("key", String(16), primary_key=True),
     Column("last_step", BigInteger),
     Column("failures", Text, nullable=False),
+    Column("locked_until", String(40)),
+    Column("updated_at", String(40), nullable=False),
+)
+
+owner_sources = Table(
+    "owner_sources",
+    metadata,
+    Column("source", String(64), primary_key=True),
+    Column("failures", Text, nullable=False),
+    Column("level", Integer, nullable=False),
     Column("locked_until", String(40)),
     Column("updated_at", String(40), nullable=False),
 )

@@ -6,6 +6,9 @@ approval there (opening it approves nothing: the console asks for the passkey or
 The link is also logged, webhook or none. Never a token or an account number. A webhook that
 fails or is slow (5 s) is logged and skipped: the approval is on the ledger either way and
 ``ordergate approvals`` lists it.
+
+``announce`` posts any other owner alert the same way (``owner_locked``: owner acts locked
+after wrong codes, from one source or from all).
 """
 
 from __future__ import annotations
@@ -60,12 +63,16 @@ class WebhookNotifier:
         if self._console_url is not None:
             body["console_url"] = f"{self._console_url}/approvals/{approval.id}"
             logger.info("an order waits for the owner's approval: %s", body["console_url"])
+        await self.announce(body)
+
+    async def announce(self, body: dict[str, Any]) -> None:
+        """POST ``body`` to the webhook (nothing without one); a failure is logged."""
         if self._url is None:
             return
         try:
             async with httpx2.AsyncClient(timeout=self._timeout_s) as http:
                 response = await http.post(self._url, json=body)
             if response.status_code >= 300:
-                logger.warning("approval webhook answered HTTP %s", response.status_code)
+                logger.warning("owner webhook answered HTTP %s", response.status_code)
         except httpx2.HTTPError as error:
-            logger.warning("approval webhook failed: %s", type(error).__name__)
+            logger.warning("owner webhook failed: %s", type(error).__name__)

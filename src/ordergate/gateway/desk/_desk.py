@@ -415,7 +415,7 @@ class OwnerDesk:
 
     async def _authorize(self, code: str | None, act: OwnerAct, **detail: Any) -> Any:
         try:
-            return await blocking(self._authority.authorize, code, act, detail=detail)
+            return await self._authority.check(code, act, detail=detail)
         except OwnerRefused as refused:
             raise DeskError.from_refusal(refused) from None
 

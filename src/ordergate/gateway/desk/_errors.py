@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ordergate.core import OrdergateError
 from ordergate.owner import (
+    BUSY,
     CODE_MISSING,
     CODE_REPLAYED,
     CODE_WRONG,
@@ -21,6 +22,7 @@ _STATUS = {
     CODE_REPLAYED: 403,
     NOT_ENROLLED: 403,
     LOCKED: 423,
+    BUSY: 503,
 }
 
 

@@ -15,10 +15,10 @@ from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, PolicyHook
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import Ledger
-from ordergate.owner import ENROLMENT_FILE, EnrolmentError, OwnerAuthority
+from ordergate.owner import ENROLMENT_FILE, EnrolmentError, LockAlert, OwnerAuthority
 from ordergate.policy import Mode, PolicyConfig
 from ordergate.profiles import Profiles
-from ordergate.runtime import Settings
+from ordergate.runtime import Settings, WebhookNotifier
 
 __all__ = ["ENROL_HINT", "enrolment_note", "owner_authority", "owner_desk", "rearm_note"]
 
@@ -29,11 +29,19 @@ ENROL_HINT = (
 
 
 def owner_authority(settings: Settings, config: GatewayConfig, ledger: Ledger) -> OwnerAuthority:
-    """The owner's authority over ``$ORDERGATE_HOME/owner.json`` on the gateway's ledger.
-    Raises ``ConfigError`` when the gateway listens beyond loopback with nobody enrolled
-    (its consent page must never connect a stranger, even to read), and ``EnrolmentError``
-    for an enrolment that cannot be read."""
-    authority = OwnerAuthority(enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger)
+    """The owner's authority over ``$ORDERGATE_HOME/owner.json`` on the gateway's ledger,
+    announcing each lock on the owner's webhook (``ORDERGATE_APPROVAL_WEBHOOK``). Raises
+    ``ConfigError`` when the gateway listens beyond loopback with nobody enrolled (its consent
+    page must never connect a stranger, even to read), and ``EnrolmentError`` for an enrolment
+    that cannot be read."""
+    webhook = WebhookNotifier(settings.webhook_url)
+
+    async def on_lock(alert: LockAlert) -> None:
+        await webhook.announce(alert.as_json())
+
+    authority = OwnerAuthority(
+        enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger, on_lock=on_lock
+    )
     if config.beyond_loopback and authority.enrolment() is None:
         raise ConfigError(
             "host",

@@ -56,7 +56,7 @@ _PROMPT = ConsentPrompt(
 _UNREADABLE = ConsentRefusal(
     status_code=503, problem="the owner enrolment cannot be read, so nothing can be approved"
 )
-_STATUS = {"owner_code_required": 401, "owner_locked": 423}
+_STATUS = {"owner_code_required": 401, "owner_locked": 423, "owner_busy": 503}
 
 
 class OwnerCode(ConsentCheck):
@@ -101,7 +101,7 @@ class OwnerCode(ConsentCheck):
         code = single_param(form, FIELD)
         detail = {"client_id": authorization.client_id, "profile": chosen}
         try:
-            await blocking(self._authority.authorize, code, OwnerAct.CONSENT, detail=detail)
+            await self._authority.check(code, OwnerAct.CONSENT, detail=detail)
         except OwnerRefused as refused:
             _log.warning("a consent was refused: %s", refused.reason)
             return ConsentRefusal(
