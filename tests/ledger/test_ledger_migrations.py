@@ -34,7 +34,8 @@ TABLES = {
     "filing_events", "filings",
     "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
-    "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_guard",
+    "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
+    "owner_guard", "owner_settings",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
 
@@ -52,7 +53,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0012",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
-            ).all() == [("0008",)]
+            ).all() == [("0014",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_record")
             ).all() == [("0009",)]

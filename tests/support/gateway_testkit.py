@@ -34,6 +34,7 @@ def sandbox_gateway(
     grade_every: float | None = None,
     security_clock: SecurityClock | None = None,
     equity_every: float | None = None,
+    webhook_url: str | None = None,
 ) -> GatewayServer:
     """A gateway on a free loopback port over the embedded sandbox, its clock at ``OPEN``
     (``clock``, when given, instead: a ``SteppedClock`` for tests that step time; and
@@ -47,6 +48,8 @@ def sandbox_gateway(
     monkeypatch.setenv("ORDERGATE_SANDBOX_START", OPEN.isoformat())
     for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_APPROVAL_WEBHOOK"):
         monkeypatch.delenv(name, raising=False)
+    if webhook_url is not None:
+        monkeypatch.setenv("ORDERGATE_APPROVAL_WEBHOOK", webhook_url)
     settings = Settings.resolve(sandbox=True)
     return GatewayServer(
         settings,

@@ -171,6 +171,18 @@ REQUIREMENTS: dict[str, str] = {
     "owner.act.policy": "issue 12 §1: a policy that loosens needs the code; tightening does not",
     "owner.act.arm-live": "issue 12 §1: arming live is an owner act, journalled as such",
     "owner.act.token-mint": "issue 12 §1: a caller token that can trade needs the owner code",
+    "owner.delay.loosening-waits": "issue 23 §4: an act that loosens takes effect only after "
+    "the owner's delay (policy, arming live, trading token, approval above the threshold)",
+    "owner.delay.cancelled-by-tightening": "issue 23 §4: a tightening, a pause or the owner's "
+    "cancel (no code) ends what waits",
+    "owner.delay.announced": "issue 23 §4: a waiting act is announced at once (webhook, journal, "
+    "console)",
+    "owner.passkey.delayed": "issue 23 §5: registering a passkey waits the delay and is announced",
+    "owner.passkey.rp-not-ip": "issue 23 §5: the relying party is localhost or a domain, "
+    "never an IP",
+    "owner.passkey.revocable": "issue 23 §5: the console lists passkeys and revokes one at once",
+    "owner.passkey.threshold-needs-code": "issue 23 §5: above the threshold a passkey approval "
+    "still needs the owner code",
     "owner.route.local-only": "issue 12 §2: the owner route serves loopback peers, no browser",
     "owner.policy.loosening-named": "issue 12 §2: a policy change names each key it loosens",
     "owner.policy.applied-in-force": "issue 12 §2: a run enforces the applied policy (its hash)",

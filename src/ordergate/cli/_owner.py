@@ -9,6 +9,12 @@ gateway's OS user. Enrolling again replaces the secret and needs the current own
 gateway's owner route when one answers, else from the home). ``unlock`` lifts every lock
 after wrong codes (the gateway's and each source's), acting on the local home and ledger —
 so only who can open them, the gateway's OS user, can — and journals who did.
+
+``init --loosen-delay 15m --approve-above USD`` also asks for the owner's delays: how long an
+act that loosens waits before it takes effect (default 15 minutes), and the notional above
+which approving a held order is such an act. Tighter settings are in force at once; looser
+ones wait the delay in force. ``pending`` lists the acts that wait, with their time left;
+``cancel [ID]`` ends one (or every one) unmade, with no code: it only makes things safer.
 """
 
 from __future__ import annotations
@@ -48,6 +54,24 @@ def init_command(
             show_default=False,
         ),
     ] = None,
+    loosen_delay: Annotated[
+        str,
+        typer.Option(
+            "--loosen-delay",
+            metavar="SPAN",
+            help="How long an act that loosens waits before it takes effect (e.g. 15m, 1h, "
+            "90s; at most 7d).",
+        ),
+    ] = "15m",
+    approve_above: Annotated[
+        str | None,
+        typer.Option(
+            "--approve-above",
+            metavar="USD",
+            help="Approving a held order above this notional waits the loosen delay too.",
+            show_default=False,
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Enrol the owner: print the authenticator secret (once) and keep it for the gateway."""
@@ -55,6 +79,7 @@ def init_command(
     from ordergate.ledger import LedgerError, open_ledger
     from ordergate.owner import (
         ENROLMENT_FILE,
+        Delays,
         EnrolmentError,
         OwnerAct,
         OwnerAuthority,
@@ -67,6 +92,7 @@ def init_command(
     )
 
     settings = settings_from(None, db, None, False)
+    delays = _delay_settings(loosen_delay, approve_above)
     passphrase = None
     if passphrase_stdin:
         passphrase = sys.stdin.readline().rstrip("\r\n")
@@ -92,9 +118,10 @@ def init_command(
                 credential = authority.authorize(owner_code(code), OwnerAct.ENROL)
             except OwnerRefused as refused:
                 raise fail(f"refused: {refused} [{refused.reason}]", 5) from None
-        enrolment = new_enrolment(passphrase=passphrase, now=RealtimeClock().now())
+        enrolment = new_enrolment(passphrase=passphrase, now=RealtimeClock().now(), delays=delays)
         write_enrolment(path, enrolment)
         authority.enrolled(replaced=existing is not None, credential=credential)
+        waiting = Delays(ledger).ask(delays)
     uri = provisioning_uri(enrolment.totp_secret)
     if qr if qr is not None else sys.stdout.isatty():
         typer.echo(terminal_qr(uri))
@@ -105,6 +132,106 @@ def init_command(
         "authenticator app now: it is not shown again. Owner acts now ask for its code.",
         err=True,
     )
+    if waiting is not None:
+        typer.echo(
+            f"the looser delay settings wait until {waiting.effective_at.isoformat()} "
+            f"(cancel with `ordergate owner cancel {waiting.id}`)",
+            err=True,
+        )
+
+
+def _delay_settings(loosen_delay: str, approve_above: str | None) -> Any:
+    from decimal import Decimal, InvalidOperation
+
+    from ordergate.owner import DelaySettings
+
+    span = parse_span(loosen_delay)
+    if span is None:
+        raise fail("--loosen-delay must be a span like 15m, 1h or 90s", 2)
+    threshold = None
+    if approve_above is not None:
+        try:
+            threshold = Decimal(approve_above)
+        except InvalidOperation:
+            raise fail("--approve-above must be an amount in dollars", 2) from None
+    try:
+        return DelaySettings(span, threshold)
+    except ValueError as error:
+        raise fail(f"cannot enrol: {error}", 2) from None
+
+
+def parse_span(text: str) -> Any:
+    """``15m``, ``1h``, ``90s``, ``2d`` (or bare seconds) as a ``timedelta``; ``None`` for
+    anything else."""
+    from datetime import timedelta
+
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    text = text.strip().lower()
+    unit = units.get(text[-1:]) if text else None
+    digits = text[:-1] if unit is not None else text
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 9:
+        return None
+    return timedelta(seconds=int(digits) * (unit or 1))
+
+
+@owner_app.command("pending")
+def pending_command(
+    as_json: JsonOption = False, gateway: GatewayOption = None, db: DbOption = None
+) -> None:
+    """List the owner acts that loosen and wait for the owner's delay, with their time left."""
+    settings = settings_from(None, db, None, False)
+    waiting = anyio.run(_pending, settings, gateway)
+    if as_json:
+        typer.echo(json.dumps(waiting, sort_keys=True))
+        return
+    if not waiting:
+        typer.echo("no owner act waits")
+        return
+    for act in waiting:
+        typer.echo(
+            f"{act['id']}  {act['act']}  takes effect {act['effective_at']} "
+            f"(in {act.get('seconds_left', 0)} s): {act['summary']}"
+        )
+
+
+@owner_app.command("cancel")
+def cancel_command(
+    act_id: Annotated[
+        str | None,
+        typer.Argument(metavar="[ID]", help="The waiting act to cancel (default: every one)."),
+    ] = None,
+    gateway: GatewayOption = None,
+    db: DbOption = None,
+) -> None:
+    """Cancel an owner act that still waits for its delay (no code: it only makes things
+    safer); every waiting act when no ID is given."""
+    settings = settings_from(None, db, None, False)
+    answer = anyio.run(_cancel, settings, gateway, act_id)
+    cancelled = answer["cancelled"]
+    if not cancelled:
+        typer.echo("no owner act waited: nothing was cancelled")
+    for act in cancelled:
+        typer.echo(f"cancelled {act['id']} ({act['act']}): {act['summary']}")
+
+
+async def _pending(settings: Any, gateway: str | None) -> list[dict[str, Any]]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(gateway, settings, announce=False) as desk:
+        try:
+            return await desk.pending_acts()
+        except DeskError as error:
+            raise desk_failure(error) from None
+
+
+async def _cancel(settings: Any, gateway: str | None, act_id: str | None) -> dict[str, Any]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(gateway, settings, announce=False) as desk:
+        try:
+            return await desk.cancel_delayed(act_id)
+        except DeskError as error:
+            raise desk_failure(error) from None
 
 
 @owner_app.command("status")

@@ -79,6 +79,7 @@ _T = TypeVar("_T")
 _HOUSEKEEPING_S = 3600.0
 _SWEEP_S = 60.0  # how soon an ended connection's upstream session leaves memory
 _POLICY_WATCH_S = 2.0  # how soon a policy applied by another process is enforced here
+_DELAYED_S = 5.0  # how soon an owner act that has waited its delay takes effect
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +268,9 @@ async def _serve(
             tasks.start_soon(housekeeping)
             tasks.start_soon(sweep)
             tasks.start_soon(follow_policy)
+            # The owner's delayed acts: what came due while no gateway ran is done at start.
+            await desk.delayed.run_due()
+            tasks.start_soon(desk.delayed.run_forever, _DELAYED_S)
             if grader is not None and grade_every is not None:
                 tasks.start_soon(grader.run_forever, grade_every)
             if marker is not None:
@@ -345,6 +349,7 @@ async def _owner(
                 mode=running.arming.mode.value,
                 profiles=profiles,
                 on_policy=use_policy,
+                clock=security_clock,
             )
             custody = "connections: each approved client acts on the owner's session"
             notes = tuple(
@@ -474,6 +479,7 @@ async def _sealed(
                     mode="per connection",
                     profiles=profiles,
                     on_policy=use_policy,
+                    clock=security_clock,
                 )
                 notes = tuple(
                     note

@@ -15,6 +15,9 @@ enrolled, the owner's passphrase.
 - ``acting_from(source)``: where codes come from (an address class, or ``OWNER_CHANNEL``);
   each source has its own lockout with exponential backoff in front of the global one, and
   the passphrase's scrypt runs on a ``ScryptPool`` of its own (``owner_busy`` when full).
+- ``Delays``: an authorised act that loosens waits as a ``DelayedAct`` until the owner's delay
+  (``DelaySettings``, asked for at enrolment) has passed; a tightening or the owner's cancel
+  ends it before.
 """
 
 from ordergate.owner._acts import Credential, OwnerAct
@@ -27,8 +30,12 @@ from ordergate.owner._authority import (
     OwnerAuthority,
     OwnerStatus,
 )
+from ordergate.owner._delays import COLLECT_WITHIN, DelayedAct, Delays, DelayState
 from ordergate.owner._enrolment import (
+    DEFAULT_LOOSEN_DELAY,
     ENROLMENT_FILE,
+    MAX_LOOSEN_DELAY,
+    DelaySettings,
     Enrolment,
     new_enrolment,
     read_enrolment,
@@ -65,6 +72,8 @@ __all__ = [
     "CODE_MISSING",
     "CODE_REPLAYED",
     "CODE_WRONG",
+    "COLLECT_WITHIN",
+    "DEFAULT_LOOSEN_DELAY",
     "DIGITS",
     "ENROLMENT_FILE",
     "FAILURE_WINDOW",
@@ -72,6 +81,7 @@ __all__ = [
     "LOCKED",
     "LOCKOUT",
     "MAX_FAILURES",
+    "MAX_LOOSEN_DELAY",
     "MIN_PASSPHRASE",
     "NOT_ENROLLED",
     "OWNER_CHANNEL",
@@ -82,6 +92,10 @@ __all__ = [
     "SOURCE_WINDOW",
     "UNATTRIBUTED",
     "Credential",
+    "DelaySettings",
+    "DelayState",
+    "DelayedAct",
+    "Delays",
     "Enrolment",
     "EnrolmentError",
     "LockAlert",

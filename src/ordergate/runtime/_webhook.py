@@ -8,7 +8,8 @@ fails or is slow (5 s) is logged and skipped: the approval is on the ledger eith
 ``ordergate approvals`` lists it.
 
 ``announce`` posts any other owner alert the same way (``owner_locked``: owner acts locked
-after wrong codes, from one source or from all).
+after wrong codes, from one source or from all; ``owner_act_…``: an owner act that loosens
+waiting for the owner's delay, taking effect, cancelled or failed).
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ def console(
         server as url,
         httpx2.Client(base_url=url, timeout=BOUND_S, follow_redirects=False) as http,
     ):
-        yield Console(Desk(url=url, server=server, codes=codes, key=key, home=home), http, clock)
+        desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)
+        yield Console(desk, http, clock)
 
 
 IDLE_PAST = timedelta(minutes=16)

@@ -17,11 +17,12 @@ from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE, OwnerCodes, enrol
 
 from ordergate.callers import CallerKey, mint
-from ordergate.core import Secret
+from ordergate.core import Secret, SecurityClock, SteppedClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import Ledger
 from ordergate.oauth import Authorization
+from ordergate.owner import DEFAULT_LOOSEN_DELAY
 
 BOUND_S = 30
 MASTER = "desk-master-secret-" + "m" * 24
@@ -41,6 +42,15 @@ class Desk:
     codes: OwnerCodes
     key: CallerKey
     home: Path
+    clock: SteppedClock | None = None
+    """Security time (the owner's delays run on it), when the kit steps it."""
+
+    def pass_delay(self, delay: timedelta = DEFAULT_LOOSEN_DELAY) -> None:
+        """Step security time past the owner's delay, then let the gateway run what is due
+        (it does, before any owner read)."""
+        assert self.clock is not None, "this desk's security time is not stepped"
+        self.clock.advance(delay + timedelta(seconds=1))
+        assert self.get("/status").status_code == 200
 
     @property
     def ledger(self) -> Ledger:
@@ -98,12 +108,19 @@ def owner_desk(
     *,
     policy: str = HELD_POLICY,
     passphrase: str | None = PASSPHRASE,
+    webhook_url: str | None = None,
 ) -> Iterator[Desk]:
     key = CallerKey.derive(Secret(MASTER))
+    clock = SteppedClock(start=OPEN)
     server = sandbox_gateway(
-        tmp_path, monkeypatch, policy=policy, config=GatewayConfig(port=0, caller_key=key)
+        tmp_path,
+        monkeypatch,
+        policy=policy,
+        config=GatewayConfig(port=0, caller_key=key),
+        security_clock=SecurityClock(clock),
+        webhook_url=webhook_url,
     )
     home = tmp_path / "home"
     codes = enrol(home, passphrase=passphrase)
     with server as url:
-        yield Desk(url=url, server=server, codes=codes, key=key, home=home)
+        yield Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)

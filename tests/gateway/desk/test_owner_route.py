@@ -77,9 +77,13 @@ def test_a_looser_policy_needs_the_code_and_the_refusal_names_nothing_applied(
             "owner_code_required",
         )
         assert desk.ledger.controls.applied_policy() == before
-        applied = desk.post("/policy", {"text": looser, "owner_code": desk.codes.next()}).json()
+        waiting = desk.post("/policy", {"text": looser, "owner_code": desk.codes.next()}).json()
         # The desk's policy allows SPY only and approves always; the looser text is the
         # defaults' (SPY and VTI) with a higher cap.
+        assert "max_order_usd, symbols.allow" in waiting["delayed"]["summary"]
+        desk.pass_delay()
+        entries = desk.ledger.journal.entries()
+        applied = [e.detail for e in entries if e.kind == "policy_applied"][-1]
         assert applied["loosened"] == ["limits.max_order_usd", "symbols.allow"]
         assert applied["credential"] == "totp"
 
@@ -92,9 +96,11 @@ def test_a_policy_that_arms_live_is_journalled_as_arming_and_waits_for_a_restart
         live = DEFAULT_POLICY_TOML.replace('mode = "paper"', 'mode = "live"').replace(
             "real_money = false", "real_money = true"
         )
-        applied = desk.post("/policy", {"text": live, "owner_code": desk.codes.next()}).json()
-        assert {"mode", "real_money"} <= set(applied["loosened"])
-        assert any("next starts" in note for note in applied["notes"])
+        waiting = desk.post("/policy", {"text": live, "owner_code": desk.codes.next()}).json()
+        assert waiting["delayed"]["act"] == "arm_live"
+        desk.pass_delay()
+        applied = desk.ledger.controls.applied_policy()
+        assert applied is not None and applied.text == live
         acts = [e.detail for e in desk.ledger.journal.entries() if e.kind == "owner_act"]
         assert acts[-1]["act"] == "arm_live" and acts[-1]["outcome"] == "authorised"
 
@@ -106,7 +112,10 @@ def test_a_caller_token_that_can_trade_needs_the_code_and_a_read_only_one_does_n
     with owner_desk(tmp_path, monkeypatch) as desk:
         ask = {"caller": "nightly", "profile": "trader", "ttl_s": 600}
         assert desk.post("/tokens", ask).json()["error"]["code"] == "owner_code_required"
-        minted = desk.post("/tokens", {**ask, "owner_code": desk.codes.next()}).json()
+        waiting = desk.post("/tokens", {**ask, "owner_code": desk.codes.next()}).json()
+        assert waiting["delayed"]["act"] == "token_mint" and "token" not in waiting
+        desk.pass_delay()
+        minted = desk.post("/tokens", ask).json()  # collected: the code was given once
         assert minted["profile"] == "trader" and minted["token"].count(".") == 1
         reader = desk.post("/tokens", {**ask, "profile": "monitor"}).json()
         assert reader["profile"] == "monitor"

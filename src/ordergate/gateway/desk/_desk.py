@@ -19,7 +19,13 @@ act                    owner code                   what it does
 ``revoke``             never                        the connection and its tokens are erased
 ``mint``               when the profile can place   a caller token signed with the host's key
                        or cancel
+``cancel_delayed``     never                        an act that still waits ends unmade
 =====================  ===========================  ==========================================
+
+An act that loosens — a looser policy, arming live, a trading caller token, an approval above
+the owner's threshold — is authorised, then waits the owner's delay (``DelayedActs``,
+``_delayed``) before it is done; a policy that only tightens, a pause, a denial and the
+owner's cancel end what waits. What has come due is done before any owner read or act.
 
 Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, code, sentence).
 """
@@ -34,10 +40,18 @@ from pathlib import Path
 from typing import Any
 
 from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
-from ordergate.core import Clock, ConfigError, RealtimeClock, SteppedClock, write_private
+from ordergate.core import (
+    Clock,
+    ConfigError,
+    RealtimeClock,
+    SteppedClock,
+    to_wire,
+    write_private,
+)
 from ordergate.execution import Guard, deny_approval
 from ordergate.gateway._owner import digest_in
 from ordergate.gateway.desk._connections import client_names, list_connections
+from ordergate.gateway.desk._delayed import DelayedActs
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
@@ -48,8 +62,11 @@ from ordergate.ledger import (
     policy_sha256,
 )
 from ordergate.owner import (
+    CODE_MISSING,
     OWNER_IDENTITY,
     Credential,
+    DelayedAct,
+    Delays,
     OwnerAct,
     OwnerAuthority,
     OwnerRefused,
@@ -118,6 +135,7 @@ class OwnerDesk:
         caller_key: CallerKey | None,
         on_policy: PolicyHook | None = None,
         clock: Clock | None = None,
+        delayed: DelayedActs | None = None,
     ) -> None:
         self._authority = authority
         self._ledger = ledger
@@ -130,10 +148,22 @@ class OwnerDesk:
         self._clock = clock or RealtimeClock()
         applied = ledger.controls.applied_policy()
         self._followed = applied.sha256 if applied is not None else None
+        self._delayed = delayed or DelayedActs(Delays(ledger, clock=self._clock))
+        self._delayed.on_due(OwnerAct.POLICY_APPLY, self._policy_due)
+        self._delayed.on_due(OwnerAct.ARM_LIVE, self._policy_due)
+        self._delayed.on_due(OwnerAct.APPROVE, self._approval_due)
+        self._delayed.on_due(OwnerAct.TOKEN_MINT, _collect_later)
+
+    @property
+    def delayed(self) -> DelayedActs:
+        """The acts that wait for the owner's delay (the console registers passkeys here)."""
+        return self._delayed
 
     # -- reads ----------------------------------------------------------------------------
 
     async def status(self) -> dict[str, Any]:
+        await self._delayed.run_due()
+
         def read() -> dict[str, Any]:
             owner = self._authority.status()
             pause = self._ledger.controls.pause_state()
@@ -152,6 +182,8 @@ class OwnerDesk:
         """The waiting orders: each approval's announcement, the reasons its filing was held,
         and the registered name of the client whose connection filed it (when one did)."""
         from ordergate.runtime import approval_announcement
+
+        await self._delayed.run_due()
 
         def read() -> list[dict[str, Any]]:
             names = client_names(self._ledger.engine)
@@ -214,18 +246,54 @@ class OwnerDesk:
     async def connections(self) -> list[dict[str, Any]]:
         return await blocking(list_connections, self._ledger.engine)
 
+    async def pending_acts(self) -> list[dict[str, Any]]:
+        """The acts that loosen and wait for the owner's delay, each with its time left."""
+        await self._delayed.run_due()
+        return await self._delayed.pending()
+
+    async def cancel_delayed(self, act_id: str | None) -> dict[str, Any]:
+        """End a waiting act unmade (every one when ``act_id`` is ``None``): no code, since
+        it only makes things safer. 404 when ``act_id`` names no waiting act."""
+        cancelled = await self._delayed.cancel(act_id, why="cancelled by the owner", by=UNVERIFIED)
+        if act_id is not None and not cancelled:
+            raise DeskError(404, "unknown_delayed_act", "No waiting act has that id.")
+        return {"cancelled": cancelled}
+
     # -- acts on held orders ---------------------------------------------------------------
 
     async def approve(
         self, approval_id: str, code: str | None, *, vouched: Credential | None = None
     ) -> dict[str, Any]:
-        """``vouched``: the console verified the owner's passkey itself (no code then)."""
+        """``vouched``: the console verified the owner's passkey itself (no code then). An
+        order whose notional is above the owner's threshold needs the code even then, and its
+        approval waits the owner's delay."""
+        await self._delayed.run_due()
         record = await self._pending_filing(approval_id)
         detail = {"approval_id": approval_id, "filing_id": str(record.id)}
+        threshold = (await self._delayed.settings()).approve_above
+        above = threshold is not None and record.notional > threshold
+        if above and vouched is not None:
+            raise DeskError(
+                401,
+                CODE_MISSING,
+                "This order is above the owner's approval threshold: approving it needs the "
+                "owner code, not a passkey alone.",
+            )
         if vouched is not None:
             await self._vouch(OwnerAct.APPROVE, vouched, **detail)
         else:
             await self._authorize(code, OwnerAct.APPROVE, **detail)
+        if threshold is not None and above:
+            terms = record.terms
+            summary = (
+                f"approve {terms.get('side')} {terms.get('symbol')} "
+                f"${to_wire(record.notional)} (above ${to_wire(threshold)}) · "
+                f"order {record.id}"
+            )
+            return await self._delayed.defer(OwnerAct.APPROVE, summary, detail)
+        return await self._place_approved(record, approval_id)
+
+    async def _place_approved(self, record: FilingRecord, approval_id: str) -> dict[str, Any]:
         async with self._guard_for(record) as guard:
             outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
             mode = "paper" if guard.paper else "live"
@@ -234,7 +302,16 @@ class OwnerDesk:
     async def deny(self, approval_id: str) -> dict[str, Any]:
         await self._pending_filing(approval_id)
         outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
+        for waiting in await blocking(self._delayed.delays.pending):
+            if waiting.act is OwnerAct.APPROVE and waiting.payload["approval_id"] == approval_id:
+                await self._delayed.cancel(waiting.id, why="the order was denied", by=UNVERIFIED)
         return outcome.as_json(mode=self._mode)
+
+    async def _approval_due(self, act: DelayedAct) -> str | None:
+        approval_id = str(act.payload["approval_id"])
+        record = await self._pending_filing(approval_id)
+        outcome = await self._place_approved(record, approval_id)
+        return f"the approved order is {outcome.get('status')}"
 
     async def _pending_filing(self, approval_id: str) -> FilingRecord:
         """The filing a pending approval holds; 404 for none, 409 when already decided."""
@@ -264,7 +341,9 @@ class OwnerDesk:
                 return _pause_json(current, changed=False)
             return _pause_json(self._ledger.controls.pause(reason, by=UNVERIFIED), changed=True)
 
-        return await blocking(act)
+        paused = await blocking(act)
+        cancelled = await self._delayed.cancel(None, why="the owner paused", by=UNVERIFIED)
+        return {**paused, "cancelled": cancelled} if cancelled else paused
 
     async def resume(self, code: str | None) -> dict[str, Any]:
         current = await blocking(self._ledger.controls.pause_state)
@@ -288,6 +367,7 @@ class OwnerDesk:
         if digest == applied_sha:
             return {"applied": False, "sha256": digest, "message": "That policy is in force."}
         credential = "none"
+        cancelled: list[dict[str, Any]] = []
         if loosened:
             live = policy.mode is Mode.LIVE and policy.real_money
             act = OwnerAct.ARM_LIVE if live and {"mode", "real_money"} & set(loosened) else None
@@ -297,7 +377,32 @@ class OwnerDesk:
                 sha256=digest,
                 loosened=list(loosened),
             )
-            credential = authorised.value
+            summary = (
+                f"{'arm live: ' if act else ''}apply policy sha256:{digest[:12]}… "
+                f"loosening {', '.join(loosened)}"
+            )
+            payload = {"text": text, "sha256": digest, "credential": authorised.value}
+            return await self._delayed.defer(act or OwnerAct.POLICY_APPLY, summary, payload)
+        if changed:
+            # A policy that only tightens ends every act that still waits to loosen.
+            why = f"a tightening policy was applied (sha256:{digest[:12]}…)"
+            cancelled = await self._delayed.cancel(None, why=why, by=UNVERIFIED)
+        answer = await self._put_in_force(text, policy, credential)
+        return {**answer, "cancelled": cancelled} if cancelled else answer
+
+    async def _policy_due(self, act: DelayedAct) -> str | None:
+        text = str(act.payload["text"])
+        answer = await self._put_in_force(text, parse_policy(text), str(act.payload["credential"]))
+        return "; ".join(answer["notes"]) or None
+
+    async def _put_in_force(
+        self, text: str, policy: PolicyConfig, credential: str
+    ) -> dict[str, Any]:
+        """Make ``text`` the policy in force now (what loosens has waited, or there is none)."""
+        baseline, _ = await blocking(policy_baseline, self._ledger)
+        digest = policy_sha256(text)
+        loosened = loosened_keys(baseline, policy)
+        changed = changed_keys(baseline, policy)
         await blocking(
             self._ledger.controls.apply_policy,
             text,
@@ -384,9 +489,23 @@ class OwnerDesk:
                 "ORDERGATE_MASTER_SECRET where it runs.",
             )
         if chosen.permissions & TRADING_PERMISSIONS:
-            await self._authorize(
-                code, OwnerAct.TOKEN_MINT, caller=caller, profile=profile, ttl_s=ttl_s
-            )
+            request = {
+                "caller": caller,
+                "profile": profile,
+                "ttl_s": ttl_s,
+                "connection": connection,
+            }
+            await self._delayed.run_due()
+            # A trading token whose delay has passed is minted when asked for again.
+            collected = await blocking(self._delayed.delays.collect, OwnerAct.TOKEN_MINT, request)
+            if collected is None:
+                await self._authorize(
+                    code, OwnerAct.TOKEN_MINT, caller=caller, profile=profile, ttl_s=ttl_s
+                )
+                summary = f"mint a trading caller token for {caller} ({profile}, {ttl_s} s)"
+                answer = await self._delayed.defer(OwnerAct.TOKEN_MINT, summary, request)
+                answer["message"] += " Once it has, run the same command again to get the token."
+                return answer
         now = RealtimeClock().now()  # security time: a caller token expires by the wall clock
         try:
             token = mint(
@@ -432,6 +551,11 @@ class OwnerDesk:
     async def vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
         """Journal ``act`` as authorised by a credential the caller verified (a passkey)."""
         return await self._vouch(act, credential, **detail)
+
+
+async def _collect_later(act: DelayedAct) -> str | None:
+    # The token itself is never stored: it is minted when the owner asks again (``mint``).
+    return "the token can now be minted: run the same command again"
 
 
 def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:

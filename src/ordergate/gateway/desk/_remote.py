@@ -152,3 +152,9 @@ class RemoteDesk:
             "owner_code": code,
         }
         return dict(await self._call("POST", "/tokens", body))
+
+    async def pending_acts(self) -> list[dict[str, Any]]:
+        return list((await self._call("GET", "/delayed"))["delayed"])
+
+    async def cancel_delayed(self, act_id: str | None) -> dict[str, Any]:
+        return dict(await self._call("POST", "/delayed/cancel", {"id": act_id}))

@@ -18,7 +18,12 @@ Routes (answers are JSON; a refusal is ``{"error": {"code", "message"}}`` with i
 - ``POST /owner/pause`` ``{reason}``, ``POST /owner/resume`` ``{owner_code}``;
 - ``POST /owner/policy`` ``{text, owner_code?}``;
 - ``POST /owner/connections/{id}/revoke``;
-- ``POST /owner/tokens`` ``{caller, profile, ttl_s, connection?, owner_code?}``.
+- ``POST /owner/tokens`` ``{caller, profile, ttl_s, connection?, owner_code?}``;
+- ``GET /owner/delayed`` (the acts that wait for the owner's delay), ``POST
+  /owner/delayed/cancel`` ``{id?}`` (no code: every waiting act when no id is given).
+
+An act that loosens answers ``{"delayed": {id, act, summary, effective_at, …}, "message"}``
+instead of its own answer: it takes effect when its delay has passed.
 """
 
 from __future__ import annotations
@@ -159,8 +164,16 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
             code=_code(body),
         )
 
+    async def delayed(request: Request, body: dict[str, Any]) -> Any:
+        return {"delayed": await desk.pending_acts()}
+
+    async def cancel(request: Request, body: dict[str, Any]) -> Any:
+        return await desk.cancel_delayed(_text(body, "id", required=False))
+
     prefix = OWNER_PREFIX
     return [
+        Route(f"{prefix}/delayed", endpoint(delayed, post=False), methods=["GET"]),
+        Route(f"{prefix}/delayed/cancel", endpoint(cancel, post=True), methods=["POST"]),
         Route(f"{prefix}/status", endpoint(status, post=False), methods=["GET"]),
         Route(f"{prefix}/approvals", endpoint(approvals, post=False), methods=["GET"]),
         Route(f"{prefix}/connections", endpoint(connections, post=False), methods=["GET"]),

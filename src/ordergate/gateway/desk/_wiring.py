@@ -10,12 +10,13 @@ restarted in paper.
 
 from __future__ import annotations
 
-from ordergate.core import ConfigError
+from ordergate.core import Clock, ConfigError
 from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway.desk._delayed import DelayedActs
 from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, PolicyHook
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import Ledger
-from ordergate.owner import ENROLMENT_FILE, EnrolmentError, LockAlert, OwnerAuthority
+from ordergate.owner import ENROLMENT_FILE, Delays, EnrolmentError, LockAlert, OwnerAuthority
 from ordergate.policy import Mode, PolicyConfig
 from ordergate.profiles import Profiles
 from ordergate.runtime import Settings, WebhookNotifier
@@ -62,7 +63,14 @@ def owner_desk(
     mode: str,
     profiles: Profiles,
     on_policy: PolicyHook | None,
+    clock: Clock,
 ) -> OwnerDesk:
+    """The desk on the gateway's ledger; ``clock`` is security time (the owner's delays run
+    on it); what waits for the delay is announced on the approval webhook."""
+    webhook = WebhookNotifier(settings.webhook_url) if settings.webhook_url else None
+    delayed = DelayedActs(
+        Delays(ledger, clock=clock), announce=webhook.announce if webhook is not None else None
+    )
     return OwnerDesk(
         authority=authority,
         ledger=ledger,
@@ -73,6 +81,8 @@ def owner_desk(
         profiles=profiles,
         caller_key=config.caller_key,
         on_policy=on_policy,
+        clock=clock,
+        delayed=delayed,
     )
 
 
