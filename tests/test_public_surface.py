@@ -110,7 +110,9 @@ SURFACE = {
         "check_home",
     },
     "ordergate.owner": {
-        "BUSY", "CODE_MISSING", "CODE_REPLAYED", "CODE_WRONG", "DIGITS", "ENROLMENT_FILE",
+        "BUSY", "CODE_MISSING", "CODE_REPLAYED", "CODE_WRONG", "COLLECT_WITHIN",
+        "DEFAULT_LOOSEN_DELAY", "DIGITS", "ENROLMENT_FILE", "MAX_LOOSEN_DELAY", "DelaySettings",
+        "DelayState", "DelayedAct", "Delays",
         "FAILURE_WINDOW", "INTERVAL_S", "LOCKED", "LOCKOUT", "MAX_FAILURES", "MIN_PASSPHRASE",
         "NOT_ENROLLED", "OWNER_CHANNEL", "OWNER_IDENTITY", "SOURCE_FAILURES", "SOURCE_LOCKOUT",
         "SOURCE_LOCKOUT_MAX", "SOURCE_WINDOW", "UNATTRIBUTED", "Credential", "Enrolment",

@@ -21,6 +21,7 @@ from ordergate.cli import app
 from ordergate.cli._token import parse_ttl
 from ordergate.core import RealtimeClock, SteppedClock
 from ordergate.ledger import open_ledger
+from ordergate.owner import Delays, DelaySettings
 
 DEDICATED = "dedicated-caller-token-key-0123456789abcdef"
 MASTER = "master-secret-for-the-whole-gateway-0123456789"
@@ -32,7 +33,9 @@ MASTER_ONLY = {ENV_CALLER_TOKEN_KEY: "", ENV_MASTER_SECRET: MASTER}
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ORDERGATE_HOME", str(tmp_path))
     monkeypatch.delenv("ORDERGATE_DB_URL", raising=False)
-    open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=RealtimeClock()).close()
+    with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        # These tests are of the command's output: the owner enrolled with no loosen delay.
+        Delays(ledger).ask(DelaySettings(timedelta(0)), first=True)
     enrol(tmp_path, passphrase=PASSPHRASE)
     return tmp_path
 

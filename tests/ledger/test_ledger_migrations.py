@@ -35,7 +35,7 @@ TABLES = {
     "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
-    "owner_guard", "owner_settings",
+    "owner_guard", "owner_settings", "owner_sources",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
 

@@ -24,6 +24,7 @@ from ordergate.cli._desk import (
     desk_failure,
     desk_for,
     owner_code,
+    said_delayed,
 )
 from ordergate.cli._options import (
     DbOption,
@@ -97,6 +98,8 @@ async def _approve(
             body = await desk.approve(approval_id, owner_code(code))
         except DeskError as error:
             raise desk_failure(error) from None
+    if not as_json and said_delayed(body):
+        return 0
     return _decided(body, as_json=as_json, code=exit_code(body))
 
 

@@ -40,6 +40,7 @@ __all__ = [
     "desk_failure",
     "desk_for",
     "owner_code",
+    "said_delayed",
     "with_code",
 ]
 
@@ -123,6 +124,16 @@ async def with_code(act: Callable[[str | None], Awaitable[_T]], given: str | Non
         if error.code != "owner_code_required":
             raise
         return await act(owner_code(None))
+
+
+def said_delayed(answer: dict[str, Any]) -> bool:
+    """Whether the desk answered that the act waits the owner's delay (then said so)."""
+    delayed = answer.get("delayed")
+    if not isinstance(delayed, dict):
+        return False
+    typer.echo(f"waiting: {delayed['id']} ({delayed['act']}): {delayed['summary']}")
+    typer.echo(str(answer.get("message", "")), err=True)
+    return True
 
 
 def desk_failure(error: DeskError) -> typer.Exit:

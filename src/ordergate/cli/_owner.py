@@ -121,7 +121,7 @@ def init_command(
         enrolment = new_enrolment(passphrase=passphrase, now=RealtimeClock().now(), delays=delays)
         write_enrolment(path, enrolment)
         authority.enrolled(replaced=existing is not None, credential=credential)
-        waiting = Delays(ledger).ask(delays)
+        waiting = Delays(ledger).ask(delays, first=existing is None)
     uri = provisioning_uri(enrolment.totp_secret)
     if qr if qr is not None else sys.stdout.isatty():
         typer.echo(terminal_qr(uri))

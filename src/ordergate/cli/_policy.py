@@ -19,7 +19,14 @@ from typing import Annotated, Any
 import anyio
 import typer
 
-from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, with_code
+from ordergate.cli._desk import (
+    CodeOption,
+    GatewayOption,
+    desk_failure,
+    desk_for,
+    said_delayed,
+    with_code,
+)
 from ordergate.cli._options import DbOption, JsonOption, PolicyOption, fail, settings_from
 
 __all__ = ["policy_app"]
@@ -48,6 +55,8 @@ def apply_command(
     result = anyio.run(_apply, settings_from(policy, db, None, False), gateway, text, code)
     if as_json:
         typer.echo(json.dumps(result, sort_keys=True))
+        return
+    if said_delayed(result):
         return
     if not result["applied"]:
         typer.echo(f"already in force: sha256:{result['sha256']}")

@@ -106,6 +106,9 @@ def mint_command(
         "connection": connection,
     }
     minted = anyio.run(_mint, settings_from(None, db, None, False), gateway, request, code)
+    if "delayed" in minted:  # a trading token waits the owner's delay; stdout holds tokens only
+        typer.echo(f"waiting: {minted['delayed']['id']}: {minted['message']}", err=True)
+        return
     typer.echo(minted["token"])
     typer.echo(
         f"expires {minted['expires_at']} (signed with the key from {minted['key_source']})",

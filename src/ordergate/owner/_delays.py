@@ -100,12 +100,14 @@ class Delays:
         with self._ledger.engine.connect() as db:
             return _settings(db)
 
-    def defer(self, act: OwnerAct, summary: str, payload: Mapping[str, Any]) -> DelayedAct:
+    def defer(self, act: OwnerAct, summary: str, payload: Mapping[str, Any]) -> DelayedAct | None:
         """Record ``act`` (already authorised) to take effect after the delay in force, and
-        journal that it waits."""
+        journal that it waits; ``None`` when the owner set no delay (do it now, then)."""
         now = self.now()
         with write_transaction(self._ledger.engine) as tx:
             delay = _settings(tx).loosen_delay
+            if not delay:
+                return None
             delayed = DelayedAct(
                 id=str(uuid.uuid4()),
                 act=act,
@@ -222,15 +224,16 @@ class Delays:
                 return done
         return None
 
-    def ask(self, wanted: DelaySettings) -> DelayedAct | None:
+    def ask(self, wanted: DelaySettings, *, first: bool = False) -> DelayedAct | None:
         """The owner asks for ``wanted`` (a new enrolment): settings as tight or tighter than
-        those in force take effect at once; looser ones wait (the delayed act, returned)."""
+        those in force, or those of the first enrolment, take effect at once; looser ones
+        wait (the delayed act, returned)."""
         now = self.now()
         with write_transaction(self._ledger.engine) as tx:
             current = _settings(tx)
             if current == wanted:
                 return None
-            if not wanted.looser_than(current):
+            if first or not wanted.looser_than(current):
                 _store_settings(tx, wanted, now)
                 self._ledger.journal.append(
                     identity=OWNER_IDENTITY,

@@ -30,10 +30,12 @@ class Console:
     desk: Desk
     http: httpx2.Client
     clock: SteppedClock
+    base: str
+    """Where the console is opened: the gateway's URL, or ``localhost`` on its port."""
 
     @property
     def origin(self) -> dict[str, str]:
-        return {"origin": self.desk.url}
+        return {"origin": self.base}
 
     def get(
         self, path: str, params: dict[str, str] | None = None, **headers: str
@@ -69,8 +71,14 @@ class Console:
 
 @contextmanager
 def console(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, policy: str = HELD_POLICY
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    policy: str = HELD_POLICY,
+    localhost: bool = False,
 ) -> Iterator[Console]:
+    """``localhost``: open the console at ``http://localhost:PORT`` (the passkeys' relying
+    party) rather than at the gateway's ``127.0.0.1`` URL."""
     key = CallerKey.derive(Secret(MASTER))
     clock = SteppedClock(start=OPEN)
     server = sandbox_gateway(
@@ -82,12 +90,11 @@ def console(
     )
     home = tmp_path / "home"
     codes = enrol(home, passphrase=PASSPHRASE)
-    with (
-        server as url,
-        httpx2.Client(base_url=url, timeout=BOUND_S, follow_redirects=False) as http,
-    ):
-        desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)
-        yield Console(desk, http, clock)
+    with server as url:
+        base = url.replace("127.0.0.1", "localhost") if localhost else url
+        with httpx2.Client(base_url=base, timeout=BOUND_S, follow_redirects=False) as http:
+            desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)
+            yield Console(desk, http, clock, base)
 
 
 IDLE_PAST = timedelta(minutes=16)

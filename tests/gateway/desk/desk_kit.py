@@ -67,7 +67,8 @@ class Desk:
 
     def place(self, arguments: dict[str, Any] = BUY) -> dict[str, Any]:
         """What an agent holding a trader caller token hears when it places an order."""
-        token = mint(self.key, caller="agent", profile="trader", ttl=_TTL, now=OPEN).reveal()
+        now = self.clock.now() if self.clock is not None else OPEN
+        token = mint(self.key, caller="agent", profile="trader", ttl=_TTL, now=now).reveal()
         session = McpSession(self.url, token)
         try:
             data: dict[str, Any] = session.tool("place_equity_order", arguments)["data"]

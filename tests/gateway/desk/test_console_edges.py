@@ -45,8 +45,8 @@ def test_bodies_of_the_wrong_kind_and_posts_without_a_session_are_refused(
 def test_a_registration_out_of_turn_or_that_does_not_verify_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with console(tmp_path, monkeypatch) as c:
-        passkey = SoftPasskey(c.desk.url)
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        passkey = SoftPasskey(c.base)
         assert c.sign_in().status_code == 303
         csrf = c.csrf("/passkeys")
         assert "No passkey yet" in c.get("/passkeys").text

@@ -4,14 +4,17 @@ approve; a forged signature, a foreign origin and a replayed challenge are refus
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from console_kit import Console, console
 from cryptography.hazmat.primitives.asymmetric import ec
-from passkey_testkit import SoftPasskey
+from passkey_testkit import SoftPasskey, b64url
 
 from ordergate.gateway.console import COOKIE
+from ordergate.gateway.console._passkeys import RelyingParty
+from ordergate.owner import DEFAULT_LOOSEN_DELAY, Delays, DelaySettings
 
 
 def _register(c: Console, passkey: SoftPasskey) -> None:
@@ -23,6 +26,10 @@ def _register(c: Console, passkey: SoftPasskey) -> None:
     assert options.status_code == 200, options.text
     registered = c.post_json("/passkey/register", passkey.create(options.json()), csrf)
     assert registered.status_code == 200, registered.text
+    assert registered.json()["delayed"]["act"] == "passkey_register"
+    c.desk.pass_delay()
+    c.http.cookies.clear()  # the session idled out while the delay passed
+    assert c.sign_in().status_code == 303
 
 
 def _fresh_session_csrf(c: Console) -> str:
@@ -34,8 +41,8 @@ def _fresh_session_csrf(c: Console) -> str:
 def test_a_registered_passkey_signs_in_and_approves(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with console(tmp_path, monkeypatch) as c:
-        passkey = SoftPasskey(c.desk.url)
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        passkey = SoftPasskey(c.base)
         _register(c, passkey)
         assert "passkey" in c.get("/passkeys").text
         csrf = _fresh_session_csrf(c)
@@ -72,8 +79,8 @@ def test_a_registered_passkey_signs_in_and_approves(
 def test_a_forged_or_foreign_assertion_signs_nobody_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with console(tmp_path, monkeypatch) as c:
-        passkey = SoftPasskey(c.desk.url)
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        passkey = SoftPasskey(c.base)
         _register(c, passkey)
         csrf = _fresh_session_csrf(c)
         stranger = ec.generate_private_key(ec.SECP256R1())
@@ -83,8 +90,92 @@ def test_a_forged_or_foreign_assertion_signs_nobody_in(
             assert refused.status_code == 403, kwargs
         approve_first = c.post_json("/passkey/options", {"purpose": "approve"}, csrf)
         assert approve_first.status_code == 401
-        unknown = SoftPasskey(c.desk.url)
+        unknown = SoftPasskey(c.base)
         options = c.post_json("/passkey/options", {"purpose": "sign_in"}, csrf).json()
         assert c.post_json("/passkey/sign-in", unknown.get(options), csrf).status_code == 403
         assert c.get("/approvals").status_code == 303
         assert COOKIE in c.http.cookies
+
+
+@pytest.mark.req("owner.passkey.delayed")
+def test_a_software_passkey_signs_nobody_in_before_the_delay_and_is_announced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        passkey = SoftPasskey(c.base)
+        assert c.sign_in().status_code == 303
+        csrf = c.csrf("/passkeys")
+        options = c.post_json(
+            "/passkey/register/options", {"owner_code": c.desk.codes.next()}, csrf
+        ).json()
+        registered = c.post_json("/passkey/register", passkey.create(options), csrf).json()
+        assert registered["registered"] is False
+        kinds = [e.kind for e in c.desk.ledger.journal.entries(limit=1000)]
+        assert "owner_act_delayed" in kinds
+        assert registered["delayed"]["id"] in c.get("/delayed").text
+        csrf = _fresh_session_csrf(c)
+        options = c.post_json("/passkey/options", {"purpose": "sign_in"}, csrf).json()
+        early = c.post_json("/passkey/sign-in", passkey.get(options), csrf)
+        assert early.status_code == 403
+        c.desk.pass_delay()
+        csrf = _fresh_session_csrf(c)
+        options = c.post_json("/passkey/options", {"purpose": "sign_in"}, csrf).json()
+        assert c.post_json("/passkey/sign-in", passkey.get(options), csrf).status_code == 200
+
+
+@pytest.mark.req("owner.passkey.rp-not-ip")
+def test_the_relying_party_is_never_an_ip_and_an_ip_origin_cannot_register(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert RelyingParty.for_url("http://127.0.0.1:8787") == RelyingParty(
+        "localhost", "http://localhost:8787"
+    )
+    assert RelyingParty.for_url("http://[::1]:8787") is not None
+    assert RelyingParty.for_url("http://192.168.1.5:8787") is None
+    assert RelyingParty.for_url("https://gate.example.com").rp_id == "gate.example.com"
+    with console(tmp_path, monkeypatch) as c:  # opened at 127.0.0.1
+        assert c.sign_in().status_code == 303
+        page = c.get("/passkeys").text
+        assert "http://localhost:" in page
+        csrf = c.csrf("/passkeys")
+        code = c.desk.codes.next()
+        refused = c.post_json("/passkey/register/options", {"owner_code": code}, csrf)
+        assert refused.status_code == 400
+        acts = [e.detail for e in c.desk.ledger.journal.entries(limit=1000)]
+        assert not [a for a in acts if a.get("act") == "passkey_register"]  # no code spent
+
+
+@pytest.mark.req("owner.passkey.revocable")
+def test_a_revoked_passkey_is_refused_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        passkey = SoftPasskey(c.base)
+        _register(c, passkey)
+        page = c.get("/passkeys").text
+        assert "last used" in page and "Revoke" in page
+        csrf = c.csrf("/passkeys")
+        credential_id = b64url(passkey.credential_id)
+        revoked = c.post("/passkeys/revoke", {"csrf": csrf, "credential_id": credential_id})
+        assert revoked.status_code == 303
+        csrf = _fresh_session_csrf(c)
+        options = c.post_json("/passkey/options", {"purpose": "sign_in"}, csrf).json()
+        assert c.post_json("/passkey/sign-in", passkey.get(options), csrf).status_code == 403
+
+
+@pytest.mark.req("owner.passkey.threshold-needs-code")
+def test_a_passkey_approval_above_the_threshold_asks_for_the_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        passkey = SoftPasskey(c.base)
+        _register(c, passkey)
+        Delays(c.desk.ledger).ask(DelaySettings(DEFAULT_LOOSEN_DELAY, Decimal("1")))
+        held = c.desk.held_order()  # $5, above $1
+        csrf = c.csrf("/approvals")
+        asked = {"purpose": "approve", "approval_id": held["approval_id"]}
+        options = c.post_json("/passkey/options", asked, csrf).json()
+        approve = f"/approvals/{held['approval_id']}/approve"
+        refused = c.post_json(approve, passkey.get(options), csrf)
+        assert refused.status_code == 401
+        assert c.desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"

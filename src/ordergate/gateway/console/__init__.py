@@ -1,7 +1,10 @@
 """The owner's console at ``/console``: a browser page for the owner only.
 
 Sign-in with the owner code (through the ``OwnerAuthority``: every attempt counts toward its
-lockout) or a passkey (WebAuthn, registered once with the owner code); short sessions in an
+lockout) or a passkey (WebAuthn at ``localhost`` or a real domain, never an IP address;
+registered with the owner code, in use only once the owner's delay has passed, revocable at
+once); the acts that wait for the owner's delay, each with its time left and a cancel
+button (``/console/delayed``); short sessions in an
 HttpOnly, SameSite=Strict cookie holding a random id whose SHA-256 alone is stored
 (``_sessions``); a CSRF token on every form, the gateway's own origin on every post, and no
 bearer token ever read (``_web``). Pages are server-rendered (Starlette + Jinja2, htmx for
@@ -11,7 +14,6 @@ the live list); each act goes through the ``OwnerDesk``, the command line's one 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 from starlette.routing import BaseRoute
@@ -24,6 +26,8 @@ from ordergate.gateway.console._routes import console_routes
 from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
 from ordergate.gateway.console._web import COOKIE, PREFIX, Web, origin_of
 from ordergate.gateway.desk import OwnerDesk
+from ordergate.owner import DelayedAct, OwnerAct
+from ordergate.store import blocking
 
 __all__ = ["COOKIE", "IDLE", "MAX_AGE", "PREFIX", "console", "console_url"]
 
@@ -38,10 +42,18 @@ def console(
 ) -> list[BaseRoute]:
     """The console's routes over the gateway's database; ``clock`` is security time;
     ``guard`` the one guard the gateway trades through (``None`` in sealed custody)."""
-    party = RelyingParty(rp_id=urlsplit(public_url).hostname or "", origin=origin_of(public_url))
-    web = Web(ConsoleSessions(engine, clock=clock), public_url)
+    party = RelyingParty.for_url(public_url)
+    also = (party.origin,) if party is not None and party.origin != origin_of(public_url) else ()
+    web = Web(ConsoleSessions(engine, clock=clock), public_url, also_origins=also)
     budget = budget_reader(guard, clock=clock)
     passkeys = Passkeys(engine, party, clock=clock)
+
+    async def keep(act: DelayedAct) -> str | None:
+        await blocking(passkeys.keep, act.payload)
+        return "the passkey now signs the owner in"
+
+    # A registered passkey is kept only once the owner's delay has passed.
+    desk.delayed.on_due(OwnerAct.PASSKEY_REGISTER, keep)
     return console_routes(desk, web, passkeys, budget, account_reader(guard))
 
 

@@ -10,13 +10,18 @@ route                                           what it needs
                                                 ``{"purpose": "approve", "approval_id"}``
                                                 (the challenge is bound to that approval)
 ``POST /console/passkey/sign-in``               CSRF, a passkey assertion
-``GET  /console/passkeys``                      a session
+``GET  /console/passkeys``                      a session (each passkey: added, last used)
 ``POST /console/passkey/register/options``      a session, CSRF, the owner code
 ``POST /console/passkey/register``              a session, CSRF, the registration response
+                                                (kept once the owner's delay has passed)
+``POST /console/passkeys/revoke``               a session, CSRF (no code: at once)
+``GET  /console/delayed``                       a session (what waits, with its time left)
+``POST /console/delayed/{id}/cancel``           a session, CSRF (no code)
 ``GET  /console/approvals`` (``…/list``: htmx)  a session
 ``GET  /console/approvals/{id}``                a session
 ``POST /console/approvals/{id}/approve``        a session, CSRF, the owner code or a passkey
-                                                assertion (re-authentication for this act)
+                                                assertion (re-authentication for this act;
+                                                above the owner's threshold, the code)
 ``POST /console/approvals/{id}/deny``           a session, CSRF
 ``POST /console/sign-out``                      a session, CSRF
 ``GET  /console/connections``                   a session
@@ -29,6 +34,9 @@ route                                           what it needs
 ``GET  /console/policy``                        a session (applying stays on the CLI)
 ``GET  /console/positions``                     a session (SVG equity curve, drawdown)
 ==============================================  =============================================
+
+Passkey ceremonies are answered only at the relying party's origin (``localhost`` for a
+console served at a loopback IP): anywhere else the owner is told where to open the console.
 """
 
 from __future__ import annotations
@@ -167,6 +175,7 @@ def console_routes(
             raise Refused(400, "purpose must be sign_in or approve.")
         if purpose == "approve" and not session.signed_in:
             raise Refused(401, "Sign in to the console first.")
+        _at_party(request)
         bound = ""
         if purpose == "approve":
             named = body.get("approval_id")
@@ -187,6 +196,22 @@ def console_routes(
         await desk.vouch(OwnerAct.CONSOLE_SIGN_IN, Credential.PASSKEY)
         raw, _ = web.sessions.sign_in(session)
         return web.with_cookie(web.json({"signed_in": True, "next": f"{PREFIX}/approvals"}), raw)
+
+    def _at_party(request: Request) -> None:
+        """Refuse a passkey ceremony anywhere but at the relying party's origin."""
+        party = passkeys.party
+        if party is None:
+            raise Refused(
+                400,
+                "Passkeys need a console at localhost or a domain name, never an IP address: "
+                "give the gateway a domain name (--public-url).",
+            )
+        if request.headers.get("origin", "").lower() != party.origin:
+            raise Refused(
+                400,
+                f"Passkeys work only at {party.origin}{PREFIX} (their relying party is "
+                f"{party.rp_id}, never an IP address): open the console there.",
+            )
 
     def _assert_passkey(
         session: ConsoleSession, purpose: str, credential: str, bound: str = ""
@@ -210,10 +235,44 @@ def console_routes(
     # -- passkeys -------------------------------------------------------------------------
 
     async def passkeys_page(request: Request, session: ConsoleSession) -> Response:
-        return web.page("passkeys.html", session, passkeys=passkeys.listed(), page="passkeys")
+        party = passkeys.party
+        here = f"{request.url.scheme}://{request.url.netloc}".lower()
+        waiting = [a for a in await desk.pending_acts() if a["act"] == "passkey_register"]
+        return web.page(
+            "passkeys.html",
+            session,
+            passkeys=passkeys.listed(),
+            waiting=waiting,
+            party=party,
+            elsewhere=party is None or party.origin != here,
+            page="passkeys",
+        )
+
+    async def revoke_passkey(request: Request, session: ConsoleSession) -> Response:
+        form = await _form(request)
+        web.csrf(session, form.get("csrf"))
+        credential_id = form.get("credential_id", "")
+        if await blocking(passkeys.revoke, credential_id):
+            await blocking(
+                desk.ledger.journal.append,
+                identity="unverified",
+                kind="passkey_revoked",
+                why="a passkey was revoked on the owner's console",
+                detail={"credential": credential_id[:12] + "…"},
+            )
+        return web.redirect("/passkeys")
+
+    async def delayed_page(request: Request, session: ConsoleSession) -> Response:
+        return web.page("delayed.html", session, acts=await desk.pending_acts(), page="delayed")
+
+    async def cancel_delayed(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, (await _form(request)).get("csrf"))
+        await desk.cancel_delayed(request.path_params["act_id"])
+        return web.redirect("/delayed")
 
     async def register_options(request: Request, session: ConsoleSession) -> Response:
         web.csrf(session, request.headers.get("x-csrf-token"))
+        _at_party(request)  # before the code is spent
         code = (await _json(request)).get("owner_code")
         if not isinstance(code, str | None):
             raise Refused(400, "owner_code must be a string.")
@@ -229,10 +288,15 @@ def console_routes(
             raise Refused(403, "No passkey registration is in flight: enter the code again.")
         credential = (await request.body()).decode("utf-8", "replace")
         try:
-            passkeys.register(credential, challenge, label="passkey")
+            verified = passkeys.verify_registration(credential, challenge, label="passkey")
         except PasskeyError as error:
             raise Refused(400, f"The passkey was not registered: {error}.") from None
-        return web.json({"registered": True})
+        summary = f"register a passkey ({verified['credential_id'][:12]}…) for the console"
+        answer = await desk.delayed.defer(OwnerAct.PASSKEY_REGISTER, summary, verified)
+        if answer is None:  # the owner set no delay
+            await blocking(passkeys.keep, verified)
+            return web.json({"registered": True})
+        return web.json({"registered": False, **answer})
 
     # -- approvals ------------------------------------------------------------------------
 
@@ -380,6 +444,15 @@ def console_routes(
             methods=["POST"],
         ),
         Route(f"{p}/passkeys", guarded(signed_in(passkeys_page), post=False), methods=["GET"]),
+        Route(
+            f"{p}/passkeys/revoke", guarded(signed_in(revoke_passkey), post=True), methods=["POST"]
+        ),
+        Route(f"{p}/delayed", guarded(signed_in(delayed_page), post=False), methods=["GET"]),
+        Route(
+            f"{p}/delayed/{{act_id}}/cancel",
+            guarded(signed_in(cancel_delayed), post=True),
+            methods=["POST"],
+        ),
         Route(f"{p}/sign-out", guarded(signed_in(sign_out), post=True), methods=["POST"]),
         Route(f"{p}/approvals", guarded(signed_in(approvals_page), post=False), methods=["GET"]),
         Route(

@@ -72,9 +72,12 @@ def origin_of(url: str) -> str:
 class Web:
     sessions: ConsoleSessions
     public_url: str
+    also_origins: tuple[str, ...] = ()
+    """Another origin the console is served at: ``localhost`` for a loopback IP (passkeys)."""
 
     def __post_init__(self) -> None:
         self.origin = origin_of(self.public_url)
+        self.origins = frozenset({self.origin, *self.also_origins})
         self.secure = self.public_url.lower().startswith("https://")
         self.templates = Environment(
             loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -86,7 +89,7 @@ class Web:
     def screen(self, request: Request, *, post: bool) -> None:
         if "authorization" in request.headers:
             raise Refused(403, "The console is for the owner's browser: a token opens nothing.")
-        if post and request.headers.get("origin", "").lower() != self.origin:
+        if post and request.headers.get("origin", "").lower() not in self.origins:
             raise Refused(403, "A console form must come from the console's own origin.")
 
     def session(self, request: Request) -> ConsoleSession | None:

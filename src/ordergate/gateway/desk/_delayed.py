@@ -55,10 +55,13 @@ class DelayedActs:
 
     async def defer(
         self, act: OwnerAct, summary: str, payload: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any] | None:
         """Record ``act`` (authorised) to take effect after the owner's delay, and announce
-        it; the answer the owner gets instead of the act's own."""
+        it; the answer the owner gets instead of the act's own, or ``None`` when the owner
+        set no delay (the caller does the act now)."""
         delayed = await blocking(self._delays.defer, act, summary, payload)
+        if delayed is None:
+            return None
         await self._tell("owner_act_delayed", delayed)
         logger.warning(
             "owner act %s waits until %s: %s",

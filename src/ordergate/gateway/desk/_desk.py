@@ -290,7 +290,9 @@ class OwnerDesk:
                 f"${to_wire(record.notional)} (above ${to_wire(threshold)}) · "
                 f"order {record.id}"
             )
-            return await self._delayed.defer(OwnerAct.APPROVE, summary, detail)
+            waiting = await self._delayed.defer(OwnerAct.APPROVE, summary, detail)
+            if waiting is not None:
+                return waiting
         return await self._place_approved(record, approval_id)
 
     async def _place_approved(self, record: FilingRecord, approval_id: str) -> dict[str, Any]:
@@ -382,8 +384,11 @@ class OwnerDesk:
                 f"loosening {', '.join(loosened)}"
             )
             payload = {"text": text, "sha256": digest, "credential": authorised.value}
-            return await self._delayed.defer(act or OwnerAct.POLICY_APPLY, summary, payload)
-        if changed:
+            waiting = await self._delayed.defer(act or OwnerAct.POLICY_APPLY, summary, payload)
+            if waiting is not None:
+                return waiting
+            credential = authorised.value
+        elif changed:
             # A policy that only tightens ends every act that still waits to loosen.
             why = f"a tightening policy was applied (sha256:{digest[:12]}…)"
             cancelled = await self._delayed.cancel(None, why=why, by=UNVERIFIED)
@@ -504,8 +509,11 @@ class OwnerDesk:
                 )
                 summary = f"mint a trading caller token for {caller} ({profile}, {ttl_s} s)"
                 answer = await self._delayed.defer(OwnerAct.TOKEN_MINT, summary, request)
-                answer["message"] += " Once it has, run the same command again to get the token."
-                return answer
+                if answer is not None:
+                    answer["message"] += (
+                        " Once it has, run the same command again to get the token."
+                    )
+                    return answer
         now = RealtimeClock().now()  # security time: a caller token expires by the wall clock
         try:
             token = mint(

@@ -52,8 +52,8 @@
       options.challenge = bytes(options.challenge);
       options.user.id = bytes(options.user.id);
       (options.excludeCredentials || []).forEach((c) => { c.id = bytes(c.id); });
-      await post("/passkey/register", asJSON(await navigator.credentials.create({ publicKey: options })));
-      say("Registered."); window.location.reload();
+      const answer = await post("/passkey/register", asJSON(await navigator.credentials.create({ publicKey: options })));
+      say(answer.message || "Registered."); window.location.reload();
     }
   }
   document.addEventListener("click", (event) => {
