@@ -28,7 +28,7 @@ from system_testkit import missing
 
 from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey, mint
-from ordergate.core import Secret
+from ordergate.core import Secret, SecurityClock, SteppedClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.runtime import Settings
@@ -114,7 +114,9 @@ class Browser:
         self.page.wait_for_url("**/console/approvals", timeout=WAIT_MS)
 
 
-def _gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) -> GatewayServer:
+def _gateway(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str, security: SteppedClock
+) -> GatewayServer:
     home = tmp_path / "home"
     home.mkdir()
     (home / "policy.toml").write_text(policy)
@@ -134,6 +136,7 @@ def _gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str) -> Ga
         config,
         sock,
         clock=settings.clock(),
+        security_clock=SecurityClock(security),
     )
 
 
@@ -143,7 +146,8 @@ def browser_console(
 ) -> Iterator[Browser]:
     """A gateway with an enrolled owner and a Chromium page with a virtual authenticator."""
     playwright = sync_playwright()
-    server = _gateway(tmp_path, monkeypatch, policy)
+    security = SteppedClock(start=OPEN)  # stepped past the owner's delay by tests
+    server = _gateway(tmp_path, monkeypatch, policy, security)
     home = tmp_path / "home"
     codes = enrol(home, passphrase=PASSPHRASE)
     key = CallerKey.derive(Secret(MASTER))
@@ -161,7 +165,7 @@ def browser_console(
             devtools = browser.new_cdp_session(page)
             devtools.send("WebAuthn.enable")
             devtools.send("WebAuthn.addVirtualAuthenticator", {"options": _AUTHENTICATOR})
-            desk = Desk(url=url, server=server, codes=codes, key=key, home=home)
+            desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=security)
             yield Browser(desk, page, tmp_path / "screens")
         finally:
             browser.close()

@@ -23,6 +23,10 @@ def test_a_passkey_enrolled_with_the_owner_code_signs_the_owner_in(
         expect(b.page.get_by_text("No passkey yet")).to_be_visible()
         b.page.fill("#register_code", b.desk.codes.next())
         b.page.click("button[data-passkey=register]")
+        expect(b.page.get_by_text("Waiting for the delay")).to_be_visible(timeout=WAIT_MS)
+        b.desk.pass_delay()  # registering a passkey loosens: it waits the owner's delay
+        b.sign_in_with_code()  # the session idled out meanwhile
+        b.go("/passkeys")
         expect(b.page.locator("ul.cards li")).to_have_count(1, timeout=WAIT_MS)
         b.shoot("passkeys")
         b.page.click("button:has-text('Sign out')")

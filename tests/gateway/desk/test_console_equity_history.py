@@ -50,7 +50,9 @@ def serving(
         server as url,
         httpx2.Client(base_url=url, timeout=BOUND_S, follow_redirects=False) as http,
     ):
-        yield Console(Desk(url=url, server=server, codes=codes, key=key, home=home), http, clock)
+        yield Console(
+            Desk(url=url, server=server, codes=codes, key=key, home=home), http, clock, url
+        )
 
 
 def test_the_curve_outlives_a_restart_on_the_same_ledger(

@@ -132,7 +132,8 @@ def test_the_relying_party_is_never_an_ip_and_an_ip_origin_cannot_register(
     )
     assert RelyingParty.for_url("http://[::1]:8787") is not None
     assert RelyingParty.for_url("http://192.168.1.5:8787") is None
-    assert RelyingParty.for_url("https://gate.example.com").rp_id == "gate.example.com"
+    named = RelyingParty.for_url("https://gate.example.com")
+    assert named is not None and named.rp_id == "gate.example.com"
     with console(tmp_path, monkeypatch) as c:  # opened at 127.0.0.1
         assert c.sign_in().status_code == 303
         page = c.get("/passkeys").text

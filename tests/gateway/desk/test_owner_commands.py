@@ -71,9 +71,12 @@ def test_policy_apply_through_the_gateway_tightens_freely_and_loosens_with_the_c
         looser.write_text(DEFAULT_POLICY_TOML)
         refused = command(desk, "policy", "apply", str(looser))
         assert refused.exit_code == 2 and "--code" in refused.stderr
-        done = command(desk, "policy", "apply", str(looser), "--code", desk.codes.next(), "--json")
+        done = command(desk, "policy", "apply", str(looser), "--code", desk.codes.next())
         assert done.exit_code == 0, done.output
-        assert json.loads(done.stdout)["loosened"] == ["limits.max_order_usd", "symbols.allow"]
+        assert "waiting: " in done.stdout and "policy_apply" in done.stdout
+        [waiting] = json.loads(command(desk, "owner", "pending", "--json").stdout)
+        assert "limits.max_order_usd, symbols.allow" in waiting["summary"]
+        desk.pass_delay()
         assert (desk.home / "policy.toml").read_text() == DEFAULT_POLICY_TOML
 
 
@@ -88,6 +91,11 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
         assert reader.stdout.strip().count(".") == 1
         trader = command(desk, *args, "trader", "--code", desk.codes.next())
         assert trader.exit_code == 0, trader.output
+        assert trader.stdout == "" and "waiting: " in trader.stderr
+        desk.pass_delay()
+        trader = command(desk, *args, "trader")
+        assert trader.exit_code == 0, trader.output
+        assert trader.stdout.strip().count(".") == 1
         listed = command(desk, "connections", "list", "--json")
         assert listed.exit_code == 0 and json.loads(listed.stdout) == []
 
@@ -145,3 +153,21 @@ def test_deny_twice_through_the_gateway_says_it_was_decided_and_exits_6(
         assert "already decided" in again.stderr and "nothing changed" in again.stderr
         approve_after = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
         assert approve_after.exit_code == 6 and "already decided" in approve_after.stderr
+
+
+@pytest.mark.req("owner.delay.cancelled-by-tightening")
+def test_the_owner_cancels_a_waiting_act_from_the_command_line_without_a_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        looser = tmp_path / "looser.toml"
+        looser.write_text(DEFAULT_POLICY_TOML)
+        before = desk.ledger.controls.applied_policy()
+        command(desk, "policy", "apply", str(looser), "--code", desk.codes.next())
+        listed = command(desk, "owner", "pending")
+        assert listed.exit_code == 0 and "policy_apply" in listed.stdout
+        cancelled = command(desk, "owner", "cancel")
+        assert cancelled.exit_code == 0 and "cancelled " in cancelled.stdout
+        assert command(desk, "owner", "pending").stdout.strip() == "no owner act waits"
+        desk.pass_delay()
+        assert desk.ledger.controls.applied_policy() == before
