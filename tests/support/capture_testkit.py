@@ -1,7 +1,8 @@
 """A capture server: a plain HTTP server on loopback that records every request it gets.
 
 It stands for "some other server" in the tests that show a saved token never travels there:
-whatever reaches it (method, path, headers) is in ``requests``, and it answers 404.
+whatever reaches it (method, path, headers, body) is in ``requests``, and it answers 404.
+The owner's webhook tests read what was posted to it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ class Captured:
     method: str
     path: str
     headers: dict[str, str]
+    body: bytes = b""
 
 
 @dataclass
@@ -47,10 +49,9 @@ def capture_server() -> Iterator[CaptureServer]:
 
     class Handler(BaseHTTPRequestHandler):
         def _record(self) -> None:
-            captured.append(Captured(self.command, self.path, dict(self.headers.items())))
             length = int(self.headers.get("content-length") or 0)
-            if length:
-                self.rfile.read(length)
+            body = self.rfile.read(length) if length else b""
+            captured.append(Captured(self.command, self.path, dict(self.headers.items()), body))
             self.send_response(404)
             self.send_header("content-length", "0")
             self.end_headers()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from console_kit import Console, console
@@ -17,7 +18,9 @@ from ordergate.gateway.console._passkeys import RelyingParty
 from ordergate.owner import DEFAULT_LOOSEN_DELAY, Delays, DelaySettings
 
 
-def _register(c: Console, passkey: SoftPasskey) -> None:
+def _register(c: Console, passkey: SoftPasskey, *, wait: bool = True) -> dict[str, Any]:
+    """Register ``passkey`` with the owner code; ``wait``: then let the owner's delay pass
+    (and sign in again: the session idled out meanwhile)."""
     assert c.sign_in().status_code == 303
     csrf = c.csrf("/approvals")
     refused = c.post_json("/passkey/register/options", {}, csrf)
@@ -26,10 +29,13 @@ def _register(c: Console, passkey: SoftPasskey) -> None:
     assert options.status_code == 200, options.text
     registered = c.post_json("/passkey/register", passkey.create(options.json()), csrf)
     assert registered.status_code == 200, registered.text
-    assert registered.json()["delayed"]["act"] == "passkey_register"
-    c.desk.pass_delay()
-    c.http.cookies.clear()  # the session idled out while the delay passed
-    assert c.sign_in().status_code == 303
+    answer: dict[str, Any] = registered.json()
+    assert answer["registered"] is False and answer["delayed"]["act"] == "passkey_register"
+    if wait:
+        c.desk.pass_delay()
+        c.http.cookies.clear()
+        assert c.sign_in().status_code == 303
+    return answer
 
 
 def _fresh_session_csrf(c: Console) -> str:
@@ -103,13 +109,7 @@ def test_a_software_passkey_signs_nobody_in_before_the_delay_and_is_announced(
 ) -> None:
     with console(tmp_path, monkeypatch, localhost=True) as c:
         passkey = SoftPasskey(c.base)
-        assert c.sign_in().status_code == 303
-        csrf = c.csrf("/passkeys")
-        options = c.post_json(
-            "/passkey/register/options", {"owner_code": c.desk.codes.next()}, csrf
-        ).json()
-        registered = c.post_json("/passkey/register", passkey.create(options), csrf).json()
-        assert registered["registered"] is False
+        registered = _register(c, passkey, wait=False)
         kinds = [e.kind for e in c.desk.ledger.journal.entries(limit=1000)]
         assert "owner_act_delayed" in kinds
         assert registered["delayed"]["id"] in c.get("/delayed").text

@@ -6,16 +6,12 @@ here); a tightening, a pause or the owner's cancel (no code) ends it unmade."""
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
+from capture_testkit import capture_server
 from desk_kit import HELD_POLICY, Desk, owner_desk
 
 from ordergate.owner import DEFAULT_LOOSEN_DELAY, Delays, DelaySettings
@@ -26,12 +22,6 @@ LIVE = DEFAULT_POLICY_TOML.replace('mode = "paper"', 'mode = "live"').replace(
     "real_money = false", "real_money = true"
 )
 TRADER = {"caller": "nightly", "profile": "trader", "ttl_s": 600}
-
-
-@dataclass
-class _Sink:
-    url: str
-    bodies: list[bytes]
 
 
 def _in_force(desk: Desk) -> str | None:
@@ -164,37 +154,14 @@ def test_looser_delay_settings_wait_and_tighter_ones_hold_at_once(
         assert delays.settings() == shorter
 
 
-@pytest.fixture
-def webhook_sink() -> Iterator[_Sink]:
-    received: list[bytes] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            received.append(self.rfile.read(int(self.headers["content-length"])))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, format: str, *args: Any) -> None:
-            return
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield _Sink(f"http://127.0.0.1:{server.server_address[1]}/hook", received)
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 @pytest.mark.req("owner.delay.announced")
 def test_a_delayed_act_is_announced_on_the_webhook_when_it_waits_and_when_it_is_cancelled(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, webhook_sink: _Sink
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with owner_desk(tmp_path, monkeypatch, webhook_url=webhook_sink.url) as desk:
+    with capture_server() as hook, owner_desk(tmp_path, monkeypatch, webhook_url=hook.url) as desk:
         waiting = desk.post("/policy", {"text": LOOSER, "owner_code": desk.codes.next()}).json()
         desk.post("/delayed/cancel", {})
-    events = [json.loads(body) for body in webhook_sink.bodies]
+    events = [json.loads(r.body) for r in hook.requests if r.method == "POST"]
     seen = [(e["event"], e["act"]["id"]) for e in events if "act" in e]
     assert seen == [
         ("owner_act_delayed", waiting["delayed"]["id"]),
