@@ -304,11 +304,16 @@ def _settle(
     by: str,
     note: str | None = None,
 ) -> DelayedAct:
-    tx.execute(
+    """``found`` moved on to ``state``; ``ValueError`` when another transaction moved it
+    first (the row locks make that impossible; this keeps it so)."""
+    moved = tx.execute(
         update(owner_delayed)
         .where(owner_delayed.c.id == found.id)
+        .where(owner_delayed.c.state == found.state.value)
         .values(state=state.value, settled_at=now.isoformat(), settled_by=by, note=note)
     )
+    if moved.rowcount != 1:
+        raise ValueError(f"the delayed act {found.id} was settled elsewhere")
     return DelayedAct(
         id=found.id,
         act=found.act,
