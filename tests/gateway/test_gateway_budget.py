@@ -73,6 +73,7 @@ async def test_a_burst_then_the_sustained_rate_each_key_its_own() -> None:
 def test_the_defaults_are_robinhoods_pace_and_bad_budgets_are_refused() -> None:
     limits = RateLimits()
     assert (limits.mcp, limits.burst) == (4, 8)
+    assert (limits.local, limits.local_burst) == (20, 60)
     assert isinstance(budget_for(limits, MemoryCounter()), MemoryBudget)
     with pytest.raises(ValueError, match="rate"):
         MemoryBudget(rate=0, burst=1)
@@ -172,6 +173,17 @@ class Budgeted:
             headers={"authorization": f"Bearer {token}", "accept": ACCEPT},
         )
 
+    def quote(self, token: str, request_id: int = 7) -> httpx2.Response:
+        """A read that goes upstream (``get_equity_quotes``): it spends the upstream budget."""
+        return self.http.post(
+            self.url + "/mcp",
+            json={
+                "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                "params": {"name": "get_equity_quotes", "arguments": {"symbols": ["SPY"]}},
+            },
+            headers={"authorization": f"Bearer {token}", "accept": ACCEPT},
+        )  # fmt: skip
+
     def broker(self, token: str) -> httpx2.Response:
         return self.http.post(
             self.url + "/api/capability/market/quotes",
@@ -204,12 +216,12 @@ def test_a_connection_over_its_budget_gets_a_json_rpc_error_and_others_keep_thei
     with budgeted(tmp_path, monkeypatch, limits=limits) as gw:
         first, second = gw.access_token(), gw.access_token()
         bot, other_bot = gw.caller_token("bot"), gw.caller_token("other")
-        assert [gw.ping(first).status_code for _ in range(2)] == [200, 200]
-        limited = gw.ping(first, request_id=42)
+        assert [gw.quote(first).status_code for _ in range(2)] == [200, 200]
+        limited = gw.quote(first, request_id=42)
         # Every other agent on this machine has a budget of its own.
-        others = [gw.ping(token).status_code for token in (second, bot, other_bot)]
+        others = [gw.quote(token).status_code for token in (second, bot, other_bot)]
         gw.clock.advance(timedelta(seconds=1))
-        again = gw.ping(first)
+        again = gw.quote(first)
     assert limited.status_code == 429
     assert limited.headers["retry-after"] == "1"
     assert limited.json() == {
@@ -231,7 +243,7 @@ def test_the_capability_broker_spends_the_same_budget(
 ) -> None:
     with budgeted(tmp_path, monkeypatch, limits=RateLimits(mcp=1, burst=1)) as gw:
         token = gw.access_token()
-        assert gw.ping(token).status_code == 200
+        assert gw.quote(token).status_code == 200
         limited = gw.broker(token)
     assert limited.status_code == 429 and limited.headers["retry-after"] == "1"
     assert limited.json()["error"]["code"] == "RATE_LIMITED"
@@ -248,7 +260,7 @@ def test_with_redis_the_gateways_budgets_are_kept_in_that_redis(
     reader = redis.Redis.from_url(url)
     with budgeted(tmp_path, monkeypatch, redis_url=url) as gw:
         token = gw.access_token()
-        assert gw.ping(token).status_code == 200
+        assert gw.quote(token).status_code == 200
         assert gw.server.auth is not None
         grant = gw.server.auth.verifier.verify(token)
         assert grant is not None
@@ -276,12 +288,15 @@ def test_each_request_of_a_2025_03_26_batch_spends_the_budget(
             headers=headers,
         )  # fmt: skip
         headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        batch = [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in (2, 3)]
+        quote = {"name": "get_equity_quotes", "arguments": {"symbols": ["SPY"]}}
+        batch = [
+            {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": quote} for n in (2, 3, 4)
+        ]
         answered = gw.http.post(gw.url + "/mcp", json=batch, headers=headers)
-    admitted, limited = answered.json()
+    first, admitted, limited = answered.json()
     assert answered.status_code == 200
-    assert admitted == {"jsonrpc": "2.0", "id": 2, "result": {}}
-    assert limited["id"] == 3 and limited["error"]["code"] == RATE_LIMITED
+    assert first["id"] == 2 and admitted["id"] == 3 and "result" in admitted
+    assert limited["id"] == 4 and limited["error"]["code"] == RATE_LIMITED
     assert limited["error"]["data"] == {"code": "RATE_LIMITED", "retry_after": 1}
 
 
@@ -311,3 +326,20 @@ def test_a_local_client_looping_on_a_bad_token_never_cuts_off_the_other_agents(
         served = gw.ping(token)
     assert looping == [401, 401, 429, 429]
     assert served.status_code == 200
+
+
+@pytest.mark.req("gateway.limits.local-budget")
+def test_what_the_gateway_answers_itself_spends_its_own_budget_not_the_upstreams(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = RateLimits(mcp=1, burst=2, local=1, local_burst=3)
+    with budgeted(tmp_path, monkeypatch, limits=limits) as gw:
+        token = gw.access_token()
+        local = [gw.ping(token).status_code for _ in range(4)]
+        upstream = [gw.quote(token).status_code for _ in range(3)]
+        gw.clock.advance(timedelta(seconds=1))
+        after = (gw.ping(token).status_code, gw.quote(token).status_code)
+    # Pings spent the local budget (3, then refused); the upstream's 2 were all still there.
+    assert local == [200, 200, 200, 429]
+    assert upstream == [200, 200, 429]
+    assert after == (200, 200)

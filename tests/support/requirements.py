@@ -277,6 +277,18 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.paper.realized-pnl": "issue 15 §1: in paper mode realised P&L and the P&L trade "
     "history answer from the paper fills (first in, first out, as the venue), on the rhs "
     "account number read from get_accounts, in the venue's shapes, marked paper",
+    # Issue 25 §3: limits that fit real clients
+    "gateway.limits.local-budget": "issue 25 §3: what the gateway answers itself (handshake, "
+    "listing, gate_* tools, paper reads of the book) spends a larger budget of its own; what "
+    "goes upstream keeps the broker's pace",
+    "clients.real.python-sdk-pace": "issue 25 §3: the MCP Python SDK's script (initialize, "
+    "the whole listing, 20 mixed calls at its own pace) is never rate limited by default",
+    # Issue 25 §4: paper answers arguments as the venue does
+    "gateway.paper.venue-arguments": "issue 25 §4: in paper mode a required argument missing or "
+    "null is refused naming it, as the venue's schema does; the paper book's own order ids are "
+    "order ids",
+    "gateway.paper.one-buying-power": "issue 25 §4: in paper mode a review's buying power is the "
+    "paper account's, the one get_portfolio reports",
     "gateway.record.fills": "issue 15 §1: gate_record shows each filing's terms, status, fills "
     "(price, quantity, fees) and a grade slot",
     # Issue 13 §7: a CLI that feels native

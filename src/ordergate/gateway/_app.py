@@ -114,7 +114,12 @@ def build_gateway_app(
         cached=verifier.cached,
     )
     counter = counter or MemoryCounter()
-    admit = admission(budget_for(config.limits, counter), clock=clock, on_refusal=metrics.refused)
+    admit = admission(
+        budget_for(config.limits, counter),
+        clock=clock,
+        on_refusal=metrics.refused,
+        local=(budget_for(config.limits, counter, local=True), methods.answered_here),
+    )
     endpoint = gateway_endpoint(
         methods,
         verify=verify,

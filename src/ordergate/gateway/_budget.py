@@ -2,12 +2,16 @@
 
 Each principal — an approved connection, or a caller token (each caller its own) — has its
 own budget, so agents on one machine, all reaching the gateway from 127.0.0.1, no longer
-share one per-IP allowance. The default is sized to what Robinhood itself tolerates: about 4
-calls a second sustained passed, ``RATE_LIMITED`` errors appeared at 8 a second. So each
+share one per-IP allowance. What the gateway answers itself (the handshake, ``ping``, the
+tool list's pages from its cache, its own ``gate_*`` tools, paper reads of the paper book
+alone) spends a second, larger budget of the principal (``local``: 20 a second, bursts of
+60); only what goes upstream spends the one sized to the broker.
+
+The upstream budget's default is sized to what Robinhood itself tolerates: about 4 calls a
+second sustained passed, ``RATE_LIMITED`` errors appeared at 8 a second. So each
 connection may make ``rate`` requests a second on average with bursts of up to ``burst``
-(defaults 4 and 8): an agent starting (``initialize``, ``tools/list``, a first call) is never
-held back, and one that loops is slowed to the pace the broker accepts before the broker
-refuses it.
+(defaults 4 and 8): an agent's first calls are never held back, and one that loops is
+slowed to the pace the broker accepts before the broker refuses it.
 
 The algorithm is GCRA (the generic cell rate algorithm, a token bucket kept as one
 timestamp per key: the theoretical arrival time ``tat``). A request at ``now`` is admitted
@@ -38,6 +42,7 @@ from ordergate.mcpserve import Admit
 
 __all__ = [
     "UNAVAILABLE_WAIT_S",
+    "AnsweredHere",
     "BudgetUnavailable",
     "CallBudget",
     "MemoryBudget",
@@ -52,6 +57,11 @@ UNAVAILABLE_WAIT_S = 1.0
 """What a request is told to wait when the budget's store cannot be reached (it is refused)."""
 
 _MAX_KEYS = 65536
+
+
+AnsweredHere = Callable[[Principal, str, object], bool]
+"""Whether a request (its principal, JSON-RPC method and params) is answered by the gateway
+itself, without a call to the upstream."""
 
 
 class BudgetUnavailable(Exception):
@@ -133,12 +143,15 @@ class RedisBudget:
         return int(wait) / 1000 if int(wait) > 0 else None
 
 
-def budget_for(limits: RateLimits, counter: WindowCounter) -> CallBudget:
+def budget_for(limits: RateLimits, counter: WindowCounter, *, local: bool = False) -> CallBudget:
     """The per-connection budget beside the per-IP ``counter``: in the same Redis when the
-    counter is shared, else in memory."""
+    counter is shared, else in memory. ``local``: the budget of what the gateway answers
+    itself (``local`` and ``local_burst``), else of what it forwards (``mcp``, ``burst``)."""
+    rate, burst = (limits.local, limits.local_burst) if local else (limits.mcp, limits.burst)
     if isinstance(counter, RedisCounter):
-        return RedisBudget(counter.client, rate=limits.mcp, burst=limits.burst)
-    return MemoryBudget(rate=limits.mcp, burst=limits.burst)
+        prefix = "ordergate:budget-local:" if local else "ordergate:budget:"
+        return RedisBudget(counter.client, rate=rate, burst=burst, prefix=prefix)
+    return MemoryBudget(rate=rate, burst=burst)
 
 
 def budget_key(principal: Principal) -> str:
@@ -148,13 +161,25 @@ def budget_key(principal: Principal) -> str:
 
 
 def admission(
-    budget: CallBudget, *, clock: Clock, on_refusal: Callable[[str], None] | None = None
+    budget: CallBudget,
+    *,
+    clock: Clock,
+    on_refusal: Callable[[str], None] | None = None,
+    local: tuple[CallBudget, AnsweredHere] | None = None,
 ) -> Admit[Principal]:
-    """The MCP endpoint's (and the broker's) ``admit``: one call of the principal's budget."""
+    """The MCP endpoint's (and the broker's) ``admit``: one call of the principal's budget.
+    With ``local`` (a budget and the test of a request the gateway answers itself), such a
+    request spends that budget instead, so a client's start (the handshake, the listing's
+    pages) and the gateway's own tools never spend the pace the upstream allows."""
 
-    async def admit(principal: Principal) -> float | None:
+    async def admit(
+        principal: Principal, method: str | None = None, params: object = None
+    ) -> float | None:
+        spent = budget
+        if local is not None and method is not None and local[1](principal, method, params):
+            spent = local[0]
         try:
-            wait = await budget.take(budget_key(principal), clock.now())
+            wait = await spent.take(budget_key(principal), clock.now())
         except BudgetUnavailable as error:  # refuse, never unlimited
             logger.warning("rate-limit store unavailable: %s", error)
             wait = UNAVAILABLE_WAIT_S

@@ -50,6 +50,8 @@ RATE_CLASSES = (
     "owner",
     "mcp",
     "burst",
+    "local",
+    "local_burst",
 )
 
 
@@ -63,7 +65,10 @@ class RateLimits:
     refused), ``console`` (the owner's console, its static files aside) and ``owner`` (the
     owner's routes). Per connection: ``mcp`` calls a second on
     average, in bursts of up to ``burst`` — 4 and 8 by default, the pace Robinhood itself
-    tolerates (about 4 calls a second passed; 8 a second drew ``RATE_LIMITED``).
+    tolerates (about 4 calls a second passed; 8 a second drew ``RATE_LIMITED``). What the
+    gateway answers itself, without the upstream (the handshake, the tool list from its
+    cache, its own tools, paper reads of the book alone), spends a budget of its own:
+    ``local`` calls a second in bursts of up to ``local_burst`` (20 and 60).
     """
 
     register: int = 3
@@ -74,6 +79,8 @@ class RateLimits:
     owner: int = 60
     mcp: int = 4
     burst: int = 8
+    local: int = 20
+    local_burst: int = 60
 
     def __post_init__(self) -> None:
         for name in RATE_CLASSES:

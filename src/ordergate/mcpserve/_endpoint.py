@@ -93,9 +93,13 @@ P_contra = TypeVar("P_contra", contravariant=True)
 
 
 class Admit(Protocol[P_contra]):
-    async def __call__(self, principal: P_contra) -> float | None:
-        """Count one request of ``principal``: ``None`` to serve it, else how many seconds
-        until it would be (the request is refused)."""
+    async def __call__(
+        self, principal: P_contra, method: str | None = None, params: object = None
+    ) -> float | None:
+        """Count one request of ``principal`` (its JSON-RPC ``method`` and ``params`` when
+        known, so a server may count what it answers itself apart from what it forwards):
+        ``None`` to serve it, else how many seconds until it would be (the request is
+        refused)."""
         ...
 
 
@@ -256,7 +260,7 @@ class McpEndpoint(Generic[P]):
         method = message["method"]
         request_id = message.get("id")
         if request_id is not None and self.admit is not None:
-            wait = await self.admit(principal)
+            wait = await self.admit(principal, method, message.get("params"))
             if wait is not None:
                 await self.limited(send, framing, request_id, wait)
                 return
@@ -371,7 +375,9 @@ class McpEndpoint(Generic[P]):
                 error = RpcError(INVALID_REQUEST, "initialize cannot be part of a batch")
                 responses.append(error_response(request_id, error))
                 continue
-            wait = await self.admit(principal) if self.admit is not None else None
+            wait = None
+            if self.admit is not None:
+                wait = await self.admit(principal, item["method"], item.get("params"))
             if wait is not None:
                 responses.append(error_response(request_id, _limit_error(wait)))
                 continue

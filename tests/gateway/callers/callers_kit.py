@@ -20,6 +20,7 @@ from ordergate.core import Secret
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import FilingRecord
+from ordergate.runtime import EMBEDDED_ACCOUNT
 
 MASTER = "host-master-secret-" + "k" * 24
 POLICY = """
@@ -28,7 +29,13 @@ approval = "never"
 allow = ["SPY"]
 """
 BOUND_S = 30
-BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+BUY = {
+    "account_number": EMBEDDED_ACCOUNT,
+    "symbol": "SPY",
+    "side": "buy",
+    "type": "market",
+    "dollar_amount": "5",
+}
 
 
 @dataclass

@@ -12,6 +12,7 @@ from mcp_http_testkit import McpSession as Mcp
 from oauth_testkit import challenge_of, new_verifier
 
 from ordergate.gateway.custody import BIND_COOKIE
+from ordergate.runtime import EMBEDDED_ACCOUNT
 
 
 @pytest.mark.req("gateway.custody.sealed-session")
@@ -27,7 +28,13 @@ def test_a_person_signs_in_at_the_venue_and_the_connection_lists_and_orders_on_t
         assert quotes["data"]["results"][0]["quote"]["symbol"] == "SPY"
         order = mcp.tool(
             "place_equity_order",
-            {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"},
+            {
+                "account_number": EMBEDDED_ACCOUNT,
+                "symbol": "SPY",
+                "side": "buy",
+                "type": "market",
+                "dollar_amount": "5",
+            },
         )
     finally:
         mcp.close()

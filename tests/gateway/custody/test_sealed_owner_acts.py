@@ -15,9 +15,16 @@ from owner_testkit import PASSPHRASE
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
+from ordergate.runtime import EMBEDDED_ACCOUNT
 
 HELD = 'approval = "always"\n[symbols]\nallow = ["SPY"]\n'
-BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+BUY = {
+    "account_number": EMBEDDED_ACCOUNT,
+    "symbol": "SPY",
+    "side": "buy",
+    "type": "market",
+    "dollar_amount": "5",
+}
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import Ledger
 from ordergate.oauth import Authorization
 from ordergate.owner import DEFAULT_LOOSEN_DELAY
+from ordergate.runtime import EMBEDDED_ACCOUNT
 
 BOUND_S = 30
 MASTER = "desk-master-secret-" + "m" * 24
@@ -32,7 +33,13 @@ approval = "always"
 allow = ["SPY"]
 """
 _TTL = timedelta(minutes=15)
-BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+BUY = {
+    "account_number": EMBEDDED_ACCOUNT,
+    "symbol": "SPY",
+    "side": "buy",
+    "type": "market",
+    "dollar_amount": "5",
+}
 
 
 @dataclass

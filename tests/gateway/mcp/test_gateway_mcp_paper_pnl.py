@@ -238,7 +238,7 @@ async def test_a_paper_desk_without_an_account_list_refuses_pnl_reads() -> None:
     from ordergate.gateway.mcp._paper_pnl import realized_pnl
     from ordergate.gateway.mcp._refusing import Refused
 
-    desk = SimpleNamespace(account="5QR00000", accounts=None)
+    desk: Any = SimpleNamespace(account="5QR00000", upstream=None)
     with pytest.raises(Refused) as refused:
         await realized_pnl(desk, {"account_number": "851234567"})
     assert refused.value.code == "PAPER_ACCOUNT_UNKNOWN"

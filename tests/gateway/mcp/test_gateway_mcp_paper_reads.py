@@ -241,7 +241,7 @@ def test_every_captured_tool_that_reads_the_account_is_in_the_one_table() -> Non
         assert paper_entry(name, {"inputSchema": spec.input_schema}) == FORWARD, name
     assert paper_entry("get_cash_history", None) == REFUSE
     assert paper_entry("get_everything", {"inputSchema": {"properties": {}}}) == FORWARD
-    assert paper_entry("review_equity_order", None) == FORWARD
+    assert paper_entry("review_equity_order", None) is ACCOUNT_READS["review_equity_order"]
 
 
 @pytest.mark.req("gateway.record.fills")

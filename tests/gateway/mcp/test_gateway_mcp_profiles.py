@@ -26,8 +26,8 @@ async def test_a_monitor_sees_reads_only_and_cannot_place_review_or_cancel(
 ) -> None:
     async with gateway(tmp_path, profile="monitor") as gw:
         names = {tool["name"] for tool in await gw.tools()}
-        place = await gw.refusal("place_equity_order", BUY)
-        review = await gw.refusal("review_equity_order", BUY)
+        place = await gw.refusal("place_equity_order", {**BUY, "account_number": gw.account})
+        review = await gw.refusal("review_equity_order", {**BUY, "account_number": gw.account})
         cancel = await gw.refusal("cancel_equity_order", {"order_id": "o-1"})
         quotes = await gw.call("get_equity_quotes", {"symbols": ["SPY"]})
         filings = gw.filings()
@@ -61,7 +61,7 @@ async def test_a_researcher_reads_the_market_but_no_account_data(tmp_path: Path)
 
 async def test_a_trader_places_through_the_guard(tmp_path: Path) -> None:
     async with gateway(tmp_path, profile="trader") as gw:
-        placed = await gw.call("place_equity_order", BUY)
+        placed = await gw.call("place_equity_order", {**BUY, "account_number": gw.account})
         filings = gw.filings()
     assert placed["isError"] is False
     assert len(filings) == 1
@@ -99,9 +99,10 @@ async def test_a_profiles_policy_override_tightens_the_order_path_and_shows_in_g
     (home / "profiles").mkdir(parents=True)
     (home / "profiles" / "cautious.yaml").write_text(CAUTIOUS)
     async with gateway(tmp_path, profile="cautious", profiles_home=home) as gw:
-        refused = await gw.call("place_equity_order", {**BUY, "quantity": "1"})
+        refused = await gw.call("place_equity_order", {**BUY, "account_number": gw.account})
         dollar = await gw.call(
-            "place_equity_order", {**BUY, "quantity": None, "dollar_amount": "1"}
+            "place_equity_order",
+            {**BUY, "account_number": gw.account, "quantity": None, "dollar_amount": "1"},
         )
         how = (await gw.call("gate_how"))["structuredContent"]["data"]
         unnarrowed = gw.guard.policy.max_order_usd

@@ -125,7 +125,7 @@ def test_arguments_that_cannot_be_filed_are_refused_with_a_sentence(
 ) -> None:
     merged = {**SCHEMA, **schema}
     with pytest.raises(NotFiled) as refused:
-        proposal_from_arguments(arguments, merged)
+        proposal_from_arguments({"account_number": "123", **arguments}, merged)
     assert refused.value.code == code
     assert says in refused.value.message
 
@@ -155,7 +155,7 @@ def test_a_symbol_with_space_or_a_control_character_around_it_is_refused_not_str
 ) -> None:
     arguments = {"symbol": symbol, "side": "buy", "type": "market", "quantity": "1"}
     with pytest.raises(NotFiled) as refused:
-        proposal_from_arguments(arguments, SCHEMA)
+        proposal_from_arguments({"account_number": "123", **arguments}, SCHEMA)
     assert refused.value.code == "INVALID_ARGUMENT"
     assert "`symbol`" in refused.value.message
 

@@ -39,7 +39,7 @@ from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._order import order
-from ordergate.gateway.mcp._paper_reads import FORWARD
+from ordergate.gateway.mcp._paper_reads import BOOK_READS, FORWARD, REFUSE, paper_entry
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.gateway.mcp._profiles import (
     needs,
@@ -199,6 +199,27 @@ class GatewayMethods:
         if guard is None or (guard.paper and listing.paper.get(name) != FORWARD):
             return None
         return name, arguments
+
+    def answered_here(self, principal: Principal, method: str, params: object) -> bool:
+        """Whether the gateway answers this request itself, without a call to the upstream
+        (decided from memory alone, for the rate limit: ``_budget``): the handshake,
+        ``ping``, the tool list (from its cache; a stale one is read again at most once a
+        ``tools_ttl``), the gateway's own tools, and in paper mode a read the paper book
+        answers alone (``BOOK_READS``) or refuses. Anything else, and anything it cannot
+        tell, goes upstream."""
+        if method in ("initialize", "ping", "tools/list"):
+            return True
+        if method != "tools/call" or not isinstance(params, dict):
+            return False
+        name = params.get("name")
+        if not isinstance(name, str):
+            return False
+        if name in GATE_HANDLERS:
+            return True
+        guard = self._desk.backend.open_guard(principal.connection_id)
+        if guard is None or not guard.paper:
+            return False
+        return name in BOOK_READS or paper_entry(name, None) == REFUSE
 
     async def read(self, principal: Principal, name: str, arguments: dict[str, Any]) -> Result:
         """``call``'s answer to a ``tools/call`` that ``plain_read`` found plain: the

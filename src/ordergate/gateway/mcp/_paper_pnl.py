@@ -24,6 +24,7 @@ from ordergate.calendar import PNL_SPANS, span_start
 from ordergate.core import ZERO, to_wire
 from ordergate.execution import PaperClosedTrade, closed_trades
 from ordergate.execution.paper_wire import instrument_id, money, shares, timestamp
+from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperDesk
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.store import blocking
 
@@ -39,16 +40,13 @@ ACCOUNTS_UNREADABLE = Failure(
     "PAPER_ACCOUNT_UNKNOWN",
     "The gateway could not read which rhs_account_number the paper account has.",
 )
-BOOK_UNREADABLE = Failure(
-    "paper read", "PAPER_BOOK_UNREADABLE", "The gateway could not read its paper book."
-)
 
 
-async def _rhs_of(desk: Any) -> str:
+async def _rhs_of(desk: PaperDesk) -> str:
     """The traded account's ``rhs_account_number``, from the upstream's ``get_accounts``."""
-    if desk.accounts is None:
+    if desk.upstream is None:
         refuse(ACCOUNTS_UNREADABLE.code, ACCOUNTS_UNREADABLE.message)
-    data = await step(desk.accounts(), ACCOUNTS_UNREADABLE)
+    data = await step(desk.upstream("get_accounts", {}), ACCOUNTS_UNREADABLE)
     rows = data.get("accounts") if isinstance(data, Mapping) else None
     for row in rows if isinstance(rows, list) else []:
         if isinstance(row, Mapping) and row.get("account_number") == desk.account:
@@ -58,7 +56,7 @@ async def _rhs_of(desk: Any) -> str:
     refuse(ACCOUNTS_UNREADABLE.code, ACCOUNTS_UNREADABLE.message)
 
 
-async def _check_account(desk: Any, arguments: dict[str, Any]) -> str:
+async def _check_account(desk: PaperDesk, arguments: dict[str, Any]) -> str:
     given = arguments.get("account_number")
     if given == desk.account:
         refuse(
@@ -114,7 +112,7 @@ def _window(arguments: dict[str, Any], now: datetime) -> tuple[ZoneInfo, str, da
 
 
 async def _trades(
-    desk: Any, zone: ZoneInfo, start: date | None, end: date
+    desk: PaperDesk, zone: ZoneInfo, start: date | None, end: date
 ) -> list[PaperClosedTrade]:
     fills = await step(blocking(desk.book.fills, desk.account), BOOK_UNREADABLE)
     trades = closed_trades(fills)
@@ -130,7 +128,7 @@ def _sum(trades: list[PaperClosedTrade], field: str) -> str:
     return money(sum((getattr(trade, field) for trade in trades), ZERO))
 
 
-async def realized_pnl(desk: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+async def realized_pnl(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_realized_pnl``: realised P&L over a span, in total and by asset class."""
     rhs = await _check_account(desk, arguments)
     classes = list(arguments.get("asset_classes") or ASSET_CLASSES)
@@ -194,7 +192,7 @@ def _trade_wire(trade: PaperClosedTrade) -> dict[str, Any]:
     }
 
 
-async def pnl_trade_history(desk: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+async def pnl_trade_history(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_pnl_trade_history``: the closed trades with their realised P&L, newest first."""
     await _check_account(desk, arguments)
     if arguments.get("cursor") is not None:

@@ -31,16 +31,20 @@ buying power are the account's, as at the broker: every connection trades the on
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final, Literal, NoReturn, TypeVar
 
-from ordergate.discovery import classify, name_words
+from ordergate.discovery import (
+    InvalidArguments,
+    InvalidSchema,
+    check_arguments,
+    classify,
+    name_words,
+)
 from ordergate.execution import (
     ORDER_WINDOW,
     Guard,
     PaperAccountReader,
-    PaperBook,
     PaperOrder,
     PaperUnanswered,
     paper_orders_of,
@@ -49,16 +53,19 @@ from ordergate.execution import (
 )
 from ordergate.execution.paper_wire import PAPER_AGENT, order_wire
 from ordergate.gateway.mcp._answers import answer
+from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperAnswer, PaperDesk, same_account
 from ordergate.gateway.mcp._paper_pnl import pnl_trade_history, realized_pnl
-from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.gateway.mcp._paper_review import REVIEW_TOOL, paper_review
+from ordergate.gateway.mcp._proposal import shown_name
+from ordergate.gateway.mcp._refusing import refuse, step
 from ordergate.inventory import ToolClass
-from ordergate.ledger import Ledger
 from ordergate.store import blocking
 
 T = TypeVar("T")
 
 __all__ = [
     "ACCOUNT_READS",
+    "BOOK_READS",
     "FORWARD",
     "ORDER_WINDOW",
     "PAPER_GUIDE",
@@ -70,6 +77,7 @@ __all__ = [
     "paper_read",
     "reads_account",
     "refuse_unanswerable",
+    "venue_arguments",
 ]
 
 PAPER_GUIDE = (
@@ -88,36 +96,6 @@ _ACCOUNT_WORDS = frozenset(
         "transfers", "statement", "statements", "dividends",
     }
 )  # fmt: skip
-
-BOOK_UNREADABLE = Failure(
-    "paper read", "PAPER_BOOK_UNREADABLE", "The gateway could not read its paper book."
-)
-
-
-@dataclass(frozen=True, slots=True)
-class PaperDesk:
-    """What a paper answer reads: the book, its quotes, the ledger, the account traded and
-    the caller's identity."""
-
-    book: PaperBook
-    reader: PaperAccountReader
-    ledger: Ledger
-    account: str
-    identity: str
-    accounts: Callable[[], Awaitable[Any]] | None = None
-    """The upstream's ``get_accounts`` data (for the rhs account number), when reachable."""
-
-
-PaperAnswer = Callable[[PaperDesk, dict[str, Any]], Awaitable[dict[str, Any]]]
-
-
-def _same_account(desk: PaperDesk, arguments: dict[str, Any]) -> None:
-    if arguments.get("account_number") != desk.account:
-        refuse(
-            "NOT_THE_PAPER_ACCOUNT",
-            "In paper mode the gateway answers only for the account it trades "
-            "(account_number: the agentic account of get_accounts).",
-        )
 
 
 def _own_orders(desk: PaperDesk) -> list[PaperOrder]:
@@ -166,7 +144,7 @@ def _wanted(order: PaperOrder, arguments: dict[str, Any], after: datetime | None
 async def equity_orders(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_equity_orders``: the caller's own paper orders, newest first, filtered as the
     venue filters (``order_id`` reads one). One page: the window is the page."""
-    _same_account(desk, arguments)
+    same_account(desk, arguments)
     if arguments.get("cursor") is not None:
         refuse("INVALID_ARGUMENT", "cursor: paper orders come on one page; send no cursor.")
     after = _after(arguments)
@@ -176,7 +154,7 @@ async def equity_orders(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str,
 
 async def equity_positions(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_equity_positions``: the paper account's holdings at the last trade price."""
-    _same_account(desk, arguments)
+    same_account(desk, arguments)
     if arguments.get("cursor") is not None:
         refuse("INVALID_ARGUMENT", "cursor: paper positions come on one page; send no cursor.")
     return await _answered(paper_positions(desk.reader, desk.account))
@@ -185,7 +163,7 @@ async def equity_positions(desk: PaperDesk, arguments: dict[str, Any]) -> dict[s
 async def portfolio(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
     """``get_portfolio``: the paper account's cash, buying power and value, as the guard
     reads it (positions at the bid)."""
-    _same_account(desk, arguments)
+    same_account(desk, arguments)
     return await _answered(paper_portfolio(desk.reader, desk.account))
 
 
@@ -193,6 +171,7 @@ ACCOUNT_READS: Mapping[str, PaperAnswer | Literal["forward", "refuse"]] = {
     "get_equity_orders": equity_orders,
     "get_equity_positions": equity_positions,
     "get_portfolio": portfolio,
+    REVIEW_TOOL: paper_review,
     "get_accounts": FORWARD,
     "get_trade_approval_setting": FORWARD,
     "get_equity_tradability": FORWARD,
@@ -207,6 +186,11 @@ ACCOUNT_READS: Mapping[str, PaperAnswer | Literal["forward", "refuse"]] = {
     "get_crypto_positions": REFUSE,
     "get_advanced_orders": REFUSE,
 }
+
+
+BOOK_READS = frozenset({"get_equity_orders"})
+"""The paper answers that read the paper book alone (the others price holdings, or read the
+upstream's account list or review): for the rate limit, answered by the gateway itself."""
 
 
 def reads_account(name: str, descriptor: Mapping[str, Any] | None) -> bool:
@@ -233,11 +217,14 @@ def paper_entry(
 
 
 def paper_desk(
-    guard: Guard, identity: str, *, accounts: Callable[[], Awaitable[Any]] | None = None
+    guard: Guard,
+    identity: str,
+    *,
+    upstream: Callable[[str, dict[str, Any]], Awaitable[Any]] | None = None,
 ) -> PaperDesk:
     """The paper book behind a paper guard; refused when the guard reads no paper book (a
     paper guard over another reader: nothing can answer for it, so nothing is sent).
-    ``accounts`` reads the upstream's ``get_accounts`` (for realised P&L's rhs number)."""
+    ``upstream`` calls one of the upstream's tools (``get_accounts``, the review)."""
     reader = guard.reader
     if not isinstance(reader, PaperAccountReader):
         refuse(
@@ -250,14 +237,39 @@ def paper_desk(
         ledger=guard.ledger,
         account=guard.account,
         identity=identity,
-        accounts=accounts,
+        upstream=upstream,
     )
 
 
+def venue_arguments(arguments: Mapping[str, Any], descriptor: Mapping[str, Any] | None) -> None:
+    """Refuse ``arguments`` the tool's advertised input schema refuses, as the venue would:
+    a missing (or ``null``) required argument ``MISSING_ARGUMENT``, any other breach
+    ``INVALID_ARGUMENT``, each naming the argument. A tool without a schema is not checked
+    here (the answer's own checks still run)."""
+    schema = (descriptor or {}).get("inputSchema")
+    if not isinstance(schema, Mapping):
+        return
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else ():
+        if isinstance(name, str) and arguments.get(name) is None:
+            refuse("MISSING_ARGUMENT", f"{shown_name(name)} is required. Nothing was read.")
+    try:
+        check_arguments(arguments, schema)
+    except InvalidArguments as error:
+        refuse("INVALID_ARGUMENT", f"{shown_name(error.field)}: {error.kind}. Nothing was read.")
+    except InvalidSchema:
+        refuse("INVALID_ARGUMENT", "The tool's input schema cannot be read. Nothing was read.")
+
+
 async def paper_read(
-    answer_of: PaperAnswer, desk: PaperDesk, arguments: dict[str, Any]
+    answer_of: PaperAnswer,
+    desk: PaperDesk,
+    arguments: dict[str, Any],
+    descriptor: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A paper answer in the venue's envelope, marked paper."""
+    """A paper answer in the venue's envelope, marked paper; ``arguments`` the tool's
+    ``descriptor`` refuses are refused first (``venue_arguments``)."""
+    venue_arguments(arguments, descriptor)
     return answer(await answer_of(desk, arguments), PAPER_GUIDE)
 
 

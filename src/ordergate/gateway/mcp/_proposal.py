@@ -23,7 +23,13 @@ from ordergate.core import parse_decimal as _parse_decimal
 from ordergate.discovery import canonical_of, property_for
 from ordergate.policy import Proposal, ProposalError, is_padded
 
-__all__ = ["FILED_FIELDS", "NotFiled", "filed_properties", "proposal_from_arguments"]
+__all__ = [
+    "FILED_FIELDS",
+    "NotFiled",
+    "filed_properties",
+    "proposal_from_arguments",
+    "shown_name",
+]
 
 FILED_FIELDS: tuple[str, ...] = (
     "symbol",
@@ -59,7 +65,8 @@ class NotFiled(Exception):
         super().__init__(message)
 
 
-def _shown(name: str) -> str:
+def shown_name(name: str) -> str:
+    """``name`` quoted when it is a plain word; otherwise words that do not repeat it."""
     return f"`{name}`" if _PLAIN_NAME.fullmatch(name) else "an argument with an unreadable name"
 
 
@@ -83,7 +90,8 @@ def _value(field: str, name: str, value: object) -> object:
             return _parse_decimal(field, value)
         except DecimalFieldError:
             raise NotFiled(
-                "INVALID_ARGUMENT", f"{_shown(name)} must be a decimal number. Nothing was filed."
+                "INVALID_ARGUMENT",
+                f"{shown_name(name)} must be a decimal number. Nothing was filed.",
             ) from None
     if field in _ENUMS:
         kind = _ENUMS[field]
@@ -94,15 +102,16 @@ def _value(field: str, name: str, value: object) -> object:
         except ValueError:
             choices = ", ".join(member.value for member in kind)
             raise NotFiled(
-                "INVALID_ARGUMENT", f"{_shown(name)} must be one of {choices}. Nothing was filed."
+                "INVALID_ARGUMENT",
+                f"{shown_name(name)} must be one of {choices}. Nothing was filed.",
             ) from None
     if not isinstance(value, str) or not value.strip():
-        raise NotFiled("INVALID_ARGUMENT", f"{_shown(name)} must be text. Nothing was filed.")
+        raise NotFiled("INVALID_ARGUMENT", f"{shown_name(name)} must be text. Nothing was filed.")
     if is_padded(value):
         # Never stripped: " AAPL" or "AAPL\u00a0" is not quietly filed as AAPL.
         raise NotFiled(
             "INVALID_ARGUMENT",
-            f"{_shown(name)} must not have space or a control character around it. Nothing "
+            f"{shown_name(name)} must not have space or a control character around it. Nothing "
             "was filed.",
         )
     return value
@@ -117,19 +126,21 @@ def proposal_from_arguments(arguments: Mapping[str, Any], schema: Mapping[str, A
             raise NotFiled(
                 "ARGUMENT_NOT_FILED",
                 f"The gateway sends only the fields it files ({_listing(properties)}); "
-                f"{_shown(name)} is not one of them, so nothing was filed or sent.",
+                f"{shown_name(name)} is not one of them, so nothing was filed or sent.",
             )
     required = schema.get("required")
     for name in required if isinstance(required, list) else ():
         if not isinstance(name, str) or name not in properties:
-            shown = _shown(name) if isinstance(name, str) else "a field"
+            shown = shown_name(name) if isinstance(name, str) else "a field"
             raise NotFiled(
                 "TOOL_NOT_FILEABLE",
                 f"The order tool requires {shown}, which the gateway cannot file, so nothing "
                 "was filed or sent.",
             )
-        if properties[name] != "account" and arguments.get(name) is None:
-            raise NotFiled("MISSING_ARGUMENT", f"{_shown(name)} is required. Nothing was filed.")
+        if arguments.get(name) is None:
+            raise NotFiled(
+                "MISSING_ARGUMENT", f"{shown_name(name)} is required. Nothing was filed."
+            )
     values = {
         properties[name]: _value(properties[name], name, value)
         for name, value in arguments.items()

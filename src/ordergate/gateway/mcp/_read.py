@@ -13,6 +13,7 @@ broker failure's fixed sentence (``_failures``), never the upstream's own text.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 from ordergate.gateway.mcp._answers import forwarded
@@ -49,11 +50,11 @@ async def forward(call: Call) -> Result:
         if entry != FORWARD:
             assert callable(entry)
 
-            def accounts() -> Any:
-                return backend.forward(call.connection_id, "get_accounts", {})
+            def upstream(name: str, arguments: dict[str, Any]) -> Awaitable[Any]:
+                return backend.forward(call.connection_id, name, arguments)
 
-            desk = paper_desk(guard, call.identity, accounts=accounts)
-            return await paper_read(entry, desk, call.arguments)
+            desk = paper_desk(guard, call.identity, upstream=upstream)
+            return await paper_read(entry, desk, call.arguments, call.descriptor)
     return await forward_unchanged(backend, call.connection_id, call.name, call.arguments)
 
 
