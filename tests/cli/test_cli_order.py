@@ -4,6 +4,7 @@ the embedded sandbox, with a fresh ``ORDERGATE_HOME`` per test, as a person woul
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -94,10 +95,19 @@ def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
 def test_denying_an_order_ends_it_without_reaching_the_upstream(person: Person) -> None:
     pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
     listed = person.run("approvals")
-    assert "  ~$20.00  " in listed.stdout  # money to the cent in human output
+    assert "  ~$20.00\n" in listed.stdout  # money to the cent in human output
     denied = person.json("deny", pending["approval_id"])
     assert denied["status"] == "denied" and denied["reasons"] == ["approval_denied"]
     assert person.json("approvals") == []
+
+
+def test_approvals_fit_100_columns_with_times_to_the_second(person: Person) -> None:
+    pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
+    listed = person.run("approvals")
+    lines = listed.stdout.splitlines()
+    assert lines and all(len(line) <= 100 for line in lines), lines
+    assert pending["approval_id"] in lines[0]
+    assert re.search(r"expires \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$", listed.stdout.strip())
 
 
 @pytest.mark.req("cli.decided-twice")

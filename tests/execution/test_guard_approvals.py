@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -174,6 +175,21 @@ async def test_a_webhook_is_told_of_each_new_approval_without_secrets_with_its_c
     assert "account_number" not in json.dumps(body)
     link = f"https://gw.example/console/approvals/{pending.approval_id}"
     assert body["console_url"] == link  # the approval's console page
+
+
+@pytest.mark.req("console.notify-link")
+async def test_a_waiting_orders_console_link_is_logged_at_warning_where_serve_shows_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    async with desk(tmp_path, config=ALWAYS) as d:
+        notifier = WebhookNotifier(None, console_url="https://gw.example/console")
+        guard = d.guard_with(ALWAYS, notifier=notifier)
+        pending = await guard.submit(buy("SPY"), identity="agent")
+    link = f"https://gw.example/console/approvals/{pending.approval_id}"
+    [record] = [r for r in caplog.records if link in r.getMessage()]
+    # serve configures no logging: Python shows WARNING and above, as the README says.
+    assert record.levelno == logging.WARNING
 
 
 async def test_a_failing_webhook_never_stops_the_order_path(tmp_path: Path) -> None:

@@ -398,11 +398,11 @@ def tight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
 @pytest.mark.req("gateway.read.fast-path-same-answers")
 def test_over_budget_the_fast_path_answers_the_endpoints_own_429(tight: Gate) -> None:
     token = tight.token()
-    session = tight.session(token)  # one call of the budget (4, the clock standing still)
+    session = tight.session(token)  # the handshake spends the local budget, not this one
     headers = tight.headers(token, session)
     assert tight.exchange(tight.fast, headers, QUOTE_CALL).status == 200  # decides the route
-    assert tight.exchange(tight.fast, headers, QUOTE_CALL).status == 200
-    assert tight.exchange(tight.fast, headers, QUOTE_CALL).status == 200
+    for _ in range(3):  # the rest of the burst of 4, the clock standing still
+        assert tight.exchange(tight.fast, headers, QUOTE_CALL).status == 200
     served = tight.fast.served
     fast = tight.exchange(tight.fast, headers, QUOTE_CALL)
     general = tight.exchange(tight.fast.general, headers, QUOTE_CALL)

@@ -277,6 +277,12 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.paper.realized-pnl": "issue 15 §1: in paper mode realised P&L and the P&L trade "
     "history answer from the paper fills (first in, first out, as the venue), on the rhs "
     "account number read from get_accounts, in the venue's shapes, marked paper",
+    # Issue 25 §7: the first day's papercuts
+    "owner.consent.retype": "issue 25 §7: a mistyped owner code on the consent page shows the "
+    "page again to retype (each attempt counts toward the lockout) instead of ending the "
+    "authorization request",
+    "console.csp": "issue 25 §7: the console's pages run under their CSP without a violation "
+    "(htmx's indicator style from the stylesheet, not inline) and have a favicon",
     # Issue 25 §3: limits that fit real clients
     "gateway.limits.local-budget": "issue 25 §3: what the gateway answers itself (handshake, "
     "listing, gate_* tools, paper reads of the book) spends a larger budget of its own; what "

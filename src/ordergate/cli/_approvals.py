@@ -60,11 +60,25 @@ def approvals_command(
     for item in waiting:
         size = f"{item['quantity']} shares" if item["quantity"] else usd(item["dollar_amount"])
         limit = f" limit {item['limit_price']}" if item["limit_price"] else ""
+        # Two lines, each well within 100 columns: the order, then who filed it and until when.
         typer.echo(
             f"{item['approval_id']}  {item['side']} {size} {item['symbol']} "
-            f"{item['type']}{limit}  ~{usd(item['notional'])}  by {item['identity']}  "
-            f"expires {item['expires_at']}"
+            f"{item['type']}{limit}  ~{usd(item['notional'])}"
         )
+        typer.echo(f"    by {item['identity']}  expires {_to_the_second(item['expires_at'])}")
+
+
+def _to_the_second(value: str) -> str:
+    """An ISO-8601 instant as ``2026-12-01 15:15:07 UTC``; anything else as it is."""
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if moment.tzinfo is None:
+        return moment.strftime("%Y-%m-%d %H:%M:%S")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 async def _approvals(settings: Any, gateway: str | None) -> list[dict[str, Any]]:

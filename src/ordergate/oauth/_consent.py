@@ -83,6 +83,10 @@ class ConsentRefusal:
 
     status_code: int
     problem: str
+    retype: bool = False
+    """The person may type the prompt's fields again: the consent page is shown once more
+    (with ``problem`` and ``status_code``) on a fresh ticket, instead of the error page that
+    ends the authorization request."""
 
     def __post_init__(self) -> None:
         if not 400 <= self.status_code <= 599:

@@ -30,7 +30,8 @@ whatever follows, so a form cannot be replayed and a forged cross-site post, lac
 nothing. ``deny`` sends ``access_denied`` to the client. ``approve`` reads the profile (one
 the server offers, else a page), asks the consent hook, then either sends the browser to sign
 in upstream first (``_signin``) or issues a single-use code and redirects with the client's
-``state``.
+``state``. A hook's refusal that lets the person retype (``ConsentRefusal.retype``: a mistyped
+owner code) shows the same request's page again on a fresh ticket, instead of ending it.
 
 Where the form posts back to the authorization path itself (the venue, as the live server),
 that ``POST`` is an authorization request in its own right (§3.1 allows ``POST``): the form
@@ -47,7 +48,7 @@ from dataclasses import replace
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ordergate.oauth._consent import NO_PROMPT, ConsentCheck, ProfileChoice
+from ordergate.oauth._consent import NO_PROMPT, ConsentCheck, ConsentRefusal, ProfileChoice
 from ordergate.oauth._pages import ConsentPages, ConsentView
 from ordergate.oauth._rfc6749 import (
     ErrorCode,
@@ -148,8 +149,17 @@ class AuthorizationEndpoint:
 
     async def _show(self, params: MultiParams) -> Response:
         client, authorization = await self._validated(params)
+        return await self._consent_page(client, authorization)
+
+    async def _consent_page(
+        self, client: Client, authorization: Authorization, *, again: ConsentRefusal | None = None
+    ) -> Response:
+        """The consent page for ``authorization``, on a fresh single-use ticket; ``again``:
+        shown once more after that refusal (its sentence above the fields, its status)."""
         ticket = await self._store.open_consent(authorization)
         prompt = await self._check.prompt() if self._check is not None else NO_PROMPT
+        if again is not None:
+            prompt = replace(prompt, notice=f"{again.problem[:1].upper()}{again.problem[1:]}.")
         view = ConsentView(
             client=client,
             authorization=authorization,
@@ -163,7 +173,10 @@ class AuthorizationEndpoint:
             prompt=prompt,
             signs_in=self._sign_in is not None,
         )
-        return self._pages.consent(view)
+        page = self._pages.consent(view)
+        if again is not None:
+            page.status_code = again.status_code
+        return page
 
     def _echoed(self, authorization: Authorization) -> tuple[tuple[str, str], ...]:
         """The request, as hidden fields, where the form posts to the authorization path."""
@@ -262,11 +275,18 @@ class AuthorizationEndpoint:
             denied = Refusal(ErrorCode.ACCESS_DENIED, "the resource owner denied the request")
             return self._redirect(authorization.redirect_uri, authorization.state, denied)
         profile = self._chosen(named_profile)
-        authorization = replace(authorization, profile=profile)
+        requested, authorization = authorization, replace(authorization, profile=profile)
         if self._check is not None:
             refusal = await self._check.check(
                 form=form, profile=profile, authorization=authorization
             )
+            if refusal is not None and refusal.retype:
+                # A mistyped field: the same request's page again, on a fresh ticket (the
+                # hook counts every attempt; the request is not lost with the one typo).
+                client = await self._store.client(requested.client_id)
+                if client is None:
+                    raise _Shown(START_AGAIN)
+                return await self._consent_page(client, requested, again=refusal)
             if refusal is not None:
                 raise _Shown(refusal.problem, status_code=refusal.status_code)
         if self._sign_in is not None:

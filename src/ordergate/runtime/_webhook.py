@@ -63,7 +63,8 @@ class WebhookNotifier:
         body = approval_announcement(approval, record)
         if self._console_url is not None:
             body["console_url"] = f"{self._console_url}/approvals/{approval.id}"
-            logger.info("an order waits for the owner's approval: %s", body["console_url"])
+            # Warning, not info: the owner must act, and serve shows warnings (Python's default).
+            logger.warning("an order waits for the owner's approval: %s", body["console_url"])
         await self.announce(body)
 
     async def announce(self, body: dict[str, Any]) -> None:

@@ -12,7 +12,6 @@ from mcp_http_testkit import McpSession as Mcp
 from oauth_testkit import challenge_of, new_verifier
 
 from ordergate.gateway.custody import BIND_COOKIE
-from ordergate.runtime import EMBEDDED_ACCOUNT
 
 
 @pytest.mark.req("gateway.custody.sealed-session")
@@ -26,10 +25,12 @@ def test_a_person_signs_in_at_the_venue_and_the_connection_lists_and_orders_on_t
         assert {"get_equity_quotes", "place_equity_order", "gate_how"} <= names
         quotes = mcp.tool("get_equity_quotes", {"symbols": ["SPY"]})
         assert quotes["data"]["results"][0]["quote"]["symbol"] == "SPY"
+        accounts = mcp.tool("get_accounts", {})["data"]["accounts"]
+        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
         order = mcp.tool(
             "place_equity_order",
             {
-                "account_number": EMBEDDED_ACCOUNT,
+                "account_number": account,
                 "symbol": "SPY",
                 "side": "buy",
                 "type": "market",

@@ -15,11 +15,9 @@ from owner_testkit import PASSPHRASE
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
-from ordergate.runtime import EMBEDDED_ACCOUNT
 
 HELD = 'approval = "always"\n[symbols]\nallow = ["SPY"]\n'
 BUY = {
-    "account_number": EMBEDDED_ACCOUNT,
     "symbol": "SPY",
     "side": "buy",
     "type": "market",
@@ -36,7 +34,10 @@ def held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]
 def _place(url: str, token: str) -> dict[str, object]:
     session = McpSession(url, token)
     try:
-        data: dict[str, object] = session.tool("place_equity_order", BUY)["data"]
+        accounts = session.tool("get_accounts", {})["data"]["accounts"]
+        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
+        order = {**BUY, "account_number": account}
+        data: dict[str, object] = session.tool("place_equity_order", order)["data"]
     finally:
         session.close()
     assert data["status"] == "pending_approval", data

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from console_kit import console
-from desk_kit import HELD_POLICY
+from desk_kit import BUY, HELD_POLICY
 
 
 @pytest.mark.req("console.filings")
@@ -57,4 +57,4 @@ def test_the_policy_page_shows_a_pending_files_diff_and_what_it_loosens(
 
 
 def _buy() -> dict[str, str]:
-    return {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+    return {**BUY, "symbol": "SPY"}

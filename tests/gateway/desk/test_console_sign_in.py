@@ -136,3 +136,22 @@ def test_signing_out_ends_the_session(tmp_path: Path, monkeypatch: pytest.Monkey
         token = c.csrf("/approvals")
         assert c.post("/sign-out", {"csrf": token}).status_code == 303
         assert c.get("/approvals").status_code == 303
+
+
+@pytest.mark.req("console.csp")
+def test_the_console_needs_no_inline_style_for_htmx_and_has_a_favicon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        page = c.get("/sign-in")
+        css = c.get("/static/console.css")
+        icon = c.http.get("/favicon.ico")
+        linked = c.get("/static/favicon.svg")
+    # htmx adds its indicator style inline unless told not to; the CSP allows no inline style.
+    assert "style-src 'self'" in page.headers["content-security-policy"]
+    assert """<meta name="htmx-config" content='{"includeIndicatorStyles": false}'>""" in page.text
+    assert ".htmx-request .htmx-indicator" in css.text
+    assert '<link rel="icon" href="/console/static/favicon.svg"' in page.text
+    assert icon.status_code == linked.status_code == 200
+    assert icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.content == linked.content and icon.content.startswith(b"<svg")

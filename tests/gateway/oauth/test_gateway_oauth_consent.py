@@ -14,6 +14,7 @@ from gateway_oauth_kit import REDIRECT, Gateway, location_params, serve
 from oauth_testkit import parse_form
 from owner_testkit import PASSPHRASE, OwnerCodes, enrol
 
+from ordergate.owner import MAX_FAILURES
 from ordergate.policy import PolicyConfig
 from ordergate.profiles import load_profiles
 
@@ -315,6 +316,37 @@ def test_a_wrong_missing_or_replayed_code_approves_nothing_and_spends_the_page(
     assert len(guarded.rows()["connections"]) == (1 if kind == "replayed" else 0)
     again = flow.decide({**form, "owner_code": PASSPHRASE})
     assert again.status_code == 400
+
+
+@pytest.mark.req("owner.consent.retype")
+def test_a_mistyped_owner_code_shows_the_page_again_to_retype_and_each_attempt_counts(
+    guarded: Gateway, codes: OwnerCodes
+) -> None:
+    flow = guarded.flow()
+    form = flow.form()
+    refused = flow.decide({**form, "profile": "trader", "owner_code": codes.wrong()})
+    assert refused.status_code == 403
+    assert 'name="owner_code"' in refused.text and "not right" in refused.text
+    retyped = parse_form(refused.text).hidden
+    assert retyped["pending"] != form["pending"] and retyped["nonce"] != form["nonce"]
+    guarded.minted.append(retyped["nonce"])
+    response = flow.decide({**retyped, "profile": "trader", "owner_code": codes.next()})
+    assert "code" in location_params(response)
+    [connection] = guarded.rows()["connections"]
+    assert connection["profile"] == "trader"
+    # Each attempt counted: wrong codes up to the lockout end the request there.
+    flow = guarded.flow()
+    hidden = flow.form()
+    answers = []
+    for _ in range(MAX_FAILURES):
+        answer = flow.decide({**hidden, "owner_code": codes.wrong()})
+        answers.append(answer.status_code)
+        if answer.status_code == 423:
+            break
+        hidden = parse_form(answer.text).hidden
+    assert answers[-1] == 423
+    assert 'name="owner_code"' not in answer.text
+    assert len(answers) <= MAX_FAILURES
 
 
 def test_denial_needs_no_owner_code(guarded: Gateway) -> None:

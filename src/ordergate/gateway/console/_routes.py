@@ -474,7 +474,18 @@ def console_routes(
             methods=["POST"],
         ),
         Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
+        Route("/favicon.ico", favicon, methods=["GET"]),
     ]
+
+
+async def favicon(request: Request) -> Response:
+    """The console's icon where browsers look for one first (an SVG: every current browser
+    shows it)."""
+    from pathlib import Path
+
+    from starlette.responses import FileResponse
+
+    return FileResponse(Path(_static()) / "favicon.svg", media_type="image/svg+xml")
 
 
 def _bind(challenge: str, approval_id: str) -> str:

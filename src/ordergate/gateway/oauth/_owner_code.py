@@ -13,7 +13,9 @@ so approving needs what the agent lacks.
   beyond ``monitor``'s reads can be approved; any other is refused with 403 and nothing is
   connected.
 
-Denying needs nothing. A refusal's sentence names what was wrong, never what was typed.
+Denying needs nothing. A refusal's sentence names what was wrong, never what was typed. A
+code missing, mistyped or already used shows the page again for the person to retype it
+(each attempt counts toward the lockout); a lockout ends the authorization request.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ _UNREADABLE = ConsentRefusal(
     status_code=503, problem="the owner enrolment cannot be read, so nothing can be approved"
 )
 _STATUS = {"owner_code_required": 401, "owner_locked": 423, "owner_busy": 503}
+# A code missing, mistyped or already used: the page asks again (each attempt still counts
+# toward the lockout, in the authority); a lockout or an unreadable enrolment ends the request.
+_RETYPE = frozenset({"owner_code_required", "owner_code_wrong", "owner_code_replayed"})
 
 
 class OwnerCode(ConsentCheck):
@@ -105,7 +110,9 @@ class OwnerCode(ConsentCheck):
         except OwnerRefused as refused:
             _log.warning("a consent was refused: %s", refused.reason)
             return ConsentRefusal(
-                status_code=_STATUS.get(refused.reason, 403), problem=str(refused)
+                status_code=_STATUS.get(refused.reason, 403),
+                problem=str(refused),
+                retype=refused.reason in _RETYPE,
             )
         return None
 
