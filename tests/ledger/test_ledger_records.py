@@ -110,6 +110,26 @@ def test_an_approval_binds_the_terms_hash_and_expires(ledger: Ledger, clock: Ste
         ledger.approvals.create(ref, "short")
 
 
+def test_an_approval_held_open_outlives_its_ttl_but_is_never_shortened_or_revived(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    ref = _filed(ledger)
+    terms = "ab" * 32
+    held = ledger.approvals.create(ref, terms, ttl=timedelta(minutes=15))
+    until = clock.now() + timedelta(minutes=20)
+    kept = ledger.approvals.hold_until(held.id, until)
+    assert kept is not None and kept.expires_at == until
+    earlier = ledger.approvals.hold_until(held.id, clock.now() + timedelta(minutes=1))
+    assert earlier is not None and earlier.expires_at == until
+    clock.advance(timedelta(minutes=16))
+    assert ledger.approvals.pending() == [kept]
+    lapsed = ledger.approvals.create(ref, terms, ttl=timedelta(minutes=1))
+    clock.advance(timedelta(minutes=1))
+    assert ledger.approvals.hold_until(lapsed.id, clock.now() + timedelta(hours=1)) is None
+    ledger.approvals.decide(held.id, approve=False, terms_sha256=terms, by="me")
+    assert ledger.approvals.hold_until(held.id, clock.now() + timedelta(hours=1)) is None
+
+
 def test_the_journal_keeps_decisions_in_order_with_their_why(
     ledger: Ledger, clock: SteppedClock
 ) -> None:

@@ -287,6 +287,29 @@ class Approvals:
             )
             return [_approval(row) for row in rows]
 
+    def hold_until(self, approval_id: UUID | str, until: datetime) -> Approval | None:
+        """Keep a pending, unexpired approval open until at least ``until`` (an approval the
+        owner gave that waits the owner's delay); ``None`` when it is no longer pending or
+        has expired. Never shortens its time to live."""
+        now = iso(self._clock.now())
+        key = str(approval_id)
+        with write_transaction(self._engine) as connection:
+            # Unchanged when it is decided, expired, or already lasts long enough.
+            connection.execute(
+                update(approvals)
+                .where(
+                    approvals.c.id == key,
+                    approvals.c.state == ApprovalState.PENDING.value,
+                    approvals.c.expires_at > now,
+                    approvals.c.expires_at < iso(until),
+                )
+                .values(expires_at=iso(until))
+            )
+            row = connection.execute(select(approvals).where(approvals.c.id == key)).first()
+        if row is None or row.state != ApprovalState.PENDING.value or row.expires_at <= now:
+            return None
+        return _approval(row)
+
     def for_filing(self, filing_id: UUID | str) -> Approval | None:
         """The latest approval of a filing, if it ever needed one (by the index on
         ``filing_id``)."""

@@ -130,9 +130,11 @@ def test_an_approval_above_the_owners_threshold_waits_the_delay(
         approve = f"/approvals/{held['approval_id']}/approve"
         waiting = desk.post(approve, {"owner_code": desk.codes.next()}).json()
         assert waiting["delayed"]["act"] == "approve"
+        again = desk.post(approve, {"owner_code": desk.codes.next()})
+        assert (again.status_code, again.json()["error"]["code"]) == (409, "approval_waiting")
         assert desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"
-        desk.pass_delay()
-        assert desk.ledger.approvals.get(held["approval_id"]).state.value != "pending"
+        desk.pass_delay()  # longer than the approval's own time to live: it was held open
+        assert desk.ledger.approvals.get(held["approval_id"]).state.value == "approved"
         assert "owner_act_effective" in _kinds(desk)
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,9 @@ TRADING_PERMISSIONS = frozenset(
     {Permission.ORDERS_PLACE, Permission.ORDERS_CANCEL, Permission.ORDERS_CANCEL_ANY}
 )
 """A caller token whose profile grants any of these can trade: minting it is an owner act."""
+
+APPROVAL_GRACE = timedelta(minutes=5)
+"""How long an approval that waited the owner's delay stays open after it is due."""
 
 UNVERIFIED = "unverified"
 """The journal's identity for an act anyone may make (it only makes things safer)."""
@@ -272,6 +275,12 @@ class OwnerDesk:
         detail = {"approval_id": approval_id, "filing_id": str(record.id)}
         threshold = (await self._delayed.settings()).approve_above
         above = threshold is not None and record.notional > threshold
+        if above and await self._approval_waits(approval_id):
+            raise DeskError(
+                409,
+                "approval_waiting",
+                "That approval already waits the owner's delay; nothing changed.",
+            )
         if above and vouched is not None:
             raise DeskError(
                 401,
@@ -292,8 +301,18 @@ class OwnerDesk:
             )
             waiting = await self._delayed.defer(OwnerAct.APPROVE, summary, detail)
             if waiting is not None:
+                # The approval stays open until its delay has passed, and a little after.
+                until = datetime.fromisoformat(waiting["delayed"]["effective_at"]) + APPROVAL_GRACE
+                await blocking(self._ledger.approvals.hold_until, approval_id, until)
                 return waiting
         return await self._place_approved(record, approval_id)
+
+    async def _approval_waits(self, approval_id: str) -> bool:
+        waiting = await blocking(self._delayed.delays.pending)
+        return any(
+            act.act is OwnerAct.APPROVE and act.payload["approval_id"] == approval_id
+            for act in waiting
+        )
 
     async def _place_approved(self, record: FilingRecord, approval_id: str) -> dict[str, Any]:
         async with self._guard_for(record) as guard:
