@@ -20,8 +20,8 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0012",
     "execution": "0007",
-    "gateway": "0010",
-    "owner": "0013",
+    "gateway": "0015",
+    "owner": "0014",
     "record": "0009",
 }
 OWNED = {
@@ -31,7 +31,7 @@ OWNED = {
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
                 "gateway_codes", "gateway_pending", "gateway_tokens"},
-    "owner": {"owner_guard", "owner_sources"},
+    "owner": {"owner_delayed", "owner_guard", "owner_settings", "owner_sources"},
     "record": {"grades", "grading_cursor"},
 }  # fmt: skip
 

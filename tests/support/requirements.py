@@ -101,6 +101,11 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.threat.foreign-token": "seed 001: a token the gateway did not mint is refused",
     "gateway.threat.oversize-body": "issue 6: request bodies capped at 8 KB",
     "gateway.threat.rate-limits": "issue 6: per-IP limits per request class",
+    "console.origin-bound": "issue 23 §6: a console session needs its key (kept per origin in "
+    "sessionStorage, sent as a header) besides the cookie; the cookie replayed from another "
+    "port reads nothing",
+    "gateway.threat.anonymous-rows": "issue 23 §8: an anonymous sign-in page stores no row; "
+    "sessions not signed in and unused OAuth clients are swept",
     "gateway.threat.loopback-rotation": "issue 23 §8: per-IP classes key on the whole "
     "127.0.0.0/8 and ::1 for loopback peers, on the /24 or /64 otherwise",
     "gateway.threat.host-origin": "MCP transports security warning: Host and Origin validated",

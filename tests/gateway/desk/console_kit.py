@@ -23,6 +23,7 @@ from ordergate.gateway._config import GatewayConfig
 
 BOUND_S = 30
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+_KEY = re.compile(r'<meta name="console-key" content="([^"]+)"')
 
 
 @dataclass
@@ -62,11 +63,26 @@ class Console:
             headers={**self.origin, "x-csrf-token": csrf, **headers},
         )
 
+    def keep_key(self, signed: httpx2.Response) -> None:
+        """Keep the key a passkey sign-in answered, as ``passkey.js`` keeps it."""
+        self.http.headers["x-console-key"] = signed.json()["key"]
+
+    def forget(self) -> None:
+        """A new tab in a new browser: no cookie, no key."""
+        self.http.cookies.clear()
+        self.http.headers.pop("x-console-key", None)
+
     def sign_in(self, code: str | None = None) -> httpx2.Response:
+        """Sign in as the owner's page does: the session's key, handed to the page, is then
+        sent on every request (``X-Console-Key``), as the console's script sends it."""
         token = self.csrf()
-        return self.post(
+        signed = self.post(
             "/sign-in", {"csrf": token, "owner_code": code or self.desk.codes.passphrase or ""}
         )
+        found = _KEY.search(signed.text)
+        if signed.status_code == 200 and found is not None:
+            self.http.headers["x-console-key"] = found.group(1)
+        return signed
 
 
 @contextmanager

@@ -36,23 +36,30 @@ def test_a_wrong_csrf_token_and_a_foreign_origin_change_nothing(
     with browser_console(tmp_path, monkeypatch) as b:
         b.sign_in_with_code()
         b.go("/budget")
-        csrf = b.page.locator("body").get_attribute("data-csrf")
-        assert csrf
+        expect(b.page.get_by_text("Trading is not paused.")).to_be_visible()
+        csrf = b.page.locator("main").get_attribute("data-csrf")
+        key = b.page.evaluate("sessionStorage.getItem('ordergate-console-key')")
+        assert csrf and key
         forged = b.page.evaluate(
-            """async (prefix) => (await fetch(prefix + "/pause", {method: "POST",
-                 headers: {"Content-Type": "application/x-www-form-urlencoded"},
+            """async ([prefix, key]) => (await fetch(prefix + "/pause", {method: "POST",
+                 headers: {"Content-Type": "application/x-www-form-urlencoded",
+                           "X-Console-Key": key},
                  body: "csrf=forged&reason=x"})).status""",
-            "/console",
+            ["/console", key],
         )
         assert forged == 403
         pause = f"{b.desk.url}/console/pause"
         foreign = b.page.request.post(
-            pause, form={"csrf": csrf}, headers={"origin": "https://evil.example"}
+            pause,
+            form={"csrf": csrf},
+            headers={"origin": "https://evil.example", "x-console-key": key},
         )
         assert foreign.status == 403
         b.go("/budget")
         expect(b.page.get_by_text("Trading is not paused.")).to_be_visible()
-        own = b.page.request.post(pause, form={"csrf": csrf}, headers={"origin": b.desk.url})
+        own = b.page.request.post(
+            pause, form={"csrf": csrf}, headers={"origin": b.desk.url, "x-console-key": key}
+        )
         assert own.ok  # the same post from the console's own origin pauses
         b.go("/budget")
         expect(b.page.get_by_text("Paused:")).to_be_visible()

@@ -21,7 +21,7 @@ def test_approving_needs_the_code_again_and_denying_does_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with console(tmp_path, monkeypatch) as c:
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         first, second = c.desk.held_order(), c.desk.held_order()
         listed = c.get("/approvals")
         assert first["approval_id"] in listed.text and "SPY" in listed.text
@@ -58,7 +58,7 @@ def test_the_banner_names_the_console_and_a_waiting_orders_link_approves_nothing
         held = c.desk.held_order()
         link = f"/approvals/{held['approval_id']}"
         assert c.get(link).headers["location"] == "/console/sign-in"
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         assert c.get(link).status_code == 200
         assert c.desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"
 
@@ -86,5 +86,5 @@ def test_a_waiting_order_names_the_registered_client_whose_connection_filed_it(
         assert held["status"] == "pending_approval", held
         (waiting,) = c.desk.get("/approvals").json()["approvals"]
         assert waiting["client_name"] == "Claude Desktop"
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         assert "Claude Desktop" in c.get(f"/approvals/{held['approval_id']}").text

@@ -16,7 +16,7 @@ def test_the_owner_sees_each_connection_and_revokes_it(
 ) -> None:
     with console(tmp_path, monkeypatch) as c:
         c.desk.connected_client("Claude Desktop")
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         page = c.get("/connections")
         assert "Claude Desktop" in page.text and "127.0.0.1" in page.text
         assert "monitor" in page.text
@@ -34,7 +34,7 @@ def test_the_budget_shows_spend_against_caps_and_pauses_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with console(tmp_path, monkeypatch) as c:
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         c.desk.held_order()
         page = c.get("/budget")
         assert page.status_code == 200

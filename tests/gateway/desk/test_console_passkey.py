@@ -21,7 +21,7 @@ from ordergate.owner import DEFAULT_LOOSEN_DELAY, Delays, DelaySettings
 def _register(c: Console, passkey: SoftPasskey, *, wait: bool = True) -> dict[str, Any]:
     """Register ``passkey`` with the owner code; ``wait``: then let the owner's delay pass
     (and sign in again: the session idled out meanwhile)."""
-    assert c.sign_in().status_code == 303
+    assert c.sign_in().status_code == 200
     csrf = c.csrf("/approvals")
     refused = c.post_json("/passkey/register/options", {}, csrf)
     assert refused.status_code == 401  # no owner code: registering is an owner act
@@ -33,13 +33,13 @@ def _register(c: Console, passkey: SoftPasskey, *, wait: bool = True) -> dict[st
     assert answer["registered"] is False and answer["delayed"]["act"] == "passkey_register"
     if wait:
         c.desk.pass_delay()
-        c.http.cookies.clear()
-        assert c.sign_in().status_code == 303
+        c.forget()
+        assert c.sign_in().status_code == 200
     return answer
 
 
 def _fresh_session_csrf(c: Console) -> str:
-    c.http.cookies.clear()
+    c.forget()
     return c.csrf("/sign-in")
 
 
@@ -57,6 +57,8 @@ def test_a_registered_passkey_signs_in_and_approves(
         signed = c.post_json("/passkey/sign-in", passkey.get(options), csrf)
         assert signed.status_code == 200, signed.text
         assert signed.json()["next"] == "/console/approvals"
+        assert c.get("/approvals").status_code == 401  # the cookie alone: not yet
+        c.keep_key(signed)
         assert c.get("/approvals").status_code == 200
         held = c.desk.held_order()
         csrf = c.csrf("/approvals")
@@ -135,7 +137,7 @@ def test_the_relying_party_is_never_an_ip_and_an_ip_origin_cannot_register(
     named = RelyingParty.for_url("https://gate.example.com")
     assert named is not None and named.rp_id == "gate.example.com"
     with console(tmp_path, monkeypatch) as c:  # opened at 127.0.0.1
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         page = c.get("/passkeys").text
         assert "http://localhost:" in page
         csrf = c.csrf("/passkeys")

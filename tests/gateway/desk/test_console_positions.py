@@ -27,7 +27,7 @@ def test_positions_cash_and_an_svg_equity_curve_from_the_paper_book(
     with console(tmp_path, monkeypatch, policy=NEVER_HELD) as c:
         filled = c.desk.place()
         assert filled["status"] == "filled", filled
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         page = c.get("/positions")
         assert page.status_code == 200, page.text
         assert "paper book" in page.text and "<svg" in page.text and "SPY" in page.text

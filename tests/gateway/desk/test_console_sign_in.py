@@ -7,12 +7,15 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
+import httpx2
 import pytest
-from console_kit import IDLE_PAST, console
+from console_kit import BOUND_S, IDLE_PAST, Console, console
 from gateway_testkit import OPEN
+from sqlalchemy import func, select
 
 from ordergate.callers import mint
 from ordergate.gateway.console import COOKIE
+from ordergate.gateway.console._tables import console_sessions
 
 
 @pytest.mark.req("console.sign-in")
@@ -37,11 +40,11 @@ def test_the_owner_code_signs_in_on_a_new_session_id(
 ) -> None:
     with console(tmp_path, monkeypatch) as c:
         c.get("/sign-in")
-        before = c.http.cookies[COOKIE]
+        assert COOKIE not in c.http.cookies  # the sign-in page opens no session
         signed = c.sign_in(c.desk.codes.next())
-        assert signed.status_code == 303, signed.text
-        assert signed.headers["location"] == "/console/approvals"
-        assert c.http.cookies[COOKIE] != before
+        assert signed.status_code == 200, signed.text
+        assert 'data-next="/console/approvals"' in signed.text
+        assert COOKIE in c.http.cookies
         assert c.get("/approvals").status_code == 200
         acts = [
             e.detail for e in c.desk.ledger.journal.entries(limit=1000) if e.kind == "owner_act"
@@ -71,7 +74,7 @@ def test_a_post_without_its_csrf_token_or_with_a_wrong_one_is_refused(
         assert c.post("/sign-in", {"owner_code": code}).status_code == 403
         assert c.post("/sign-in", {"owner_code": code, "csrf": "x" * 43}).status_code == 403
         assert c.get("/approvals").status_code == 303
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         held = c.desk.held_order()
         path = f"/approvals/{held['approval_id']}/deny"
         assert c.post(path, {"reason": "no token"}).status_code == 403
@@ -120,7 +123,7 @@ def test_an_idle_session_ends_by_the_security_clock(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with console(tmp_path, monkeypatch) as c:
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         c.clock.advance(timedelta(minutes=14))
         assert c.get("/approvals").status_code == 200
         c.clock.advance(timedelta(minutes=14))
@@ -132,7 +135,7 @@ def test_an_idle_session_ends_by_the_security_clock(
 @pytest.mark.req("console.sign-in")
 def test_signing_out_ends_the_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with console(tmp_path, monkeypatch) as c:
-        assert c.sign_in().status_code == 303
+        assert c.sign_in().status_code == 200
         token = c.csrf("/approvals")
         assert c.post("/sign-out", {"csrf": token}).status_code == 303
         assert c.get("/approvals").status_code == 303
@@ -155,3 +158,74 @@ def test_the_console_needs_no_inline_style_for_htmx_and_has_a_favicon(
     assert icon.status_code == linked.status_code == 200
     assert icon.headers["content-type"].startswith("image/svg+xml")
     assert icon.content == linked.content and icon.content.startswith(b"<svg")
+
+
+def _sessions_stored(c: Console) -> int:
+    with c.desk.ledger.engine.connect() as db:
+        return int(db.execute(select(func.count()).select_from(console_sessions)).scalar_one())
+
+
+@pytest.mark.req("console.origin-bound")
+def test_the_console_refuses_its_own_cookie_replayed_from_another_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        held = c.desk.held_order()
+        assert c.sign_in().status_code == 200
+        csrf = c.csrf("/approvals")
+        assert held["approval_id"] in c.get("/approvals").text
+        # What a page on another port of this host collects: the cookie (never the key, which
+        # only the console's own origin's sessionStorage holds), replayed with a forged Origin.
+        stolen = {COOKIE: c.http.cookies[COOKIE]}
+        with httpx2.Client(base_url=c.desk.url, cookies=stolen, timeout=BOUND_S) as agent:
+            forged = {"origin": c.desk.url}
+            for path in ("/approvals", "/approvals/list", "/filings", "/budget", "/policy"):
+                page = agent.get(f"/console{path}", headers=forged)
+                assert page.status_code == 401, path
+                assert held["approval_id"] not in page.text and "SPY" not in page.text, path
+            pause = agent.post("/console/pause", data={"csrf": csrf}, headers=forged)
+            assert pause.status_code == 401
+            wrong = agent.get("/console/approvals", headers={"x-console-key": "k" * 43})
+            assert wrong.status_code == 401 and held["approval_id"] not in wrong.text
+        assert not c.desk.get("/status").json()["paused"]
+        assert c.get("/approvals").status_code == 200  # the owner's tab still works
+
+
+@pytest.mark.req("console.origin-bound")
+def test_a_replayed_cookie_does_not_keep_the_session_alive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        assert c.sign_in().status_code == 200
+        stolen = {COOKIE: c.http.cookies[COOKIE]}
+        with httpx2.Client(base_url=c.desk.url, cookies=stolen, timeout=BOUND_S) as agent:
+            c.clock.advance(timedelta(minutes=10))
+            assert agent.get("/console/approvals").status_code == 401
+            c.clock.advance(timedelta(minutes=6))
+            assert agent.get("/console/approvals").status_code == 303  # ended, not kept alive
+        assert c.get("/approvals").status_code == 303
+
+
+@pytest.mark.req("gateway.threat.anonymous-rows")
+def test_anonymous_sign_in_page_loads_store_no_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        for _ in range(40):
+            with httpx2.Client(base_url=c.desk.url, timeout=BOUND_S) as stranger:
+                assert stranger.get("/console/sign-in").status_code == 200
+        assert _sessions_stored(c) == 0
+
+
+@pytest.mark.req("gateway.threat.anonymous-rows")
+def test_a_session_not_signed_in_is_swept_after_five_minutes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch, localhost=True) as c:
+        token = c.csrf()
+        started = c.post_json("/passkey/options", {"purpose": "sign_in"}, token)
+        assert started.status_code == 200, started.text
+        assert _sessions_stored(c) == 1
+        c.clock.advance(timedelta(minutes=6))
+        assert c.sign_in().status_code == 200
+        assert _sessions_stored(c) == 1  # the signed-in one; the anonymous one swept

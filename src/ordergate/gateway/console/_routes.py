@@ -4,12 +4,16 @@ the passkeys, sign-out. Every act goes through the ``OwnerDesk``, as the command
 ==============================================  =============================================
 route                                           what it needs
 ==============================================  =============================================
-``GET  /console/sign-in``                       nothing (opens a session not yet signed in)
-``POST /console/sign-in``                       CSRF, the owner code (counted by the lockout)
-``POST /console/passkey/options``               CSRF; ``{"purpose": "sign_in"}`` or
-                                                ``{"purpose": "approve", "approval_id"}``
-                                                (the challenge is bound to that approval)
-``POST /console/passkey/sign-in``               CSRF, a passkey assertion
+``GET  /console/sign-in``                       nothing (stores nothing: its CSRF token is a
+                                                cookie of its own)
+``POST /console/sign-in``                       CSRF, the owner code (counted by the lockout);
+                                                answers the session's key to the page
+``POST /console/passkey/options``               CSRF; ``{"purpose": "sign_in"}`` (opens a
+                                                session not yet signed in, for the challenge)
+                                                or, with a session, ``{"purpose": "approve",
+                                                "approval_id"}`` (the challenge is bound to
+                                                that approval)
+``POST /console/passkey/sign-in``               CSRF, a passkey assertion; answers the key
 ``GET  /console/passkeys``                      a session (each passkey: added, last used)
 ``POST /console/passkey/register/options``      a session, CSRF, the owner code
 ``POST /console/passkey/register``              a session, CSRF, the registration response
@@ -37,12 +41,16 @@ route                                           what it needs
 
 Passkey ceremonies are answered only at the relying party's origin (``localhost`` for a
 console served at a loopback IP): anywhere else the owner is told where to open the console.
+
+"A session" is a signed-in session **with its key** (``X-Console-Key``, ``_sessions``): the
+cookie alone gets a page with no data (``loader.html``, 401) or, on a post, a 401.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -57,7 +65,7 @@ from ordergate.gateway.console._equity import curve, drawdown, equity_svg
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._sessions import ConsoleSession
-from ordergate.gateway.console._web import PREFIX, Refused, Web
+from ordergate.gateway.console._web import PRE_COOKIE, PREFIX, Refused, Web
 from ordergate.gateway.desk import DeskError, OwnerDesk
 from ordergate.owner import Credential, OwnerAct
 from ordergate.store import blocking
@@ -121,81 +129,107 @@ def console_routes(
 
     def owner(request: Request) -> ConsoleSession | None:
         session = web.session(request)
-        return session if session is not None and session.signed_in else None
+        return session if session is not None and session.owner else None
+
+    def unbound(request: Request) -> Response:
+        """The cookie without the key: a page with no data, whose script asks again with the
+        tab's key (or goes to sign in); a post is refused."""
+        if request.method == "POST":
+            raise Refused(401, "This tab is not signed in to the console: sign in again.")
+        return web.page("loader.html", None, 401)
 
     def signed_in(handler: Callable[[Request, ConsoleSession], Awaitable[Response]]) -> Handler:
         async def serve(request: Request) -> Response:
-            session = owner(request)
-            if session is None:
-                if request.method == "POST":
-                    raise Refused(401, "Sign in to the console first.")
-                return web.redirect("/sign-in")
-            return await handler(request, session)
+            session = web.session(request)
+            if session is not None and session.owner:
+                return await handler(request, session)
+            if session is not None and session.signed_in:
+                return unbound(request)
+            if request.method == "POST":
+                raise Refused(401, "Sign in to the console first.")
+            return web.redirect("/sign-in")
 
         return serve
 
     # -- signing in -----------------------------------------------------------------------
 
     async def index(request: Request) -> Response:
-        return web.redirect("/approvals" if owner(request) else "/sign-in")
+        session = web.session(request)
+        if session is not None and session.signed_in and not session.owner:
+            return unbound(request)
+        return web.redirect("/approvals" if session is not None and session.owner else "/sign-in")
+
+    def sign_in_form(request: Request, status: int = 200, error: str | None = None) -> Response:
+        """The sign-in page: no session stored; its CSRF token is its own cookie's value."""
+        token = request.cookies.get(PRE_COOKIE, "")
+        if not 0 < len(token) <= 128:
+            token = secrets.token_urlsafe(32)
+        page = web.page(
+            "sign_in.html", None, status, csrf=token, passkey=passkeys.any(), error=error
+        )
+        return web.with_pre_cookie(page, token)
 
     async def sign_in_page(request: Request) -> Response:
-        session = web.session(request)
-        if session is not None and session.signed_in:
+        if owner(request) is not None:
             return web.redirect("/approvals")
-        raw = None
-        if session is None:
-            raw, session = web.sessions.open()
-        page = web.page("sign_in.html", session, passkey=passkeys.any(), error=None)
-        return web.with_cookie(page, raw) if raw else page
+        return sign_in_form(request)
+
+    def signed_in_page(raw: str, key: str) -> Response:
+        """The page that hands the session's key to the tab's ``sessionStorage``."""
+        page = web.page("signed_in.html", None, key=key, next=f"{PREFIX}/approvals")
+        return web.with_cookie(page, raw)
 
     async def sign_in(request: Request) -> Response:
-        session = web.session(request)
-        if session is None:
-            raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
         form = await _form(request)
-        web.csrf(session, form.get("csrf"))
+        web.pre_csrf(request, form.get("csrf"))
         try:
             await desk.authorize(form.get("owner_code") or None, OwnerAct.CONSOLE_SIGN_IN)
         except DeskError as error:
-            return web.page(
-                "sign_in.html", session, error.status, passkey=passkeys.any(), error=error.message
-            )
-        raw, _ = web.sessions.sign_in(session)
-        return web.with_cookie(web.redirect("/approvals"), raw)
+            return sign_in_form(request, error.status, error.message)
+        raw, key, _ = web.sessions.sign_in(web.session(request))
+        return signed_in_page(raw, key)
 
     async def passkey_options(request: Request) -> Response:
-        session = web.session(request)
-        if session is None:
-            raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
-        web.csrf(session, request.headers.get("x-csrf-token"))
         body = await _json(request)
         purpose = body.get("purpose")
         if purpose not in ("sign_in", "approve"):
             raise Refused(400, "purpose must be sign_in or approve.")
-        if purpose == "approve" and not session.signed_in:
-            raise Refused(401, "Sign in to the console first.")
-        _at_party(request)
+        presented = request.headers.get("x-csrf-token")
+        session = web.session(request)
+        opened = None
         bound = ""
         if purpose == "approve":
+            if session is None or not session.owner:
+                raise Refused(401, "Sign in to the console first.")
+            web.csrf(session, presented)
             named = body.get("approval_id")
             if not isinstance(named, str) or not 0 < len(named) <= _MAX_ID:
                 raise Refused(400, "approval_id must name the approval the passkey approves.")
             bound = named
+        else:
+            web.pre_csrf(request, presented)
+        _at_party(request)
+        if purpose == "sign_in" and (
+            session is None or session.signed_in or not session.csrf_matches(presented)
+        ):
+            opened, session = web.sessions.open_anonymous(web.pre_csrf(request, presented))
+        assert session is not None
         options, challenge = passkeys.authentication_options()
         web.sessions.set_challenge(session, _bind(challenge, bound), purpose)
-        return web.json(json.loads(options))
+        answer = web.json(json.loads(options))
+        return web.with_cookie(answer, opened) if opened else answer
 
     async def passkey_sign_in(request: Request) -> Response:
         session = web.session(request)
-        if session is None:
-            raise Refused(403, "Open the sign-in page first (the session is missing or ended).")
+        if session is None or session.signed_in:
+            raise Refused(403, "Start the passkey sign-in again (no ceremony is in flight).")
         web.csrf(session, request.headers.get("x-csrf-token"))
         body = await request.body()
         _assert_passkey(session, "sign_in", body.decode("utf-8", "replace"))
         await desk.vouch(OwnerAct.CONSOLE_SIGN_IN, Credential.PASSKEY)
-        raw, _ = web.sessions.sign_in(session)
-        return web.with_cookie(web.json({"signed_in": True, "next": f"{PREFIX}/approvals"}), raw)
+        raw, key, _ = web.sessions.sign_in(session)
+        answer = web.json({"signed_in": True, "next": f"{PREFIX}/approvals", "key": key})
+        return web.with_cookie(answer, raw)
 
     def _at_party(request: Request) -> None:
         """Refuse a passkey ceremony anywhere but at the relying party's origin."""

@@ -1,6 +1,8 @@
-"""The console's tables (migration 0010, the gateway package's) as SQLAlchemy Core metadata.
+"""The console's tables (migrations 0010 and 0015, the gateway package's) as SQLAlchemy Core
+metadata.
 
-See ``ordergate/gateway/migrations/versions/0010_console.py`` for what each holds.
+See ``ordergate/gateway/migrations/versions/0010_console.py`` and ``0015_console_keys.py`` for
+what each holds.
 """
 
 from __future__ import annotations
@@ -34,4 +36,5 @@ console_sessions = Table(
     Column("challenge_kind", String(16)),
     Column("created_at", String(_TIME), nullable=False),
     Column("seen_at", String(_TIME), nullable=False),
+    Column("key_sha256", String(_HASH)),
 )

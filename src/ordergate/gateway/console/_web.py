@@ -1,12 +1,22 @@
-"""What every console request passes: no bearer token, its own origin, a session, a CSRF token.
+"""What every console request passes: no bearer token, its own origin, a session bound to its
+key, a CSRF token.
 
 - A request carrying ``Authorization`` is refused outright (403): an agent's token opens
   nothing here, and nothing here ever reads one.
 - A ``POST`` must carry ``Origin`` equal to the gateway's own origin (the gateway's
   ``HostCheck`` has already refused foreign hosts and origins on every route; a console post
   without an origin is refused too).
-- A page needs a signed-in session (else a redirect to the sign-in page); every post checks
-  the session's CSRF token, from the form field ``csrf`` or the ``X-CSRF-Token`` header.
+- A page needs a signed-in session **and** its key in ``X-Console-Key`` (``_sessions``): the
+  console's script sends it from the tab's ``sessionStorage`` on every request. Without a
+  session the answer is a redirect to the sign-in page; with the cookie but not the key, a
+  page that holds no data (``loader.html``, 401) whose script asks again with the key, or,
+  with no key in the tab, goes to sign in; a post is refused (401).
+- Every post checks a CSRF token, from the form field ``csrf`` or the ``X-CSRF-Token``
+  header: the session's, or, on the sign-in page (which stores no session), the value of its
+  own cookie (``PRE_COOKIE``).
+
+On https (``--public-url https://…``) the session cookie is ``__Host-ordergate_console``
+(Secure, ``Path=/``, no ``Domain``: no other host or path can set or shadow it).
 """
 
 from __future__ import annotations
@@ -22,12 +32,21 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from ordergate.core import usd
-from ordergate.gateway.console._sessions import MAX_AGE, ConsoleSession, ConsoleSessions
+from ordergate.gateway.console._sessions import (
+    MAX_AGE,
+    ConsoleSession,
+    ConsoleSessions,
+    same_secret,
+)
 
-__all__ = ["COOKIE", "PREFIX", "Refused", "Web"]
+__all__ = ["COOKIE", "HOST_COOKIE", "KEY_HEADER", "PREFIX", "PRE_COOKIE", "Refused", "Web"]
 
 PREFIX = "/console"
 COOKIE = "ordergate_console"
+HOST_COOKIE = "__Host-ordergate_console"
+PRE_COOKIE = "ordergate_console_sign_in"
+KEY_HEADER = "x-console-key"
+_PRE_AGE = 3600
 # ``same-origin``, not ``no-referrer``: under ``no-referrer`` a browser sends ``Origin: null``
 # with a form post (Fetch, "serializing a request origin"), and every console form is refused.
 _HEADERS = {
@@ -79,6 +98,8 @@ class Web:
         self.origin = origin_of(self.public_url)
         self.origins = frozenset({self.origin, *self.also_origins})
         self.secure = self.public_url.lower().startswith("https://")
+        self.cookie = HOST_COOKIE if self.secure else COOKIE
+        self.cookie_path = "/" if self.secure else PREFIX
         self.templates = Environment(
             loader=FileSystemLoader(Path(__file__).parent / "templates"),
             autoescape=select_autoescape(default=True),
@@ -93,11 +114,31 @@ class Web:
             raise Refused(403, "A console form must come from the console's own origin.")
 
     def session(self, request: Request) -> ConsoleSession | None:
-        return self.sessions.find(request.cookies.get(COOKIE))
+        """The session the cookie names (``bound`` when the request carries its key)."""
+        return self.sessions.find(request.cookies.get(self.cookie), request.headers.get(KEY_HEADER))
 
     def csrf(self, session: ConsoleSession, presented: str | None) -> None:
         if not session.csrf_matches(presented):
             raise Refused(403, "The form's CSRF token is missing or wrong: reload the page.")
+
+    def pre_csrf(self, request: Request, presented: str | None) -> str:
+        """The sign-in page's CSRF token, checked against its cookie; raises ``Refused``."""
+        expected = request.cookies.get(PRE_COOKIE, "")
+        if not expected or len(expected) > 128 or not same_secret(expected, presented):
+            raise Refused(403, "The form's CSRF token is missing or wrong: reload the page.")
+        return expected
+
+    def with_pre_cookie(self, response: Response, value: str) -> Response:
+        response.set_cookie(
+            PRE_COOKIE,
+            value,
+            max_age=_PRE_AGE,
+            path=PREFIX,
+            httponly=True,
+            secure=self.secure,
+            samesite="strict",
+        )
+        return response
 
     def page(
         self,
@@ -106,9 +147,8 @@ class Web:
         status: int = 200,
         **values: Any,
     ) -> HTMLResponse:
-        html = self.templates.get_template(name).render(
-            prefix=PREFIX, csrf=session.csrf if session else "", **values
-        )
+        values.setdefault("csrf", session.csrf if session else "")
+        html = self.templates.get_template(name).render(prefix=PREFIX, **values)
         return HTMLResponse(html, status_code=status, headers=_HEADERS)
 
     def json(self, body: Any, status: int = 200) -> JSONResponse:
@@ -124,10 +164,10 @@ class Web:
 
     def with_cookie(self, response: Response, raw: str) -> Response:
         response.set_cookie(
-            COOKIE,
+            self.cookie,
             raw,
             max_age=int(MAX_AGE.total_seconds()),
-            path=PREFIX,
+            path=self.cookie_path,
             httponly=True,
             secure=self.secure,
             samesite="strict",
@@ -136,6 +176,6 @@ class Web:
 
     def without_cookie(self, response: Response) -> Response:
         response.delete_cookie(
-            COOKIE, path=PREFIX, httponly=True, secure=self.secure, samesite="strict"
+            self.cookie, path=self.cookie_path, httponly=True, secure=self.secure, samesite="strict"
         )
         return response

@@ -2,7 +2,6 @@
 (function () {
   "use strict";
   const body = document.body;
-  const csrf = body.dataset.csrf;
   const prefix = body.dataset.prefix;
   const b64 = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer)))
     .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -10,9 +9,13 @@
     atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
   const say = (text) => { const s = document.getElementById("passkey-status"); if (s) s.textContent = text; };
   async function post(path, payload) {
+    // The page's own CSRF token: read now (a boosted page replaced the body's content).
+    const csrf = document.querySelector("main[data-csrf]").dataset.csrf;
+    const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf };
+    const key = window.ordergateConsoleKey && window.ordergateConsoleKey();
+    if (key) headers["X-Console-Key"] = key;
     const response = await fetch(prefix + path, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      method: "POST", credentials: "same-origin", headers: headers,
       body: JSON.stringify(payload),
     });
     const answer = await response.json().catch(() => ({}));
@@ -42,6 +45,7 @@
     say("Waiting for the passkey…");
     if (purpose === "sign_in") {
       const answer = await post("/passkey/sign-in", await assertion("sign_in"));
+      sessionStorage.setItem("ordergate-console-key", answer.key);
       window.location = answer.next;
     } else if (purpose === "approve") {
       const answer = await post("/approvals/" + button.dataset.approval + "/approve", await assertion("approve", button.dataset.approval));
