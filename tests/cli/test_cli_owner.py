@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import stat
+from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -14,7 +16,7 @@ from typer.testing import CliRunner, Result
 from ordergate.cli import app
 from ordergate.core import RealtimeClock
 from ordergate.ledger import open_ledger
-from ordergate.owner import read_enrolment
+from ordergate.owner import Delays, DelaySettings, read_enrolment
 
 PHRASE = "a long and private passphrase"
 
@@ -125,3 +127,32 @@ def test_unlock_as_the_gateways_user_lifts_every_lock_and_is_journalled(tmp_path
         assert authority.authorize(pyotp.TOTP(secret).now(), OwnerAct.RESUME).value == "totp"
         [entry] = [e for e in ledger.journal.entries(limit=1000) if e.kind == "owner_unlocked"]
     assert entry.detail["by"] == getpass.getuser()
+
+
+@pytest.mark.req("owner.delay.loosening-waits")
+def test_init_keeps_the_owners_delays_and_enrolling_again_with_looser_ones_waits(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    first = run(home, "init", "--loosen-delay", "1h", "--approve-above", "100")
+    assert first.exit_code == 0, first.output
+    enrolment = read_enrolment(home / "owner.json")
+    assert enrolment is not None
+    wanted = DelaySettings(timedelta(hours=1), Decimal("100"))
+    assert enrolment.delays == wanted
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        assert Delays(ledger).settings() == wanted  # the first enrolment's, at once
+    looser = run(
+        home, "init", "--loosen-delay", "1m", "--code", pyotp.TOTP(_secret_of(first)).now()
+    )
+    assert looser.exit_code == 0, looser.output
+    assert "wait until" in looser.stderr
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        assert Delays(ledger).settings() == wanted
+        [waiting] = Delays(ledger).pending()
+    pending = run(home, "pending", "--gateway", "http://127.0.0.1:9")
+    assert pending.exit_code == 0 and waiting.id in pending.stdout
+    cancelled = run(home, "cancel", waiting.id, "--gateway", "http://127.0.0.1:9")
+    assert cancelled.exit_code == 0 and f"cancelled {waiting.id}" in cancelled.stdout
+    for bad in (("--loosen-delay", "soon"), ("--loosen-delay", "8d"), ("--approve-above", "x")):
+        assert run(tmp_path / "other", "init", *bad).exit_code == 2

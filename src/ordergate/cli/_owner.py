@@ -76,7 +76,6 @@ def init_command(
 ) -> None:
     """Enrol the owner: print the authenticator secret (once) and keep it for the gateway."""
     from ordergate.core import ConfigError, RealtimeClock
-    from ordergate.ledger import LedgerError, open_ledger
     from ordergate.owner import (
         ENROLMENT_FILE,
         Delays,
@@ -101,11 +100,7 @@ def init_command(
         except ConfigError as error:
             raise fail(f"cannot enrol: {error}", 2) from None
     path = settings.home / ENROLMENT_FILE
-    try:
-        ledger = open_ledger(settings.db_url, clock=settings.clock())
-    except LedgerError as error:
-        raise fail(f"cannot open the ledger: {error}", 2) from None
-    with ledger:
+    with _ledger(settings) as ledger:
         authority = OwnerAuthority(enrolment_path=path, ledger=ledger)
         try:
             existing = authority.enrolment()
@@ -138,6 +133,17 @@ def init_command(
             f"(cancel with `ordergate owner cancel {waiting.id}`)",
             err=True,
         )
+
+
+def _ledger(settings: Any) -> Any:
+    """The ledger the gateway uses (``--db``), opened as the gateway's OS user; exit 2 when
+    it cannot be."""
+    from ordergate.ledger import LedgerError, open_ledger
+
+    try:
+        return open_ledger(settings.db_url, clock=settings.clock())
+    except LedgerError as error:
+        raise fail(f"cannot open the ledger: {error}", 2) from None
 
 
 def _delay_settings(loosen_delay: str, approve_above: str | None) -> Any:
@@ -261,16 +267,11 @@ def unlock_command(as_json: JsonOption = False, db: DbOption = None) -> None:
     """Lift the lock on owner acts after wrong codes (run as the gateway's OS user)."""
     import getpass
 
-    from ordergate.ledger import LedgerError, open_ledger
     from ordergate.owner import ENROLMENT_FILE, EnrolmentError, OwnerAuthority
 
     settings = settings_from(None, db, None, False)
     path = settings.home / ENROLMENT_FILE
-    try:
-        ledger = open_ledger(settings.db_url, clock=settings.clock())
-    except LedgerError as error:
-        raise fail(f"cannot open the ledger: {error}", 2) from None
-    with ledger:
+    with _ledger(settings) as ledger:
         authority = OwnerAuthority(enrolment_path=path, ledger=ledger)
         try:
             if authority.enrolment() is None:
