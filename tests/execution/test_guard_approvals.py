@@ -200,3 +200,37 @@ async def test_a_failing_webhook_never_stops_the_order_path(tmp_path: Path) -> N
         guard = d.guard_with(ALWAYS, notifier=WebhookNotifier(f"http://127.0.0.1:{port}/hook"))
         outcome = await guard.submit(buy("SPY"), identity="agent")
         assert outcome.status is FilingStatus.PENDING_APPROVAL
+
+
+@pytest.mark.req("wall.approval-binds-money")
+async def test_an_approval_after_a_thirty_percent_move_is_held_again_not_filled(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, config=ALWAYS) as d:
+        pending = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent")
+        assert pending.approval_id is not None
+        shown = d.ledger.filing(pending.filing_id).notional
+        d.venue.admin("shock", {"symbol": "SPY", "pct": "30"})  # between approval and review
+        again = await d.guard.approve(pending.approval_id, by="owner")
+        assert again.status is FilingStatus.PENDING_APPROVAL and not again.refused
+        assert again.reasons == ("approval_exceeded",)
+        assert again.approval_id is not None and again.approval_id != pending.approval_id
+        assert d.ledger.orders.executions(pending.filing_id) == []
+        [second] = d.ledger.approvals.pending()
+        assert second.id == again.approval_id
+        assert second.notional is not None and second.notional > shown * Decimal("1.25")
+        # The owner is asked again, at the reviewed notional; approved, it fills.
+        filled = await d.guard.approve(second.id, by="owner")
+        assert filled.status is FilingStatus.FILLED
+
+
+@pytest.mark.req("wall.approval-binds-money")
+async def test_an_approval_within_the_slippage_allowed_fills(tmp_path: Path) -> None:
+    async with desk(
+        tmp_path, config=policy('approval = "always"\napproval_slippage_pct = "40"')
+    ) as d:
+        pending = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent")
+        assert pending.approval_id is not None
+        d.venue.admin("shock", {"symbol": "SPY", "pct": "30"})
+        outcome = await d.guard.approve(pending.approval_id, by="owner")
+        assert outcome.status is FilingStatus.FILLED

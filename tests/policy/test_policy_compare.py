@@ -34,6 +34,7 @@ BASE = parse_policy(DEFAULT_POLICY_TOML)
         ({"approval": Approval(ApprovalKind.NEVER)}, "approval"),
         ({"approval": Approval(ApprovalKind.ABOVE, Decimal(50))}, "approval"),
         ({"approval_ttl_s": 3600}, "approval_ttl_s"),
+        ({"approval_slippage_pct": Decimal(5)}, "approval_slippage_pct"),
         ({"max_order_usd": Decimal(101)}, "limits.max_order_usd"),
         ({"max_orders_per_day": 21}, "limits.max_orders_per_day"),
         ({"drawdown_halt_bps": 2000}, "limits.drawdown_halt_bps"),

@@ -76,6 +76,7 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "reducing_exempt": True,
     "real_money": False,
     "approval_ttl_s": 900,
+    "approval_slippage_pct": D(2),
     "paper_cash_usd": Decimal(10_000),
     "paper_slippage_bps": 0,
 }
@@ -333,6 +334,10 @@ def test_approval_thresholds_and_their_text() -> None:
         ("real_money = 1", "real_money"),
         ("approval_ttl_s = 0", "approval_ttl_s"),
         ('approval_ttl_s = "900"', "approval_ttl_s"),
+        ('approval_slippage_pct = "-1"', "approval_slippage_pct"),
+        ('approval_slippage_pct = "101"', "approval_slippage_pct"),
+        ("approval_slippage_pct = 2.5", "approval_slippage_pct"),
+        ('approval_slippage_pct = "NaN"', "approval_slippage_pct"),
         ('[paper]\nstarting_cash_usd = "0"', "paper.starting_cash_usd"),
         ("[paper]\nstarting_cash_usd = 1.5", "paper.starting_cash_usd"),
         ("[paper]\nslippage_bps = -1", "paper.slippage_bps"),

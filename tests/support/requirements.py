@@ -84,6 +84,14 @@ REQUIREMENTS: dict[str, str] = {
     "wall.unanswered-looked-up": "issue 5 §3: no answer leaves unanswered; looked up by ref_id",
     "wall.reconcile-converges": "issue 5 §3: partial fills, cancels, rejections converge spend",
     "wall.approvals-bound": "issue 5 §4: approvals bound to exact terms, with a TTL",
+    "wall.late-order-adopted": (
+        "issue 23 §9: an order that reaches the broker after it was declared not placed is "
+        "adopted, counted against the caps, journalled, alerted, and pauses when over a cap"
+    ),
+    "wall.approval-binds-money": (
+        "issue 23 §10: an approved order reviewed above the approved estimate by more than "
+        "approval_slippage_pct is held for the owner again"
+    ),
     "wall.live-arming": "issue 5 §4: live only with tools/list read, compatible, real money set",
     "wall.crash.no-duplicate-no-loss": "issue 5 acceptance: SIGKILL around place; no dup, no loss",
     "wall.property.caps-hold": "issue 5 acceptance: any interleaving keeps 24 h spend/ops in cap",

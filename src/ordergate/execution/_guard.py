@@ -12,10 +12,13 @@ The order path (docs/architecture.md, "The order path")::
    notional and one order against the rolling caps (a cap the engine saw as open may be
    closed by a concurrent filing: the ledger refuses it then).
 2. If the policy asks for a person's approval, the filing waits bound to the SHA-256 of its
-   exact terms, with a time to live. ``approve`` and ``deny`` continue or end it.
+   exact terms and to the estimate shown (its notional), with a time to live. ``approve`` and
+   ``deny`` continue or end it.
 3. The broker reviews the filed terms; the policy runs again on the reviewed terms and a
    fresh state (stage B, authoritative), and the reservation is repriced to them atomically
-   with the cap. A market move that pushes the order over a cap stops here.
+   with the cap. A market move that pushes the order over a cap stops here; an approved
+   order whose reviewed notional exceeds the estimate approved by more than
+   ``approval_slippage_pct`` is held for the owner again, at the reviewed notional.
 4. Exactly the filed fields are placed, with ``ref_id`` = the filing's id. The filing
    becomes ``submitted`` (or awaits the broker's own approval); submission is never a fill:
    only fills the broker reports are booked.
@@ -33,6 +36,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from uuid import UUID
 
@@ -43,6 +47,7 @@ from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._hold import hold_for
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
+    APPROVAL_EXCEEDED,
     APPROVAL_EXPIRED,
     APPROVAL_TERMS_ALTERED,
     BROKER_CHECKS_FAILED,
@@ -63,7 +68,7 @@ from ordergate.execution._protocols import (
     Review,
     Ticket,
 )
-from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
+from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
 from ordergate.execution._world import Seen, SessionSource, World
@@ -111,6 +116,7 @@ class _Reviewed:
     refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
     status: FilingStatus  # the filing's status as the check read it
     looked: Looked | None = None  # on paper, what the paper venue held of the order
+    held_again: Approval | None = None  # the new approval of an order that cost more
 
 
 class _Reviewing:
@@ -159,7 +165,10 @@ class Guard:
         session: SessionSource | None = None,
         notifier: ApprovalNotifier | None = None,
         grace: timedelta = DEFAULT_GRACE,
+        alert: Alert | None = None,
     ) -> None:
+        """``notifier`` is told of each new pending approval, ``alert`` of each late order
+        the reconciler adopts."""
         if not account:
             raise ValueError("a guard trades one account: give its account number")
         self._policy = policy
@@ -180,7 +189,13 @@ class Guard:
             source="paper" if executor.paper else "broker",
         )
         self.reconciler = Reconciler(
-            ledger, executor, account=account, clock=self._clock, grace=grace
+            ledger,
+            executor,
+            account=account,
+            clock=self._clock,
+            grace=grace,
+            caps=self._caps,
+            alert=alert,
         )
 
     @classmethod
@@ -224,6 +239,7 @@ class Guard:
         self._policy = policy
         self._ttl = timedelta(seconds=policy.approval_ttl_s)
         self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+        self.reconciler.caps = self._caps
 
     @property
     def account(self) -> str:
@@ -289,13 +305,15 @@ class Guard:
             FilingStatus.APPROVED,
             detail={"approval_id": str(approval.id), "by": by},
         )
-        outcome = await self._review_and_place(record, by)
+        approved = approval.notional if approval.notional is not None else record.notional
+        outcome = await self._review_and_place(record, by, approved=approved)
         return Outcome(
             outcome.filing_id,
             outcome.status,
             outcome.reasons,
             outcome.stage,
-            approval.id,
+            # An order held again answers with its new approval.
+            outcome.approval_id or approval.id,
             outcome.order_id,
             outcome.broker_code,
         )
@@ -348,14 +366,21 @@ class Guard:
             FilingStatus.PENDING_APPROVAL,
             detail={"approval_id": str(approval.id), "expires_at": approval.expires_at.isoformat()},
         )
+        await self._announce(approval, record)
+        return Outcome(record.id, FilingStatus.PENDING_APPROVAL, approval_id=approval.id)
+
+    async def _announce(self, approval: Approval, record: FilingRecord) -> None:
         if self._notifier is not None:
             try:
                 await self._notifier(approval, record)
             except Exception as error:  # a notifier must never stop the order path
                 logger.warning("approval notifier failed: %s", type(error).__name__)
-        return Outcome(record.id, FilingStatus.PENDING_APPROVAL, approval_id=approval.id)
 
-    async def _review_and_place(self, record: FilingRecord, identity: str) -> Outcome:
+    async def _review_and_place(
+        self, record: FilingRecord, identity: str, *, approved: Decimal | None = None
+    ) -> Outcome:
+        """Review, stage B, place. ``approved``: the estimate the owner approved, for an
+        order carried on from its approval."""
         ticket = ticket_of(record)
         # The review and stage B's view of the account are read at once: the view takes the
         # review's quote as soon as it answers, and reads the rest meanwhile.
@@ -371,7 +396,18 @@ class Guard:
             return await self._end(
                 record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
             )
-        checked = await self._decided(self._check_review, seen, record, identity, ticket, review)
+        checked = await self._decided(
+            self._check_review, seen, record, identity, ticket, review, approved
+        )
+        if checked.held_again is not None:
+            await self._announce(checked.held_again, record)
+            return Outcome(
+                record.id,
+                FilingStatus.PENDING_APPROVAL,
+                (APPROVAL_EXCEEDED,),
+                Stage.REVIEW,
+                checked.held_again.id,
+            )
         if checked.refused:
             return await self._end(
                 record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
@@ -494,12 +530,16 @@ class Guard:
         identity: str,
         ticket: Ticket,
         review: Review,
+        approved: Decimal | None,
     ) -> _Reviewed:
         """Stage B (blocking): a fresh record read beside the broker's view (``seen``), the
         policy on the reviewed terms, then its journal entry and, when it passed, the
         reservation repriced against the cap and the filing's status read back, in one
         transaction; on paper, what the paper venue holds of the order (``PaperExecutor.look``)
-        is read there too, for the placement that follows."""
+        is read there too, for the placement that follows. An order the owner ``approved``
+        at an estimate its reviewed hold now exceeds by more than ``approval_slippage_pct``
+        is held again instead, in the same transaction: a new approval of the reviewed
+        notional, nothing repriced or sent."""
         policy, caps = self._policy, self._caps
         proposal = ticket.proposal
         world = self._world.with_record(proposal, seen, own=record, quote=review.quote, final=final)
@@ -512,6 +552,8 @@ class Guard:
             self._journal(record, identity, decision, review.terms, reasons)
             if reasons:
                 return _Reviewed(reasons, record.status)
+            if approved is not None and hold > approved * (1 + policy.approval_slippage_pct / 100):
+                return _Reviewed((), record.status, held_again=self._hold_again(record, hold))
             over = self._ledger.reprice(record.id, hold, caps=caps)
             if over is not None:
                 return _Reviewed((over,), record.status)
@@ -519,6 +561,24 @@ class Guard:
             executor = self._executor
             looked = executor.look(ticket) if isinstance(executor, PaperExecutor) else None
             return _Reviewed((), status, looked)
+
+    def _hold_again(self, record: FilingRecord, notional: Decimal) -> Approval:
+        """A new pending approval of ``record`` at ``notional`` (in the caller's
+        transaction); the reservation keeps what was filed until a review after approval."""
+        approval = self._ledger.approvals.create(
+            record.id, terms_sha256(record.terms), ttl=self._ttl, notional=notional
+        )
+        self._ledger.record_status(
+            record.id,
+            FilingStatus.PENDING_APPROVAL,
+            detail={
+                "approval_id": str(approval.id),
+                "expires_at": approval.expires_at.isoformat(),
+                "reasons": [APPROVAL_EXCEEDED],
+                "notional": to_wire(notional),
+            },
+        )
+        return approval
 
     def _submitted(self, record: FilingRecord, order: BrokerOrder) -> FilingStatus:
         """A placed order on the record: ``submitted`` and what the broker reported of it

@@ -18,6 +18,7 @@ from ordergate.policy import Stage
 __all__ = [
     "APPROVAL_DECIDED",
     "APPROVAL_DENIED",
+    "APPROVAL_EXCEEDED",
     "APPROVAL_EXPIRED",
     "APPROVAL_TERMS_ALTERED",
     "BROKER_CHECKS_FAILED",
@@ -36,6 +37,9 @@ APPROVAL_EXPIRED = "approval_expired"
 APPROVAL_TERMS_ALTERED = "approval_terms_altered"
 APPROVAL_DENIED = "approval_denied"
 APPROVAL_DECIDED = "approval_already_decided"
+APPROVAL_EXCEEDED = "approval_exceeded"
+"""The reviewed notional exceeds the estimate the owner approved by more than
+``approval_slippage_pct``: the order is held for the owner again, at the reviewed notional."""
 OUTSIDE_SESSION = "outside_session"  # the policy's ReasonCode.OUTSIDE_SESSION
 _ELSEWHEN = (
     "To try the sandbox at another instant, start its market there: `ordergate serve "
@@ -116,6 +120,11 @@ class Outcome:
         sentence = _SENTENCES[self.status].format(reasons=reasons)
         if OUTSIDE_SESSION in self.reasons:
             sentence += " " + _next_step(self.next_open)
+        if APPROVAL_EXCEEDED in self.reasons:
+            sentence = (
+                "Held for the account owner's approval again: reviewed, the order costs more "
+                "than the estimate approved. " + sentence
+            )
         return sentence
 
     def as_json(self, *, mode: str) -> dict[str, Any]:

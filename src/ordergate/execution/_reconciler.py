@@ -15,7 +15,14 @@ For each unfinished filing of the account (oldest first):
   propose again;
 - a pending approval past its time to live becomes ``expired`` and releases its reservation;
 - an order the broker holds for the person's approval is looked up too, and declared not
-  placed only after ``broker_approval_grace``.
+  placed only after ``broker_approval_grace``;
+- a filing declared not placed is watched for a day (``Ledger.late``): a place call delayed
+  past the client's timeout and the grace can still reach the broker. Each pass looks up to
+  ``LATE_BATCH`` of them up by ``ref_id``, the least recently asked first; one found is a
+  *late order*, adopted: its reservation held again at its working notional and then
+  corrected to its fills (``Ledger.readopt``, never checked against the caps: the order is at
+  the market whatever they say), its executions booked, ``late_order_adopted`` journalled,
+  the owner alerted (``alert``), and trading paused when the account is now over a cap.
 
 A broker that does not answer leaves the filing as it is, to be tried on the next pass.
 ``grace`` must exceed the time a place call may take (its timeout), or a slow place could be
@@ -26,11 +33,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from ordergate.core import Clock, OrderState
+from ordergate.core import Clock, OrderState, to_wire
 from ordergate.execution._protocols import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
@@ -40,12 +48,13 @@ from ordergate.ledger import (
     FilingStatus,
     Ledger,
     ReservationError,
+    RollingCaps,
     UnknownFilingError,
 )
 from ordergate.policy import ProposalError
 from ordergate.store import blocking
 
-__all__ = ["DEFAULT_GRACE", "ReconcileReport", "Reconciler", "status_of"]
+__all__ = ["DEFAULT_GRACE", "LATE_BATCH", "Alert", "ReconcileReport", "Reconciler", "status_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +62,13 @@ DEFAULT_GRACE = timedelta(minutes=2)
 DEFAULT_BROKER_APPROVAL_GRACE = timedelta(hours=24)
 # How far before its filing time an adopted order may have been created (clock skew).
 _LOOKUP_SLACK = timedelta(minutes=5)
+LATE_BATCH = 20
+"""How many filings declared not placed a pass looks up at most (``Ledger.late``)."""
+LATE_ORDER_ADOPTED = "late_order_adopted"
+
+Alert = Callable[[dict[str, object]], Awaitable[None]]
+"""Tells the owner something happened that needs their eye (e.g. the webhook); its failures
+are logged, not raised."""
 
 _IN_DOUBT = frozenset({FilingStatus.ACCEPTED, FilingStatus.APPROVED, FilingStatus.UNANSWERED})
 
@@ -84,6 +100,7 @@ class ReconcileReport:
     moved: int = 0
     fills_booked: int = 0
     adopted: int = 0
+    late: int = 0
     not_placed: int = 0
     expired: int = 0
     unreachable: int = 0
@@ -95,6 +112,7 @@ class ReconcileReport:
             "moved": self.moved,
             "fills_booked": self.fills_booked,
             "adopted": self.adopted,
+            "late": self.late,
             "not_placed": self.not_placed,
             "expired": self.expired,
             "unreachable": self.unreachable,
@@ -112,8 +130,14 @@ class Reconciler:
         clock: Clock,
         grace: timedelta = DEFAULT_GRACE,
         broker_approval_grace: timedelta = DEFAULT_BROKER_APPROVAL_GRACE,
+        caps: RollingCaps | None = None,
+        alert: Alert | None = None,
     ) -> None:
+        """``caps``: the rolling caps a late order is weighed against (``None``: none, so it
+        never pauses); ``alert``: told of each late order adopted."""
         self._ledger = ledger
+        self.caps = caps
+        self._alert = alert
         self._executor = executor
         self._account = account
         self._clock = clock
@@ -137,7 +161,97 @@ class Reconciler:
                 # leave it for a person; never guess.
                 report.errors.append(f"{record.id}: {type(error).__name__}")
                 logger.warning("reconcile could not follow filing %s: %s", record.id, error)
+        await self._look_for_late(report)
         return report
+
+    async def _look_for_late(self, report: ReconcileReport) -> None:
+        """Look a batch of the filings declared not placed within the day up at the broker;
+        adopt each one found there (a late order)."""
+        watched = await blocking(
+            self._ledger.late.due, self._account, now=self._clock.now(), batch=LATE_BATCH
+        )
+        for filing_id in watched:
+            try:
+                record = await blocking(self._ledger.filing, filing_id)
+                found = await self._executor.lookup(
+                    ticket_of(record), since=record.created_at - _LOOKUP_SLACK
+                )
+            except NoAnswer:
+                report.unreachable += 1
+                continue
+            except (BrokerRefusal, ProposalError, UnknownFilingError) as error:
+                report.errors.append(f"{filing_id}: {type(error).__name__}")
+                continue
+            if found is not None:
+                await self._adopt_late(record, found, report)
+
+    async def _adopt_late(
+        self, record: FilingRecord, order: BrokerOrder, report: ReconcileReport
+    ) -> None:
+        report.late += 1
+        report.adopted += 1
+        paused = await blocking(self._readopt, record, order, report)
+        logger.warning(
+            "a late order reached the broker and was adopted: filing %s%s",
+            record.id,
+            " (over a cap: trading paused)" if paused else "",
+        )
+        if self._alert is not None:
+            body: dict[str, object] = {
+                "event": LATE_ORDER_ADOPTED,
+                "filing_id": str(record.id),
+                "identity": record.identity,
+                "symbol": record.terms.get("symbol"),
+                "side": record.terms.get("side"),
+                "order_id": order.order_id,
+                "state": str(order.state),
+                "paused": paused,
+            }
+            try:
+                await self._alert(body)
+            except Exception as error:  # an alert must never stop reconciliation
+                logger.warning("late order alert failed: %s", type(error).__name__)
+
+    def _readopt(self, record: FilingRecord, order: BrokerOrder, report: ReconcileReport) -> bool:
+        """Adopt a late order: in one transaction the reservation held again and the order,
+        its fills and status recorded (the reservation then corrected to the fills); then,
+        on the committed spend, the journal entry and the pause when the account is now over
+        a cap. Whether it paused."""
+        ledger = self._ledger
+        with ledger.transaction(record.account, events=True):
+            # At its working notional (what the filing held), then ``_settle`` corrects it
+            # to the fills once the order has ended.
+            ledger.readopt(record.id, record.notional)
+            ledger.record_status(
+                record.id,
+                FilingStatus.SUBMITTED,
+                detail={"order_id": order.order_id, "adopted": True, "late": True},
+            )
+            ledger.late.drop(record.id)
+            self._settle(record, order, report)
+        spend = ledger.rolling_spend(record.account)
+        caps = self.caps
+        over = caps is not None and (
+            spend.notional > caps.max_daily_usd or spend.orders > caps.max_orders_per_day
+        )
+        ledger.journal.append(
+            identity="reconciler",
+            kind=LATE_ORDER_ADOPTED,
+            why="an order declared not placed reached the broker late; adopted"
+            + ("; over a cap, trading paused" if over else ""),
+            filing_id=record.id,
+            detail={
+                "order_id": order.order_id,
+                "spent_24h": to_wire(spend.notional),
+                "orders_24h": spend.orders,
+                "over_cap": over,
+            },
+        )
+        if over:
+            ledger.controls.pause(
+                f"a late order (filing {record.id}) took the account over a cap", by="reconciler"
+            )
+        return over
 
     def expire_approvals(self) -> int:
         """Expire pending approvals past their time to live; release their reservations."""
@@ -182,7 +296,7 @@ class Reconciler:
             else self._grace
         )
         if self._clock.now() - last >= wait:
-            await blocking(self._end, record.id, FilingStatus.NOT_PLACED, {"looked_up": True})
+            await blocking(self._not_placed, record)
             report.not_placed += 1
             report.moved += 1
 
@@ -262,6 +376,13 @@ class Reconciler:
         self._ledger.record_status(str(filing_id), status, detail=detail)
         with contextlib.suppress(ReservationError):
             self._ledger.release(str(filing_id))
+
+    def _not_placed(self, record: FilingRecord) -> None:
+        """Declare ``record`` not placed, release its reservation and watch for its order
+        for a day (``Ledger.late``), in one transaction."""
+        with self._ledger.transaction(record.account, events=True):
+            self._end(record.id, FilingStatus.NOT_PLACED, {"looked_up": True})
+            self._ledger.late.watch(record.id, record.account, at=self._clock.now())
 
     # The per-filing reads of a pass: the order by its ref_id (the orders primary key) and the
     # filing's own events (ix_filing_events_filing: filing_id, seq). None reads history.

@@ -64,6 +64,7 @@ from ordergate.ledger._errors import (
     UnknownFilingError,
 )
 from ordergate.ledger._filing import WINDOW_US, file_batch, prepare, window_bounds, window_sums
+from ordergate.ledger._late import LateOrders
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
     ChainHead,
@@ -161,6 +162,7 @@ class Ledger:
         self.approvals = Approvals(engine, security_clock or SecurityClock(clock))
         self.journal = Journal(engine, clock)
         self.equity = EquityMarks(engine, clock)
+        self.late = LateOrders(engine)
 
     @property
     def engine(self) -> Engine:
@@ -285,6 +287,18 @@ class Ledger:
         detail = {"filled_notional": to_wire(filled_notional)}
         return self._adjust(filing_id, "corrected", to_units(filled_notional), 1, detail, now)
 
+    def readopt(
+        self, filing_id: UUID | str, notional: Decimal, *, now: datetime | None = None
+    ) -> EventRecord | None:
+        """Hold ``notional`` and one order again for a filing whose reservation was released
+        (declared not placed) but whose order reached the broker after all: not checked
+        against the caps, since the order is at the market whatever they say. Idempotent for
+        the same amount."""
+        if not notional.is_finite() or notional < 0:
+            raise ValueError("notional must be a finite, non-negative decimal")
+        detail = {"notional": to_wire(notional)}
+        return self._adjust(filing_id, "reserved", to_units(notional), 1, detail, now)
+
     def reprice(
         self,
         filing_id: UUID | str,
@@ -348,7 +362,7 @@ class Ledger:
             _SET_RESERVATION.run(
                 connection, {"b_filing": key, "state": state, "amount_units": units, "ops": ops}
             )
-            kind = "release" if state == "released" else "correct"
+            kind = _ADJUSTMENTS[state]
             return _append_event(connection, key, instant, kind, "", detail)
 
     # -- status events -------------------------------------------------------------------
@@ -535,6 +549,8 @@ _INSERT_EVENT = Statement(insert(filing_events))
 
 
 _EVENTS_HEAD_KEY = "events_head"
+# The event each reservation state is reached by (``Ledger._adjust``).
+_ADJUSTMENTS = {"released": "release", "corrected": "correct", "reserved": "readopt"}
 
 
 def _events_head(connection: Connection) -> tuple[int, str]:

@@ -97,6 +97,8 @@ class Approval:
     state: ApprovalState
     decided_at: datetime | None
     decided_by: str | None
+    notional: Decimal | None = None
+    """The estimate the owner is asked to approve; ``None``: the filing's own notional."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,8 +233,15 @@ class Approvals:
         self._clock = clock
 
     def create(
-        self, filing_id: UUID | str, terms_sha256: str, *, ttl: timedelta = DEFAULT_APPROVAL_TTL
+        self,
+        filing_id: UUID | str,
+        terms_sha256: str,
+        *,
+        ttl: timedelta = DEFAULT_APPROVAL_TTL,
+        notional: Decimal | None = None,
     ) -> Approval:
+        """A pending approval of a filing's terms, asking the owner to approve ``notional``
+        (``None``: the filing's own notional)."""
         if len(terms_sha256) != 64:
             raise ValueError("terms_sha256 is 64 hex digits")
         now = self._clock.now()
@@ -244,6 +253,7 @@ class Approvals:
                     id=approval_id, filing_id=str(filing_id), terms_sha256=terms_sha256.lower(),
                     created_at=iso(now), expires_at=iso(now + ttl),
                     state=ApprovalState.PENDING.value,
+                    notional=None if notional is None else to_wire(notional),
                 )
             )  # fmt: skip
         return self.get(approval_id)
@@ -371,6 +381,7 @@ def _approval(row: Any) -> Approval:
         state=ApprovalState(row.state),
         decided_at=None if row.decided_at is None else parse_iso(row.decided_at),
         decided_by=row.decided_by,
+        notional=None if row.notional is None else Decimal(row.notional),
     )
 
 

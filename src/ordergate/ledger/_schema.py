@@ -39,6 +39,7 @@ __all__ = [
     "filing_events",
     "filings",
     "filings_seq",
+    "late_orders",
     "locks",
     "metadata",
     "open_filings",
@@ -161,6 +162,8 @@ approvals = Table(
     Column("state", String(16), nullable=False),
     Column("decided_at", String(_TIME)),
     Column("decided_by", String(200)),
+    # Migration 0017: the estimate the owner is asked to approve (NULL: the filing's notional).
+    Column("notional", String(64)),
     Index("ix_approvals_state", "state", "expires_at"),
 )
 
@@ -207,6 +210,21 @@ equity_marks = Table(
     Column("equity", String(64), nullable=False),
     Column("source", String(16), nullable=False),
     Index("ix_equity_marks_account", "account", "at"),
+)
+
+# Migration 0018: each filing the reconciler declared not placed (its reservation released),
+# watched for a day in case its order reaches the broker late. Derived, not chained: the
+# not-placed status event is the record; a row is dropped once the day is over or the order
+# is adopted. ``looked_us``: when the broker was last asked about it (the least recently
+# asked are asked first, a batch a pass: ix_late_orders_account).
+late_orders = Table(
+    "late_orders",
+    metadata,
+    Column("filing_id", String(_ID), ForeignKey("filings.id"), primary_key=True),
+    Column("account", String(200), nullable=False),
+    Column("released_us", BigInteger, nullable=False),
+    Column("looked_us", BigInteger, nullable=False),
+    Index("ix_late_orders_account", "account", "looked_us"),
 )
 
 # One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn. Since

@@ -8,7 +8,8 @@ What loosens:
 
 - ``mode`` to ``live``, ``real_money`` to true (together: arming live);
 - ``approval``: ``always`` → ``above:X`` → ``never``, or a higher ``above:`` threshold;
-  ``approval_ttl_s``: a longer life for a pending approval;
+  ``approval_ttl_s``: a longer life for a pending approval; ``approval_slippage_pct``: more
+  room between the estimate the owner approved and the reviewed notional;
 - every cap in ``limits`` (``CAP_DIRECTIONS``): a higher cap, or a lower ``min_cash_usd``;
 - ``symbols.allow``: a symbol allowed that was not (or ``*``); ``symbols.deny``: a denial
   dropped;
@@ -78,6 +79,8 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         keys.append("approval")
     if new.approval_ttl_s > old.approval_ttl_s:
         keys.append("approval_ttl_s")
+    if new.approval_slippage_pct > old.approval_slippage_pct:
+        keys.append("approval_slippage_pct")
     for name, lower_is_tighter in CAP_DIRECTIONS.items():
         before, after = getattr(old, name), getattr(new, name)
         if (after > before) if lower_is_tighter else (after < before):
@@ -101,7 +104,7 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
     """Every key on which ``new`` differs from ``old``, in file order."""
     keys = [
         name
-        for name in ("mode", "real_money", "approval", "approval_ttl_s")
+        for name in ("mode", "real_money", "approval", "approval_ttl_s", "approval_slippage_pct")
         if getattr(old, name) != getattr(new, name)
     ]
     keys.extend(

@@ -134,7 +134,9 @@ class PolicyConfig:
     the concentration and cash rules and the drawdown/daily-loss breakers.
     ``real_money``: with ``mode = "live"``, the person's explicit consent to real orders;
     live mode without it runs in paper. ``approval_ttl_s``: how long a pending approval
-    lives. ``paper_*`` (``[paper]``): the paper account's starting cash and fill slippage.
+    lives. ``approval_slippage_pct``: how far (percent) the reviewed notional of an approved
+    order may exceed the estimate the owner approved before it is held for the owner again.
+    ``paper_*`` (``[paper]``): the paper account's starting cash and fill slippage.
     """
 
     mode: Mode = Mode.PAPER
@@ -162,6 +164,7 @@ class PolicyConfig:
     reducing_exempt: bool = True
     real_money: bool = False
     approval_ttl_s: int = 900
+    approval_slippage_pct: Decimal = Decimal(2)
     paper_cash_usd: Decimal = Decimal(10_000)
     paper_slippage_bps: int = 0
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
@@ -175,6 +178,11 @@ class PolicyConfig:
                 raise ConfigError(
                     f"limits.{key}", "must be zero or more" if allow_zero else "must be positive"
                 )
+        slippage = self.approval_slippage_pct
+        if not isinstance(slippage, Decimal) or not slippage.is_finite():
+            raise ConfigError("approval_slippage_pct", "must be a finite Decimal")
+        if not 0 <= slippage <= 100:
+            raise ConfigError("approval_slippage_pct", "must be from 0 to 100 (percent)")
         if not isinstance(self.paper_cash_usd, Decimal) or not self.paper_cash_usd.is_finite():
             raise ConfigError("paper.starting_cash_usd", "must be a finite Decimal")
         if self.paper_cash_usd <= 0:
@@ -253,7 +261,7 @@ _TABLES: dict[str, frozenset[str]] = {
     "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
     "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
 }
-_TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s"})
+_TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s", "approval_slippage_pct"})
 
 _E = TypeVar("_E", bound=StrEnum)
 
@@ -272,6 +280,10 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
         values["real_money"] = _boolean("real_money", document["real_money"])
     if "approval_ttl_s" in document:
         values["approval_ttl_s"] = _integer("approval_ttl_s", document["approval_ttl_s"])
+    if "approval_slippage_pct" in document:
+        values["approval_slippage_pct"] = _decimal(
+            "approval_slippage_pct", document["approval_slippage_pct"]
+        )
     for table, known in _TABLES.items():
         if table not in document:
             continue

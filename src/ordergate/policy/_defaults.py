@@ -17,6 +17,8 @@ DEFAULT_POLICY_TOML = """\
 mode = "paper"                 # "paper" simulates fills; "live" also needs the real-money flag
 approval = "always"            # "always" | "never" | "above:250" (approve orders over $250)
 approval_ttl_s = 900           # a pending approval expires after this many seconds
+approval_slippage_pct = "2"    # an approved order reviewed this much (%) above the estimate
+                               # approved is held for the owner again
 real_money = false             # with mode = "live": true places real orders; else paper runs
 
 [limits]

@@ -9,7 +9,8 @@ fails or is slow (5 s) is logged and skipped: the approval is on the ledger eith
 
 ``announce`` posts any other owner alert the same way (``owner_locked``: owner acts locked
 after wrong codes, from one source or from all; ``owner_act_…``: an owner act that loosens
-waiting for the owner's delay, taking effect, cancelled or failed).
+waiting for the owner's delay, taking effect, cancelled or failed; ``late_order_adopted``: an
+order declared not placed reached the broker after all).
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def approval_announcement(approval: Approval, record: FilingRecord) -> dict[str,
         "dollar_amount": terms.get("dollar_amount"),
         "limit_price": terms.get("limit_price"),
         "stop_price": terms.get("stop_price"),
-        "notional": to_wire(record.notional),
+        # The estimate this approval asks for: the filing's, or the reviewed notional of an
+        # order held again because it moved past what the owner approved.
+        "notional": to_wire(
+            approval.notional if approval.notional is not None else record.notional
+        ),
         "expires_at": approval.expires_at.isoformat(),
     }
 

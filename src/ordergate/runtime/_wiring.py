@@ -152,6 +152,7 @@ async def guard_on(
         account=account,
         clock=clock,
         notifier=notifier,
+        alert=None if notifier is None else notifier.announce,
         **parts,
     ) as guard:
         yield guard, arming
