@@ -78,6 +78,9 @@ PRICES = {"SPY": Decimal("100.00"), "AAPL": Decimal("40.00"), "MSFT": Decimal("2
 POLICY = """
 approval = "{approval}"
 approval_ttl_s = 900
+# The machine weighs the caps: an approval stays good through its moves (at most +8 % each;
+# a move past the approved estimate holding the order again is pinned in test_guard_approvals).
+approval_slippage_pct = "100"
 [limits]
 max_order_usd = "1500"
 max_daily_usd = "2500"

@@ -31,7 +31,7 @@ TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
     "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
     "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
-    "filing_events", "filings",
+    "filing_events", "filings", "late_orders",
     "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
@@ -59,7 +59,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0009",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_gateway")
-            ).all() == [("0010",)]
+            ).all() == [("0015",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:
