@@ -47,6 +47,12 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
     assert chain["decision"]["snapshot_digest"] == tick.snapshot.digest
     as_json = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db, "--json"])
     assert json.loads(as_json.stdout)["filing"]["id"] == str(outcome.filing_id)
+    # A start of the id that only this filing's id has names it; a start of none is refused.
+    short = CliRunner().invoke(app, ["why", str(outcome.filing_id)[:8], "--db", db, "--json"])
+    assert short.exit_code == 0, short.output
+    assert json.loads(short.stdout)["filing"]["id"] == str(outcome.filing_id)
+    unknown = CliRunner().invoke(app, ["why", "zz", "--db", db])
+    assert unknown.exit_code == 2
 
 
 @pytest.mark.anyio

@@ -113,3 +113,23 @@ def test_an_unknown_command_is_a_usage_error_naming_it() -> None:
     result = CliRunner().invoke(app, ["no-such-command"], env={"COLUMNS": "80"})
     assert result.exit_code == 2
     assert "no-such-command" in result.output
+
+
+@pytest.mark.req("cli.help.grouped")
+def test_the_root_help_groups_commands_under_four_headings_in_a_persons_order() -> None:
+    text = _help([], 100)
+    headings = ["Serve and connect", "The owner's acts", "The wall", "Tools and bench"]
+    at = [text.index(heading) for heading in headings]
+    assert at == sorted(at)
+    expected = {
+        "serve": 0, "login": 0, "connections": 0, "approve": 1, "deny": 1, "pause": 1,
+        "policy": 1, "owner": 1, "order": 2, "status": 2, "why": 2, "audit": 2, "tools": 3,
+        "bench": 3,
+    }  # fmt: skip
+    for name, panel in expected.items():
+        where = re.search(rf"│ {re.escape(name)}\s", text)
+        assert where is not None, name
+        before = [i for i, start in enumerate(at) if start < where.start()]
+        assert before[-1] == panel, name
+    # Every command has a heading.
+    assert all(entry.panel for entry in _REGISTRY.values())

@@ -86,6 +86,18 @@ def test_an_order_through_approval_to_a_fill_and_the_status_that_shows_it(person
     assert status["trading_state"] == "active"
 
 
+@pytest.mark.req("clocks.outside-session-next-open")
+def test_an_order_outside_the_session_says_how_to_run_this_command_at_another_instant(
+    person: Person,
+) -> None:
+    person.minute = 8 * 60  # Tuesday 18:00 New York: after hours
+    refused = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
+    assert refused["reasons"] == ["outside_session"]
+    next_open = refused["next_open"]
+    # ``ordergate order`` runs its own sandbox: serve's flag would not move it.
+    assert f"run the command again with ORDERGATE_SANDBOX_START={next_open}" in refused["message"]
+
+
 def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
     result = person.run("order", "AAPL", "buy", "--qty", "1", "--sandbox")
     assert result.exit_code == 3, result.output

@@ -156,3 +156,27 @@ def test_init_keeps_the_owners_delays_and_enrolling_again_with_looser_ones_waits
     assert cancelled.exit_code == 0 and f"cancelled {waiting.id}" in cancelled.stdout
     for bad in (("--loosen-delay", "soon"), ("--loosen-delay", "8d"), ("--approve-above", "x")):
         assert run(tmp_path / "other", "init", *bad).exit_code == 2
+
+
+@pytest.mark.req("owner.recovery.reset")
+def test_a_lost_authenticator_is_reset_by_the_gateways_user_journalled_and_enrolled_afresh(
+    tmp_path: Path,
+) -> None:
+    import getpass
+
+    home = tmp_path / "home"
+    first = _secret_of(run(home, "init"))
+    assert run(home, "reset").exit_code == 1  # asks first; no answer keeps it
+    assert (home / "owner.json").exists()
+    reset = run(home, "reset", "--yes")
+    assert reset.exit_code == 0, reset.output
+    assert "owner init" in reset.stdout
+    assert not (home / "owner.json").exists()
+    again = run(home, "init")
+    assert again.exit_code == 0, again.output
+    assert _secret_of(again) != first
+    with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+        [entry] = [e for e in ledger.journal.entries(limit=1000) if e.kind == "owner_reset"]
+    assert entry.detail["by"] == getpass.getuser()
+    assert run(home, "reset", "--yes").exit_code == 0  # the new enrolment, reset again
+    assert run(home, "reset", "--yes").exit_code == 2  # nothing left to reset

@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import sys
+import threading
 from pathlib import Path
 
 import httpx2
@@ -112,3 +114,40 @@ def test_serve_refuses_a_profile_that_would_loosen_the_policy_naming_file_and_ke
     assert result.output.startswith("profile: ")
     assert "greedy.yaml" in result.output
     assert "max_order_usd" in result.output
+
+
+@pytest.mark.req("cli.serve.listens-when-ready")
+def test_serve_with_a_bad_profile_exits_before_its_port_ever_accepts_a_connection(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "profiles").mkdir()
+    (tmp_path / "profiles" / "greedy.yaml").write_text(
+        "name: greedy\npermissions: [orders.place]\n"
+        "policy:\n  limits:\n    max_order_usd: '99999'\n"
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = threading.Event()
+    connected: list[bool] = []
+
+    def knock() -> None:
+        # A script waiting for the port: it tries until serve has ended.
+        while not done.is_set():
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    connected.append(True)
+                    return
+
+    knocker = threading.Thread(target=knock)
+    knocker.start()
+    try:
+        result = invoke(
+            "serve", "--sandbox", "--port", str(port), env={"ORDERGATE_HOME": str(tmp_path)}
+        )
+    finally:
+        done.set()
+        knocker.join(timeout=EXIT_BOUND_S)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("profile: ")
+    assert connected == []

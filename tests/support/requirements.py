@@ -296,6 +296,14 @@ REQUIREMENTS: dict[str, str] = {
     "authorization request",
     "console.csp": "issue 25 §7: the console's pages run under their CSP without a violation "
     "(htmx's indicator style from the stylesheet, not inline) and have a favicon",
+    "cli.help.grouped": "issue 25 §7: the root --help lists the commands under four headings: "
+    "serve and connect, the owner's acts, the wall, tools and bench",
+    "cli.serve.listens-when-ready": "issue 25 §7: serve listens only once its policy and "
+    "profiles have loaded: a bad profile exits before the port ever accepts a connection",
+    "cli.hints.as-typed": "issue 25 §7: a hint names the command the person types "
+    "(scripts/uv run ordergate … under uv run)",
+    "owner.recovery.reset": "issue 25 §7: a lost authenticator is recovered by the gateway's OS "
+    "user: owner reset removes the enrolment, journalled, and owner init enrols afresh",
     # Issue 25 §3: limits that fit real clients
     "gateway.limits.local-budget": "issue 25 §3: what the gateway answers itself (handshake, "
     "listing, gate_* tools, paper reads of the book) spends a larger budget of its own; what "

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from ordergate.cli._options import fail
+from ordergate.core import command_hint
 
 __all__ = ["ENV_CALLER_TOKEN", "ENV_GATEWAY_URL", "call_command"]
 
@@ -46,7 +47,9 @@ def call_command(
 
     token = os.environ.get(ENV_CALLER_TOKEN, "").strip()
     if not token:
-        raise fail(f"{ENV_CALLER_TOKEN} is not set: mint one with `ordergate token mint`", 2)
+        raise fail(
+            f"{ENV_CALLER_TOKEN} is not set: mint one with `{command_hint('token mint')}`", 2
+        )
     try:
         arguments = json.loads(args)
     except ValueError:

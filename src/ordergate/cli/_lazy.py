@@ -25,24 +25,26 @@ __all__ = ["Lazy", "LazyGroup", "lazy_commands"]
 
 @dataclass(frozen=True, slots=True)
 class Lazy:
-    """Command ``name`` is ``module.attribute``; ``summary`` is what the root help lists."""
+    """Command ``name`` is ``module.attribute``; ``summary`` is what the root help lists,
+    under the heading ``panel``."""
 
     name: str
     module: str
     attribute: str
     summary: str
+    panel: str | None = None
 
     def build(self) -> Any:
         target: Any = getattr(importlib.import_module(self.module), self.attribute)
         # Mounted on a bare root exactly as ``add_typer``/``command`` would mount it on ours.
         root = typer.Typer(add_completion=False)
         if isinstance(target, typer.Typer):
-            root.add_typer(target, name=self.name)
+            root.add_typer(target, name=self.name, rich_help_panel=self.panel)
             group = typer.main.get_command(root)
             assert isinstance(group, TyperGroup)
             command = group.commands[self.name]
         else:
-            root.command(self.name)(target)
+            root.command(self.name, rich_help_panel=self.panel)(target)
             command = typer.main.get_command(root)
         command.name = self.name
         return tidy(command)
@@ -76,7 +78,12 @@ class LazyGroup(TyperGroup):
             return super().get_command(ctx, cmd_name)
         if self._listing and cmd_name not in self._built:
             # Listed in the root help: its summary is enough; nothing is imported.
-            return TyperCommand(cmd_name, short_help=entry.summary, help=entry.summary)
+            return TyperCommand(
+                cmd_name,
+                short_help=entry.summary,
+                help=entry.summary,
+                rich_help_panel=entry.panel,
+            )
         if cmd_name not in self._built:
             self._built[cmd_name] = entry.build()
         return self._built[cmd_name]

@@ -8,7 +8,9 @@ gateway's OS user. Enrolling again replaces the secret and needs the current own
 ``status`` says what is enrolled and whether owner acts are locked (from the running
 gateway's owner route when one answers, else from the home). ``unlock`` lifts every lock
 after wrong codes (the gateway's and each source's), acting on the local home and ledger —
-so only who can open them, the gateway's OS user, can — and journals who did.
+so only who can open them, the gateway's OS user, can — and journals who did. ``reset``
+(the same: local, the gateway's OS user, journalled) removes the enrolment when the
+authenticator is lost and no passphrase was enrolled; ``init`` then enrols afresh.
 
 ``init --loosen-delay 15m --approve-above USD`` also asks for the owner's delays: how long an
 act that loosens waits before it takes effect (default 15 minutes), and the notional above
@@ -28,6 +30,7 @@ import typer
 
 from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, owner_code
 from ordergate.cli._options import DbOption, JsonOption, fail, settings_from
+from ordergate.core import command_hint
 
 __all__ = ["owner_app"]
 
@@ -130,7 +133,7 @@ def init_command(
     if waiting is not None:
         typer.echo(
             f"the looser delay settings wait until {waiting.effective_at.isoformat()} "
-            f"(cancel with `ordergate owner cancel {waiting.id}`)",
+            f"(cancel with `{command_hint(f'owner cancel {waiting.id}')}`)",
             err=True,
         )
 
@@ -252,7 +255,7 @@ def status_command(
         typer.echo(json.dumps(owner, sort_keys=True))
         return
     if not owner["enrolled"]:
-        typer.echo("no owner enrolled: owner acts are refused; run `ordergate owner init`")
+        typer.echo(f"no owner enrolled: owner acts are refused; run `{command_hint('owner init')}`")
         return
     kinds = "authenticator code and passphrase" if owner["passphrase"] else "authenticator code"
     typer.echo(f"owner enrolled ({kinds})")
@@ -287,6 +290,38 @@ def unlock_command(as_json: JsonOption = False, db: DbOption = None) -> None:
         ("owner acts were locked until " + was if was else "owner acts were not locked")
         + f"; {outcome['sources_unlocked']} source(s) unlocked; the unlock is journalled"
     )
+
+
+@owner_app.command("reset")
+def reset_command(
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Remove the enrolment without asking first.")
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Remove the owner's enrolment when the authenticator is lost (run as the gateway's OS
+    user; journalled); then `owner init` enrols again."""
+    import getpass
+
+    from ordergate.ledger import LedgerError, open_ledger
+    from ordergate.owner import ENROLMENT_FILE, OwnerAuthority
+
+    settings = settings_from(None, db, None, False)
+    path = settings.home / ENROLMENT_FILE
+    if not path.exists():
+        raise fail("no owner is enrolled here: nothing to reset", 2)
+    if not yes and not typer.confirm(
+        "Remove the owner enrolment? Until `owner init` runs again, no owner act can be made"
+    ):
+        raise typer.Exit(1)
+    try:
+        ledger = open_ledger(settings.db_url, clock=settings.clock())
+    except LedgerError as error:
+        raise fail(f"cannot open the ledger: {error}", 2) from None
+    with ledger:
+        OwnerAuthority(enrolment_path=path, ledger=ledger).reset(by=getpass.getuser())
+    typer.echo("the owner enrolment is removed and the reset journalled; enrol again with:")
+    typer.echo(f"  {command_hint('owner init')}")
 
 
 async def _status(settings: Any, gateway: str | None) -> dict[str, Any]:

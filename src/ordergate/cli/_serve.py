@@ -172,7 +172,10 @@ def serve_command(
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None
     try:
-        sock = bind_socket(host, port)
+        # Bound now (a taken port fails here, and port 0 is known for the banner), listening
+        # only once the gateway has loaded its policy and profiles: a script that waits for
+        # the port is never answered by a gateway about to exit on a bad profile.
+        sock = bind_socket(host, port, listen=False)
     except OSError as error:
         raise fail(f"cannot listen on {host}:{port}: {error.strerror}", 2) from None
 

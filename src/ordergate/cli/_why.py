@@ -1,8 +1,9 @@
 """``ordergate why FILING``: the chain behind one filing, from the ledger.
 
 decision → filing → checks (stage A ``estimate``, stage B ``review``) → approval →
-placement → fills → grade. Reads the ledger only. Exit 0, 2 when the ledger cannot be
-opened or the filing is unknown.
+placement → fills → grade. The filing is named by its id or by a start of it that only one
+filing's id has. Reads the ledger only. Exit 0, 2 when the ledger cannot be opened, the
+filing is unknown or the start is several filings'.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ __all__ = ["why_command"]
 
 
 def why_command(
-    filing: Annotated[str, typer.Argument(help="The filing id (as `order` or `agent` print).")],
+    filing: Annotated[
+        str,
+        typer.Argument(
+            help="The filing id (as `order` or `agent` print), or the start of it that only "
+            "one filing's id has."
+        ),
+    ],
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -28,7 +35,10 @@ def why_command(
 
     ledger = open_existing_ledger(db)
     try:
-        chain = filing_chain(ledger, filing)
+        found = ledger.filing_ids_starting(filing)
+        if len(found) > 1:
+            raise fail(f"{filing} is the start of several filings' ids; give more of it", 2)
+        chain = filing_chain(ledger, found[0] if found else filing)
     except (UnknownFilingError, ValueError):
         raise fail(f"no filing {filing} in this ledger", 2) from None
     finally:

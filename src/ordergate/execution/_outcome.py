@@ -41,9 +41,12 @@ APPROVAL_EXCEEDED = "approval_exceeded"
 """The reviewed notional exceeds the estimate the owner approved by more than
 ``approval_slippage_pct``: the order is held for the owner again, at the reviewed notional."""
 OUTSIDE_SESSION = "outside_session"  # the policy's ReasonCode.OUTSIDE_SESSION
+# Said to whoever filed: `ordergate order`, an agent, a gateway's client. The environment
+# variable moves the embedded sandbox of every command; the flag is serve's alone.
 _ELSEWHEN = (
-    "To try the sandbox at another instant, start its market there: `ordergate serve "
-    "--sandbox --sandbox-start {instant}` (or ORDERGATE_SANDBOX_START={instant})."
+    "To try the sandbox at another instant, start its market there: run the command again "
+    "with ORDERGATE_SANDBOX_START={instant} in its environment (for the gateway: `ordergate "
+    "serve --sandbox --sandbox-start {instant}`)."
 )
 _A_TUESDAY_OPEN = "2026-12-01T15:00:00Z"
 

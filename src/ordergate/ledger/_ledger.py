@@ -407,6 +407,23 @@ class Ledger:
             raise UnknownFilingError(key)
         return filing_record(row, row.current)
 
+    def filing_ids_starting(self, prefix: str, *, limit: int = 2) -> list[str]:
+        """Up to ``limit`` filing ids that start with ``prefix`` (lower-cased), in order: a
+        range on the unique index of ``filings.id``, so the cost is ``limit`` rows."""
+        start = prefix.strip().lower()
+        if not start:
+            return []
+        # Ids are UUIDs in lower-case hex and dashes: every id with the prefix is below
+        # the prefix followed by a character above them all.
+        query = (
+            select(filings.c.id)
+            .where(filings.c.id >= start, filings.c.id < start + "~")
+            .order_by(filings.c.id)
+            .limit(limit)
+        )
+        with reading(self._engine) as connection:
+            return [row.id for row in connection.execute(query)]
+
     def open_filings(self, account: str | None = None) -> list[FilingRecord]:
         """Accepted filings whose latest status is not terminal, oldest first: read from
         ``open_filings`` (ix_open_filings_account: account, seq), each joined to its filing by

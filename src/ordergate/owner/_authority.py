@@ -330,6 +330,24 @@ class OwnerAuthority:
                 connection=tx,
             )
 
+    def reset(self, *, by: str) -> dict[str, Any]:
+        """Remove the enrolment (the owner lost the authenticator and has no passphrase),
+        journalled first as ``owner_reset`` naming ``by`` (the OS user who ran it): only who
+        can open the home and the ledger, the gateway's OS user, can. Until ``owner init``
+        enrols again, no owner act can be authorised."""
+        now = self._clock.now()
+        outcome: dict[str, Any] = {"by": by, "at": now.isoformat()}
+        with write_transaction(self._ledger.engine) as tx:
+            self._ledger.journal.append(
+                identity=OWNER_IDENTITY,
+                kind="owner_reset",
+                why=f"the owner enrolment was removed by {by}",
+                detail=outcome,
+                connection=tx,
+            )
+        self._path.unlink(missing_ok=True)
+        return outcome
+
     def _spend(
         self,
         presented: _Presented,

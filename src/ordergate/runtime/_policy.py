@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ordergate.core import ConfigError
+from ordergate.core import ConfigError, command_hint
 from ordergate.ledger import Ledger, policy_sha256
 from ordergate.policy import (
     DEFAULT_POLICY_TOML,
@@ -43,8 +43,8 @@ class PolicyNotApplied(ConfigError):
         super().__init__(
             "policy",
             f"{path} loosens {', '.join(loosened)} beyond the policy last applied{also}; "
-            f"apply it with `ordergate policy apply {path}` (an owner act: it asks for the "
-            "owner code)",
+            f"apply it with `{command_hint(f'policy apply {path}')}` (an owner act: it asks "
+            "for the owner code)",
         )
 
 
@@ -64,7 +64,7 @@ def policy_in_force(settings: Settings, ledger: Ledger) -> tuple[PolicyConfig, s
         raise ConfigError(
             "policy",
             "the policy last applied cannot be read by this ordergate; apply the file with "
-            f"`ordergate policy apply {settings.policy_path}`",
+            f"`{command_hint(f'policy apply {settings.policy_path}')}`",
         ) from None
     loosened = loosened_keys(baseline, policy)
     changed = changed_keys(baseline, policy)
