@@ -303,7 +303,6 @@ def reset_command(
     user; journalled); then `owner init` enrols again."""
     import getpass
 
-    from ordergate.ledger import LedgerError, open_ledger
     from ordergate.owner import ENROLMENT_FILE, OwnerAuthority
 
     settings = settings_from(None, db, None, False)
@@ -314,11 +313,7 @@ def reset_command(
         "Remove the owner enrolment? Until `owner init` runs again, no owner act can be made"
     ):
         raise typer.Exit(1)
-    try:
-        ledger = open_ledger(settings.db_url, clock=settings.clock())
-    except LedgerError as error:
-        raise fail(f"cannot open the ledger: {error}", 2) from None
-    with ledger:
+    with _ledger(settings) as ledger:
         OwnerAuthority(enrolment_path=path, ledger=ledger).reset(by=getpass.getuser())
     typer.echo("the owner enrolment is removed and the reset journalled; enrol again with:")
     typer.echo(f"  {command_hint('owner init')}")
