@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
@@ -89,3 +90,44 @@ def test_a_bad_config_names_the_field_and_exits_2(tmp_path: Path) -> None:
 def test_an_unknown_strategy_is_refused_before_anything_starts(tmp_path: Path) -> None:
     result = _run(tmp_path / "home", OPEN, "--strategy", "momentum", "--once", "--sandbox")
     assert result.exit_code == 2 and "--strategy" in result.output
+
+
+def _readme_agent_config() -> str:
+    """The README's example agent configuration, as written."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index('```toml\nidentity = "rebalancer"')
+    return readme[start + len("```toml\n") : readme.index("```", start + 7)]
+
+
+@pytest.mark.req("agent.llm.first-run")
+def test_the_readme_llm_config_without_its_sdk_is_one_line_naming_the_uv_command_and_exit_2(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "agent.toml"
+    config.write_text(_readme_agent_config(), encoding="utf-8")
+    assert 'provider = "anthropic"' in config.read_text(encoding="utf-8")
+    result = _run(
+        tmp_path / "home", OPEN, "--strategy", "llm", "--config", str(config), "--once",
+        "--sandbox",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert "`scripts/uv sync --extra anthropic`" in line
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.req("agent.llm.first-run")
+def test_the_readme_scripted_replies_example_runs_as_written(tmp_path: Path) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index('```toml\n[llm]\nprovider = "scripted"')
+    scripted = readme[start + len("```toml\n") : readme.index("```", start + 7)]
+    config = tmp_path / "agent.toml"
+    config.write_text('identity = "scripted"\n' + scripted, encoding="utf-8")
+    result = _run(
+        tmp_path / "home", OPEN, "--strategy", "llm", "--config", str(config), "--once",
+        "--sandbox", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    (line,) = result.stdout.strip().splitlines()
+    (order,) = json.loads(line)["orders"]
+    assert (order["side"], order["symbol"]) == ("buy", "SPY")

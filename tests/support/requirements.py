@@ -304,6 +304,8 @@ REQUIREMENTS: dict[str, str] = {
     "(scripts/uv run ordergate … under uv run)",
     "owner.recovery.reset": "issue 25 §7: a lost authenticator is recovered by the gateway's OS "
     "user: owner reset removes the enrolment, journalled, and owner init enrols afresh",
+    "agent.llm.first-run": "issue 25 §5: the README's LLM agent config runs as written: a missing "
+    "provider SDK is one line naming the uv command and exit 2; scripted replies documented",
     # Issue 25 §3: limits that fit real clients
     "gateway.limits.local-budget": "issue 25 §3: what the gateway answers itself (handshake, "
     "listing, gate_* tools, paper reads of the book) spends a larger budget of its own; what "

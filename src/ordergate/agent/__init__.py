@@ -36,6 +36,7 @@ from ordergate.agent._llm import (
     ProposedAction,
     ScriptedModel,
     read_actions,
+    require_sdk,
 )
 from ordergate.agent._rebalance import Rebalancer
 from ordergate.agent._runner import Agent, Strategy, Tick
@@ -86,6 +87,7 @@ __all__ = [
     "model_for",
     "parse_agent_config",
     "read_actions",
+    "require_sdk",
     "session_signal",
     "take_snapshot",
 ]

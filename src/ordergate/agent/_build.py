@@ -16,7 +16,8 @@ STRATEGIES = ("rebalance", "llm")
 
 
 def model_for(config: LlmConfig) -> Model:
-    """The configured provider's model (``RuntimeError`` when its SDK is not installed)."""
+    """The configured provider's model (``AgentConfigError`` when its SDK is not
+    installed)."""
     if config.provider == "anthropic":
         return AnthropicModel(config.model or "claude-sonnet-4-5")
     if config.provider == "openai":

@@ -26,7 +26,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from ordergate.agent._config import MINIMUM_ORDER_USD
+from ordergate.agent._config import MINIMUM_ORDER_USD, AgentConfigError
 from ordergate.agent._intent import Intent, Plan
 from ordergate.agent._snapshot import Snapshot
 from ordergate.core import Side
@@ -98,15 +98,26 @@ class ScriptedModel:
         return self._replies[index]
 
 
-def _sdk(module: str, extra: str) -> Any:
+def require_sdk(provider: str) -> None:
+    """Raise ``AgentConfigError`` (``llm.provider``) when ``provider``'s SDK is not installed,
+    naming the command that installs it; nothing for ``scripted``, which needs none."""
+    import importlib.util
+
+    if provider == "scripted" or importlib.util.find_spec(provider) is not None:
+        return
+    raise AgentConfigError(
+        "llm.provider",
+        f"the {provider} model needs its SDK, which is not installed: run "
+        f"`scripts/uv sync --extra {provider}` (installed with pip: "
+        f"`pip install 'ordergate[{provider}]'`)",
+    )
+
+
+def _sdk(module: str) -> Any:
     import importlib
 
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise RuntimeError(
-            f"the {extra} strategist needs its SDK: pip install 'ordergate[{extra}]'"
-        ) from None
+    require_sdk(module)
+    return importlib.import_module(module)
 
 
 class AnthropicModel:
@@ -115,7 +126,7 @@ class AnthropicModel:
     name = "anthropic"
 
     def __init__(self, model: str, *, max_tokens: int = 1024) -> None:
-        self._client = _sdk("anthropic", "anthropic").AsyncAnthropic()
+        self._client = _sdk("anthropic").AsyncAnthropic()
         self._model = model
         self._max_tokens = max_tokens
 
@@ -134,7 +145,7 @@ class OpenAIModel:
     name = "openai"
 
     def __init__(self, model: str) -> None:
-        self._client = _sdk("openai", "openai").AsyncOpenAI()
+        self._client = _sdk("openai").AsyncOpenAI()
         self._model = model
 
     async def complete(self, prompt: str) -> str:  # pragma: no cover - needs the provider

@@ -64,12 +64,15 @@ def run_command(
     sandbox: SandboxOption = False,
 ) -> None:
     """Run an agent: tick on the market session, plan, submit through the guard."""
-    from ordergate.agent import STRATEGIES, AgentConfigError, load_agent_config
+    from ordergate.agent import STRATEGIES, AgentConfigError, load_agent_config, require_sdk
 
     if strategy not in STRATEGIES:
         raise typer.BadParameter(f"one of {', '.join(STRATEGIES)}", param_hint="--strategy")
     try:
         agent_config = load_agent_config(config)
+        if strategy == "llm":
+            # Before anything opens: a missing SDK is one line and exit 2, not a traceback.
+            require_sdk(agent_config.llm.provider)
     except AgentConfigError as error:
         raise fail(f"agent config: {error}", 2) from None
     settings = settings_from(policy, db, upstream, sandbox)
