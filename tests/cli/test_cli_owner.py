@@ -150,6 +150,9 @@ def test_init_keeps_the_owners_delays_and_enrolling_again_with_looser_ones_waits
     with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
         assert Delays(ledger).settings() == wanted
         [waiting] = Delays(ledger).pending()
+    status = run(home, "status", "--gateway", "http://127.0.0.1:9")
+    assert "waits 3600 s; so does approving an order above $100" in status.stdout
+    assert "1 owner act(s) wait" in status.stdout
     pending = run(home, "pending", "--gateway", "http://127.0.0.1:9")
     assert pending.exit_code == 0 and waiting.id in pending.stdout
     cancelled = run(home, "cancel", waiting.id, "--gateway", "http://127.0.0.1:9")

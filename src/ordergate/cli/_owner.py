@@ -263,6 +263,15 @@ def status_command(
         typer.echo(f"owner acts locked until {owner['locked_until']} after wrong codes")
     elif owner["recent_failures"]:
         typer.echo(f"{owner['recent_failures']} wrong code(s) in the last 15 minutes")
+    delays = status.get("delays")
+    if delays is not None:
+        above = delays["approve_above"]
+        typer.echo(
+            f"an act that loosens waits {delays['loosen_delay_s']} s"
+            + (f"; so does approving an order above ${above}" if above is not None else "")
+        )
+    if status.get("waiting_acts"):
+        typer.echo(f"{status['waiting_acts']} owner act(s) wait: see `ordergate owner pending`")
 
 
 @owner_app.command("unlock")

@@ -46,6 +46,8 @@ def test_a_looser_policy_spent_with_a_code_is_not_in_force_until_the_delay_passe
         assert "owner_act_delayed" in _kinds(desk)
         [listed] = desk.get("/delayed").json()["delayed"]
         assert listed["id"] == delayed["id"]
+        status = desk.get("/status").json()
+        assert status["waiting_acts"] == 1 and status["delays"]["loosen_delay_s"] == 900
         assert _in_force(desk) == before
         assert "max_order_usd" in desk.place()["reasons"] or desk.place()["status"] != "filled"
         desk.pass_delay(DEFAULT_LOOSEN_DELAY - timedelta(seconds=2))

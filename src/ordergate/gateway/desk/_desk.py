@@ -177,6 +177,8 @@ class OwnerDesk:
                 "pause_reason": pause.reason if pause.paused else None,
                 "policy_sha256": applied.sha256 if applied else None,
                 "mode": self._mode,
+                "delays": self._delayed.delays.settings().to_json(),
+                "waiting_acts": len(self._delayed.delays.pending()),
             }
 
         return await blocking(read)
