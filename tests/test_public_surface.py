@@ -16,7 +16,7 @@ SURFACE = {
         "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
         "TimeInForce", "ToolError", "command_hint", "compact_json", "create_private",
-        "ensure_private_dir", "install_redaction", "json_text", "decode_json",
+        "ensure_private_dir", "inert", "install_redaction", "json_text", "decode_json",
         "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
         "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
         "write_private",
@@ -123,7 +123,8 @@ SURFACE = {
     },
     "ordergate.gateway.desk": {
         "DeskError", "GuardFor", "NotAGateway", "OWNER_PREFIX", "OwnerDesk", "RemoteDesk",
-        "TRADING_PERMISSIONS", "owner_routes", "policy_baseline", "probe", "refusal_status",
+        "TRADING_PERMISSIONS", "owner_routes", "policy_baseline", "probe", "profile_trades",
+        "refusal_status",
     },
     "ordergate.service": {
         "DEFAULT_HOME", "DEFAULT_USER", "ENVIRONMENT_FILE", "Installed", "ServiceError",
@@ -135,7 +136,8 @@ SURFACE = {
     },
     "ordergate.callers": {
         "CALLER_PATTERN", "DEFAULT_CACHE_SIZE", "ENV_CALLER_TOKEN_KEY", "ENV_MASTER_SECRET",
-        "MAX_TOKEN_LENGTH", "MAX_TTL", "MIN_TTL", "PROFILE_PATTERN", "CallerClaims", "CallerKey",
+        "MAX_TOKEN_LENGTH", "MAX_TTL", "MINT_PATTERN", "MIN_TTL", "PROFILE_PATTERN",
+        "CallerClaims", "CallerKey",
         "CallerRefusal", "CallerVerifier", "KeySource", "RefusalReason", "looks_like_caller_token",
         "mint",
     },

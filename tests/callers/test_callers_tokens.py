@@ -12,6 +12,7 @@ import pytest
 
 from ordergate.callers import (
     MAX_TOKEN_LENGTH,
+    MINT_PATTERN,
     CallerClaims,
     CallerKey,
     CallerRefusal,
@@ -28,6 +29,7 @@ NOW = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 KEY = CallerKey(b"k" * 40, source=KeySource.CALLER_TOKEN_KEY)
 OTHER_KEY = CallerKey(b"o" * 40, source=KeySource.CALLER_TOKEN_KEY)
 EXP = int((NOW + timedelta(minutes=15)).timestamp())
+MINT = '"mint":"' + "M" * 16 + '"'
 
 
 def minted(
@@ -59,7 +61,10 @@ def refusal(reason: RefusalReason) -> CallerRefusal:
 
 def test_a_minted_token_verifies_to_its_caller_profile_and_expiry() -> None:
     claims = CallerVerifier(KEY, SteppedClock(start=NOW)).verify(minted())
-    assert claims == CallerClaims("agent-1", "trader", NOW + timedelta(minutes=15), None)
+    assert claims is not None
+    assert claims == CallerClaims(
+        "agent-1", "trader", claims.mint_id, NOW + timedelta(minutes=15), None
+    )
     assert claims.expires_at.tzinfo is UTC
 
 
@@ -76,7 +81,17 @@ def test_the_token_is_payload_dot_hmac_of_the_payload_part_unpadded() -> None:
     assert signature == b64url_encode(KEY.sign(payload.encode()))
     padded = payload + "=" * (-len(payload) % 4)
     body = json.loads(base64.urlsafe_b64decode(padded))
-    assert body == {"v": 1, "caller": "agent-1", "profile": "trader", "exp": EXP}
+    assert list(body) == ["v", "caller", "profile", "mint", "exp"]
+    assert body == {
+        "v": 2, "caller": "agent-1", "profile": "trader", "mint": body["mint"], "exp": EXP
+    }  # fmt: skip
+    assert MINT_PATTERN.fullmatch(body["mint"])
+
+
+def test_two_tokens_minted_alike_carry_two_mint_ids() -> None:
+    first, second = check(minted()), check(minted())
+    assert isinstance(first, CallerClaims) and isinstance(second, CallerClaims)
+    assert first.mint_id != second.mint_id
 
 
 def test_the_expiry_is_rounded_down_to_whole_seconds() -> None:
@@ -87,7 +102,9 @@ def test_the_expiry_is_rounded_down_to_whole_seconds() -> None:
 
 def test_a_tampered_payload_is_refused() -> None:
     signature = minted().split(".")[1]
-    body = json.dumps({"v": 1, "caller": "agent-1", "profile": "admin", "exp": EXP})
+    body = json.dumps(
+        {"v": 2, "caller": "agent-1", "profile": "admin", "mint": "M" * 16, "exp": EXP}
+    )
     forged = b64url_encode(body.replace(" ", "").encode())
     assert check(f"{forged}.{signature}") == refusal(RefusalReason.BAD_SIGNATURE)
 
@@ -151,31 +168,35 @@ def test_characters_outside_unpadded_base64url_are_refused(bad: str) -> None:
 @pytest.mark.parametrize(
     "body",
     [
-        '{"v":1,"caller":"a","profile":"trader","exp":%d,"admin":true}',
-        '{"v":1,"caller":"bad name!","profile":"trader","exp":%d}',
-        '{"v":1,"caller":"","profile":"trader","exp":%d}',
-        '{"v":1,"caller":"' + "c" * 65 + '","profile":"trader","exp":%d}',
-        '{"v":1,"caller":"a","profile":"Trader","exp":%d}',
-        '{"v":1,"caller":"a","profile":"trader","exp":%d,"connection":"a b"}',
-        '{"v":1,"caller":"a","profile":"trader","exp":%d,"connection":null}',
-        '{"v":1,"caller":7,"profile":"trader","exp":%d}',
-        '{"v":1,"caller":"a","profile":["trader"],"exp":%d}',
-        '{"v":1,"caller":"a","profile":"trader","exp":"%d"}',
-        '{"v":1,"caller":"a","profile":"trader","exp":%d.0}',
-        '{"v":1,"caller":"a","profile":"trader","exp":%d,"exp":1}',
-        '{"v":true,"caller":"a","profile":"trader","exp":%d}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":%d,"admin":true}',
+        '{"v":2,"caller":"bad name!","profile":"trader",{M}"exp":%d}',
+        '{"v":2,"caller":"","profile":"trader",{M}"exp":%d}',
+        '{"v":2,"caller":"' + "c" * 65 + '","profile":"trader",{M}"exp":%d}',
+        '{"v":2,"caller":"a","profile":"Trader",{M}"exp":%d}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":%d,"connection":"a b"}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":%d,"connection":null}',
+        '{"v":2,"caller":7,"profile":"trader",{M}"exp":%d}',
+        '{"v":2,"caller":"a","profile":["trader"],{M}"exp":%d}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":"%d"}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":%d.0}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":%d,"exp":1}',
+        '{"v":true,"caller":"a","profile":"trader",{M}"exp":%d}',
+        '{"v":1,"caller":"a","profile":"trader",{M}"exp":%d}',
         '{"v":2,"caller":"a","profile":"trader","exp":%d}',
-        '{"caller":"a","profile":"trader","exp":%d}',
-        '{"v":1,"caller":"a","exp":%d}',
-        '{"v":1,"caller":"a","profile":"trader","exp":NaN}',
-        '{"v":1,"caller":"a","profile":"trader","exp":-%d}',
-        '{"v":1,"caller":"a","profile":"trader","exp":99999999999999}',
+        '{"v":2,"caller":"a","profile":"trader","mint":"short","exp":%d}',
+        '{"v":2,"caller":"a","profile":"trader","mint":"M#MMMMMMMMMMMMMMM","exp":%d}',
+        '{"caller":"a","profile":"trader",{M}"exp":%d}',
+        '{"v":2,"caller":"a","exp":%d}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":NaN}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":-%d}',
+        '{"v":2,"caller":"a","profile":"trader",{M}"exp":99999999999999}',
         '[1,"a","trader",%d]',
         "not json %d",
     ],
 )
 def test_a_signed_payload_that_breaks_a_rule_is_refused(body: str) -> None:
-    text = body % EXP if "%d" in body else body
+    # {M}: a well-formed mint id, so each body breaks the one rule it shows.
+    text = (body % EXP if "%d" in body else body).replace("{M}", MINT + ",")
     assert check(signed(text)) == refusal(RefusalReason.BAD_PAYLOAD)
 
 
@@ -189,7 +210,7 @@ def test_a_non_canonical_base64_spelling_of_the_payload_is_refused() -> None:
     # Find a payload whose last character carries unused bits, then set one of them.
     for length in range(1, 4):
         payload = b64url_encode(
-            f'{{"v":1,"caller":"{"c" * length}","profile":"trader","exp":{EXP}}}'.encode()
+            f'{{"v":2,"caller":"{"c" * length}","profile":"trader",{MINT},"exp":{EXP}}}'.encode()
         )
         if len(payload) % 4:
             break
@@ -200,22 +221,25 @@ def test_a_non_canonical_base64_spelling_of_the_payload_is_refused() -> None:
     token = f"{variant}.{b64url_encode(KEY.sign(variant.encode()))}"
     assert check(token) == refusal(RefusalReason.BAD_PAYLOAD)
     assert isinstance(
-        check(signed(f'{{"v":1,"caller":"c","profile":"p","exp":{EXP}}}')), CallerClaims
+        check(
+            signed(f'{{"v":2,"caller":"c","profile":"p","mint":"MMMMMMMMMMMMMMMM","exp":{EXP}}}')
+        ),
+        CallerClaims,
     )
 
 
 def test_verify_answers_none_for_every_refusal() -> None:
     verifier = CallerVerifier(KEY, SteppedClock(start=NOW + timedelta(hours=1)))
-    for token in (minted(), "x" * 5000, "no-dot", signed('{"v":2}')):
+    for token in (minted(), "x" * 5000, "no-dot", signed('{"v":2}'), signed('{"v":1}')):
         assert isinstance(verifier.check(token), CallerRefusal)
         assert verifier.verify(token) is None
 
 
 def test_caller_tokens_are_told_from_opaque_oauth_tokens_by_shape() -> None:
     assert looks_like_caller_token(minted())
-    assert looks_like_caller_token(signed('{"v":1}'))
+    assert looks_like_caller_token(signed('{"v":2}'))
     assert not looks_like_caller_token(secrets.token_urlsafe(32))
-    assert not looks_like_caller_token(signed('{"v":2,"caller":"a"}'))
+    assert not looks_like_caller_token(signed('{"v":1,"caller":"a"}'))
     assert not looks_like_caller_token(signed('{"v":true}'))
     assert not looks_like_caller_token(signed("[1]"))
     assert not looks_like_caller_token("a" * 3000)

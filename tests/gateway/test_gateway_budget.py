@@ -161,9 +161,9 @@ class Budgeted:
         )  # fmt: skip
         return pair.access_token
 
-    def caller_token(self, caller: str) -> str:
+    def caller_token(self, caller: str, profile: str = "trader") -> str:
         return mint(
-            self.key, caller=caller, profile="trader", ttl=timedelta(minutes=15), now=OPEN
+            self.key, caller=caller, profile=profile, ttl=timedelta(minutes=15), now=OPEN
         ).reveal()
 
     def ping(self, token: str, request_id: int = 7) -> httpx2.Response:
@@ -235,6 +235,27 @@ def test_a_connection_over_its_budget_gets_a_json_rpc_error_and_others_keep_thei
     }
     assert others == [200, 200, 200]
     assert again.status_code == 200
+
+
+@pytest.mark.req("callers.identity-per-mint")
+@pytest.mark.req("callers.read-only-one-budget")
+def test_a_read_only_token_named_like_a_trader_spends_none_of_its_budget_and_twelve_share_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with budgeted(tmp_path, monkeypatch, limits=RateLimits(mcp=1, burst=2)) as gw:
+        trader = gw.caller_token("nightly-bot")
+        spy = gw.caller_token("nightly-bot", "monitor")
+        spied = [gw.ping(spy).status_code for _ in range(3)]
+        traders = [gw.ping(trader).status_code for _ in range(2)]
+        monitors = [gw.caller_token(f"monitor-{n}", "monitor") for n in range(11)]
+        others = [gw.ping(token).status_code for token in monitors]
+        gw.clock.advance(timedelta(seconds=1))
+        refilled = gw.ping(monitors[0]).status_code
+    assert spied == [200, 200, 429]
+    assert traders == [200, 200]
+    # Twelve read-only tokens are one budget, whatever they are called.
+    assert others == [429] * 11
+    assert refilled == 200
 
 
 @pytest.mark.req("gateway.limits.per-connection")

@@ -14,9 +14,9 @@ import pytest
 
 from ordergate.callers import CallerKey, CallerVerifier, mint
 from ordergate.core import Secret, SteppedClock
-from ordergate.gateway._callers import bearer_verifier, caller_identity
+from ordergate.gateway._callers import bearer_verifier
 from ordergate.gateway._minting import mint_owner_tokens
-from ordergate.gateway._owner import identity_of
+from ordergate.gateway._owner import connection_digest, identity_of
 from ordergate.gateway.mcp import Credential, Principal, Verify
 from ordergate.gateway.oauth import GatewayAuth, Grant
 from ordergate.ledger import open_ledger
@@ -117,10 +117,14 @@ def test_a_caller_token_is_the_callers_principal_bound_or_on_the_owners_session(
     connection = grant.connection_id
     unbound = _verify(pieces.verifier(), pieces.caller(profile="monitor"))
     bound = _verify(pieces.verifier(sealed=True), pieces.caller(connection))
-    assert unbound == Principal("caller:nightly", "caller:nightly", "monitor", Credential.CALLER)
+    assert unbound is not None
+    assert unbound.connection_id == "caller:nightly"
+    assert unbound.identity.startswith("caller:nightly/monitor#")
+    assert (unbound.profile, unbound.credential) == ("monitor", Credential.CALLER)
     assert bound is not None
     assert bound.connection_id == connection
-    assert bound.identity == caller_identity("nightly", connection)
+    assert bound.identity.startswith("caller:nightly/trader#")
+    assert bound.identity.endswith("@" + connection_digest(connection))
     assert bound.session_owner == f"caller|{connection}|{bound.identity}"
     assert _verify(pieces.verifier(sealed=True), pieces.caller()) is None
     assert _verify(pieces.verifier(), pieces.caller("no-such-connection")) is None

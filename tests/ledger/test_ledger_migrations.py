@@ -29,7 +29,8 @@ from ordergate.store._migrate import OWNERS, alembic_config
 
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
-    "alembic_version_owner", "alembic_version_record", "approvals", "chain_heads", "connections",
+    "alembic_version_owner", "alembic_version_record", "approvals", "caller_mints",
+    "caller_names", "chain_heads", "connections",
     "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
     "filing_events", "filings", "late_orders",
     "gateway_clients",
@@ -59,7 +60,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0009",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_gateway")
-            ).all() == [("0015",)]
+            ).all() == [("0016",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:

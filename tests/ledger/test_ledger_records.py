@@ -145,3 +145,23 @@ def test_the_journal_keeps_decisions_in_order_with_their_why(
     assert entries[1].filing_id is None
     assert entries[1].created_at == datetime(2026, 12, 1, 15, 0, 1, tzinfo=UTC)
     assert [e.kind for e in ledger.journal.entries(limit=1)] == ["hold"]
+
+
+@pytest.mark.req("model-text.inert")
+def test_esc_bytes_and_newlines_in_a_why_are_not_kept_raw_in_the_journal(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    from sqlalchemy import text
+
+    ref = _filed(ledger)
+    ledger.journal.append(
+        identity="agent", kind="propose", why="buy\x1b[31m now\napproval   approved",
+        filing_id=ref, detail={"note": "a\x9bb\rc", "keep": ["plain text"]},
+    )  # fmt: skip
+    (entry,) = ledger.journal.entries()
+    with ledger.engine.connect() as db:
+        stored_why, stored_detail = db.execute(text("SELECT why, detail FROM decisions")).one()
+    assert entry.why == "buy\\x1b[31m now\\napproval   approved"
+    assert entry.detail == {"note": "a\\x9bb\\rc", "keep": ["plain text"]}
+    assert "\x1b" not in stored_why and "\n" not in stored_why
+    assert "\x9b" not in stored_detail and "\\u009b" not in stored_detail.lower()

@@ -24,6 +24,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp_http_testkit import McpSession
+from owner_testkit import PASSPHRASE
 from replica_kit import BOUND_S, OPEN, Replicas, replica_set
 from sqlalchemy import select
 
@@ -324,6 +325,40 @@ def test_ordergate_pause_refuses_new_orders_on_every_replica_within_a_second(
         finally:
             ledger.close()
     assert [a["status"] for a in answers.values()] == ["refused"] * len(replicas.replicas)
+
+
+@pytest.mark.req("callers.revocable")
+def test_a_revoked_trading_caller_token_is_refused_at_once_on_every_replica(
+    cluster: Cluster,
+) -> None:
+    replicas = cluster.replicas
+    first, *others = replicas.replicas
+    ask = {
+        "caller": "revoked-bot",
+        "profile": "trader",
+        "ttl_s": 3600,
+        "connection": cluster.connection_ids[0],
+        "owner_code": PASSPHRASE,
+    }
+    with httpx2.Client(timeout=BOUND_S) as http:
+        minted = http.post(first.url + "/owner/tokens", json=ask)
+        assert minted.status_code == 200, minted.text
+        token = minted.json()["token"]
+        before = [_handshake(replica.url, token) for replica in replicas.replicas]
+        # Revoked through the last replica; refused by the next request on each of them.
+        revoked = http.post(
+            others[-1].url + "/owner/connections/caller:revoked-bot/revoke", json={}
+        )
+        after = [_handshake(replica.url, token) for replica in replicas.replicas]
+    assert before == [200] * len(replicas.replicas)
+    assert revoked.status_code == 200 and revoked.json()["revoked"] is True
+    assert after == [401] * len(replicas.replicas)
+
+
+def _handshake(url: str, token: str) -> int:
+    session = McpSession(url, token)
+    session.close()
+    return session.handshake.status_code
 
 
 @pytest.mark.req("gateway.replicas.killed-mid-order")

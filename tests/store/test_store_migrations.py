@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0018",
     "execution": "0007",
-    "gateway": "0015",
+    "gateway": "0016",
     "owner": "0014",
     "record": "0009",
 }
@@ -29,8 +29,9 @@ OWNED = {
                "equity_marks", "executions", "filing_events", "filings", "late_orders", "locks",
                "open_filings", "orders", "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
-    "gateway": {"connections", "console_passkeys", "console_sessions", "gateway_clients",
-                "gateway_codes", "gateway_pending", "gateway_tokens"},
+    "gateway": {"caller_mints", "caller_names", "connections", "console_passkeys",
+                "console_sessions", "gateway_clients", "gateway_codes", "gateway_pending",
+                "gateway_tokens"},
     "owner": {"owner_delayed", "owner_guard", "owner_settings", "owner_sources"},
     "record": {"grades", "grading_cursor"},
 }  # fmt: skip

@@ -7,7 +7,8 @@ session, and ``ORDERGATE_SANDBOX_START`` is for the embedded sandbox only — th
 ``ordergate bench gateway`` starts its gateway this way), and the rate-limit counters use a
 Redis key prefix of this test run's own (the stepped clock never leaves its minute, so
 another run's counts must not be this one's). Everything else comes from the environment the
-test sets: ``ORDERGATE_HOME`` (policy, owner enrolment), ``ORDERGATE_MASTER_SECRET``, and
+test sets: ``ORDERGATE_HOME`` (policy, owner enrolment), ``ORDERGATE_MASTER_SECRET`` (the
+caller-token key is derived from it, as ``ordergate serve`` derives it), and
 ``REPLICA_*`` for the upstream, ledger, Redis, port, public URL, start instant, register
 limit and reconcile interval. It prints ``READY`` on stderr once it serves.
 """
@@ -24,6 +25,7 @@ READY = "replica ready"
 
 def main() -> None:
     from ordergate._serving import bind_socket
+    from ordergate.callers import CallerKey
     from ordergate.core import Secret, SecurityClock, SteppedClock
     from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
     from ordergate.gateway._limits import redis_counter
@@ -38,6 +40,7 @@ def main() -> None:
         public_url=env["REPLICA_PUBLIC_URL"],
         custody=Custody.SEALED,
         master_secret=Secret(env["ORDERGATE_MASTER_SECRET"]),
+        caller_key=CallerKey.from_environ(env),
         redis_url=env["REPLICA_REDIS"],
         limits=RateLimits(
             register=int(env["REPLICA_REGISTER_LIMIT"]),

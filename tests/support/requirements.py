@@ -162,6 +162,17 @@ REQUIREMENTS: dict[str, str] = {
     "callers.identity-from-token": "seed 002: the token's identity wins over any header",
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
+    "callers.identity-per-mint": "issue 23 §7: a caller's identity is its name, profile and "
+    "mint: a token minted under another caller's name sees none of its filings, fills, paper "
+    "orders or broker reads and spends none of its budget",
+    "callers.name-one-profile": "issue 23 §7: a caller name minted for one profile cannot be "
+    "minted for another",
+    "callers.read-only-one-budget": "issue 23 §7: caller tokens that cannot trade (minted with "
+    "no code) share one budget",
+    "model-text.inert": "issue 23 §11: control characters and newlines in model text are "
+    "escaped wherever it is journalled or printed",
+    "callers.revocable": "issue 23 §7: every caller token is revocable before it expires, "
+    "refused at once on every replica",
     # Issue 12 §1–2: the owner's authority (owner acts need the owner code, through the gateway)
     "owner.totp.rfc6238": "RFC 6238: 6-digit, 30 s codes, one step of drift, otpauth:// URI",
     "owner.enrolment.private": "issue 12 §1: the enrolment is written 0600 in a 0700 home",

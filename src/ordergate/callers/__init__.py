@@ -19,6 +19,7 @@ claim ``mint`` cannot sign. Verification never raises on a bad token: it refuses
 from ordergate.callers._claims import (
     CALLER_PATTERN,
     MAX_TOKEN_LENGTH,
+    MINT_PATTERN,
     PROFILE_PATTERN,
     CallerClaims,
     looks_like_caller_token,
@@ -39,6 +40,7 @@ __all__ = [
     "ENV_MASTER_SECRET",
     "MAX_TOKEN_LENGTH",
     "MAX_TTL",
+    "MINT_PATTERN",
     "MIN_TTL",
     "PROFILE_PATTERN",
     "CallerClaims",

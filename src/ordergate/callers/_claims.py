@@ -3,14 +3,17 @@
 A caller token is ``base64url(payload) + "." + base64url(HMAC-SHA256(key, base64url(payload)))``,
 base64url without padding. The payload is compact JSON, keys in this order::
 
-    {"v":1,"caller":"NAME","profile":"P","exp":UNIX_SECONDS[,"connection":"ID"]}
+    {"v":2,"caller":"NAME","profile":"P","mint":"M","exp":UNIX_SECONDS[,"connection":"ID"]}
 
 Rules of the payload, all enforced when it is read (anything else is no payload):
 
 - exactly these keys, no others and none twice; ``connection`` is optional;
-- ``v`` is the integer 1; ``exp`` an integer count of seconds (booleans and floats are not);
+- ``v`` is the integer 2; ``exp`` an integer count of seconds (booleans and floats are not);
 - ``caller`` and ``connection`` are 1-64 of ``[A-Za-z0-9._-]``; ``profile`` 1-64 of
-  ``[a-z0-9_-]``.
+  ``[a-z0-9_-]``; ``mint`` (the mint id: one per token minted, what revokes it and what its
+  caller's identity is told apart by) 16-64 of ``[A-Za-z0-9_-]``.
+
+Version 1 (no mint id) is no longer read: such a token could not be revoked.
 
 Tokens are ASCII and at most ``MAX_TOKEN_LENGTH`` characters; a longer string is refused
 before any work is done on it.
@@ -28,6 +31,7 @@ from typing import Any
 __all__ = [
     "CALLER_PATTERN",
     "MAX_TOKEN_LENGTH",
+    "MINT_PATTERN",
     "PROFILE_PATTERN",
     "VERSION",
     "CallerClaims",
@@ -39,15 +43,16 @@ __all__ = [
     "split_token",
 ]
 
-VERSION = 1
+VERSION = 2
 MAX_TOKEN_LENGTH = 2048
 CALLER_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
 PROFILE_PATTERN = re.compile(r"[a-z0-9_-]{1,64}")
+MINT_PATTERN = re.compile(r"[A-Za-z0-9_-]{16,64}")
 # Signatures are 32 bytes: 43 base64url characters without padding.
 SIGNATURE_LENGTH = 43
 
 _PART = re.compile(r"[A-Za-z0-9_-]+")
-_REQUIRED = frozenset({"v", "caller", "profile", "exp"})
+_REQUIRED = frozenset({"v", "caller", "profile", "mint", "exp"})
 _ALLOWED = _REQUIRED | {"connection"}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # 9999-12-31T23:59:59Z: the last second a datetime can hold.
@@ -56,10 +61,12 @@ _MAX_EXP = 253_402_300_799
 
 @dataclass(frozen=True, slots=True)
 class CallerClaims:
-    """Who a verified caller token speaks for. Holds no part of the token itself."""
+    """Who a verified caller token speaks for. Holds no part of the token itself (the mint id
+    names the token; it is not enough to use it)."""
 
     caller: str
     profile: str
+    mint_id: str
     expires_at: datetime
     connection: str | None = None
 
@@ -100,6 +107,7 @@ def encode_payload(claims: CallerClaims) -> str:
         "v": VERSION,
         "caller": claims.caller,
         "profile": claims.profile,
+        "mint": claims.mint_id,
         "exp": exp,
     }
     if claims.connection is not None:
@@ -145,7 +153,9 @@ def parse_payload(raw: bytes) -> CallerClaims | None:
     fields = _json_object(raw)
     if fields is None or not _REQUIRED <= fields.keys() <= _ALLOWED:
         return None
-    version, caller, profile, exp = (fields[name] for name in ("v", "caller", "profile", "exp"))
+    version, caller, profile, mint_id, exp = (
+        fields[name] for name in ("v", "caller", "profile", "mint", "exp")
+    )
     connection = fields.get("connection")
     if not (_is_int(version) and version == VERSION and _is_int(exp) and 0 < exp <= _MAX_EXP):
         return None
@@ -153,16 +163,18 @@ def parse_payload(raw: bytes) -> CallerClaims | None:
         return None
     if not isinstance(profile, str) or PROFILE_PATTERN.fullmatch(profile) is None:
         return None
+    if not isinstance(mint_id, str) or MINT_PATTERN.fullmatch(mint_id) is None:
+        return None
     if "connection" in fields and (
         not isinstance(connection, str) or CALLER_PATTERN.fullmatch(connection) is None
     ):
         return None
-    return CallerClaims(caller, profile, _EPOCH + timedelta(seconds=exp), connection)
+    return CallerClaims(caller, profile, mint_id, _EPOCH + timedelta(seconds=exp), connection)
 
 
 def looks_like_caller_token(token: str) -> bool:
     """Whether ``token`` has a caller token's shape (no signature check): two base64url parts,
-    the first a JSON object with ``"v": 1``. Tells caller tokens from opaque OAuth tokens."""
+    the first a JSON object with ``"v": 2``. Tells caller tokens from opaque OAuth tokens."""
     parts = split_token(token)
     if parts is None:
         return False

@@ -3,11 +3,13 @@
 The expiry is whole seconds, rounded down from ``now + ttl``; ``ttl`` is at least one second
 and at most ``MAX_TTL`` (24 hours), so a stolen token is worth little for long. Minting checks
 every claim against the rules the verifier reads them by: a token ``mint`` returns always
-verifies under the same key until it expires.
+verifies under the same key until it expires. Each token gets a fresh random mint id (96 bits),
+so two tokens minted for one name are two callers on the record and each can be revoked alone.
 """
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timedelta
 
 from ordergate.callers._claims import (
@@ -48,6 +50,7 @@ def mint(
         raise ConfigError("ttl", "must be at least 1 second and at most 24 hours")
     expires = utc(now) + ttl
     expires -= timedelta(microseconds=expires.microsecond)
-    payload = encode_payload(CallerClaims(caller, profile, expires, connection))
+    mint_id = secrets.token_urlsafe(12)
+    payload = encode_payload(CallerClaims(caller, profile, mint_id, expires, connection))
     signature = b64url_encode(key.sign(payload.encode("ascii")))
     return Secret(f"{payload}.{signature}")

@@ -30,6 +30,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
+from ordergate.core import inert
 
 if TYPE_CHECKING:
     from ordergate.agent import AgentConfig, Tick
@@ -108,7 +109,8 @@ def _print(tick: Tick, *, as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(body, sort_keys=True))
         return
-    typer.echo(f"{body['at']}  {body['session']:<9} {body['state']:<8} {body['decision']}")
+    # The decision is the strategy's (a model's) own sentence: printed inert.
+    typer.echo(inert(f"{body['at']}  {body['session']:<9} {body['state']:<8} {body['decision']}"))
     for order in body["orders"]:
         reasons = f" ({', '.join(order['reasons'])})" if order["reasons"] else ""
         typer.echo(

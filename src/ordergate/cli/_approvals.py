@@ -35,7 +35,7 @@ from ordergate.cli._options import (
     settings_from,
 )
 from ordergate.cli._outcomes import exit_code, print_body
-from ordergate.core import usd
+from ordergate.core import inert, usd
 
 __all__ = ["approvals_command", "approve_command", "deny_command"]
 
@@ -61,11 +61,16 @@ def approvals_command(
         size = f"{item['quantity']} shares" if item["quantity"] else usd(item["dollar_amount"])
         limit = f" limit {item['limit_price']}" if item["limit_price"] else ""
         # Two lines, each well within 100 columns: the order, then who filed it and until when.
+        # Every field came from an agent's call or a remote gateway's answer: printed inert.
         typer.echo(
-            f"{item['approval_id']}  {item['side']} {size} {item['symbol']} "
-            f"{item['type']}{limit}  ~{usd(item['notional'])}"
+            inert(
+                f"{item['approval_id']}  {item['side']} {size} {item['symbol']} "
+                f"{item['type']}{limit}  ~{usd(item['notional'])}"
+            )
         )
-        typer.echo(f"    by {item['identity']}  expires {_to_the_second(item['expires_at'])}")
+        typer.echo(
+            inert(f"    by {item['identity']}  expires {_to_the_second(item['expires_at'])}")
+        )
 
 
 def _to_the_second(value: str) -> str:

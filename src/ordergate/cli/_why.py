@@ -4,6 +4,10 @@ decision → filing → checks (stage A ``estimate``, stage B ``review``) → ap
 placement → fills → grade. The filing is named by its id or by a start of it that only one
 filing's id has. Reads the ledger only. Exit 0, 2 when the ledger cannot be opened, the
 filing is unknown or the start is several filings'.
+
+Each printed line is made inert (``ordergate.core.inert``) as it is printed: a rationale is
+a model's text, and a newline in it must not print a line of its own (a forged
+``approval   approved by owner`` under an undecided filing), nor an ESC reach the terminal.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from ordergate.cli._options import DbOption, JsonOption, fail, open_existing_ledger
+from ordergate.core import inert
 
 __all__ = ["why_command"]
 
@@ -47,7 +52,7 @@ def why_command(
         typer.echo(json.dumps(chain, sort_keys=True))
         return
     for line in _lines(chain):
-        typer.echo(line)
+        typer.echo(inert(line))
 
 
 def _lines(chain: dict[str, Any]) -> list[str]:

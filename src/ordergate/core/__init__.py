@@ -30,6 +30,7 @@ from ordergate.core._enums import (
     TimeInForce,
 )
 from ordergate.core._errors import ConfigError, DecimalFieldError, OrdergateError, ToolError
+from ordergate.core._inert import inert
 from ordergate.core._invocation import command_hint
 from ordergate.core._json import compact_json, decode_json, json_text
 from ordergate.core._money import ZERO, optional_decimal, parse_decimal, required_decimal, to_wire
@@ -78,6 +79,7 @@ __all__ = [
     "create_private",
     "decode_json",
     "ensure_private_dir",
+    "inert",
     "install_redaction",
     "json_text",
     "make_clock",

@@ -18,6 +18,8 @@ import threading
 import time
 from collections import deque
 
+from ordergate.core._inert import inert
+
 __all__ = [
     "RETAIN_S",
     "RedactingFilter",
@@ -178,10 +180,13 @@ def redact(text: str) -> str:
 
 
 class RedactingFilter(logging.Filter):
-    """Masks registered secrets anywhere in a record; never drops a record."""
+    """Masks registered secrets anywhere in a record, and makes its message inert
+    (``inert``); never drops a record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = redact(_message(record))
+        # Inert too: a message may carry a model's text (a rationale, a name), whose newlines
+        # would forge log lines of their own and whose ESC bytes would reach a terminal.
+        record.msg = inert(redact(_message(record)))
         record.args = ()
         if record.exc_info is not None:
             if not record.exc_text:

@@ -36,7 +36,7 @@ from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.console import console
-from ordergate.gateway.desk import OwnerDesk, owner_routes
+from ordergate.gateway.desk import OwnerDesk, owner_routes, profile_trades
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._store import GatewayStore
@@ -119,6 +119,7 @@ def build_gateway_app(
         clock=clock,
         on_refusal=metrics.refused,
         local=(budget_for(config.limits, counter, local=True), methods.answered_here),
+        trades=lambda name: profile_trades(profiles, name),
     )
     endpoint = gateway_endpoint(
         methods,

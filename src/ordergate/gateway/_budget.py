@@ -1,11 +1,14 @@
 """Per-connection call budgets for authenticated MCP traffic (``/mcp`` and ``/api/…``).
 
-Each principal — an approved connection, or a caller token (each caller its own) — has its
-own budget, so agents on one machine, all reaching the gateway from 127.0.0.1, no longer
-share one per-IP allowance. What the gateway answers itself (the handshake, ``ping``, the
-tool list's pages from its cache, its own ``gate_*`` tools, paper reads of the paper book
-alone) spends a second, larger budget of the principal (``local``: 20 a second, bursts of
-60); only what goes upstream spends the one sized to the broker.
+Each principal — an approved connection, or a caller token that can trade (each mint its
+own) — has its own budget, so agents on one machine, all reaching the gateway from 127.0.0.1,
+no longer share one per-IP allowance. Caller tokens that cannot trade need no owner code to
+mint, so an agent can mint as many as it likes: they all spend one budget (per upstream
+session they read through), and twelve of them drain the upstream no faster than one. What
+the gateway answers itself (the handshake, ``ping``, the tool list's pages from its cache, its
+own ``gate_*`` tools, paper reads of the paper book alone) spends a second, larger budget of
+the principal (``local``: 20 a second, bursts of 60); only what goes upstream spends the one
+sized to the broker.
 
 The upstream budget's default is sized to what Robinhood itself tolerates: about 4 calls a
 second sustained passed, ``RATE_LIMITED`` errors appeared at 8 a second. So each
@@ -37,7 +40,8 @@ from typing import Any, Protocol
 from ordergate.core import Clock
 from ordergate.gateway._config import RateLimits
 from ordergate.gateway._limits import RedisCounter, WindowCounter
-from ordergate.gateway.mcp import Principal
+from ordergate.gateway._owner import digest_in
+from ordergate.gateway.mcp import Credential, Principal
 from ordergate.mcpserve import Admit
 
 __all__ = [
@@ -154,9 +158,17 @@ def budget_for(limits: RateLimits, counter: WindowCounter, *, local: bool = Fals
     return MemoryBudget(rate=rate, burst=burst)
 
 
-def budget_key(principal: Principal) -> str:
-    """Whose budget a request spends: its credential's kind and its identity on the record
-    (a connection's id hashed; a caller's name, and the connection it is bound to, hashed)."""
+READ_ONLY_CALLERS = "caller-read-only"
+"""The key every caller token that cannot trade shares (beside its upstream session's)."""
+
+
+def budget_key(principal: Principal, *, trades: bool = True) -> str:
+    """Whose budget a request spends: its credential's kind and its identity on the record (a
+    connection's id hashed; a caller's name, profile and mint, and the connection it is bound
+    to, hashed). A caller token that cannot trade (``trades`` false) spends the one budget of
+    every such token on its upstream session: the owner's, or its bound connection's."""
+    if principal.credential is Credential.CALLER and not trades:
+        return f"{READ_ONLY_CALLERS}:{digest_in(principal.identity) or 'owner'}"
     return f"{principal.credential}:{principal.identity}"
 
 
@@ -166,11 +178,14 @@ def admission(
     clock: Clock,
     on_refusal: Callable[[str], None] | None = None,
     local: tuple[CallBudget, AnsweredHere] | None = None,
+    trades: Callable[[str | None], bool] | None = None,
 ) -> Admit[Principal]:
     """The MCP endpoint's (and the broker's) ``admit``: one call of the principal's budget.
     With ``local`` (a budget and the test of a request the gateway answers itself), such a
     request spends that budget instead, so a client's start (the handshake, the listing's
-    pages) and the gateway's own tools never spend the pace the upstream allows."""
+    pages) and the gateway's own tools never spend the pace the upstream allows.
+    ``trades(profile)``: whether a profile can place or cancel (a caller token under one that
+    cannot spends the shared read-only budgets); unset, every principal has its own."""
 
     async def admit(
         principal: Principal, method: str | None = None, params: object = None
@@ -178,8 +193,9 @@ def admission(
         spent = budget
         if local is not None and method is not None and local[1](principal, method, params):
             spent = local[0]
+        own = trades is None or trades(principal.profile)
         try:
-            wait = await spent.take(budget_key(principal), clock.now())
+            wait = await spent.take(budget_key(principal, trades=own), clock.now())
         except BudgetUnavailable as error:  # refuse, never unlimited
             logger.warning("rate-limit store unavailable: %s", error)
             wait = UNAVAILABLE_WAIT_S

@@ -15,37 +15,53 @@ capability broker read that, never the token again.
   holds nothing). A gateway where each connection keeps its own sealed session needs the
   connection named: a token that names none is refused.
 
-A caller's identity on the record (``caller_identity``) is ``caller:NAME`` for a token that
-names no connection, and ``caller:NAME@HASH`` for one bound to a connection, ``HASH`` being
-the first 32 hex digits of the SHA-256 of the connection id (as a connection's own identity
-is): two people who each mint a token for a caller called ``nightly`` are two identities,
-and never see or cancel each other's filings. A caller name cannot contain ``@``
-(``CALLER_PATTERN``), so neither form can be spelled as the other. The identity comes from the
-token only; the gateway reads no identity header, so one a request sends changes nothing.
+A caller's identity on the record (``caller_identity``) is ``caller:NAME/PROFILE#MINT`` for a
+token that names no connection, and ``caller:NAME/PROFILE#MINT@HASH`` for one bound to a
+connection: ``MINT`` is the token's mint id (each token minted has its own), ``HASH`` the
+first 32 hex digits of the SHA-256 of the connection id (as a connection's own identity is).
+So two mints of one name are two identities, with their own filings, fills, paper orders and
+budgets: a read-only token minted under a trader's name sees none of the trader's and spends
+none of its budget; two people who each mint a ``nightly`` never see or cancel each other's.
+``CALLER_PATTERN``, ``PROFILE_PATTERN`` and ``MINT_PATTERN`` allow none of ``/``, ``#`` and
+``@``, so no identity can be spelled as another. The identity comes from the token only; the
+gateway reads no identity header, so one a request sends changes nothing.
+
+Every caller token is also checked against the ledger's denylist (``_caller_mints``), by its
+mint id, on every request and uncached: a token revoked on any replica is refused at once on
+all of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ordergate.callers import CallerVerifier, looks_like_caller_token
+from ordergate.callers import CallerClaims, CallerVerifier, looks_like_caller_token
+from ordergate.gateway._caller_mints import is_revoked
 from ordergate.gateway._owner import connection_digest
 from ordergate.gateway.mcp import Credential, Principal
 from ordergate.gateway.oauth import GatewayStore, Grant
 from ordergate.gateway.oauth._records import ConnectionState
 from ordergate.store import blocking
 
-__all__ = ["CALLER_PREFIX", "BearerVerifier", "bearer_verifier", "caller_identity"]
+__all__ = ["CALLER_PREFIX", "BearerVerifier", "bearer_verifier", "caller_identity", "caller_name"]
 
 CALLER_PREFIX = "caller:"
 _REMEMBERED = 65536
 
 
-def caller_identity(caller: str, connection_id: str | None) -> str:
+def caller_identity(claims: CallerClaims, connection_id: str | None) -> str:
     """The identity a caller's filings are recorded under (see the module docstring)."""
+    own = f"{CALLER_PREFIX}{claims.caller}/{claims.profile}#{claims.mint_id}"
     if connection_id is None:
-        return CALLER_PREFIX + caller
-    return f"{CALLER_PREFIX}{caller}@{connection_digest(connection_id)}"
+        return own
+    return f"{own}@{connection_digest(connection_id)}"
+
+
+def caller_name(identity: str) -> str | None:
+    """``caller:NAME`` for a caller's identity (what a listing shows), else ``None``."""
+    if not identity.startswith(CALLER_PREFIX):
+        return None
+    return identity.split("/", 1)[0]
 
 
 def bearer_verifier(
@@ -138,7 +154,7 @@ class BearerVerifier:
         if self._callers is None:
             return None  # this gateway has no caller key: it honours no caller token
         claims = self._callers.verify(token)
-        if claims is None:
+        if claims is None or await blocking(is_revoked, self._store.engine, claims.mint_id):
             return None
         bound: str | None = None
         if claims.connection is None:
@@ -152,7 +168,7 @@ class BearerVerifier:
             connection_id = bound = connection.id
         return Principal(
             connection_id=connection_id,
-            identity=caller_identity(claims.caller, bound),
+            identity=caller_identity(claims, bound),
             profile=claims.profile,
             credential=Credential.CALLER,
         )

@@ -29,7 +29,7 @@ def identity_of(connection_id: str) -> str:
 
 def digest_in(identity: str) -> str | None:
     """The connection digest an identity names: a connection's own (``conn:DIGEST``) or a
-    caller token's bound to one (``caller:NAME@DIGEST``); ``None`` for any other."""
+    caller token's bound to one (``caller:NAME/PROFILE#MINT@DIGEST``); ``None`` for any other."""
     if identity.startswith("conn:"):
         return identity.removeprefix("conn:")
     if identity.startswith("caller:") and "@" in identity:

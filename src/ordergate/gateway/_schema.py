@@ -1,6 +1,8 @@
-"""The gateway's tables (migration 0004) as SQLAlchemy Core metadata, in the ledger's database.
+"""The gateway's tables (migrations 0004 and 0016) as SQLAlchemy Core metadata, in the ledger's
+database.
 
-See ``ordergate/gateway/migrations/versions/0004_gateway.py`` for what each holds. Times are
+See ``ordergate/gateway/migrations/versions/0004_gateway.py`` and ``0016_caller_mints.py`` for
+what each holds. Times are
 the store's one time encoding (``ordergate.store.iso``).
 """
 
@@ -9,6 +11,8 @@ from __future__ import annotations
 from sqlalchemy import Boolean, Column, MetaData, String, Table, Text
 
 __all__ = [
+    "caller_mints",
+    "caller_names",
     "connections",
     "gateway_clients",
     "gateway_codes",
@@ -87,4 +91,24 @@ gateway_tokens = Table(
     Column("expires_at", String(_TIME), nullable=False),
     Column("revoked_at", String(_TIME)),
     Column("rotated_to_sha256", String(_HASH)),
+)
+
+caller_names = Table(
+    "caller_names",
+    metadata,
+    Column("caller", String(64), primary_key=True),
+    Column("profile", String(64), nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+)
+
+caller_mints = Table(
+    "caller_mints",
+    metadata,
+    Column("mint_id", String(64), primary_key=True),
+    Column("caller", String(64), nullable=False, index=True),
+    Column("profile", String(64), nullable=False),
+    Column("connection_id", String(_ID)),
+    Column("created_at", String(_TIME), nullable=False),
+    Column("expires_at", String(_TIME), nullable=False),
+    Column("revoked_at", String(_TIME)),
 )

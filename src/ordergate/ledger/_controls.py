@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
-from ordergate.core import Clock, to_wire
+from ordergate.core import Clock, inert, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._equity import mark_equity, marked_near
 from ordergate.ledger._schema import controls, decisions
@@ -126,7 +126,9 @@ class Controls:
         self._clock = clock
 
     def pause(self, reason: str = "", *, by: str = "operator") -> PauseState:
-        """Refuse every new filing from now on, in every process sharing the ledger."""
+        """Refuse every new filing from now on, in every process sharing the ledger. The reason
+        is kept inert (``ordergate.core.inert``): an agent may pause, and write it."""
+        reason = inert(reason)
         now = self._clock.now()
         since = iso(now)
         with write_transaction(self._engine, "filings") as connection:

@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 
-from ordergate.core import Clock, to_wire
+from ordergate.core import Clock, inert, to_wire
 from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._errors import LedgerError, UnknownFilingError
 from ordergate.ledger._queries import filing_account
@@ -386,7 +386,13 @@ def _approval(row: Any) -> Approval:
 
 
 class Journal:
-    """The decisions journal: every decision with its "why", in order."""
+    """The decisions journal: every decision with its "why", in order.
+
+    Its text is often a model's (a rationale, a hold's reason, an error it caused), so every
+    string of an entry is made inert (``ordergate.core.inert``: controls, newlines and
+    bidirectional marks escaped) when it is appended and again when it is read: what was
+    journalled before that rule comes out escaped too, and nothing read from here can forge
+    a line or reach a terminal as a control sequence."""
 
     def __init__(self, engine: Engine, clock: Clock) -> None:
         self._engine = engine
@@ -410,7 +416,7 @@ class Journal:
         name it (``decision_snapshots``, keyed by the SHA-256 of its canonical JSON), the
         entry's ``detail.snapshot_digest`` naming it (``ValueError`` when ``detail`` names
         another digest)."""
-        written = dict(detail or {})
+        written = _inert_values(dict(detail or {}))
         stored: dict[str, str] | None = None
         if snapshot is not None:
             body = canonical_json(snapshot)
@@ -424,7 +430,7 @@ class Journal:
             "identity": identity,
             "filing_id": None if filing_id is None else str(filing_id),
             "kind": kind,
-            "why": why,
+            "why": inert(why),
             "detail": canonical_json(written),
         }
         if connection is not None:
@@ -488,6 +494,17 @@ def _entry(row: Any) -> DecisionEntry:
         identity=row.identity,
         filing_id=None if row.filing_id is None else UUID(row.filing_id),
         kind=row.kind,
-        why=row.why,
-        detail=json.loads(row.detail),
+        why=inert(row.why),
+        detail=_inert_values(json.loads(row.detail)),
     )
+
+
+def _inert_values(value: Any) -> Any:
+    """``value`` (JSON: objects, arrays, strings, numbers) with every string made inert."""
+    if isinstance(value, str):
+        return inert(value)
+    if isinstance(value, dict):
+        return {inert(key): _inert_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_inert_values(item) for item in value]
+    return value

@@ -15,8 +15,9 @@ import pytest
 from gateway_testkit import OPEN, sandbox_gateway
 from mcp_http_testkit import McpSession
 
-from ordergate.callers import CallerKey, mint
-from ordergate.core import Secret
+from ordergate.callers import CallerKey, CallerVerifier, mint
+from ordergate.core import Secret, SteppedClock
+from ordergate.gateway._callers import caller_identity
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import FilingRecord
@@ -57,6 +58,12 @@ class Host:
             key or self.key, caller=caller, profile=profile, ttl=ttl, now=OPEN - issued_ago
         )
         return minted.reveal()
+
+    def identity(self, token: str) -> str:
+        """What the filings of an unbound caller ``token`` are recorded under."""
+        claims = CallerVerifier(self.key, SteppedClock(start=OPEN)).verify(token)
+        assert claims is not None
+        return caller_identity(claims, None)
 
     def mcp(self, token: str, **headers: str) -> McpSession:
         return McpSession(self.url, token, headers)

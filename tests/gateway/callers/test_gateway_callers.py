@@ -16,7 +16,8 @@ SPY = {"symbols": ["SPY"]}
 
 
 def test_a_trader_token_places_over_mcp_under_its_callers_identity(host: Host) -> None:
-    mcp = host.mcp(host.token("bot-1", "trader"))
+    token = host.token("bot-1", "trader")
+    mcp = host.mcp(token)
     try:
         assert mcp.handshake.status_code == 200
         assert "profile is 'trader'" in mcp.handshake.json()["result"]["instructions"]
@@ -25,7 +26,7 @@ def test_a_trader_token_places_over_mcp_under_its_callers_identity(host: Host) -
     finally:
         mcp.close()
     assert placed["isError"] is False, placed
-    (filing,) = host.filings("caller:bot-1")
+    (filing,) = host.filings(host.identity(token))
     assert filing.terms["symbol"] == "SPY"
 
 
@@ -46,7 +47,7 @@ def test_a_monitor_token_cannot_place_over_mcp_or_the_broker(host: Host) -> None
     assert over_mcp["structuredContent"]["error"]["code"] == "PROFILE_REFUSED"
     assert over_broker.status_code == 403
     assert over_broker.json() == over_mcp["structuredContent"]
-    assert host.filings("caller:watcher") == []
+    assert host.filings(host.identity(token)) == []
 
 
 @pytest.mark.parametrize(
@@ -119,19 +120,20 @@ def test_tampered_expired_and_wrong_key_tokens_are_refused_on_both_paths(
 @pytest.mark.req("callers.identity-from-token")
 def test_an_identity_header_is_ignored_when_a_caller_token_is_present(host: Host) -> None:
     spoof = {"x-ordergate-caller": "owner", "x-forwarded-user": "owner", "x-identity": "owner"}
-    mcp = host.mcp(host.token("bot-2", "trader"), **spoof)
+    token = host.token("bot-2", "trader")
+    mcp = host.mcp(token, **spoof)
     try:
         assert mcp.call("place_equity_order", BUY)["isError"] is False
     finally:
         mcp.close()
     answer = host.broker(
-        host.token("bot-2", "trader"),
+        token,
         "orders/place",
         {"tool": "place_equity_order", "arguments": BUY},
         **spoof,
     )
     assert answer.status_code == 200, answer.text
-    assert len(host.filings("caller:bot-2")) == 2
+    assert len(host.filings(host.identity(token))) == 2
     assert host.filings("caller:owner") == []
     assert host.filings("owner") == []
 

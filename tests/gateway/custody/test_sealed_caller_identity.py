@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -89,9 +89,11 @@ def test_two_callers_of_one_name_on_two_connections_are_two_identities(
 
 @pytest.mark.req("gateway.bypass.caller-identity")
 def test_a_bound_callers_identity_names_the_caller_and_a_hash_of_its_connection() -> None:
+    from ordergate.callers import CallerClaims
     from ordergate.gateway._callers import caller_identity
 
+    claims = CallerClaims("nightly", "trader", "m" * 16, datetime(2026, 12, 1, tzinfo=UTC))
     digest = hashlib.sha256(b"conn-1").hexdigest()[:32]
-    assert caller_identity("nightly", "conn-1") == f"caller:nightly@{digest}"
-    assert caller_identity("nightly", None) == "caller:nightly"
-    assert caller_identity("nightly", "conn-1") != caller_identity("nightly", "conn-2")
+    assert caller_identity(claims, "conn-1") == f"caller:nightly/trader#{'m' * 16}@{digest}"
+    assert caller_identity(claims, None) == f"caller:nightly/trader#{'m' * 16}"
+    assert caller_identity(claims, "conn-1") != caller_identity(claims, "conn-2")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ class Desk:
     home: Path
     clock: SteppedClock | None = None
     """Security time (the owner's delays run on it), when the kit steps it."""
+    agent_token: str = field(default="", repr=False)
 
     def pass_delay(self, delay: timedelta = DEFAULT_LOOSEN_DELAY) -> None:
         """Step security time past the owner's delay, then let the gateway run what is due
@@ -73,10 +74,13 @@ class Desk:
             return http.post(f"{self.url}/owner{path}", json=body or {}, headers=headers)
 
     def place(self, arguments: dict[str, Any] = BUY) -> dict[str, Any]:
-        """What an agent holding a trader caller token hears when it places an order."""
-        now = self.clock.now() if self.clock is not None else OPEN
-        token = mint(self.key, caller="agent", profile="trader", ttl=_TTL, now=now).reveal()
-        session = McpSession(self.url, token)
+        """What an agent holding a trader caller token hears when it places an order (one
+        token for every order, so they are one caller's filings)."""
+        if not self.agent_token:
+            now = self.clock.now() if self.clock is not None else OPEN
+            minted = mint(self.key, caller="agent", profile="trader", ttl=_TTL, now=now)
+            self.agent_token = minted.reveal()
+        session = McpSession(self.url, self.agent_token)
         try:
             data: dict[str, Any] = session.tool("place_equity_order", arguments)["data"]
         finally:

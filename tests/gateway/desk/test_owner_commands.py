@@ -85,11 +85,11 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        args = ("token", "mint", "--caller", "nightly", "--profile")
-        reader = command(desk, *args, "monitor")
+        args = ("token", "mint", "--profile")
+        reader = command(desk, *args, "monitor", "--caller", "nightly-reader")
         assert reader.exit_code == 0, reader.output
         assert reader.stdout.strip().count(".") == 1
-        trader = command(desk, *args, "trader", "--code", desk.codes.next())
+        trader = command(desk, *args, "trader", "--caller", "nightly", "--code", desk.codes.next())
         assert trader.exit_code == 0, trader.output
         assert trader.stdout == "" and "waiting: " in trader.stderr
         desk.pass_delay()
@@ -97,7 +97,14 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
         assert trader.exit_code == 0, trader.output
         assert trader.stdout.strip().count(".") == 1
         listed = command(desk, "connections", "list", "--json")
-        assert listed.exit_code == 0 and json.loads(listed.stdout) == []
+        assert listed.exit_code == 0
+        shown = [
+            (row["client_name"], row["kind"], row["state"]) for row in json.loads(listed.stdout)
+        ]
+        assert sorted(shown) == [
+            ("nightly", "caller", "live"),
+            ("nightly-reader", "caller", "live"),
+        ]
 
 
 def test_connections_are_listed_by_name_and_revoked_from_the_command_line(

@@ -117,7 +117,7 @@ def test_a_caller_token_that_can_trade_needs_the_code_and_a_read_only_one_does_n
         desk.pass_delay()
         minted = desk.post("/tokens", ask).json()  # collected: the code was given once
         assert minted["profile"] == "trader" and minted["token"].count(".") == 1
-        reader = desk.post("/tokens", {**ask, "profile": "monitor"}).json()
+        reader = desk.post("/tokens", {**ask, "caller": "reader", "profile": "monitor"}).json()
         assert reader["profile"] == "monitor"
         unknown = desk.post("/tokens", {**ask, "profile": "nope"})
         assert (unknown.status_code, unknown.json()["error"]["code"]) == (400, "unknown_profile")

@@ -31,7 +31,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from ordergate.core import usd
+from ordergate.core import inert, usd
 from ordergate.gateway.console._sessions import (
     MAX_AGE,
     ConsoleSession,
@@ -87,6 +87,16 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+def _inert_output(value: Any) -> Any:
+    """Every value a template prints, made inert (``ordergate.core.inert``) before it is
+    HTML-escaped: autoescaping stops markup, not the control characters and newlines of a
+    model's text. The escapes ``inert`` writes are plain text, safe inside markup too."""
+    if isinstance(value, str):
+        # Markup (already escaped) stays Markup: ``type(value)`` keeps its class.
+        return type(value)(inert(value)) if hasattr(value, "__html__") else inert(value)
+    return value
+
+
 @dataclass
 class Web:
     sessions: ConsoleSessions
@@ -103,6 +113,7 @@ class Web:
         self.templates = Environment(
             loader=FileSystemLoader(Path(__file__).parent / "templates"),
             autoescape=select_autoescape(default=True),
+            finalize=_inert_output,
         )
         self.templates.filters["when"] = when
         self.templates.filters["usd"] = usd

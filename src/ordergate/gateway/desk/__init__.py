@@ -12,6 +12,7 @@ from ordergate.gateway.desk._desk import (
     GuardFor,
     OwnerDesk,
     policy_baseline,
+    profile_trades,
 )
 from ordergate.gateway.desk._errors import DeskError, refusal_status
 from ordergate.gateway.desk._remote import NotAGateway, RemoteDesk, probe
@@ -28,5 +29,6 @@ __all__ = [
     "owner_routes",
     "policy_baseline",
     "probe",
+    "profile_trades",
     "refusal_status",
 ]

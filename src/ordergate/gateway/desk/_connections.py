@@ -1,21 +1,34 @@
 """The connections the owner sees on the desk: who each is, what it may do, when it was used.
 
 A read of the gateway's own tables (``ordergate.gateway._schema``); erased connections are
-left out (nothing of them remains to revoke).
+left out (nothing of them remains to revoke). Caller tokens are listed after the connections,
+one row a mint, by name: ``caller:NAME#MINT`` is what ``revoke`` takes for that token alone,
+``caller:NAME`` for every token of the name.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import Engine, select
 
+from ordergate.gateway._caller_mints import list_mints
+from ordergate.gateway._callers import CALLER_PREFIX
 from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connections, gateway_clients
+from ordergate.store import iso
 
-__all__ = ["MAX_LISTED", "client_names", "list_connections", "live_connection_ids"]
+__all__ = [
+    "CALLER_PREFIX",
+    "MAX_LISTED",
+    "client_names",
+    "list_caller_mints",
+    "list_connections",
+    "live_connection_ids",
+]
 
 MAX_LISTED = 1000
 
@@ -53,6 +66,34 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
             "last_used_at": row.last_used_at,
         }
         for row in rows
+    ]
+
+
+def list_caller_mints(
+    engine: Engine, *, now: datetime, limit: int = MAX_LISTED
+) -> list[dict[str, Any]]:
+    """The caller tokens minted, newest first, in the shape of a connection: ``caller:NAME#MINT``,
+    the name, kind ``caller``, the profile, and a state of ``live``, ``revoked`` or ``expired``
+    (blocking). A token holds no "last used": its minting time stands there."""
+    return [
+        {
+            "connection_id": f"{CALLER_PREFIX}{row['caller']}#{row['mint_id']}",
+            "client_name": row["caller"],
+            "redirect_hosts": [],
+            "kind": "caller",
+            "profile": row["profile"],
+            "state": (
+                "revoked"
+                if row["revoked_at"] is not None
+                else "expired"
+                if row["expires_at"] <= iso(now)
+                else "live"
+            ),
+            "created_at": row["created_at"],
+            "last_used_at": row["created_at"],
+            "expires_at": row["expires_at"],
+        }
+        for row in list_mints(engine, limit=limit)
     ]
 
 

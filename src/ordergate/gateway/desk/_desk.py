@@ -16,9 +16,12 @@ act                    owner code                   what it does
 ``apply_policy``       when anything loosens        the text is the policy in force (its
                        (``arm_live`` if it goes     SHA-256 on the ledger), written to the
                        live)                        policy file, swapped into the guards
-``revoke``             never                        the connection and its tokens are erased
-``mint``               when the profile can place   a caller token signed with the host's key
-                       or cancel
+``revoke``             never                        the connection and its tokens are erased;
+                                                    ``caller:NAME`` (or ``caller:NAME#MINT``):
+                                                    that caller's tokens are refused at once
+``mint``               when the profile can place   a caller token signed with the host's key,
+                       or cancel                    its mint on the ledger; a name belongs to
+                                                    the first profile it was minted for
 ``cancel_delayed``     never                        an act that still waits ends unmade
 =====================  ===========================  ==========================================
 
@@ -49,8 +52,14 @@ from ordergate.core import (
     write_private,
 )
 from ordergate.execution import Guard, deny_approval
+from ordergate.gateway._caller_mints import claim_name, name_profile, record_mint, revoke_mints
 from ordergate.gateway._owner import digest_in
-from ordergate.gateway.desk._connections import client_names, list_connections
+from ordergate.gateway.desk._connections import (
+    CALLER_PREFIX,
+    client_names,
+    list_caller_mints,
+    list_connections,
+)
 from ordergate.gateway.desk._delayed import DelayedActs
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.oauth import GatewayStore
@@ -87,6 +96,7 @@ __all__ = [
     "GuardFor",
     "OwnerDesk",
     "policy_baseline",
+    "profile_trades",
 ]
 
 TRADING_PERMISSIONS = frozenset(
@@ -96,6 +106,13 @@ TRADING_PERMISSIONS = frozenset(
 
 APPROVAL_GRACE = timedelta(minutes=5)
 """How long an approval that waited the owner's delay stays open after it is due."""
+
+def profile_trades(profiles: Profiles, name: str | None) -> bool:
+    """Whether the profile called ``name`` can place or cancel orders (an unknown one counts
+    as trading: nothing is granted by not finding it)."""
+    profile = profiles.get(name) if name is not None else None
+    return profile is None or bool(profile.permissions & TRADING_PERMISSIONS)
+
 
 UNVERIFIED = "unverified"
 """The journal's identity for an act anyone may make (it only makes things safer)."""
@@ -249,7 +266,14 @@ class OwnerDesk:
         return await blocking(read)
 
     async def connections(self) -> list[dict[str, Any]]:
-        return await blocking(list_connections, self._ledger.engine)
+        """The connections, then the caller tokens minted (each as ``caller:NAME#MINT``)."""
+
+        def read() -> list[dict[str, Any]]:
+            now = RealtimeClock().now()
+            engine = self._store.engine
+            return [*list_connections(engine), *list_caller_mints(engine, now=now)]
+
+        return await blocking(read)
 
     async def pending_acts(self) -> list[dict[str, Any]]:
         """The acts that loosen and wait for the owner's delay, each with its time left."""
@@ -480,6 +504,12 @@ class OwnerDesk:
     # -- connections and caller tokens -----------------------------------------------------
 
     async def revoke(self, connection_id: str) -> dict[str, Any]:
+        """Erase a connection with its tokens; or, for ``caller:NAME`` (every token minted for
+        the name) or ``caller:NAME#MINT`` (that one), put the caller's tokens on the ledger's
+        denylist, which every replica reads on each request. ``revoked``: whether anything
+        was left to revoke."""
+        if connection_id.startswith(CALLER_PREFIX):
+            return await self._revoke_caller(connection_id)
         erased = await blocking(self._store.erase, connection_id)
         if erased:
             await blocking(
@@ -490,6 +520,20 @@ class OwnerDesk:
                 detail={"connection_id": connection_id},
             )
         return {"connection_id": connection_id, "revoked": erased}
+
+    async def _revoke_caller(self, connection_id: str) -> dict[str, Any]:
+        caller, _, mint_id = connection_id.removeprefix(CALLER_PREFIX).partition("#")
+        now = RealtimeClock().now()  # security time
+        revoked = await blocking(revoke_mints, self._store.engine, caller, mint_id or None, now)
+        if revoked:
+            await blocking(
+                self._ledger.journal.append,
+                identity=UNVERIFIED,
+                kind="caller_revoked",
+                why="caller tokens were revoked on the owner's desk",
+                detail={"caller": caller, "mint_ids": revoked},
+            )
+        return {"connection_id": connection_id, "revoked": bool(revoked), "mints": revoked}
 
     async def mint(
         self,
@@ -514,6 +558,10 @@ class OwnerDesk:
                 "This gateway has no caller-token key: set ORDERGATE_CALLER_TOKEN_KEY or "
                 "ORDERGATE_MASTER_SECRET where it runs.",
             )
+        engine = self._store.engine
+        held = await blocking(name_profile, engine, caller)
+        if held is not None and held != profile:
+            raise _name_taken(held)
         if chosen.permissions & TRADING_PERMISSIONS:
             request = {
                 "caller": caller,
@@ -551,10 +599,15 @@ class OwnerDesk:
             token.reveal()
         )
         assert claims is not None, "a freshly minted token verifies under its own key"
+        held = await blocking(claim_name, engine, caller, profile, now)
+        if held != profile:  # another process claimed the name for another profile meanwhile
+            raise _name_taken(held)
+        await blocking(record_mint, engine, claims, connection, now)
         return {
             "token": token.reveal(),
             "caller": caller,
             "profile": profile,
+            "mint_id": claims.mint_id,
             "expires_at": claims.expires_at.isoformat(),
             "key_source": self._caller_key.source.value,
         }
@@ -585,6 +638,15 @@ class OwnerDesk:
 async def _collect_later(act: DelayedAct) -> str | None:
     # The token itself is never stored: it is minted when the owner asks again (``mint``).
     return "the token can now be minted: run the same command again"
+
+
+def _name_taken(profile: str) -> DeskError:
+    return DeskError(
+        409,
+        "caller_name_taken",
+        f"That caller name belongs to the profile {profile!r}: mint it for that profile, or "
+        "choose another name.",
+    )
 
 
 def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import TracebackType
 from typing import Any
+from urllib.parse import quote
 
 import httpx2
 
@@ -133,7 +134,8 @@ class RemoteDesk:
         return dict(await self._call("POST", "/policy", {"text": text, "owner_code": code}))
 
     async def revoke(self, connection_id: str) -> dict[str, Any]:
-        return dict(await self._call("POST", f"/connections/{connection_id}/revoke"))
+        # A caller mint's id is ``caller:NAME#MINT``: "#" would end the path.
+        return dict(await self._call("POST", f"/connections/{quote(connection_id)}/revoke"))
 
     async def mint(
         self,
