@@ -5,8 +5,10 @@ expiry on stderr. The running gateway mints it over its owner route with its own
 key need not be where the command runs); with no gateway running, the key comes from
 ``ORDERGATE_CALLER_TOKEN_KEY``, else is derived from ``ORDERGATE_MASTER_SECRET``. The key is
 never printed, and neither is the master secret; with no key, it says which variable to set
-and exits 2. A token whose profile can place or cancel orders is an owner act: the owner
-code is asked for (``--code``, or a hidden prompt), and a refused code exits 5.
+and exits 2. The expiry line names the token's mint (``caller:NAME#MINT``), which is what
+``ordergate connections revoke`` takes to revoke this token alone before it expires. A token
+whose profile can place or cancel orders is an owner act: the owner code is asked for
+(``--code``, or a hidden prompt), and a refused code exits 5.
 
 ``--ttl`` is a whole number of seconds, minutes or hours (``90s``, ``15m``, ``2h``), at most
 24 hours. The profile must be one this host defines (a built-in or a file in
@@ -111,7 +113,8 @@ def mint_command(
         return
     typer.echo(minted["token"])
     typer.echo(
-        f"expires {minted['expires_at']} (signed with the key from {minted['key_source']})",
+        f"expires {minted['expires_at']} (signed with the key from {minted['key_source']}); "
+        f"revoke it with: ordergate connections revoke 'caller:{caller}#{minted['mint_id']}'",
         err=True,
     )
 
