@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -28,10 +29,11 @@ from owner_testkit import PASSPHRASE
 from replica_kit import BOUND_S, OPEN, Replicas, replica_set
 from sqlalchemy import select
 
-from ordergate.core import SteppedClock
+from ordergate.core import RealtimeClock, SteppedClock
 from ordergate.gateway._owner import identity_of
 from ordergate.gateway._schema import connections
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
+from ordergate.owner import Delays, DelaySettings
 from ordergate.sandbox import SandboxConfig, build_sandbox
 from ordergate.sandbox.venue._equity import equity_desk
 
@@ -340,10 +342,20 @@ def test_a_revoked_trading_caller_token_is_refused_at_once_on_every_replica(
         "connection": cluster.connection_ids[0],
         "owner_code": PASSPHRASE,
     }
+    # The owner set no delay for acts that loosen (the token is minted when asked for), and
+    # puts the default back afterwards (a tightening: at once).
+    ledger = _ledger(replicas)
+    delays = Delays(ledger, clock=RealtimeClock())
+    try:
+        delays.ask(DelaySettings(loosen_delay=timedelta(0)), first=True)
+        with httpx2.Client(timeout=BOUND_S) as http:
+            minted = http.post(first.url + "/owner/tokens", json=ask)
+    finally:
+        delays.ask(DelaySettings())
+        ledger.close()
+    assert minted.status_code == 200, minted.text
+    token = minted.json()["token"]
     with httpx2.Client(timeout=BOUND_S) as http:
-        minted = http.post(first.url + "/owner/tokens", json=ask)
-        assert minted.status_code == 200, minted.text
-        token = minted.json()["token"]
         before = [_handshake(replica.url, token) for replica in replicas.replicas]
         # Revoked through the last replica; refused by the next request on each of them.
         revoked = http.post(

@@ -93,7 +93,7 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
         assert trader.exit_code == 0, trader.output
         assert trader.stdout == "" and "waiting: " in trader.stderr
         desk.pass_delay()
-        trader = command(desk, *args, "trader")
+        trader = command(desk, *args, "trader", "--caller", "nightly")
         assert trader.exit_code == 0, trader.output
         assert trader.stdout.strip().count(".") == 1
         listed = command(desk, "connections", "list", "--json")

@@ -107,6 +107,7 @@ TRADING_PERMISSIONS = frozenset(
 APPROVAL_GRACE = timedelta(minutes=5)
 """How long an approval that waited the owner's delay stays open after it is due."""
 
+
 def profile_trades(profiles: Profiles, name: str | None) -> bool:
     """Whether the profile called ``name`` can place or cancel orders (an unknown one counts
     as trading: nothing is granted by not finding it)."""
