@@ -131,3 +131,56 @@ def test_the_readme_scripted_replies_example_runs_as_written(tmp_path: Path) -> 
     (line,) = result.stdout.strip().splitlines()
     (order,) = json.loads(line)["orders"]
     assert (order["side"], order["symbol"]) == ("buy", "SPY")
+
+
+@pytest.mark.req("agent.llm.first-run")
+def test_each_thing_the_model_proposed_and_was_dropped_is_shown_with_its_reason(
+    tmp_path: Path,
+) -> None:
+    replies = [
+        '[{"action": "buy", "symbol": "TSLA", "size_usd": "25", "rationale": "off the list"},'
+        ' {"action": "buy", "symbol": "SPY", "size_usd": 25.5, "rationale": "a float"}]',
+    ]
+    config = tmp_path / "agent.toml"
+    config.write_text(
+        'identity = "dropper"\n[llm]\nprovider = "scripted"\nsymbols = ["SPY"]\n'
+        f"replies = {json.dumps(replies)}\n",
+        encoding="utf-8",
+    )
+    result = _run(
+        tmp_path / "home", OPEN, "--strategy", "llm", "--config", str(config), "--once",
+        "--sandbox",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "the model proposed no order" not in result.stdout
+    dropped = [line for line in result.stdout.splitlines() if "dropped:" in line]
+    assert len(dropped) == 2, result.stdout
+    assert any("TSLA" in line and "not in the universe" in line for line in dropped)
+    assert any("size_usd" in line for line in dropped)
+    garbage = tmp_path / "garbage.toml"
+    garbage.write_text(
+        'identity = "garbled"\n[llm]\nprovider = "scripted"\nsymbols = ["SPY"]\n'
+        'replies = ["I think you should buy \\u001b[31mSPY"]\n',
+        encoding="utf-8",
+    )
+    unreadable = _run(
+        tmp_path / "home", OPEN, "--strategy", "llm", "--config", str(garbage), "--once",
+        "--sandbox", "--json",
+    )  # fmt: skip
+    assert unreadable.exit_code == 0, unreadable.output
+    (tick,) = [json.loads(line) for line in unreadable.stdout.strip().splitlines()]
+    (reason,) = tick["dropped"]
+    assert reason.startswith("model output is not JSON")
+
+
+@pytest.mark.req("agent.llm.first-run")
+def test_between_ticks_the_runner_waits_market_time_fewer_wall_seconds_when_accelerated() -> None:
+    from datetime import timedelta
+    from decimal import Decimal
+
+    from ordergate.cli._agent import wall_wait
+    from ordergate.core import AcceleratedClock, RealtimeClock
+
+    five_minutes = timedelta(minutes=5)
+    assert wall_wait(AcceleratedClock(start=OPEN, speed=Decimal(60)), five_minutes) == 5.0
+    assert wall_wait(RealtimeClock(), five_minutes) == 300.0

@@ -219,7 +219,11 @@ class LlmStrategist:
             (buys if side is Side.BUY else sells).append(intent)
         intents = tuple(sells + buys)
         if not intents:
-            why = "; ".join(holds) or "the model proposed no order"
+            why = "; ".join(holds) or (
+                f"nothing the model proposed could be placed ({len(dropped)} dropped)"
+                if dropped
+                else "the model proposed no order"
+            )
             return Plan(f"hold: {why}", (), tuple(dropped))
         sides = ", ".join(f"{i.side.value} {i.symbol}" for i in intents)
         return Plan(f"llm ({self._model.name}): {sides}", intents, tuple(dropped))

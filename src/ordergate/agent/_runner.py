@@ -78,6 +78,7 @@ class Tick:
                 }
                 for intent, outcome in self.orders
             ],
+            "dropped": list(self.plan.dropped),
         }
 
 

@@ -30,7 +30,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
-from ordergate.core import inert
+from ordergate.core import AcceleratedClock, Clock, inert
 
 if TYPE_CHECKING:
     from ordergate.agent import AgentConfig, Tick
@@ -95,13 +95,18 @@ async def _run(
         await agent.run(
             max_ticks=1 if once else config.max_ticks,
             tick=timedelta(seconds=config.tick_seconds),
-            wait=_sleep,
+            wait=lambda delta: anyio.sleep(wall_wait(clock, delta)),
             on_tick=lambda tick: _print(tick, as_json=as_json),
         )
 
 
-async def _sleep(delta: timedelta) -> None:
-    await anyio.sleep(delta.total_seconds())
+def wall_wait(clock: Clock, delta: timedelta) -> float:
+    """The wall seconds until ``clock`` (the market's) has moved ``delta``: fewer on an
+    accelerated clock (the sandbox's), as many on a real-time one."""
+    seconds = delta.total_seconds()
+    if isinstance(clock, AcceleratedClock):
+        return seconds / float(clock.speed)
+    return seconds
 
 
 def _print(tick: Tick, *, as_json: bool) -> None:
@@ -111,6 +116,8 @@ def _print(tick: Tick, *, as_json: bool) -> None:
         return
     # The decision is the strategy's (a model's) own sentence: printed inert.
     typer.echo(inert(f"{body['at']}  {body['session']:<9} {body['state']:<8} {body['decision']}"))
+    for reason in body["dropped"]:
+        typer.echo(inert(f"  dropped: {reason}"))
     for order in body["orders"]:
         reasons = f" ({', '.join(order['reasons'])})" if order["reasons"] else ""
         typer.echo(

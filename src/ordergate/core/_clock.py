@@ -84,6 +84,11 @@ class AcceleratedClock:
         self._speed = speed
         self._origin_ns = time.monotonic_ns()
 
+    @property
+    def speed(self) -> Decimal:
+        """How many times faster than wall time it runs."""
+        return self._speed
+
     def now(self) -> datetime:
         elapsed_ns = Decimal(time.monotonic_ns() - self._origin_ns) * self._speed
         return self._start + timedelta(microseconds=int(elapsed_ns / 1000))
