@@ -140,3 +140,27 @@ def test_live_among_names_only_the_live_connections(gateway: Gateway) -> None:
     assert gateway.auth.store.erase(second.connection_id)
     ids = [first.connection_id, second.connection_id, "never-was"]
     assert gateway.auth.store.live_among(ids) == {first.connection_id}
+
+
+@pytest.mark.req("gateway.threat.anonymous-rows")
+def test_clients_registered_and_never_authorised_are_forgotten_after_an_hour(
+    gateway: Gateway,
+) -> None:
+    _, used = _connected(gateway)
+    unused = [gateway.register(name=f"unused {n}") for n in range(3)]
+    slow = gateway.register(name="slow")
+    gateway.clock.advance(timedelta(minutes=55))
+    gateway.flow(slow).form()  # its consent page, still open at the hour, keeps it
+    gateway.clock.advance(timedelta(minutes=4))
+    gateway.register(name="recent")
+    ids = {row["client_id"] for row in gateway.rows()["gateway_clients"]}
+    assert set(unused) <= ids  # not an hour old yet
+    gateway.clock.advance(timedelta(minutes=2))
+    recent = gateway.register(name="recent again")
+    kept = {row["client_id"] for row in gateway.rows()["gateway_clients"]}
+    assert not set(unused) & kept
+    assert {used.client_id, slow, recent} <= kept
+    gateway.clock.advance(timedelta(hours=2))
+    assert gateway.auth.store.erase_idle() == 0
+    kept = {row["client_id"] for row in gateway.rows()["gateway_clients"]}
+    assert kept == {used.client_id}  # the authorised one stays

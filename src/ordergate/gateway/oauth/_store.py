@@ -10,6 +10,10 @@ server reaches it through ``GatewayStorage`` (``_storage``). Rules:
   (``_connections``); the tokens of a connection that is not live are refused.
 - ``erase_idle`` erases every connection unused for the given time (30 days by default) and
   sweeps what can no longer be presented: expired consent pages and expired tokens.
+- A client registered and never authorised (no connection, no consent page still open) is
+  forgotten after ``UNUSED_CLIENT`` (an hour), as clients register and as ``erase_idle``
+  sweeps: registration is open to anyone who reaches the gateway, so the table would grow
+  with every registration otherwise.
 
 Every method is synchronous (SQLAlchemy Core) and thread-safe: call it from a worker thread
 in async code. Times are the ledger's fixed-width UTC text, so they compare as strings.
@@ -18,7 +22,7 @@ in async code. Times are the ledger's fixed-width UTC text, so they compare as s
 from __future__ import annotations
 
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, Row, delete, insert, select, update
@@ -37,9 +41,10 @@ from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, new_id, sha2
 from ordergate.oauth import Authorization, Client
 from ordergate.store import iso, parse_iso, write_transaction
 
-__all__ = ["DEFAULT_IDLE", "GatewayStore", "pending_authorization"]
+__all__ = ["DEFAULT_IDLE", "UNUSED_CLIENT", "GatewayStore", "pending_authorization"]
 
 DEFAULT_IDLE = timedelta(days=30)
+UNUSED_CLIENT = timedelta(hours=1)
 
 
 def pending_authorization(row: Row[Any]) -> Authorization:
@@ -87,6 +92,7 @@ class GatewayStore:
         """Record a new public client under a fresh random id."""
         client = Client(client_id=new_id(), client_name=client_name, redirect_uris=redirect_uris)
         with write_transaction(self._engine) as tx:
+            _forget_unused_clients(tx, self._clock.now())
             tx.execute(
                 insert(gateway_clients).values(
                     client_id=client.client_id,
@@ -243,6 +249,21 @@ class GatewayStore:
                 erase_connection(tx, connection_id)
             tx.execute(delete(gateway_pending).where(gateway_pending.c.expires_at <= iso(now)))
             tx.execute(delete(gateway_tokens).where(gateway_tokens.c.expires_at <= iso(now)))
+            _forget_unused_clients(tx, now)
         if idle:  # an expired token's grant is refused by the cache at its expiry already
             self.grants.forget_verified()
         return len(idle)
+
+
+def _forget_unused_clients(tx: Any, now: datetime) -> None:
+    """Delete the clients registered over ``UNUSED_CLIENT`` before ``now`` that were never
+    authorised: no connection names them and no consent page of theirs is still open."""
+    tx.execute(
+        delete(gateway_clients).where(
+            gateway_clients.c.created_at <= iso(now - UNUSED_CLIENT),
+            gateway_clients.c.client_id.not_in(select(connections.c.client_id)),
+            gateway_clients.c.client_id.not_in(
+                select(gateway_pending.c.client_id).where(gateway_pending.c.expires_at > iso(now))
+            ),
+        )
+    )
