@@ -118,7 +118,8 @@ SURFACE = {
         "SOURCE_LOCKOUT_MAX", "SOURCE_WINDOW", "UNATTRIBUTED", "Credential", "Enrolment",
         "EnrolmentError", "LockAlert", "OwnerAct", "OwnerAuthority", "OwnerError",
         "OwnerRefused", "OwnerStatus", "ScryptPool", "acting_from", "check_passphrase_rules",
-        "current_source", "looks_like_code", "new_enrolment", "provisioning_uri",
+        "current_source", "looks_like_code", "new_enrolment", "passphrase_matches",
+        "provisioning_uri",
         "read_enrolment", "terminal_qr", "write_enrolment",
     },
     "ordergate.gateway.desk": {

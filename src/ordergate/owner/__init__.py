@@ -52,7 +52,7 @@ from ordergate.owner._errors import (
     OwnerError,
     OwnerRefused,
 )
-from ordergate.owner._passphrase import MIN_PASSPHRASE, check_passphrase_rules
+from ordergate.owner._passphrase import MIN_PASSPHRASE, check_passphrase_rules, passphrase_matches
 from ordergate.owner._qr import terminal_qr
 from ordergate.owner._scrypt_pool import ScryptPool
 from ordergate.owner._sources import (
@@ -110,6 +110,7 @@ __all__ = [
     "current_source",
     "looks_like_code",
     "new_enrolment",
+    "passphrase_matches",
     "provisioning_uri",
     "read_enrolment",
     "terminal_qr",

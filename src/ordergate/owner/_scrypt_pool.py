@@ -25,7 +25,7 @@ __all__ = ["QUEUE", "THREADS", "ScryptPool"]
 
 _T = TypeVar("_T")
 
-THREADS = 2
+THREADS = 1
 QUEUE = 2
 
 
