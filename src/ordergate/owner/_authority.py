@@ -223,9 +223,7 @@ class OwnerAuthority:
             raise OwnerRefused(CODE_MISSING)
         now = self._clock.now()
         with self._ledger.engine.connect() as connection:
-            if source_locked(connection, source, now) is not None:
-                raise OwnerRefused(LOCKED)
-            if source != OWNER_CHANNEL and _locked_until(_row(connection), now) is not None:
+            if _held(connection, _row(connection), source, now):
                 raise OwnerRefused(LOCKED)
         return enrolment
 
@@ -360,9 +358,7 @@ class OwnerAuthority:
         now = self._clock.now()
         with write_transaction(self._ledger.engine) as tx:
             row = _row(tx, for_update=True)
-            if source_locked(tx, source, now) is not None or (
-                source != OWNER_CHANNEL and _locked_until(row, now) is not None
-            ):
+            if _held(tx, row, source, now):
                 return LOCKED, []  # locked since this code was admitted: nothing written
             reason = None
             if presented.credential is None:
@@ -482,6 +478,14 @@ def _row(connection: Connection, *, for_update: bool = False) -> Any:
     if for_update:
         query = query.with_for_update()
     return connection.execute(query).one()
+
+
+def _held(connection: Connection, row: Any, source: str, now: datetime) -> bool:
+    """Whether codes from ``source`` are refused now: by its own lock, or, for every source
+    but the owner's channel, by the global one (``row``, the guard's)."""
+    if source_locked(connection, source, now) is not None:
+        return True
+    return source != OWNER_CHANNEL and _locked_until(row, now) is not None
 
 
 def _locked_until(row: Any, now: datetime) -> datetime | None:
