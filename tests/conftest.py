@@ -43,10 +43,11 @@ CliRunner.invoke = _recording_invoke  # type: ignore[method-assign]
 
 @pytest.fixture(autouse=True)
 def _no_gateway_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The owner's commands look for a running gateway before acting on the ledger; a test
-    # names its own gateway, never whatever this machine runs on the default port (port 9,
-    # discard, has no listener).
+    # Commands that call a gateway over TCP name their own, never whatever this machine runs
+    # on the default port (port 9, discard, has no listener); the owner's commands and every
+    # gateway a test starts find the owner channel in the test's own ORDERGATE_HOME.
     monkeypatch.setenv("ORDERGATE_GATEWAY_URL", "http://127.0.0.1:9")
+    monkeypatch.delenv("ORDERGATE_OWNER_SOCKET", raising=False)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -17,12 +18,12 @@ def test_cli_is_a_registered_bench() -> None:
 
 
 def test_the_cases_are_the_commands_people_type_against_a_bare_interpreter() -> None:
-    runs = _cli.cases(9)
+    runs = _cli.cases(Path("/nonexistent/owner.sock"))
     assert list(runs) == ["python_c_pass", "help", "version", "tools_list", "status", "approvals"]
     assert runs["python_c_pass"] == ["-c", "pass"]
     assert runs["status"] == ["-m", "ordergate", "status", "--sandbox"]
-    # approvals reads the ledger directly: its gateway is a port nothing listens on.
-    assert runs["approvals"][-1] == "http://127.0.0.1:9"
+    # approvals reads the ledger directly: no gateway serves its owner channel.
+    assert runs["approvals"][-2:] == ["--owner-socket", "/nonexistent/owner.sock"]
 
 
 def test_bench_cli_prints_the_baseline_then_each_command_against_it(
@@ -32,8 +33,8 @@ def test_bench_cli_prints_the_baseline_then_each_command_against_it(
     monkeypatch.setattr(
         _cli,
         "cases",
-        lambda port: {
-            k: v for k, v in every(port).items() if k in {"python_c_pass", "version", "help"}
+        lambda path: {
+            k: v for k, v in every(path).items() if k in {"python_c_pass", "version", "help"}
         },
     )
     monkeypatch.setitem(_cli.SIZES, "quick", (2, 0))

@@ -32,11 +32,14 @@ print(result.accepted, result.reason)
 """
 
 
-def run(*args: str, home: Path | None = None) -> Result:
+def run(*args: str, home: Path | None = None, code: str | None = None) -> Result:
+    """``ordergate ARGS``; ``code``, when given, as one line of standard input."""
     env = {"ORDERGATE_DB_URL": ""}
     if home is not None:
         env["ORDERGATE_HOME"] = str(home)
-    return CliRunner().invoke(app, list(args), env=env)
+    if code is None:
+        return CliRunner().invoke(app, list(args), env=env)
+    return CliRunner().invoke(app, [*args, "--code-stdin"], env=env, input=f"{code}\n")
 
 
 def file_elsewhere(url: str) -> str:
@@ -75,10 +78,10 @@ def test_pause_refuses_orders_filed_by_another_process_until_resume(
     assert "new orders are refused" in paused.output
     assert "reason: runaway agent" in paused.output
     assert file_elsewhere(sqlite_url) == "False paused"
-    refused = run("resume", "--db", sqlite_url, "--code", codes.wrong(), home=tmp_path)
+    refused = run("resume", "--db", sqlite_url, home=tmp_path, code=codes.wrong())
     assert refused.exit_code == 5 and "owner_code_wrong" in refused.output
     assert file_elsewhere(sqlite_url) == "False paused"
-    resumed = run("resume", "--db", sqlite_url, "--code", codes.next(), home=tmp_path)
+    resumed = run("resume", "--db", sqlite_url, home=tmp_path, code=codes.next())
     assert resumed.exit_code == 0, resumed.output
     assert "accepted again" in resumed.output and "reason: runaway agent" in resumed.output
     assert file_elsewhere(sqlite_url) == "True None"
@@ -89,7 +92,7 @@ def test_pause_refuses_orders_from_another_process_on_postgres(pg_url: str, tmp_
     codes = enrol(tmp_path)
     assert run("pause", "--db", pg_url).exit_code == 0
     assert file_elsewhere(pg_url) == "False paused"
-    assert run("resume", "--db", pg_url, "--code", codes.next(), home=tmp_path).exit_code == 0
+    assert run("resume", "--db", pg_url, home=tmp_path, code=codes.next()).exit_code == 0
     assert file_elsewhere(pg_url) == "True None"
 
 

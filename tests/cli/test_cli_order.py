@@ -28,7 +28,8 @@ class Person:
         self.home = home
         self.minute = 0
 
-    def run(self, *args: str) -> Result:
+    def run(self, *args: str, code: str | None = None) -> Result:
+        """``ordergate ARGS`` a minute on; ``code``, when given, on standard input."""
         self.minute += 1
         at = OPEN + timedelta(minutes=self.minute)
         env = {
@@ -39,10 +40,12 @@ class Person:
             "ORDERGATE_SANDBOX_START": at.isoformat(),
             "ORDERGATE_GATEWAY_URL": "http://127.0.0.1:9",
         }
-        return CliRunner().invoke(app, list(args), env=env)
+        if code is None:
+            return CliRunner().invoke(app, list(args), env=env)
+        return CliRunner().invoke(app, [*args, "--code-stdin"], env=env, input=f"{code}\n")
 
-    def json(self, *args: str) -> Any:
-        result = self.run(*args, "--json")
+    def json(self, *args: str, code: str | None = None) -> Any:
+        result = self.run(*args, "--json", code=code)
         assert result.exit_code in (0, 3, 4), result.output
         return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -74,9 +77,9 @@ def test_an_order_through_approval_to_a_fill_and_the_status_that_shows_it(person
     assert [item["approval_id"] for item in listed] == [pending["approval_id"]]
     unapproved = person.run("approve", pending["approval_id"], "--sandbox")
     assert unapproved.exit_code == 2 and "--code" in unapproved.output
-    approved = person.json("approve", pending["approval_id"], "--sandbox", "--code", codes.next())
+    approved = person.json("approve", pending["approval_id"], "--sandbox", code=codes.next())
     assert approved["status"] == "filled" and approved["mode"] == "paper"
-    again = person.run("approve", pending["approval_id"], "--sandbox", "--code", codes.next())
+    again = person.run("approve", pending["approval_id"], "--sandbox", code=codes.next())
     assert again.exit_code == 6 and "already decided" in again.output
     status = person.json("status", "--sandbox")
     assert status["mode"] == "paper" and status["paused"] is False

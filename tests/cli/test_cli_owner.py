@@ -79,13 +79,13 @@ def test_enrolling_again_needs_the_current_code_and_then_replaces_the_secret(
 ) -> None:
     home = tmp_path / "home"
     first = _secret_of(run(home, "init"))
-    refused = run(home, "init", "--code", "not the code")
+    refused = run(home, "init", "--code-stdin", stdin="not the code\n")
     assert refused.exit_code == 5 and "owner_code_wrong" in refused.stderr
     assert read_enrolment(home / "owner.json").totp_secret.reveal() == first  # type: ignore[union-attr]
-    again = run(home, "init", "--code", pyotp.TOTP(first).now())
+    again = run(home, "init", "--code-stdin", stdin=pyotp.TOTP(first).now() + "\n")
     assert again.exit_code == 0, again.output
     assert _secret_of(again) != first
-    replay = run(home, "init", "--code", pyotp.TOTP(first).now())
+    replay = run(home, "init", "--code-stdin", stdin=pyotp.TOTP(first).now() + "\n")
     assert replay.exit_code == 5  # the old secret's codes no longer count
 
 
@@ -106,16 +106,18 @@ def test_unlock_as_the_gateways_user_lifts_every_lock_and_is_journalled(tmp_path
         OwnerAct,
         OwnerAuthority,
         OwnerRefused,
+        act_digest,
         acting_from,
     )
 
+    RESUME = act_digest(OwnerAct.RESUME, {})
     home = tmp_path / "home"
     secret = _secret_of(run(home, "init"))
     with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
         authority = OwnerAuthority(enrolment_path=home / "owner.json", ledger=ledger)
         for n in range(MAX_FAILURES):
             with acting_from(f"s{n}"), pytest.raises(OwnerRefused):
-                authority.authorize("not-a-code", OwnerAct.RESUME)
+                authority.authorize("not-a-code", OwnerAct.RESUME, digest=RESUME)
         assert authority.status().locked_until is not None
     result = run(home, "unlock", "--json")
     assert result.exit_code == 0, result.output
@@ -124,7 +126,8 @@ def test_unlock_as_the_gateways_user_lifts_every_lock_and_is_journalled(tmp_path
     with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
         authority = OwnerAuthority(enrolment_path=home / "owner.json", ledger=ledger)
         assert authority.status().locked_until is None
-        assert authority.authorize(pyotp.TOTP(secret).now(), OwnerAct.RESUME).value == "totp"
+        code = pyotp.TOTP(secret).now()
+        assert authority.authorize(code, OwnerAct.RESUME, digest=RESUME).value == "totp"
         [entry] = [e for e in ledger.journal.entries(limit=1000) if e.kind == "owner_unlocked"]
     assert entry.detail["by"] == getpass.getuser()
 
@@ -142,20 +145,19 @@ def test_init_keeps_the_owners_delays_and_enrolling_again_with_looser_ones_waits
     assert enrolment.delays == wanted
     with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
         assert Delays(ledger).settings() == wanted  # the first enrolment's, at once
-    looser = run(
-        home, "init", "--loosen-delay", "1m", "--code", pyotp.TOTP(_secret_of(first)).now()
-    )
+    code = pyotp.TOTP(_secret_of(first)).now()
+    looser = run(home, "init", "--loosen-delay", "1m", "--code-stdin", stdin=f"{code}\n")
     assert looser.exit_code == 0, looser.output
     assert "wait until" in looser.stderr
     with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
         assert Delays(ledger).settings() == wanted
         [waiting] = Delays(ledger).pending()
-    status = run(home, "status", "--gateway", "http://127.0.0.1:9")
+    status = run(home, "status", "--owner-socket", str(home / "no-gateway.sock"))
     assert "waits 3600 s; so does approving an order above $100" in status.stdout
     assert "1 owner act(s) wait" in status.stdout
-    pending = run(home, "pending", "--gateway", "http://127.0.0.1:9")
+    pending = run(home, "pending", "--owner-socket", str(home / "no-gateway.sock"))
     assert pending.exit_code == 0 and waiting.id in pending.stdout
-    cancelled = run(home, "cancel", waiting.id, "--gateway", "http://127.0.0.1:9")
+    cancelled = run(home, "cancel", waiting.id, "--owner-socket", str(home / "no-gateway.sock"))
     assert cancelled.exit_code == 0 and f"cancelled {waiting.id}" in cancelled.stdout
     for bad in (("--loosen-delay", "soon"), ("--loosen-delay", "8d"), ("--approve-above", "x")):
         assert run(tmp_path / "other", "init", *bad).exit_code == 2

@@ -41,9 +41,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(env: dict[str, str], *args: str, code: str | None = PASSPHRASE) -> Result:
-    """``ordergate token mint ARGS`` with the owner code (the enrolled passphrase)."""
-    with_code = [*args, "--code", code] if code is not None else list(args)
-    return CliRunner().invoke(app, ["token", "mint", *with_code], env=env)
+    """``ordergate token mint ARGS`` with the owner code (the enrolled passphrase) on standard
+    input."""
+    if code is None:
+        return CliRunner().invoke(app, ["token", "mint", *args], env=env)
+    return CliRunner().invoke(
+        app, ["token", "mint", *args, "--code-stdin"], env=env, input=f"{code}\n"
+    )
 
 
 def claims_of(result: Result, environ: dict[str, str]) -> CallerClaims:

@@ -8,9 +8,8 @@ import json
 import stat
 from pathlib import Path
 
-import httpx2
 import pytest
-from owner_testkit import enrol
+from owner_testkit import channel_act, enrol, owner_channel
 from separation_testkit import (
     gateway_as,
     gateway_home,
@@ -22,7 +21,8 @@ from separation_testkit import (
 )
 
 from ordergate.client import TokenSet, write_token_file
-from ordergate.core import Secret
+from ordergate.core import RealtimeClock, Secret
+from ordergate.ledger import open_ledger
 
 pytestmark = requires_root
 
@@ -121,16 +121,20 @@ for guess in ("", "123456"):
         **hidden, "profile": "trader", "decision": "approve", "owner_code": guess})
     seen[f"consent:{guess or 'none'}"] = {"status": status,
                                           "code": "code=" in headers.get("location", "")}
-# 2. The owner route: approve the held order, resume after a pause, loosen, mint.
+# 2. The owner routes: none on the TCP listener; the owner channel is a socket in the
+# gateway's own 0700 home, which this user cannot even reach.
 approval = given["approval"]
-seen["approve"] = code_of(send(f"/owner/approvals/{approval}/approve", {}))
-seen["approve_guess"] = code_of(send(f"/owner/approvals/{approval}/approve",
-                                     {"owner_code": "000000"}))
+seen["approve"] = send(f"/owner/approvals/{approval}/approve", {"owner_code": "000000"})[0]
+seen["prepare"] = send("/owner/prepare", {"act": "resume", "params": {}})[0]
 seen["pause"] = send("/owner/pause", {"reason": "the agent pauses"})[0]
-seen["resume"] = code_of(send("/owner/resume", {}))
-seen["resume_guess"] = code_of(send("/owner/resume", {"owner_code": "111111"}))
-seen["mint"] = code_of(send("/owner/tokens", {"caller": "me", "profile": "trader",
-                                              "ttl_s": 600}))
+seen["resume"] = send("/owner/resume", {"owner_code": "111111"})[0]
+import socket
+try:
+    channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    channel.connect(given["socket"])
+    seen["channel"] = "connected"
+except OSError as error:
+    seen["channel"] = type(error).__name__
 print(json.dumps(seen))
 """
 OPEN = "2026-12-01T15:00:00+00:00"  # a Tuesday, 10:00 in New York: the market is open
@@ -157,36 +161,79 @@ def test_an_agent_of_another_user_cannot_consent_as_trader_approve_an_order_or_r
             )  # fmt: skip
             assert filed.returncode == 0, filed.stderr
             approval = json.loads(filed.stdout.splitlines()[-1])["approval_id"]
-            seen = python_as(agent, ATTACKS, {"base": url, "approval": approval})
-            # The agent's own copy of the command line: the gateway refuses a guessed code,
-            # and without the gateway it cannot open the ledger at all.
+            channel = home / "run" / "owner.sock"
+            seen = python_as(
+                agent, ATTACKS, {"base": url, "approval": approval, "socket": str(channel)}
+            )
+            # The agent's own copy of the command line: it cannot reach the owner channel (so
+            # it sends nothing), and without the gateway it cannot open the ledger at all.
             through_gateway = ordergate_as(
-                agent, Path("/nonexistent"), "approve", approval, "--code", codes.wrong(),
-                "--gateway", url,
+                agent, Path("/nonexistent"), "approve", approval, "--code-stdin",
+                "--owner-socket", str(channel), stdin=codes.wrong() + "\n",
             )  # fmt: skip
             around_it = ordergate_as(
-                agent, home, "approve", approval, "--code", codes.wrong(),
-                "--gateway", "http://127.0.0.1:9",
+                agent, home, "approve", approval, "--code-stdin",
+                "--owner-socket", "/nonexistent/owner.sock", stdin=codes.wrong() + "\n",
             )  # fmt: skip
-            still = httpx2.get(url + "/owner/status", timeout=30).json()
-            pending = httpx2.get(url + "/owner/approvals", timeout=30).json()["approvals"]
-            # The owner, another user again (here: the test itself), acts with the code.
-            owner = httpx2.post(
-                f"{url}/owner/resume", json={"owner_code": codes.next()}, timeout=30
-            ).json()
+            with owner_channel(home) as owner_side:
+                still = owner_side.get("/owner/status").json()
+                pending = owner_side.get("/owner/approvals").json()["approvals"]
+            # The owner, another user again (here: root), acts with the code on the channel.
+            owner = channel_act(home, "resume", {}, codes.next()).json()
     for guess in ("none", "123456"):
         assert seen[f"consent:{guess}"]["code"] is False, seen
         assert seen[f"consent:{guess}"]["status"] in (401, 403), seen
-    assert seen["approve"] == [401, "owner_code_required"]
-    assert seen["approve_guess"] == [403, "owner_code_wrong"]
-    assert seen["pause"] == 200  # pausing only makes things safer
-    assert seen["resume"] == [401, "owner_code_required"]
-    assert seen["resume_guess"] == [403, "owner_code_wrong"]
-    assert seen["mint"] == [401, "owner_code_required"]
-    assert through_gateway.returncode == 5, through_gateway.stderr
+    assert [seen[act] for act in ("approve", "prepare", "pause", "resume")] == [404] * 4
+    assert seen["channel"] == "PermissionError"
+    assert through_gateway.returncode == 2, through_gateway.stderr
+    assert "nothing was sent" in through_gateway.stderr
     assert around_it.returncode == 2 and "cannot open the ledger" in around_it.stderr
-    assert still["paused"] is True and [item["approval_id"] for item in pending] == [approval]
-    assert owner["changed"] is True
+    assert still["paused"] is False and [item["approval_id"] for item in pending] == [approval]
+    assert owner["changed"] is False  # nothing was paused: the agent reached no owner route
+
+
+# Another user's process on the owner channel: raw HTTP on the Unix socket.
+PEER = r"""
+import json, socket, sys
+
+given = json.loads(sys.argv[1])
+channel = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+channel.settimeout(30)
+channel.connect(given["socket"])
+channel.sendall(b"GET /owner/status HTTP/1.1\r\nHost: owner\r\nConnection: close\r\n\r\n")
+answer = b""
+while chunk := channel.recv(65536):
+    answer += chunk
+head, _, body = answer.partition(b"\r\n\r\n")
+status = int(head.split()[1])
+print(json.dumps({"status": status, "code": json.loads(body)["error"]["code"]}))
+"""
+
+
+@pytest.mark.req("owner.channel.peer-credentials")
+def test_a_peer_of_another_os_user_is_refused_by_the_gateways_owner_channel() -> None:
+    with (
+        os_user("og-gateway") as gateway,
+        os_user("og-agent") as agent,
+        gateway_home(gateway) as home,
+    ):
+        enrol(home)
+        give(home / "owner.json", gateway)
+        with gateway_as(gateway, home) as _:
+            channel = home / "run" / "owner.sock"
+            # A slip that lets every user reach the socket file: the gateway still serves
+            # only its own user, root, and the group its directory admits.
+            home.chmod(0o711)
+            channel.parent.chmod(0o711)
+            channel.chmod(0o666)
+            seen = python_as(agent, PEER, {"socket": str(channel)})
+            with owner_channel(home) as root_side:
+                served = root_side.get("/owner/status").status_code
+            with open_ledger(f"sqlite:///{home / 'ledger.db'}", clock=RealtimeClock()) as ledger:
+                refusals = [e for e in ledger.journal.entries() if e.kind == "owner_peer_refused"]
+    assert seen == {"status": 403, "code": "peer_refused"}
+    assert served == 200
+    assert [entry.detail["uid"] for entry in refusals] == [agent.uid]
 
 
 def _secrets(home: Path) -> dict[str, Path]:

@@ -75,12 +75,21 @@ def _served(
         yield url
 
 
-def _mint_with_the_cli(dead_gateway: str) -> str:
-    # No gateway at --gateway: the command mints with the key derived from the master secret,
-    # on its own (wall) clock, exactly as on a host where the gateway is elsewhere.
+def _mint_with_the_cli(no_gateway: Path) -> str:
+    # No gateway at --owner-socket: the command mints with the key derived from the master
+    # secret, on its own (wall) clock, exactly as on a host where the gateway is elsewhere.
     result = CliRunner().invoke(
         app,
-        ["token", "mint", "--caller", "nightly", "--profile", "monitor", "--gateway", dead_gateway],
+        [
+            "token",
+            "mint",
+            "--caller",
+            "nightly",
+            "--profile",
+            "monitor",
+            "--owner-socket",
+            str(no_gateway),
+        ],
         env={"ORDERGATE_MASTER_SECRET": MASTER},
     )
     assert result.exit_code == 0, result.output
@@ -102,7 +111,7 @@ def test_a_caller_token_minted_by_the_cli_works_against_a_gateway_whose_market_i
     clocks = settings.clocks()
     assert abs(clocks.market.now() - datetime.fromisoformat(start)) < timedelta(minutes=5)
     with _served(settings, security_clock=clocks.security) as url:
-        token = _mint_with_the_cli("http://127.0.0.1:9")
+        token = _mint_with_the_cli(tmp_path / "elsewhere" / "owner.sock")
         result = _call_quotes(url, token)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["data"]["results"][0]["quote"]["symbol"] == "SPY"
@@ -116,7 +125,7 @@ def test_with_security_time_on_the_market_clock_the_same_token_is_refused(
     settings = _home(tmp_path, monkeypatch, FAR_FUTURE)
     market = settings.clocks().market
     with _served(settings, security_clock=SecurityClock(market)) as url:
-        result = _call_quotes(url, _mint_with_the_cli("http://127.0.0.1:9"))
+        result = _call_quotes(url, _mint_with_the_cli(tmp_path / "elsewhere" / "owner.sock"))
     assert result.exit_code == 1, result.output
     assert "refused the caller token" in result.output
 

@@ -36,7 +36,7 @@ TABLES = {
     "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
-    "owner_guard", "owner_settings", "owner_sources",
+    "owner_guard", "owner_prepared_acts", "owner_settings", "owner_sources",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
 }  # fmt: skip
 
@@ -54,7 +54,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0018",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
-            ).all() == [("0014",)]
+            ).all() == [("0019",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_record")
             ).all() == [("0009",)]

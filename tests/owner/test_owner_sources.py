@@ -32,6 +32,7 @@ from ordergate.owner import (
     OwnerAuthority,
     OwnerRefused,
     ScryptPool,
+    act_digest,
     acting_from,
     new_enrolment,
     write_enrolment,
@@ -40,6 +41,7 @@ from ordergate.store import blocking
 
 PHRASE = "correct horse battery staple"
 WRONG = "not the passphrase at all"
+DIGEST = act_digest(OwnerAct.APPROVE, {"approval_id": "a1"})
 BOUND_S = 30
 
 
@@ -59,7 +61,7 @@ def _check(authority: OwnerAuthority, code: str, source: str) -> str:
     async def attempt() -> str:
         with acting_from(source):
             try:
-                return (await authority.check(code, OwnerAct.APPROVE)).value
+                return (await authority.check(code, OwnerAct.APPROVE, digest=DIGEST)).value
             except OwnerRefused as refused:
                 return refused.reason
 
@@ -198,7 +200,8 @@ def test_a_scrypt_flood_never_runs_on_the_ledgers_threads_and_past_its_queue_is_
     async def attempt(n: int) -> None:
         with acting_from(f"192.0.{n}.0/24"):
             try:
-                outcomes.append((await authority.check(WRONG, OwnerAct.APPROVE)).value)
+                checked = await authority.check(WRONG, OwnerAct.APPROVE, digest=DIGEST)
+                outcomes.append(checked.value)
             except OwnerRefused as refused:
                 outcomes.append(refused.reason)
 

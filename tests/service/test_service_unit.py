@@ -61,7 +61,10 @@ def test_the_unit_runs_the_gateway_on_loopback_as_its_own_user_with_the_usual_ha
         "Group": "gate",
         "Environment": "ORDERGATE_HOME=/srv/gate",
         "EnvironmentFile": "-/etc/ordergate/ordergate.env",
-        "ExecStart": f"{EXECUTABLE} serve --host 127.0.0.1 --port 8799",
+        "ExecStart": f"{EXECUTABLE} serve --host 127.0.0.1 --port 8799 "
+        "--owner-socket /run/ordergate/owner.sock",
+        "RuntimeDirectory": "ordergate",
+        "RuntimeDirectoryMode": "0750",
         "WorkingDirectory": "/srv/gate",
         "Restart": "on-failure",
         "RestartSec": "5s",
@@ -81,7 +84,7 @@ def test_the_unit_starts_after_the_network_and_is_wanted_by_multi_user() -> None
 def test_the_defaults_are_the_ordergate_user_in_var_lib_on_port_8787() -> None:
     service = sections(ServiceUnit(executable=EXECUTABLE).render())["Service"]
     assert (service["User"], service["ReadWritePaths"]) == ("ordergate", "/var/lib/ordergate")
-    assert service["ExecStart"].endswith("--port 8787")
+    assert service["ExecStart"].endswith("--port 8787 --owner-socket /run/ordergate/owner.sock")
 
 
 @pytest.mark.req("owner.separation.own-user")
@@ -105,7 +108,10 @@ def test_print_shows_the_unit_of_this_installations_executable() -> None:
     result = CliRunner().invoke(app, ["service", "install", "--print", "--port", "9001"])
     assert result.exit_code == 0, result.output
     executable = installed_executable()
-    assert f"ExecStart={executable} serve --host 127.0.0.1 --port 9001\n" in result.output
+    assert (
+        f"ExecStart={executable} serve --host 127.0.0.1 --port 9001 "
+        "--owner-socket /run/ordergate/owner.sock\n"
+    ) in result.output
     assert executable.is_file()
 
 

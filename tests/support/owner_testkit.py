@@ -14,7 +14,9 @@ import re
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pyotp
 
 from ordergate.owner import ENROLMENT_FILE, Enrolment, new_enrolment, write_enrolment
@@ -106,3 +108,26 @@ def leaks(text: str) -> list[str]:
         "an owner code" for code in CODES if re.search(rf"(?<![\w.\-]){code}(?![\w.\-])", text)
     )
     return found
+
+
+def owner_channel(home: Path, *, timeout_s: float = 30.0) -> httpx2.Client:
+    """An HTTP client on the owner channel of the gateway whose home is ``home`` (its Unix
+    socket, ``home/run/owner.sock``); paths are ``/owner/…``."""
+    transport = httpx2.HTTPTransport(uds=str(home / "run" / "owner.sock"))
+    return httpx2.Client(transport=transport, timeout=timeout_s, base_url="http://owner")
+
+
+def channel_act(
+    home: Path, act: str, params: dict[str, Any], code: str | None = None
+) -> httpx2.Response:
+    """An owner act on the owner channel as the owner's commands make it: prepared, then
+    authorised with ``code`` (the preparation's refusal when it is refused)."""
+    with owner_channel(home) as http:
+        prepared = http.post("/owner/prepare", json={"act": act, "params": params})
+        if prepared.status_code != 200:
+            return prepared
+        body = prepared.json()
+        return http.post(
+            "/owner/authorize",
+            json={"act_id": body["act_id"], "digest": body["digest"], "owner_code": code},
+        )

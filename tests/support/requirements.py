@@ -207,10 +207,24 @@ REQUIREMENTS: dict[str, str] = {
     "owner.passkey.revocable": "issue 23 §5: the console lists passkeys and revokes one at once",
     "owner.passkey.threshold-needs-code": "issue 23 §5: above the threshold a passkey approval "
     "still needs the owner code",
-    "owner.route.local-only": "issue 12 §2: the owner route serves loopback peers, no browser",
+    "owner.route.local-only": "issue 12 §2, issue 23 §1: the owner routes are served on the "
+    "owner channel only (a Unix socket, never TCP), to no browser",
     "owner.policy.loosening-named": "issue 12 §2: a policy change names each key it loosens",
     "owner.policy.applied-in-force": "issue 12 §2: a run enforces the applied policy (its hash)",
     "owner.secrets.never-shown": "issue 12: no owner code, TOTP secret or passphrase in output",
+    # Issue 23 §1–3: the owner's code is typed only to the real gateway, for one act
+    "owner.channel.fake-gateway": "issue 23 §1: a fake gateway on the default address collects "
+    "no owner code (the owner's commands never talk TCP)",
+    "owner.channel.checked-before-sending": "issue 23 §1: the command line refuses a socket "
+    "another user could have put there (its directory, its owner, its peer), sending nothing",
+    "owner.channel.peer-credentials": "issue 23 §1: the owner channel serves its own user, root "
+    "and its directory's group (SO_PEERCRED); another user's peer is refused and journalled",
+    "owner.code.not-in-argv": "issue 23 §2: no owner code on a command line: --code is gone, "
+    "the code comes from a hidden prompt or --code-stdin",
+    "owner.code.bound-to-act": "issue 23 §3: a code is spent on the digest of the act it was "
+    "typed for; presented for any other act it is refused (owner_code_spent)",
+    "owner.act.prepared": "issue 23 §3: an owner act runs exactly as prepared and shown, once; "
+    "refused when what it was prepared on changed since",
     # Issue 12 §3: separation from the gateway's secrets
     # Issue 12: the attacks on the owner's authority, each closed
     "owner.threat.self-consent": "issue 12: an unattended client on loopback cannot consent "

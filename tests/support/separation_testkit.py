@@ -154,9 +154,14 @@ def gateway_as(
 
 
 def run_as(
-    user: OsUser, command: Sequence[str], *, env: dict[str, str] | None = None
+    user: OsUser,
+    command: Sequence[str],
+    *,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """``command`` run as ``user`` (from ``/``), within ``RUN_BOUND_S``."""
+    """``command`` run as ``user`` (from ``/``, ``stdin`` on its standard input), within
+    ``RUN_BOUND_S``."""
     return subprocess.run(
         [*_as(user), *command],
         capture_output=True,
@@ -164,15 +169,20 @@ def run_as(
         timeout=RUN_BOUND_S,
         env=env if env is not None else {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
         cwd="/",
+        input=stdin,
     )
 
 
 def ordergate_as(
-    user: OsUser, home: Path, *args: str, env: dict[str, str] | None = None
+    user: OsUser,
+    home: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``ordergate ARGS`` run once as ``user`` with ``home`` as its ``ORDERGATE_HOME`` (and
-    ``env`` besides), within ``RUN_BOUND_S``."""
-    return run_as(user, _ordergate(*args), env=ordergate_environment(home, env))
+    ``env`` besides; ``stdin`` on its standard input), within ``RUN_BOUND_S``."""
+    return run_as(user, _ordergate(*args), env=ordergate_environment(home, env), stdin=stdin)
 
 
 def python_as(user: OsUser, snippet: str, argument: dict[str, Any]) -> dict[str, Any]:

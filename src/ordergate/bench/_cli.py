@@ -9,8 +9,8 @@ that slows down during the run slows both. Goals (issue 13 §7): ``--help`` ≤ 
 
 The commands run in a scratch ``ORDERGATE_HOME`` (default policy, a fresh ledger made by one
 ``status`` before the rounds), with ``ORDERGATE_DB_URL``, ``ORDERGATE_UPSTREAM_URL`` and
-``ORDERGATE_GATEWAY_URL`` removed: ``status`` runs on the embedded sandbox, ``approvals``
-reads the ledger directly (its ``--gateway`` names a port nothing listens on), ``tools list``
+``ORDERGATE_OWNER_SOCKET`` removed: ``status`` runs on the embedded sandbox, ``approvals``
+reads the ledger directly (its ``--owner-socket`` names a path nothing listens at), ``tools list``
 reads the packaged inventory. Python's byte-code cache is whatever the environment gives: with
 ``PYTHONDONTWRITEBYTECODE`` set and no cache on disk, every run compiles every module again.
 """
@@ -26,7 +26,6 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib.resources import files
 from pathlib import Path
 
-from ordergate.bench._process import free_port
 from ordergate.bench._stats import Summary, summarise
 
 __all__ = ["SIZES", "cases", "run_cli_bench"]
@@ -35,11 +34,11 @@ __all__ = ["SIZES", "cases", "run_cli_bench"]
 SIZES = {"quick": (3, 1), "full": (15, 2)}
 
 _BASELINE = "python_c_pass"
-_CLEARED = ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_GATEWAY_URL")
+_CLEARED = ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_OWNER_SOCKET")
 _TIMEOUT_S = 120.0
 
 
-def cases(gateway_port: int) -> dict[str, list[str]]:
+def cases(owner_socket: Path) -> dict[str, list[str]]:
     """Case name → the arguments after the interpreter."""
     inventory = str(files("ordergate.inventory") / "data" / "inventory-2026-09-21.json")
     ordergate = ["-m", "ordergate"]
@@ -52,8 +51,8 @@ def cases(gateway_port: int) -> dict[str, list[str]]:
         "approvals": [
             *ordergate,
             "approvals",
-            "--gateway",
-            f"http://127.0.0.1:{gateway_port}",
+            "--owner-socket",
+            str(owner_socket),
         ],
     }
 
@@ -84,7 +83,7 @@ def run_cli_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
         home = Path(scratch) / "home"
         home.mkdir(mode=0o700)
         env = _environment(home)
-        runs = cases(free_port())
+        runs = cases(Path(scratch) / "no-gateway" / "owner.sock")
         for args in runs.values():
             for _ in range(warmup):
                 _run_ns(args, env)  # the first status also creates the ledger

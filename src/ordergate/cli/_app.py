@@ -43,7 +43,7 @@ lazy_commands(
     Lazy("sandbox", "ordergate.cli._sandbox", "sandbox_app", "The sandbox venue: a faithful simulation of Robinhood's Agentic Trading MCP.", SERVE),  # noqa: E501
     Lazy("owner", "ordergate.cli._owner", "owner_app", "The owner's credential: the code every owner act asks for.", OWNER),  # noqa: E501
     Lazy("approvals", "ordergate.cli._approvals", "approvals_command", "List the orders waiting for the owner's approval.", OWNER),  # noqa: E501
-    Lazy("approve", "ordergate.cli._approvals", "approve_command", "Approve a held order (an owner act: asks for the owner code); it is reviewed, checked again and placed.", OWNER),  # noqa: E501
+    Lazy("approve", "ordergate.cli._approvals", "approve_command", "Approve a held order (an owner act: shows what will be placed, then asks for the owner code); it is reviewed, checked again and placed.", OWNER),  # noqa: E501
     Lazy("deny", "ordergate.cli._approvals", "deny_command", "Deny a held order: it is never sent and its reservation is released (no code needed).", OWNER),  # noqa: E501
     Lazy("pause", "ordergate.cli._controls", "pause_command", "Refuse every new order, in every process sharing the ledger, until `resume`.", OWNER),  # noqa: E501
     Lazy("resume", "ordergate.cli._controls", "resume_command", "Accept new orders again after `pause` (an owner act: asks for the owner code).", OWNER),  # noqa: E501

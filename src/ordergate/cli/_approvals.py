@@ -1,8 +1,10 @@
 """``ordergate approvals``, ``ordergate approve ID``, ``ordergate deny ID``.
 
-All three go to the owner's desk: the running gateway's owner route, else the ledger
+All three go to the owner's desk: the running gateway's owner channel, else the ledger
 directly (``ordergate.cli._desk``). ``approvals`` lists what waits. ``approve`` is an owner
-act: it needs the owner code; the approval is claimed (once: of two people approving at
+act: the gateway prepares it and shows what will be placed (side, amount, symbol, the
+estimated money, the filing), then the owner code (hidden prompt, or ``--code-stdin``) is
+spent on that prepared act only; the approval is claimed (once: of two people approving at
 once, one acts), checked unexpired and bound to the filing's terms, and the order is carried
 on through review, stage B and place. ``deny`` needs no code (it only makes things safer).
 Exit codes as ``ordergate order``; 5 when the owner code is refused, 6 when the approval was
@@ -12,6 +14,7 @@ already decided.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -19,11 +22,11 @@ import typer
 
 from ordergate.cli._desk import (
     EXIT_ALREADY_DECIDED,
-    CodeOption,
-    GatewayOption,
+    ChannelOption,
+    CodeStdinOption,
     desk_failure,
     desk_for,
-    owner_code,
+    owner_act,
     said_delayed,
 )
 from ordergate.cli._options import (
@@ -46,11 +49,11 @@ IdArgument = Annotated[str, typer.Argument(help="The approval id (from `ordergat
 
 
 def approvals_command(
-    as_json: JsonOption = False, db: DbOption = None, gateway: GatewayOption = None
+    as_json: JsonOption = False, db: DbOption = None, channel: ChannelOption = None
 ) -> None:
     """List the orders waiting for the owner's approval."""
     settings = settings_from(None, db, None, False)
-    waiting = anyio.run(_approvals, settings, gateway)
+    waiting = anyio.run(_approvals, settings, channel)
     if as_json:
         typer.echo(json.dumps(waiting, sort_keys=True))
         return
@@ -86,35 +89,36 @@ def _to_the_second(value: str) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-async def _approvals(settings: Any, gateway: str | None) -> list[dict[str, Any]]:
-    async with desk_for(gateway, settings, announce=False) as desk:
+async def _approvals(settings: Any, channel: Path | None) -> list[dict[str, Any]]:
+    async with desk_for(channel, settings, announce=False) as desk:
         return await desk.approvals()
 
 
 def approve_command(
     approval_id: IdArgument,
-    code: CodeOption = None,
+    code_stdin: CodeStdinOption = False,
     as_json: JsonOption = False,
-    gateway: GatewayOption = None,
+    channel: ChannelOption = None,
     policy: PolicyOption = None,
     db: DbOption = None,
     upstream: UpstreamOption = None,
     sandbox: SandboxOption = False,
 ) -> None:
-    """Approve a held order (an owner act: asks for the owner code); it is reviewed, checked
-    again and placed."""
+    """Approve a held order (an owner act: shows what will be placed, then asks for the owner
+    code); it is reviewed, checked again and placed."""
     settings = settings_from(policy, db, upstream, sandbox)
-    raise typer.Exit(anyio.run(_approve, settings, gateway, approval_id, code, as_json))
+    raise typer.Exit(anyio.run(_approve, settings, channel, approval_id, code_stdin, as_json))
 
 
 async def _approve(
-    settings: Any, gateway: str | None, approval_id: str, code: str | None, as_json: bool
+    settings: Any, channel: Path | None, approval_id: str, code_stdin: bool, as_json: bool
 ) -> int:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings) as desk:
+    async with desk_for(channel, settings) as desk:
         try:
-            body = await desk.approve(approval_id, owner_code(code))
+            params = {"approval_id": approval_id}
+            body = await owner_act(desk, "approve", params, code_stdin=code_stdin)
         except DeskError as error:
             raise desk_failure(error) from None
     if not as_json and said_delayed(body):
@@ -126,17 +130,17 @@ def deny_command(
     approval_id: IdArgument,
     as_json: JsonOption = False,
     db: DbOption = None,
-    gateway: GatewayOption = None,
+    channel: ChannelOption = None,
 ) -> None:
     """Deny a held order: it is never sent and its reservation is released (no code needed)."""
     settings = settings_from(None, db, None, False)
-    raise typer.Exit(anyio.run(_deny, settings, gateway, approval_id, as_json))
+    raise typer.Exit(anyio.run(_deny, settings, channel, approval_id, as_json))
 
 
-async def _deny(settings: Any, gateway: str | None, approval_id: str, as_json: bool) -> int:
+async def _deny(settings: Any, channel: Path | None, approval_id: str, as_json: bool) -> int:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings) as desk:
+    async with desk_for(channel, settings) as desk:
         try:
             body = await desk.deny(approval_id)
         except DeskError as error:

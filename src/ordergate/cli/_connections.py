@@ -10,12 +10,13 @@ Both go to the running gateway's owner route, else the ledger directly.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
 import typer
 
-from ordergate.cli._desk import GatewayOption, desk_failure, desk_for
+from ordergate.cli._desk import ChannelOption, desk_failure, desk_for
 from ordergate.cli._options import DbOption, JsonOption, settings_from
 
 __all__ = ["connections_app"]
@@ -28,10 +29,10 @@ connections_app = typer.Typer(
 
 @connections_app.command("list")
 def list_command(
-    as_json: JsonOption = False, gateway: GatewayOption = None, db: DbOption = None
+    as_json: JsonOption = False, channel: ChannelOption = None, db: DbOption = None
 ) -> None:
     """List the connections: id, client name, profile, created, last used."""
-    rows = anyio.run(_list, settings_from(None, db, None, False), gateway)
+    rows = anyio.run(_list, settings_from(None, db, None, False), channel)
     if as_json:
         typer.echo(json.dumps(rows, sort_keys=True))
         return
@@ -46,29 +47,29 @@ def list_command(
         )
 
 
-async def _list(settings: Any, gateway: str | None) -> list[dict[str, Any]]:
-    async with desk_for(gateway, settings, announce=False) as desk:
+async def _list(settings: Any, channel: Path | None) -> list[dict[str, Any]]:
+    async with desk_for(channel, settings, announce=False) as desk:
         return await desk.connections()
 
 
 @connections_app.command("revoke")
 def revoke_command(
     connection_id: Annotated[str, typer.Argument(help="The connection id (from `list`).")],
-    gateway: GatewayOption = None,
+    channel: ChannelOption = None,
     db: DbOption = None,
 ) -> None:
     """Erase a connection and its tokens (no code needed: it only takes access away)."""
-    result = anyio.run(_revoke, settings_from(None, db, None, False), gateway, connection_id)
+    result = anyio.run(_revoke, settings_from(None, db, None, False), channel, connection_id)
     if result["revoked"]:
         typer.echo(f"revoked {connection_id}: its tokens no longer work")
     else:
         typer.echo(f"no live connection {connection_id}: nothing changed")
 
 
-async def _revoke(settings: Any, gateway: str | None, connection_id: str) -> dict[str, Any]:
+async def _revoke(settings: Any, channel: Path | None, connection_id: str) -> dict[str, Any]:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings, announce=False) as desk:
+    async with desk_for(channel, settings, announce=False) as desk:
         try:
             return await desk.revoke(connection_id)
         except DeskError as error:

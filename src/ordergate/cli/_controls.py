@@ -17,12 +17,13 @@ code is refused.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
 import typer
 
-from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, owner_code
+from ordergate.cli._desk import ChannelOption, CodeStdinOption, desk_failure, desk_for, owner_act
 from ordergate.cli._options import DbOption, settings_from
 
 __all__ = ["pause_command", "resume_command"]
@@ -45,7 +46,7 @@ def pause_command(
         str, typer.Option("--reason", help="Why trading is stopped (kept in the journal).")
     ] = "",
     db: DbOption = None,
-    gateway: GatewayOption = None,
+    channel: ChannelOption = None,
 ) -> None:
     """Refuse every new order, in every process sharing the ledger, until `resume`."""
     reason = reason.strip()
@@ -53,7 +54,7 @@ def pause_command(
         raise typer.BadParameter(
             f"give at most {MAX_REASON} printable characters", param_hint="--reason"
         )
-    state = anyio.run(_pause, settings_from(None, db, None, False), gateway, reason)
+    state = anyio.run(_pause, settings_from(None, db, None, False), channel, reason)
     if not state["changed"]:
         typer.echo(
             f"already paused since {_when(state['since'])} ({_why(state['reason'])}); "
@@ -65,16 +66,16 @@ def pause_command(
     )
 
 
-async def _pause(settings: Any, gateway: str | None, reason: str) -> dict[str, Any]:
-    async with desk_for(gateway, settings, announce=False) as desk:
+async def _pause(settings: Any, channel: Path | None, reason: str) -> dict[str, Any]:
+    async with desk_for(channel, settings, announce=False) as desk:
         return await desk.pause(reason)
 
 
 def resume_command(
-    code: CodeOption = None, db: DbOption = None, gateway: GatewayOption = None
+    code_stdin: CodeStdinOption = False, db: DbOption = None, channel: ChannelOption = None
 ) -> None:
     """Accept new orders again after `pause` (an owner act: asks for the owner code)."""
-    state = anyio.run(_resume, settings_from(None, db, None, False), gateway, code)
+    state = anyio.run(_resume, settings_from(None, db, None, False), channel, code_stdin)
     if not state["changed"]:
         typer.echo("not paused: new orders are already accepted")
         return
@@ -85,13 +86,11 @@ def resume_command(
     )
 
 
-async def _resume(settings: Any, gateway: str | None, code: str | None) -> dict[str, Any]:
+async def _resume(settings: Any, channel: Path | None, code_stdin: bool) -> dict[str, Any]:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings, announce=False) as desk:
+    async with desk_for(channel, settings, announce=False) as desk:
         try:
-            if not (await desk.status())["paused"]:
-                return {"changed": False}
-            return await desk.resume(owner_code(code))
+            return await owner_act(desk, "resume", {}, code_stdin=code_stdin)
         except DeskError as error:
             raise desk_failure(error) from None

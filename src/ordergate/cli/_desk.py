@@ -1,15 +1,23 @@
 """The owner's commands reach the owner's desk: the running gateway's, else the ledger's.
 
-``desk_for`` asks the gateway at ``--gateway URL`` (default ``ORDERGATE_GATEWAY_URL``, else
-``http://127.0.0.1:8787``) for its owner route; when nothing listens there, the commands act
-on the ledger directly (``--db``, the same configuration ``ordergate serve`` uses), which
-needs what the gateway's OS user has: the ledger and the owner enrolment. Either way an
-owner act needs the owner code: ``--code CODE``, else typed at a hidden prompt. A server
-that answers at the URL but is not an ordergate gateway is never sent anything.
+``desk_for`` connects to the running gateway's owner channel, a Unix socket
+(``--owner-socket PATH``, else ``ORDERGATE_OWNER_SOCKET``, else
+``$ORDERGATE_HOME/run/owner.sock``, else the systemd service's ``/run/ordergate/owner.sock``:
+``command_socket``), after checking it is the real gateway's: the socket and
+the directories above it are root's or the serving process's own, and nobody else can write
+where it is (``ordergate.gateway.desk.open_channel``). A socket that fails a check is refused
+with the reason and nothing is sent anywhere. With no socket there (no gateway runs), the
+commands act on the ledger directly (``--db``, the same configuration ``ordergate serve``
+uses), which needs what the gateway's OS user has — and say so. No owner command talks TCP.
+
+An owner act that may need the owner code is prepared first (``owner_act``): the gateway's
+summary of exactly what will run is printed, then the code is read — at a hidden prompt, or
+as one line of standard input with ``--code-stdin``, never from the command line — and spent
+on that prepared act only.
 
 Exit codes of the owner's commands: 0 done; 2 a configuration or request that cannot be
 used; 3 an order refused; 4 an order the broker did not answer; ``EXIT_OWNER_REFUSED`` (5)
-the owner code was missing, wrong, replayed or locked out, or nobody is enrolled;
+the owner code was missing, wrong, spent, replayed or locked out, or nobody is enrolled;
 ``EXIT_ALREADY_DECIDED`` (6) the approval was decided before.
 """
 
@@ -17,10 +25,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import typer
 
@@ -31,20 +40,19 @@ if TYPE_CHECKING:
     from ordergate.runtime import Settings
 
 __all__ = [
-    "DEFAULT_GATEWAY_URL",
     "EXIT_ALREADY_DECIDED",
     "EXIT_OWNER_REFUSED",
-    "CodeOption",
+    "ChannelOption",
+    "CodeStdinOption",
     "Desk",
-    "GatewayOption",
+    "command_socket",
     "desk_failure",
     "desk_for",
-    "owner_code",
+    "owner_act",
+    "read_owner_code",
     "said_delayed",
-    "with_code",
 ]
 
-DEFAULT_GATEWAY_URL = "http://127.0.0.1:8787"
 EXIT_OWNER_REFUSED = 5
 EXIT_ALREADY_DECIDED = 6
 _HOUR = timedelta(hours=1)  # the store's lifetimes: the desk only lists and erases
@@ -53,77 +61,89 @@ _OWNER_CODES = frozenset(
         "owner_code_required",
         "owner_code_wrong",
         "owner_code_replayed",
+        "owner_code_spent",
         "owner_locked",
         "owner_not_enrolled",
     }
 )
 
-GatewayOption = Annotated[
-    str | None,
+ChannelOption = Annotated[
+    Path | None,
     typer.Option(
-        "--gateway",
-        metavar="URL",
-        help="The running gateway (default ORDERGATE_GATEWAY_URL, else http://127.0.0.1:8787); "
-        "with none running there, the ledger is used directly.",
+        "--owner-socket",
+        metavar="PATH",
+        help="The running gateway's owner channel (default ORDERGATE_OWNER_SOCKET, else "
+        "$ORDERGATE_HOME/run/owner.sock); with no gateway there, the ledger is used directly.",
         show_default=False,
     ),
 ]
-CodeOption = Annotated[
-    str | None,
+CodeStdinOption = Annotated[
+    bool,
     typer.Option(
-        "--code",
-        metavar="CODE",
-        help="The owner code (an authenticator code, or the passphrase); asked at a hidden "
-        "prompt when not given.",
-        show_default=False,
+        "--code-stdin",
+        help="Read the owner code (an authenticator code, or the passphrase) as one line of "
+        "standard input instead of at a hidden prompt.",
     ),
 ]
-
-_T = TypeVar("_T")
 
 
 class Desk(Protocol):
     async def status(self) -> dict[str, Any]: ...
     async def approvals(self) -> list[dict[str, Any]]: ...
     async def connections(self) -> list[dict[str, Any]]: ...
-    async def approve(self, approval_id: str, code: str | None) -> dict[str, Any]: ...
     async def deny(self, approval_id: str) -> dict[str, Any]: ...
     async def pause(self, reason: str) -> dict[str, Any]: ...
-    async def resume(self, code: str | None) -> dict[str, Any]: ...
-    async def apply_policy(self, text: str, code: str | None) -> dict[str, Any]: ...
     async def revoke(self, connection_id: str) -> dict[str, Any]: ...
     async def pending_acts(self) -> list[dict[str, Any]]: ...
     async def cancel_delayed(self, act_id: str | None) -> dict[str, Any]: ...
-
-    async def mint(
-        self, *, caller: str, profile: str, ttl_s: int, connection: str | None, code: str | None
-    ) -> dict[str, Any]: ...
+    async def prepare(self, act: str, params: dict[str, Any]) -> dict[str, Any]: ...
+    async def authorize_act(self, act_id: str, digest: str, code: str | None) -> dict[str, Any]: ...
 
 
-def owner_code(given: str | None) -> str:
-    """The owner code: ``--code``, else typed at a hidden prompt; exit 2 when there is no
-    terminal to ask at."""
-    if given:
-        return given
+def read_owner_code(from_stdin: bool) -> str:
+    """The owner code: one line of standard input (``--code-stdin``), else typed at a hidden
+    prompt; exit 2 when there is neither."""
+    if from_stdin:
+        code = sys.stdin.readline().strip()
+        if not code:
+            raise fail("this is an owner act: --code-stdin read no owner code", 2)
+        return code
     if not sys.stdin.isatty():
-        raise fail("this is an owner act: give the owner code with --code (no terminal to ask)", 2)
-    code: str = typer.prompt("Owner code", hide_input=True)
-    return code.strip()
+        raise fail(
+            "this is an owner act: type the owner code at a terminal, or give it as one line "
+            "of standard input with --code-stdin",
+            2,
+        )
+    typed: str = typer.prompt("Owner code", hide_input=True)
+    return typed.strip()
 
 
-async def with_code(act: Callable[[str | None], Awaitable[_T]], given: str | None) -> _T:
-    """Run ``act`` without a code unless one was given; if the desk answers that this act
-    needs the owner code, ask for it and run ``act`` once more."""
-    from ordergate.gateway.desk import DeskError
+async def owner_act(
+    desk: Desk, act: str, params: dict[str, Any], *, code_stdin: bool
+) -> dict[str, Any]:
+    """Prepare ``act`` on ``desk``; when it needs the owner code, print the gateway's summary
+    of what will run (on standard error), read the code and authorise that prepared act."""
+    prepared = await desk.prepare(act, params)
+    code = None
+    if prepared["needs_code"]:
+        for line in prepared["summary"]:
+            typer.echo(line, err=True)
+        code = read_owner_code(code_stdin)
+    return await desk.authorize_act(prepared["act_id"], prepared["digest"], code)
 
-    if given:
-        return await act(given)
-    try:
-        return await act(None)
-    except DeskError as error:
-        if error.code != "owner_code_required":
-            raise
-        return await act(owner_code(None))
+
+def command_socket(home: Path) -> Path:
+    """Where the owner's commands look for the owner channel: ``ORDERGATE_OWNER_SOCKET``;
+    else ``home/run/owner.sock`` when a socket is there; else the systemd service's
+    (``/run/ordergate/owner.sock``, in a directory only root could have made) when one is
+    there; else ``home/run/owner.sock``."""
+    from ordergate.gateway.desk import owner_socket_path
+    from ordergate.service import OWNER_SOCKET
+
+    chosen = owner_socket_path(home)
+    if os.environ.get("ORDERGATE_OWNER_SOCKET") or chosen.exists():
+        return chosen
+    return OWNER_SOCKET if OWNER_SOCKET.exists() else chosen
 
 
 def said_delayed(answer: dict[str, Any]) -> bool:
@@ -145,28 +165,35 @@ def desk_failure(error: DeskError) -> typer.Exit:
     return fail(f"cannot do that: {error.message} [{error.code}]", 2)
 
 
-def gateway_url(given: str | None) -> str:
-    return given or os.environ.get("ORDERGATE_GATEWAY_URL") or DEFAULT_GATEWAY_URL
-
-
 @asynccontextmanager
 async def desk_for(
-    gateway: str | None, settings: Settings, *, announce: bool = True
+    channel: Path | None, settings: Settings, *, announce: bool = True
 ) -> AsyncIterator[Desk]:
-    """The running gateway's desk at ``gateway``, else one over the ledger in ``settings``."""
-    from ordergate.gateway.desk import NotAGateway, RemoteDesk, probe
+    """The running gateway's desk on its owner channel, else one over the ledger in
+    ``settings``. Exits 2, sending nothing, when the socket there is not the real gateway's."""
+    from ordergate.gateway.desk import (
+        ChannelRefused,
+        NoChannel,
+        RemoteDesk,
+        open_channel,
+    )
+    from ordergate.store import blocking
 
-    url = gateway_url(gateway)
+    path = channel or command_socket(settings.home)
     try:
-        running = await probe(url)
-    except NotAGateway as error:
-        raise fail(f"{error}; nothing was sent (give --gateway URL)", 2) from None
-    if running:
-        async with RemoteDesk(url) as desk:
-            yield desk
+        checked = await blocking(open_channel, path)
+    except ChannelRefused as error:
+        raise fail(f"refused the owner channel: {error}; nothing was sent", 2) from None
+    except NoChannel:
+        checked = None
+    if checked is not None:
+        checked.close()  # each act opens (and checks) a connection of its own
+        if announce:
+            typer.echo(f"acting through the running gateway's owner channel {path}", err=True)
+        yield RemoteDesk(path)
         return
     if announce:
-        typer.echo(f"no gateway answers at {url}: acting on the ledger directly", err=True)
+        typer.echo(f"no gateway serves {path}: acting on the ledger directly", err=True)
     async with _ledger_desk(settings) as desk:
         yield desk
 

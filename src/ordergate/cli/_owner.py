@@ -6,7 +6,7 @@ authenticator, and optionally a passphrase (``--passphrase-stdin``: one line on 
 kept only as its scrypt hash. It writes ``$ORDERGATE_HOME/owner.json`` (0600): run it as the
 gateway's OS user. Enrolling again replaces the secret and needs the current owner code.
 ``status`` says what is enrolled and whether owner acts are locked (from the running
-gateway's owner route when one answers, else from the home). ``unlock`` lifts every lock
+gateway's owner channel when one answers, else from the home). ``unlock`` lifts every lock
 after wrong codes (the gateway's and each source's), acting on the local home and ledger —
 so only who can open them, the gateway's OS user, can — and journals who did. ``reset``
 (the same: local, the gateway's OS user, journalled) removes the enrolment when the
@@ -23,12 +23,19 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
 import typer
 
-from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, owner_code
+from ordergate.cli._desk import (
+    ChannelOption,
+    CodeStdinOption,
+    desk_failure,
+    desk_for,
+    read_owner_code,
+)
 from ordergate.cli._options import DbOption, JsonOption, fail, settings_from
 from ordergate.core import command_hint
 
@@ -48,7 +55,7 @@ def init_command(
             help="Also enrol a passphrase, read as one line from standard input.",
         ),
     ] = False,
-    code: CodeOption = None,
+    code_stdin: CodeStdinOption = False,
     qr: Annotated[
         bool | None,
         typer.Option(
@@ -86,6 +93,7 @@ def init_command(
         OwnerAct,
         OwnerAuthority,
         OwnerRefused,
+        act_digest,
         check_passphrase_rules,
         new_enrolment,
         provisioning_uri,
@@ -113,7 +121,11 @@ def init_command(
         if existing is not None:
             typer.echo("an owner is enrolled: enrolling again needs the current code", err=True)
             try:
-                credential = authority.authorize(owner_code(code), OwnerAct.ENROL)
+                credential = authority.authorize(
+                    read_owner_code(code_stdin),
+                    OwnerAct.ENROL,
+                    digest=act_digest(OwnerAct.ENROL, {"enrolment": str(path)}),
+                )
             except OwnerRefused as refused:
                 raise fail(f"refused: {refused} [{refused.reason}]", 5) from None
         enrolment = new_enrolment(passphrase=passphrase, now=RealtimeClock().now(), delays=delays)
@@ -185,11 +197,11 @@ def parse_span(text: str) -> Any:
 
 @owner_app.command("pending")
 def pending_command(
-    as_json: JsonOption = False, gateway: GatewayOption = None, db: DbOption = None
+    as_json: JsonOption = False, channel: ChannelOption = None, db: DbOption = None
 ) -> None:
     """List the owner acts that loosen and wait for the owner's delay, with their time left."""
     settings = settings_from(None, db, None, False)
-    waiting = anyio.run(_pending, settings, gateway)
+    waiting = anyio.run(_pending, settings, channel)
     if as_json:
         typer.echo(json.dumps(waiting, sort_keys=True))
         return
@@ -209,13 +221,13 @@ def cancel_command(
         str | None,
         typer.Argument(metavar="[ID]", help="The waiting act to cancel (default: every one)."),
     ] = None,
-    gateway: GatewayOption = None,
+    channel: ChannelOption = None,
     db: DbOption = None,
 ) -> None:
     """Cancel an owner act that still waits for its delay (no code: it only makes things
     safer); every waiting act when no ID is given."""
     settings = settings_from(None, db, None, False)
-    answer = anyio.run(_cancel, settings, gateway, act_id)
+    answer = anyio.run(_cancel, settings, channel, act_id)
     cancelled = answer["cancelled"]
     if not cancelled:
         typer.echo("no owner act waited: nothing was cancelled")
@@ -223,20 +235,20 @@ def cancel_command(
         typer.echo(f"cancelled {act['id']} ({act['act']}): {act['summary']}")
 
 
-async def _pending(settings: Any, gateway: str | None) -> list[dict[str, Any]]:
+async def _pending(settings: Any, channel: Path | None) -> list[dict[str, Any]]:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings, announce=False) as desk:
+    async with desk_for(channel, settings, announce=False) as desk:
         try:
             return await desk.pending_acts()
         except DeskError as error:
             raise desk_failure(error) from None
 
 
-async def _cancel(settings: Any, gateway: str | None, act_id: str | None) -> dict[str, Any]:
+async def _cancel(settings: Any, channel: Path | None, act_id: str | None) -> dict[str, Any]:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings, announce=False) as desk:
+    async with desk_for(channel, settings, announce=False) as desk:
         try:
             return await desk.cancel_delayed(act_id)
         except DeskError as error:
@@ -245,11 +257,11 @@ async def _cancel(settings: Any, gateway: str | None, act_id: str | None) -> dic
 
 @owner_app.command("status")
 def status_command(
-    as_json: JsonOption = False, gateway: GatewayOption = None, db: DbOption = None
+    as_json: JsonOption = False, channel: ChannelOption = None, db: DbOption = None
 ) -> None:
     """Say whether an owner is enrolled (and with what) and whether owner acts are locked."""
     settings = settings_from(None, db, None, False)
-    status = anyio.run(_status, settings, gateway)
+    status = anyio.run(_status, settings, channel)
     owner = status["owner"]
     if as_json:
         typer.echo(json.dumps(owner, sort_keys=True))
@@ -328,10 +340,10 @@ def reset_command(
     typer.echo(f"  {command_hint('owner init')}")
 
 
-async def _status(settings: Any, gateway: str | None) -> dict[str, Any]:
+async def _status(settings: Any, channel: Path | None) -> dict[str, Any]:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings, announce=False) as desk:
+    async with desk_for(channel, settings, announce=False) as desk:
         try:
             return await desk.status()
         except DeskError as error:

@@ -1,9 +1,10 @@
 """``ordergate policy apply FILE``: make a policy file the one the gateway enforces.
 
-The running gateway (its owner route; else the ledger directly) compares FILE with the policy
+The running gateway (its owner channel; else the ledger directly) compares FILE with the policy
 last applied, key by key: a change that only tightens is applied at once; one that loosens
 anything — a higher cap, another symbol, a longer approval life, ``approval = "never"``, live
-mode — is an owner act and asks for the owner code (``--code``, or a hidden prompt). The
+mode — is an owner act: the gateway's summary of it (each key that changes, what loosens) is
+shown, then the owner code is asked (a hidden prompt, or ``--code-stdin``). The
 applied text's SHA-256 goes on the ledger, the text into the gateway's policy file, and the
 running guards check orders against it from the next one on; ``ordergate serve`` then
 starts only on that file (or one that only tightens it). Exit 0 applied (or already in
@@ -20,12 +21,12 @@ import anyio
 import typer
 
 from ordergate.cli._desk import (
-    CodeOption,
-    GatewayOption,
+    ChannelOption,
+    CodeStdinOption,
     desk_failure,
     desk_for,
+    owner_act,
     said_delayed,
-    with_code,
 )
 from ordergate.cli._options import DbOption, JsonOption, PolicyOption, fail, settings_from
 
@@ -40,9 +41,9 @@ policy_app = typer.Typer(
 @policy_app.command("apply")
 def apply_command(
     file: Annotated[Path, typer.Argument(help="The policy file (TOML) to put in force.")],
-    code: CodeOption = None,
+    code_stdin: CodeStdinOption = False,
     as_json: JsonOption = False,
-    gateway: GatewayOption = None,
+    channel: ChannelOption = None,
     policy: PolicyOption = None,
     db: DbOption = None,
 ) -> None:
@@ -52,7 +53,8 @@ def apply_command(
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
         raise fail(f"cannot read {file} ({reason})", 2) from None
-    result = anyio.run(_apply, settings_from(policy, db, None, False), gateway, text, code)
+    settings = settings_from(policy, db, None, False)
+    result = anyio.run(_apply, settings, channel, text, code_stdin)
     if as_json:
         typer.echo(json.dumps(result, sort_keys=True))
         return
@@ -72,11 +74,11 @@ def apply_command(
         typer.echo(f"note: {note}", err=True)
 
 
-async def _apply(settings: Any, gateway: str | None, text: str, code: str | None) -> Any:
+async def _apply(settings: Any, channel: Path | None, text: str, code_stdin: bool) -> Any:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings) as desk:
+    async with desk_for(channel, settings) as desk:
         try:
-            return await with_code(lambda given: desk.apply_policy(text, given), code)
+            return await owner_act(desk, "policy_apply", {"text": text}, code_stdin=code_stdin)
         except DeskError as error:
             raise desk_failure(error) from None

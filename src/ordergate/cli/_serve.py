@@ -23,6 +23,7 @@ the upstream cannot be reached.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -120,6 +121,21 @@ def serve_command(
             ),
         ),
     ] = None,
+    owner_socket: Annotated[
+        Path | None,
+        typer.Option(
+            "--owner-socket",
+            metavar="PATH",
+            envvar="ORDERGATE_OWNER_SOCKET",
+            help=(
+                "The owner channel: the Unix socket the owner's commands (approve, resume, "
+                "policy apply, token mint, ...) reach the gateway on; never served on TCP. Its "
+                "directory must be this user's and writable by nobody else (0750 lets its "
+                "group in). Default $ORDERGATE_HOME/run/owner.sock."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     public_record: Annotated[
         bool,
         typer.Option(
@@ -168,6 +184,7 @@ def serve_command(
             port=port,
             public_url=public_url or "",
             public_record=public_record,
+            owner_socket=owner_socket,
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
 import typer
 
 from ordergate.callers import CALLER_PATTERN, MAX_TTL, PROFILE_PATTERN
-from ordergate.cli._desk import CodeOption, GatewayOption, desk_failure, desk_for, with_code
+from ordergate.cli._desk import ChannelOption, CodeStdinOption, desk_failure, desk_for, owner_act
 from ordergate.cli._options import DbOption, settings_from
 from ordergate.client import ordergate_home
 from ordergate.profiles import BUILTIN_PROFILES
@@ -83,8 +84,8 @@ def mint_command(
             show_default=False,
         ),
     ] = None,
-    code: CodeOption = None,
-    gateway: GatewayOption = None,
+    code_stdin: CodeStdinOption = False,
+    channel: ChannelOption = None,
     db: DbOption = None,
 ) -> None:
     """Print a caller token for NAME under profile P; the signing key is never printed. A
@@ -107,7 +108,8 @@ def mint_command(
         "ttl_s": int(lifetime.total_seconds()),
         "connection": connection,
     }
-    minted = anyio.run(_mint, settings_from(None, db, None, False), gateway, request, code)
+    settings = settings_from(None, db, None, False)
+    minted = anyio.run(_mint, settings, channel, request, code_stdin)
     if "delayed" in minted:  # a trading token waits the owner's delay; stdout holds tokens only
         typer.echo(f"waiting: {minted['delayed']['id']}: {minted['message']}", err=True)
         return
@@ -120,12 +122,12 @@ def mint_command(
 
 
 async def _mint(
-    settings: Any, gateway: str | None, request: dict[str, Any], code: str | None
+    settings: Any, channel: Path | None, request: dict[str, Any], code_stdin: bool
 ) -> dict[str, Any]:
     from ordergate.gateway.desk import DeskError
 
-    async with desk_for(gateway, settings) as desk:
+    async with desk_for(channel, settings) as desk:
         try:
-            return await with_code(lambda given: desk.mint(**request, code=given), code)
+            return await owner_act(desk, "token_mint", request, code_stdin=code_stdin)
         except DeskError as error:
             raise desk_failure(error) from None

@@ -36,7 +36,7 @@ from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.console import console
-from ordergate.gateway.desk import OwnerDesk, owner_routes, profile_trades
+from ordergate.gateway.desk import OwnerDesk, profile_trades
 from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._store import GatewayStore
@@ -88,9 +88,9 @@ def build_gateway_app(
     public_record: Engine | None = None,
     replicas: ReplicaLocks | None = None,
 ) -> Any:
-    """The ASGI app (with the owner route when ``desk`` is given, and the public record page
-    over ``public_record``'s ledger when given; the owner's console at ``/console`` with the
-    desk). With a master secret its MCP sessions carry
+    """The ASGI app (with the owner's console at ``/console`` when ``desk`` is given — the
+    owner's commands reach the desk on its own channel, never here — and the public record
+    page over ``public_record``'s ledger when given). With a master secret its MCP sessions carry
     themselves (``SignedSessions``: any replica continues one); orders take turns per account
     with every process on the ledger (``ReplicaLocks``)."""
     metrics = GatewayMetrics()
@@ -141,7 +141,6 @@ def build_gateway_app(
         broker_route(methods, verify=verify, challenge=verifier.www_authenticate, admit=admit),
         Route("/metrics", metrics.endpoint, methods=["GET"]),
         *health_routes(readiness),
-        *(owner_routes(desk) if desk is not None else ()),
         *(
             console(
                 desk,

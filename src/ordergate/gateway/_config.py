@@ -2,7 +2,8 @@
 
 ``public_url`` is the gateway's own URL as clients see it (the MCP resource is
 ``public_url + "/mcp"``); it defaults to ``http://<host>:<port>``. ``trusted_proxies`` names
-the reverse proxies whose ``X-Forwarded-For`` the rate limits believe (``_proxies``). Bound
+the reverse proxies whose ``X-Forwarded-For`` the rate limits believe (``_proxies``);
+``owner_socket`` is where the owner channel listens (the owner's commands; never on TCP). Bound
 to anything but loopback, the gateway refuses to start until an owner is enrolled
 (``ordergate owner init``): the consent page, which then asks for the owner code, must never
 connect a stranger even to read.
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from enum import StrEnum
+from pathlib import Path
 
 from ordergate.callers import CallerKey
 from ordergate.core import ConfigError, Secret
@@ -129,6 +131,9 @@ class GatewayConfig:
     (``--trusted-proxy``); none: the rate limits count the socket's peer."""
     public_record: bool = False
     """Serve the public record page (``/record``: hashed identities, counts, grades, ranks)."""
+    owner_socket: Path | None = None
+    """The owner channel's Unix socket (``--owner-socket``); ``None``: ``ORDERGATE_OWNER_SOCKET``,
+    else ``$ORDERGATE_HOME/run/owner.sock`` (``ordergate.gateway.desk.owner_socket_path``)."""
 
     def __post_init__(self) -> None:
         TrustedProxies.parse(self.trusted_proxies)  # a bad one is refused at startup

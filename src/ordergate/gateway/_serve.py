@@ -12,12 +12,14 @@ upstream sessions of connections that have ended (sealed custody). With one guar
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -46,7 +48,14 @@ from ordergate.gateway.custody import (
     UpstreamSignIn,
     Vault,
 )
-from ordergate.gateway.desk import GuardFor, OwnerDesk
+from ordergate.gateway.desk import (
+    ChannelServer,
+    GuardFor,
+    OwnerDesk,
+    bind_owner_socket,
+    channel_app,
+    owner_socket_path,
+)
 from ordergate.gateway.desk._connections import live_connection_ids
 from ordergate.gateway.desk._wiring import (
     enrolment_note,
@@ -226,13 +235,22 @@ async def _serve(
             ),
         )
 
+        # The owner's commands reach the desk on a Unix socket only this user (or root) can
+        # have made; the TCP listener serves none of it, so a process holding the port while
+        # the gateway restarts cannot collect an owner code.
+        owner_path = config.owner_socket or owner_socket_path(settings.home)
+        owner_sock = bind_owner_socket(owner_path)
+        owner_inode = owner_path.stat().st_ino
+        channel = ChannelServer(channel_app(desk, directory=owner_path.parent))
+        ready_notes = (*serving.notes, f"owner channel: {owner_path}")
+
         def ready() -> None:
             if on_ready is not None:
-                on_ready(public_url, serving)
+                on_ready(public_url, replace(serving, notes=ready_notes))
 
         server = _Server(_config(app, fast=True), ready)
         if server_box is not None:
-            server_box.append(server)
+            server_box.extend((server, channel))
         if auth_box is not None:
             auth_box.append(auth)
 
@@ -275,8 +293,21 @@ async def _serve(
                 tasks.start_soon(grader.run_forever, grade_every)
             if marker is not None:
                 tasks.start_soon(marker.run_forever)
-            await server.serve(sockets=[sock])
-            tasks.cancel_scope.cancel()
+            tasks.start_soon(channel.serve, [owner_sock])
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                channel.exit_soon()
+                tasks.cancel_scope.cancel()
+                owner_sock.close()
+                _unlink_if_ours(owner_path, owner_inode)
+
+
+def _unlink_if_ours(path: Path, inode: int) -> None:
+    """Remove the owner socket this gateway made (not one a later gateway put there)."""
+    with contextlib.suppress(OSError):
+        if path.stat().st_ino == inode:
+            path.unlink()
 
 
 # ``ReplicaLocks``: the one set of account turns of this process, which the MCP orders and

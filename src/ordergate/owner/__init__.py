@@ -8,9 +8,12 @@ enrolled, the owner's passphrase.
 - ``new_enrolment`` / ``write_enrolment`` / ``read_enrolment``: ``ordergate owner init``
   makes the TOTP secret (shown once, as an ``otpauth://`` URI and a QR code) and the
   passphrase's scrypt hash, kept in ``$ORDERGATE_HOME/owner.json`` (0600).
-- ``OwnerAuthority.authorize(code, act)``: one check per owner act — a code is single-use,
-  wrong codes lock owner acts for a while, and every attempt is journalled with the act and
-  the credential kind, never the code.
+- ``OwnerAuthority.authorize(code, act, digest=…)``: one check per owner act — a code is
+  spent on the one act it was typed for (``act_digest``), wrong codes lock owner acts for a
+  while, and every attempt is journalled with the act, its digest and the credential kind,
+  never the code.
+- ``PreparedActs``: an act the gateway prepared (``PreparedAct``: its summary and digest),
+  authorised once, within minutes.
 - ``OwnerAct``: the acts that need the code; ``Credential``: what authorised one.
 - ``acting_from(source)``: where codes come from (an address class, or ``OWNER_CHANNEL``);
   each source has its own lockout with exponential backoff in front of the global one, and
@@ -20,7 +23,7 @@ enrolled, the owner's passphrase.
   ends it before.
 """
 
-from ordergate.owner._acts import Credential, OwnerAct
+from ordergate.owner._acts import Credential, OwnerAct, act_digest
 from ordergate.owner._authority import (
     FAILURE_WINDOW,
     LOCKOUT,
@@ -45,6 +48,7 @@ from ordergate.owner._errors import (
     BUSY,
     CODE_MISSING,
     CODE_REPLAYED,
+    CODE_SPENT,
     CODE_WRONG,
     LOCKED,
     NOT_ENROLLED,
@@ -53,6 +57,7 @@ from ordergate.owner._errors import (
     OwnerRefused,
 )
 from ordergate.owner._passphrase import MIN_PASSPHRASE, check_passphrase_rules, passphrase_matches
+from ordergate.owner._prepared import PREPARED_TTL, PreparedAct, PreparedActs, PreparedRefused
 from ordergate.owner._qr import terminal_qr
 from ordergate.owner._scrypt_pool import ScryptPool
 from ordergate.owner._sources import (
@@ -71,6 +76,7 @@ __all__ = [
     "BUSY",
     "CODE_MISSING",
     "CODE_REPLAYED",
+    "CODE_SPENT",
     "CODE_WRONG",
     "COLLECT_WITHIN",
     "DEFAULT_LOOSEN_DELAY",
@@ -86,6 +92,7 @@ __all__ = [
     "NOT_ENROLLED",
     "OWNER_CHANNEL",
     "OWNER_IDENTITY",
+    "PREPARED_TTL",
     "SOURCE_FAILURES",
     "SOURCE_LOCKOUT",
     "SOURCE_LOCKOUT_MAX",
@@ -104,7 +111,11 @@ __all__ = [
     "OwnerError",
     "OwnerRefused",
     "OwnerStatus",
+    "PreparedAct",
+    "PreparedActs",
+    "PreparedRefused",
     "ScryptPool",
+    "act_digest",
     "acting_from",
     "check_passphrase_rules",
     "current_source",

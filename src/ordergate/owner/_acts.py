@@ -8,13 +8,37 @@ cancel (``token_mint``), enrolling again (``enrol``), and, on the owner's consol
 (``console_sign_in``) and registering a passkey (``passkey_register``). Acts that only make
 things safer — deny, pause, revoke a connection, tighten the policy, mint a token that cannot
 trade — need none, and are journalled as they are made.
+
+``act_digest`` is what a code is spent on: the SHA-256 of an act, its parameters, and what the
+owner was shown of it (canonical JSON), so a code typed for one act authorises no other.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from enum import StrEnum
+from typing import Any
 
-__all__ = ["Credential", "OwnerAct"]
+__all__ = ["Credential", "OwnerAct", "act_digest"]
+
+
+def act_digest(
+    act: str,
+    params: Mapping[str, Any],
+    summary: Sequence[str] = (),
+    binds: Mapping[str, Any] | None = None,
+) -> str:
+    """The SHA-256 (hex) of ``act`` with its ``params``, the ``summary`` lines the owner was
+    shown and ``binds``, the state it was prepared on (a filing's terms, the policy in force):
+    any change to one of them is another digest."""
+    canonical = json.dumps(
+        {"act": str(act), "params": dict(params), "summary": list(summary),
+         "binds": dict(binds or {})},
+        sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str,
+    )  # fmt: skip
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
 
 
 class OwnerAct(StrEnum):

@@ -1,7 +1,11 @@
 """``OwnerAuthority``: checks the owner code for an owner act, once, and journals the act.
 
-``authorize(code, act)`` answers with the credential that authorised it or raises
-``OwnerRefused`` with a stable reason:
+``authorize(code, act, digest=…)`` answers with the credential that authorised it or raises
+``OwnerRefused`` with a stable reason. ``digest`` is the act as the owner was shown it
+(``act_digest``: a prepared act's, or what a web page shows): a TOTP code's time step is spent
+on that digest only. The same code presented again for the same digest (a retry) is accepted
+again — the caller answers it with the act's first outcome, never a second run — and for any
+other digest it is refused:
 
 - ``owner_not_enrolled``: nobody has run ``ordergate owner init``;
 - ``owner_code_required``: nothing was typed;
@@ -10,8 +14,10 @@
   everywhere (``MAX_FAILURES`` within ``FAILURE_WINDOW`` lock owner acts from every source but
   the owner's channel for ``LOCKOUT``); each lock is journalled and announced (``on_lock``);
 - ``owner_busy``: the passphrase's scrypt pool is full (``ScryptPool``);
-- ``owner_code_replayed``: a TOTP code of a time step already used (RFC 6238 §5.2: a code
-  is single-use), counted as a failure;
+- ``owner_code_spent``: a code of the step already spent on another act's digest, counted as
+  a failure;
+- ``owner_code_replayed``: a TOTP code of an earlier time step than the last one used
+  (RFC 6238 §5.2: a code is single-use), counted as a failure;
 - ``owner_code_wrong``: neither a current TOTP code nor the passphrase, counted as a failure.
 
 Six digits are read as a TOTP code, anything else as the passphrase (which may therefore
@@ -20,9 +26,10 @@ write, no scrypt — a locked source's guesses cost nothing more). Then the code
 checked (HMAC, or scrypt: from async code, ``check``, on the ``ScryptPool``'s own threads)
 outside any transaction; then, in one write transaction on the guard's one row (``BEGIN
 IMMEDIATE`` on SQLite, ``SELECT … FOR UPDATE`` on Postgres), the locks are read again, the
-step is spent or the failure counted, and the journal entry is appended, so two replicas
-racing one code accept it once, and every attempt checked is on the record with its act, its
-time, its source and its credential kind — never the code. ``unlock`` lifts every lock (the
+step is spent on the digest or the failure counted, and the journal entry is appended, so
+two replicas racing one code accept it for one digest only, and every attempt checked is on
+the record with its act, its digest, its time, its source and its credential kind — never the
+code. ``unlock`` lifts every lock (the
 gateway's OS user, ``ordergate owner unlock``), journalled.
 
 Security time is the wall clock (``RealtimeClock`` unless a test injects one): a simulated
@@ -48,6 +55,7 @@ from ordergate.owner._enrolment import Enrolment, read_enrolment
 from ordergate.owner._errors import (
     CODE_MISSING,
     CODE_REPLAYED,
+    CODE_SPENT,
     CODE_WRONG,
     LOCKED,
     NOT_ENROLLED,
@@ -172,27 +180,40 @@ class OwnerAuthority:
         )
 
     def authorize(
-        self, code: str | None, act: OwnerAct, *, detail: Mapping[str, Any] | None = None
+        self,
+        code: str | None,
+        act: OwnerAct,
+        *,
+        digest: str,
+        detail: Mapping[str, Any] | None = None,
     ) -> Credential:
-        """Check ``code`` for ``act`` from the current source (``acting_from``), scrypt on this
-        thread (the command line's acts on the local ledger): the credential kind that
-        authorised it, the act journalled; ``OwnerRefused`` otherwise (a refusal journalled
-        too, but a locked source's or a locked gateway's, which costs no write)."""
+        """Check ``code`` for ``act`` as shown (``digest``) from the current source
+        (``acting_from``), scrypt on this thread (the command line's acts on the local
+        ledger): the credential kind that authorised it, the act journalled with its digest;
+        ``OwnerRefused`` otherwise (a refusal journalled too, but a locked source's or a
+        locked gateway's, which costs no write)."""
+        detail = {**(detail or {}), "digest": digest}
         source = current_source()
         enrolment = self._admit(code, act, detail, source)
         presented = _present(enrolment, code or "", now=self._clock.now(), matches=_matches)
         try:
-            return self._settle(presented, act, detail, source)
+            return self._settle(presented, act, digest, detail, source)
         except _Locking as locking:
             raise locking.refused from None
 
     async def check(
-        self, code: str | None, act: OwnerAct, *, detail: Mapping[str, Any] | None = None
+        self,
+        code: str | None,
+        act: OwnerAct,
+        *,
+        digest: str,
+        detail: Mapping[str, Any] | None = None,
     ) -> Credential:
         """``authorize`` from async code: the ledger's reads and writes on its thread pool,
         scrypt on the ``ScryptPool`` (so a flood of passphrases never occupies the ledger's
         threads; ``owner_busy`` when that pool is full); each lock taken is announced to
         ``on_lock``. Raises ``OwnerRefused``."""
+        detail = {**(detail or {}), "digest": digest}
         source = current_source()
         enrolment = await blocking(self._admit, code, act, detail, source)
         now = self._clock.now()
@@ -203,7 +224,7 @@ class OwnerAuthority:
         else:
             presented = _present(enrolment, code or "", now=now, matches=_matches)
         try:
-            return await blocking(self._settle, presented, act, detail, source)
+            return await blocking(self._settle, presented, act, digest, detail, source)
         except _Locking as locking:
             for alert in locking.alerts:
                 await self._announce(alert)
@@ -231,12 +252,13 @@ class OwnerAuthority:
         self,
         presented: _Presented,
         act: OwnerAct,
+        digest: str,
         detail: Mapping[str, Any] | None,
         source: str,
     ) -> Credential:
-        """Spend or count ``presented``: its credential, or ``OwnerRefused`` (``_Locking``,
-        carrying the alerts, when the failure took a lock)."""
-        reason, alerts = self._spend(presented, act, detail, source)
+        """Spend ``presented`` on ``digest`` or count it: its credential, or ``OwnerRefused``
+        (``_Locking``, carrying the alerts, when the failure took a lock)."""
+        reason, alerts = self._spend(presented, act, digest, detail, source)
         for alert in alerts:
             logger.warning(
                 "owner acts locked (source %s) until %s after wrong codes",
@@ -314,7 +336,11 @@ class OwnerAuthority:
                 update(owner_guard)
                 .where(owner_guard.c.key == OWNER_KEY)
                 .values(
-                    last_step=None, failures="[]", locked_until=None, updated_at=now.isoformat()
+                    last_step=None,
+                    last_digest=None,
+                    failures="[]",
+                    locked_until=None,
+                    updated_at=now.isoformat(),
                 )
             )
             detail: dict[str, Any] = {"replaced": replaced, "at": now.isoformat()}
@@ -350,6 +376,7 @@ class OwnerAuthority:
         self,
         presented: _Presented,
         act: OwnerAct,
+        digest: str,
         detail: Mapping[str, Any] | None,
         source: str,
     ) -> tuple[str | None, list[LockAlert]]:
@@ -363,16 +390,16 @@ class OwnerAuthority:
             reason = None
             if presented.credential is None:
                 reason = CODE_WRONG
-            elif (
-                presented.step is not None
-                and row.last_step is not None
-                and presented.step <= row.last_step
-            ):
-                reason = CODE_REPLAYED
+            elif presented.step is not None and row.last_step is not None:
+                if presented.step < row.last_step:
+                    reason = CODE_REPLAYED
+                elif presented.step == row.last_step and row.last_digest != digest:
+                    reason = CODE_SPENT
             if reason is None:
                 values: dict[str, Any] = {"updated_at": now.isoformat()}
                 if presented.step is not None:
                     values["last_step"] = presented.step
+                    values["last_digest"] = digest
                 tx.execute(update(owner_guard).where(owner_guard.c.key == OWNER_KEY).values(values))
                 forgive(tx, source)
                 assert presented.credential is not None

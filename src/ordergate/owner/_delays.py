@@ -202,6 +202,19 @@ class Delays:
                 tx, "owner_act_failed", f"owner act {claimed.act.value} failed: {why}", done
             )
 
+    def collectable(self, act: OwnerAct, payload: Mapping[str, Any]) -> bool:
+        """Whether ``collect`` would find an act now (a read: nothing is collected)."""
+        now = self.now()
+        wanted = json.dumps(dict(payload), sort_keys=True)
+        with self._ledger.engine.connect() as db:
+            rows = db.execute(
+                select(owner_delayed)
+                .where(owner_delayed.c.state == DelayState.APPLIED.value)
+                .where(owner_delayed.c.act == act.value)
+                .where(owner_delayed.c.payload == wanted)
+            ).all()
+        return any(_act(row).effective_at + COLLECT_WITHIN >= now for row in rows)
+
     def collect(self, act: OwnerAct, payload: Mapping[str, Any]) -> DelayedAct | None:
         """The applied act of kind ``act`` with exactly ``payload``, not yet collected and
         in effect for less than ``COLLECT_WITHIN``, now collected; ``None`` when none is."""

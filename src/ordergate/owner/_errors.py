@@ -18,6 +18,7 @@ __all__ = [
     "BUSY",
     "CODE_MISSING",
     "CODE_REPLAYED",
+    "CODE_SPENT",
     "CODE_WRONG",
     "LOCKED",
     "NOT_ENROLLED",
@@ -31,6 +32,7 @@ NOT_ENROLLED = "owner_not_enrolled"
 CODE_MISSING = "owner_code_required"
 CODE_WRONG = "owner_code_wrong"
 CODE_REPLAYED = "owner_code_replayed"
+CODE_SPENT = "owner_code_spent"
 LOCKED = "owner_locked"
 BUSY = "owner_busy"
 
@@ -40,6 +42,7 @@ REASONS: dict[str, str] = {
     "authenticator, or the passphrase)",
     CODE_WRONG: "the owner code is not right",
     CODE_REPLAYED: "that code was already used; wait for the next one",
+    CODE_SPENT: "that code was typed for another act; wait for the next one",
     LOCKED: "owner acts are locked after too many wrong codes; try again later",
     BUSY: "too many owner codes are being checked at once; try again in a moment",
 }

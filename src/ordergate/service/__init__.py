@@ -2,7 +2,8 @@
 
 ``ServiceUnit`` is the systemd unit (one template, package data: ``ordergate service install
 --print`` shows it); ``install`` writes it with a root-only secrets file and creates the
-dedicated system user and its 0700 home (``ordergate service install``). The container
+dedicated system user and its 0700 home (``ordergate service install``); its owner channel is
+``OWNER_SOCKET``. The container
 image (``deploy/Dockerfile``) is the other supported way.
 """
 
@@ -11,6 +12,7 @@ from ordergate.service._unit import (
     DEFAULT_HOME,
     DEFAULT_USER,
     ENVIRONMENT_FILE,
+    OWNER_SOCKET,
     UNIT_PATH,
     ServiceUnit,
     installed_executable,
@@ -20,6 +22,7 @@ __all__ = [
     "DEFAULT_HOME",
     "DEFAULT_USER",
     "ENVIRONMENT_FILE",
+    "OWNER_SOCKET",
     "UNIT_PATH",
     "Installed",
     "ServiceError",

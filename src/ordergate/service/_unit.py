@@ -4,7 +4,9 @@ The unit's text is package data (``ordergate.service.in``), one template filled 
 user, the home, the port and the absolute path of the ``ordergate`` executable. It binds the
 gateway to loopback and hardens the service the usual way: no new privileges, no
 capabilities, the file system read-only but for the home, no view of ``/home``, ``/root`` or
-``/run/user``, private ``/tmp`` and devices, and files created 0600 (``UMask=0077``).
+``/run/user``, private ``/tmp`` and devices, and files created 0600 (``UMask=0077``). The
+owner channel is ``/run/ordergate/owner.sock`` in the unit's ``RuntimeDirectory=`` (0750: the
+service's user writes it, its group — the owner, added to it — reaches it).
 
 Secrets reach the gateway through ``EnvironmentFile=`` (root-owned, 0600): systemd reads it as
 root before dropping to the service's user, so that user cannot read the file itself, and
@@ -28,6 +30,7 @@ __all__ = [
     "DEFAULT_HOME",
     "DEFAULT_USER",
     "ENVIRONMENT_FILE",
+    "OWNER_SOCKET",
     "UNIT_PATH",
     "ServiceUnit",
     "installed_executable",
@@ -37,6 +40,9 @@ DEFAULT_USER = "ordergate"
 DEFAULT_HOME = Path("/var/lib/ordergate")
 UNIT_PATH = Path("/etc/systemd/system/ordergate.service")
 ENVIRONMENT_FILE = Path("/etc/ordergate/ordergate.env")
+OWNER_SOCKET = Path("/run/ordergate/owner.sock")
+"""The owner channel of the service: in its ``RuntimeDirectory=`` (0750, the service's user and
+group), where the owner's commands look for it when ``ORDERGATE_OWNER_SOCKET`` is not set."""
 # useradd's own rule for portable names (shadow-utils, NAME_REGEX_SYSTEM): at most 32.
 _USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 # Written into the unit as they are: no spaces, quotes or '%' (a systemd specifier).
@@ -86,6 +92,7 @@ class ServiceUnit:
             port=self.port,
             executable=self.executable,
             environment_file=self.environment_file,
+            owner_socket=OWNER_SOCKET,
         )
 
     @property

@@ -9,7 +9,7 @@ in one transaction that holds the write lock (on Postgres also the migration loc
 processes opening a fresh database migrate in turn and a failed migration leaves nothing half
 done.
 
-Revision ids are numbered across the database, whichever package writes the next one (0016
+Revision ids are numbered across the database, whichever package writes the next one (0020
 is next), so a number names one moment of the whole schema: ``migrate(engine, "0005")`` brings
 each owner to its last revision at or before 0005 (tests of the migrations start there).
 

@@ -44,12 +44,14 @@ def query(url: str) -> dict[str, str]:
 
 @dataclass
 class Custodian:
-    """The gateway (``url``), its venue, the shared clock and the ledger's engine."""
+    """The gateway (``url``), its venue, the shared clock, the ledger's engine and the
+    gateway's home (its owner channel is there)."""
 
     url: str
     venue: Sandbox
     clock: SteppedClock
     engine: Engine
+    home: Path
     codes: OwnerCodes | None = None
     minted: list[str] = field(default_factory=list, repr=False)
 
@@ -182,6 +184,8 @@ def custodian(
         with server as url:
             engine = server.auth.store.engine if server.auth is not None else None
             assert engine is not None
-            yield Custodian(url=url, venue=venue, clock=clock, engine=engine, codes=codes)
+            yield Custodian(
+                url=url, venue=venue, clock=clock, engine=engine, home=home, codes=codes
+            )
     finally:
         venue_server.stop()

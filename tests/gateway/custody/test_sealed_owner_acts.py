@@ -11,7 +11,7 @@ import httpx2
 import pytest
 from custody_kit import MASTER, OPEN, Custodian, custodian
 from mcp_http_testkit import McpSession
-from owner_testkit import PASSPHRASE
+from owner_testkit import PASSPHRASE, channel_act
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
@@ -44,9 +44,8 @@ def _place(url: str, token: str) -> dict[str, object]:
     return data
 
 
-def _approve(url: str, approval_id: object, code: str | None) -> httpx2.Response:
-    with httpx2.Client(timeout=30) as http:
-        return http.post(f"{url}/owner/approvals/{approval_id}/approve", json={"owner_code": code})
+def _approve(home: Path, approval_id: object, code: str | None) -> httpx2.Response:
+    return channel_act(home, "approve", {"approval_id": str(approval_id)}, code)
 
 
 @pytest.mark.req("owner.act.approve")
@@ -54,8 +53,8 @@ def test_a_held_order_of_a_sealed_connection_is_placed_on_its_own_session_with_t
     held: Custodian,
 ) -> None:
     data = _place(held.url, held.connect())
-    assert _approve(held.url, data["approval_id"], None).status_code == 401
-    approved = _approve(held.url, data["approval_id"], PASSPHRASE)
+    assert _approve(held.home, data["approval_id"], None).status_code == 401
+    approved = _approve(held.home, data["approval_id"], PASSPHRASE)
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] == "filled" and approved.json()["mode"] == "paper"
 
@@ -74,6 +73,6 @@ def test_a_held_order_of_a_caller_bound_to_a_sealed_connection_is_placed_on_that
         connection=row["id"],
     ).reveal()
     data = _place(held.url, token)
-    approved = _approve(held.url, data["approval_id"], PASSPHRASE)
+    approved = _approve(held.home, data["approval_id"], PASSPHRASE)
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] == "filled"

@@ -1,5 +1,5 @@
 """A gateway with an enrolled owner and a caller key, an agent's MCP session on it, and the
-owner route spoken to as the owner's commands speak to it."""
+owner channel (its Unix socket) spoken to as the owner's commands speak to it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import httpx2
 import pytest
 from gateway_testkit import OPEN, sandbox_gateway
 from mcp_http_testkit import McpSession
-from owner_testkit import PASSPHRASE, OwnerCodes, enrol
+from owner_testkit import PASSPHRASE, OwnerCodes, channel_act, enrol, owner_channel
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret, SecurityClock, SteppedClock
@@ -65,13 +65,22 @@ class Desk:
         assert self.server.running is not None
         return self.server.running.guard.ledger
 
+    @property
+    def socket(self) -> Path:
+        """The gateway's owner channel (in its home, as ``ordergate serve`` puts it)."""
+        return self.home / "run" / "owner.sock"
+
     def get(self, path: str, **headers: str) -> httpx2.Response:
-        with httpx2.Client(timeout=BOUND_S) as http:
-            return http.get(f"{self.url}/owner{path}", headers=headers)
+        with owner_channel(self.home, timeout_s=BOUND_S) as http:
+            return http.get(f"/owner{path}", headers=headers)
 
     def post(self, path: str, body: dict[str, Any] | None = None, **headers: str) -> Any:
-        with httpx2.Client(timeout=BOUND_S) as http:
-            return http.post(f"{self.url}/owner{path}", json=body or {}, headers=headers)
+        with owner_channel(self.home, timeout_s=BOUND_S) as http:
+            return http.post(f"/owner{path}", json=body or {}, headers=headers)
+
+    def act(self, act: str, params: dict[str, Any], code: str | None = None) -> Any:
+        """An owner act as the owner's commands make it: prepared, then authorised."""
+        return channel_act(self.home, act, params, code)
 
     def place(self, arguments: dict[str, Any] = BUY) -> dict[str, Any]:
         """What an agent holding a trader caller token hears when it places an order (one

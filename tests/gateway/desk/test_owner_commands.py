@@ -1,28 +1,43 @@
-"""The owner's commands against a running gateway: each act goes over its owner route (the
-gateway's own key, guards and ledger), with the owner code where the act needs one."""
+"""The owner's commands against a running gateway: each act goes over its owner channel (the
+gateway's own key, guards and ledger), with the owner code — read from a hidden prompt or
+``--code-stdin``, never the command line — where the act needs one."""
 
 from __future__ import annotations
 
 import json
+import socket
+import threading
 from pathlib import Path
 
 import pytest
-from desk_kit import Desk, owner_desk
+from desk_kit import BOUND_S, Desk, owner_desk
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 from typer.testing import CliRunner, Result
 
+from ordergate._serving import BackgroundServer, bind_socket
 from ordergate.cli import app
 from ordergate.policy import DEFAULT_POLICY_TOML
 
 
-def command(desk: Desk, *args: str) -> Result:
-    """``ordergate ARGS --gateway URL`` as the owner runs it: no key, no ledger of its own."""
+def command(desk: Desk, *args: str, code: str | None = None) -> Result:
+    """``ordergate ARGS --owner-socket PATH`` as the owner runs it: no key, no ledger of its
+    own; ``code``, when given, on standard input (``--code-stdin``)."""
     env = {
         "ORDERGATE_HOME": str(desk.home.parent / "owner-elsewhere"),
         "ORDERGATE_DB_URL": "",
         "ORDERGATE_MASTER_SECRET": "",
         "ORDERGATE_CALLER_TOKEN_KEY": "",
     }
-    return CliRunner().invoke(app, [*args, "--gateway", desk.url], env=env)
+    stdin = ["--code-stdin"] if code is not None else []
+    return CliRunner().invoke(
+        app,
+        [*args, *stdin, "--owner-socket", str(desk.socket)],
+        env=env,
+        input=f"{code}\n" if code is not None else None,
+    )
 
 
 @pytest.mark.req("owner.act.approve")
@@ -33,12 +48,12 @@ def test_approve_through_the_gateway_places_the_order_with_the_code_and_not_with
         held = desk.held_order()
         listed = command(desk, "approvals", "--json")
         assert [item["approval_id"] for item in json.loads(listed.stdout)] == [held["approval_id"]]
-        wrong = command(desk, "approve", held["approval_id"], "--code", desk.codes.wrong())
+        wrong = command(desk, "approve", held["approval_id"], code=desk.codes.wrong())
         assert wrong.exit_code == 5 and "owner_code_wrong" in wrong.stderr
-        approved = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
+        approved = command(desk, "approve", held["approval_id"], code=desk.codes.next())
         assert approved.exit_code == 0, approved.output
         assert "status    filled" in approved.stdout and "mode      paper" in approved.stdout
-        again = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
+        again = command(desk, "approve", held["approval_id"], code=desk.codes.next())
         assert again.exit_code == 6
 
 
@@ -51,7 +66,7 @@ def test_pause_needs_no_code_and_resume_asks_for_one(
         assert desk.ledger.controls.pause_state().paused
         no_code = command(desk, "resume")
         assert no_code.exit_code == 2 and "--code" in no_code.stderr
-        resumed = command(desk, "resume", "--code", desk.codes.passphrase or "")
+        resumed = command(desk, "resume", code=desk.codes.passphrase or "")
         assert resumed.exit_code == 0 and "reason: lunch" in resumed.stdout
         assert not desk.ledger.controls.pause_state().paused
 
@@ -71,7 +86,7 @@ def test_policy_apply_through_the_gateway_tightens_freely_and_loosens_with_the_c
         looser.write_text(DEFAULT_POLICY_TOML)
         refused = command(desk, "policy", "apply", str(looser))
         assert refused.exit_code == 2 and "--code" in refused.stderr
-        done = command(desk, "policy", "apply", str(looser), "--code", desk.codes.next())
+        done = command(desk, "policy", "apply", str(looser), code=desk.codes.next())
         assert done.exit_code == 0, done.output
         assert "waiting: " in done.stdout and "policy_apply" in done.stdout
         [waiting] = json.loads(command(desk, "owner", "pending", "--json").stdout)
@@ -89,7 +104,7 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
         reader = command(desk, *args, "monitor", "--caller", "nightly-reader")
         assert reader.exit_code == 0, reader.output
         assert reader.stdout.strip().count(".") == 1
-        trader = command(desk, *args, "trader", "--caller", "nightly", "--code", desk.codes.next())
+        trader = command(desk, *args, "trader", "--caller", "nightly", code=desk.codes.next())
         assert trader.exit_code == 0, trader.output
         assert trader.stdout == "" and "waiting: " in trader.stderr
         desk.pass_delay()
@@ -156,10 +171,11 @@ def test_deny_twice_through_the_gateway_says_it_was_decided_and_exits_6(
         denied = command(desk, "deny", held["approval_id"])
         assert denied.exit_code == 0, denied.output
         again = command(desk, "deny", held["approval_id"])
-        assert again.exit_code == 6
+        assert again.exit_code == 6, again.output
         assert "already decided" in again.stderr and "nothing changed" in again.stderr
-        approve_after = command(desk, "approve", held["approval_id"], "--code", desk.codes.next())
-        assert approve_after.exit_code == 6 and "already decided" in approve_after.stderr
+        approve_after = command(desk, "approve", held["approval_id"], code=desk.codes.next())
+        assert approve_after.exit_code == 6, approve_after.output
+        assert "already decided" in approve_after.stderr
 
 
 @pytest.mark.req("owner.delay.cancelled-by-tightening")
@@ -170,7 +186,7 @@ def test_the_owner_cancels_a_waiting_act_from_the_command_line_without_a_code(
         looser = tmp_path / "looser.toml"
         looser.write_text(DEFAULT_POLICY_TOML)
         before = desk.ledger.controls.applied_policy()
-        command(desk, "policy", "apply", str(looser), "--code", desk.codes.next())
+        command(desk, "policy", "apply", str(looser), code=desk.codes.next())
         listed = command(desk, "owner", "pending")
         assert listed.exit_code == 0 and "policy_apply" in listed.stdout
         cancelled = command(desk, "owner", "cancel")
@@ -178,3 +194,113 @@ def test_the_owner_cancels_a_waiting_act_from_the_command_line_without_a_code(
         assert command(desk, "owner", "pending").stdout.strip() == "no owner act waits"
         desk.pass_delay()
         assert desk.ledger.controls.applied_policy() == before
+
+
+def _collecting_gateway(seen: list[str]) -> BackgroundServer:
+    """A fake gateway on a loopback port: answers ``GET /owner/status`` as the real one did
+    and keeps every request it is sent (method, path and body)."""
+
+    async def collect(request: Request) -> JSONResponse:
+        seen.append(f"{request.method} {request.url.path} {(await request.body()).decode()}")
+        return JSONResponse({"owner": {"enrolled": True}, "paused": False, "status": "filled"})
+
+    app = Starlette(routes=[Route("/{path:path}", collect, methods=["GET", "POST"])])
+    return BackgroundServer(app, bind_socket("127.0.0.1", 0))
+
+
+@pytest.mark.req("owner.channel.fake-gateway")
+def test_a_fake_gateway_on_the_default_address_collects_no_code_when_the_owner_approves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    with (
+        owner_desk(tmp_path, monkeypatch, passphrase=None) as desk,
+        _collecting_gateway(seen) as fake,
+    ):
+        held = desk.held_order()
+        code = desk.codes.next()
+        # The owner's own shell: the gateway's home, and the default address held by the
+        # agent's server (ORDERGATE_GATEWAY_URL, or 127.0.0.1:8787 while the gateway restarts).
+        approved = CliRunner().invoke(
+            app,
+            ["approve", held["approval_id"], "--code-stdin"],
+            env={
+                "ORDERGATE_HOME": str(desk.home),
+                "ORDERGATE_GATEWAY_URL": f"http://127.0.0.1:{fake.port}",
+            },
+            input=f"{code}\n",
+        )
+        assert approved.exit_code == 0, approved.output
+        assert "status    filled" in approved.stdout
+        assert "owner channel" in approved.stderr  # it says which desk it used
+    assert seen == []
+
+
+@pytest.mark.req("owner.channel.checked-before-sending")
+def test_a_socket_in_a_directory_another_user_can_write_is_refused_before_any_code_is_sent(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "open"
+    folder.mkdir()
+    folder.chmod(0o777)  # anyone could have put a socket here
+    path = folder / "owner.sock"
+    received: list[bytes] = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(str(path))
+        listener.listen(4)
+        listener.settimeout(BOUND_S)
+
+        def serve() -> None:  # reads all the command's one connection sends until it closes
+            try:
+                peer, _ = listener.accept()
+            except OSError:
+                return
+            with peer:
+                peer.settimeout(BOUND_S)
+                while chunk := peer.recv(4096):
+                    received.append(chunk)
+
+        reader = threading.Thread(target=serve, daemon=True)
+        reader.start()
+        refused = CliRunner().invoke(
+            app,
+            ["approve", "some-approval", "--code-stdin", "--owner-socket", str(path)],
+            env={"ORDERGATE_HOME": str(tmp_path / "home")},
+            input="123456\n",
+        )
+        reader.join(BOUND_S)
+    assert refused.exit_code == 2, refused.output
+    assert f"{folder} is writable by group or others (mode 0777)" in refused.stderr
+    assert "nothing was sent" in refused.stderr
+    assert b"".join(received) == b""
+
+
+@pytest.mark.req("owner.code.not-in-argv")
+def test_no_owner_command_takes_a_code_on_its_command_line() -> None:
+    for command_line in (
+        ["approve", "some-approval"],
+        ["resume"],
+        ["policy", "apply", "policy.toml"],
+        ["token", "mint", "--caller", "nightly", "--profile", "trader"],
+        ["owner", "init"],
+    ):
+        refused = CliRunner().invoke(app, [*command_line, "--code", "123456"])
+        assert refused.exit_code == 2, command_line
+        assert "No such option: --code" in refused.stderr, refused.stderr
+
+
+@pytest.mark.req("owner.code.not-in-argv")
+def test_the_code_comes_from_standard_input_with_code_stdin_and_is_never_echoed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch, passphrase=None) as desk:
+        assert command(desk, "pause", "--reason", "lunch").exit_code == 0
+        code = desk.codes.next()
+        resumed = command(desk, "resume", code=code)
+        assert resumed.exit_code == 0, resumed.output
+        assert "resume: new orders are accepted again" in resumed.stderr  # what it authorised
+        assert code not in resumed.output
+        empty = command(desk, "pause", "--reason", "again")
+        assert empty.exit_code == 0
+        nothing = command(desk, "resume", code="")
+        assert nothing.exit_code == 2 and "--code-stdin read no owner code" in nothing.stderr

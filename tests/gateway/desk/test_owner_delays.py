@@ -39,7 +39,7 @@ def test_a_looser_policy_spent_with_a_code_is_not_in_force_until_the_delay_passe
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         before = _in_force(desk)
-        waiting = desk.post("/policy", {"text": LOOSER, "owner_code": desk.codes.next()}).json()
+        waiting = desk.act("policy_apply", {"text": LOOSER}, desk.codes.next()).json()
         delayed = waiting["delayed"]
         assert delayed["state"] == "pending"
         assert delayed["seconds_left"] == int(DEFAULT_LOOSEN_DELAY.total_seconds())
@@ -63,9 +63,9 @@ def test_a_waiting_looser_policy_is_cancelled_by_a_policy_that_only_tightens(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        desk.post("/policy", {"text": LOOSER, "owner_code": desk.codes.next()})
+        desk.act("policy_apply", {"text": LOOSER}, desk.codes.next())
         tighter = HELD_POLICY + '[limits]\nmax_order_usd = "2"\n'
-        applied = desk.post("/policy", {"text": tighter}).json()
+        applied = desk.act("policy_apply", {"text": tighter}).json()
         assert applied["applied"] is True and len(applied["cancelled"]) == 1
         desk.pass_delay()
         assert _in_force(desk) == tighter
@@ -78,10 +78,10 @@ def test_a_pause_cancels_what_waits_and_the_owner_cancels_with_no_code(
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         before = _in_force(desk)
-        desk.post("/policy", {"text": LOOSER, "owner_code": desk.codes.next()})
+        desk.act("policy_apply", {"text": LOOSER}, desk.codes.next())
         paused = desk.post("/pause", {"reason": "stop"}).json()
         assert [a["act"] for a in paused["cancelled"]] == ["policy_apply"]
-        waiting = desk.post("/policy", {"text": LIVE, "owner_code": desk.codes.next()}).json()
+        waiting = desk.act("policy_apply", {"text": LIVE}, desk.codes.next()).json()
         unknown = desk.post("/delayed/cancel", {"id": "no-such-act"})
         assert (unknown.status_code, unknown.json()["error"]["code"]) == (
             404,
@@ -98,7 +98,7 @@ def test_arming_live_waits_the_delay_like_any_loosening(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        waiting = desk.post("/policy", {"text": LIVE, "owner_code": desk.codes.next()}).json()
+        waiting = desk.act("policy_apply", {"text": LIVE}, desk.codes.next()).json()
         assert waiting["delayed"]["act"] == "arm_live"
         assert _in_force(desk) != LIVE
         desk.pass_delay()
@@ -110,14 +110,14 @@ def test_a_trading_token_minted_with_a_code_is_handed_out_only_after_the_delay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        waiting = desk.post("/tokens", {**TRADER, "owner_code": desk.codes.next()}).json()
+        waiting = desk.act("token_mint", TRADER, desk.codes.next()).json()
         assert "token" not in waiting and waiting["delayed"]["act"] == "token_mint"
-        early = desk.post("/tokens", TRADER)
+        early = desk.act("token_mint", TRADER)
         assert early.json()["error"]["code"] == "owner_code_required"
         desk.pass_delay()
-        minted = desk.post("/tokens", TRADER).json()
+        minted = desk.act("token_mint", TRADER).json()
         assert minted["token"].count(".") == 1
-        again = desk.post("/tokens", TRADER)  # collected once
+        again = desk.act("token_mint", TRADER)  # collected once
         assert again.json()["error"]["code"] == "owner_code_required"
         assert "owner_act_collected" in _kinds(desk)
 
@@ -129,10 +129,10 @@ def test_an_approval_above_the_owners_threshold_waits_the_delay(
     with owner_desk(tmp_path, monkeypatch) as desk:
         Delays(desk.ledger).ask(DelaySettings(DEFAULT_LOOSEN_DELAY, Decimal("1")))
         held = desk.held_order()  # $5 of SPY, above $1
-        approve = f"/approvals/{held['approval_id']}/approve"
-        waiting = desk.post(approve, {"owner_code": desk.codes.next()}).json()
+        params = {"approval_id": held["approval_id"]}
+        waiting = desk.act("approve", params, desk.codes.next()).json()
         assert waiting["delayed"]["act"] == "approve"
-        again = desk.post(approve, {"owner_code": desk.codes.next()})
+        again = desk.act("approve", params, desk.codes.next())  # refused before any code
         assert (again.status_code, again.json()["error"]["code"]) == (409, "approval_waiting")
         assert desk.ledger.approvals.get(held["approval_id"]).state.value == "pending"
         desk.pass_delay()  # longer than the approval's own time to live: it was held open
@@ -163,7 +163,7 @@ def test_a_delayed_act_is_announced_on_the_webhook_when_it_waits_and_when_it_is_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with capture_server() as hook, owner_desk(tmp_path, monkeypatch, webhook_url=hook.url) as desk:
-        waiting = desk.post("/policy", {"text": LOOSER, "owner_code": desk.codes.next()}).json()
+        waiting = desk.act("policy_apply", {"text": LOOSER}, desk.codes.next()).json()
         desk.post("/delayed/cancel", {})
     events = [json.loads(r.body) for r in hook.requests if r.method == "POST"]
     seen = [(e["event"], e["act"]["id"]) for e in events if "act" in e]

@@ -67,7 +67,7 @@ from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._sessions import ConsoleSession
 from ordergate.gateway.console._web import PRE_COOKIE, PREFIX, Refused, Web
 from ordergate.gateway.desk import DeskError, OwnerDesk
-from ordergate.owner import Credential, OwnerAct
+from ordergate.owner import Credential, OwnerAct, act_digest
 from ordergate.store import blocking
 
 __all__ = ["console_routes"]
@@ -183,7 +183,11 @@ def console_routes(
         form = await _form(request)
         web.pre_csrf(request, form.get("csrf"))
         try:
-            await desk.authorize(form.get("owner_code") or None, OwnerAct.CONSOLE_SIGN_IN)
+            # The code is spent on the sign-in of this page (its own CSRF token, hashed in).
+            shown = act_digest(OwnerAct.CONSOLE_SIGN_IN, {"page": str(form.get("csrf") or "")})
+            await desk.authorize(
+                form.get("owner_code") or None, OwnerAct.CONSOLE_SIGN_IN, digest=shown
+            )
         except DeskError as error:
             return sign_in_form(request, error.status, error.message)
         raw, key, _ = web.sessions.sign_in(web.session(request))
@@ -310,7 +314,8 @@ def console_routes(
         code = (await _json(request)).get("owner_code")
         if not isinstance(code, str | None):
             raise Refused(400, "owner_code must be a string.")
-        await desk.authorize(code or None, OwnerAct.PASSKEY_REGISTER)
+        shown = act_digest(OwnerAct.PASSKEY_REGISTER, {"session": session.digest})
+        await desk.authorize(code or None, OwnerAct.PASSKEY_REGISTER, digest=shown)
         options, challenge = passkeys.registration_options()
         web.sessions.set_challenge(session, challenge, "register")
         return web.json(json.loads(options))

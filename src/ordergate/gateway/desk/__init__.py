@@ -1,34 +1,46 @@
-"""The owner's desk: every owner act, served by the running gateway at ``/owner/…``.
+"""The owner's desk: every owner act, served by the running gateway on its owner channel.
 
 ``OwnerDesk`` is the acts (approve, deny, pause, resume, apply a policy, list and revoke
-connections, mint a caller token), each asking the owner code (``ordergate.owner``) where
-the act needs it; ``owner_routes`` serves it over loopback HTTP; ``RemoteDesk`` is the
-command line's side of that route, with the same methods and refusals (``DeskError``);
-``probe`` tells whether a gateway answers at a URL.
+connections, mint a caller token); an act that may need the owner code is prepared first (its
+summary and digest, a ``PreparedAct``) and authorised once, the code spent on that digest
+only. ``channel_app`` serves the desk on a Unix socket (``bind_owner_socket`` at
+``owner_socket_path``) to the peers its credentials admit; ``RemoteDesk`` is the command
+line's side of it, with the same methods and refusals (``DeskError``), checking the socket is
+the real gateway's (``open_channel``) before it sends anything.
 """
 
-from ordergate.gateway.desk._desk import (
-    TRADING_PERMISSIONS,
-    GuardFor,
-    OwnerDesk,
-    policy_baseline,
-    profile_trades,
+from ordergate.gateway.desk._channel import (
+    ENV_OWNER_SOCKET,
+    PEER_LIMIT,
+    ChannelServer,
+    bind_owner_socket,
+    channel_app,
+    owner_socket_path,
 )
+from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, policy_baseline, profile_trades
 from ordergate.gateway.desk._errors import DeskError, refusal_status
-from ordergate.gateway.desk._remote import NotAGateway, RemoteDesk, probe
+from ordergate.gateway.desk._plans import TRADING_PERMISSIONS
+from ordergate.gateway.desk._remote import ChannelRefused, NoChannel, RemoteDesk, open_channel
 from ordergate.gateway.desk._routes import OWNER_PREFIX, owner_routes
 
 __all__ = [
+    "ENV_OWNER_SOCKET",
     "OWNER_PREFIX",
+    "PEER_LIMIT",
     "TRADING_PERMISSIONS",
+    "ChannelRefused",
+    "ChannelServer",
     "DeskError",
     "GuardFor",
-    "NotAGateway",
+    "NoChannel",
     "OwnerDesk",
     "RemoteDesk",
+    "bind_owner_socket",
+    "channel_app",
+    "open_channel",
     "owner_routes",
+    "owner_socket_path",
     "policy_baseline",
-    "probe",
     "profile_trades",
     "refusal_status",
 ]

@@ -1,9 +1,12 @@
-"""``OwnerDesk``: every owner act, in one place, for the owner route and the command line.
+"""``OwnerDesk``: every owner act, in one place, for the owner channel and the command line.
 
-The running gateway serves it at ``/owner/…`` (``_routes``) so the owner's commands work when
-the gateway runs as its own OS user; with no gateway running, the command line builds one over
-the ledger directly (``ordergate.cli``). Either way each act that needs the owner code asks
-the ``OwnerAuthority`` first, and each act that only makes things safer needs none:
+The running gateway serves it on its owner socket (``_channel``, ``_routes``) so the owner's
+commands work when the gateway runs as its own OS user; with no gateway running, the command
+line builds one over the ledger directly (``ordergate.cli``). An act that may need the owner
+code is two steps: ``prepare`` stores it as the owner will be shown it (a ``PreparedAct``:
+summary lines and a digest, ``_plans``), and ``authorize_act`` runs exactly that, once, after
+the ``OwnerAuthority`` spent the code on that digest; each act that only makes things safer
+needs none:
 
 =====================  ===========================  ==========================================
 act                    owner code                   what it does
@@ -27,15 +30,16 @@ act                    owner code                   what it does
 
 An act that loosens — a looser policy, arming live, a trading caller token, an approval above
 the owner's threshold — is authorised, then waits the owner's delay (``DelayedActs``,
-``_delayed``) before it is done; a policy that only tightens, a pause, a denial and the
-owner's cancel end what waits. What has come due is done before any owner read or act.
+``_delayed``) before it is done: its applier (one per act, ``_apply_…``) defers it. A policy
+that only tightens, a pause, a denial and the owner's cancel end what waits. What has come due
+is done before any owner read or act.
 
 Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, code, sentence).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -62,8 +66,17 @@ from ordergate.gateway.desk._connections import (
 )
 from ordergate.gateway.desk._delayed import DelayedActs
 from ordergate.gateway.desk._errors import DeskError
+from ordergate.gateway.desk._plans import (
+    TRADING_PERMISSIONS,
+    Plan,
+    approve_plan,
+    mint_plan,
+    policy_plan,
+    resume_plan,
+)
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
+    Approval,
     ApprovalState,
     FilingRecord,
     Ledger,
@@ -79,30 +92,26 @@ from ordergate.owner import (
     OwnerAct,
     OwnerAuthority,
     OwnerRefused,
+    PreparedActs,
+    PreparedRefused,
+    act_digest,
 )
 from ordergate.policy import (
     DEFAULT_POLICY_TOML,
-    Mode,
     PolicyConfig,
     changed_keys,
     loosened_keys,
     parse_policy,
 )
-from ordergate.profiles import Permission, Profiles
+from ordergate.profiles import Profiles
 from ordergate.store import blocking
 
 __all__ = [
-    "TRADING_PERMISSIONS",
     "GuardFor",
     "OwnerDesk",
     "policy_baseline",
     "profile_trades",
 ]
-
-TRADING_PERMISSIONS = frozenset(
-    {Permission.ORDERS_PLACE, Permission.ORDERS_CANCEL, Permission.ORDERS_CANCEL_ANY}
-)
-"""A caller token whose profile grants any of these can trade: minting it is an owner act."""
 
 APPROVAL_GRACE = timedelta(minutes=5)
 """How long an approval that waited the owner's delay stays open after it is due."""
@@ -169,6 +178,7 @@ class OwnerDesk:
         self._clock = clock or RealtimeClock()
         applied = ledger.controls.applied_policy()
         self._followed = applied.sha256 if applied is not None else None
+        self._prepared = PreparedActs(ledger.engine, clock=self._clock)
         self._delayed = delayed or DelayedActs(Delays(ledger, clock=self._clock))
         self._delayed.on_due(OwnerAct.POLICY_APPLY, self._policy_due)
         self._delayed.on_due(OwnerAct.ARM_LIVE, self._policy_due)
@@ -289,44 +299,140 @@ class OwnerDesk:
             raise DeskError(404, "unknown_delayed_act", "No waiting act has that id.")
         return {"cancelled": cancelled}
 
+    # -- prepared acts: what the owner is shown is what runs --------------------------------
+
+    async def prepare(self, act: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Prepare ``act`` (``approve``, ``resume``, ``policy_apply``, ``token_mint``) with
+        ``params`` for the owner to authorise: its id, summary lines, digest, expiry and
+        whether it needs the code. Raises ``DeskError`` for an act that cannot be done."""
+        plan = await self._plan(act, params)
+        try:
+            prepared = await blocking(
+                self._prepared.prepare,
+                plan.act,
+                plan.params,
+                plan.summary,
+                binds=plan.binds,
+                needs_code=plan.needs_code,
+            )
+        except OwnerRefused as refused:  # pragma: no cover - prepare refuses nothing yet
+            raise DeskError.from_refusal(refused) from None
+        return prepared.as_json()
+
+    async def authorize_act(
+        self, act_id: str, digest: str, code: str | None, *, vouched: Credential | None = None
+    ) -> dict[str, Any]:
+        """Run the prepared act ``act_id`` exactly as prepared, once, if ``digest`` is its
+        digest, nothing it was prepared on changed, and (where it needs one) ``code`` is a
+        current owner code, spent on that digest only (``vouched``: the console verified
+        the owner's passkey itself). The same code again for the same act is given the
+        first answer. Raises ``DeskError`` otherwise."""
+        await self._delayed.run_due()
+        try:
+            prepared = await blocking(self._prepared.get, act_id, digest)
+        except PreparedRefused as refused:
+            raise DeskError(refused.status, refused.reason, str(refused)) from None
+        if prepared.state == "done":
+            if prepared.needs_code and vouched is None:
+                await self._authorize(code, prepared.act, digest=digest, act_id=act_id)
+            return _replayed(prepared.outcome or {})
+        if prepared.state != "prepared":
+            raise DeskError(409, "prepared_act_used", "That prepared act is already running.")
+        plan = await self._plan(_REQUESTED.get(prepared.act, prepared.act), prepared.params)
+        if act_digest(plan.act, plan.params, plan.summary, plan.binds) != prepared.digest:
+            raise DeskError(
+                409,
+                "prepared_act_changed",
+                "What that act was prepared on changed since; prepare it again.",
+            )
+        credential: Credential | None = None
+        if plan.needs_code:
+            detail = {**plan.detail, "act_id": act_id}
+            if vouched is not None and plan.act is OwnerAct.APPROVE:
+                await self._passkey_may_approve(plan)
+            if vouched is not None:
+                credential = await self._vouch(plan.act, vouched, digest=digest, **detail)
+            else:
+                credential = await self._authorize(code, plan.act, digest=digest, **detail)
+        if not await blocking(self._prepared.claim, act_id):
+            raise DeskError(409, "prepared_act_used", "That prepared act was already run.")
+        try:
+            outcome = await self._apply(plan, credential)
+        except DeskError as error:
+            await blocking(
+                self._prepared.finish, act_id, error.as_json() | {"status": error.status}
+            )
+            raise
+        await blocking(self._prepared.finish, act_id, _kept(outcome))
+        return outcome
+
+    async def _plan(self, act: str, params: Mapping[str, Any]) -> Plan:
+        if act == OwnerAct.APPROVE:
+            approval_id = _param(params, "approval_id")
+            approval, record = await self._pending(approval_id)
+            if await self._approval_waits(approval_id):
+                raise DeskError(
+                    409,
+                    "approval_waiting",
+                    "That approval already waits the owner's delay; nothing changed.",
+                )
+            return approve_plan(approval, record)
+        if act == OwnerAct.RESUME:
+            return resume_plan(await blocking(self._ledger.controls.pause_state))
+        if act == OwnerAct.POLICY_APPLY:
+            baseline, applied_sha = await blocking(policy_baseline, self._ledger)
+            return policy_plan(_param(params, "text"), baseline, applied_sha)
+        if act == OwnerAct.TOKEN_MINT:
+            return await blocking(self._mint_plan, params)
+        raise DeskError(400, "unknown_act", "No such owner act to prepare.")
+
+    async def _apply(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
+        # One function per act: what runs once the act is authorised (a delay, for an act
+        # that loosens, goes between the two).
+        appliers = {
+            OwnerAct.APPROVE: self._apply_approve,
+            OwnerAct.RESUME: self._apply_resume,
+            OwnerAct.POLICY_APPLY: self._apply_policy,
+            OwnerAct.ARM_LIVE: self._apply_policy,
+            OwnerAct.TOKEN_MINT: self._apply_mint,
+        }
+        return await appliers[plan.act](plan, credential)
+
     # -- acts on held orders ---------------------------------------------------------------
 
     async def approve(
         self, approval_id: str, code: str | None, *, vouched: Credential | None = None
     ) -> dict[str, Any]:
-        """``vouched``: the console verified the owner's passkey itself (no code then). An
-        order whose notional is above the owner's threshold needs the code even then, and its
-        approval waits the owner's delay."""
-        await self._delayed.run_due()
-        record = await self._pending_filing(approval_id)
-        detail = {"approval_id": approval_id, "filing_id": str(record.id)}
+        """Prepare and authorise in one go (the console, which showed the approval itself);
+        ``vouched``: the console verified the owner's passkey itself (no code then)."""
+        return await self._prepared_now(
+            OwnerAct.APPROVE, {"approval_id": approval_id}, code, vouched=vouched
+        )
+
+    async def _passkey_may_approve(self, plan: Plan) -> None:
+        """An order above the owner's threshold needs the code, never a passkey alone."""
+        _, record = await self._pending(str(plan.params["approval_id"]))
         threshold = (await self._delayed.settings()).approve_above
-        above = threshold is not None and record.notional > threshold
-        if above and await self._approval_waits(approval_id):
-            raise DeskError(
-                409,
-                "approval_waiting",
-                "That approval already waits the owner's delay; nothing changed.",
-            )
-        if above and vouched is not None:
+        if threshold is not None and record.notional > threshold:
             raise DeskError(
                 401,
                 CODE_MISSING,
                 "This order is above the owner's approval threshold: approving it needs the "
                 "owner code, not a passkey alone.",
             )
-        if vouched is not None:
-            await self._vouch(OwnerAct.APPROVE, vouched, **detail)
-        else:
-            await self._authorize(code, OwnerAct.APPROVE, **detail)
-        if threshold is not None and above:
+
+    async def _apply_approve(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
+        approval_id = str(plan.params["approval_id"])
+        _, record = await self._pending(approval_id)
+        threshold = (await self._delayed.settings()).approve_above
+        if threshold is not None and record.notional > threshold:
             terms = record.terms
             summary = (
                 f"approve {terms.get('side')} {terms.get('symbol')} "
                 f"${to_wire(record.notional)} (above ${to_wire(threshold)}) · "
                 f"order {record.id}"
             )
-            waiting = await self._delayed.defer(OwnerAct.APPROVE, summary, detail)
+            waiting = await self._delayed.defer(OwnerAct.APPROVE, summary, dict(plan.detail))
             if waiting is not None:
                 # The approval stays open until its delay has passed, and a little after.
                 until = datetime.fromisoformat(waiting["delayed"]["effective_at"]) + APPROVAL_GRACE
@@ -348,7 +454,7 @@ class OwnerDesk:
         return outcome.as_json(mode=mode)
 
     async def deny(self, approval_id: str) -> dict[str, Any]:
-        await self._pending_filing(approval_id)
+        await self._pending(approval_id)
         outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
         for waiting in await blocking(self._delayed.delays.pending):
             if waiting.act is OwnerAct.APPROVE and waiting.payload["approval_id"] == approval_id:
@@ -357,14 +463,14 @@ class OwnerDesk:
 
     async def _approval_due(self, act: DelayedAct) -> str | None:
         approval_id = str(act.payload["approval_id"])
-        record = await self._pending_filing(approval_id)
+        _, record = await self._pending(approval_id)
         outcome = await self._place_approved(record, approval_id)
         return f"the approved order is {outcome.get('status')}"
 
-    async def _pending_filing(self, approval_id: str) -> FilingRecord:
-        """The filing a pending approval holds; 404 for none, 409 when already decided."""
+    async def _pending(self, approval_id: str) -> tuple[Approval, FilingRecord]:
+        """A pending approval and the filing it holds; 404 for none, 409 when decided."""
 
-        def read() -> tuple[Any, FilingRecord]:
+        def read() -> tuple[Approval, FilingRecord]:
             approval = self._ledger.approvals.get(approval_id)
             return approval, self._ledger.filing(approval.filing_id)
 
@@ -378,7 +484,7 @@ class OwnerDesk:
                 "approval_decided",
                 f"That approval was already decided ({approval.state.value}); nothing changed.",
             )
-        return record
+        return approval, record
 
     # -- the kill switch -------------------------------------------------------------------
 
@@ -394,51 +500,46 @@ class OwnerDesk:
         return {**paused, "cancelled": cancelled} if cancelled else paused
 
     async def resume(self, code: str | None) -> dict[str, Any]:
+        return await self._prepared_now(OwnerAct.RESUME, {}, code)
+
+    async def _apply_resume(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
         current = await blocking(self._ledger.controls.pause_state)
         if not current.paused:
             return {"paused": False, "changed": False}
-        await self._authorize(code, OwnerAct.RESUME)
         await blocking(self._ledger.controls.resume, by=OWNER_IDENTITY)
         return {"paused": False, "changed": True, "was": _pause_json(current, changed=False)}
 
     # -- the policy ------------------------------------------------------------------------
 
     async def apply_policy(self, text: str, code: str | None) -> dict[str, Any]:
-        try:
-            policy = parse_policy(text)
-        except ConfigError as error:
-            raise DeskError(400, "invalid_policy", f"The policy is not valid: {error}.") from None
+        return await self._prepared_now(OwnerAct.POLICY_APPLY, {"text": text}, code)
+
+    async def _apply_policy(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
+        text = str(plan.params["text"])
+        policy = parse_policy(text)
         baseline, applied_sha = await blocking(policy_baseline, self._ledger)
         digest = policy_sha256(text)
-        loosened = loosened_keys(baseline, policy)
-        changed = changed_keys(baseline, policy)
         if digest == applied_sha:
             return {"applied": False, "sha256": digest, "message": "That policy is in force."}
-        credential = "none"
+        loosened = loosened_keys(baseline, policy)
+        changed = changed_keys(baseline, policy)
+        used = credential.value if credential is not None else "none"
         cancelled: list[dict[str, Any]] = []
         if loosened:
-            live = policy.mode is Mode.LIVE and policy.real_money
-            act = OwnerAct.ARM_LIVE if live and {"mode", "real_money"} & set(loosened) else None
-            authorised = await self._authorize(
-                code,
-                act or OwnerAct.POLICY_APPLY,
-                sha256=digest,
-                loosened=list(loosened),
-            )
+            arming = plan.act is OwnerAct.ARM_LIVE
             summary = (
-                f"{'arm live: ' if act else ''}apply policy sha256:{digest[:12]}… "
+                f"{'arm live: ' if arming else ''}apply policy sha256:{digest[:12]}… "
                 f"loosening {', '.join(loosened)}"
             )
-            payload = {"text": text, "sha256": digest, "credential": authorised.value}
-            waiting = await self._delayed.defer(act or OwnerAct.POLICY_APPLY, summary, payload)
+            payload = {"text": text, "sha256": digest, "credential": used}
+            waiting = await self._delayed.defer(plan.act, summary, payload)
             if waiting is not None:
                 return waiting
-            credential = authorised.value
         elif changed:
             # A policy that only tightens ends every act that still waits to loosen.
             why = f"a tightening policy was applied (sha256:{digest[:12]}…)"
             cancelled = await self._delayed.cancel(None, why=why, by=UNVERIFIED)
-        answer = await self._put_in_force(text, policy, credential)
+        answer = await self._put_in_force(text, policy, used)
         return {**answer, "cancelled": cancelled} if cancelled else answer
 
     async def _policy_due(self, act: DelayedAct) -> str | None:
@@ -545,12 +646,21 @@ class OwnerDesk:
         connection: str | None,
         code: str | None,
     ) -> dict[str, Any]:
-        chosen = self._profiles.get(profile)
+        params = {"caller": caller, "profile": profile, "ttl_s": ttl_s, "connection": connection}
+        return await self._prepared_now(OwnerAct.TOKEN_MINT, params, code)
+
+    def _mint_plan(self, params: Mapping[str, Any]) -> Plan:
+        caller, name = _param(params, "caller"), _param(params, "profile")
+        ttl_s, connection = params.get("ttl_s"), params.get("connection")
+        if isinstance(ttl_s, bool) or not isinstance(ttl_s, int):
+            raise DeskError(400, "invalid_request", "ttl_s must be a whole number of seconds.")
+        if connection is not None and not isinstance(connection, str):
+            raise DeskError(400, "invalid_request", "connection must be a string.")
+        chosen = self._profiles.get(name)
         if chosen is None:
             defined = ", ".join(sorted(self._profiles))
             raise DeskError(400, "unknown_profile", f"No such profile (defined: {defined}).")
-        ttl = timedelta(seconds=ttl_s)
-        if not MIN_TTL <= ttl <= MAX_TTL:
+        if not MIN_TTL <= timedelta(seconds=ttl_s) <= MAX_TTL:
             raise DeskError(400, "invalid_ttl", "The lifetime must be 1 s to 24 h.")
         if self._caller_key is None:
             raise DeskError(
@@ -559,25 +669,36 @@ class OwnerDesk:
                 "This gateway has no caller-token key: set ORDERGATE_CALLER_TOKEN_KEY or "
                 "ORDERGATE_MASTER_SECRET where it runs.",
             )
-        engine = self._store.engine
-        held = await blocking(name_profile, engine, caller)
-        if held is not None and held != profile:
+        held = name_profile(self._store.engine, caller)
+        if held is not None and held != name:
             raise _name_taken(held)
-        if chosen.permissions & TRADING_PERMISSIONS:
-            request = {
-                "caller": caller,
-                "profile": profile,
-                "ttl_s": ttl_s,
-                "connection": connection,
-            }
-            await self._delayed.run_due()
-            # A trading token whose delay has passed is minted when asked for again.
+        request = {"caller": caller, "profile": name, "ttl_s": ttl_s, "connection": connection}
+        # A trading token whose delay has passed is minted, without a code, when asked again.
+        due = bool(chosen.permissions & TRADING_PERMISSIONS) and self._delayed.delays.collectable(
+            OwnerAct.TOKEN_MINT, request
+        )
+        return mint_plan(
+            caller=caller, profile=chosen, ttl_s=ttl_s, connection=connection, waited=due
+        )
+
+    async def _apply_mint(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
+        params = plan.params
+        caller, profile = str(params["caller"]), str(params["profile"])
+        key = self._caller_key
+        assert key is not None, "the plan refuses a desk without a caller key"
+        if plan.binds.get("trading"):
+            request = dict(params)
             collected = await blocking(self._delayed.delays.collect, OwnerAct.TOKEN_MINT, request)
-            if collected is None:
-                await self._authorize(
-                    code, OwnerAct.TOKEN_MINT, caller=caller, profile=profile, ttl_s=ttl_s
+            if collected is None and credential is None:
+                raise DeskError(
+                    409,
+                    "prepared_act_changed",
+                    "The waited token can no longer be collected; prepare it again.",
                 )
-                summary = f"mint a trading caller token for {caller} ({profile}, {ttl_s} s)"
+            if collected is None:
+                summary = (
+                    f"mint a trading caller token for {caller} ({profile}, {params['ttl_s']} s)"
+                )
                 answer = await self._delayed.defer(OwnerAct.TOKEN_MINT, summary, request)
                 if answer is not None:
                     answer["message"] += (
@@ -587,51 +708,72 @@ class OwnerDesk:
         now = RealtimeClock().now()  # security time: a caller token expires by the wall clock
         try:
             token = mint(
-                self._caller_key,
+                key,
                 caller=caller,
                 profile=profile,
-                ttl=ttl,
+                ttl=timedelta(seconds=int(params["ttl_s"])),
                 now=now,
-                connection=connection,
+                connection=params.get("connection"),
             )
         except ConfigError as error:
             raise DeskError(400, "invalid_token_claim", f"Cannot mint: {error}.") from None
-        claims = CallerVerifier(self._caller_key, SteppedClock(start=now), cache_size=0).verify(
-            token.reveal()
-        )
+        claims = CallerVerifier(key, SteppedClock(start=now), cache_size=0).verify(token.reveal())
         assert claims is not None, "a freshly minted token verifies under its own key"
+        engine = self._store.engine
         held = await blocking(claim_name, engine, caller, profile, now)
         if held != profile:  # another process claimed the name for another profile meanwhile
             raise _name_taken(held)
-        await blocking(record_mint, engine, claims, connection, now)
+        await blocking(record_mint, engine, claims, params.get("connection"), now)
         return {
             "token": token.reveal(),
             "caller": caller,
             "profile": profile,
             "mint_id": claims.mint_id,
             "expires_at": claims.expires_at.isoformat(),
-            "key_source": self._caller_key.source.value,
+            "key_source": key.source.value,
         }
 
     # -- the owner code ---------------------------------------------------------------------
 
-    async def _authorize(self, code: str | None, act: OwnerAct, **detail: Any) -> Any:
+    async def _prepared_now(
+        self,
+        act: OwnerAct,
+        params: Mapping[str, Any],
+        code: str | None,
+        *,
+        vouched: Credential | None = None,
+    ) -> dict[str, Any]:
+        """Prepare ``act`` and authorise it at once: for a caller that showed the owner the
+        act itself (the console's pages) or has nobody to show it to."""
+        prepared = await self.prepare(act, params)
+        return await self.authorize_act(
+            prepared["act_id"], prepared["digest"], code, vouched=vouched
+        )
+
+    async def _authorize(
+        self, code: str | None, act: OwnerAct, *, digest: str, **detail: Any
+    ) -> Credential:
         try:
-            return await self._authority.check(code, act, detail=detail)
+            return await self._authority.check(code, act, digest=digest, detail=detail)
         except OwnerRefused as refused:
             raise DeskError.from_refusal(refused) from None
 
-    async def _vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
+    async def _vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Credential:
         try:
             return await blocking(self._authority.vouched, act, credential, detail=detail)
         except OwnerRefused as refused:
             raise DeskError.from_refusal(refused) from None
 
-    async def authorize(self, code: str | None, act: OwnerAct, **detail: Any) -> Any:
-        """Check the owner code for ``act`` (the console's sign-in and passkey registration)."""
-        return await self._authorize(code, act, **detail)
+    async def authorize(
+        self, code: str | None, act: OwnerAct, *, digest: str | None = None, **detail: Any
+    ) -> Credential:
+        """Check the owner code for ``act`` as a page shows it (the console's sign-in and
+        passkey registration): ``digest`` is what the page showed (else the act and its
+        ``detail``), the one digest the code is spent on."""
+        bound = digest if digest is not None else act_digest(act, detail)
+        return await self._authorize(code, act, digest=bound, **detail)
 
-    async def vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Any:
+    async def vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Credential:
         """Journal ``act`` as authorised by a credential the caller verified (a passkey)."""
         return await self._vouch(act, credential, **detail)
 
@@ -648,6 +790,41 @@ def _name_taken(profile: str) -> DeskError:
         f"That caller name belongs to the profile {profile!r}: mint it for that profile, or "
         "choose another name.",
     )
+
+
+_REQUESTED = {OwnerAct.ARM_LIVE: OwnerAct.POLICY_APPLY}
+"""The act a prepared act was requested as, where it is journalled as another."""
+
+
+def _param(params: Mapping[str, Any], name: str) -> str:
+    value = params.get(name)
+    if not isinstance(value, str) or not value:
+        raise DeskError(400, "invalid_request", f"{name} must be a non-empty string.")
+    return value
+
+
+_WITHHELD = ("token",)
+"""Parts of an answer never kept on the ledger (a minted caller token: a secret)."""
+
+
+def _kept(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    """What is kept of an act's answer for a retry: all of it but its secrets."""
+    withheld = [key for key in _WITHHELD if key in outcome]
+    kept = {key: value for key, value in outcome.items() if key not in withheld}
+    return {**kept, "withheld": withheld} if withheld else kept
+
+
+def _replayed(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    """A finished act's first answer, given again (a refusal raised again); an answer that
+    held a secret is not kept, so its retry is refused."""
+    error = outcome.get("error")
+    if isinstance(error, dict):
+        raise DeskError(int(outcome.get("status", 409)), str(error["code"]), str(error["message"]))
+    if outcome.get("withheld"):
+        raise DeskError(
+            409, "prepared_act_used", "That act was done and its answer held a secret: do it again."
+        )
+    return dict(outcome)
 
 
 def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:

@@ -1,24 +1,26 @@
-"""The owner route: ``/owner/…`` on the running gateway, the desk's acts over loopback HTTP.
+"""The owner routes: ``/owner/…`` on the owner channel (``_channel``), the desk's acts as JSON.
 
 The owner's commands (``ordergate approve``, ``resume``, ``policy apply``, ``connections``,
-``token mint``, ``pause``, ``deny``, ``owner status``) talk to it, so they work when the
-gateway runs as another OS user and the owner's user cannot open its files. What guards it:
+``token mint``, ``pause``, ``deny``, ``owner status``) talk to them over the gateway's Unix
+socket; the TCP listener the agent reaches serves none of them. What guards them:
 
-- the owner code, in the JSON body as ``owner_code``, for every act that needs one (the
-  agent can reach this route as well as anyone on the machine: the code is what it lacks);
-- only a loopback peer is served (the socket's own peer address; forwarded headers are
-  never read here), so a gateway bound beyond loopback keeps its owner route local;
-- no browser: a request carrying ``Origin`` is refused (a page cannot post here on the
-  owner's behalf), and a ``POST`` must be ``application/json``.
+- the channel itself: only the gateway's user, root and the socket directory's group reach
+  it, each peer checked by its credentials (``_channel.PeerCheck``);
+- the owner code, for every act that needs one, spent on the digest of the act the gateway
+  prepared (``POST /owner/prepare``, then ``POST /owner/authorize``): the code authorises
+  that act only, exactly as prepared;
+- no browser: a request carrying ``Origin`` is refused, and a ``POST`` must be
+  ``application/json``.
 
 Routes (answers are JSON; a refusal is ``{"error": {"code", "message"}}`` with its status):
 
 - ``GET /owner/status``, ``GET /owner/approvals``, ``GET /owner/connections``;
-- ``POST /owner/approvals/{id}/approve`` ``{owner_code}``, ``/owner/approvals/{id}/deny``;
-- ``POST /owner/pause`` ``{reason}``, ``POST /owner/resume`` ``{owner_code}``;
-- ``POST /owner/policy`` ``{text, owner_code?}``;
-- ``POST /owner/connections/{id}/revoke``;
-- ``POST /owner/tokens`` ``{caller, profile, ttl_s, connection?, owner_code?}``;
+- ``POST /owner/approvals/{id}/deny``, ``POST /owner/pause`` ``{reason}``,
+  ``POST /owner/connections/{id}/revoke`` (safer: no code);
+- ``POST /owner/prepare`` ``{act, params}`` → ``{act_id, act, summary, digest, needs_code,
+  expires_at}``, for ``approve`` ``{approval_id}``, ``resume`` ``{}``, ``policy_apply``
+  ``{text}``, ``token_mint`` ``{caller, profile, ttl_s, connection?}``;
+- ``POST /owner/authorize`` ``{act_id, digest, owner_code?}`` → the act's answer;
 - ``GET /owner/delayed`` (the acts that wait for the owner's delay), ``POST
   /owner/delayed/cancel`` ``{id?}`` (no code: every waiting act when no id is given).
 
@@ -28,7 +30,6 @@ instead of its own answer: it takes effect when its delay has passed.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -50,16 +51,6 @@ OWNER_PREFIX = "/owner"
 MAX_REASON = 200
 
 Handler = Callable[[Request, dict[str, Any]], Awaitable[Any]]
-
-
-def _is_loopback_peer(request: Request) -> bool:
-    client = request.scope.get("client")
-    if not client:
-        return False
-    try:
-        return ipaddress.ip_address(client[0]).is_loopback
-    except ValueError:
-        return False
 
 
 def _answer(body: Any, status: int = 200) -> JSONResponse:
@@ -85,13 +76,11 @@ def _code(body: dict[str, Any]) -> str | None:
 
 
 def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
-    """The owner route's endpoints, to mount at the gateway's root."""
+    """The owner routes' endpoints, to serve on the owner channel."""
 
     def endpoint(handler: Handler, *, post: bool) -> Callable[[Request], Awaitable[Response]]:
         async def serve(request: Request) -> Response:
             try:
-                if not _is_loopback_peer(request):
-                    raise DeskError(403, "not_local", "The owner route answers on loopback only.")
                 if "origin" in request.headers:
                     raise DeskError(403, "browser_refused", "The owner route is not for browsers.")
                 body: dict[str, Any] = {}
@@ -125,9 +114,6 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
     async def connections(request: Request, body: dict[str, Any]) -> Any:
         return {"connections": await desk.connections()}
 
-    async def approve(request: Request, body: dict[str, Any]) -> Any:
-        return await desk.approve(request.path_params["approval_id"], _code(body))
-
     async def deny(request: Request, body: dict[str, Any]) -> Any:
         return await desk.deny(request.path_params["approval_id"])
 
@@ -139,30 +125,21 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
             )
         return await desk.pause(reason.strip())
 
-    async def resume(request: Request, body: dict[str, Any]) -> Any:
-        return await desk.resume(_code(body))
-
-    async def policy(request: Request, body: dict[str, Any]) -> Any:
-        text = _text(body, "text")
-        assert text is not None
-        return await desk.apply_policy(text, _code(body))
-
     async def revoke(request: Request, body: dict[str, Any]) -> Any:
         return await desk.revoke(request.path_params["connection_id"])
 
-    async def tokens(request: Request, body: dict[str, Any]) -> Any:
-        ttl = body.get("ttl_s")
-        if isinstance(ttl, bool) or not isinstance(ttl, int):
-            raise DeskError(400, "invalid_request", "ttl_s must be a whole number of seconds.")
-        caller, profile = _text(body, "caller"), _text(body, "profile")
-        assert caller is not None and profile is not None
-        return await desk.mint(
-            caller=caller,
-            profile=profile,
-            ttl_s=ttl,
-            connection=_text(body, "connection", required=False),
-            code=_code(body),
-        )
+    async def prepare(request: Request, body: dict[str, Any]) -> Any:
+        act = _text(body, "act")
+        params = body.get("params", {})
+        if not isinstance(params, dict):
+            raise DeskError(400, "invalid_request", "params must be a JSON object.")
+        assert act is not None
+        return await desk.prepare(act, params)
+
+    async def authorize(request: Request, body: dict[str, Any]) -> Any:
+        act_id, digest = _text(body, "act_id"), _text(body, "digest")
+        assert act_id is not None and digest is not None
+        return await desk.authorize_act(act_id, digest, _code(body))
 
     async def delayed(request: Request, body: dict[str, Any]) -> Any:
         return {"delayed": await desk.pending_acts()}
@@ -178,20 +155,14 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
         Route(f"{prefix}/approvals", endpoint(approvals, post=False), methods=["GET"]),
         Route(f"{prefix}/connections", endpoint(connections, post=False), methods=["GET"]),
         Route(
-            f"{prefix}/approvals/{{approval_id}}/approve",
-            endpoint(approve, post=True),
-            methods=["POST"],
-        ),
-        Route(
             f"{prefix}/approvals/{{approval_id}}/deny", endpoint(deny, post=True), methods=["POST"]
         ),
         Route(f"{prefix}/pause", endpoint(pause, post=True), methods=["POST"]),
-        Route(f"{prefix}/resume", endpoint(resume, post=True), methods=["POST"]),
-        Route(f"{prefix}/policy", endpoint(policy, post=True), methods=["POST"]),
         Route(
             f"{prefix}/connections/{{connection_id}}/revoke",
             endpoint(revoke, post=True),
             methods=["POST"],
         ),
-        Route(f"{prefix}/tokens", endpoint(tokens, post=True), methods=["POST"]),
+        Route(f"{prefix}/prepare", endpoint(prepare, post=True), methods=["POST"]),
+        Route(f"{prefix}/authorize", endpoint(authorize, post=True), methods=["POST"]),
     ]

@@ -7,7 +7,8 @@ so approving needs what the agent lacks.
 
 - With an owner enrolled, the page asks for the owner code in a field named ``owner_code``
   (a current authenticator code, or the passphrase); approving checks it with the
-  ``OwnerAuthority`` (single-use, locked out after wrong codes, journalled as the
+  ``OwnerAuthority`` (spent on the digest of what the page asks — client, profile,
+  redirect, this request's PKCE challenge —, locked out after wrong codes, journalled as the
   ``consent`` act with the client and the profile — never the code), whatever the profile.
 - With nobody enrolled, the page says how to enrol and only a profile that grants nothing
   beyond ``monitor``'s reads can be approved; any other is refused with 403 and nothing is
@@ -31,7 +32,7 @@ from ordergate.oauth import (
     MultiParams,
     single_param,
 )
-from ordergate.owner import EnrolmentError, OwnerAct, OwnerAuthority, OwnerRefused
+from ordergate.owner import EnrolmentError, OwnerAct, OwnerAuthority, OwnerRefused, act_digest
 from ordergate.profiles import DEFAULT_PROFILE, Profiles
 from ordergate.store import blocking
 
@@ -105,8 +106,18 @@ class OwnerCode(ConsentCheck):
             )
         code = single_param(form, FIELD)
         detail = {"client_id": authorization.client_id, "profile": chosen}
+        # The code is spent on what the page shows and asks for: this client, this profile,
+        # this redirect and this request's PKCE challenge (a retry of the same post, only).
+        shown = {
+            **detail,
+            "redirect_uri": authorization.redirect_uri,
+            "code_challenge": authorization.code_challenge,
+            "scope": authorization.scope,
+            "resource": authorization.resource,
+        }
+        digest = act_digest(OwnerAct.CONSENT, shown)
         try:
-            await self._authority.check(code, OwnerAct.CONSENT, detail=detail)
+            await self._authority.check(code, OwnerAct.CONSENT, digest=digest, detail=detail)
         except OwnerRefused as refused:
             _log.warning("a consent was refused: %s", refused.reason)
             return ConsentRefusal(
