@@ -114,6 +114,8 @@ class Replica:
     port: int
     process: subprocess.Popen[bytes]
     log: Path
+    owner_socket: Path
+    """This replica's owner channel (each its own: they share one home)."""
 
     @property
     def url(self) -> str:
@@ -245,15 +247,20 @@ def replica_set(
         replicas = []
         for n, port in enumerate(ports, 1):
             log = tmp_path / f"replica{n}.log"
+            owner_socket = tmp_path / f"owner{n}" / "owner.sock"
             with log.open("wb") as sink:
                 process = subprocess.Popen(
                     [sys.executable, "-m", "replica_process"],
-                    env={**env, "REPLICA_PORT": str(port)},
+                    env={
+                        **env,
+                        "REPLICA_PORT": str(port),
+                        "ORDERGATE_OWNER_SOCKET": str(owner_socket),
+                    },
                     stdout=subprocess.DEVNULL,
                     stderr=sink,
                 )
             stack.callback(_stop, process)
-            replicas.append(Replica(port, process, log))
+            replicas.append(Replica(port, process, log, owner_socket))
         deadline = time.monotonic() + START_BOUND_S
         for replica in replicas:
             _await_ready(replica, deadline)

@@ -25,7 +25,7 @@ from typing import Any
 import httpx2
 import pytest
 from mcp_http_testkit import McpSession
-from owner_testkit import PASSPHRASE
+from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from replica_kit import BOUND_S, OPEN, Replicas, replica_set
 from sqlalchemy import select
 
@@ -340,7 +340,6 @@ def test_a_revoked_trading_caller_token_is_refused_at_once_on_every_replica(
         "profile": "trader",
         "ttl_s": 3600,
         "connection": cluster.connection_ids[0],
-        "owner_code": PASSPHRASE,
     }
     # The owner set no delay for acts that loosen (the token is minted when asked for), and
     # puts the default back afterwards (a tightening: at once).
@@ -348,20 +347,19 @@ def test_a_revoked_trading_caller_token_is_refused_at_once_on_every_replica(
     delays = Delays(ledger, clock=RealtimeClock())
     try:
         delays.ask(DelaySettings(loosen_delay=timedelta(0)), first=True)
-        with httpx2.Client(timeout=BOUND_S) as http:
-            minted = http.post(first.url + "/owner/tokens", json=ask)
+        minted = channel_act(
+            replicas.home, "token_mint", ask, PASSPHRASE, socket=first.owner_socket
+        )
     finally:
         delays.ask(DelaySettings())
         ledger.close()
     assert minted.status_code == 200, minted.text
     token = minted.json()["token"]
-    with httpx2.Client(timeout=BOUND_S) as http:
-        before = [_handshake(replica.url, token) for replica in replicas.replicas]
-        # Revoked through the last replica; refused by the next request on each of them.
-        revoked = http.post(
-            others[-1].url + "/owner/connections/caller:revoked-bot/revoke", json={}
-        )
-        after = [_handshake(replica.url, token) for replica in replicas.replicas]
+    before = [_handshake(replica.url, token) for replica in replicas.replicas]
+    # Revoked through the last replica; refused by the next request on each of them.
+    with owner_channel(replicas.home, socket=others[-1].owner_socket) as owner:
+        revoked = owner.post("/owner/connections/caller:revoked-bot/revoke", json={})
+    after = [_handshake(replica.url, token) for replica in replicas.replicas]
     assert before == [200] * len(replicas.replicas)
     assert revoked.status_code == 200 and revoked.json()["revoked"] is True
     assert after == [401] * len(replicas.replicas)

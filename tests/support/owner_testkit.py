@@ -110,19 +110,27 @@ def leaks(text: str) -> list[str]:
     return found
 
 
-def owner_channel(home: Path, *, timeout_s: float = 30.0) -> httpx2.Client:
+def owner_channel(
+    home: Path, *, timeout_s: float = 30.0, socket: Path | None = None
+) -> httpx2.Client:
     """An HTTP client on the owner channel of the gateway whose home is ``home`` (its Unix
-    socket, ``home/run/owner.sock``); paths are ``/owner/…``."""
-    transport = httpx2.HTTPTransport(uds=str(home / "run" / "owner.sock"))
+    socket, ``home/run/owner.sock``, or ``socket``); paths are ``/owner/…``."""
+    path = socket if socket is not None else home / "run" / "owner.sock"
+    transport = httpx2.HTTPTransport(uds=str(path))
     return httpx2.Client(transport=transport, timeout=timeout_s, base_url="http://owner")
 
 
 def channel_act(
-    home: Path, act: str, params: dict[str, Any], code: str | None = None
+    home: Path,
+    act: str,
+    params: dict[str, Any],
+    code: str | None = None,
+    *,
+    socket: Path | None = None,
 ) -> httpx2.Response:
     """An owner act on the owner channel as the owner's commands make it: prepared, then
     authorised with ``code`` (the preparation's refusal when it is refused)."""
-    with owner_channel(home) as http:
+    with owner_channel(home, socket=socket) as http:
         prepared = http.post("/owner/prepare", json={"act": act, "params": params})
         if prepared.status_code != 200:
             return prepared

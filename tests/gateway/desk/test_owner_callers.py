@@ -15,15 +15,15 @@ SPY = {"symbols": ["SPY"]}
 
 
 def _mint(desk: Desk, caller: str, profile: str, *, code: bool) -> httpx2.Response:
-    """A token minted on the owner route; with ``code``, a trading one: authorised with the
+    """A token minted on the owner channel; with ``code``, a trading one: authorised with the
     code, then collected once the owner's delay has passed (what the owner does)."""
     ask = {"caller": caller, "profile": profile, "ttl_s": 3600}
     if code:
-        waiting = desk.post("/tokens", {**ask, "owner_code": desk.codes.next()})
+        waiting = desk.act("token_mint", ask, desk.codes.next())
         if waiting.status_code != 200 or "delayed" not in waiting.json():
             return waiting
         desk.pass_delay()
-    response: httpx2.Response = desk.post("/tokens", ask)
+    response: httpx2.Response = desk.act("token_mint", ask)
     return response
 
 
