@@ -4,18 +4,23 @@ console's own origin, and an agent's bearer token opens nothing."""
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import httpx2
 import pytest
+from capture_testkit import capture_server
 from console_kit import BOUND_S, IDLE_PAST, Console, console
+from desk_kit import owner_desk
 from gateway_testkit import OPEN
 from sqlalchemy import func, select
 
 from ordergate.callers import mint
 from ordergate.gateway.console import COOKIE
 from ordergate.gateway.console._tables import console_sessions
+from ordergate.owner import SOURCE_FAILURES
 
 
 @pytest.mark.req("console.sign-in")
@@ -229,3 +234,28 @@ def test_a_session_not_signed_in_is_swept_after_five_minutes(
         c.clock.advance(timedelta(minutes=6))
         assert c.sign_in().status_code == 200
         assert _sessions_stored(c) == 1  # the signed-in one; the anonymous one swept
+
+
+@pytest.mark.req("owner.code.lock-alert")
+def test_wrong_codes_on_the_console_lock_loopback_and_the_lock_is_posted_to_the_webhook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with (
+        capture_server() as hook,
+        owner_desk(tmp_path, monkeypatch, webhook_url=hook.url) as desk,
+        httpx2.Client(base_url=desk.url, timeout=BOUND_S) as browser,
+    ):
+        page = browser.get("/console/sign-in")
+        found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        assert found is not None
+        form = {"csrf": found.group(1), "owner_code": "not the passphrase at all"}
+        answers = [
+            browser.post("/console/sign-in", data=form, headers={"origin": desk.url}).status_code
+            for _ in range(SOURCE_FAILURES + 1)
+        ]
+    assert answers == [403] * SOURCE_FAILURES + [423]
+    events = [json.loads(r.body) for r in hook.requests if r.method == "POST"]
+    locks = [e for e in events if e.get("event") == "owner_locked"]
+    assert [lock["source"] for lock in locks] == ["loopback"]
+    kinds = [e.kind for e in desk.ledger.journal.entries(limit=1000)]
+    assert kinds.count("owner_locked") == 1
