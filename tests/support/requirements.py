@@ -331,6 +331,9 @@ REQUIREMENTS: dict[str, str] = {
     "user: owner reset removes the enrolment, journalled, and owner init enrols afresh",
     "agent.llm.first-run": "issue 25 §5: the README's LLM agent config runs as written: a missing "
     "provider SDK is one line naming the uv command and exit 2; scripted replies documented",
+    "owner.record.readable": "issue 25 §6: every identity shown to the owner has the client's "
+    "registered name beside its hash; connections list gives the identity; a refused order "
+    "shows its requested amount",
     # Issue 25 §3: limits that fit real clients
     "gateway.limits.local-budget": "issue 25 §3: what the gateway answers itself (handshake, "
     "listing, gate_* tools, paper reads of the book) spends a larger budget of its own; what "

@@ -63,7 +63,7 @@ def approvals_command(
     for item in waiting:
         size = f"{item['quantity']} shares" if item["quantity"] else usd(item["dollar_amount"])
         limit = f" limit {item['limit_price']}" if item["limit_price"] else ""
-        # Two lines, each well within 100 columns: the order, then who filed it and until when.
+        # Short lines (100 columns): the order, who filed it, until when.
         # Every field came from an agent's call or a remote gateway's answer: printed inert.
         typer.echo(
             inert(
@@ -71,9 +71,11 @@ def approvals_command(
                 f"{item['type']}{limit}  ~{usd(item['notional'])}"
             )
         )
-        typer.echo(
-            inert(f"    by {item['identity']}  expires {_to_the_second(item['expires_at'])}")
-        )
+        who = item["identity"]
+        if item.get("client_name"):
+            who = f"{item['client_name']} ({who})"  # the client's registered name, then its hash
+        typer.echo(inert(f"    by {who}"))
+        typer.echo(f"    expires {_to_the_second(item['expires_at'])}")
 
 
 def _to_the_second(value: str) -> str:

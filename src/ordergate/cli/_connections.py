@@ -31,7 +31,8 @@ connections_app = typer.Typer(
 def list_command(
     as_json: JsonOption = False, channel: ChannelOption = None, db: DbOption = None
 ) -> None:
-    """List the connections: id, client name, profile, created, last used."""
+    """List the connections: id, client name, profile, created, the identity its filings
+    carry, last used."""
     rows = anyio.run(_list, settings_from(None, db, None, False), channel)
     if as_json:
         typer.echo(json.dumps(rows, sort_keys=True))
@@ -41,10 +42,13 @@ def list_command(
         return
     for row in rows:
         name = row["client_name"] or "(no name)"
+        # Two lines: the connection and its client, then the identity its filings carry
+        # (what `approvals`, `why` and the console's Filings show) and when it was used.
         typer.echo(
             f"{row['connection_id']}  {name!r}  {row['profile']}  {row['state']}  "
-            f"created {row['created_at'][:19]}  last used {row['last_used_at'][:19]}"
+            f"created {row['created_at'][:19]}"
         )
+        typer.echo(f"    files as {row['identity']}  last used {row['last_used_at'][:19]}")
 
 
 async def _list(settings: Any, channel: Path | None) -> list[dict[str, Any]]:

@@ -8,11 +8,14 @@ what is recent, never an unbounded scan.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ordergate.core import to_wire
-from ordergate.ledger import Ledger
+from ordergate.core import to_wire, usd
+from ordergate.gateway._owner import digest_in
+from ordergate.ledger import FilingRecord, FilingStatus, Ledger
 
 __all__ = ["WINDOW", "FilingFilter", "filings_view"]
 
@@ -43,8 +46,30 @@ class FilingFilter:
         )
 
 
-def filings_view(ledger: Ledger, wanted: FilingFilter) -> list[dict[str, Any]]:
-    """The filings ``wanted`` matches, newest first, at most ``SHOWN`` (blocking)."""
+def requested(record: FilingRecord) -> str:
+    """What a filing asked for, as a person reads it: the amount reserved for an accepted
+    one; for a refused one (nothing was reserved) the dollars it asked for, or its shares
+    (at their limit price when it has one)."""
+    if record.outcome is not FilingStatus.REFUSED:
+        return usd(record.notional)
+    terms = record.terms
+    dollars = terms.get("dollar_amount")
+    if dollars:
+        return usd(dollars)
+    shares, limit = terms.get("quantity"), terms.get("limit_price")
+    try:
+        if shares and limit:
+            return usd(Decimal(str(shares)) * Decimal(str(limit)))
+    except InvalidOperation:
+        pass
+    return f"{shares} shares" if shares else usd(record.notional)
+
+
+def filings_view(
+    ledger: Ledger, wanted: FilingFilter, names: Mapping[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The filings ``wanted`` matches, newest first, at most ``SHOWN`` (blocking); ``names``
+    (a connection digest's client name) names the client beside each identity."""
     records = ledger.recent_filings(limit=WINDOW, identity=wanted.identity, outcome=wanted.outcome)
     shown = []
     for record in records:
@@ -58,6 +83,8 @@ def filings_view(ledger: Ledger, wanted: FilingFilter) -> list[dict[str, Any]]:
                 "filing_id": str(record.id),
                 "created_at": record.created_at.isoformat(),
                 "identity": record.identity,
+                "client_name": (names or {}).get(digest_in(record.identity) or ""),
+                "requested": requested(record),
                 "symbol": symbol,
                 "side": record.terms.get("side"),
                 "outcome": record.outcome.value,

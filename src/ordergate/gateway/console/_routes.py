@@ -417,7 +417,8 @@ def console_routes(
 
     async def filings_page(request: Request, session: ConsoleSession) -> Response:
         wanted = FilingFilter.of(dict(request.query_params))
-        shown = await blocking(filings_view, desk.ledger, wanted)
+        names = await desk.client_names()
+        shown = await blocking(filings_view, desk.ledger, wanted, names)
         return web.page("filings.html", session, filings=shown, wanted=wanted, page="filings")
 
     async def policy_page(request: Request, session: ConsoleSession) -> Response:

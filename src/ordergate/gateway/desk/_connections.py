@@ -57,6 +57,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
     return [
         {
             "connection_id": row.id,
+            "identity": f"conn:{connection_digest(row.id)}",
             "client_name": row.client_name or "",
             "redirect_hosts": _hosts(row.redirect_uris),
             "kind": row.kind,

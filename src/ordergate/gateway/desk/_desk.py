@@ -276,6 +276,11 @@ class OwnerDesk:
 
         return await blocking(read)
 
+    async def client_names(self) -> dict[str, str]:
+        """Each connection's digest (what identities on the record keep) to its client's
+        registered name."""
+        return await blocking(client_names, self._ledger.engine)
+
     async def connections(self) -> list[dict[str, Any]]:
         """The connections, then the caller tokens minted (each as ``caller:NAME#MINT``)."""
 
