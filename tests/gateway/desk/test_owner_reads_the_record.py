@@ -13,9 +13,16 @@ from console_kit import console
 from desk_kit import BUY
 from gateway_testkit import OPEN
 from mcp_http_testkit import McpSession
-from test_owner_commands import command
+from typer.testing import CliRunner, Result
 
 from ordergate.callers import mint
+from ordergate.cli import app
+
+
+def command(url: str, home: Path, *args: str) -> Result:
+    """``ordergate ARGS --gateway URL`` as the owner runs it, from a home of their own."""
+    env = {"ORDERGATE_HOME": str(home), "ORDERGATE_DB_URL": ""}
+    return CliRunner().invoke(app, [*args, "--gateway", url], env=env)
 
 
 @pytest.mark.req("owner.record.readable")
@@ -39,8 +46,8 @@ def test_every_identity_shows_its_clients_name_and_a_refusal_its_requested_amoun
             session.close()
         assert held["status"] == "pending_approval", held
         assert refused["isError"] is True  # AAPL is not on the policy's list
-        listed = command(c.desk, "connections", "list")
-        approvals = command(c.desk, "approvals")
+        listed = command(c.desk.url, tmp_path / "owner", "connections", "list")
+        approvals = command(c.desk.url, tmp_path / "owner", "approvals")
         assert c.sign_in().status_code == 200
         filings = c.get("/filings").text
     identity = connection["identity"]
