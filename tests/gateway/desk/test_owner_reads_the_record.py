@@ -19,10 +19,10 @@ from ordergate.callers import mint
 from ordergate.cli import app
 
 
-def command(url: str, home: Path, *args: str) -> Result:
-    """``ordergate ARGS --gateway URL`` as the owner runs it, from a home of their own."""
+def command(socket: Path, home: Path, *args: str) -> Result:
+    """``ordergate ARGS --owner-socket PATH`` as the owner runs it, from a home of their own."""
     env = {"ORDERGATE_HOME": str(home), "ORDERGATE_DB_URL": ""}
-    return CliRunner().invoke(app, [*args, "--gateway", url], env=env)
+    return CliRunner().invoke(app, [*args, "--owner-socket", str(socket)], env=env)
 
 
 @pytest.mark.req("owner.record.readable")
@@ -46,8 +46,8 @@ def test_every_identity_shows_its_clients_name_and_a_refusal_its_requested_amoun
             session.close()
         assert held["status"] == "pending_approval", held
         assert refused["isError"] is True  # AAPL is not on the policy's list
-        listed = command(c.desk.url, tmp_path / "owner", "connections", "list")
-        approvals = command(c.desk.url, tmp_path / "owner", "approvals")
+        listed = command(c.desk.socket, tmp_path / "owner", "connections", "list")
+        approvals = command(c.desk.socket, tmp_path / "owner", "approvals")
         assert c.sign_in().status_code == 200
         filings = c.get("/filings").text
     identity = connection["identity"]
