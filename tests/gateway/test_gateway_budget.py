@@ -369,3 +369,20 @@ def test_what_the_gateway_answers_itself_spends_its_own_budget_not_the_upstreams
     assert local == [200, 200, 200, 429]
     assert upstream == [200, 200, 429]
     assert after == (200, 200)
+
+
+@pytest.mark.req("owner.record.readable")
+def test_a_connections_last_used_moves_when_it_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with budgeted(tmp_path, monkeypatch) as gw:
+        token = gw.access_token()
+        assert gw.server.auth is not None
+        grant = gw.server.auth.verifier.verify(token)
+        assert grant is not None
+        before = gw.server.auth.store.connection(grant.connection_id)
+        gw.clock.advance(timedelta(minutes=5))
+        assert gw.ping(token).status_code == 200
+        after = gw.server.auth.store.connection(grant.connection_id)
+    assert before is not None and after is not None
+    assert after.last_used_at - before.last_used_at == timedelta(minutes=5)

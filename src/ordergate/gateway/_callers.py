@@ -33,6 +33,8 @@ all of them.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 
 from ordergate.callers import CallerClaims, CallerVerifier, looks_like_caller_token
@@ -47,6 +49,9 @@ __all__ = ["CALLER_PREFIX", "BearerVerifier", "bearer_verifier", "caller_identit
 
 CALLER_PREFIX = "caller:"
 _REMEMBERED = 65536
+TOUCH_EVERY_S = 60.0
+"""How often, at most, a connection's "last used" is written while it is used."""
+_log = logging.getLogger(__name__)
 
 
 def caller_identity(claims: CallerClaims, connection_id: str | None) -> str:
@@ -115,6 +120,9 @@ class BearerVerifier:
         # An OAuth token's principal is its connection's alone (the id, its identity and the
         # profile, which never changes): built once per connection, not once a request.
         self._principals: dict[str, Principal] = {}
+        # When each connection's "last used" was last written (monotonic seconds): at most
+        # once a ``TOUCH_EVERY_S`` a connection, so a busy agent costs one write a minute.
+        self._touched: dict[str, float] = {}
 
     def known(self, token: str) -> Principal | None:
         """The principal of an OAuth access token whose grant the verification cache holds
@@ -125,6 +133,21 @@ class BearerVerifier:
             return None
         grant = self._cached(token)
         return None if grant is None else self._principals.get(grant.connection_id)
+
+    async def _touch(self, connection_id: str) -> None:
+        """Record that the connection is in use ("last used"), at most once a
+        ``TOUCH_EVERY_S``; a failed write is logged and the request goes on."""
+        now = time.monotonic()
+        last = self._touched.get(connection_id)
+        if last is not None and now - last < TOUCH_EVERY_S:
+            return
+        if len(self._touched) >= self._remember:
+            self._touched.clear()
+        self._touched[connection_id] = now
+        try:
+            await blocking(self._store.touch, connection_id)
+        except Exception as error:  # never refuse a request for its bookkeeping
+            _log.warning("could not record a connection's last use: %s", type(error).__name__)
 
     async def _connection_principal(self, connection_id: str) -> Principal:
         principal = self._principals.get(connection_id)
@@ -150,6 +173,7 @@ class BearerVerifier:
                 grant = await blocking(self._oauth, token)
             if grant is None:
                 return None
+            await self._touch(grant.connection_id)
             return await self._connection_principal(grant.connection_id)
         if self._callers is None:
             return None  # this gateway has no caller key: it honours no caller token
