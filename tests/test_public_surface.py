@@ -68,7 +68,8 @@ SURFACE = {
         "Controls", "Decision",
         "DecisionEntry", "DecisionReads", "EventRecord", "Execution", "Filing", "FilingRecord",
         "FilingResult",
-        "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError", "OrderRecord",
+        "FilingStatus", "Journal", "Ledger", "LedgerError", "LedgerSchemaError",
+        "LedgerTamperedError", "OrderRecord",
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
         "AppliedPolicy", "policy_sha256", "write_transaction", "events_after", "EquityMark",
@@ -107,7 +108,7 @@ SURFACE = {
         "EMBEDDED_ACCOUNT", "Running", "Settings", "Upstream", "UpstreamChoice",
         "WebhookNotifier", "embedded_venue",
         "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
-        "check_home",
+        "check_home", "CHECKPOINT_FILE", "verify_at_start",
     },
     "ordergate.owner": {
         "BUSY", "CODE_MISSING", "CODE_REPLAYED", "CODE_SPENT", "CODE_WRONG", "COLLECT_WITHIN",

@@ -159,3 +159,41 @@ def test_verify_reports_its_progress_on_stderr(db: str, monkeypatch: pytest.Monk
         "audit verify: open filings: 4 checked",
     ]
     assert result.stdout.strip() == "intact: 4 records"
+
+
+@pytest.mark.req("ledger.reservations-and-controls-verified")
+def test_a_zeroed_reservation_fails_verify_with_exit_1_naming_the_reservation(db: str) -> None:
+    with open_ledger(db, clock=RealtimeClock()) as ledger, ledger.engine.begin() as connection:
+        # The same OS user frees the daily cap by hand.
+        connection.execute(text("UPDATE reservations SET amount_units = 0, ops = 0"))
+    result = audit("verify", "--db", db)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("tampered: reservations 1 ")
+
+
+@pytest.mark.req("ledger.reservations-and-controls-verified")
+def test_a_deleted_reservation_fails_verify_naming_it(db: str) -> None:
+    with open_ledger(db, clock=RealtimeClock()) as ledger, ledger.engine.begin() as connection:
+        connection.execute(text("DELETE FROM reservations"))
+    result = audit("verify", "--db", db)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("tampered: reservations 1 ") and "missing" in result.output
+
+
+@pytest.mark.req("ledger.reservations-and-controls-verified")
+def test_a_rewritten_applied_policy_fails_verify_with_exit_1_naming_the_control(db: str) -> None:
+    with open_ledger(db, clock=RealtimeClock()) as ledger:
+        ledger.controls.apply_policy('approval = "always"', credential="none", loosened=(),
+                                     changed=())  # fmt: skip
+        assert audit("verify", "--db", db).exit_code == 0
+        with ledger.engine.begin() as connection:
+            # Any policy put in force by hand: approval never, caps x100, every symbol.
+            connection.execute(
+                text("UPDATE controls SET value = :value WHERE key = 'applied_policy'"),
+                {"value": '{"applied_at":"2026-12-01T15:00:00.000000Z","credential":"totp",'
+                          '"sha256":"00","text":"approval = \\"never\\""}'},
+            )  # fmt: skip
+    result = audit("verify", "--db", db)
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("tampered: controls ")
+    assert "controls.applied_policy" in result.output

@@ -151,3 +151,54 @@ def test_serve_with_a_bad_profile_exits_before_its_port_ever_accepts_a_connectio
     assert result.exit_code == 2, result.output
     assert result.output.startswith("profile: ")
     assert connected == []
+
+
+def _ledger_with_orders(home: Path) -> str:
+    from decimal import Decimal
+
+    from ordergate.core import RealtimeClock
+    from ordergate.ledger import Filing, RollingCaps, open_ledger
+
+    url = f"sqlite:///{home / 'ledger.db'}"
+    with open_ledger(url, clock=RealtimeClock()) as ledger:
+        for index in range(3):
+            ledger.file_and_reserve(
+                Filing("agent", {"n": index}, account="acct"),
+                notional=Decimal(100),
+                caps=RollingCaps(Decimal(1000), 100),
+            )
+    (home / "ledger.db").chmod(0o600)
+    return url
+
+
+@pytest.mark.req("ledger.reservations-and-controls-verified")
+def test_serve_refuses_to_start_on_a_zeroed_reservation_naming_it(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine, text
+
+    url = _ledger_with_orders(tmp_path)
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE reservations SET amount_units = 0 WHERE ops = 1"))
+    engine.dispose()
+    result = invoke("serve", "--sandbox", "--port", "0", env={"ORDERGATE_HOME": str(tmp_path)})
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("ledger: the ledger fails verification at reservations 1")
+
+
+@pytest.mark.req("ledger.reservations-and-controls-verified")
+def test_serve_refuses_to_start_on_a_rewritten_applied_policy_naming_it(tmp_path: Path) -> None:
+    from sqlalchemy import create_engine, text
+
+    _ledger_with_orders(tmp_path)
+    assert invoke("serve", "--help").exit_code == 0
+    engine = create_engine(f"sqlite:///{tmp_path / 'ledger.db'}")
+    with engine.begin() as connection:
+        connection.execute(
+            text("INSERT INTO controls VALUES ('applied_policy', :value, :at)"),
+            {"value": '{"text":"approval = \\"never\\""}', "at": "2026-12-01T15:00:00.000000Z"},
+        )
+    engine.dispose()
+    result = invoke("serve", "--sandbox", "--port", "0", env={"ORDERGATE_HOME": str(tmp_path)})
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("ledger: the ledger fails verification at controls")
+    assert "controls.applied_policy" in result.output

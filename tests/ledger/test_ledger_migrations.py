@@ -32,7 +32,7 @@ TABLES = {
     "alembic_version_owner", "alembic_version_record", "approvals", "caller_mints",
     "caller_names", "chain_heads", "connections",
     "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
-    "filing_events", "filings", "late_orders",
+    "filing_events", "filings", "late_orders", "control_events",
     "gateway_clients",
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
@@ -51,7 +51,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         with ledger.engine.connect() as connection:
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_ledger")
-            ).all() == [("0018",)]
+            ).all() == [("0021",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
             ).all() == [("0019",)]

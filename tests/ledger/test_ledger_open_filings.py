@@ -264,6 +264,18 @@ def _at_0005(url: str) -> dict[str, list[UUID]]:
                     {**row, "prev_hash": link, "hash": digest},
                 )
                 heads[account] = (seq, place, digest)
+                if outcome == "accepted":
+                    released = "" in events  # a release event (no status) gave it back
+                    connection.execute(
+                        text(
+                            "INSERT INTO reservations VALUES (:id, :account, :created_us, "
+                            ":units, :amount, :ops, :state)"
+                        ),
+                        {"id": str(filing_id), "account": account,
+                         "created_us": 1_796_050_800_000_000, "units": 100_000_000,
+                         "amount": 0 if released else 100_000_000, "ops": 0 if released else 1,
+                         "state": "released" if released else "reserved"},
+                    )  # fmt: skip
                 for status in events:
                     event_seq += 1
                     kind = "status" if status else "release"

@@ -88,6 +88,10 @@ REQUIREMENTS: dict[str, str] = {
         "issue 23 §9: an order that reaches the broker after it was declared not placed is "
         "adopted, counted against the caps, journalled, alerted, and pauses when over a cap"
     ),
+    "ledger.reservations-and-controls-verified": (
+        "issue 23 §12: a zeroed reservation or a rewritten control fails audit verify, naming "
+        "it, and ordergate serve refuses to start on it"
+    ),
     "wall.approval-binds-money": (
         "issue 23 §10: an approved order reviewed above the approved estimate by more than "
         "approval_slippage_pct is held for the owner again"

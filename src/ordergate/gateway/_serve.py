@@ -77,6 +77,7 @@ from ordergate.runtime import (
     embedded_venue,
     open_guard,
     policy_in_force,
+    verify_at_start,
 )
 from ordergate.store import blocking
 
@@ -332,6 +333,9 @@ async def _owner(
         else ledger
     )
     try:
+        # A ledger that fails verification (a reservation zeroed, a control rewritten) is
+        # refused before anything reads it.
+        await blocking(verify_at_start, opened, settings.home)
         # Read (and, on a fresh install, written) before the guard opens, so a policy that is
         # not in force or a bad profile is refused before anything starts.
         in_force = policy_in_force(settings, opened)
@@ -418,6 +422,7 @@ async def _sealed(
     )
     sealer = Sealer(config.master_secret) if config.master_secret is not None else None
     try:
+        await blocking(verify_at_start, opened, settings.home)
         policy, policy_note = policy_in_force(settings, opened)
         profiles = load_profiles(settings.home, policy)
         authority = owner_authority(settings, config, opened)

@@ -36,6 +36,7 @@ from ordergate.ledger._errors import (
     CheckpointError,
     LedgerError,
     LedgerSchemaError,
+    LedgerTamperedError,
     ReservationError,
     UnknownFilingError,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "Ledger",
     "LedgerError",
     "LedgerSchemaError",
+    "LedgerTamperedError",
     "OrderRecord",
     "Orders",
     "PauseState",

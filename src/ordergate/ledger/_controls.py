@@ -2,7 +2,8 @@
 breaker's equity high-water mark, the session-start equity of the daily-loss halt, and the
 policy the owner last applied.
 
-Each is one row of ``controls`` holding canonical JSON. Pausing, resuming and applying a
+Each is one row of ``controls`` holding canonical JSON, and each write of one is chained
+(``_control_chain``), so ``verify`` finds a row edited by hand. Pausing, resuming and applying a
 policy are also written to the decisions journal, so the record says who stopped trading or
 changed the rules, when and why. The applied policy is kept whole (its TOML text and its
 SHA-256), so a later file can be compared with it key by key.
@@ -22,6 +23,7 @@ from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from ordergate.core import Clock, inert, to_wire
 from ordergate.ledger._canonical import canonical_json
+from ordergate.ledger._control_chain import append_control
 from ordergate.ledger._equity import mark_equity, marked_near
 from ordergate.ledger._schema import controls, decisions
 from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
@@ -94,6 +96,8 @@ def _write(connection: Connection, key: str, value: object, now: datetime) -> No
     values = {"value": canonical_json(value), "updated_at": iso(now)}
     if not _SET.run(connection, {"b_key": key, **values}):
         _INSERT.run(connection, {"key": key, **values})
+    # And on the controls' chain, in the same transaction (``_control_chain``).
+    append_control(connection, key, values["value"], values["updated_at"])
 
 
 def paused_from(stored_text: str | None) -> bool:

@@ -21,6 +21,7 @@ __all__ = [
     "CheckpointError",
     "LedgerError",
     "LedgerSchemaError",
+    "LedgerTamperedError",
     "ReservationError",
     "UnknownFilingError",
 ]
@@ -62,3 +63,16 @@ class CheckpointError(LedgerError, ValueError):
     older than the ``since`` beside it."""
 
     code = "checkpoint"
+
+
+class LedgerTamperedError(LedgerError):
+    """``verify`` found the ledger edited: ``chain`` (``filings``, ``events``,
+    ``open_filings``, ``reservations``, ``controls``), the first bad ``seq`` and why."""
+
+    code = "ledger_tampered"
+
+    def __init__(self, chain: str, seq: int | None, reason: str) -> None:
+        self.chain = chain
+        self.seq = seq
+        self.reason = reason
+        super().__init__(f"the ledger fails verification at {chain} {seq}: {reason}")

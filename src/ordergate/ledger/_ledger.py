@@ -54,6 +54,7 @@ from ordergate.ledger._canonical import (
     heads_digest,
     to_units,
 )
+from ordergate.ledger._control_chain import controls_head
 from ordergate.ledger._controls import Controls
 from ordergate.ledger._decision import DecisionReads, decision_reads
 from ordergate.ledger._equity import EquityMarks
@@ -497,6 +498,11 @@ class Ledger:
         with reading(self._engine) as connection:
             return ChainHead(*_events_head(connection))
 
+    def controls_head(self) -> ChainHead:
+        """The controls chain's last link (``verify``'s ``controls_since``)."""
+        with reading(self._engine) as connection:
+            return controls_head(connection)
+
     def verify(
         self,
         *,
@@ -504,13 +510,15 @@ class Ledger:
         event_checkpoint: ChainHead | None = None,
         since: ChainHead | None = None,
         events_since: ChainHead | None = None,
+        controls_since: ChainHead | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> VerifyResult:
-        """Walk every account's chain and the events chain, or only what follows ``since``
-        and ``events_since`` (see ``ordergate.ledger.verify``)."""
+        """Walk every account's chain, the events chain and the controls chain, or only what
+        follows ``since``, ``events_since`` and ``controls_since`` (see
+        ``ordergate.ledger.verify``)."""
         return verify(
             self, checkpoint=checkpoint, event_checkpoint=event_checkpoint, since=since,
-            events_since=events_since, progress=progress,
+            events_since=events_since, controls_since=controls_since, progress=progress,
         )  # fmt: skip
 
 

@@ -31,6 +31,7 @@ from sqlalchemy import (
 __all__ = [
     "approvals",
     "chain_heads",
+    "control_events",
     "controls",
     "decision_snapshots",
     "decisions",
@@ -173,6 +174,20 @@ controls = Table(
     Column("key", String(100), primary_key=True),
     Column("value", Text, nullable=False),
     Column("updated_at", String(_TIME), nullable=False),
+)
+
+# Migration 0021: every write of a control, hash-linked (``_control_chain``); ``controls``
+# holds the latest value of each key, which ``verify`` checks against it.
+control_events = Table(
+    "control_events",
+    metadata,
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("key", String(100), nullable=False),
+    Column("value", Text, nullable=False),
+    Column("updated_at", String(_TIME), nullable=False),
+    Column("prev_hash", String(_HASH), nullable=False),
+    Column("hash", String(_HASH), nullable=False),
+    Index("ix_control_events_key", "key", "seq"),
 )
 
 decisions = Table(

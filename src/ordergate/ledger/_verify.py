@@ -34,7 +34,11 @@ older than it (``CheckpointError``); one equal to it adds nothing.
 
 Last, the derived ``open_filings`` table is checked against the chains (``_derived``): every
 row of it, and the accepted filings in the walk's scope. It is not part of the record, so a
-disagreement is reported on its own chain name, ``open_filings``.
+disagreement is reported on its own chain name, ``open_filings``. So are the reservations
+(``_reserved``): each is replayed from its filing and its events, so a zeroed, edited or
+deleted one is reported on ``reservations``. The controls' own chain is walked (after
+``controls_since``) and every control row checked against it (``_control_chain``), reported
+on ``controls``.
 
 Everything is read from one snapshot (one transaction; repeatable read on Postgres), so
 filings committed meanwhile cannot make the chains and the heads table disagree. ``progress``
@@ -49,9 +53,11 @@ from sqlalchemy import Connection, Select, select
 
 from ordergate.ledger import _walk
 from ordergate.ledger._anchors import event_anchor, filing_anchors
+from ordergate.ledger._control_chain import against_controls
 from ordergate.ledger._derived import against_open
 from ordergate.ledger._errors import CheckpointError
 from ordergate.ledger._models import ChainHead, VerifyResult
+from ordergate.ledger._reserved import against_reservations
 from ordergate.ledger._schema import chain_heads, filing_events, filings
 from ordergate.ledger._walk import (
     Heads,
@@ -76,6 +82,7 @@ def verify(
     event_checkpoint: ChainHead | None = None,
     since: ChainHead | None = None,
     events_since: ChainHead | None = None,
+    controls_since: ChainHead | None = None,
     progress: Progress | None = None,
 ) -> VerifyResult:
     """Check both chains (after ``since`` / ``events_since`` when given) and the open set;
@@ -91,7 +98,13 @@ def verify(
         if connection.dialect.name == "postgresql":
             connection.execution_options(isolation_level="REPEATABLE READ")
         with connection.begin():
-            return _verify(connection, checkpoint, event_checkpoint, since, events_since, progress)
+            result = _verify(
+                connection, checkpoint, event_checkpoint, since, events_since, progress
+            )
+            if not result.ok:
+                return result
+            controlled = against_controls(connection, controls_since)
+            return result if controlled.ok else controlled
 
 
 def _verify(
@@ -134,6 +147,9 @@ def _verify(
         progress(f"open filings: {count} checked")
     if not opened.ok:
         return opened
+    held, _ = against_reservations(connection, since, events_since)
+    if not held.ok:
+        return held
     return VerifyResult(ok=True, checked=filed.checked + events.checked)
 
 
