@@ -619,12 +619,10 @@ class OwnerDesk:
             return await self._revoke_caller(connection_id)
         erased = await blocking(self._store.erase, connection_id)
         if erased:
-            await blocking(
-                self._ledger.journal.append,
-                identity=UNVERIFIED,
-                kind="connection_revoked",
-                why="a connection was revoked on the owner's desk",
-                detail={"connection_id": connection_id},
+            await self._revoked(
+                "connection_revoked",
+                "a connection was revoked on the owner's desk",
+                {"connection_id": connection_id},
             )
         return {"connection_id": connection_id, "revoked": erased}
 
@@ -633,14 +631,18 @@ class OwnerDesk:
         now = RealtimeClock().now()  # security time
         revoked = await blocking(revoke_mints, self._store.engine, caller, mint_id or None, now)
         if revoked:
-            await blocking(
-                self._ledger.journal.append,
-                identity=UNVERIFIED,
-                kind="caller_revoked",
-                why="caller tokens were revoked on the owner's desk",
-                detail={"caller": caller, "mint_ids": revoked},
+            await self._revoked(
+                "caller_revoked",
+                "caller tokens were revoked on the owner's desk",
+                {"caller": caller, "mint_ids": revoked},
             )
         return {"connection_id": connection_id, "revoked": bool(revoked), "mints": revoked}
+
+    async def _revoked(self, kind: str, why: str, detail: dict[str, Any]) -> None:
+        """Journal a revocation (anyone may revoke: it only takes access away)."""
+        await blocking(
+            self._ledger.journal.append, identity=UNVERIFIED, kind=kind, why=why, detail=detail
+        )
 
     async def mint(
         self,
