@@ -19,9 +19,9 @@ from owner_testkit import PASSPHRASE, OwnerCodes, channel_act, enrol, owner_chan
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret, SecurityClock, SteppedClock
 from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway._minting import mint_owner_tokens
 from ordergate.gateway._serve import GatewayServer
 from ordergate.ledger import Ledger
-from ordergate.oauth import Authorization
 from ordergate.owner import DEFAULT_LOOSEN_DELAY
 from ordergate.runtime import EMBEDDED_ACCOUNT
 
@@ -97,23 +97,10 @@ class Desk:
         return data
 
     def connected_client(self, name: str, profile: str = "monitor") -> None:
-        """A client named ``name`` approved once, as the consent page would: a connection."""
+        """A client named ``name`` approved once and holding its tokens: a connection."""
         auth = self.server.auth
         assert auth is not None
-        client = auth.store.register_client(
-            client_name=name, redirect_uris=("http://127.0.0.1/cb",)
-        )
-        auth.store.grants.issue_code(
-            Authorization(
-                client_id=client.client_id,
-                redirect_uri="http://127.0.0.1/cb",
-                code_challenge="c" * 43,
-                scope="gateway",
-                state=None,
-                resource=None,
-                profile=profile,
-            )
-        )
+        mint_owner_tokens(auth.store, client_name=name, resource=self.url + "/mcp", profile=profile)
 
     def held_order(self) -> dict[str, Any]:
         """An order an agent filed that now waits for the owner: its order result's data."""

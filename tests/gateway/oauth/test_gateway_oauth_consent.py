@@ -406,3 +406,16 @@ def test_a_profile_the_gateway_does_not_define_is_refused_and_connects_nothing(
     assert refused.status_code == 400
     assert "profile is not one this gateway defines" in refused.text
     assert offering.rows()["connections"] == []
+
+
+@pytest.mark.req("owner.record.readable")
+def test_an_abandoned_consent_is_not_listed_as_a_connection(gateway: Gateway) -> None:
+    from ordergate.gateway.desk._connections import list_connections
+
+    abandoned = gateway.flow()
+    abandoned.code()  # approved, but the client never came back for its tokens
+    assert list_connections(gateway.engine) == []
+    kept = gateway.flow()
+    assert kept.exchange(kept.code()).status_code == 200
+    (listed,) = list_connections(gateway.engine)
+    assert listed["state"] == "live"

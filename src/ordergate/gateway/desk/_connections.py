@@ -1,9 +1,10 @@
 """The connections the owner sees on the desk: who each is, what it may do, when it was used.
 
 A read of the gateway's own tables (``ordergate.gateway._schema``); erased connections are
-left out (nothing of them remains to revoke). Caller tokens are listed after the connections,
-one row a mint, by name: ``caller:NAME#MINT`` is what ``revoke`` takes for that token alone,
-``caller:NAME`` for every token of the name.
+left out (nothing of them remains to revoke), and so are abandoned consents (a code issued
+that no client exchanged: nobody ever held a token of them). Caller tokens are listed after
+the connections, one row a mint, by name: ``caller:NAME#MINT`` is what ``revoke`` takes for
+that token alone, ``caller:NAME`` for every token of the name.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, and_, exists, select
 
 from ordergate.gateway._caller_mints import list_mints
 from ordergate.gateway._callers import CALLER_PREFIX
 from ordergate.gateway._owner import connection_digest
-from ordergate.gateway._schema import connections, gateway_clients
+from ordergate.gateway._schema import connections, gateway_clients, gateway_codes
 from ordergate.store import iso
 
 __all__ = [
@@ -48,7 +49,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
             gateway_clients.c.redirect_uris,
         )
         .outerjoin(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
-        .where(connections.c.state != "erased")
+        .where(connections.c.state != "erased", ~_abandoned())
         .order_by(connections.c.created_at.desc(), connections.c.id)
         .limit(limit)
     )
@@ -96,6 +97,16 @@ def list_caller_mints(
         }
         for row in list_mints(engine, limit=limit)
     ]
+
+
+def _abandoned() -> Any:
+    """A consent approved whose code the client never exchanged: the connection opened with
+    the code, but no client ever held a token of it, so it is not one (the code expires)."""
+    codes = gateway_codes.c
+    of_it = codes.connection_id == connections.c.id
+    issued = exists().where(of_it)
+    exchanged = exists().where(of_it, codes.used_at.is_not(None))
+    return and_(issued, ~exchanged)
 
 
 def _hosts(redirect_uris: str | None) -> list[str]:
