@@ -11,17 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 from gateway_testkit import sandbox_gateway
 from jsonschema import Draft202012Validator
-from mcp.client import ClientSession
-from mcp.client.auth import OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientMetadata
-from oauth_testkit import ConsentBrowser, MemoryTokenStorage
+from oauth_testkit import ConsentBrowser, sdk_session
 from owner_testkit import enrol
-from pydantic import AnyUrl
 
 from ordergate.inventory import load_inventory
 
@@ -52,24 +46,10 @@ def _valid(tool: str, content: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _agent_reads_back_its_paper_order(url: str, browser: ConsentBrowser) -> dict[str, Any]:
-    mcp_url = url + "/mcp"
-    provider = OAuthClientProvider(
-        server_url=mcp_url,
-        client_metadata=OAuthClientMetadata(
-            redirect_uris=[AnyUrl(REDIRECT)],
-            client_name="paper-agent",
-            token_endpoint_auth_method="none",
-        ),
-        storage=MemoryTokenStorage(),
-        redirect_handler=browser.open,
-        callback_handler=browser.callback,
-    )
     with anyio.fail_after(BOUND_S):
-        async with (
-            httpx2.AsyncClient(auth=provider, timeout=BOUND_S) as http,
-            streamable_http_client(mcp_url, http_client=http) as (read, write),
-            ClientSession(read, write) as session,
-        ):
+        async with sdk_session(
+            url, browser, client_name="paper-agent", redirect=REDIRECT, bound_s=BOUND_S
+        ) as session:
             await session.initialize()
             accounts = _content(await session.call_tool("get_accounts", {}))["data"]["accounts"]
             number = next(a for a in accounts if a["agentic_allowed"])["account_number"]

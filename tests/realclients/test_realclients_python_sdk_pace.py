@@ -16,17 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 from gateway_testkit import sandbox_gateway
-from mcp.client import ClientSession
-from mcp.client.auth import OAuthClientProvider
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import OAuthClientMetadata
 from mcp_types import PaginatedRequestParams
-from oauth_testkit import ConsentBrowser, MemoryTokenStorage
+from oauth_testkit import ConsentBrowser, sdk_session
 from owner_testkit import enrol
-from pydantic import AnyUrl
 
 pytestmark = pytest.mark.anyio
 
@@ -41,25 +35,11 @@ def anyio_backend() -> str:
 
 async def _script(url: str, browser: ConsentBrowser) -> tuple[int, list[Any]]:
     """The SDK script at ``url``: the listing's page count and the twenty calls' results."""
-    mcp_url = url + "/mcp"
-    provider = OAuthClientProvider(
-        server_url=mcp_url,
-        client_metadata=OAuthClientMetadata(
-            redirect_uris=[AnyUrl(REDIRECT)],
-            client_name="sdk-script",
-            token_endpoint_auth_method="none",
-        ),
-        storage=MemoryTokenStorage(),
-        redirect_handler=browser.open,
-        callback_handler=browser.callback,
-    )
     results: list[Any] = []
     with anyio.fail_after(BOUND_S):
-        async with (
-            httpx2.AsyncClient(auth=provider, timeout=BOUND_S) as http,
-            streamable_http_client(mcp_url, http_client=http) as (read, write),
-            ClientSession(read, write) as session,
-        ):
+        async with sdk_session(
+            url, browser, client_name="sdk-script", redirect=REDIRECT, bound_s=BOUND_S
+        ) as session:
             await session.initialize()
             page = await session.list_tools()
             pages = 1

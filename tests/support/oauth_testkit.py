@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -212,3 +213,42 @@ class ConsentBrowser:
     async def callback(self) -> Any:
         assert self.result is not None, "the redirect handler never ran"
         return self.result
+
+
+@asynccontextmanager
+async def sdk_session(
+    url: str,
+    browser: ConsentBrowser,
+    *,
+    client_name: str,
+    redirect: str,
+    bound_s: float,
+    storage: MemoryTokenStorage | None = None,
+) -> AsyncIterator[Any]:
+    """The MCP Python SDK's ``ClientSession`` on the gateway at ``url``, signed in through
+    its consent page by the SDK's own OAuth client (``browser`` approves), not yet
+    initialised."""
+    from mcp.client import ClientSession
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.auth import OAuthClientMetadata
+    from pydantic import AnyUrl
+
+    mcp_url = url + "/mcp"
+    provider = OAuthClientProvider(
+        server_url=mcp_url,
+        client_metadata=OAuthClientMetadata(
+            redirect_uris=[AnyUrl(redirect)],
+            client_name=client_name,
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage if storage is not None else MemoryTokenStorage(),
+        redirect_handler=browser.open,
+        callback_handler=browser.callback,
+    )
+    async with (
+        httpx2.AsyncClient(auth=provider, timeout=bound_s) as http,
+        streamable_http_client(mcp_url, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        yield session
