@@ -37,7 +37,10 @@ def test_the_quickstarts_gateway_installs_no_development_tool() -> None:
     project = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
     dev = {_name(spec) for spec in project["dependency-groups"]["dev"]}
     runtime = {_name(spec) for spec in project["project"]["dependencies"]}
-    tools = {"pytest", "pytest-cov", "hypothesis", "ruff", "mypy", "import-linter", "playwright"}
+    tools = {
+        *("pytest", "pytest-cov", "pytest-xdist", "hypothesis"),
+        *("ruff", "mypy", "import-linter", "playwright"),
+    }
     assert tools <= dev
     assert not tools & runtime
     assert "--no-dev" in _quickstart_commands()[0].split()
