@@ -148,7 +148,7 @@ def test_reconcile_prints_what_it_did(person: Person) -> None:
     report = person.json("reconcile", "--sandbox")
     assert report == {
         "adopted": 0, "checked": 0, "errors": [], "expired": 0, "fills_booked": 0,
-        "moved": 0, "not_placed": 0, "unreachable": 0,
+        "late": 0, "moved": 0, "not_placed": 0, "unreachable": 0,
     }  # fmt: skip
 
 
