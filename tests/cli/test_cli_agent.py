@@ -26,7 +26,7 @@ SPY = "50"
 """
 
 
-def _run(home: Path, at: datetime, *args: str) -> Result:
+def _run(home: Path, at: datetime, *args: str, **extra: str) -> Result:
     env = {
         "ORDERGATE_HOME": str(home),
         "ORDERGATE_DB_URL": "",
@@ -34,6 +34,8 @@ def _run(home: Path, at: datetime, *args: str) -> Result:
         "ORDERGATE_APPROVAL_WEBHOOK": "",
         "ORDERGATE_SANDBOX_START": at.isoformat(),
         "ORDERGATE_GATEWAY_URL": "http://127.0.0.1:9",
+        "ORDERGATE_SANDBOX_SPEED": "",
+        **extra,
     }
     return CliRunner().invoke(app, ["agent", "run", *args], env=env)
 
@@ -184,3 +186,26 @@ def test_between_ticks_the_runner_waits_market_time_fewer_wall_seconds_when_acce
     five_minutes = timedelta(minutes=5)
     assert wall_wait(AcceleratedClock(start=OPEN, speed=Decimal(60)), five_minutes) == 5.0
     assert wall_wait(RealtimeClock(), five_minutes) == 300.0
+
+
+@pytest.mark.req("agent.llm.first-run")
+def test_without_once_an_accelerated_embedded_sandbox_brings_ticks_fast_in_wall_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ordergate.cli import _agent
+
+    waited: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waited.append(seconds)
+
+    monkeypatch.setattr(_agent, "_sleep", record)
+    config = tmp_path / "agent.toml"
+    config.write_text("tick_seconds = 300\nmax_ticks = 3\n" + CONFIG, encoding="utf-8")
+    env = {"ORDERGATE_SANDBOX_SPEED": "60"}
+    result = _run(tmp_path / "home", OPEN, "--config", str(config), "--sandbox", "--json", **env)
+    assert result.exit_code == 0, result.output
+    ticks = [json.loads(line) for line in result.stdout.strip().splitlines()]
+    assert len(ticks) == 3
+    # Five market minutes between ticks are five wall seconds at sixty times wall speed.
+    assert waited == [5.0, 5.0]

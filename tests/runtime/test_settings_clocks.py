@@ -8,14 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from ordergate.core import ConfigError, MarketClock, RealtimeClock, SecurityClock
+from ordergate.core import AcceleratedClock, ConfigError, MarketClock, RealtimeClock, SecurityClock
 from ordergate.runtime import Settings
 
 
 @pytest.fixture(autouse=True)
 def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ORDERGATE_HOME", str(tmp_path))
-    for name in ("ORDERGATE_DB_URL", "ORDERGATE_UPSTREAM_URL", "ORDERGATE_SANDBOX_START"):
+    for name in (
+        "ORDERGATE_DB_URL",
+        "ORDERGATE_UPSTREAM_URL",
+        "ORDERGATE_SANDBOX_START",
+        "ORDERGATE_SANDBOX_SPEED",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -52,3 +57,26 @@ def test_a_sandbox_start_that_cannot_be_used_is_refused_naming_it(
     with pytest.raises(ConfigError) as raised:
         Settings.resolve(sandbox_start=start, **kwargs)  # type: ignore[arg-type]
     assert raised.value.key == key and reason in str(raised.value)
+
+
+def test_a_sandbox_speed_runs_the_embedded_market_clock_that_many_times_faster(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ORDERGATE_SANDBOX_SPEED", "60")
+    clocks = Settings.resolve(sandbox=True, sandbox_start="2026-12-01T15:00:00Z").clocks()
+    assert isinstance(clocks.market.source, AcceleratedClock)
+    assert clocks.market.source.speed == 60
+    assert isinstance(clocks.security.source, RealtimeClock)
+
+
+@pytest.mark.parametrize(
+    ("speed", "upstream"),
+    [("0", None), ("fast", None), ("nan", None), ("60", "https://example.test/mcp")],
+)
+def test_a_sandbox_speed_that_cannot_be_used_is_refused_naming_it(
+    monkeypatch: pytest.MonkeyPatch, speed: str, upstream: str | None
+) -> None:
+    monkeypatch.setenv("ORDERGATE_SANDBOX_SPEED", speed)
+    with pytest.raises(ConfigError) as raised:
+        Settings.resolve(sandbox=upstream is None, upstream=upstream)
+    assert raised.value.key == "ORDERGATE_SANDBOX_SPEED"

@@ -30,7 +30,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
-from ordergate.core import AcceleratedClock, Clock, inert
+from ordergate.core import AcceleratedClock, Clock, MarketClock, inert
 
 if TYPE_CHECKING:
     from ordergate.agent import AgentConfig, Tick
@@ -95,7 +95,7 @@ async def _run(
         await agent.run(
             max_ticks=1 if once else config.max_ticks,
             tick=timedelta(seconds=config.tick_seconds),
-            wait=lambda delta: anyio.sleep(wall_wait(clock, delta)),
+            wait=lambda delta: _sleep(wall_wait(clock, delta)),
             on_tick=lambda tick: _print(tick, as_json=as_json),
         )
 
@@ -104,9 +104,15 @@ def wall_wait(clock: Clock, delta: timedelta) -> float:
     """The wall seconds until ``clock`` (the market's) has moved ``delta``: fewer on an
     accelerated clock (the sandbox's), as many on a real-time one."""
     seconds = delta.total_seconds()
+    if isinstance(clock, MarketClock):
+        clock = clock.source
     if isinstance(clock, AcceleratedClock):
         return seconds / float(clock.speed)
     return seconds
+
+
+async def _sleep(seconds: float) -> None:
+    await anyio.sleep(seconds)
 
 
 def _print(tick: Tick, *, as_json: bool) -> None:

@@ -15,6 +15,10 @@
   speed, for demos and tests in a chosen session (e.g. a Tuesday 10:00 New York). Security
   time (tokens, codes, approvals, rate limits) stays the wall clock (``Settings.clocks``).
   Refused with any other upstream: a real broker's clock is real.
+- ``ORDERGATE_SANDBOX_SPEED`` (a positive number, default 1; embedded sandbox only): the
+  market clock runs that many times faster than wall time (an accelerated clock, as
+  ``ordergate sandbox serve --clock accelerated --speed N``), from ``sandbox_start`` or now.
+  An agent run ticks on that clock, so its ticks come ``N`` times faster in wall time.
 """
 
 from __future__ import annotations
@@ -22,19 +26,19 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from pathlib import Path
 
 from ordergate.client import Config, ordergate_home
 from ordergate.core import (
-    AcceleratedClock,
     Clock,
+    ClockMode,
     Clocks,
     ConfigError,
     MarketClock,
-    RealtimeClock,
     SecurityClock,
+    make_clock,
 )
 from ordergate.policy import PolicyConfig, parse_policy, write_default_policy
 
@@ -62,6 +66,8 @@ class Settings:
     """The owner's console (``…/console``) when a gateway serves one: each waiting order's
     announcement links to its page there."""
     sandbox_start: datetime | None = None
+    sandbox_speed: Decimal = Decimal(1)
+    """How many times faster than wall time the embedded sandbox's market clock runs."""
 
     @classmethod
     def resolve(
@@ -88,6 +94,7 @@ class Settings:
             start = _instant("sandbox_start", sandbox_start)
         else:
             start = _instant("ORDERGATE_SANDBOX_START", os.environ.get("ORDERGATE_SANDBOX_START"))
+        speed = _speed(os.environ.get("ORDERGATE_SANDBOX_SPEED"))
         settings = cls(
             home=home,
             policy_path=policy if policy is not None else home / POLICY_FILE,
@@ -97,11 +104,16 @@ class Settings:
             sandbox=sandbox,
             webhook_url=webhook,
             sandbox_start=start,
+            sandbox_speed=speed,
         )
         if start is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
             raise ConfigError(
                 "sandbox_start" if sandbox_start is not None else "ORDERGATE_SANDBOX_START",
                 "only the embedded sandbox runs on a chosen clock",
+            )
+        if speed != 1 and settings.upstream_choice is not UpstreamChoice.SANDBOX:
+            raise ConfigError(
+                "ORDERGATE_SANDBOX_SPEED", "only the embedded sandbox runs on a chosen clock"
             )
         return settings
 
@@ -110,10 +122,10 @@ class Settings:
         return Clocks(market=MarketClock(self.clock()), security=SecurityClock())
 
     def clock(self) -> Clock:
-        """The run's market clock: wall time, or wall speed from ``sandbox_start``."""
-        if self.sandbox_start is None:
-            return RealtimeClock()
-        return AcceleratedClock(start=self.sandbox_start, speed=Decimal(1))
+        """The run's market clock: wall time, or from ``sandbox_start`` (else now) at
+        ``sandbox_speed`` times wall speed."""
+        mode = ClockMode.REALTIME if self.sandbox_speed == 1 else ClockMode.ACCELERATED
+        return make_clock(mode, start=self.sandbox_start, speed=self.sandbox_speed)
 
     @property
     def token_file(self) -> Path:
@@ -165,3 +177,15 @@ def _instant(key: str, text: str | None) -> datetime | None:
     if instant.tzinfo is None:
         raise ConfigError(key, "give a time zone (e.g. 2026-12-01T15:00:00+00:00)")
     return instant
+
+
+def _speed(text: str | None) -> Decimal:
+    if not text:
+        return Decimal(1)
+    try:
+        speed = Decimal(text.strip())
+    except InvalidOperation:
+        raise ConfigError("ORDERGATE_SANDBOX_SPEED", "not a number") from None
+    if not speed.is_finite() or speed <= 0:
+        raise ConfigError("ORDERGATE_SANDBOX_SPEED", "give a positive number (e.g. 60)")
+    return speed
