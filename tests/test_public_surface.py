@@ -127,8 +127,9 @@ SURFACE = {
     "ordergate.gateway.desk": {
         "ENV_OWNER_SOCKET", "OWNER_PREFIX", "PEER_LIMIT", "TRADING_PERMISSIONS",
         "ChannelRefused", "ChannelServer", "DeskError", "GuardFor", "NoChannel", "OwnerDesk",
-        "RemoteDesk", "bind_owner_socket", "channel_app", "open_channel", "owner_routes",
-        "owner_socket_path", "policy_baseline", "profile_trades", "refusal_status",
+        "RemoteDesk", "bind_owner_socket", "channel_app", "client_name_of", "open_channel",
+        "owner_routes", "owner_socket_path", "policy_baseline", "profile_trades",
+        "refusal_status",
     },
     "ordergate.service": {
         "DEFAULT_HOME", "DEFAULT_USER", "ENVIRONMENT_FILE", "Installed", "OWNER_SOCKET",

@@ -71,11 +71,13 @@ def approvals_command(
                 f"{item['type']}{limit}  ~{usd(item['notional'])}"
             )
         )
-        who = item["identity"]
-        if item.get("client_name"):
-            who = f"{item['client_name']} ({who})"  # the client's registered name, then its hash
-        typer.echo(inert(f"    by {who}"))
+        typer.echo(inert(f"    by {named(item['identity'], item.get('client_name'))}"))
         typer.echo(f"    expires {_to_the_second(item['expires_at'])}")
+
+
+def named(identity: str, client_name: str | None) -> str:
+    """``identity`` as the owner reads it: the client's registered name, then the hash."""
+    return f"{client_name} ({identity})" if client_name else identity
 
 
 def _to_the_second(value: str) -> str:

@@ -45,7 +45,7 @@ def list_command(
         # Two lines: the connection and its client, then the identity its filings carry
         # (what `approvals`, `why` and the console's Filings show) and when it was used.
         typer.echo(
-            f"{row['connection_id']}  {name!r}  {row['profile']}  {row['state']}  "
+            f"{row['connection_id']}  {name}  {row['profile']}  {row['state']}  "
             f"created {row['created_at'][:19]}"
         )
         typer.echo(f"    files as {row['identity']}  last used {row['last_used_at'][:19]}")

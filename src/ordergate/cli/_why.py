@@ -1,9 +1,10 @@
 """``ordergate why FILING``: the chain behind one filing, from the ledger.
 
 decision → filing → checks (stage A ``estimate``, stage B ``review``) → approval →
-placement → fills → grade. The filing is named by its id or by a start of it that only one
-filing's id has. Reads the ledger only. Exit 0, 2 when the ledger cannot be opened, the
-filing is unknown or the start is several filings'.
+placement → fills → grade, and who filed it (the client's registered name beside the
+identity, when a gateway connection filed it). The filing is named by its id or by a start
+of it that only one filing's id has. Reads the ledger only. Exit 0, 2 when the ledger cannot
+be opened, the filing is unknown or the start is several filings'.
 
 Each printed line is made inert (``ordergate.core.inert``) as it is printed: a rationale is
 a model's text, and a newline in it must not print a line of its own (a forged
@@ -17,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ordergate.cli._approvals import named
 from ordergate.cli._options import DbOption, JsonOption, fail, open_existing_ledger
 from ordergate.core import inert
 
@@ -36,6 +38,7 @@ def why_command(
 ) -> None:
     """Print why a filing exists and what became of it: decision to grade."""
     from ordergate.agent import filing_chain
+    from ordergate.gateway.desk import client_name_of
     from ordergate.ledger import UnknownFilingError
 
     ledger = open_existing_ledger(db)
@@ -44,6 +47,7 @@ def why_command(
         if len(found) > 1:
             raise fail(f"{filing} is the start of several filings' ids; give more of it", 2)
         chain = filing_chain(ledger, found[0] if found else filing)
+        chain["filing"]["client_name"] = client_name_of(ledger.engine, chain["filing"]["identity"])
     except (UnknownFilingError, ValueError):
         raise fail(f"no filing {filing} in this ledger", 2) from None
     finally:
@@ -72,6 +76,7 @@ def _lines(chain: dict[str, Any]) -> list[str]:
         f"filing     {filing['id']}  {filing['filed_at']}  {filing['outcome']} → "
         f"{filing['status']}{reasons}"
     )
+    lines.append(f"filed by   {named(filing['identity'], filing['client_name'])}")
     lines.extend(f"check      {check['stage']}: {check['why']}" for check in chain["checks"])
     approval = chain["approval"]
     lines.append(

@@ -130,7 +130,7 @@ def test_connections_are_listed_by_name_and_revoked_from_the_command_line(
         desk.connected_client("Claude")
         [line, identity] = command(desk, "connections", "list").stdout.splitlines()
         connection_id = line.split()[0]
-        assert "'Claude'" in line and " monitor " in line and " live " in line
+        assert "  Claude  " in line and " monitor " in line and " live " in line
         assert identity.lstrip().startswith("files as conn:") and "last used" in identity
         revoked = command(desk, "connections", "revoke", connection_id)
         assert revoked.exit_code == 0 and "no longer work" in revoked.stdout

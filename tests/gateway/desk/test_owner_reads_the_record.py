@@ -48,12 +48,17 @@ def test_every_identity_shows_its_clients_name_and_a_refusal_its_requested_amoun
         assert refused["isError"] is True  # AAPL is not on the policy's list
         listed = command(c.desk.socket, tmp_path / "owner", "connections", "list")
         approvals = command(c.desk.socket, tmp_path / "owner", "approvals")
+        ledger = f"sqlite:///{tmp_path / 'home' / 'ledger.db'}"
+        why = CliRunner().invoke(app, ["why", held["filing_id"], "--db", ledger])
         assert c.sign_in().status_code == 200
         filings = c.get("/filings").text
     identity = connection["identity"]
     assert identity.startswith("conn:")
     # The connections list joins the name to the identity its filings carry.
-    assert "'Claude Desktop'" in listed.stdout and f"files as {identity}" in listed.stdout
+    assert "  Claude Desktop  trader  live" in listed.stdout and "'" not in listed.stdout
+    assert "filed by   Claude Desktop (caller:agent/" in why.stdout, (
+        why.output and f"files as {identity}" in listed.stdout
+    )
     assert "by Claude Desktop (caller:agent/" in approvals.stdout
     assert all(len(line) <= 100 for line in approvals.stdout.splitlines())
     assert identity.removeprefix("conn:") in approvals.stdout

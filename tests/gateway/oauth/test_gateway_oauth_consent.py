@@ -419,3 +419,26 @@ def test_an_abandoned_consent_is_not_listed_as_a_connection(gateway: Gateway) ->
     assert kept.exchange(kept.code()).status_code == 200
     (listed,) = list_connections(gateway.engine)
     assert listed["state"] == "live"
+
+
+@pytest.mark.req("owner.record.readable")
+def test_an_abandoned_consent_is_erased_by_the_sweep_once_its_code_has_expired(
+    gateway: Gateway,
+) -> None:
+    from datetime import timedelta
+
+    store = gateway.auth.store
+    abandoned = gateway.flow()
+    abandoned.code()  # approved, but the client never came back for its tokens
+    slow = gateway.flow()
+    slow_code = slow.code()
+    kept = gateway.flow()
+    assert kept.exchange(kept.code()).status_code == 200
+    assert store.erase_idle() == 0  # every code still valid: a slow client may yet come back
+    assert slow.exchange(slow_code).status_code == 200
+    gateway.clock.advance(timedelta(hours=1))
+    assert store.erase_idle() == 1
+    states = sorted(row["state"] for row in gateway.rows()["connections"])
+    assert states == ["erased", "live", "live"]
+    codes = gateway.rows()["gateway_codes"]
+    assert len(codes) == 2 and all(row["used_at"] is not None for row in codes)

@@ -17,6 +17,7 @@ from ordergate.gateway.desk._channel import (
     channel_app,
     owner_socket_path,
 )
+from ordergate.gateway.desk._connections import client_name_of
 from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, policy_baseline, profile_trades
 from ordergate.gateway.desk._errors import DeskError, refusal_status
 from ordergate.gateway.desk._plans import TRADING_PERMISSIONS
@@ -37,6 +38,7 @@ __all__ = [
     "RemoteDesk",
     "bind_owner_socket",
     "channel_app",
+    "client_name_of",
     "open_channel",
     "owner_routes",
     "owner_socket_path",

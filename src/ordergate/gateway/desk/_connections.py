@@ -14,17 +14,19 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import Engine, and_, exists, select
+from sqlalchemy import Engine, select
 
 from ordergate.gateway._caller_mints import list_mints
 from ordergate.gateway._callers import CALLER_PREFIX
-from ordergate.gateway._owner import connection_digest
-from ordergate.gateway._schema import connections, gateway_clients, gateway_codes
+from ordergate.gateway._owner import connection_digest, digest_in
+from ordergate.gateway._schema import connections, gateway_clients
+from ordergate.gateway.oauth._connections import abandoned_consent
 from ordergate.store import iso
 
 __all__ = [
     "CALLER_PREFIX",
     "MAX_LISTED",
+    "client_name_of",
     "client_names",
     "list_caller_mints",
     "list_connections",
@@ -49,7 +51,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
             gateway_clients.c.redirect_uris,
         )
         .outerjoin(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
-        .where(connections.c.state != "erased", ~_abandoned())
+        .where(connections.c.state != "erased", ~abandoned_consent())
         .order_by(connections.c.created_at.desc(), connections.c.id)
         .limit(limit)
     )
@@ -99,16 +101,6 @@ def list_caller_mints(
     ]
 
 
-def _abandoned() -> Any:
-    """A consent approved whose code the client never exchanged: the connection opened with
-    the code, but no client ever held a token of it, so it is not one (the code expires)."""
-    codes = gateway_codes.c
-    of_it = codes.connection_id == connections.c.id
-    issued = exists().where(of_it)
-    exchanged = exists().where(of_it, codes.used_at.is_not(None))
-    return and_(issued, ~exchanged)
-
-
 def _hosts(redirect_uris: str | None) -> list[str]:
     """The hosts a client's registered redirect URIs go to (what the owner recognises)."""
     try:
@@ -141,3 +133,18 @@ def client_names(engine: Engine, *, limit: int = MAX_LISTED) -> dict[str, str]:
     )
     with engine.connect() as db:
         return {connection_digest(row.id): row.client_name for row in db.execute(query)}
+
+
+def client_name_of(engine: Engine, identity: str) -> str | None:
+    """The registered name of the client whose connection ``identity`` names (its own, or the
+    one a caller token is bound to); ``None`` for any other identity, or when the ledger has
+    no such connection or no gateway tables (blocking)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    digest = digest_in(identity)
+    if digest is None:
+        return None
+    try:
+        return client_names(engine).get(digest)
+    except SQLAlchemyError:  # a ledger no gateway ever served: no clients to name
+        return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import ColumnElement, and_, delete, exists, insert, or_, update
 from sqlalchemy import Connection as SqlConnection
-from sqlalchemy import delete, insert, update
 
 from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
 from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
@@ -22,6 +22,7 @@ from ordergate.profiles import DEFAULT_PROFILE
 from ordergate.store import iso
 
 __all__ = [
+    "abandoned_consent",
     "erase_connection",
     "open_owner_connection",
     "open_sealed_connection",
@@ -91,3 +92,15 @@ def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
         .values(state=ConnectionState.ERASED, upstream_sealed=None, upstream_expires_at=None)
     )
     return result.rowcount == 1
+
+
+def abandoned_consent(now: datetime | None = None) -> ColumnElement[bool]:
+    """Whether a ``connections`` row is an abandoned consent: approved, its code issued, and
+    no client ever exchanged it, so nobody held a token of it. With ``now``: only once every
+    code of it has expired as well (it can no longer become a connection: safe to erase)."""
+    codes = gateway_codes.c
+    of_it = codes.connection_id == connections.c.id
+    spent: ColumnElement[bool] = codes.used_at.is_not(None)
+    if now is not None:
+        spent = or_(spent, codes.expires_at > iso(now))
+    return and_(exists().where(of_it), ~exists().where(of_it, spent))

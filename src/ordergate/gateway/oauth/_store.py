@@ -9,7 +9,9 @@ server reaches it through ``GatewayStorage`` (``_storage``). Rules:
 - A connection is ``live`` until it is marked ``dead`` (the upstream revoked it) or erased
   (``_connections``); the tokens of a connection that is not live are refused.
 - ``erase_idle`` erases every connection unused for the given time (30 days by default) and
-  sweeps what can no longer be presented: expired consent pages and expired tokens.
+  every abandoned consent whose code has expired (approved, never exchanged: it was never a
+  connection), and sweeps what can no longer be presented: expired consent pages and expired
+  tokens. The gateway calls it every hour.
 - A client registered and never authorised (no connection, no consent page still open) is
   forgotten after ``UNUSED_CLIENT`` (an hour), as clients register and as ``erase_idle``
   sweeps: registration is open to anyone who reaches the gateway, so the table would grow
@@ -25,7 +27,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, Row, delete, insert, select, update
+from sqlalchemy import Engine, Row, delete, insert, or_, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway._schema import (
@@ -34,7 +36,7 @@ from ordergate.gateway._schema import (
     gateway_pending,
     gateway_tokens,
 )
-from ordergate.gateway.oauth._connections import erase_connection
+from ordergate.gateway.oauth._connections import abandoned_consent, erase_connection
 from ordergate.gateway.oauth._grants import Grants
 from ordergate.gateway.oauth._records import SCOPE, Connection, ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, new_id, sha256_hex
@@ -229,8 +231,9 @@ class GatewayStore:
             self.grants.forget_verified()
 
     def erase_idle(self, older_than: timedelta = DEFAULT_IDLE) -> int:
-        """Erase every connection unused for ``older_than``; also drop expired consent pages
-        and expired tokens. How many connections were erased."""
+        """Erase every connection unused for ``older_than`` and every abandoned consent whose
+        code has expired; also drop expired consent pages and expired tokens. How many
+        connections were erased."""
         if older_than <= timedelta(0):
             raise ValueError("older_than must be positive")
         now = self._clock.now()
@@ -239,7 +242,10 @@ class GatewayStore:
                 tx.execute(
                     select(connections.c.id).where(
                         connections.c.state != ConnectionState.ERASED,
-                        connections.c.last_used_at <= iso(now - older_than),
+                        or_(
+                            connections.c.last_used_at <= iso(now - older_than),
+                            abandoned_consent(now),
+                        ),
                     )
                 )
                 .scalars()
