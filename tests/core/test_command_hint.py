@@ -18,3 +18,30 @@ def test_under_uv_run_a_hint_names_scripts_uv_run(monkeypatch: pytest.MonkeyPatc
 def test_installed_a_hint_names_ordergate(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("UV_RUN_RECURSION_DEPTH", raising=False)
     assert command_hint("token mint") == "ordergate token mint"
+
+
+def _shown_to_a_person() -> dict[str, str]:
+    """Each text that names a command to a person, built as it is shown."""
+    from ordergate.client import LoginRequired
+    from ordergate.execution._outcome import _next_step
+    from ordergate.gateway.desk._wiring import enrol_hint
+    from ordergate.gateway.oauth._owner_code import enrol_notice
+    from ordergate.owner import NOT_ENROLLED, OwnerRefused
+
+    return {
+        "owner refusal": str(OwnerRefused(NOT_ENROLLED)),
+        "consent notice": enrol_notice(),
+        "serve banner": enrol_hint(),
+        "login": str(LoginRequired("no tokens")),
+        "outside the session": _next_step(None),
+    }
+
+
+@pytest.mark.req("cli.hints.as-typed")
+def test_every_hint_shown_to_a_person_names_the_command_as_typed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("UV_RUN_RECURSION_DEPTH", "1")
+    for place, text in _shown_to_a_person().items():
+        assert "scripts/uv run ordergate " in text, place
+        assert "`ordergate " not in text and ": ordergate " not in text, place

@@ -283,7 +283,9 @@ def status_command(
             + (f"; so does approving an order above ${above}" if above is not None else "")
         )
     if status.get("waiting_acts"):
-        typer.echo(f"{status['waiting_acts']} owner act(s) wait: see `ordergate owner pending`")
+        typer.echo(
+            f"{status['waiting_acts']} owner act(s) wait: see `{command_hint('owner pending')}`"
+        )
 
 
 @owner_app.command("unlock")

@@ -16,7 +16,7 @@ and none ever carries a token.
 
 from __future__ import annotations
 
-from ordergate.core import ToolError
+from ordergate.core import ToolError, command_hint
 
 __all__ = [
     "BusinessError",
@@ -73,4 +73,4 @@ class LoginRequired(ToolError):
     code = "login_required"
 
     def __init__(self, reason: str) -> None:
-        super().__init__(f"{reason}; run `ordergate login` to sign in to Robinhood")
+        super().__init__(f"{reason}; run `{command_hint('login')}` to sign in to Robinhood")

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from ordergate.core import command_hint
 from ordergate.ledger import FilingStatus
 from ordergate.policy import Stage
 
@@ -41,13 +42,19 @@ APPROVAL_EXCEEDED = "approval_exceeded"
 """The reviewed notional exceeds the estimate the owner approved by more than
 ``approval_slippage_pct``: the order is held for the owner again, at the reviewed notional."""
 OUTSIDE_SESSION = "outside_session"  # the policy's ReasonCode.OUTSIDE_SESSION
-# Said to whoever filed: `ordergate order`, an agent, a gateway's client. The environment
-# variable moves the embedded sandbox of every command; the flag is serve's alone.
-_ELSEWHEN = (
-    "To try the sandbox at another instant, start its market there: run the command again "
-    "with ORDERGATE_SANDBOX_START={instant} in its environment (for the gateway: `ordergate "
-    "serve --sandbox --sandbox-start {instant}`)."
-)
+
+
+def _elsewhen(instant: str) -> str:
+    # Said to whoever filed: `ordergate order`, an agent, a gateway's client. The environment
+    # variable moves the embedded sandbox of every command; the flag is serve's alone.
+    serve = command_hint(f"serve --sandbox --sandbox-start {instant}")
+    return (
+        "To try the sandbox at another instant, start its market there: run the command again "
+        f"with ORDERGATE_SANDBOX_START={instant} in its environment (for the gateway: "
+        f"`{serve}`)."
+    )
+
+
 _A_TUESDAY_OPEN = "2026-12-01T15:00:00Z"
 
 # Endings in which the order is not, and will not be, at the market.
@@ -156,10 +163,10 @@ def _iso(instant: datetime) -> str:
 
 def _next_step(next_open: datetime | None) -> str:
     if next_open is None:
-        elsewhen = _ELSEWHEN.format(instant=_A_TUESDAY_OPEN)
+        elsewhen = _elsewhen(_A_TUESDAY_OPEN)
         return f"The calendar does not say when it next opens. {elsewhen}"
     from ordergate.calendar import NEW_YORK
 
     local = next_open.astimezone(NEW_YORK).strftime("%a %Y-%m-%d %H:%M New York")
-    elsewhen = _ELSEWHEN.format(instant=_iso(next_open))
+    elsewhen = _elsewhen(_iso(next_open))
     return f"The next session it can trade in opens {_iso(next_open)} ({local}). {elsewhen}"

@@ -12,7 +12,7 @@ repeats what was submitted.
 
 from __future__ import annotations
 
-from ordergate.core import OrdergateError
+from ordergate.core import OrdergateError, command_hint
 
 __all__ = [
     "BUSY",
@@ -37,7 +37,7 @@ LOCKED = "owner_locked"
 BUSY = "owner_busy"
 
 REASONS: dict[str, str] = {
-    NOT_ENROLLED: "no owner is enrolled on this gateway; enrol with `ordergate owner init`",
+    NOT_ENROLLED: "no owner is enrolled on this gateway",
     CODE_MISSING: "this is an owner act: give the owner code (a current code from the "
     "authenticator, or the passphrase)",
     CODE_WRONG: "the owner code is not right",
@@ -61,6 +61,8 @@ class OwnerRefused(OwnerError):
         self.reason = reason
         self.code = reason
         message = REASONS[reason]
+        if reason == NOT_ENROLLED:  # the command as the person types it, read at refusal
+            message += f"; enrol with `{command_hint('owner init')}`"
         super().__init__(f"{message} ({detail})" if detail else message)
 
 

@@ -31,7 +31,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from ordergate.core import inert, usd
+from ordergate.core import command_hint, inert, usd
 from ordergate.gateway.console._sessions import (
     MAX_AGE,
     ConsoleSession,
@@ -117,6 +117,8 @@ class Web:
         )
         self.templates.filters["when"] = when
         self.templates.filters["usd"] = usd
+        # A command a page names is shown as the owner types it.
+        self.templates.globals["command"] = command_hint
 
     def screen(self, request: Request, *, post: bool) -> None:
         if "authorization" in request.headers:

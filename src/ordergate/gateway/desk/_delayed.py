@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio
 
+from ordergate.core import command_hint
 from ordergate.owner import DelayedAct, Delays, DelaySettings, OwnerAct
 from ordergate.store import blocking
 
@@ -73,7 +74,8 @@ class DelayedActs:
             "delayed": delayed.as_json(now=delayed.authorised_at),
             "message": (
                 f"This act loosens: it takes effect at {delayed.effective_at.isoformat()} "
-                "unless it is cancelled before (`ordergate owner cancel`, the console, any "
+                f"unless it is cancelled before (`{command_hint(f'owner cancel {delayed.id}')}`, "
+                "the console, any "
                 "tightening or a pause)."
             ),
         }

@@ -10,7 +10,7 @@ restarted in paper.
 
 from __future__ import annotations
 
-from ordergate.core import Clock, ConfigError
+from ordergate.core import Clock, ConfigError, command_hint
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway.desk._delayed import DelayedActs
 from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, PolicyHook
@@ -21,12 +21,15 @@ from ordergate.policy import Mode, PolicyConfig
 from ordergate.profiles import Profiles
 from ordergate.runtime import Settings, WebhookNotifier
 
-__all__ = ["ENROL_HINT", "enrolment_note", "owner_authority", "owner_desk", "rearm_note"]
+__all__ = ["enrol_hint", "enrolment_note", "owner_authority", "owner_desk", "rearm_note"]
 
-ENROL_HINT = (
-    "enrol the owner with `ordergate owner init` (as the gateway's OS user, with the same "
-    "ORDERGATE_HOME), then scan its QR code with an authenticator app"
-)
+
+def enrol_hint() -> str:
+    """How the owner enrols, naming the command as the person types it."""
+    return (
+        f"enrol the owner with `{command_hint('owner init')}` (as the gateway's OS user, with "
+        "the same ORDERGATE_HOME), then scan its QR code with an authenticator app"
+    )
 
 
 def owner_authority(settings: Settings, config: GatewayConfig, ledger: Ledger) -> OwnerAuthority:
@@ -47,7 +50,7 @@ def owner_authority(settings: Settings, config: GatewayConfig, ledger: Ledger) -
         raise ConfigError(
             "host",
             f"bound beyond loopback ({config.host}), the gateway needs an enrolled owner first: "
-            + ENROL_HINT,
+            + enrol_hint(),
         )
     return authority
 
@@ -101,7 +104,7 @@ async def enrolment_note(desk: OwnerDesk) -> str:
         return f"owner: enrolled; owner acts (consent, approve, resume, …) ask for {kinds}"
     return (
         "owner: nobody is enrolled, so consents grant the monitor profile only and every owner "
-        f"act is refused; {ENROL_HINT}"
+        f"act is refused; {enrol_hint()}"
     )
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 
+from ordergate.core import command_hint
 from ordergate.oauth import (
     Authorization,
     ConsentCheck,
@@ -36,16 +37,23 @@ from ordergate.owner import EnrolmentError, OwnerAct, OwnerAuthority, OwnerRefus
 from ordergate.profiles import DEFAULT_PROFILE, Profiles
 from ordergate.store import blocking
 
-__all__ = ["ENROL_NOTICE", "FIELD", "OwnerCode"]
+__all__ = ["FIELD", "OwnerCode", "enrol_notice"]
 
 _log = logging.getLogger(__name__)
 
 FIELD = "owner_code"
-ENROL_NOTICE = (
-    "No owner is enrolled on this gateway, so only the monitor profile (reads) can be "
-    "granted. To let an application do more, the owner enrols once, as the gateway's user: "
-    "ordergate owner init — then scans its QR code with an authenticator app."
-)
+
+
+def enrol_notice() -> str:
+    """The consent page's notice while no owner is enrolled, naming the command as typed."""
+    return (
+        "No owner is enrolled on this gateway, so only the monitor profile (reads) can be "
+        "granted. To let an application do more, the owner enrols once, as the gateway's "
+        f"user: {command_hint('owner init')} — then scans its QR code with an authenticator "
+        "app."
+    )
+
+
 _PROMPT = ConsentPrompt(
     fields=(
         ConsentField(
@@ -84,7 +92,7 @@ class OwnerCode(ConsentCheck):
     async def prompt(self) -> ConsentPrompt:
         enrolled = await self._enrolled()
         if enrolled is False:
-            return ConsentPrompt(notice=ENROL_NOTICE)
+            return ConsentPrompt(notice=enrol_notice())
         return _PROMPT
 
     async def check(
@@ -102,7 +110,7 @@ class OwnerCode(ConsentCheck):
             return ConsentRefusal(
                 status_code=403,
                 problem="no owner is enrolled, so only the monitor profile can be granted; "
-                "enrol the owner with `ordergate owner init`",
+                f"enrol the owner with `{command_hint('owner init')}`",
             )
         code = single_param(form, FIELD)
         detail = {"client_id": authorization.client_id, "profile": chosen}
