@@ -45,3 +45,21 @@ def test_every_hint_shown_to_a_person_names_the_command_as_typed(
     for place, text in _shown_to_a_person().items():
         assert "scripts/uv run ordergate " in text, place
         assert "`ordergate " not in text and ": ordergate " not in text, place
+
+
+@pytest.mark.req("cli.hints.as-typed")
+def test_the_gateway_log_names_the_grading_command_as_typed(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from ordergate.core import RealtimeClock
+    from ordergate.gateway._grading import serving_grader
+    from ordergate.gateway._serve import Serving
+    from ordergate.policy import PolicyConfig
+    from ordergate.profiles import load_profiles
+
+    monkeypatch.setenv("UV_RUN_RECURSION_DEPTH", "1")
+    profiles = load_profiles(None, PolicyConfig())
+    serving = Serving(notes=(), running=None, sealed=True, profiles=profiles)
+    with caplog.at_level("INFO", logger="ordergate.gateway._grading"):
+        assert serving_grader(serving, RealtimeClock()) is None
+    assert "`scripts/uv run ordergate record grade` grades on demand" in caplog.text

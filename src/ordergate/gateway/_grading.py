@@ -13,7 +13,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from ordergate.calendar import NyseCalendar
-from ordergate.core import Clock
+from ordergate.core import Clock, command_hint
 from ordergate.record import Grader, MarketCloses
 
 if TYPE_CHECKING:
@@ -32,8 +32,8 @@ def serving_grader(serving: Serving, clock: Clock) -> Grader | None:
     running, ledger = serving.running, serving.ledger
     if running is None or ledger is None:
         logger.info(
-            "the graded record: no owner session to read closes with; "
-            "`ordergate record grade` grades on demand"
+            "the graded record: no owner session to read closes with; `%s` grades on demand",
+            command_hint("record grade"),
         )
         return None
     calendar = NyseCalendar()
