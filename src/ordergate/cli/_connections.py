@@ -18,6 +18,7 @@ import typer
 
 from ordergate.cli._desk import ChannelOption, desk_failure, desk_for
 from ordergate.cli._options import DbOption, JsonOption, settings_from
+from ordergate.core import inert
 
 __all__ = ["connections_app"]
 
@@ -44,9 +45,12 @@ def list_command(
         name = row["client_name"] or "(no name)"
         # Two lines: the connection and its client, then the identity its filings carry
         # (what `approvals`, `why` and the console's Filings show) and when it was used.
+        # The name is whatever the client registered: printed inert, never a terminal's input.
         typer.echo(
-            f"{row['connection_id']}  {name}  {row['profile']}  {row['state']}  "
-            f"created {row['created_at'][:19]}"
+            inert(
+                f"{row['connection_id']}  {name}  {row['profile']}  {row['state']}  "
+                f"created {row['created_at'][:19]}"
+            )
         )
         typer.echo(f"    files as {row['identity']}  last used {row['last_used_at'][:19]}")
 

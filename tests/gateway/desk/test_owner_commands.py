@@ -305,3 +305,13 @@ def test_the_code_comes_from_standard_input_with_code_stdin_and_is_never_echoed(
         assert empty.exit_code == 0
         nothing = command(desk, "resume", code="")
         assert nothing.exit_code == 2 and "--code-stdin read no owner code" in nothing.stderr
+
+
+def test_a_registered_name_is_listed_inert_never_as_terminal_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        desk.connected_client("Claude\n\x1b[2Jforged  owner  live")
+        listed = command(desk, "connections", "list").stdout
+    assert "\x1b" not in listed
+    assert len(listed.splitlines()) == 2
