@@ -33,6 +33,7 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
         "decision",
         "snapshot",
         "filing",
+        "filed",
         "check",
         "check",
         "approval",
@@ -42,8 +43,9 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
     ]
     assert "rebalancer (rebalance, running, regular): SPY at 0.00 %" in lines[0]
     assert tick.snapshot.digest in lines[1]
-    assert "estimate: allowed" in lines[3] and "review: allowed" in lines[4]
-    assert "filled" in lines[6]
+    assert lines[3] == "filed by   rebalancer"  # an agent's own identity: no client to name
+    assert "estimate: allowed" in lines[4] and "review: allowed" in lines[5]
+    assert "filled" in lines[7]
     assert chain["decision"]["snapshot_digest"] == tick.snapshot.digest
     as_json = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db, "--json"])
     assert json.loads(as_json.stdout)["filing"]["id"] == str(outcome.filing_id)
