@@ -280,7 +280,7 @@ async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_de
         )
         assert stage_a.detail["allowed"] is True
         # Stage B and the next order know what the account holds: no more rounds.
-        third = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        third = await guard.submit(buy("SPY", quantity=Decimal(2)), identity="a")
         assert third.status is FilingStatus.FILLED
         assert asked == [frozenset({"AAPL"})]
 

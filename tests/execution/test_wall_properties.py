@@ -73,6 +73,7 @@ T = TypeVar("T")
 ACCOUNT = "5QR00001"
 START = datetime.fromisoformat("2026-12-01T15:00:00+00:00")
 DAY = timedelta(hours=24)
+MINUTE = timedelta(minutes=1)
 PRICES = {"SPY": Decimal("100.00"), "AAPL": Decimal("40.00"), "MSFT": Decimal("250.00")}
 
 POLICY = """
@@ -171,6 +172,13 @@ class WallMachine(RuleBasedStateMachine):
                 market_hours=MarketHours.REGULAR_HOURS,
             )
         )
+
+    @precondition(lambda self: bool(self.filed))
+    @rule(pick=PICK)
+    def submit_an_order_again(self, pick: int) -> None:
+        """The same order sent again (a looping agent): a duplicate inside the window."""
+        filings = list(self.filed.values())
+        self._submit(filings[pick % len(filings)].proposal)
 
     @rule(symbol=SYMBOLS, amount=st.decimals(Decimal(20), Decimal(900), places=2))
     def submit_a_dollar_buy(self, symbol: str, amount: Decimal) -> None:
@@ -328,6 +336,24 @@ class WallMachine(RuleBasedStateMachine):
             assert ops <= self.config.max_orders_per_day, f"{ops} orders in the window to {end}"
 
     @invariant()
+    def the_pace_holds(self) -> None:
+        """No two accepted filings of the same terms inside the duplicate window, and no
+        more accepted in any rolling minute than the rate allows (one identity here)."""
+        accepted = [
+            (self.filed[key].at, record.terms)
+            for key in self.filed
+            if (record := self.ledger.filing(key)).accepted
+        ]
+        window = timedelta(seconds=self.config.duplicate_window_s)
+        rate = min(self.config.max_orders_per_minute, self.config.max_account_orders_per_minute)
+        for index, (at, terms) in enumerate(accepted):
+            earlier = accepted[:index]
+            same = [other for other, filed in earlier if filed == terms]
+            assert all(abs(other - at) >= window for other in same), (at, terms)
+            in_minute = [other for other, _ in accepted if at - MINUTE < other <= at]
+            assert len(in_minute) <= rate, f"{len(in_minute)} accepted in the minute to {at}"
+
+    @invariant()
     def nothing_is_placed_twice(self) -> None:
         assert all(calls <= 1 for calls in self.broker.place_calls.values())
         assert set(self.broker.place_calls) <= set(self.filed)
@@ -355,6 +381,7 @@ class WallMachine(RuleBasedStateMachine):
     def check(self) -> None:
         """Every invariant, as hypothesis checks them after each step."""
         self.the_caps_hold_in_every_window()
+        self.the_pace_holds()
         self.nothing_is_placed_twice()
         self.an_ended_filing_holds_what_the_broker_filled()
         self.the_record_and_the_reservations_agree()

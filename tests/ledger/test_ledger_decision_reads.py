@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from ordergate.core import SteppedClock
-from ordergate.ledger import MARK_EVERY, Filing, Ledger, RollingCaps, Spend
+from ordergate.ledger import MARK_EVERY, Decision, Filing, Ledger, RollingCaps, Spend
 from ordergate.ledger._equity import marked_near
 from ordergate.store import reading
 
@@ -79,3 +79,46 @@ def test_the_one_statement_reads_what_the_separate_reads_read(
     assert seen[3][1] == Decimal("1000.5") and seen[3][4] is True and seen[6][4] is False
     assert seen[5][3].paused and not seen[7][3].paused
     assert seen[4][2] is not None and seen[4][2].equity == Decimal("999.25")
+
+
+@pytest.mark.req("policy.duplicate-order")
+@pytest.mark.req("policy.order-rate")
+def test_the_recent_filings_count_accepted_filings_by_identity_terms_and_the_minute(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    account = "acct-1"
+    window = timedelta(seconds=30)
+
+    def file(identity: str, terms: dict[str, Any], *, refused: bool = False) -> None:
+        decision = Decision.REFUSE if refused else Decision.ACCEPT
+        filing = Filing(identity=identity, terms=terms, account=account, decision=decision)
+        ledger.file_and_reserve(filing, notional=Decimal("30"), caps=CAPS)
+
+    def recent(identity: str = "a", terms: dict[str, Any] = TERMS) -> tuple[int, int, int]:
+        reads = ledger.decision_reads(
+            account, now=clock.now(), identity=identity, terms=terms, duplicate_window=window
+        )
+        assert reads.recent is not None
+        return reads.recent.identity_minute, reads.recent.account_minute, reads.recent.duplicates
+
+    other = {**TERMS, "dollar_amount": Decimal("31.00")}
+    file("a", TERMS)
+    file("a", other)
+    file("b", TERMS)
+    file("a", TERMS, refused=True)  # a refusal reserved nothing: never counted
+    ledger.file_and_reserve(
+        Filing(identity="a", terms=TERMS, account="elsewhere"), notional=Decimal(1), caps=CAPS
+    )
+    assert recent() == (2, 3, 1)
+    assert recent("b") == (1, 3, 1)
+    assert recent("c") == (0, 3, 0)
+    assert recent(terms={**TERMS, "side": "sell"}) == (2, 3, 0)
+    clock.advance(window - timedelta(seconds=1))
+    assert recent() == (2, 3, 1)
+    clock.advance(timedelta(seconds=1))  # 30 s: the duplicate window has passed
+    assert recent() == (2, 3, 0)
+    clock.advance(timedelta(seconds=29))
+    assert recent() == (2, 3, 0)
+    clock.advance(timedelta(seconds=1))  # a minute: the rate's window has passed
+    assert recent() == (0, 0, 0)
+    assert ledger.decision_reads(account, now=clock.now()).recent is None

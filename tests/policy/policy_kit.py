@@ -23,6 +23,7 @@ from ordergate.policy import (
     Proposal,
     Quote,
     ReasonCode,
+    RecentOrders,
     Stage,
     Terms,
     TradingState,
@@ -68,6 +69,7 @@ def state(**changes: Any) -> AccountState:
         session=MarketSession.REGULAR,
         quote=quote(),
         tradable=True,
+        recent=RecentOrders(identity_minute=0, account_minute=0, duplicates=0),
     )
     return replace(base, **changes)
 

@@ -65,6 +65,9 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "price_collar_bps": 300,
     "daily_loss_halt_usd": D(250),
     "max_positions": 10,
+    "duplicate_window_s": 30,
+    "max_orders_per_minute": 5,
+    "max_account_orders_per_minute": 10,
     "allow": frozenset(),
     "allow_all": False,
     "deny": frozenset(),
@@ -125,6 +128,9 @@ def test_every_key_set_to_a_non_default_is_read() -> None:
         price_collar_bps = 150
         daily_loss_halt_usd = "75"
         max_positions = 4
+        duplicate_window_s = 0
+        max_orders_per_minute = 2
+        max_account_orders_per_minute = 3
         [symbols]
         allow = [" aapl\t", "brk.b", " * "]
         deny = ["tsla"]
@@ -143,6 +149,12 @@ def test_every_key_set_to_a_non_default_is_read() -> None:
     assert (policy.max_orders_per_day, policy.max_open_orders, policy.max_positions) == (3, 2, 4)
     assert (policy.max_position_pct, policy.min_cash_usd) == (D("12.5"), D(100))
     assert policy.daily_loss_halt_usd == D(75)
+    pace = (
+        policy.duplicate_window_s,
+        policy.max_orders_per_minute,
+        policy.max_account_orders_per_minute,
+    )
+    assert pace == (0, 2, 3)
     bps = (policy.drawdown_halt_bps, policy.max_spread_bps, policy.price_collar_bps)
     assert bps == (500, 20, 150)
     assert policy.max_quote_age_s == 5 and policy.max_quote_age.total_seconds() == 5
@@ -306,6 +318,10 @@ def test_a_policy_file_loads_from_disk(tmp_path: Path) -> None:
         ({"max_positions": True}, "limits.max_positions"),
         ({"max_open_orders": 0}, "limits.max_open_orders"),
         ({"price_collar_bps": 20_000}, "limits.price_collar_bps"),
+        ({"duplicate_window_s": -1}, "limits.duplicate_window_s"),
+        ({"duplicate_window_s": 86_401}, "limits.duplicate_window_s"),
+        ({"max_orders_per_minute": 0}, "limits.max_orders_per_minute"),
+        ({"max_account_orders_per_minute": 0}, "limits.max_account_orders_per_minute"),
         ({"order_types": frozenset()}, "orders.types"),
         ({"sessions": frozenset()}, "orders.sessions"),
         ({"allow": frozenset({"aapl"})}, "symbols.allow"),

@@ -25,6 +25,7 @@ from ordergate.policy import (
     Proposal,
     Quote,
     ReasonCode,
+    RecentOrders,
     Stage,
     Terms,
     TradingState,
@@ -113,6 +114,17 @@ def states(draw: st.DrawFn) -> AccountState:
         session=draw(maybe(st.sampled_from(MarketSession))),
         quote=draw(maybe(quotes())),
         tradable=draw(maybe(st.sampled_from([True, True, False]))),
+        recent=draw(maybe(recents())),
+    )
+
+
+def recents() -> st.SearchStrategy[RecentOrders]:
+    """Mostly quiet recent orders, sometimes at or past the default rates, or a duplicate."""
+    return st.builds(
+        RecentOrders,
+        identity_minute=st.sampled_from([0] * 6 + [1, 4, 5, 6]),
+        account_minute=st.sampled_from([0] * 6 + [2, 9, 10, 11]),
+        duplicates=st.sampled_from([0] * 8 + [1, 2]),
     )
 
 
@@ -140,6 +152,9 @@ def configs(draw: st.DrawFn) -> PolicyConfig:
         price_collar_bps=draw(st.integers(1, 3000)),
         daily_loss_halt_usd=draw(money("1", "1000")),
         max_positions=draw(st.integers(1, 10)),
+        duplicate_window_s=draw(st.sampled_from([0, 1, 30, 600])),
+        max_orders_per_minute=draw(st.integers(1, 8)),
+        max_account_orders_per_minute=draw(st.integers(1, 12)),
         allow=frozenset(draw(st.sets(st.sampled_from(SYMBOLS[:5])))),
         allow_all=draw(st.booleans()),
         deny=frozenset(draw(st.sets(st.sampled_from(SYMBOLS[:5]), max_size=2))),
@@ -216,6 +231,7 @@ def near_cases(draw: st.DrawFn) -> tuple[Proposal, Terms, AccountState, PolicyCo
             NOW - timedelta(seconds=draw(st.integers(0, 16))),
         ),
         tradable=draw(st.sampled_from([True] * 9 + [False])),
+        recent=draw(recents()),
     )
     estimated = estimate_terms(proposal, account.quote)
     if draw(st.booleans()) and estimated.price is not None and estimated.quantity is not None:
@@ -265,6 +281,11 @@ def tighter(draw: st.DrawFn, policy: PolicyConfig) -> PolicyConfig:
         price_collar_bps=fewer(policy.price_collar_bps),
         daily_loss_halt_usd=shrink(policy.daily_loss_halt_usd),
         max_positions=fewer(policy.max_positions),
+        # A longer duplicate window (one turned off may be turned on) and lower rates.
+        duplicate_window_s=(policy.duplicate_window_s or draw(st.sampled_from([0, 1])))
+        + draw(st.integers(0, 60)),
+        max_orders_per_minute=fewer(policy.max_orders_per_minute),
+        max_account_orders_per_minute=fewer(policy.max_account_orders_per_minute),
         allow=frozenset(s for s in policy.allow if draw(st.booleans())),
         allow_all=policy.allow_all and draw(st.booleans()),
         deny=policy.deny | frozenset(draw(st.sets(st.sampled_from(SYMBOLS[:5]), max_size=1))),

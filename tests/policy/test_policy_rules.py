@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from policy_kit import (
     NOW,
     D,
@@ -25,6 +26,8 @@ from ordergate.policy import (
     Position,
     Proposal,
     ReasonCode,
+    RecentOrders,
+    Stage,
     Terms,
     TradingState,
 )
@@ -273,3 +276,35 @@ def test_approval_follows_the_policy_for_allowed_orders_only() -> None:
 def test_time_passing_makes_a_quote_stale() -> None:
     later = state(now=NOW + timedelta(seconds=20))
     assert reasons(buy(), later) == {R.STALE_QUOTE}
+
+
+def _recent(identity: int = 0, account: int = 0, duplicates: int = 0) -> RecentOrders:
+    return RecentOrders(identity_minute=identity, account_minute=account, duplicates=duplicates)
+
+
+@pytest.mark.req("policy.duplicate-order")
+def test_an_order_with_the_terms_of_one_accepted_inside_the_window_is_a_duplicate() -> None:
+    assert reasons(buy(), state(recent=_recent(duplicates=1))) == {R.DUPLICATE_ORDER}
+    assert reasons(sell("1"), msft_state(recent=_recent(duplicates=1))) == {R.DUPLICATE_ORDER}
+    assert reasons(buy(), state(recent=_recent(duplicates=0))) == set()
+    # A window of 0 turns the check off.
+    off = config(duplicate_window_s=0)
+    assert reasons(buy(), state(recent=_recent(duplicates=3)), off) == set()
+
+
+@pytest.mark.req("policy.order-rate")
+def test_the_order_rate_refuses_at_the_identitys_and_the_accounts_limit_and_not_below() -> None:
+    policy = config(max_orders_per_minute=5, max_account_orders_per_minute=10)
+    assert reasons(buy(), state(recent=_recent(identity=4, account=9)), policy) == set()
+    assert reasons(buy(), state(recent=_recent(identity=5)), policy) == {R.ORDER_RATE}
+    assert reasons(buy(), state(recent=_recent(account=10)), policy) == {R.ORDER_RATE}
+    assert reasons(sell("1"), msft_state(recent=_recent(identity=5)), policy) == {R.ORDER_RATE}
+
+
+@pytest.mark.req("policy.fail-closed-missing-data")
+def test_unknown_recent_orders_refuse_at_stage_a_and_stage_b_does_not_count_them() -> None:
+    assert reasons(buy(), state(recent=None)) == {R.MISSING_RECENT_ORDERS}
+    busy = state(recent=_recent(identity=9, account=99, duplicates=1))
+    # Stage B reviews a filing already made: the filing is not judged again.
+    assert decide(buy(), busy, stage=Stage.REVIEW).reasons == ()
+    assert decide(buy(), state(recent=None), stage=Stage.REVIEW).reasons == ()

@@ -70,6 +70,11 @@ REQUIREMENTS: dict[str, str] = {
     "policy.evaluate-deterministic": "issue 5 §1: evaluate is pure and deterministic",
     "policy.restriction-monotone": "issue 5 §1: a stricter policy never accepts what one refused",
     "policy.caps-never-exceeded": "issue 5 §1: an allowed opening order fits every cap",
+    # The wall at the market-access standard (issue 27)
+    "policy.duplicate-order": "issue 27: the same terms from one identity inside "
+    "duplicate_window_s are refused duplicate_order at stage A, before anything is reserved",
+    "policy.order-rate": "issue 27: orders per identity and per account in a rolling minute "
+    "past the limit are refused order_rate at stage A, counted from the ledger",
     # The wall (issue 5 §2): the ledger
     "ledger.filing-reservation-atomic": "issue 5 §2, architecture, order path 2: one transaction",
     "ledger.tamper-evident": "issue 5 §2, architecture, invariants: edits/deletes/reorders caught",

@@ -87,6 +87,12 @@ max_positions = 1000
 daily_loss_halt_usd = "100000000"
 max_spread_bps = 1000
 price_collar_bps = 1000
+# The bench files the same orders seconds apart (stepped): it measures the order path, not
+# an agent's pace, so the rate is opened up and duplicates are let through; the statement
+# that counts both still runs on every order.
+duplicate_window_s = 0
+max_orders_per_minute = 1000
+max_account_orders_per_minute = 1000
 [symbols]
 allow = ["*"]
 [paper]

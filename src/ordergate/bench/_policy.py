@@ -33,6 +33,7 @@ from ordergate.policy import (
     Position,
     Proposal,
     Quote,
+    RecentOrders,
     Stage,
     Terms,
     TradingState,
@@ -108,6 +109,7 @@ def scenario() -> dict[str, Case]:
         session=MarketSession.REGULAR,
         quote=Quote("AAPL", d("231.44"), d("231.46"), d("231.45"), _NOW - timedelta(seconds=2)),
         tradable=True,
+        recent=RecentOrders(identity_minute=2, account_minute=4, duplicates=0),
     )
     allowed = Proposal("AAPL", Side.BUY, notional=d(50))
     refused = Proposal("AAPL", Side.BUY, notional=d(400))

@@ -55,6 +55,7 @@ from ordergate.execution._outcome import (
     OUTSIDE_SESSION,
     REVIEW_UNANSWERED,
     Outcome,
+    pace_figures,
 )
 from ordergate.execution._paper import Looked, PaperExecutor
 from ordergate.execution._paper_account import QuotesNeeded
@@ -71,7 +72,7 @@ from ordergate.execution._protocols import (
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
-from ordergate.execution._world import Seen, SessionSource, World
+from ordergate.execution._world import Filer, Seen, SessionSource, World
 from ordergate.ledger import (
     Approval,
     ApprovalState,
@@ -90,6 +91,7 @@ from ordergate.policy import (
     Proposal,
     ProposalError,
     Quote,
+    RecentOrders,
     Stage,
     Terms,
     estimate_terms,
@@ -269,14 +271,21 @@ class Guard:
         if proposal.account is not None and proposal.account != self._account:
             raise ProposalError("account", "this guard trades one account only")
         seen = await self._world.seen(proposal)
-        decision, result = await self._decided(self._estimate_and_file, seen, proposal, identity)
+        decision, result, recent = await self._decided(
+            self._estimate_and_file, seen, proposal, identity
+        )
         record = result.record
         if not result.accepted:
             next_open = None
             if OUTSIDE_SESSION in record.reasons:
                 next_open = next_open_for(self._clock.now(), proposal.market_hours)
             return Outcome(
-                record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE, next_open=next_open
+                record.id,
+                FilingStatus.REFUSED,
+                record.reasons,
+                Stage.ESTIMATE,
+                next_open=next_open,
+                figures=pace_figures(record.reasons, recent, self._policy),
             )
         if decision.requires_approval:
             return await self._ask_approval(record)
@@ -498,18 +507,23 @@ class Guard:
 
     def _estimate_and_file(
         self, seen: Seen, final: bool, proposal: Proposal, identity: str
-    ) -> tuple[PolicyDecision, FilingResult]:
+    ) -> tuple[PolicyDecision, FilingResult, RecentOrders | None]:
         """Stage A (blocking): the record read beside the broker's view (``seen``; on paper
-        the book is read here too), the policy on the estimated terms, then the filing (and
-        its reservation) with the journal entry of its decision, committed together before
-        anything is sent."""
+        the book is read here too) with the filer's recent orders, the policy on the
+        estimated terms, then the filing (and its reservation) with the journal entry of its
+        decision, committed together before anything is sent. Also returns the recent orders
+        the decision counted."""
         policy, caps = self._policy, self._caps
-        world = self._world.with_record(proposal, seen, final=final)
+        filed = filing_terms(proposal, self._account)
+        window = timedelta(seconds=policy.duplicate_window_s)
+        world = self._world.with_record(
+            proposal, seen, final=final, filer=Filer(identity, filed, window)
+        )
         terms = estimate_terms(proposal, world.state.quote)
         decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
         filing = Filing(
             identity=identity,
-            terms=filing_terms(proposal, self._account),
+            terms=filed,
             account=self._account,
             kind=KIND,
             decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
@@ -520,7 +534,7 @@ class Guard:
             result = self._ledger.file_and_reserve(filing, notional=notional, caps=caps)
             record = result.record
             self._journal(record, identity, decision, terms, record.reasons)
-        return decision, result
+        return decision, result, world.state.recent
 
     def _check_review(
         self,

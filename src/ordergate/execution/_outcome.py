@@ -14,7 +14,7 @@ from uuid import UUID
 
 from ordergate.core import command_hint
 from ordergate.ledger import FilingStatus
-from ordergate.policy import Stage
+from ordergate.policy import PolicyConfig, ReasonCode, RecentOrders, Stage
 
 __all__ = [
     "APPROVAL_DECIDED",
@@ -26,6 +26,7 @@ __all__ = [
     "BROKER_REFUSED",
     "REVIEW_UNANSWERED",
     "Outcome",
+    "pace_figures",
 ]
 
 REVIEW_UNANSWERED = "review_unanswered"
@@ -113,6 +114,8 @@ class Outcome:
     broker_code: str | None = None
     next_open: datetime | None = None
     """For ``outside_session``: when the next session this order may trade in opens."""
+    figures: tuple[str, ...] = ()
+    """Fixed sentences giving a refusal's numbers (``pace_figures``), each naming its code."""
 
     @property
     def refused(self) -> bool:
@@ -130,6 +133,8 @@ class Outcome:
         sentence = _SENTENCES[self.status].format(reasons=reasons)
         if OUTSIDE_SESSION in self.reasons:
             sentence += " " + _next_step(self.next_open)
+        for figure in self.figures:
+            sentence += " " + figure
         if APPROVAL_EXCEEDED in self.reasons:
             sentence = (
                 "Held for the account owner's approval again: reviewed, the order costs more "
@@ -170,3 +175,34 @@ def _next_step(next_open: datetime | None) -> str:
     local = next_open.astimezone(NEW_YORK).strftime("%a %Y-%m-%d %H:%M New York")
     elsewhen = _elsewhen(_iso(next_open))
     return f"The next session it can trade in opens {_iso(next_open)} ({local}). {elsewhen}"
+
+
+def pace_figures(
+    reasons: tuple[str, ...], recent: RecentOrders | None, policy: PolicyConfig
+) -> tuple[str, ...]:
+    """The numbers behind a ``duplicate_order`` or ``order_rate`` refusal: for each, a fixed
+    sentence naming the code, what was counted and the policy's limit (nothing else)."""
+    if recent is None:
+        return ()
+    figures: list[str] = []
+    if ReasonCode.DUPLICATE_ORDER in reasons:
+        window = policy.duplicate_window_s
+        figures.append(
+            f"duplicate_order: {recent.duplicates} order(s) with the same terms accepted from "
+            f"you in the last {window} s (limits.duplicate_window_s = {window}); read "
+            "gate_record for its outcome before sending it again."
+        )
+    if ReasonCode.ORDER_RATE in reasons:
+        mine, cap = recent.identity_minute, policy.max_orders_per_minute
+        if mine >= cap:
+            figures.append(
+                f"order_rate: {mine} orders accepted from you in the last minute "
+                f"(limits.max_orders_per_minute = {cap}); wait before filing again."
+            )
+        account, cap = recent.account_minute, policy.max_account_orders_per_minute
+        if account >= cap:
+            figures.append(
+                f"order_rate: {account} orders accepted for this account in the last minute "
+                f"(limits.max_account_orders_per_minute = {cap}); wait before filing again."
+            )
+    return tuple(figures)

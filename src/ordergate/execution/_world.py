@@ -5,7 +5,9 @@ read before a stage's worker thread (``seen``), the record's inside it (``with_r
 
 - from the broker (an ``AccountReader``): equity, cash, buying power, positions, the quote
   and tradability of the symbol, and every open order at the broker;
-- from the ledger: the rolling 24 h spend and order count, the pause flag, the equity
+- from the ledger: the rolling 24 h spend and order count, at stage A the filer's recent
+  accepted orders (the rolling minute's, the identity's and the account's, and those of the
+  same terms inside the duplicate window), the pause flag, the equity
   high-water mark (raised to today's equity, and the account's equity curve marked in the
   same transaction, at most once a minute) and the session-start equity (set at the first
   decision of each New York trading date);
@@ -20,10 +22,11 @@ taken off the spend, so the order is never counted twice.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 from uuid import UUID
 from zoneinfo import ZoneInfo
 
@@ -39,10 +42,11 @@ from ordergate.policy import (
     Proposal,
     ProposalError,
     Quote,
+    RecentOrders,
     TradingState,
 )
 
-__all__ = ["Seen", "SessionSource", "World", "WorldView"]
+__all__ = ["Filer", "Seen", "SessionSource", "World", "WorldView"]
 
 Seen = AccountView | MarketView
 """What a decision read of the broker before its worker thread (``World.seen``)."""
@@ -51,6 +55,16 @@ SessionSource = Callable[[datetime], MarketSession | None]
 """The market session at an instant, or ``None`` when it cannot be told."""
 
 _NEW_YORK = ZoneInfo("America/New_York")
+
+
+@dataclass(frozen=True, slots=True)
+class Filer:
+    """Who files what, for the recent orders stage A counts: the filer's identity, the
+    order's terms as they would be filed, and the policy's duplicate window."""
+
+    identity: str
+    terms: Mapping[str, Any]
+    duplicate_window: timedelta
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +142,14 @@ class World:
         own: FilingRecord | None = None,
         quote: Quote | None = None,
         final: bool = True,
+        filer: Filer | None = None,
     ) -> WorldView:
         """Blocking: the broker's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
         thread. On paper ``seen`` is the market's half and the book's is read here, in the
         record's read transaction: ``QuotesNeeded`` when the book holds symbols it has no
-        quote for, unless ``final`` (then those are unpriced, and what needs them unknown)."""
+        quote for, unless ``final`` (then those are unpriced, and what needs them unknown).
+        With ``filer`` (stage A) the filer's recent orders are read in the same statement."""
         now = self._clock.now()
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
@@ -142,7 +158,7 @@ class World:
                 view = self._paper.book_view(seen, final=final)
             else:
                 view = seen
-            record = self._read_record(view, now, own)
+            record = self._read_record(view, now, own, filer)
         chosen = quote if quote is not None else view.quote
         return WorldView(
             AccountState(
@@ -162,13 +178,26 @@ class World:
                 session=self._session(now),
                 quote=chosen,
                 tradable=view.tradable,
+                recent=record.recent,
             ),
             view,
         )
 
-    def _read_record(self, view: AccountView, now: datetime, own: FilingRecord | None) -> _Record:
+    def _read_record(
+        self, view: AccountView, now: datetime, own: FilingRecord | None, filer: Filer | None
+    ) -> _Record:
         ledger = self._ledger
-        reads = ledger.decision_reads(self._account, now=now)
+        if filer is None:
+            reads = ledger.decision_reads(self._account, now=now)
+        else:
+            reads = ledger.decision_reads(
+                self._account,
+                now=now,
+                identity=filer.identity,
+                terms=filer.terms,
+                duplicate_window=filer.duplicate_window,
+            )
+        counted = reads.recent
         spent, orders = reads.spend.notional, reads.spend.orders
         if own is not None:
             # A live filing holds its filed notional and one order until it is repriced
@@ -201,6 +230,9 @@ class World:
             session_start_equity=session_start,
             open_filings=tuple(filings),
             unknown_broker_orders=_unknown(ledger, view),
+            recent=None
+            if counted is None
+            else RecentOrders(counted.identity_minute, counted.account_minute, counted.duplicates),
         )
 
 
@@ -213,6 +245,7 @@ class _Record:
     session_start_equity: Decimal | None
     open_filings: tuple[FilingRecord, ...]
     unknown_broker_orders: int | None
+    recent: RecentOrders | None
 
 
 def _unknown(ledger: Ledger, view: AccountView) -> int | None:

@@ -30,7 +30,7 @@ from ordergate.ledger._controls import (
     SessionEquity,
     policy_sha256,
 )
-from ordergate.ledger._decision import DecisionReads
+from ordergate.ledger._decision import DecisionReads, RecentFilings
 from ordergate.ledger._equity import MARK_EVERY, EquityMark, EquityMarks
 from ordergate.ledger._errors import (
     CheckpointError,
@@ -105,6 +105,7 @@ __all__ = [
     "OrderRecord",
     "Orders",
     "PauseState",
+    "RecentFilings",
     "ReservationError",
     "RollingCaps",
     "SessionEquity",

@@ -262,14 +262,30 @@ class Ledger:
             units, ops = _window(connection, account, to_us(instant))
         return Spend(notional=from_units(units), orders=ops)
 
-    def decision_reads(self, account: str, *, now: datetime | None = None) -> DecisionReads:
+    def decision_reads(
+        self,
+        account: str,
+        *,
+        now: datetime | None = None,
+        identity: str | None = None,
+        terms: Mapping[str, Any] | None = None,
+        duplicate_window: timedelta = timedelta(0),
+    ) -> DecisionReads:
         """What a decision on ``account`` reads of the record besides its open filings, in
         one statement: the rolling 24 h spend and orders, the high-water mark, the
         session-start equity, the pause flag, and whether the account's equity curve has a
-        mark within a minute of ``now`` (``_decision``)."""
+        mark within a minute of ``now``; with ``identity`` and ``terms`` (stage A) also the
+        recent accepted filings the order rate and duplicate checks count (``_decision``)."""
         instant = now if now is not None else self._clock.now()
         with reading(self._engine) as connection:
-            return decision_reads(connection, account, instant)
+            return decision_reads(
+                connection,
+                account,
+                instant,
+                identity=identity,
+                terms=terms,
+                duplicate_window=duplicate_window,
+            )
 
     def release(self, filing_id: UUID | str, *, now: datetime | None = None) -> EventRecord | None:
         """Give back a filing's reservation (notional and order): the order never reached

@@ -45,7 +45,14 @@ from ordergate.policy._rules import (
     check_drawdown,
     reduces_position,
 )
-from ordergate.policy._state import AccountState, OpenOrder, Position, Quote, TradingState
+from ordergate.policy._state import (
+    AccountState,
+    OpenOrder,
+    Position,
+    Quote,
+    RecentOrders,
+    TradingState,
+)
 from ordergate.policy._symbols import is_padded, is_plain_ticker, normalise_symbol
 
 __all__ = [
@@ -69,6 +76,7 @@ __all__ = [
     "ProposalError",
     "Quote",
     "ReasonCode",
+    "RecentOrders",
     "Rule",
     "Stage",
     "Terms",

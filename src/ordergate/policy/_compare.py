@@ -11,6 +11,8 @@ What loosens:
   ``approval_ttl_s``: a longer life for a pending approval; ``approval_slippage_pct``: more
   room between the estimate the owner approved and the reviewed notional;
 - every cap in ``limits`` (``CAP_DIRECTIONS``): a higher cap, or a lower ``min_cash_usd``;
+- the pace (``_PACE``): a higher ``max_orders_per_minute`` or
+  ``max_account_orders_per_minute``, a shorter ``duplicate_window_s`` (0, off, the shortest);
 - ``symbols.allow``: a symbol allowed that was not (or ``*``); ``symbols.deny``: a denial
   dropped;
 - ``orders.types`` / ``orders.sessions``: anything added; ``orders.fractional``, ``short``,
@@ -49,6 +51,15 @@ CAP_DIRECTIONS: Mapping[str, bool] = MappingProxyType(
 """Each cap of ``[limits]`` (also its ``PolicyConfig`` attribute) and whether a lower number
 is the tighter one (``min_cash_usd`` is a floor: higher is tighter)."""
 
+_PACE: tuple[str, ...] = (
+    "duplicate_window_s",
+    "max_orders_per_minute",
+    "max_account_orders_per_minute",
+)
+"""The ``[limits]`` keys of the order pace (also ``PolicyConfig`` attributes): a shorter
+duplicate window, or a higher rate, loosens. Kept apart from ``CAP_DIRECTIONS``, which is
+also what a profile may override."""
+
 _SWITCHES = ("fractional", "short", "margin", "reducing_exempt")
 _PAPER = {"paper_cash_usd": "paper.starting_cash_usd", "paper_slippage_bps": "paper.slippage_bps"}
 
@@ -85,6 +96,9 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         before, after = getattr(old, name), getattr(new, name)
         if (after > before) if lower_is_tighter else (after < before):
             keys.append(f"limits.{name}")
+    if new.duplicate_window_s < old.duplicate_window_s:
+        keys.append("limits.duplicate_window_s")
+    keys.extend(f"limits.{name}" for name in _PACE[1:] if getattr(new, name) > getattr(old, name))
     old_allowed, new_allowed = _allowed(old), _allowed(new)
     if old_allowed is not None and (new_allowed is None or not new_allowed <= old_allowed):
         keys.append("symbols.allow")
@@ -108,7 +122,9 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         if getattr(old, name) != getattr(new, name)
     ]
     keys.extend(
-        f"limits.{name}" for name in CAP_DIRECTIONS if getattr(old, name) != getattr(new, name)
+        f"limits.{name}"
+        for name in (*CAP_DIRECTIONS, *_PACE)
+        if getattr(old, name) != getattr(new, name)
     )
     if (old.allow_all, old.allow) != (new.allow_all, new.allow):
         keys.append("symbols.allow")

@@ -92,8 +92,12 @@ _INTEGER_LIMITS = (
     "max_spread_bps",
     "price_collar_bps",
     "max_positions",
+    "max_orders_per_minute",
+    "max_account_orders_per_minute",
 )
 _MAX_BPS = 10_000
+# The duplicate window reads back at most this far (the ledger's own rolling window).
+_MAX_DUPLICATE_WINDOW_S = 24 * 3600
 
 
 class ApprovalKind(StrEnum):
@@ -137,6 +141,10 @@ class PolicyConfig:
     lives. ``approval_slippage_pct``: how far (percent) the reviewed notional of an approved
     order may exceed the estimate the owner approved before it is held for the owner again.
     ``paper_*`` (``[paper]``): the paper account's starting cash and fill slippage.
+    ``duplicate_window_s``: an order with the same filed terms as one this identity had
+    accepted less than this many seconds ago is refused (0: off). ``max_orders_per_minute``
+    and ``max_account_orders_per_minute``: accepted orders in any rolling minute, per
+    identity and per account.
     """
 
     mode: Mode = Mode.PAPER
@@ -153,6 +161,9 @@ class PolicyConfig:
     price_collar_bps: int = 300
     daily_loss_halt_usd: Decimal = Decimal(250)
     max_positions: int = 10
+    duplicate_window_s: int = 30
+    max_orders_per_minute: int = 5
+    max_account_orders_per_minute: int = 10
     allow: frozenset[str] = frozenset()
     allow_all: bool = False
     deny: frozenset[str] = frozenset()
@@ -203,6 +214,14 @@ class PolicyConfig:
                 raise ConfigError(f"limits.{key}", "must be a positive integer")
             if key.endswith("_bps") and value > _MAX_BPS:
                 raise ConfigError(f"limits.{key}", f"must be at most {_MAX_BPS} (basis points)")
+        window = self.duplicate_window_s
+        if isinstance(window, bool) or not isinstance(window, int):
+            raise ConfigError("limits.duplicate_window_s", "must be an integer")
+        if not 0 <= window <= _MAX_DUPLICATE_WINDOW_S:
+            raise ConfigError(
+                "limits.duplicate_window_s",
+                f"must be from 0 (off) to {_MAX_DUPLICATE_WINDOW_S} (seconds)",
+            )
         if not self.order_types:
             raise ConfigError("orders.types", "must name at least one")
         if not self.sessions:
@@ -255,6 +274,9 @@ _TABLES: dict[str, frozenset[str]] = {
             "price_collar_bps",
             "daily_loss_halt_usd",
             "max_positions",
+            "duplicate_window_s",
+            "max_orders_per_minute",
+            "max_account_orders_per_minute",
         }
     ),
     "symbols": frozenset({"allow", "deny"}),

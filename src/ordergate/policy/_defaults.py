@@ -34,6 +34,9 @@ max_spread_bps = 50            # (ask - bid) / mid
 price_collar_bps = 300         # a limit price (or a market order's estimate) this far from mid
 daily_loss_halt_usd = "250"    # equity down this much since the session started halts buying
 max_positions = 10             # distinct positions held
+duplicate_window_s = 30        # the same order again from one agent this soon is refused (0: off)
+max_orders_per_minute = 5      # orders accepted from one agent in any rolling minute
+max_account_orders_per_minute = 10  # orders accepted for the account in any rolling minute
 
 [symbols]
 # Plain tickers only (ASCII letters and digits, one "." as in BRK.B). Omitted or empty:

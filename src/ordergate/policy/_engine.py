@@ -16,19 +16,29 @@ from ordergate.policy._config import PolicyConfig
 from ordergate.policy._decision import Decision, Stage
 from ordergate.policy._proposal import Proposal, Terms
 from ordergate.policy._reasons import ReasonCode
-from ordergate.policy._rules import RULES, Check, Exemption, reduces_position
+from ordergate.policy._rules import RULES, Check, Exemption, Rule, reduces_position
 from ordergate.policy._state import AccountState
 
 __all__ = ["evaluate"]
 
-# The three rule sequences an order can meet, precomputed; each keeps RULES' order.
-_OPENING: tuple[Check, ...] = tuple(rule.check for rule in RULES)
-_REDUCING_EXEMPT: tuple[Check, ...] = tuple(
-    rule.check for rule in RULES if rule.exemption is Exemption.NONE
+# The three rule sequences an order can meet at each stage, precomputed; each keeps RULES'
+# order. Stage B (the review) leaves out the rules that judge only the act of filing.
+_OPENING: tuple[Rule, ...] = RULES
+_REDUCING_EXEMPT: tuple[Rule, ...] = tuple(r for r in RULES if r.exemption is Exemption.NONE)
+_REDUCING_STRICT: tuple[Rule, ...] = tuple(
+    r for r in RULES if r.exemption is not Exemption.REDUCING
 )
-_REDUCING_STRICT: tuple[Check, ...] = tuple(
-    rule.check for rule in RULES if rule.exemption is not Exemption.REDUCING
-)
+
+
+def _checks(rules: tuple[Rule, ...], *, review: bool) -> tuple[Check, ...]:
+    return tuple(r.check for r in rules if not (review and r.estimate_only))
+
+
+_SEQUENCES: dict[tuple[bool, int], tuple[Check, ...]] = {
+    (review, kind): _checks(rules, review=review)
+    for review in (False, True)
+    for kind, rules in enumerate((_OPENING, _REDUCING_EXEMPT, _REDUCING_STRICT))
+}
 
 
 def evaluate(
@@ -36,12 +46,8 @@ def evaluate(
 ) -> Decision:
     """Decide on one order. Never raises for missing data: it refuses with a reason."""
     reduces = reduces_position(proposal, terms, state)
-    if not reduces:
-        checks = _OPENING
-    elif config.reducing_exempt:
-        checks = _REDUCING_EXEMPT
-    else:
-        checks = _REDUCING_STRICT
+    kind = 0 if not reduces else 1 if config.reducing_exempt else 2
+    checks = _SEQUENCES[stage is Stage.REVIEW, kind]
     reasons: list[ReasonCode] = []
     for check in checks:
         code = check(proposal, terms, state, config)

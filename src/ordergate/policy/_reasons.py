@@ -42,6 +42,8 @@ class ReasonCode(StrEnum):
     # Rate limits
     MAX_ORDERS_PER_DAY = "max_orders_per_day"
     MAX_OPEN_ORDERS = "max_open_orders"
+    DUPLICATE_ORDER = "duplicate_order"
+    ORDER_RATE = "order_rate"
     # Money
     INSUFFICIENT_BUYING_POWER = "insufficient_buying_power"
     MAX_ORDER_USD = "max_order_usd"
@@ -69,6 +71,7 @@ class ReasonCode(StrEnum):
     MISSING_UNKNOWN_BROKER_ORDERS = "missing_data:unknown_broker_orders"
     MISSING_SPENT_24H = "missing_data:spent_24h"
     MISSING_ORDERS_24H = "missing_data:orders_24h"
+    MISSING_RECENT_ORDERS = "missing_data:recent_orders"
     MISSING_QUOTE_TIME = "missing_data:quote.as_of"
     MISSING_BID_ASK = "missing_data:quote.bid_ask"
     MISSING_QUOTE_PRICE = "missing_data:quote.price"

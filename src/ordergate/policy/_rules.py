@@ -7,10 +7,12 @@ rounding and no division by zero): ``spread/mid > bps/10000`` is
 ``(ask-bid)*20000 > bps*(ask+bid)``.
 
 ``RULES`` is the fixed order the engine runs them in, which is the order reasons appear in a
-decision. Each rule carries its ``Exemption`` for orders that only reduce a position:
+decision. ``duplicate_order`` and ``order_rate`` run at stage A only (``estimate_only``):
+they judge the filing, which stage B does not repeat. Each rule carries its ``Exemption``
+for orders that only reduce a position:
 
-- ``NONE``: applies to every order (pause, symbols, order shape, market quality, rate
-  limits, buying power);
+- ``NONE``: applies to every order (pause, symbols, order shape, market quality, duplicates
+  and order rate, rate limits, buying power);
 - ``REDUCING``: never applies to a reducing order (the trading state — REDUCING/HALTED
   exist to let reducing orders out — and unknown broker orders, which halt *opening* orders);
 - ``POLICY``: skipped for a reducing order when ``reducing_exempt`` is true (the default):
@@ -51,9 +53,13 @@ class Exemption(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """``estimate_only``: the rule runs at stage A only (it judges the act of filing, which
+    stage B, reviewing a filing already made, does not repeat)."""
+
     name: str
     check: Check
     exemption: Exemption
+    estimate_only: bool = False
 
 
 # -- shared helpers --------------------------------------------------------------------------
@@ -246,6 +252,24 @@ def check_price_collar(
 # -- rate limits and buying power ------------------------------------------------------------
 
 
+def check_duplicate(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+    if c.duplicate_window_s == 0:
+        return None
+    recent = s.recent
+    if recent is None:
+        return R.MISSING_RECENT_ORDERS
+    return R.DUPLICATE_ORDER if recent.duplicates > 0 else None
+
+
+def check_order_rate(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+    recent = s.recent
+    if recent is None:
+        return R.MISSING_RECENT_ORDERS
+    if recent.identity_minute >= c.max_orders_per_minute:
+        return R.ORDER_RATE
+    return R.ORDER_RATE if recent.account_minute >= c.max_account_orders_per_minute else None
+
+
 def check_orders_per_day(
     p: Proposal, t: Terms, s: AccountState, c: PolicyConfig
 ) -> ReasonCode | None:
@@ -412,6 +436,8 @@ RULES: tuple[Rule, ...] = (
     Rule("quote_fresh", check_quote_fresh, _N),
     Rule("spread", check_spread, _N),
     Rule("price_collar", check_price_collar, _N),
+    Rule("duplicate_order", check_duplicate, _N, estimate_only=True),
+    Rule("order_rate", check_order_rate, _N, estimate_only=True),
     Rule("orders_per_day", check_orders_per_day, _N),
     Rule("open_orders", check_open_orders, _N),
     Rule("buying_power", check_buying_power, _N),

@@ -18,7 +18,7 @@ from enum import StrEnum
 from ordergate.core import Side
 from ordergate.policy._config import MarketSession
 
-__all__ = ["AccountState", "OpenOrder", "Position", "Quote", "TradingState"]
+__all__ = ["AccountState", "OpenOrder", "Position", "Quote", "RecentOrders", "TradingState"]
 
 
 class TradingState(StrEnum):
@@ -60,11 +60,23 @@ class Quote:
 
 
 @dataclass(frozen=True, slots=True)
+class RecentOrders:
+    """What the filer's recent accepted orders count, as the ledger reads them: the
+    identity's and the account's in the rolling minute, and the identity's with the
+    proposal's exact filed terms inside the policy's ``duplicate_window_s``."""
+
+    identity_minute: int
+    account_minute: int
+    duplicates: int
+
+
+@dataclass(frozen=True, slots=True)
 class AccountState:
     """``buying_power`` is the broker's figure (it may include margin); ``cash`` is cash.
     ``unknown_broker_orders`` counts open orders at the broker that ordergate did not place.
     ``spent_24h`` is reserved plus filled notional in the rolling 24 h, ``orders_24h`` the
-    op count there, both as the ledger reads them. ``tradable`` is for the quote's symbol."""
+    op count there, both as the ledger reads them. ``tradable`` is for the quote's symbol.
+    ``recent`` (stage A only) counts the filer's recent orders (``RecentOrders``)."""
 
     now: datetime | None = None
     equity: Decimal | None = None
@@ -82,3 +94,4 @@ class AccountState:
     session: MarketSession | None = None
     quote: Quote | None = None
     tradable: bool | None = None
+    recent: RecentOrders | None = None

@@ -1,0 +1,79 @@
+"""A looping agent through the gateway, over real sockets: the same order sent again and
+again is refused ``duplicate_order`` after the first, orders past the rate are refused
+``order_rate``, each refusal names its code, and nothing reaches the venue twice."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_gateway_kit import Gateway, gateway
+
+from ordergate.ledger import FilingStatus
+
+pytestmark = pytest.mark.anyio
+
+TICK = timedelta(milliseconds=100)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _buy(account: str, quantity: str = "1") -> dict[str, Any]:
+    return {
+        "account_number": account,
+        "symbol": "SPY",
+        "side": "buy",
+        "type": "market",
+        "quantity": quantity,
+    }
+
+
+async def _send(gw: Gateway, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await gw.call("place_equity_order", arguments)
+    data: dict[str, Any] = result["structuredContent"]["data"]
+    assert result["isError"] is (data["status"] == "refused")
+    if data["status"] == "refused":
+        # Every refusal names its code, in its reasons and its sentence.
+        assert data["reasons"], data
+        assert all(code in data["message"] for code in data["reasons"]), data
+    return data
+
+
+@pytest.mark.req("policy.duplicate-order")
+async def test_the_same_order_every_100_ms_for_a_minute_is_placed_once_a_window(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        answers = []
+        for _ in range(int(timedelta(seconds=60) / TICK)):
+            answers.append(await _send(gw, _buy(gw.account)))
+            gw.clock.advance(TICK)
+        placed = [a["filing_id"] for a in answers if a["status"] != "refused"]
+        refusals = Counter(tuple(a["reasons"]) for a in answers if a["status"] == "refused")
+        ended = {gw.ledger.filing(key).status for key in placed}
+    # At 0 s and 30 s (the window is 30 s from the order accepted, not from the refusals).
+    assert [answers.index(a) for a in answers if a["status"] != "refused"] == [0, 300]
+    assert refusals == Counter({("duplicate_order",): 598})
+    assert ended == {FilingStatus.FILLED}
+    assert "limits.duplicate_window_s = 30" in answers[1]["message"]
+
+
+@pytest.mark.req("policy.order-rate")
+async def test_a_looping_agent_past_the_rate_is_refused_order_rate_by_the_wall(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        answers = []
+        for step in range(20):  # a different order every 100 ms: 2 s
+            answers.append(await _send(gw, _buy(gw.account, f"0.{step + 1:02d}")))
+            gw.clock.advance(TICK)
+        statuses = [a["status"] for a in answers]
+    assert all(status == "filled" for status in statuses[:5])
+    assert all(a["reasons"] == ["order_rate"] for a in answers[5:])
+    assert "limits.max_orders_per_minute = 5" in answers[5]["message"]
