@@ -59,6 +59,11 @@ max_daily_usd = "{daily}"
 max_orders_per_day = 500
 max_open_orders = 100
 max_position_pct = "100"
+# The clients of one connection send the same order at once: the daily cap is what this
+# weighs (duplicates and the order rate are pinned in test_gateway_pace).
+duplicate_window_s = 0
+max_orders_per_minute = 1000
+max_account_orders_per_minute = 1000
 
 [symbols]
 allow = ["SPY"]

@@ -126,10 +126,12 @@ def test_an_identity_header_is_ignored_when_a_caller_token_is_present(host: Host
         assert mcp.call("place_equity_order", BUY)["isError"] is False
     finally:
         mcp.close()
+    # Another order (the same one again would be a duplicate of the first).
+    again = {**BUY, "dollar_amount": "6"}
     answer = host.broker(
         token,
         "orders/place",
-        {"tool": "place_equity_order", "arguments": BUY},
+        {"tool": "place_equity_order", "arguments": again},
         **spoof,
     )
     assert answer.status_code == 200, answer.text

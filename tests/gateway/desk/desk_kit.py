@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,8 @@ class Desk:
     clock: SteppedClock | None = None
     """Security time (the owner's delays run on it), when the kit steps it."""
     agent_token: str = field(default="", repr=False)
+    placed: int = 0  # orders placed with the default terms: each is a cent more, so none
+    # is a duplicate of the one before (duplicate_order is pinned in test_gateway_pace)
 
     def pass_delay(self, delay: timedelta = DEFAULT_LOOSEN_DELAY) -> None:
         """Step security time past the owner's delay, then let the gateway run what is due
@@ -82,9 +85,13 @@ class Desk:
         """An owner act as the owner's commands make it: prepared, then authorised."""
         return channel_act(self.home, act, params, code)
 
-    def place(self, arguments: dict[str, Any] = BUY) -> dict[str, Any]:
+    def place(self, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
         """What an agent holding a trader caller token hears when it places an order (one
-        token for every order, so they are one caller's filings)."""
+        token for every order, so they are one caller's filings); by default a $5 buy of
+        SPY, a cent more each time."""
+        if arguments is None:
+            arguments = {**BUY, "dollar_amount": f"{Decimal(5) + Decimal(self.placed) / 100}"}
+            self.placed += 1
         if not self.agent_token:
             now = self.clock.now() if self.clock is not None else OPEN
             minted = mint(self.key, caller="agent", profile="trader", ttl=_TTL, now=now)

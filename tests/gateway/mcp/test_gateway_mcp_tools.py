@@ -295,13 +295,14 @@ async def test_an_order_without_an_answer_is_unanswered_and_tells_the_agent_to_r
 
 async def test_the_sixth_open_proposal_of_an_identity_is_refused(tmp_path: Path) -> None:
     async with gateway(tmp_path, config=policy('approval = "always"')) as gw:
+        # Six different orders (the same one again would be a duplicate).
         statuses = [
-            (await gw.call("place_equity_order", _market_buy(gw.account)))["structuredContent"][
-                "data"
-            ]["status"]
-            for _ in range(5)
+            (await gw.call("place_equity_order", _market_buy(gw.account, quantity=str(n))))[
+                "structuredContent"
+            ]["data"]["status"]
+            for n in range(1, 6)
         ]
-        error = await gw.refusal("place_equity_order", _market_buy(gw.account))
+        error = await gw.refusal("place_equity_order", _market_buy(gw.account, quantity="6"))
         filings = gw.filings()
     assert statuses == ["pending_approval"] * 5
     assert error["code"] == "TOO_MANY_OPEN"
@@ -311,7 +312,11 @@ async def test_the_sixth_open_proposal_of_an_identity_is_refused(tmp_path: Path)
 
 async def test_finished_filings_do_not_count_against_the_open_proposals(tmp_path: Path) -> None:
     async with gateway(tmp_path, max_open=2) as gw:
-        results = [await gw.call("place_equity_order", _market_buy(gw.account)) for _ in range(3)]
+        # Three different orders (the same one again would be a duplicate).
+        results = [
+            await gw.call("place_equity_order", _market_buy(gw.account, quantity=str(n)))
+            for n in (1, 2, 3)
+        ]
     assert [r["structuredContent"]["data"]["status"] for r in results] == ["filled"] * 3
 
 
