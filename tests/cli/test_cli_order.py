@@ -107,6 +107,22 @@ def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
     assert "symbol_not_allowed" in result.stdout and "status    refused" in result.stdout
 
 
+@pytest.mark.req("policy.duplicate-order")
+def test_the_same_order_again_at_once_is_refused_as_a_duplicate_with_exit_3(
+    person: Person,
+) -> None:
+    first = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert first["status"] == "pending_approval"
+    person.minute -= 1  # the next command starts at the same instant as the first
+    again = person.run("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert again.exit_code == 3, again.output
+    assert "duplicate_order" in again.stdout and "status    refused" in again.stdout
+    assert "limits.duplicate_window_s = 30" in again.stdout
+    person.minute -= 1
+    other = person.json("order", "SPY", "buy", "--qty", "0.11", "--sandbox")
+    assert other["status"] == "pending_approval", other["reasons"]
+
+
 def test_denying_an_order_ends_it_without_reaching_the_upstream(person: Person) -> None:
     pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
     listed = person.run("approvals")
