@@ -3,7 +3,7 @@ not an equity placement, and a fill the calendar cannot place (never a guessed d
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,7 +15,6 @@ from ordergate.core import MarketHours, OrderType, Side
 from ordergate.ledger import Filing, FilingStatus, RollingCaps
 from ordergate.policy import Proposal
 from ordergate.record import Grader, grades_of
-from ordergate.record._time import iso
 
 pytestmark = [pytest.mark.anyio, pytest.mark.req("record.grade.fail-closed")]
 
@@ -63,8 +62,3 @@ async def test_a_fill_the_calendar_cannot_place_is_not_graded(tmp_path: Path) ->
         assert report.events > 0 and report.queued == 0
         d.step_to(MONDAY_CLOSE)
         assert (await grader.run_once()).graded == 0
-
-
-def test_record_times_need_a_timezone() -> None:
-    with pytest.raises(ValueError, match="naive"):
-        iso(datetime(2026, 12, 1, 15, 0))

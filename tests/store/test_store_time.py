@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -60,3 +61,8 @@ def test_any_text_is_taken_exactly_when_it_is_what_iso_writes(
     strict = _strict(text)
     written = strict is not None and iso(strict) == text  # the fixed width iso writes
     assert _ours(text) == (strict if written else None)
+
+
+def test_a_naive_time_is_refused_rather_than_guessed() -> None:
+    with pytest.raises(ValueError, match="naive"):
+        iso(datetime(2026, 12, 1, 15, 0))

@@ -39,8 +39,7 @@ from ordergate.record._arithmetic import excess_bps
 from ordergate.record._closes import Closes
 from ordergate.record._days import grading_day
 from ordergate.record._schema import CURSOR_KEY, grades, grading_cursor
-from ordergate.record._time import iso, parse_iso
-from ordergate.store import blocking
+from ordergate.store import blocking, iso, parse_iso
 
 __all__ = ["BENCHMARK", "DEFAULT_BATCH", "GradePass", "Grader"]
 
