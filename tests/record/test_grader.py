@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from pg_testkit import database
-from record_testkit import MONDAY_CLOSE, desk
+from record_testkit import CHRISTMAS_EVE, MONDAY_CLOSE, desk
 from sqlalchemy import select
 
 from ordergate.core import Side
@@ -151,3 +151,23 @@ def test_hand_computed_grades_buy_and_sell() -> None:
             spy_start=Decimal("0"),
             spy_close=Decimal("1"),
         )
+
+
+async def test_selling_spy_grades_about_zero_against_spys_price_at_the_fill_instant(
+    tmp_path: Path,
+) -> None:
+    # Between two 5-minute (and 15-second) marks: the price at the fill, not a bar's open.
+    instant = CHRISTMAS_EVE + timedelta(minutes=2, seconds=17, microseconds=512_000)
+    async with desk(tmp_path) as d:
+        d.step_to(instant)
+        await d.fill("SPY", Side.BUY, "2")
+        sold = await d.fill("SPY", Side.SELL, "1")
+        quote = d.venue.data("get_equity_quotes", {"symbols": ["SPY"]})["results"][0]["quote"]
+        await d.grader().run_once()
+        d.step_to(MONDAY_CLOSE)
+        assert (await d.grader().run_once()).graded == 2
+        grade = {g["filing_id"]: g for g in grades_of(d.ledger.engine, "agent-a")}[sold]
+        assert Decimal(grade["spy_start"]) == Decimal(quote["last_trade_price"])
+        # Selling SPY at the bid grades within the spread of zero, never a market move.
+        bid, ask = Decimal(quote["bid_price"]), Decimal(quote["ask_price"])
+        assert abs(Decimal(grade["excess_bps"])) <= (ask - bid) / bid * 10_000

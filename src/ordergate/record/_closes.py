@@ -3,9 +3,14 @@ market-data tools (``get_equity_historicals`` through the typed client), which t
 venue serves from its simulated market as the real upstream serves its own.
 
 A close is the ``close_price`` of the symbol's regular-session ``day`` bar for that date,
-asked for only once that session has closed (a bar in progress closes at *now*); a price at
-an instant is the open of the ``5minute`` bar (24/5 bounds) that holds it. Anything missing
-— no bar, an interpolated one, a bar of another day, a session not yet closed — is ``None``,
+asked for only once that session has closed (a bar in progress closes at *now*).
+
+A price at an instant is the last price at that instant: the ``close_price`` of the finest
+bars the upstream serves (``15second``, 24/5 bounds) asked to end at the instant, taken from
+the bar that holds it. The upstream cuts the bar in progress at ``end_time`` (the sandbox
+venue closes it at exactly that instant's price), so this is the price at the fill, not the
+open of a bar that began minutes earlier. Anything missing — no bar, an interpolated one, a
+bar of another day or not holding the instant, a session not yet closed — is ``None``,
 "not yet": the grader never guesses a price.
 """
 
@@ -21,7 +26,7 @@ from ordergate.core import Bounds, Clock, Interval
 
 __all__ = ["Closes", "MarketCloses"]
 
-_BAR = timedelta(minutes=5)
+_FINEST = timedelta(seconds=15)
 
 
 class Closes(Protocol):
@@ -69,9 +74,9 @@ class MarketCloses:
     async def price_at(self, symbol: str, instant: datetime) -> Decimal | None:
         answer = await self._market.historicals(
             [symbol],
-            start_time=instant - 2 * _BAR,
-            end_time=instant + _BAR,
-            interval=Interval.MINUTE_5,
+            start_time=instant - _FINEST,
+            end_time=instant,
+            interval=Interval.SECOND_15,
             bounds=Bounds.H24_5,
         )
         holding: Decimal | None = None
@@ -81,6 +86,7 @@ class MarketCloses:
             for bar in result.bars:
                 if bar is None or bar.interpolated:
                     continue
-                if bar.begins_at <= instant < bar.begins_at + _BAR:
-                    holding = bar.open_price
+                # The bar ending at the instant: it began less than one bar before it.
+                if instant - _FINEST <= bar.begins_at < instant:
+                    holding = bar.close_price
         return holding
