@@ -331,7 +331,9 @@ def test_the_desk_trades_the_venues_seeded_market_by_default() -> None:
     [order] = desk.orders(account)
     [execution] = order.executions
     assert execution.price == venue.market.quote("AAPL", execution.timestamp).ask_price
-    assert desk.market.quote("AAPL", execution.timestamp).bid_size > 0
+    quote = desk.market.quote("AAPL", execution.timestamp)
+    assert quote is not None
+    assert quote.bid_size > 0
 
 
 def test_review_of_a_sell_shows_the_expected_credit_and_fees() -> None:

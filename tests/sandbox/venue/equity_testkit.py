@@ -6,7 +6,6 @@ so fills, partial fills and stop triggers happen exactly where a test says they 
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -14,7 +13,6 @@ from typing import Any
 
 from sandbox_testkit import ToolFailed, ToolHarness, tool_table
 
-from ordergate.calendar import NyseCalendar
 from ordergate.core import SteppedClock
 from ordergate.sandbox.tools import accounts as accounts_tools
 from ordergate.sandbox.tools import equity as equity_tools
@@ -22,8 +20,9 @@ from ordergate.sandbox.tools import equity_pnl as pnl_tools
 from ordergate.sandbox.venue import Venue, stable_uuid
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import EquityListing, EquityQuote
+from ordergate.sandbox.venue._observed_prices import ObservedPrices
 
-__all__ = ["START", "Harness", "ScriptedMarket", "ToolFailed", "build_harness"]
+__all__ = ["START", "TOOLS", "Harness", "ScriptedMarket", "ToolFailed", "build_harness"]
 
 # Tuesday 2026-12-01, 10:00 in New York: a regular session.
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
@@ -59,30 +58,20 @@ def _listing(
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Tick:
-    at: datetime
-    bid: Decimal
-    ask: Decimal
-    last: Decimal
-    bid_size: Decimal
-    ask_size: Decimal
-
-
 @dataclass
 class ScriptedMarket:
-    """Quotes hold from the instant they are set until the next one is set."""
+    """Quotes hold from the instant they are set until the next one is set: the desk reads
+    them through ``prices``, the venue's own ``ObservedPrices`` kept without an age limit."""
 
     clock: SteppedClock
-    calendar: NyseCalendar
-    listings: dict[str, EquityListing] = field(default_factory=dict)
-    ticks: dict[str, list[_Tick]] = field(default_factory=dict)
+    prices: ObservedPrices
+    first_last: dict[str, Decimal] = field(default_factory=dict)
 
     def list(
         self, symbol: str, *, tradeable: bool = True, fractional: bool = True, all_day: bool = True
     ) -> None:
-        self.listings[symbol] = _listing(
-            symbol, tradeable=tradeable, fractional=fractional, all_day=all_day
+        self.prices.list(
+            _listing(symbol, tradeable=tradeable, fractional=fractional, all_day=all_day)
         )
 
     def set(
@@ -95,39 +84,24 @@ class ScriptedMarket:
         size: int = 10_000,
         at: datetime | None = None,
     ) -> None:
-        if symbol not in self.listings:
+        if self.prices.listing(symbol) is None:
             self.list(symbol)
         bid_d, ask_d = Decimal(bid), Decimal(ask)
-        tick = _Tick(
-            at=at or self.clock.now(),
-            bid=bid_d,
-            ask=ask_d,
-            last=Decimal(last) if last is not None else (bid_d + ask_d) / 2,
-            bid_size=Decimal(size),
-            ask_size=Decimal(size),
-        )
-        ticks = self.ticks.setdefault(symbol, [])
-        ticks.append(tick)
-        ticks.sort(key=lambda t: t.at)
-
-    def listing(self, symbol: str) -> EquityListing | None:
-        return self.listings.get(symbol)
-
-    def quote(self, symbol: str, at: datetime) -> EquityQuote:
-        ticks = self.ticks[symbol]
-        index = bisect.bisect_right([t.at for t in ticks], at) - 1
-        tick = ticks[max(index, 0)]
-        return EquityQuote(
-            symbol=symbol,
-            bid=tick.bid,
-            ask=tick.ask,
-            last=tick.last,
-            bid_size=tick.bid_size,
-            ask_size=tick.ask_size,
-            previous_close=ticks[0].last,
-            previous_close_date=date(2026, 11, 30),
-            at=at,
-            last_trade_at=tick.at,
+        last_d = Decimal(last) if last is not None else (bid_d + ask_d) / 2
+        instant = at or self.clock.now()
+        self.prices.observe(
+            EquityQuote(
+                symbol=symbol,
+                bid=bid_d,
+                ask=ask_d,
+                last=last_d,
+                bid_size=Decimal(size),
+                ask_size=Decimal(size),
+                previous_close=self.first_last.setdefault(symbol, last_d),
+                previous_close_date=date(2026, 11, 30),
+                at=instant,
+                last_trade_at=instant,
+            )
         )
 
 
@@ -164,14 +138,14 @@ def build_harness(
 ) -> Harness:
     clock = SteppedClock(start=start)
     venue = Venue(seed=seed, clock=clock, cash=cash, approval_required=approval_required)
-    market = ScriptedMarket(clock, venue.market.calendar)
+    market = ScriptedMarket(clock, ObservedPrices(calendar=venue.market.calendar, max_age=None))
     market.set("AAPL", "199.99", "200.01", last="200.00")
     market.set("MSFT", "399.98", "400.02", last="400.00")
     market.list("HALT", tradeable=False)
     market.set("HALT", "1.00", "1.02", last="1.01")
     market.list("BRK.A", fractional=False, all_day=False)
     market.set("BRK.A", "700000.00", "700100.00", last="700050.00")
-    desk = EquityDesk(venue, market=market)
+    desk = EquityDesk(venue, market=market.prices)
     venue.add_desk(desk)
     table = tool_table(TOOLS)
     return Harness(clock=clock, venue=venue, table=table, market=market, desk=desk)

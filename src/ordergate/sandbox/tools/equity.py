@@ -26,7 +26,7 @@ from ordergate.sandbox.tools._registry import VenueError, tool
 from ordergate.sandbox.venue._equity import EquityDesk, OrderReview, equity_desk
 from ordergate.sandbox.venue._equity_market import EquityListing, session_window
 from ordergate.sandbox.venue._equity_model import EquityOrder
-from ordergate.sandbox.venue._equity_rules import MARKET_BUY_COLLAR
+from ordergate.sandbox.venue._equity_rules import MARKET_BUY_COLLAR, quote_unavailable
 from ordergate.sandbox.venue._equity_wire import approval_wire, order_wire, quote_wire
 from ordergate.sandbox.venue._order_wire import money, quantity, timestamp
 
@@ -156,6 +156,8 @@ def review_equity_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     desk = equity_desk(venue)
     review = desk.review(args)
     terms = review.terms
+    if review.quote is None:
+        raise quote_unavailable(terms.symbol)
     now = venue.now()
     data: dict[str, Any] = {
         "symbol": terms.symbol,
@@ -262,7 +264,7 @@ def get_equity_positions(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         lots = desk.positions.lots(number, symbol)
         shares = sum((lot.quantity for lot in lots), ZERO)
         cost = sum((lot.quantity * lot.price for lot in lots), ZERO)
-        last = desk.market.quote(symbol, now).last
+        last = desk.last_price(symbol, now)
         value = shares * last
         held = desk.held_for_sells(number, symbol)
         rows.append(
@@ -299,7 +301,7 @@ def get_equity_tax_lots(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     if desk.listing(symbol) is None:
         raise VenueError("NOT_FOUND", f"no equity is listed as {symbol!r}", field="symbol")
     now = venue.now()
-    last = desk.market.quote(symbol, now).last
+    last = desk.last_price(symbol, now)
     rows = [
         {
             "open_lot_id": lot.lot_id,

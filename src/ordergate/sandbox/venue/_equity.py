@@ -9,7 +9,13 @@ venue time, in the order orders were placed:
    instant whenever its ``market_hours`` allow trading, at least a second apart (further
    apart when a long step of the clock has to be covered), each look yielding at most one
    execution (see ``_equity_fills``);
-3. a ``gfd`` order still open when its trading day ends is cancelled at that instant.
+3. a ``gfd`` order still open when its trading day ends is cancelled at that instant;
+4. a split the market announces takes effect when the walk reaches its instant: orders still
+   open in the symbol are cancelled there (their terms name pre-split shares and prices)
+   and every account's lots re-based (``Positions.split``).
+
+Prices come from the desk's ``EquityMarket`` (the seeded market, or observed quotes). A look
+without a usable quote executes nothing; the order waits for the next look.
 
 Buys hold buying power (remaining shares × the held price) until they end; executions move
 cash, open a tax lot per buy execution and close lots on sells (``_positions``). Placing,
@@ -35,7 +41,7 @@ from ordergate.sandbox.venue._equity_market import (
     session_window,
 )
 from ordergate.sandbox.venue._equity_model import EquityOrder, Execution, OrderTerms
-from ordergate.sandbox.venue._equity_rules import Holdings, check_terms
+from ordergate.sandbox.venue._equity_rules import Holdings, check_terms, quote_unavailable
 from ordergate.sandbox.venue._order_desk import (
     CONFIRM_DELAY,
     ORDER_LIFECYCLE,
@@ -56,7 +62,7 @@ class OrderReview:
     """What ``review_equity_order`` reports about terms that passed every rule."""
 
     terms: OrderTerms
-    quote: EquityQuote
+    quote: EquityQuote | None
     buying_power: Decimal
     required: Decimal
     estimated_fees: Decimal
@@ -79,6 +85,7 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
         super().__init__(venue)
         self.market: EquityMarket = market or VenueEquityMarket(venue.market)
         self.positions = Positions()
+        self._splits_applied = 0
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -102,13 +109,21 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
             ZERO,
         )
 
+    def last_price(self, symbol: str, at: datetime) -> Decimal:
+        """The last trade price of ``symbol`` at ``at``; ``UNAVAILABLE`` without a usable
+        quote (a position is never marked at an invented price)."""
+        quote = self.market.quote(symbol, at)
+        if quote is None:
+            raise quote_unavailable(symbol)
+        return quote.last
+
     def market_value(self, account_number: str) -> Decimal:
         """The account's equity positions at the current last trade prices."""
         now = self._venue.now()
         total = ZERO
         for symbol in self.positions.symbols(account_number):
             quantity = self.positions.quantity(account_number, symbol)
-            total += quantity * self.market.quote(symbol, now).last
+            total += quantity * self.last_price(symbol, now)
         return cents(total)
 
     def portfolio_values(self, account_number: str) -> dict[str, Decimal]:
@@ -116,16 +131,33 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
         return {"equity_value": self.market_value(account_number)}
 
     def split(self, symbol: str, ratio: Decimal) -> int:
-        """A ``ratio``-for-1 split of ``symbol``: the market's price path divided by
-        ``ratio`` from now on and every account's lots re-based (``Positions.split``); the
-        lots re-based. Refused (``ValueError``) while any order in ``symbol`` is open (its
-        terms would name pre-split shares and prices), and for a bad ratio or symbol."""
-        self._venue.sync()
-        for account in self._venue.accounts.all():
-            if any(o.symbol == symbol for o in self.open_orders(account.account_number)):
-                raise ValueError(f"an order in {symbol} is open: cancel it or let it fill first")
-        self._venue.market.split(symbol, ratio)
-        return self.positions.split(symbol, ratio)
+        """A ``ratio``-for-1 split of ``symbol`` now: announced to the market (its prices
+        divided by ``ratio`` from now on) and every account's lots re-based at once; returns
+        how many lots were. Refused (``ValueError``) while any order in ``symbol`` is open
+        (its terms would name pre-split shares and prices), and for a bad ratio or symbol."""
+        now = self._venue.sync()
+        if any(o.symbol == symbol for o in self._orders.values() if o.is_open):
+            raise ValueError(f"an order in {symbol} is open: cancel it or let it fill first")
+        self.market.split(symbol, ratio, now)
+        return self._apply_splits(now)
+
+    def _apply_splits(self, now: datetime) -> int:
+        """Apply the splits announced up to ``now`` not applied yet; the lots re-based."""
+        rebased = 0
+        splits = self.market.splits()
+        while self._splits_applied < len(splits) and splits[self._splits_applied].at <= now:
+            split = splits[self._splits_applied]
+            super().sync(split.at)
+            for order in [o for o in self._orders.values() if o.is_open]:
+                if order.symbol == split.symbol:
+                    self._end(order, self._cancelled_state(order), split.at)
+            rebased += self.positions.split(split.symbol, split.ratio)
+            self._splits_applied += 1
+        return rebased
+
+    def sync(self, now: datetime) -> None:
+        self._apply_splits(now)
+        super().sync(now)
 
     def closed_trades(self, account_number: str) -> list[ClosedTrade]:
         return self.positions.closed(account_number)
@@ -226,6 +258,8 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
 
     def _look(self, order: EquityOrder, at: datetime) -> None:
         quote = self.market.quote(order.symbol, at)
+        if quote is None:
+            return
         if not order.triggered:
             if not stop_triggered(order, quote):
                 return

@@ -1,14 +1,18 @@
-"""What the equity desk needs from the market: listings, quotes at an instant, the calendar.
+"""What the equity desk needs from the market: listings, quotes at an instant, the calendar
+and corporate actions (splits).
 
-The desk reads the market only through ``EquityMarket``, a narrow protocol, so it can be
-driven by the venue's seeded market (``VenueEquityMarket``) or, in tests, by a market whose
-prices are scripted.
+The desk reads prices only through ``EquityMarket``, a narrow protocol, so one engine runs on
+the venue's seeded market (``VenueEquityMarket``) or on prices observed elsewhere
+(``ObservedPrices``: what paper trading reads from the upstream broker). A market that has no
+usable price for a symbol at an instant answers ``None``: the desk then refuses an order that
+needs a price and lets a resting order wait. It never invents one.
 ``session_window`` turns the NYSE calendar into the two instants an order cares about: when
 it may next trade under its ``market_hours``, and when its trading day ends (for ``gfd``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -23,6 +27,7 @@ __all__ = [
     "EquityMarket",
     "EquityQuote",
     "SessionWindow",
+    "Split",
     "VenueEquityMarket",
     "session_window",
 ]
@@ -61,6 +66,16 @@ class EquityQuote:
     last_non_regular_at: datetime | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Split:
+    """A ``ratio``-for-1 split of ``symbol`` effective at ``at``: from then on its prices are
+    divided by ``ratio`` and every holder's shares multiplied by it."""
+
+    symbol: str
+    ratio: Decimal
+    at: datetime
+
+
 class EquityMarket(Protocol):
     """The market as the equity desk reads it."""
 
@@ -71,8 +86,17 @@ class EquityMarket(Protocol):
         """The listing of ``symbol`` (upper case), or ``None`` when nothing is listed."""
         ...
 
-    def quote(self, symbol: str, at: datetime) -> EquityQuote:
-        """The quote of a listed symbol at ``at`` (never later than the venue clock)."""
+    def quote(self, symbol: str, at: datetime) -> EquityQuote | None:
+        """The quote of a listed symbol at ``at`` (never later than the venue clock);
+        ``None`` when the market has no usable price for it then."""
+        ...
+
+    def splits(self) -> Sequence[Split]:
+        """Every split announced so far, in the order announced (only ever appended to)."""
+        ...
+
+    def split(self, symbol: str, ratio: Decimal, at: datetime) -> None:
+        """Announce a ``ratio``-for-1 split of ``symbol`` effective at ``at``."""
         ...
 
 
@@ -123,6 +147,7 @@ class VenueEquityMarket:
 
     def __init__(self, market: Market) -> None:
         self._market = market
+        self._splits: list[Split] = []
 
     @property
     def calendar(self) -> NyseCalendar:
@@ -144,6 +169,14 @@ class VenueEquityMarket:
             country=equity.country,
             state=equity.state,
         )
+
+    def splits(self) -> Sequence[Split]:
+        return self._splits
+
+    def split(self, symbol: str, ratio: Decimal, at: datetime) -> None:
+        """The seeded price path divided by ``ratio`` from ``at`` on (``Market.split``)."""
+        self._market.split(symbol, ratio, at)
+        self._splits.append(Split(symbol=symbol, ratio=Decimal(ratio), at=at))
 
     def quote(self, symbol: str, at: datetime) -> EquityQuote:
         quote: Quote = self._market.quote(symbol, at)

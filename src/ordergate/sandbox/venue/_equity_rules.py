@@ -4,8 +4,9 @@ Each refusal is a ``VenueError`` naming the argument at fault. The rules are Rob
 its tool guides state them: sides and types spelled exactly; exactly one of ``quantity`` and
 ``dollar_amount``; prices only where the type uses them; extended and 24-hour sessions for
 limit orders only; fractional shares and dollar amounts only for market orders in regular
-hours; no short sales; tax lots only on sells. Buying power is not checked here: review
-reports it and place refuses on it.
+hours; no short sales; tax lots only on sells; no market, stop or dollar order without a
+usable quote (``UNAVAILABLE``). Buying power is not checked here: review reports it and place
+refuses on it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ __all__ = [
     "check_terms",
     "parse_enum",
     "positive_decimal",
+    "quote_unavailable",
 ]
 
 MAX_TAX_LOTS = 30
@@ -56,6 +58,13 @@ class Holdings:
 
     shares: Decimal
     lots: Mapping[str, Decimal]
+
+
+def quote_unavailable(symbol: str) -> VenueError:
+    """The refusal of whatever needs a price of ``symbol`` its market cannot give now."""
+    return VenueError(
+        "UNAVAILABLE", f"no usable quote for {symbol} right now; try again", field="symbol"
+    )
 
 
 def _is_multiple(value: Decimal, step: Decimal) -> bool:
@@ -84,7 +93,7 @@ def check_terms(
     args: Mapping[str, Any],
     *,
     listing_of: Callable[[str], EquityListing | None],
-    quote_of: Callable[[str], EquityQuote],
+    quote_of: Callable[[str], EquityQuote | None],
     holdings_of: Callable[[str], Holdings],
 ) -> OrderTerms:
     """Validated terms of an order request, or ``VenueError`` naming the first bad field.
@@ -127,7 +136,13 @@ def check_terms(
             "INVALID_ARGUMENT", f"{symbol} does not trade in 24-hour sessions", field="market_hours"
         )
     quote = quote_of(symbol)
+    if quote is None and (dollar_amount is not None or limit_price is None):
+        # A market or stop order (or a dollar amount) is priced from the quote: without a
+        # usable one there is nothing to hold buying power at, so it is refused. A limit
+        # order is held at its limit and waits for a quote to fill against.
+        raise quote_unavailable(symbol)
     if dollar_amount is not None:
+        assert quote is not None
         quantity = _dollar_quantity(order_type, dollar_amount, quote)
     assert quantity is not None
     _check_fractional(quantity, dollar_amount, order_type, market_hours, listing)
@@ -250,11 +265,12 @@ def _estimate(
     order_type: OrderType,
     limit_price: Decimal | None,
     stop_price: Decimal | None,
-    quote: EquityQuote,
+    quote: EquityQuote | None,
 ) -> Decimal:
     """Per-share price an order is held at (buys) or expected to get (sells)."""
     if limit_price is not None:
         return limit_price
+    assert quote is not None  # check_terms refuses an order priced from a missing quote
     if side is Side.SELL:
         return quote.bid
     reference = quote.ask if stop_price is None else max(stop_price, quote.ask)
