@@ -102,7 +102,7 @@ SURFACE = {
         "ReconcileReport", "Reconciler", "Review", "Ticket", "arm", "calendar_session",
         "canonical_order_id",
         "paper_session", "deny_approval", "end_filing", "filing_terms", "pinned_contract",
-        "proposal_of", "read_status", "terms_sha256", "ticket_of",
+        "proposal_of", "read_status", "terms_sha256", "ticket_of", "TradingRead", "trading_read",
     },
     "ordergate.runtime": {
         "approval_announcement",
@@ -180,7 +180,7 @@ SURFACE = {
         "EncodedResult", "Result", "encoded_tool_result", "choose_framing", "version_problem",
     },
     "ordergate.policy": {
-        "check_daily_loss", "check_drawdown",
+        "check_daily_loss", "check_drawdown", "BREAKER_RULES", "tripped_breakers",
         "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",
         "PolicyConfig", "Position", "Proposal", "ProposalError", "Quote", "RULES", "ReasonCode",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
 from ordergate.agent import AgentState, agent_states, breaker_state
 from ordergate.core import SteppedClock
+from ordergate.execution import trading_read
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import PolicyConfig
 
@@ -23,27 +24,52 @@ def test_the_breakers_move_the_agent_between_running_reducing_and_halted(
 ) -> None:
     policy = PolicyConfig(drawdown_halt_bps=1000, daily_loss_halt_usd=Decimal(250))
     with _ledger(tmp_path) as ledger:
-        assert breaker_state(Decimal(10000), ledger=ledger, policy=policy).state is (
+        assert breaker_state(Decimal(10000), ledger=ledger, policy=policy, now=AT).state is (
             AgentState.RUNNING
         )
         ledger.controls.set_high_water_mark(Decimal(10000))
         ledger.controls.set_session_start_equity("2026-12-01", Decimal(9100))
-        clear = breaker_state(Decimal(9100), ledger=ledger, policy=policy)
+        clear = breaker_state(Decimal(9100), ledger=ledger, policy=policy, now=AT)
         assert clear.state is AgentState.RUNNING and clear.reasons == ()
-        drawn = breaker_state(Decimal(9000), ledger=ledger, policy=policy)
+        drawn = breaker_state(Decimal(9000), ledger=ledger, policy=policy, now=AT)
         assert drawn.state is AgentState.REDUCING
         assert [reason.split(":")[0] for reason in drawn.reasons] == ["drawdown"]
-        lost = breaker_state(Decimal(8850), ledger=ledger, policy=policy)
+        lost = breaker_state(Decimal(8850), ledger=ledger, policy=policy, now=AT)
         assert [reason.split(":")[0] for reason in lost.reasons] == ["drawdown", "daily loss"]
         strict = PolicyConfig(reducing_exempt=False)
-        assert breaker_state(Decimal(8850), ledger=ledger, policy=strict).state is (
+        assert breaker_state(Decimal(8850), ledger=ledger, policy=strict, now=AT).state is (
             AgentState.HALTED
         )
-        unknown = breaker_state(None, ledger=ledger, policy=policy)
+        unknown = breaker_state(None, ledger=ledger, policy=policy, now=AT)
         assert unknown.state is AgentState.REDUCING and unknown.reasons == ("equity unknown",)
         ledger.controls.pause("test")
-        paused = breaker_state(Decimal(10000), ledger=ledger, policy=policy)
+        paused = breaker_state(Decimal(10000), ledger=ledger, policy=policy, now=AT)
         assert paused.state is AgentState.HALTED and paused.reasons == ("paused",)
+
+
+def test_the_agent_starts_each_market_day_where_the_guard_does_not_at_yesterdays_equity(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyConfig(drawdown_halt_bps=5000, daily_loss_halt_usd=Decimal(250))
+    with _ledger(tmp_path) as ledger:
+        ledger.controls.set_high_water_mark(Decimal(10000))
+        # Yesterday's session started at 10000; today the account opens at 9000.
+        ledger.controls.set_session_start_equity("2026-11-30", Decimal(10000))
+        today = breaker_state(Decimal(9000), ledger=ledger, policy=policy, now=AT)
+        assert today.state is AgentState.RUNNING and today.reasons == ()
+        # The guard judges an order at that equity the same way: the breakers are its own.
+        read = trading_read(ledger, policy, Decimal(9000), now=AT)
+        assert (read.state, read.reasons) == ("active", ())
+        lower = breaker_state(
+            Decimal(9000), ledger=ledger, policy=policy, now=AT - timedelta(days=1)
+        )
+        assert [reason.split(":")[0] for reason in lower.reasons] == ["daily loss"]
+
+
+def test_a_ledger_with_no_marks_yet_lets_the_agent_run_as_the_guard_would(tmp_path: Path) -> None:
+    with _ledger(tmp_path) as ledger:
+        fresh = breaker_state(Decimal(5000), ledger=ledger, policy=PolicyConfig(), now=AT)
+        assert fresh.state is AgentState.RUNNING
 
 
 def test_status_lists_each_agents_latest_state_from_the_journal(tmp_path: Path) -> None:

@@ -119,7 +119,9 @@ class Agent:
         snapshot = await take_snapshot(
             self._reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
         )
-        breakers = breaker_state(snapshot.equity, ledger=guard.ledger, policy=guard.policy)
+        breakers = breaker_state(
+            snapshot.equity, ledger=guard.ledger, policy=guard.policy, now=signal.at
+        )
         check = self.book.reconcile(snapshot)
         if check.halt_buying or check.splits:
             self._journal(RECONCILE, "; ".join(check.notes), snapshot, breakers.state)

@@ -1,22 +1,25 @@
 """``AgentState`` and ``breaker_state``: the policy's breakers as the agent obeys them.
 
 The breakers are the policy's own (``drawdown_halt_bps`` below the high-water mark,
-``daily_loss_halt_usd`` since the session started), measured on the marks the guard keeps in
-the ledger, so the agent and the wall agree on when they trip. A tripped breaker moves the
-agent to ``REDUCING`` (it plans sells only) when the policy lets reducing orders through
-(``reducing_exempt``), else to ``HALTED``; a pause halts it at the next tick. With every
-breaker clear it is ``RUNNING`` again.
+``daily_loss_halt_usd`` since the session started), judged by the guard's own read
+(``ordergate.execution.trading_read``: the policy's checks on the marks a decision at that
+equity would see), so the agent and the wall agree on when they trip. A tripped breaker moves
+the agent to ``REDUCING`` (it plans sells only) when the policy lets reducing orders through
+(``reducing_exempt``), else to ``HALTED``; unknown equity is treated as tripped (no new
+buys); a pause halts it at the next tick. With every breaker clear it is ``RUNNING`` again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 
 from ordergate.agent._kinds import DECISION
+from ordergate.execution import trading_read
 from ordergate.ledger import Ledger
-from ordergate.policy import PolicyConfig
+from ordergate.policy import PolicyConfig, ReasonCode
 
 __all__ = ["AGENT_STATES_LOOKED_AT", "AgentState", "Breakers", "agent_states", "breaker_state"]
 
@@ -33,32 +36,29 @@ class Breakers:
     reasons: tuple[str, ...]
 
 
-def breaker_state(equity: Decimal | None, *, ledger: Ledger, policy: PolicyConfig) -> Breakers:
-    """The state the breakers put the agent in at ``equity`` (unknown equity: no new buys)."""
+def breaker_state(
+    equity: Decimal | None, *, ledger: Ledger, policy: PolicyConfig, now: datetime
+) -> Breakers:
+    """The state the breakers put the agent in at ``equity`` and ``now`` (unknown equity:
+    no new buys)."""
     if ledger.controls.pause_state().paused:
         return Breakers(AgentState.HALTED, ("paused",))
-    tripped: list[str] = []
-    if equity is None:
-        tripped.append("equity unknown")
-    else:
-        mark = ledger.controls.high_water_mark()
-        if mark is not None and (
-            mark <= 0 or (mark - equity) * 10000 >= policy.drawdown_halt_bps * mark
-        ):
-            tripped.append(
-                f"drawdown: equity {equity} is {policy.drawdown_halt_bps} bps or more "
-                f"below the high-water mark {mark}"
-            )
-        start = ledger.controls.session_start_equity()
-        if start is not None and start.equity - equity >= policy.daily_loss_halt_usd:
-            tripped.append(
-                f"daily loss: equity {equity} is ${policy.daily_loss_halt_usd} or more "
-                f"below the session's start {start.equity}"
-            )
-    if not tripped:
+    read = trading_read(ledger, policy, equity, now=now)
+    if read.state == "active":
         return Breakers(AgentState.RUNNING, ())
+    tripped = tuple(_said(code, equity, policy) for code in read.reasons) or ("equity unknown",)
     state = AgentState.REDUCING if policy.reducing_exempt else AgentState.HALTED
-    return Breakers(state, tuple(tripped))
+    return Breakers(state, tripped)
+
+
+def _said(code: ReasonCode, equity: Decimal | None, policy: PolicyConfig) -> str:
+    if code is ReasonCode.DRAWDOWN_HALT:
+        bps = policy.drawdown_halt_bps
+        return f"drawdown: equity {equity} is {bps} bps or more below the high-water mark"
+    if code is ReasonCode.DAILY_LOSS_HALT:
+        usd = policy.daily_loss_halt_usd
+        return f"daily loss: equity {equity} is ${usd} or more below the session's start"
+    return code.value
 
 
 AGENT_STATES_LOOKED_AT = 1000

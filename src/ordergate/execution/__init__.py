@@ -15,6 +15,7 @@ converges the spend to the fills.
 """
 
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract
+from ordergate.execution._breakers import TradingRead, trading_read
 from ordergate.execution._client_reader import ClientAccountReader, ClientQuoteSource
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import ApprovalNotifier, Guard
@@ -101,6 +102,7 @@ __all__ = [
     "Reconciler",
     "Review",
     "Ticket",
+    "TradingRead",
     "arm",
     "calendar_session",
     "canonical_order_id",
@@ -117,4 +119,5 @@ __all__ = [
     "read_status",
     "terms_sha256",
     "ticket_of",
+    "trading_read",
 ]

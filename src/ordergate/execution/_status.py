@@ -3,8 +3,9 @@
 Mode (and why: live needs arming), the pause flag, the trading state (``halted`` when a
 breaker trips on the equity given, ``unknown`` when no equity was read), the rolling 24 h
 spend and order count against their caps, ordergate's open orders and the pending
-approvals. The breakers are the policy engine's own checks, run on the stored high-water
-mark and session-start equity, so the status can never disagree with a decision.
+approvals. The breakers are the policy engine's own checks, run on the high-water mark and
+session-start equity a decision at that equity would see (``trading_read``), so the status
+can never disagree with a decision.
 
 Every read is bounded by what is open: the rolling window (``ix_reservations_window``), the
 open filings (``open_filings``), the pending approvals (``ix_approvals_state``) and each one's
@@ -19,14 +20,9 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.core import to_wire
+from ordergate.execution._breakers import trading_read
 from ordergate.ledger import Ledger, PauseState
-from ordergate.policy import (
-    AccountState,
-    PolicyConfig,
-    ReasonCode,
-    check_daily_loss,
-    check_drawdown,
-)
+from ordergate.policy import PolicyConfig
 
 __all__ = ["GuardStatus", "read_status"]
 
@@ -79,7 +75,7 @@ def read_status(
 ) -> GuardStatus:
     spend = ledger.rolling_spend(account, now=now)
     pause = ledger.controls.pause_state()
-    state, reasons = _trading_state(ledger, policy, equity)
+    trading = trading_read(ledger, policy, equity, now=now)
     open_orders = tuple(
         {
             "filing_id": str(record.id),
@@ -119,8 +115,8 @@ def read_status(
         mode_note=mode_note,
         account=account,
         pause=pause,
-        trading_state="paused" if pause.paused else state,
-        halt_reasons=reasons,
+        trading_state="paused" if pause.paused else trading.state,
+        halt_reasons=tuple(reason.value for reason in trading.reasons),
         spent_24h=spend.notional,
         max_daily_usd=policy.max_daily_usd,
         orders_24h=spend.orders,
@@ -128,24 +124,3 @@ def read_status(
         open_orders=open_orders,
         pending_approvals=tuple(approvals),
     )
-
-
-def _trading_state(
-    ledger: Ledger, policy: PolicyConfig, equity: Decimal | None
-) -> tuple[str, tuple[str, ...]]:
-    if equity is None:
-        return "unknown", ()
-    start = ledger.controls.session_start_equity()
-    state = AccountState(
-        equity=equity,
-        high_water_mark=ledger.controls.high_water_mark(),
-        session_start_equity=None if start is None else start.equity,
-    )
-    reasons: list[ReasonCode] = []
-    for check in (check_drawdown, check_daily_loss):
-        code = check(None, None, state, policy)  # type: ignore[arg-type]
-        if code is not None:
-            reasons.append(code)
-    if any(reason.is_missing_data for reason in reasons):
-        return "unknown", tuple(r.value for r in reasons)
-    return ("halted" if reasons else "active"), tuple(r.value for r in reasons)

@@ -28,9 +28,9 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 from uuid import UUID
-from zoneinfo import ZoneInfo
 
 from ordergate.core import Clock, Side
+from ordergate.execution._breakers import session_day
 from ordergate.execution._paper_account import MarketView, PaperAccountReader, QuotesNeeded
 from ordergate.execution._protocols import AccountReader, AccountView
 from ordergate.execution._terms import proposal_of
@@ -53,8 +53,6 @@ Seen = AccountView | MarketView
 
 SessionSource = Callable[[datetime], MarketSession | None]
 """The market session at an instant, or ``None`` when it cannot be told."""
-
-_NEW_YORK = ZoneInfo("America/New_York")
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +211,7 @@ class World:
                 mark = ledger.controls.raise_high_water_mark(
                     equity, account=self._account, source=self._source, at=now
                 )
-            day = now.astimezone(_NEW_YORK).date().isoformat()
+            day = session_day(now)
             if start is None or start.session != day:
                 ledger.controls.set_session_start_equity(day, equity)
                 session_start: Decimal | None = equity

@@ -17,6 +17,7 @@ This package imports only ``ordergate.core``: it never reaches a client, the san
 gateway.
 """
 
+from ordergate.policy._breakers import BREAKER_RULES, tripped_breakers
 from ordergate.policy._compare import CAP_DIRECTIONS, changed_keys, loosened_keys
 from ordergate.policy._config import (
     ALL_SYMBOLS,
@@ -57,6 +58,7 @@ from ordergate.policy._symbols import is_padded, is_plain_ticker, normalise_symb
 
 __all__ = [
     "ALL_SYMBOLS",
+    "BREAKER_RULES",
     "CAP_DIRECTIONS",
     "DEFAULTS",
     "DEFAULT_POLICY_TOML",
@@ -94,5 +96,6 @@ __all__ = [
     "parse_policy",
     "policy_from_mapping",
     "reduces_position",
+    "tripped_breakers",
     "write_default_policy",
 ]

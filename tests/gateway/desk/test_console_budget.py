@@ -4,6 +4,7 @@ against max_open_orders, and the pause (no code) and resume (the owner code)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,15 @@ def test_the_budget_shows_spend_against_caps_and_pauses_and_resumes(
         assert not c.desk.ledger.controls.pause_state().paused
         bad = c.post("/pause", {"csrf": csrf, "reason": "x" * 201})
         assert bad.status_code == 400
+
+
+@pytest.mark.req("console.budget")
+def test_the_budget_shows_the_trading_state_the_guard_judges_orders_by(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        assert c.sign_in().status_code == 200
+        # The paper account's equity, no breaker tripped: what `ordergate status` says.
+        assert "<dt>Trading</dt><dd>active</dd>" in c.get("/budget").text
+        c.desk.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        assert "<dt>Trading</dt><dd>halted (drawdown_halt)</dd>" in c.get("/budget").text

@@ -1,6 +1,6 @@
 """The console's budget page: the rolling 24 h spend and orders against each cap, open orders
-against ``max_open_orders``, the breakers' state and the pause (what ``ordergate status``
-shows), read from the guard the gateway trades through."""
+against ``max_open_orders``, the breakers' state at the account's equity now and the pause
+(what ``ordergate status`` shows), read from the guard the gateway trades through."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock)
         if guard is None:
             return None
         current = await guard()
+        # The equity the breakers are judged at, read as ``ordergate status`` reads it.
+        view = await current.reader.read(current.account, None)
         status = await blocking(
             read_status,
             current.ledger,
@@ -30,6 +32,7 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock)
             mode="paper" if current.paper else "live",
             mode_note="",
             now=clock.now(),
+            equity=view.equity,
         )
         body = status.as_json()
         body["open_count"] = len(body["open_orders"])
