@@ -1,7 +1,8 @@
 """The boundaries between packages are checked by import-linter (``[tool.importlinter]`` in
-pyproject.toml, run by ``scripts/test``): the layers, and no package importing another
-package's underscore module. These tests pin that the contracts hold on the source and that
-each one breaks on the import it forbids."""
+pyproject.toml, run by ``scripts/test``): the layers, no package importing another
+package's underscore module, and the chokepoint reaching venues through the port only. These
+tests pin that the contracts hold on the source and that each one breaks on the import it
+forbids."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from typing import Any
 import grimp
 import pytest
 from importlinter.api import read_configuration
+from importlinter.contracts.forbidden import ForbiddenContract
 from importlinter.contracts.layers import LayersContract
 from importlinter.contracts.private_modules import PrivateModulesContract
 
 PYPROJECT = Path(__file__).parent.parent / "pyproject.toml"
-KINDS: dict[str, type[LayersContract] | type[PrivateModulesContract]] = {
+KINDS: dict[str, type[LayersContract] | type[PrivateModulesContract] | type[ForbiddenContract]] = {
     "layers": LayersContract,
     "private_modules": PrivateModulesContract,
+    "forbidden": ForbiddenContract,
 }
 
 pytestmark = pytest.mark.req("store.import-contracts")
@@ -30,7 +33,7 @@ def contracts() -> dict[str, Any]:
     for options in configuration["contracts_options"]:
         kind = KINDS[options["type"]]
         found[options["id"]] = kind(options["name"], configuration["session_options"], options)
-    assert set(found) == {"layers", "private"}
+    assert set(found) == {"layers", "private", "port"}
     return found
 
 
@@ -65,3 +68,24 @@ def test_a_package_shares_its_underscore_modules_within_itself(
 ) -> None:
     graph.add_import(importer="ordergate.gateway.desk._desk", imported="ordergate.gateway._schema")
     assert contracts["private"].check(graph, verbose=False).kept
+
+
+def test_the_guard_importing_a_concrete_venue_breaks_the_port_contract(
+    contracts: dict[str, Any], graph: grimp.ImportGraph
+) -> None:
+    graph.add_import(importer="ordergate.execution._guard", imported="ordergate.venues.robinhood")
+    assert not contracts["port"].check(graph, verbose=False).kept
+
+
+def test_the_guard_importing_the_client_breaks_the_port_contract(
+    contracts: dict[str, Any], graph: grimp.ImportGraph
+) -> None:
+    graph.add_import(importer="ordergate.execution._guard", imported="ordergate.client")
+    assert not contracts["port"].check(graph, verbose=False).kept
+
+
+def test_the_guard_importing_the_port_keeps_the_port_contract(
+    contracts: dict[str, Any], graph: grimp.ImportGraph
+) -> None:
+    graph.add_import(importer="ordergate.execution._guard", imported="ordergate.venues")
+    assert contracts["port"].check(graph, verbose=False).kept

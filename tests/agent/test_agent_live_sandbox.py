@@ -12,7 +12,7 @@ import pytest
 from agent_kit import CONFIG, POLICY, AgentRun, agent_on_sandbox
 
 from ordergate.agent import RECONCILE, AgentState
-from ordergate.execution import ClientAccountReader
+from ordergate.venues.robinhood import ClientAccountReader
 
 LIVE = POLICY.replace('mode = "paper"', 'mode = "live"\nreal_money = true')
 # The venue's account holds $100,000: a small target, reached in two $3,000 orders.

@@ -18,7 +18,7 @@ from typer.testing import CliRunner, Result
 from ordergate.cli import app
 from ordergate.cli._status import _echo_account, account_json
 from ordergate.core import usd
-from ordergate.execution import AccountView
+from ordergate.venues import AccountView
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
 OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)

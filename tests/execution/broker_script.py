@@ -35,7 +35,8 @@ from enum import StrEnum
 from uuid import UUID
 
 from ordergate.core import Clock, OrderState, OrderType, Side
-from ordergate.execution import (
+from ordergate.policy import Position, Proposal, Quote, estimate_terms
+from ordergate.venues import (
     AccountView,
     BrokerFill,
     BrokerOrder,
@@ -45,7 +46,6 @@ from ordergate.execution import (
     Review,
     Ticket,
 )
-from ordergate.policy import Position, Proposal, Quote, estimate_terms
 
 __all__ = ["Fault", "ScriptedBroker", "ScriptedOrder", "StaticReader"]
 

@@ -35,16 +35,10 @@ from guard_kit import buy, policy
 
 from ordergate.client import Config, connect
 from ordergate.core import SteppedClock
-from ordergate.execution import (
-    BrokerOrder,
-    ClientAccountReader,
-    Guard,
-    LiveExecutor,
-    Placement,
-    Review,
-    Ticket,
-)
+from ordergate.execution import Guard
 from ordergate.ledger import open_ledger
+from ordergate.venues import BrokerOrder, Placement, Review, Ticket
+from ordergate.venues.robinhood import ClientAccountReader, LiveExecutor
 
 POINTS = ("before_place", "after_place")
 SURVIVED = 3

@@ -32,9 +32,10 @@ from venue_testkit import START, VenueClient
 
 from ordergate.client import Config, connect
 from ordergate.core import SteppedClock
-from ordergate.execution import ClientAccountReader, Guard, LiveExecutor
+from ordergate.execution import Guard
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.sandbox import SandboxConfig, SandboxServer
+from ordergate.venues.robinhood import ClientAccountReader, LiveExecutor
 
 __all__ = [
     "CHILD_TIMEOUT_S",

@@ -18,8 +18,8 @@ from uuid import UUID, uuid4
 from pg_testkit import database
 
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock, TimeInForce
-from ordergate.execution._protocols import Ticket
 from ordergate.policy import MarketSession, Proposal, Quote
+from ordergate.venues import Ticket
 
 __all__ = [
     "ACCOUNT",

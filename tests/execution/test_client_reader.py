@@ -18,10 +18,9 @@ from venue_testkit import START, VenueClient
 
 from ordergate.client import Robinhood
 from ordergate.core import OrderState, OrderType, Side, SteppedClock, TimeInForce
-from ordergate.execution._client_reader import ClientAccountReader, ClientQuoteSource
-from ordergate.execution._live import LiveExecutor
-from ordergate.execution._protocols import AccountReader, AccountView, QuoteSource, Ticket
 from ordergate.policy import Position, Proposal
+from ordergate.venues import AccountReader, AccountView, QuoteSource, Ticket
+from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
 
 BOUND_S = 30
 MCP_PATH = "/mcp/trading"

@@ -17,8 +17,8 @@ import anyio
 import pytest
 from guard_kit import BOUND_S, buy, desk, policy
 
-from ordergate.execution import NoAnswer, Ticket
 from ordergate.ledger import FilingStatus
+from ordergate.venues import NoAnswer, Ticket
 
 pytestmark = pytest.mark.anyio
 

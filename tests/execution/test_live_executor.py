@@ -16,15 +16,9 @@ from venue_testkit import START, VenueClient
 
 from ordergate.client import Robinhood
 from ordergate.core import OrderState, OrderType, Side, TimeInForce
-from ordergate.execution._live import LiveExecutor
-from ordergate.execution._protocols import (
-    BrokerOrder,
-    BrokerRefusal,
-    NoAnswer,
-    OrderExecutor,
-    Ticket,
-)
 from ordergate.policy import Proposal
+from ordergate.venues import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor, Ticket
+from ordergate.venues.robinhood import LiveExecutor
 
 BOUND_S = 30
 MAX_STEPS = 10

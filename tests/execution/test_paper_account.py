@@ -17,9 +17,9 @@ from ordergate.core import OrderState, OrderType, Side, SteppedClock
 from ordergate.execution._paper import PaperExecutor
 from ordergate.execution._paper_account import PaperAccountReader
 from ordergate.execution._paper_book import PaperBook
-from ordergate.execution._protocols import AccountReader
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import MarketSession, Position, Quote
+from ordergate.venues import AccountReader
 
 pytestmark = pytest.mark.anyio
 

@@ -15,15 +15,9 @@ from sqlalchemy import create_engine
 from ordergate.core import MarketHours, OrderState, OrderType, Side, SteppedClock
 from ordergate.execution._paper import PaperExecutor
 from ordergate.execution._paper_book import PaperBook
-from ordergate.execution._protocols import (
-    BrokerOrder,
-    BrokerRefusal,
-    NoAnswer,
-    OrderExecutor,
-    Ticket,
-)
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import MarketSession
+from ordergate.venues import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor, Ticket
 
 pytestmark = pytest.mark.anyio
 

@@ -64,9 +64,10 @@ from hypothesis.stateful import (
 )
 
 from ordergate.core import MarketHours, OrderState, OrderType, Side, SteppedClock
-from ordergate.execution import BrokerRefusal, Guard, NoAnswer
+from ordergate.execution import Guard
 from ordergate.ledger import ApprovalState, FilingRecord, FilingStatus, Ledger, open_ledger
 from ordergate.policy import MarketSession, PolicyConfig, Proposal, parse_policy
+from ordergate.venues import BrokerRefusal, NoAnswer
 
 T = TypeVar("T")
 

@@ -22,8 +22,9 @@ from typing import Any
 
 from ordergate.agent._session import SessionSignal
 from ordergate.core import to_wire
-from ordergate.execution import AccountReader, Guard, PaperAccountReader, PaperAnswerReader
+from ordergate.execution import Guard, PaperAccountReader, PaperAnswerReader
 from ordergate.policy import Position, Quote
+from ordergate.venues import AccountReader
 
 __all__ = ["Snapshot", "snapshot_reader", "take_snapshot"]
 

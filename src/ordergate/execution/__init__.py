@@ -9,17 +9,15 @@
 ``Guard`` runs the order path of docs/architecture.md ("The order path": file + stage A +
 reserve → approval → review + stage B → place → unanswered handling) over an
 ``OrderExecutor`` — ``PaperExecutor`` (the paper book on the ledger; the default) or
-``LiveExecutor`` (the typed client; only when ``arm`` says live) — and an ``AccountReader``
-for the broker's side of the state. The ``Reconciler`` follows every order to its end and
-converges the spend to the fills.
+``ordergate.venues.robinhood``'s ``LiveExecutor`` (only when ``arm`` says live) — and an
+``AccountReader`` for the broker's side of the state (``ordergate.venues``' protocols). The
+``Reconciler`` follows every order to its end and converges the spend to the fills.
 """
 
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract
 from ordergate.execution._breakers import TradingRead, trading_read
-from ordergate.execution._client_reader import ClientAccountReader, ClientQuoteSource
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import ApprovalNotifier, Guard
-from ordergate.execution._live import LiveExecutor
 from ordergate.execution._order_ids import canonical_order_id
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
@@ -43,19 +41,6 @@ from ordergate.execution._paper_answers import (
 )
 from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
 from ordergate.execution._paper_pnl import PaperClosedTrade, PaperFill, closed_trades
-from ordergate.execution._protocols import (
-    AccountReader,
-    AccountView,
-    BrokerFill,
-    BrokerOrder,
-    BrokerRefusal,
-    NoAnswer,
-    OrderExecutor,
-    Placement,
-    QuoteSource,
-    Review,
-    Ticket,
-)
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, paper_session
 from ordergate.execution._status import GuardStatus, read_status
@@ -72,20 +57,10 @@ __all__ = [
     "ORDER_PATH_TOOLS",
     "ORDER_WINDOW",
     "REVIEW_UNANSWERED",
-    "AccountReader",
-    "AccountView",
     "ApprovalNotifier",
     "Arming",
-    "BrokerFill",
-    "BrokerOrder",
-    "BrokerRefusal",
-    "ClientAccountReader",
-    "ClientQuoteSource",
     "Guard",
     "GuardStatus",
-    "LiveExecutor",
-    "NoAnswer",
-    "OrderExecutor",
     "Outcome",
     "PaperAccount",
     "PaperAccountReader",
@@ -96,12 +71,8 @@ __all__ = [
     "PaperFill",
     "PaperOrder",
     "PaperUnanswered",
-    "Placement",
-    "QuoteSource",
     "ReconcileReport",
     "Reconciler",
-    "Review",
-    "Ticket",
     "TradingRead",
     "arm",
     "calendar_session",

@@ -59,16 +59,6 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._paper import Looked, PaperExecutor
 from ordergate.execution._paper_account import QuotesNeeded
-from ordergate.execution._protocols import (
-    AccountReader,
-    BrokerOrder,
-    BrokerRefusal,
-    NoAnswer,
-    OrderExecutor,
-    Placement,
-    Review,
-    Ticket,
-)
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
@@ -98,6 +88,16 @@ from ordergate.policy import (
     evaluate,
 )
 from ordergate.store import blocking
+from ordergate.venues import (
+    AccountReader,
+    BrokerOrder,
+    BrokerRefusal,
+    NoAnswer,
+    OrderExecutor,
+    Placement,
+    Review,
+    Ticket,
+)
 
 __all__ = ["ApprovalNotifier", "Guard"]
 

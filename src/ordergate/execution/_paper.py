@@ -41,15 +41,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from ordergate.core import ZERO, Clock, OrderState, OrderType, Side
 from ordergate.execution._order_ids import new_paper_order_id
 from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
-from ordergate.execution._protocols import (
-    BrokerOrder,
-    BrokerRefusal,
-    NoAnswer,
-    Placement,
-    QuoteSource,
-    Review,
-    Ticket,
-)
 from ordergate.execution._together import both
 from ordergate.policy import (
     SESSION_COVERAGE,
@@ -60,6 +51,15 @@ from ordergate.policy import (
     estimate_terms,
 )
 from ordergate.store import blocking
+from ordergate.venues import (
+    BrokerOrder,
+    BrokerRefusal,
+    NoAnswer,
+    Placement,
+    QuoteSource,
+    Review,
+    Ticket,
+)
 
 __all__ = [
     "Looked",

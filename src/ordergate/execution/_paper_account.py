@@ -27,9 +27,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from ordergate.core import ZERO, Side
 from ordergate.execution._paper import buy_hold, fetch_quotes, usable
 from ordergate.execution._paper_book import PaperAccount, PaperBook
-from ordergate.execution._protocols import AccountView, QuoteSource
 from ordergate.policy import Position, Quote
 from ordergate.store import blocking
+from ordergate.venues import AccountView, QuoteSource
 
 __all__ = ["MarketView", "PaperAccountReader", "QuotesNeeded"]
 

@@ -31,14 +31,14 @@ import anyio
 
 from ordergate.client.accounts import Portfolio
 from ordergate.client.equity import EquityOrdersPage, EquityPositionsPage
-from ordergate.execution._client_reader import _Unreadable, held_positions, open_broker_orders
 from ordergate.execution._paper_account import PaperAccountReader
 from ordergate.execution._paper_book import PaperBook, PaperOrder
-from ordergate.execution._protocols import AccountView
 from ordergate.execution.paper_wire import order_wire, portfolio_wire, position_wire
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
 from ordergate.store import blocking
+from ordergate.venues import AccountView
+from ordergate.venues.robinhood import Unreadable, held_positions, open_broker_orders
 
 __all__ = [
     "ORDER_WINDOW",
@@ -136,7 +136,7 @@ async def _part(
         into[name] = await read()
     except PaperUnanswered as error:
         notes.append(f"{name}: {error.code}")
-    except _Unreadable as error:
+    except Unreadable as error:
         notes.append(f"{name}: {error}")
     except Exception as error:  # any part that fails leaves only its own fields unknown
         notes.append(f"{name}: unavailable ({type(error).__name__})")

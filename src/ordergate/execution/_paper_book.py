@@ -45,10 +45,10 @@ from ordergate.core import (
     to_wire,
 )
 from ordergate.execution._paper_pnl import PaperFill, account_fills
-from ordergate.execution._protocols import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
 from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
 from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
+from ordergate.venues import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
 
 __all__ = ["PaperAccount", "PaperBook", "PaperOrder"]
 

@@ -39,7 +39,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 from ordergate.core import Clock, OrderState, to_wire
-from ordergate.execution._protocols import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
     ApprovalState,
@@ -53,6 +52,7 @@ from ordergate.ledger import (
 )
 from ordergate.policy import ProposalError
 from ordergate.store import blocking
+from ordergate.venues import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor
 
 __all__ = ["DEFAULT_GRACE", "LATE_BATCH", "Alert", "ReconcileReport", "Reconciler", "status_of"]
 

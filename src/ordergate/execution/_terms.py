@@ -16,9 +16,9 @@ from typing import Any
 from uuid import UUID
 
 from ordergate.core import MarketHours, OrderType, Side, TimeInForce
-from ordergate.execution._protocols import Ticket
 from ordergate.ledger import FilingRecord, canonical_json
 from ordergate.policy import Proposal, ProposalError
+from ordergate.venues import Ticket
 
 __all__ = ["KIND", "filing_terms", "proposal_of", "terms_sha256", "ticket_of"]
 

@@ -32,7 +32,6 @@ from uuid import UUID
 from ordergate.core import Clock, Side
 from ordergate.execution._breakers import session_day
 from ordergate.execution._paper_account import MarketView, PaperAccountReader, QuotesNeeded
-from ordergate.execution._protocols import AccountReader, AccountView
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
 from ordergate.policy import (
@@ -45,6 +44,7 @@ from ordergate.policy import (
     RecentOrders,
     TradingState,
 )
+from ordergate.venues import AccountReader, AccountView
 
 __all__ = ["Filer", "Seen", "SessionSource", "World", "WorldView"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ordergate.core import ZERO, OrderType, Side, to_wire
 from ordergate.execution._paper_book import PaperOrder
-from ordergate.execution._protocols import AccountView
+from ordergate.venues import AccountView
 
 __all__ = [
     "PAPER_AGENT",

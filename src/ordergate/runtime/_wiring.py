@@ -18,10 +18,7 @@ from ordergate.client import Robinhood
 from ordergate.core import Clock, SecurityClock, ToolError
 from ordergate.execution import (
     Arming,
-    ClientAccountReader,
-    ClientQuoteSource,
     Guard,
-    LiveExecutor,
     PaperAccountReader,
     PaperBook,
     PaperExecutor,
@@ -34,6 +31,7 @@ from ordergate.runtime._policy import policy_in_force
 from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
+from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
 
 __all__ = ["Running", "guard_on", "open_guard"]
 

@@ -14,10 +14,10 @@ import pytest
 from mcp_gateway_kit import CONNECTION, custodian_home, gateway, identity_of, policy
 
 from ordergate.core import OrderType, Side
-from ordergate.execution import NoAnswer, OrderExecutor, Placement, Ticket
 from ordergate.gateway.mcp import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
 from ordergate.ledger import FilingStatus
 from ordergate.policy import Proposal
+from ordergate.venues import NoAnswer, OrderExecutor, Placement, Ticket
 
 pytestmark = pytest.mark.anyio
 

@@ -27,13 +27,8 @@ from pydantic import ValidationError
 
 from ordergate.client import BusinessError, Robinhood, field_name
 from ordergate.client.equity import EquityOrderRequest
-from ordergate.execution._client_mapping import (
-    broker_order,
-    describe,
-    parse_ref_id,
-    venue_quote,
-)
-from ordergate.execution._protocols import (
+from ordergate.policy import estimate_terms
+from ordergate.venues._protocols import (
     BrokerOrder,
     BrokerRefusal,
     NoAnswer,
@@ -41,7 +36,12 @@ from ordergate.execution._protocols import (
     Review,
     Ticket,
 )
-from ordergate.policy import estimate_terms
+from ordergate.venues.robinhood._mapping import (
+    broker_order,
+    describe,
+    parse_ref_id,
+    venue_quote,
+)
 
 __all__ = ["DEFAULT_LOOKUP_PAGES", "LiveExecutor", "order_request"]
 

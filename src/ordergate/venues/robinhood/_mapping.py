@@ -24,8 +24,8 @@ from uuid import UUID
 from ordergate.client import HTTPStatusError
 from ordergate.client.equity import EquityOrder
 from ordergate.core import ToolError
-from ordergate.execution._protocols import BrokerFill, BrokerOrder
 from ordergate.policy import Quote
+from ordergate.venues._protocols import BrokerFill, BrokerOrder
 
 __all__ = ["VenueQuote", "broker_order", "describe", "parse_ref_id", "venue_quote"]
 

@@ -1,8 +1,9 @@
-"""What the guard talks to: an ``OrderExecutor`` (paper or live) and an ``AccountReader``.
+"""The parts of a venue's lane (``_venue``): an ``OrderExecutor``, an ``AccountReader`` and a
+``QuoteSource``, and the plain values they speak.
 
-The guard never touches a client, a venue or a paper book directly; it speaks these
-protocols with plain values, so the same order path serves paper and live, the gateway, the
-library and the command line.
+The guard never touches a client, a simulator or a book directly; it speaks these protocols
+with plain values, so the same order path serves paper and live, the gateway, the library
+and the command line.
 
 - A ``Ticket`` is the filing's own order: its id (the broker's ``ref_id``), the account, and
   the ``Proposal`` exactly as filed. Nothing else is ever sent.

@@ -31,9 +31,9 @@ from ordergate.client import MAX_PAGES, Robinhood
 from ordergate.client.accounts import Portfolio
 from ordergate.client.equity import EquityOrder, EquityPosition
 from ordergate.core import Clock
-from ordergate.execution._client_mapping import broker_order, describe, venue_quote
-from ordergate.execution._protocols import AccountView, BrokerOrder
 from ordergate.policy import Position, Quote
+from ordergate.venues._protocols import AccountView, BrokerOrder
+from ordergate.venues.robinhood._mapping import broker_order, describe, venue_quote
 
 __all__ = [
     "ClientAccountReader",
@@ -66,7 +66,7 @@ async def fetch_tradable(rh: Robinhood, account: str, symbol: str) -> bool:
     return bool(matches) and all(matches)
 
 
-class _Unreadable(Exception):
+class Unreadable(Exception):
     """A part answered, but not in a form the reader can use (the note says why)."""
 
 
@@ -82,7 +82,7 @@ class _Part(Generic[T]):
     async def run(self) -> None:
         try:
             self.value = await self.read()
-        except _Unreadable as error:
+        except Unreadable as error:
             self.note = f"{self.name}: {error}"
         except Exception as error:
             self.note = f"{self.name}: unavailable ({describe(error)})"
@@ -168,19 +168,19 @@ class ClientAccountReader:
 
 def held_positions(positions: Iterable[EquityPosition]) -> Mapping[str, Position]:
     """The venue's position rows as the reader holds them (the module's rules): raises
-    ``_Unreadable`` for a symbol listed twice or a position it cannot value."""
+    ``Unreadable`` for a symbol listed twice or a position it cannot value."""
     held: dict[str, Position] = {}
     unvalued: list[str] = []
     for position in positions:
         if position.symbol in held:
-            raise _Unreadable(f"{position.symbol} is listed twice")
+            raise Unreadable(f"{position.symbol} is listed twice")
         value = _market_value(position.quantity, position.market_value, position.last_trade_price)
         if value is None:
             unvalued.append(position.symbol)
         else:
             held[position.symbol] = Position(quantity=position.quantity, market_value=value)
     if unvalued:
-        raise _Unreadable(f"no market value or last price for {', '.join(unvalued)}")
+        raise Unreadable(f"no market value or last price for {', '.join(unvalued)}")
     return held
 
 
@@ -192,14 +192,14 @@ def open_broker_orders(orders: Iterable[EquityOrder]) -> tuple[BrokerOrder, ...]
 async def _given(later: Awaitable[Quote | None], symbol: str) -> Quote:
     quote = await later
     if quote is None:
-        raise _Unreadable(f"no quote for {symbol}")
+        raise Unreadable(f"no quote for {symbol}")
     return quote
 
 
 async def _quote(rh: Robinhood, symbol: str) -> Quote:
     quote = await fetch_quote(rh, symbol)
     if quote is None:
-        raise _Unreadable(f"no quote for {symbol}")
+        raise Unreadable(f"no quote for {symbol}")
     return quote
 
 

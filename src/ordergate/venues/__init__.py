@@ -1,0 +1,42 @@
+"""Venues: the one port (``Venue``) the order path speaks to every venue through.
+
+A ``Venue`` has a lane per asset class (``venue.equity`` now); each lane answers orders
+(review, place, lookup by ``ref_id``, poll by id, cancel), the account's side of a decision
+(equity, cash, buying power, positions, open orders, a symbol's quote and tradability) and
+quotes, in plain values. The implementations live in their own packages, which nothing on
+the order path imports: ``ordergate.venues.robinhood`` (the typed client) and
+``ordergate.venues.paper`` (a simulated account on the ledger's database).
+"""
+
+from ordergate.venues._protocols import (
+    AccountReader,
+    AccountView,
+    BrokerFill,
+    BrokerOrder,
+    BrokerRefusal,
+    NoAnswer,
+    OrderExecutor,
+    Placement,
+    QuoteSource,
+    Review,
+    Ticket,
+)
+from ordergate.venues._venue import EquityLane, QuotesNeeded, Sighting, Venue
+
+__all__ = [
+    "AccountReader",
+    "AccountView",
+    "BrokerFill",
+    "BrokerOrder",
+    "BrokerRefusal",
+    "EquityLane",
+    "NoAnswer",
+    "OrderExecutor",
+    "Placement",
+    "QuoteSource",
+    "QuotesNeeded",
+    "Review",
+    "Sighting",
+    "Ticket",
+    "Venue",
+]

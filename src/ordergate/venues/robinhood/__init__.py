@@ -1,0 +1,30 @@
+"""Robinhood as a ``Venue``: the typed client (``ordergate.client``) behind the port.
+
+``RobinhoodVenue(rh, clock=…)`` answers every lane call with the broker's own answers:
+``LiveExecutor`` reviews, places, looks up, polls and cancels equity orders (one
+``EquityOrderRequest`` per ticket, ``ref_id`` = the filing's id); ``ClientAccountReader``
+reads the account's side of a decision; ``ClientQuoteSource`` a symbol's quote and
+tradability. ``held_positions`` and ``open_broker_orders`` read the venue's wire rows as
+plain values (a paper account's answers are read with them too).
+"""
+
+from ordergate.venues.robinhood._account import (
+    ClientAccountReader,
+    ClientQuoteSource,
+    Unreadable,
+    held_positions,
+    open_broker_orders,
+)
+from ordergate.venues.robinhood._orders import LiveExecutor
+from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
+
+__all__ = [
+    "ClientAccountReader",
+    "ClientQuoteSource",
+    "LiveExecutor",
+    "RobinhoodEquity",
+    "RobinhoodVenue",
+    "Unreadable",
+    "held_positions",
+    "open_broker_orders",
+]

@@ -1,0 +1,121 @@
+"""``RobinhoodVenue``: Robinhood through the typed client, as a ``Venue``.
+
+Its equity lane is the live executor (``_orders``), the client-backed account reader and
+quote source (``_account``). Every read is the broker's, so a decision's whole view is read
+in ``sight`` (nothing is left to read in the decision's worker thread), placing records
+nothing in the broker's transaction (the caller records the placement), and an agent reads
+the account exactly as the guard does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TypeVar
+
+from ordergate.client import MAX_PAGES, Robinhood
+from ordergate.core import Clock
+from ordergate.ledger import Ledger
+from ordergate.policy import Quote
+from ordergate.venues import AccountView, BrokerOrder, Placement, Sighting, Ticket
+from ordergate.venues.robinhood._account import ClientAccountReader, ClientQuoteSource
+from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor
+
+__all__ = ["RobinhoodEquity", "RobinhoodVenue"]
+
+T = TypeVar("T")
+
+
+class RobinhoodEquity:
+    """Robinhood's equities: an ``EquityLane`` over ``rh``."""
+
+    def __init__(
+        self,
+        rh: Robinhood,
+        *,
+        clock: Clock,
+        lookup_pages: int = DEFAULT_LOOKUP_PAGES,
+        max_pages: int = MAX_PAGES,
+    ) -> None:
+        self._orders = LiveExecutor(rh, lookup_pages=lookup_pages)
+        self._account = ClientAccountReader(rh, clock=clock, max_pages=max_pages)
+        self._quotes = ClientQuoteSource(rh)
+
+    @property
+    def orders(self) -> LiveExecutor:
+        return self._orders
+
+    @property
+    def account(self) -> ClientAccountReader:
+        return self._account
+
+    @property
+    def quotes(self) -> ClientQuoteSource:
+        return self._quotes
+
+    async def sight(
+        self,
+        account: str,
+        symbol: str,
+        *,
+        quote: Quote | None = None,
+        quote_from: Awaitable[Quote | None] | None = None,
+    ) -> Sighting:
+        """The broker's whole view, read at once (``view`` hands it back)."""
+        if quote_from is None:
+            whole = await self._account.read(account, symbol, quote=quote)
+        else:
+            whole = await self._account.read(account, symbol, quote_from=quote_from)
+        return Sighting(
+            account, symbol, {symbol: whole.quote}, tradable=whole.tradable, whole=whole
+        )
+
+    async def more_quotes(self, sighting: Sighting, symbols: Iterable[str]) -> Sighting:
+        """The whole view holds every quote it has: nothing more is read."""
+        return sighting
+
+    def view(self, sighting: Sighting, *, final: bool) -> AccountView:
+        assert sighting.whole is not None, "a Robinhood sighting is the whole view"
+        return sighting.whole
+
+    def look(self, ticket: Ticket) -> None:
+        """Nothing of the broker's is read inside the decision's transaction."""
+        return None
+
+    async def place_and_record(
+        self,
+        ticket: Ticket,
+        record: Callable[[BrokerOrder], T] | None,
+        *,
+        looked: object | None = None,
+        reviewed: Quote | None = None,
+    ) -> tuple[Placement, T | None]:
+        """Placed at the broker; the caller records the placement (``None``)."""
+        return await self._orders.place(ticket), None
+
+    def answers_for(self, ledger: Ledger, identity: str) -> ClientAccountReader:
+        """An agent reads the broker's answers, as the guard does."""
+        return self._account
+
+
+class RobinhoodVenue:
+    """Robinhood, the real market, through ``rh``."""
+
+    def __init__(
+        self,
+        rh: Robinhood,
+        *,
+        clock: Clock,
+        lookup_pages: int = DEFAULT_LOOKUP_PAGES,
+        max_pages: int = MAX_PAGES,
+    ) -> None:
+        self._equity = RobinhoodEquity(
+            rh, clock=clock, lookup_pages=lookup_pages, max_pages=max_pages
+        )
+
+    @property
+    def paper(self) -> bool:
+        return False
+
+    @property
+    def equity(self) -> RobinhoodEquity:
+        return self._equity
