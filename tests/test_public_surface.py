@@ -74,7 +74,7 @@ SURFACE = {
         "Orders", "PauseState", "ReservationError", "RollingCaps", "SessionEquity", "Spend",
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
         "AppliedPolicy", "policy_sha256", "write_transaction", "events_after", "EquityMark",
-        "EquityMarks", "MARK_EVERY",
+        "EquityMarks", "MARK_EVERY", "AccountBusyError", "AccountTurns", "TURN_BOUND_S",
     },
     "ordergate.record": {
         "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",

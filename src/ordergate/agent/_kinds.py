@@ -7,6 +7,7 @@ DECISION = "agent.decision"
 ORDER = "agent.order"
 """One per intent submitted, against its filing."""
 DROPPED = "agent.dropped"
-"""A proposal not submitted, and why (malformed model output, reducing, no cash)."""
+"""A proposal not submitted, and why (malformed model output, reducing, no cash, its
+account's turn not come within its bound)."""
 RECONCILE = "agent.reconcile"
 """The book and the broker's disagreed (buying halted), or a split re-based the book."""

@@ -35,6 +35,7 @@ from ordergate.agent._snapshot import Snapshot, snapshot_reader, take_snapshot
 from ordergate.agent._state import AgentState, breaker_state
 from ordergate.core import Clock, Side, to_wire
 from ordergate.execution import Guard, Outcome
+from ordergate.ledger import AccountBusyError
 from ordergate.policy import ProposalError
 
 __all__ = ["Agent", "Strategy", "Tick"]
@@ -216,7 +217,11 @@ class Agent:
         except ProposalError as error:
             self._journal(DROPPED, f"{intent.rationale}: {error}", snapshot, state)
             return None
-        outcome = await self._guard.submit(proposal, identity=self._identity)
+        try:
+            outcome = await self._guard.submit(proposal, identity=self._identity)
+        except AccountBusyError as busy:  # nothing filed: said, and tried on a later tick
+            self._journal(DROPPED, f"{intent.rationale}: {busy.code}: {busy}", snapshot, state)
+            return None
         self._journal(
             ORDER,
             intent.rationale,

@@ -3,8 +3,9 @@
 The same wall as the gateway: the order is filed, checked (stage A), held for approval when
 the policy asks, reviewed and checked again (stage B), and placed only as filed — on paper
 unless live is armed. Prints the filing id, the decision and its reason codes.
-Exit 0 accepted, 3 refused, 4 unanswered (may be live), 2 bad input or configuration, 1 the
-upstream cannot be reached.
+Exit 0 accepted, 3 refused (also when another order on the account held its turn past the
+bound: ``account_busy``, nothing filed), 4 unanswered (may be live), 2 bad input or
+configuration, 1 the upstream cannot be reached.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
-from ordergate.cli._outcomes import exit_code, print_body
+from ordergate.cli._outcomes import EXIT_REFUSED, exit_code, print_body
 from ordergate.core import (
     DecimalFieldError,
     MarketHours,
@@ -104,12 +105,17 @@ def order_command(
 
 
 async def _submit(settings: object, proposal: object, identity: str, as_json: bool) -> int:
+    from ordergate.ledger import AccountBusyError
     from ordergate.policy import Proposal
     from ordergate.runtime import Settings
 
     assert isinstance(settings, Settings) and isinstance(proposal, Proposal)
     async with guard_from(settings) as running:
-        outcome = await running.guard.submit(proposal, identity=identity)
+        try:
+            outcome = await running.guard.submit(proposal, identity=identity)
+        except AccountBusyError as busy:
+            typer.echo(f"refused ({busy.code}): {busy}", err=True)
+            return EXIT_REFUSED
         body = outcome.as_json(mode=running.arming.mode.value)
         print_body(body, as_json=as_json)
         return exit_code(body)

@@ -26,14 +26,18 @@ The order path (docs/architecture.md, "The order path")::
    it is never re-sent; the reconciler looks it up by ``ref_id``.
 
 Every refusal and every ending is on the chained record; every decision is in the journal.
+``submit``, ``approve``, ``deny`` and ``cancel`` each run in the account's turn
+(``Ledger.turns``): from the first read of the caps through the place call no other order on
+the account runs, in this process or any other on the ledger, whoever calls the guard.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
@@ -111,6 +115,20 @@ logger = logging.getLogger(__name__)
 
 ApprovalNotifier = Callable[[Approval, FilingRecord], Awaitable[None]]
 """Told of every new pending approval (e.g. a webhook); its failures are logged, not raised."""
+
+
+def _in_turn(
+    method: Callable[Concatenate[Guard, _P], Coroutine[Any, Any, _T]],
+) -> Callable[Concatenate[Guard, _P], Coroutine[Any, Any, _T]]:
+    """``method`` run in the account's turn (``Guard.turn``): from its first read of the
+    caps through the place call, no other order on the account runs, in any process."""
+
+    @functools.wraps(method)
+    async def taken(guard: Guard, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        async with guard.turn():
+            return await method(guard, *args, **kwargs)
+
+    return taken
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,11 +281,22 @@ class Guard:
     def ledger(self) -> Ledger:
         return self._ledger
 
+    def turn(self) -> AbstractAsyncContextManager[None]:
+        """The account's turn (``Ledger.turns``), which ``submit``, ``approve``, ``deny`` and
+        ``cancel`` take themselves. A caller that checks something of its own with the
+        filing (the gateway's open proposals per identity) holds it around both: the turn
+        is reentrant in the task holding it. Raises ``AccountBusyError`` when it does not
+        come within its bound."""
+        return self._ledger.turns.account(self._account)
+
     # -- the order path --------------------------------------------------------------------
 
+    @_in_turn
     async def submit(self, proposal: Proposal, *, identity: str) -> Outcome:
-        """Run ``proposal`` through the order path under ``identity``. Raises
-        ``ProposalError`` for a proposal naming another account (nothing is filed)."""
+        """Run ``proposal`` through the order path under ``identity``, in the account's
+        turn. Raises ``ProposalError`` for a proposal naming another account, and
+        ``AccountBusyError`` when the turn did not come within its bound (nothing is
+        filed either way)."""
         if proposal.account is not None and proposal.account != self._account:
             raise ProposalError("account", "this guard trades one account only")
         seen = await self._world.seen(proposal)
@@ -291,6 +320,7 @@ class Guard:
             return await self._ask_approval(record)
         return await self._review_and_place(record, identity)
 
+    @_in_turn
     async def approve(self, approval_id: UUID | str, *, by: str) -> Outcome:
         """Approve a pending approval and carry its order on (review, stage B, place). An
         expired approval, or terms that no longer hash to what was approved, are refused."""
@@ -327,16 +357,20 @@ class Guard:
             outcome.broker_code,
         )
 
+    @_in_turn
     async def deny(self, approval_id: UUID | str, *, by: str) -> Outcome:
         """Deny a pending approval: the filing ends and its reservation is released."""
         await self._approval(approval_id)
         return await blocking(deny_approval, self._ledger, approval_id, by=by)
 
+    @_in_turn
     async def cancel(self, filing_id: UUID | str, *, identity: str) -> Outcome:
         """Cancel a filed order: a pending approval is denied; an order at the broker is asked
         to cancel and then read back. ``ProposalError`` (field ``filing``) for a filing of
         another account: nothing is recorded or sent. ``BrokerRefusal`` when the broker
-        refuses (e.g. it has already filled), ``NoAnswer`` when it does not answer."""
+        refuses (e.g. it has already filled), ``NoAnswer`` when it does not answer. Like
+        ``approve`` and ``deny``, it runs in the account's turn (``AccountBusyError`` past
+        its bound, nothing done)."""
         record = await blocking(self._ledger.filing, filing_id)
         if record.account != self._account:
             raise ProposalError("filing", "this filing is for another account")

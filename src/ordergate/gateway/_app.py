@@ -32,7 +32,6 @@ from ordergate.gateway._health import Readiness, health_routes, ledger_writable
 from ordergate.gateway._limits import LimitMiddleware, MemoryCounter, WindowCounter
 from ordergate.gateway._metrics import GatewayMetrics
 from ordergate.gateway._public_record import public_record_routes
-from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.console import console
@@ -86,13 +85,12 @@ def build_gateway_app(
     desk: OwnerDesk | None = None,
     tool_lists: SharedToolLists | None = None,
     public_record: Engine | None = None,
-    replicas: ReplicaLocks | None = None,
 ) -> Any:
     """The ASGI app (with the owner's console at ``/console`` when ``desk`` is given — the
     owner's commands reach the desk on its own channel, never here — and the public record
     page over ``public_record``'s ledger when given). With a master secret its MCP sessions carry
-    themselves (``SignedSessions``: any replica continues one); orders take turns per account
-    with every process on the ledger (``ReplicaLocks``)."""
+    themselves (``SignedSessions``: any replica continues one); orders take their account's turn
+    with every process on the ledger in the guard (``Guard.turn``)."""
     metrics = GatewayMetrics()
     secret = config.master_secret
     methods = GatewayMethods(
@@ -101,7 +99,6 @@ def build_gateway_app(
         profiles=profiles,
         tools_ttl=config.tools_cache,
         sessions=None if secret is None else SignedSessions(session_key(secret), clock=clock),
-        replicas=replicas if replicas is not None else ReplicaLocks(auth.store.engine),
         tool_lists=tool_lists,
     )
     verifier = auth.verifier

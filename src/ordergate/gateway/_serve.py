@@ -35,7 +35,6 @@ from ordergate.gateway._equity_marks import EQUITY_EVERY_S, serving_marker
 from ordergate.gateway._grading import GRADE_EVERY_S, serving_grader
 from ordergate.gateway._limits import WindowCounter, redis_counter
 from ordergate.gateway._owner import OwnerBackend
-from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._seal import Sealer
 from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
 from ordergate.gateway.console import console_url
@@ -50,7 +49,6 @@ from ordergate.gateway.custody import (
 )
 from ordergate.gateway.desk import (
     ChannelServer,
-    GuardFor,
     OwnerDesk,
     bind_owner_socket,
     channel_app,
@@ -103,19 +101,6 @@ class Serving:
     sealed: bool
     profiles: Profiles
     ledger: Ledger | None = None
-
-
-def in_turn(replicas: ReplicaLocks, guard_for: GuardFor) -> GuardFor:
-    """``guard_for`` taken in the filing's account's turn (``ReplicaLocks.account``): an
-    order the owner approves is reviewed and placed one at a time with the account's other
-    orders, as an order the MCP tools file is, across replicas on Postgres."""
-
-    @asynccontextmanager
-    async def taken(record: FilingRecord) -> AsyncIterator[Guard]:
-        async with replicas.account(record.account), guard_for(record) as guard:
-            yield guard
-
-    return taken
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -211,12 +196,11 @@ async def _serve(
         security_clock=security_clock,
         reconcile_every=reconcile_every,
         ledger=ledger,
-    ) as (auth, backend, serving, desk, replicas):
+    ) as (auth, backend, serving, desk):
         app = build_gateway_app(
             auth,
             backend,
             desk=desk,
-            replicas=replicas,
             profiles=serving.profiles,
             callers=(
                 CallerVerifier(config.caller_key, clock=security_clock)
@@ -311,9 +295,7 @@ def _unlink_if_ours(path: Path, inode: int) -> None:
             path.unlink()
 
 
-# ``ReplicaLocks``: the one set of account turns of this process, which the MCP orders and
-# the owner's approvals both take (an approved order is placed in its account's turn too).
-_Opened = tuple[GatewayAuth, GatewayBackend, Serving, OwnerDesk, ReplicaLocks]
+_Opened = tuple[GatewayAuth, GatewayBackend, Serving, OwnerDesk]
 
 
 @asynccontextmanager
@@ -360,13 +342,9 @@ async def _owner(
             async def erase(connection_id: str) -> None:
                 await blocking(auth.store.erase, connection_id)
 
-            replicas = ReplicaLocks(opened.engine)
-
             @asynccontextmanager
-            async def the_guard(record: FilingRecord) -> AsyncIterator[Guard]:
+            async def guard_for(record: FilingRecord) -> AsyncIterator[Guard]:
                 yield running.guard
-
-            guard_for = in_turn(replicas, the_guard)
 
             async def use_policy(policy: PolicyConfig) -> str | None:
                 running.guard.use_policy(policy)
@@ -398,7 +376,7 @@ async def _owner(
                 if note
             )
             serving = Serving(notes, running, sealed=False, profiles=profiles, ledger=opened)
-            yield auth, OwnerBackend(running, erase=erase), serving, desk, replicas
+            yield auth, OwnerBackend(running, erase=erase), serving, desk
     finally:
         if ledger is None:
             opened.close()
@@ -485,10 +463,8 @@ async def _sealed(
                 if sealer is not None
                 else f"connections: none can be made: {NO_MASTER_SECRET}"
             )
-            replicas = ReplicaLocks(opened.engine)
             async with SealedBackend.running(
                 vault=vaults[0],
-                replicas=replicas,
                 policy=policy,
                 ledger=opened,
                 clock=clock,
@@ -503,15 +479,13 @@ async def _sealed(
                     live_now = await backend.use_policy(policy)
                     return await blocking(rearm_note, opened, live_now=live_now, policy=policy)
 
-                guard_for = in_turn(replicas, backend.guard_for)
-
                 desk = owner_desk(
                     settings,
                     config,
                     authority=authority,
                     ledger=opened,
                     store=auth.store,
-                    guard_for=guard_for,
+                    guard_for=backend.guard_for,
                     mode="per connection",
                     profiles=profiles,
                     on_policy=use_policy,
@@ -529,7 +503,7 @@ async def _sealed(
                     if note
                 )
                 serving = Serving(notes, None, sealed=True, profiles=profiles, ledger=opened)
-                yield auth, backend, serving, desk, replicas
+                yield auth, backend, serving, desk
     finally:
         if ledger is None:
             opened.close()

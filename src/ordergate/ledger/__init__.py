@@ -13,6 +13,11 @@ event; ``Ledger.head`` gives a checkpoint, covering every account's chain, that 
 account's tail was cut off or rewritten since, and from which a later ``verify(since=…)``
 walks only what was filed after it. What is open (``Ledger.open_filings``, ``open_count``)
 is kept as filings move, so reading it costs what is open, never the history.
+
+``Ledger.turns`` (``AccountTurns``) is the account's turn: one order at a time per account,
+from the guard's first read of the caps through the place call, in process, across processes
+on one SQLite file and across replicas on Postgres; and the reconciler's pass, one replica
+at a time.
 """
 
 from ordergate.ledger._canonical import (
@@ -33,6 +38,7 @@ from ordergate.ledger._controls import (
 from ordergate.ledger._decision import DecisionReads, RecentFilings
 from ordergate.ledger._equity import MARK_EVERY, EquityMark, EquityMarks
 from ordergate.ledger._errors import (
+    AccountBusyError,
     CheckpointError,
     LedgerError,
     LedgerSchemaError,
@@ -68,6 +74,7 @@ from ordergate.ledger._records import (
     OrderRecord,
     Orders,
 )
+from ordergate.ledger._turns import TURN_BOUND_S, AccountTurns
 from ordergate.ledger._verify import verify
 from ordergate.store import write_transaction
 
@@ -78,7 +85,10 @@ __all__ = [
     "GENESIS",
     "MARK_EVERY",
     "PAUSED",
+    "TURN_BOUND_S",
     "WINDOW",
+    "AccountBusyError",
+    "AccountTurns",
     "AppliedPolicy",
     "Approval",
     "ApprovalState",

@@ -7,7 +7,8 @@
         ├── LedgerSchemaError       the database's schema is newer than this code, or unreadable
         ├── UnknownFilingError      no filing has that id
         ├── ReservationError        a release/correction the reservation's state does not allow
-        └── CheckpointError         checkpoints given to ``verify`` that cannot go together
+        ├── CheckpointError         checkpoints given to ``verify`` that cannot go together
+        └── AccountBusyError        the account's turn did not come within its bound
 
 A ``LedgerError`` never carries terms or secrets in its message: only ids, sequence numbers
 and reason codes.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from ordergate.core import OrdergateError
 
 __all__ = [
+    "AccountBusyError",
     "CheckpointError",
     "LedgerError",
     "LedgerSchemaError",
@@ -76,3 +78,17 @@ class LedgerTamperedError(LedgerError):
         self.seq = seq
         self.reason = reason
         super().__init__(f"the ledger fails verification at {chain} {seq}: {reason}")
+
+
+class AccountBusyError(LedgerError):
+    """The account's turn (``AccountTurns``) did not come within its bound: another order on
+    the account held it. Nothing was filed; the order may be sent again."""
+
+    code = "account_busy"
+
+    def __init__(self, account: str, bound_s: float) -> None:
+        self.account = account
+        self.bound_s = bound_s
+        super().__init__(
+            f"another order on this account held its turn for over {bound_s:g} s; nothing was filed"
+        )

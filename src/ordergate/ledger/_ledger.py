@@ -95,6 +95,7 @@ from ordergate.ledger._schema import (
     open_filings,
     reservations,
 )
+from ordergate.ledger._turns import AccountTurns
 from ordergate.ledger._verify import verify
 from ordergate.store import (
     FILINGS_GATE,
@@ -164,6 +165,8 @@ class Ledger:
         self.journal = Journal(engine, clock)
         self.equity = EquityMarks(engine, clock)
         self.late = LateOrders(engine)
+        # One order at a time per account, across processes and replicas (``AccountTurns``).
+        self.turns = AccountTurns(engine)
 
     @property
     def engine(self) -> Engine:
@@ -175,6 +178,7 @@ class Ledger:
         return self._engine.dialect.name
 
     def close(self) -> None:
+        self.turns.dispose()
         self._engine.dispose()
 
     def __enter__(self) -> Ledger:

@@ -35,7 +35,6 @@ from ordergate.client import LoginRequired, Robinhood
 from ordergate.core import Clock
 from ordergate.execution import Guard
 from ordergate.gateway._owner import connection_digest, digest_in, identity_of
-from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
@@ -75,10 +74,7 @@ class SealedBackend:
         webhook_url: str | None = None,
         console_url: str | None = None,
         max_open: int = 256,
-        replicas: ReplicaLocks | None = None,
     ) -> None:
-        """``replicas``: the process's account turns and reconcile pass (one made on the
-        ledger when not given)."""
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
         self._vault = vault
@@ -94,7 +90,6 @@ class SealedBackend:
         self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
         self._lock = anyio.Lock()
-        self._replicas = replicas if replicas is not None else ReplicaLocks(ledger.engine)
         self._loop = anyio.CancelScope()
 
     @classmethod
@@ -116,7 +111,6 @@ class SealedBackend:
         """One reconciliation pass over every account with open filings."""
         return await reconcile_open(
             self._ledger,
-            self._replicas,
             guard=self.guard,
             live_connections=self._live_connections,
         )

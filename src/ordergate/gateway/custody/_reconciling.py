@@ -10,7 +10,7 @@ follows every open filing of its account, whoever filed it). A pass with nothing
 one indexed table and nothing else.
 
 With several replicas on one ledger one pass runs at a time across all of them
-(``ReplicaLocks.pass_turn``): the others skip that pass. So a replica that dies mid-order
+(``Ledger.turns.pass_turn``): the others skip that pass. So a replica that dies mid-order
 leaves its filing to the next pass of any other: looked up by ``ref_id`` and adopted, or
 declared ``not_placed`` past the grace, never placed again.
 """
@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from ordergate.execution import Guard
 from ordergate.gateway._owner import connection_digest, digest_in
-from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.ledger import Ledger
 from ordergate.store import blocking
 
@@ -44,13 +43,12 @@ class PassReport:
 
 async def reconcile_open(
     ledger: Ledger,
-    locks: ReplicaLocks,
     *,
     guard: Callable[[str], Awaitable[Guard]],
     live_connections: Callable[[], list[str]],
 ) -> PassReport:
     """One pass over every account with open filings (see the module docstring)."""
-    async with locks.pass_turn() as turn:
+    async with ledger.turns.pass_turn() as turn:
         if not turn:
             return PassReport(turn=False)
         wanted: dict[str, set[str]] = {}

@@ -76,6 +76,7 @@ from ordergate.gateway.desk._plans import (
 )
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
+    AccountBusyError,
     Approval,
     ApprovalState,
     FilingRecord,
@@ -453,14 +454,22 @@ class OwnerDesk:
         )
 
     async def _place_approved(self, record: FilingRecord, approval_id: str) -> dict[str, Any]:
+        # ``Guard.approve`` carries the order on in its account's turn, like any other order.
         async with self._guard_for(record) as guard:
-            outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
+            try:
+                outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
+            except AccountBusyError as busy:
+                raise _busy(busy) from None
             mode = "paper" if guard.paper else "live"
         return outcome.as_json(mode=mode)
 
     async def deny(self, approval_id: str) -> dict[str, Any]:
-        await self._pending(approval_id)
-        outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
+        _, record = await self._pending(approval_id)
+        try:
+            async with self._ledger.turns.account(record.account):
+                outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
+        except AccountBusyError as busy:
+            raise _busy(busy) from None
         for waiting in await blocking(self._delayed.delays.pending):
             if waiting.act is OwnerAct.APPROVE and waiting.payload["approval_id"] == approval_id:
                 await self._delayed.cancel(waiting.id, why="the order was denied", by=UNVERIFIED)
@@ -841,3 +850,12 @@ def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:
         "reason": state.reason,
         "since": state.since.isoformat() if state.since else None,
     }
+
+
+def _busy(busy: AccountBusyError) -> DeskError:
+    return DeskError(
+        409,
+        busy.code,
+        f"Another order on this account held its turn for over {busy.bound_s:g} s; nothing "
+        "was done. Try again.",
+    )

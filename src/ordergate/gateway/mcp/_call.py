@@ -2,21 +2,17 @@
 
 ``Call`` is built once per call by ``GatewayMethods`` from the request's ``Principal``: its
 profile resolved by name, and for an upstream tool the connection's listing and the tool's
-descriptor. ``Desk`` holds what every call shares: the backend, the catalog, the per-identity
-locks, the account locks shared with other replicas, and the open-filings cap.
+descriptor. ``Desk`` holds what every call shares: the backend, the catalog and the
+open-filings cap.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-import anyio
-
 from ordergate.execution import Guard
-from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._principal import Principal
@@ -32,22 +28,6 @@ class Desk:
     backend: GatewayBackend
     catalog: Catalog
     max_open: int
-    locks: dict[str, anyio.Lock] = field(default_factory=dict)
-    replicas: ReplicaLocks | None = None
-    """The account locks every replica on the ledger shares (``None``: this process only)."""
-
-    def lock(self, identity: str) -> anyio.Lock:
-        """The lock that orders one identity's filings one at a time."""
-        return self.locks.setdefault(identity, anyio.Lock())
-
-    @asynccontextmanager
-    async def account_turn(self, account: str) -> AsyncIterator[None]:
-        """One order at a time on ``account`` across every replica (``ReplicaLocks``)."""
-        if self.replicas is None:
-            yield
-            return
-        async with self.replicas.account(account):
-            yield
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,6 @@ from typing import Any
 
 from ordergate import __version__
 from ordergate.core import Clock
-from ordergate.gateway._replica_locks import ReplicaLocks
 from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.mcp._answers import plain, refusal, sentence
 from ordergate.gateway.mcp._backend import GatewayBackend
@@ -96,9 +95,9 @@ LIST_UNREADABLE = Failure(
 
 class GatewayMethods:
     """The gateway's ``ServerMethods``. ``profiles`` are the profiles this gateway defines,
-    by name; ``max_open`` caps each identity's unfinished filings; ``replicas``, the locks
-    shared with the other processes on the ledger; ``sessions`` and ``tool_lists``, what they
-    share of MCP sessions and upstream tool lists (``SignedSessions``, ``SharedToolLists``)."""
+    by name; ``max_open`` caps each identity's unfinished filings; ``sessions`` and
+    ``tool_lists``, what they share of MCP sessions and upstream tool lists
+    (``SignedSessions``, ``SharedToolLists``)."""
 
     def __init__(
         self,
@@ -110,7 +109,6 @@ class GatewayMethods:
         tools_ttl: timedelta = timedelta(minutes=10),
         max_open: int = MAX_OPEN_PROPOSALS,
         info: ServerInfo = GATEWAY_INFO,
-        replicas: ReplicaLocks | None = None,
         tool_lists: SharedToolLists | None = None,
     ) -> None:
         if max_open < 1:
@@ -123,7 +121,7 @@ class GatewayMethods:
         catalog = Catalog(
             read if tool_lists is None else tool_lists.reading(read), clock=clock, ttl=tools_ttl
         )
-        self._desk = Desk(backend=backend, catalog=catalog, max_open=max_open, replicas=replicas)
+        self._desk = Desk(backend=backend, catalog=catalog, max_open=max_open)
 
     @property
     def sessions(self) -> SessionStore:

@@ -1,12 +1,13 @@
 """The equity order tool: the call becomes a ``Proposal`` of the filing's own fields and runs
 the guard under the principal's identity.
 
-At most ``max_open`` unfinished filings per identity at a time: the count and the filing it
-allows run one at a time per identity, and with replicas on one ledger one at a time per
-account across all of them (``ReplicaLocks.account``), so no cap read before the filing
-can be raced by another process. The answer carries the filing id, the status, the
-reasons and the guard's fixed sentence (an unanswered order says to read open orders before
-sending again).
+At most ``max_open`` unfinished filings per identity at a time: the count and the order it
+allows run in the account's turn (``Guard.turn``, which the guard's own order path takes
+again, reentrantly), one order at a time per account across every process and replica on
+the ledger, so no cap read before the filing can be raced by another order. A turn that does
+not come within its bound refuses the call (``ACCOUNT_BUSY``), nothing filed. The answer
+carries the filing id, the status, the reasons and the guard's fixed sentence (an unanswered
+order says to read open orders before sending again).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
 from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.ledger import AccountBusyError
 from ordergate.policy import Proposal, ProposalError
 from ordergate.store import blocking
 
@@ -46,17 +48,25 @@ async def order(call: Call) -> dict[str, Any]:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
     max_open = call.desk.max_open
-    async with call.desk.lock(call.identity), call.desk.account_turn(guard.account):
-        count = await step(
-            blocking(open_count, guard.ledger, guard.account, call.identity), RECORD_UNREADABLE
-        )
-        if count >= max_open:
-            refuse(
-                "TOO_MANY_OPEN",
-                f"You already have {count} orders open through the gateway (at most {max_open}); "
-                "wait for one to finish or cancel one. Nothing was filed.",
+    try:
+        async with guard.turn():
+            count = await step(
+                blocking(open_count, guard.ledger, guard.account, call.identity),
+                RECORD_UNREADABLE,
             )
-        outcome = await step(_submit(guard, proposal, call.identity), ORDER_PATH_FAILED)
+            if count >= max_open:
+                refuse(
+                    "TOO_MANY_OPEN",
+                    f"You already have {count} orders open through the gateway (at most "
+                    f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
+                )
+            outcome = await step(_submit(guard, proposal, call.identity), ORDER_PATH_FAILED)
+    except AccountBusyError as busy:
+        refuse(
+            "ACCOUNT_BUSY",
+            f"Another order on this account held its turn for over {busy.bound_s:g} s. "
+            "Nothing was filed; send it again.",
+        )
     return order_result(outcome, paper=guard.paper)
 
 
