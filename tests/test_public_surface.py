@@ -19,7 +19,7 @@ SURFACE = {
         "ensure_private_dir", "inert", "install_redaction", "json_text", "decode_json",
         "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
         "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
-        "write_private",
+        "write_private", "SECOND_US", "from_us", "to_us",
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
@@ -86,7 +86,7 @@ SURFACE = {
         "StoreSchemaError",
         "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
         "migrate", "normalise_url", "parse_iso", "reading", "step_memo", "take_locks",
-        "to_us", "write_transaction",
+        "write_transaction",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",

@@ -18,13 +18,12 @@ from paper_kit import BACKENDS, ledger_url_for
 from plan_testkit import captured, full_scans, plan
 
 from ordergate.bench import _history
-from ordergate.core import SteppedClock
+from ordergate.core import SteppedClock, to_us
 from ordergate.execution import read_status
 from ordergate.gateway.mcp._record import how, open_count
 from ordergate.ledger import open_ledger
 from ordergate.ledger._controls import PAUSE_KEY
 from ordergate.ledger._filing import _statements, window_bounds
-from ordergate.store import to_us
 
 pytestmark = pytest.mark.req("ledger.cost-bounded-by-open")
 

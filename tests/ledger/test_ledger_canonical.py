@@ -8,9 +8,10 @@ from uuid import UUID
 
 import pytest
 
+from ordergate.core import to_us
 from ordergate.ledger import canonical_json
 from ordergate.ledger._canonical import from_units, has_control, to_units
-from ordergate.store import iso, parse_iso, to_us
+from ordergate.store import iso, parse_iso
 
 
 def test_canonical_json_sorts_keys_and_writes_decimals_as_wire_strings() -> None:

@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 
 from ordergate.calendar._errors import NotASessionDay, OutOfCalendar
 from ordergate.calendar._table import sessions
-from ordergate.calendar._time import from_us, to_us
+from ordergate.core import from_us, to_us
 
 _Date = date
 

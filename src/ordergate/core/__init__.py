@@ -1,5 +1,6 @@
 """Core types shared by every ordergate package: wire enums, Decimal rules, errors, clocks,
-secrets and their redaction from logs, and the files only their owner can use."""
+integer microsecond time, secrets and their redaction from logs, and the files only their
+owner can use."""
 
 from ordergate.core._clock import (
     AcceleratedClock,
@@ -43,9 +44,11 @@ from ordergate.core._private import (
 )
 from ordergate.core._redact import RedactingFilter, install_redaction, redact, register_secret
 from ordergate.core._secret import MIN_KEY_SECRET_LENGTH, Secret
+from ordergate.core._time import SECOND_US, from_us, to_us
 
 __all__ = [
     "MIN_KEY_SECRET_LENGTH",
+    "SECOND_US",
     "ZERO",
     "AcceleratedClock",
     "Bounds",
@@ -79,6 +82,7 @@ __all__ = [
     "create_private",
     "decode_json",
     "ensure_private_dir",
+    "from_us",
     "inert",
     "install_redaction",
     "json_text",
@@ -90,6 +94,7 @@ __all__ = [
     "register_secret",
     "required_decimal",
     "tamper_problem",
+    "to_us",
     "to_wire",
     "usd",
     "utc",

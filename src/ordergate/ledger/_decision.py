@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Connection, bindparam, func, select
 from sqlalchemy.sql.selectable import ScalarSelect
 
+from ordergate.core import to_us
 from ordergate.ledger._canonical import canonical_json, from_units
 from ordergate.ledger._controls import (
     HWM_KEY,
@@ -42,7 +43,7 @@ from ordergate.ledger._equity import MARK_EVERY, MARK_NEAR
 from ordergate.ledger._filing import window_bounds, window_sums
 from ordergate.ledger._models import Spend
 from ordergate.ledger._schema import controls, filings, reservations
-from ordergate.store import Statement, iso, to_us
+from ordergate.store import Statement, iso
 
 __all__ = ["RATE_WINDOW", "DecisionReads", "RecentFilings", "decision_reads"]
 

@@ -46,7 +46,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.expression import ClauseElement, ColumnElement
 from sqlalchemy.sql.selectable import ScalarSelect
 
-from ordergate.core import to_wire
+from ordergate.core import to_us, to_wire
 from ordergate.ledger._canonical import (
     GENESIS,
     canonical_json,
@@ -76,7 +76,7 @@ from ordergate.ledger._schema import (
     open_filings,
     reservations,
 )
-from ordergate.store import ACCOUNT_LOCKS, account_lock_params, iso, to_us, write_transaction
+from ordergate.store import ACCOUNT_LOCKS, account_lock_params, iso, write_transaction
 
 __all__ = ["WINDOW_US", "Prepared", "file_batch", "prepare", "window_bounds", "window_sums"]
 

@@ -16,8 +16,9 @@ from uuid import UUID
 
 from sqlalchemy import BigInteger, Engine, bindparam, delete, insert, select, update
 
+from ordergate.core import to_us
 from ordergate.ledger._schema import late_orders
-from ordergate.store import Statement, reading, to_us, write_transaction
+from ordergate.store import Statement, reading, write_transaction
 
 __all__ = ["WATCH", "LateOrders"]
 

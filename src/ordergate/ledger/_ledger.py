@@ -44,7 +44,7 @@ from sqlalchemy import (
     update,
 )
 
-from ordergate.core import Clock, SecurityClock, to_wire
+from ordergate.core import Clock, SecurityClock, to_us, to_wire
 from ordergate.ledger._canonical import (
     GENESIS,
     canonical_json,
@@ -111,7 +111,6 @@ from ordergate.store import (
     reading,
     step_memo,
     take_locks,
-    to_us,
     write_transaction,
 )
 

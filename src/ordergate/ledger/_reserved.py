@@ -27,12 +27,13 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from ordergate.core import to_us
 from ordergate.ledger._canonical import to_units
 from ordergate.ledger._filing import WINDOW_US
 from ordergate.ledger._models import ChainHead, FilingStatus, VerifyResult
 from ordergate.ledger._schema import chain_heads, filing_events, filings, reservations
 from ordergate.ledger._walk import bad
-from ordergate.store import parse_iso, to_us
+from ordergate.store import parse_iso
 
 __all__ = ["against_reservations"]
 

@@ -23,7 +23,7 @@ from ordergate.store._errors import StoreError, StoreSchemaError
 from ordergate.store._joining import reading, step_memo
 from ordergate.store._migrate import migrate
 from ordergate.store._statements import Statement
-from ordergate.store._time import iso, parse_iso, to_us
+from ordergate.store._time import iso, parse_iso
 
 __all__ = [
     "ACCOUNT_LOCKS",
@@ -44,6 +44,5 @@ __all__ = [
     "reading",
     "step_memo",
     "take_locks",
-    "to_us",
     "write_transaction",
 ]

@@ -3,17 +3,16 @@
 A time is fixed-width UTC ISO-8601 text with microseconds (``2026-12-01T15:00:00.000000Z``):
 readable in any SQL shell, ordered as text the way it is in time, and hashed by the ledger as
 stored. Where SQL compares times in a window, a column holds integer microseconds since the
-epoch instead (``to_us``).
+epoch instead (``ordergate.core.to_us``).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["iso", "parse_iso", "to_us"]
+__all__ = ["iso", "parse_iso"]
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _WIDTH = len("2026-12-01T15:00:00.000000Z")
 
 
@@ -35,9 +34,3 @@ def parse_iso(text: str) -> datetime:
     if text[10] != "T" or parsed.tzinfo is not UTC:
         raise ValueError(f"time data {text!r} does not match format {_FORMAT!r}")
     return parsed
-
-
-def to_us(instant: datetime) -> int:
-    """Microseconds since the epoch (exact integer arithmetic on the timedelta)."""
-    delta = instant - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds

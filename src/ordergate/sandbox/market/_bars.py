@@ -29,9 +29,8 @@ from decimal import Decimal
 from typing import Protocol
 
 from ordergate.calendar import NEW_YORK, NyseCalendar, Session, SessionSpan
-from ordergate.core import Bounds, Interval
+from ordergate.core import SECOND_US, Bounds, Interval, from_us, to_us
 from ordergate.sandbox.market._errors import InvalidBounds, InvalidInterval
-from ordergate.sandbox.market._time import SECOND_US, from_us, to_us
 
 __all__ = [
     "MAX_BARS",

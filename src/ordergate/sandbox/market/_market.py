@@ -12,7 +12,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from ordergate.calendar import NyseCalendar, Session, SessionSpan
-from ordergate.core import Clock
+from ordergate.core import SECOND_US, Clock, from_us, to_us
 from ordergate.sandbox.market._bars import (
     Bar,
     Bounds,
@@ -42,7 +42,6 @@ from ordergate.sandbox.market._quotes import (
     build_index_quote,
     build_quote,
 )
-from ordergate.sandbox.market._time import SECOND_US, from_us, to_us
 from ordergate.sandbox.market._universe import CryptoPair, Equity, Index, Universe
 
 __all__ = ["Market"]

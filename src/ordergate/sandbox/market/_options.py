@@ -22,11 +22,11 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_UP, Decimal
 from enum import StrEnum
 
 from ordergate.calendar import NEW_YORK, NyseCalendar, OutOfCalendar, Session, SessionSpan
+from ordergate.core import SECOND_US, from_us, to_us
 from ordergate.sandbox.market._blackscholes import Valuation, black_scholes, probability_above
 from ordergate.sandbox.market._errors import UnknownInstrument
 from ordergate.sandbox.market._noise import mix
 from ordergate.sandbox.market._prices import NANOS, PriceModel
-from ordergate.sandbox.market._time import SECOND_US, from_us, to_us
 from ordergate.sandbox.market._universe import (
     NAMESPACE,
     Equity,

@@ -22,8 +22,8 @@ from datetime import date
 from decimal import Decimal
 
 from ordergate.calendar import NyseCalendar, Session, SessionSpan
+from ordergate.core import to_us
 from ordergate.sandbox.market._noise import OFFSET_ONE, PriceNoise
-from ordergate.sandbox.market._time import to_us
 from ordergate.sandbox.market._universe import CryptoPair, Equity, Index
 
 __all__ = [

@@ -15,6 +15,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from ordergate.calendar import OutOfCalendar, Session, SessionSpan
+from ordergate.core import SECOND_US, from_us, to_us
 from ordergate.sandbox.market._noise import mix
 from ordergate.sandbox.market._prices import (
     PriceModel,
@@ -23,7 +24,6 @@ from ordergate.sandbox.market._prices import (
     to_decimal,
     units_of,
 )
-from ordergate.sandbox.market._time import SECOND_US, from_us, to_us
 from ordergate.sandbox.market._universe import CryptoPair, Equity, Index
 
 __all__ = [

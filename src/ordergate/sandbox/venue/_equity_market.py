@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Protocol
 
 from ordergate.calendar import NyseCalendar, Session, SessionSpan
-from ordergate.core import MarketHours
+from ordergate.core import MarketHours, to_us
 from ordergate.sandbox.market import Market, Quote, Tradability, UnknownInstrument
 
 __all__ = [
@@ -100,8 +100,6 @@ class EquityMarket(Protocol):
         ...
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 _ALLOWED: dict[MarketHours, frozenset[Session]] = {
     MarketHours.REGULAR_HOURS: frozenset({Session.REGULAR}),
     MarketHours.EXTENDED_HOURS: frozenset(
@@ -130,7 +128,7 @@ def session_window(calendar: NyseCalendar, at: datetime, hours: MarketHours) -> 
     """The trading window an order of ``hours`` placed (or looked at) at ``at`` belongs to."""
     allowed = _ALLOWED[hours]
     spans = calendar.spans
-    index = calendar.span_index((at - _EPOCH) // _MICROSECOND)
+    index = calendar.span_index(to_us(at))
     span: SessionSpan = spans[index]
     while span.session not in allowed:
         index += 1
