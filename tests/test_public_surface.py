@@ -186,6 +186,8 @@ SURFACE = {
         "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",
         "EncodedResult", "Result", "encoded_tool_result", "choose_framing", "version_problem",
+        "HEADER_MISMATCH", "STATELESS_PROTOCOL_VERSIONS", "UNSUPPORTED_PROTOCOL_VERSION", "Peer",
+        "discovered", "envelope", "is_stateless", "shaped",
     },
     "ordergate.policy": {
         "check_daily_loss", "check_drawdown", "BREAKER_RULES", "tripped_breakers",

@@ -41,6 +41,7 @@ def test_gateway_is_a_registered_bench() -> None:
 
 
 @pytest.mark.req("bench.gateway.bare-hop")
+@pytest.mark.req("bench.gateway.stateless")
 def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -52,6 +53,7 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     expected = [
         "direct_read",
         "gateway_read",
+        "gateway_read_2026",
         "bare_hop_read",
         "gateway_order",
         "mcp_proxy_read",
@@ -67,7 +69,13 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     assert all(line["bench"] == "gateway" for line in lines)
     for baseline in ("direct_read", "direct_read_32c"):
         assert "baseline" not in cases[baseline] and "ratio" not in cases[baseline]
-    for case in ("gateway_read", "bare_hop_read", "gateway_order", "mcp_proxy_read"):
+    for case in (
+        "gateway_read",
+        "gateway_read_2026",
+        "bare_hop_read",
+        "gateway_order",
+        "mcp_proxy_read",
+    ):
         if case in cases:
             assert cases[case]["baseline"] == "direct_read" and cases[case]["ratio"] > 0
     assert cases["gateway_read_32c"]["baseline"] == "direct_read_32c"
@@ -81,6 +89,9 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     hop_ratio = gateway["p50_us"] / cases["bare_hop_read"]["p50_us"]
     assert gateway["bare_hop_ratio"] == hop_ratio.quantize(Decimal("0.01"))
     assert peer_missing or gateway["mcp_proxy_ratio"] > 0
+    stateless = cases["gateway_read_2026"]
+    era_ratio = stateless["p50_us"] / gateway["p50_us"]
+    assert stateless["era_ratio"] == era_ratio.quantize(Decimal("0.01"))
     # Every concurrent call completed: none failed, none was left unmade.
     assert cases["direct_read_32c"]["errors"] == cases["gateway_read_32c"]["errors"] == 0
     assert cases["gateway_read_32c"]["throughput_ratio"] > 0
@@ -98,6 +109,7 @@ def test_without_uv_the_peer_is_skipped_on_stderr_and_the_other_cases_still_run(
     assert [line["case"] for line in lines] == [
         "direct_read",
         "gateway_read",
+        "gateway_read_2026",
         "bare_hop_read",
         "gateway_order",
         "direct_read_32c",

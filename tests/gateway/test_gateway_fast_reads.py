@@ -15,172 +15,29 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway_testkit import OPEN, sandbox_gateway
+from asgi_testkit import (
+    POLICY,
+    QUOTE,
+    QUOTE_CALL,
+    Gate,
+    Headers,
+    asgi_gate,
+    initialize,
+    rpc,
+    with_header,
+)
+from gateway_testkit import OPEN
 
-from ordergate.callers import CallerKey, mint
-from ordergate.core import Secret, SteppedClock
-from ordergate.gateway._config import GatewayConfig, RateLimits
-from ordergate.gateway._fast_reads import ForwardedReads
-from ordergate.gateway._minting import mint_owner_tokens
-from ordergate.gateway._serve import GatewayServer
-
-BOUND_S = 30
-MASTER = "fast-reads-master-secret-" + "f" * 24
-ACCEPT = b"application/json, text/event-stream"
-QUOTE = {"name": "get_equity_quotes", "arguments": {"symbols": ["AAPL"]}}
-POLICY = """
-approval = "never"
-[symbols]
-allow = ["SPY"]
-"""
-
-Headers = list[tuple[bytes, bytes]]
-
-
-@dataclass(frozen=True)
-class Answer:
-    status: int
-    headers: Headers
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-@dataclass
-class Gate:
-    server: GatewayServer
-    url: str
-    key: CallerKey
-    host: bytes
-    tokens: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def fast(self) -> ForwardedReads:
-        app = self.server.app
-        assert isinstance(app, ForwardedReads)
-        return app
-
-    def token(self, profile: str = "trader") -> str:
-        if profile not in self.tokens:
-            assert self.server.auth is not None
-            pair = mint_owner_tokens(
-                self.server.auth.store, client_name="fast", resource=self.url + "/mcp",
-                profile=profile,
-            )  # fmt: skip
-            self.tokens[profile] = pair.access_token
-        return self.tokens[profile]
-
-    def headers(
-        self, token: str | None, session: str | None = None, version: bytes = b"2025-11-25"
-    ) -> Headers:
-        headers = [
-            (b"host", self.host),
-            (b"accept", ACCEPT),
-            (b"content-type", b"application/json"),
-        ]
-        if token is not None:
-            headers.append((b"authorization", b"Bearer " + token.encode()))
-        if session is not None:
-            headers += [(b"mcp-session-id", session.encode()), (b"mcp-protocol-version", version)]
-        return headers
-
-    def exchange(
-        self,
-        app: Any,
-        headers: Headers,
-        body: bytes | list[bytes],
-        *,
-        method: str = "POST",
-        path: str = "/mcp",
-    ) -> Answer:
-        chunks = [body] if isinstance(body, bytes) else body
-        scope = {
-            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-            "method": method, "scheme": "http", "path": path, "raw_path": path.encode(),
-            "query_string": b"", "root_path": "", "headers": headers,
-            "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 8787),
-        }  # fmt: skip
-        messages = [
-            {"type": "http.request", "body": chunk, "more_body": i < len(chunks) - 1}
-            for i, chunk in enumerate(chunks)
-        ]
-        sent: list[dict[str, Any]] = []
-
-        async def receive() -> dict[str, Any]:
-            if messages:
-                return messages.pop(0)
-            return {"type": "http.disconnect"}
-
-        async def send(message: dict[str, Any]) -> None:
-            sent.append(message)
-
-        self.server.run_in_loop(app(scope, receive, send), BOUND_S)
-        start = sent[0]
-        body_out = b"".join(m.get("body", b"") for m in sent[1:])
-        return Answer(start["status"], list(start["headers"]), body_out)
-
-    def both(self, headers: Headers, body: bytes | list[bytes], **kwargs: Any) -> Answer:
-        """The fast path's answer, checked equal to the general path's; the fast path's
-        counters must say it handed the request over."""
-        served, passed = self.fast.served, self.fast.passed
-        fast = self.exchange(self.fast, headers, body, **kwargs)
-        general = self.exchange(self.fast.general, headers, body, **kwargs)
-        assert fast == general
-        assert (self.fast.served, self.fast.passed) == (served, passed + 1)
-        return fast
-
-    def session(self, token: str, version: str = "2025-11-25") -> str:
-        answer = self.exchange(self.fast, self.headers(token), _initialize(version))
-        assert answer.status == 200, answer
-        return dict(answer.headers)[b"mcp-session-id"].decode()
-
-
-def _rpc(method: str, params: Any = None, request_id: Any = 7) -> bytes:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    if request_id is not None:
-        message["id"] = request_id
-    return json.dumps(message).encode()
-
-
-def _initialize(version: str) -> bytes:
-    return _rpc(
-        "initialize",
-        {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"},
-        },
-        request_id=0,
-    )
-
-
-QUOTE_CALL = _rpc("tools/call", QUOTE)
-
-
-def _gate(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str = POLICY, **limits: int
-) -> Iterator[Gate]:
-    key = CallerKey.derive(Secret(MASTER))
-    config = GatewayConfig(port=0, caller_key=key, limits=RateLimits(**limits))
-    server = sandbox_gateway(
-        tmp_path, monkeypatch, policy=policy, config=config, clock=SteppedClock(start=OPEN)
-    )
-    with server as url:
-        host = url.removeprefix("http://").encode()
-        yield Gate(server=server, url=url, key=key, host=host)
+from ordergate.callers import mint
 
 
 @pytest.fixture
 def gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
-    yield from _gate(tmp_path, monkeypatch, mcp=1000, burst=1000)
+    yield from asgi_gate(tmp_path, monkeypatch, mcp=1000, burst=1000)
 
 
 @pytest.fixture
@@ -229,33 +86,36 @@ def test_a_read_in_several_body_chunks_and_sse_framing_are_served_alike(
         assert fast.status == 200
 
 
-def _with(headers: Headers, name: bytes, value: bytes | None) -> Headers:
-    kept = [(n, v) for n, v in headers if n != name]
-    return kept if value is None else [*kept, (name, value)]
-
-
 @pytest.mark.req("gateway.read.fast-path-same-answers")
 def test_every_refusal_at_the_edge_is_the_general_paths_own(warm: tuple[Gate, str, str]) -> None:
     gate, token, session = warm
     ok = gate.headers(token, session)
     cases: dict[str, tuple[Headers, bytes | list[bytes], int]] = {
-        "foreign host": (_with(ok, b"host", b"evil.example"), QUOTE_CALL, 421),
+        "foreign host": (with_header(ok, b"host", b"evil.example"), QUOTE_CALL, 421),
         "foreign origin": ([*ok, (b"origin", b"https://evil.example")], QUOTE_CALL, 403),
         "host twice": ([*ok, (b"host", gate.host)], QUOTE_CALL, 421),
-        "no token": (_with(ok, b"authorization", None), QUOTE_CALL, 401),
-        "unknown token": (_with(ok, b"authorization", b"Bearer nope"), QUOTE_CALL, 401),
-        "basic scheme": (_with(ok, b"authorization", b"Basic " + token.encode()), QUOTE_CALL, 401),
-        "empty bearer": (_with(ok, b"authorization", b"Bearer   "), QUOTE_CALL, 401),
-        "no accept": (_with(ok, b"accept", b"text/html"), QUOTE_CALL, 406),
-        "plain text": (_with(ok, b"content-type", b"text/plain"), QUOTE_CALL, 415),
-        "declared too long": (_with(ok, b"content-length", b"100000"), QUOTE_CALL, 413),
+        "no token": (with_header(ok, b"authorization", None), QUOTE_CALL, 401),
+        "unknown token": (with_header(ok, b"authorization", b"Bearer nope"), QUOTE_CALL, 401),
+        "basic scheme": (
+            with_header(ok, b"authorization", b"Basic " + token.encode()),
+            QUOTE_CALL,
+            401,
+        ),
+        "empty bearer": (with_header(ok, b"authorization", b"Bearer   "), QUOTE_CALL, 401),
+        "no accept": (with_header(ok, b"accept", b"text/html"), QUOTE_CALL, 406),
+        "plain text": (with_header(ok, b"content-type", b"text/plain"), QUOTE_CALL, 415),
+        "declared too long": (with_header(ok, b"content-length", b"100000"), QUOTE_CALL, 413),
         "body too long": (ok, [QUOTE_CALL, b" " * 9000], 413),
         "not json": (ok, b"{not json", 400),
         "too deep": (ok, b"[" * 100 + b"]" * 100, 400),
         "a batch": (ok, b"[" + QUOTE_CALL + b"]", 400),
         "not json-rpc 2.0": (ok, QUOTE_CALL.replace(b'"2.0"', b'"1.0"'), 400),
-        "unknown session": (_with(ok, b"mcp-session-id", b"f" * 32), QUOTE_CALL, 404),
-        "unknown version": (_with(ok, b"mcp-protocol-version", b"2099-01-01"), QUOTE_CALL, 400),
+        "unknown session": (with_header(ok, b"mcp-session-id", b"f" * 32), QUOTE_CALL, 404),
+        "unknown version": (
+            with_header(ok, b"mcp-protocol-version", b"2099-01-01"),
+            QUOTE_CALL,
+            400,
+        ),
     }
     for name, (headers, body, status) in cases.items():
         answer = gate.both(headers, body)
@@ -283,21 +143,19 @@ def test_every_refused_call_is_the_general_paths_own(warm: tuple[Gate, str, str]
     cancel = {"account_number": _account(gate, token, session), "order_id": str(uuid.UUID(int=7))}
     alert = {"alert_id": str(uuid.UUID(int=8))}
     calls = {
-        "unknown tool": _rpc("tools/call", {"name": "get_nothing", "arguments": {}}),
-        "no name": _rpc("tools/call", {"arguments": {}}),
-        "empty name": _rpc("tools/call", {"name": "", "arguments": {}}),
-        "arguments a list": _rpc("tools/call", {"name": "get_equity_quotes", "arguments": []}),
-        "params a list": _rpc("tools/call", [1]),
-        "no params": _rpc("tools/call"),
-        "moves money": _rpc("tools/call", {"name": "create_transfer", "arguments": {}}),
-        "crypto order": _rpc("tools/call", {"name": "place_crypto_order", "arguments": {}}),
-        "tax lots on paper": _rpc("tools/call", {"name": "get_equity_tax_lots", "arguments": {}}),
-        "another's cancel": _rpc(
-            "tools/call", {"name": "cancel_equity_order", "arguments": cancel}
-        ),
-        "an alert's delete": _rpc("tools/call", {"name": "delete_alert", "arguments": alert}),
-        "unknown method": _rpc("tools/nothing", {}),
-        "method not a string": _rpc("tools/call", QUOTE).replace(b'"tools/call"', b"3"),
+        "unknown tool": rpc("tools/call", {"name": "get_nothing", "arguments": {}}),
+        "no name": rpc("tools/call", {"arguments": {}}),
+        "empty name": rpc("tools/call", {"name": "", "arguments": {}}),
+        "arguments a list": rpc("tools/call", {"name": "get_equity_quotes", "arguments": []}),
+        "params a list": rpc("tools/call", [1]),
+        "no params": rpc("tools/call"),
+        "moves money": rpc("tools/call", {"name": "create_transfer", "arguments": {}}),
+        "crypto order": rpc("tools/call", {"name": "place_crypto_order", "arguments": {}}),
+        "tax lots on paper": rpc("tools/call", {"name": "get_equity_tax_lots", "arguments": {}}),
+        "another's cancel": rpc("tools/call", {"name": "cancel_equity_order", "arguments": cancel}),
+        "an alert's delete": rpc("tools/call", {"name": "delete_alert", "arguments": alert}),
+        "unknown method": rpc("tools/nothing", {}),
+        "method not a string": rpc("tools/call", QUOTE).replace(b'"tools/call"', b"3"),
     }
     for name, body in calls.items():
         gate.exchange(gate.fast, ok, body)  # the first decides what the listing says of it
@@ -306,7 +164,7 @@ def test_every_refused_call_is_the_general_paths_own(warm: tuple[Gate, str, str]
         message = answer.json()
         refused = "error" in message or message["result"]["isError"] is True
         assert refused, (name, message)
-    accounts = _rpc("tools/call", {"name": "get_accounts", "arguments": {}})
+    accounts = rpc("tools/call", {"name": "get_accounts", "arguments": {}})
     gate.exchange(gate.fast, gate.headers(researcher, researching), accounts)
     refused = gate.both(gate.headers(researcher, researching), accounts).json()
     assert refused["result"]["structuredContent"]["error"]["code"] == "PROFILE_REFUSED"
@@ -318,7 +176,7 @@ def test_a_paper_read_the_paper_book_answers_is_never_forwarded_by_the_fast_path
 ) -> None:
     gate, token, session = warm
     number = _account(gate, token, session)
-    positions = _rpc(
+    positions = rpc(
         "tools/call", {"name": "get_equity_positions", "arguments": {"account_number": number}}
     )
     gate.exchange(gate.fast, gate.headers(token, session), positions)  # decide its entry
@@ -336,23 +194,23 @@ def test_what_is_not_a_plain_read_falls_back_to_the_general_path(
     caller = mint(gate.key, caller="bot", profile="trader", ttl=_minutes(15), now=OPEN).reveal()
     caller_session = gate.session(caller)
     same = {
-        "a notification": (ok, _rpc("notifications/initialized", {}, request_id=None)),
-        "a read as a notification": (ok, _rpc("tools/call", QUOTE, request_id=None)),
+        "a notification": (ok, rpc("notifications/initialized", {}, request_id=None)),
+        "a read as a notification": (ok, rpc("tools/call", QUOTE, request_id=None)),
         "a response from the client": (ok, b'{"jsonrpc":"2.0","id":3,"result":{}}'),
-        "ping": (ok, _rpc("ping")),
-        "tools/list": (ok, _rpc("tools/list", {})),
+        "ping": (ok, rpc("ping")),
+        "tools/list": (ok, rpc("tools/list", {})),
         "no session": (
-            _with(_with(ok, b"mcp-session-id", None), b"mcp-protocol-version", None),
+            with_header(with_header(ok, b"mcp-session-id", None), b"mcp-protocol-version", None),
             QUOTE_CALL,
         ),
-        "the gateway's own tool": (ok, _rpc("tools/call", {"name": "gate_how", "arguments": {}})),
+        "the gateway's own tool": (ok, rpc("tools/call", {"name": "gate_how", "arguments": {}})),
         "a caller token": (gate.headers(caller, caller_session), QUOTE_CALL),
     }
     for name, (headers, body) in same.items():
         answer = gate.both(headers, body)
         assert answer.status in (200, 202), (name, answer)
     passed = gate.fast.passed
-    initialized = gate.exchange(gate.fast, gate.headers(token), _initialize("2025-11-25"))
+    initialized = gate.exchange(gate.fast, gate.headers(token), initialize("2025-11-25"))
     assert initialized.status == 200
     assert gate.exchange(gate.fast, ok, b"", method="DELETE").status == 200
     assert gate.exchange(gate.fast, ok, b"", method="GET").status == 405
@@ -367,7 +225,7 @@ def test_an_order_goes_the_general_way_and_is_filed(warm: tuple[Gate, str, str])
     order = {"account_number": number, "symbol": "SPY", "side": "buy", "type": "market"}
     for symbol in ("AAPL", "SPY"):  # the first (refused: not allowed) decides the route
         arguments = {**order, "symbol": symbol, "dollar_amount": "1"}
-        body = _rpc("tools/call", {"name": "place_equity_order", "arguments": arguments})
+        body = rpc("tools/call", {"name": "place_equity_order", "arguments": arguments})
         served, passed = gate.fast.served, gate.fast.passed
         answer = gate.exchange(gate.fast, gate.headers(token, session), body)
         assert (gate.fast.served, gate.fast.passed) == (served, passed + 1)
@@ -378,7 +236,7 @@ def test_an_order_goes_the_general_way_and_is_filed(warm: tuple[Gate, str, str])
 def _account(gate: Gate, token: str, session: str) -> str:
     """The agentic account's number, read through the gateway (a plain read)."""
     listed = gate.exchange(
-        gate.fast, gate.headers(token, session), _rpc("tools/call", {"name": "get_accounts"})
+        gate.fast, gate.headers(token, session), rpc("tools/call", {"name": "get_accounts"})
     )
     accounts = listed.json()["result"]["structuredContent"]["data"]["accounts"]
     return str(next(a["account_number"] for a in accounts if a["agentic_allowed"]))
@@ -392,7 +250,7 @@ def _minutes(n: int) -> Any:
 
 @pytest.fixture
 def tight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
-    yield from _gate(tmp_path, monkeypatch, mcp=1, burst=4, unauthenticated=2)
+    yield from asgi_gate(tmp_path, monkeypatch, mcp=1, burst=4, unauthenticated=2)
 
 
 @pytest.mark.req("gateway.read.fast-path-same-answers")
@@ -416,7 +274,7 @@ def test_over_budget_the_fast_path_answers_the_endpoints_own_429(tight: Gate) ->
 def test_refused_tokens_past_their_allowance_get_the_same_429(tight: Gate) -> None:
     token = tight.token()
     session = tight.session(token)
-    bad = _with(tight.headers(token, session), b"authorization", b"Bearer nope")
+    bad = with_header(tight.headers(token, session), b"authorization", b"Bearer nope")
     answers = [tight.both(bad, QUOTE_CALL) for _ in range(2)]
     assert [a.status for a in answers] == [401, 429]
 
@@ -424,7 +282,7 @@ def test_refused_tokens_past_their_allowance_get_the_same_429(tight: Gate) -> No
 @pytest.fixture
 def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
     live_policy = 'mode = "live"\nreal_money = true\n' + POLICY
-    yield from _gate(tmp_path, monkeypatch, live_policy, mcp=1000, burst=1000)
+    yield from asgi_gate(tmp_path, monkeypatch, live_policy, mcp=1000, burst=1000)
 
 
 @pytest.mark.req("gateway.read.fast-path-same-answers")
@@ -435,12 +293,12 @@ def test_in_live_mode_orders_and_cancels_go_the_general_way(live: Gate) -> None:
     ok = live.headers(token, session)
     number = _account(live, token, session)
     cancel = {"account_number": number, "order_id": str(uuid.UUID(int=7))}
-    cancelling = _rpc("tools/call", {"name": "cancel_equity_order", "arguments": cancel})
+    cancelling = rpc("tools/call", {"name": "cancel_equity_order", "arguments": cancel})
     live.exchange(live.fast, ok, cancelling)  # the first decides the route
     refused = live.both(ok, cancelling).json()["result"]
     assert refused["isError"] is True
     order = {"account_number": number, "side": "buy", "type": "market", "dollar_amount": "1"}
-    placing = _rpc(
+    placing = rpc(
         "tools/call", {"name": "place_equity_order", "arguments": {**order, "symbol": "AAPL"}}
     )
     for _ in range(2):  # the first decides the route

@@ -413,6 +413,18 @@ REQUIREMENTS: dict[str, str] = {
     "console.browser": "issue 15 acceptance: in real Chromium (a virtual WebAuthn "
     "authenticator) the owner enrols a passkey, signs in, approves, denies, revokes, pauses "
     "and resumes; each page is screenshotted at a phone and a desktop width",
+    # Issue 26 §1: MCP 2026-07-28 beside the handshake era
+    "mcp.stateless.discover": "issue 26 §1, MCP 2026-07-28: server/discover names every "
+    "version of both eras; a stateless request opens no session",
+    "mcp.stateless.envelope": "issue 26 §1, MCP 2026-07-28: _meta, MCP-Protocol-Version, "
+    "Mcp-Method and Mcp-Name are checked (-32602, -32020); an unsupported version is -32022 "
+    "naming the supported ones",
+    "mcp.stateless.same-answers": "issue 26 §1: both eras answer the same calls alike, through "
+    "the same checks (host, token, limits, budget, profile, the fast read path)",
+    "bench.gateway.stateless": "issue 26 §1: bench gateway, gateway_read_2026 (the stateless "
+    "era) beside gateway_read, with era_ratio",
+    "mcp.stateless.listen": "issue 26 §1, MCP 2026-07-28: subscriptions/listen is answered "
+    "(the gateway sends no notifications: none acknowledged, ended at once)",
     "oauth.consent.real-browser": "a real browser approves on the consent page: its form post "
     "carries the page's own Origin (Referrer-Policy same-origin, never null)",
 }

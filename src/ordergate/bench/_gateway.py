@@ -22,6 +22,10 @@ Cases (one JSON line each; ``baseline`` and ``ratio`` = p50 / the baseline's p50
   on uvicorn configured as the gateway's server is, one pooled ``httpx2`` client as the
   gateway's upstream client, no checks at all), in its own process with a venue token: the
   floor any Python gateway can reach on this machine;
+- ``gateway_read_2026``: the same call through the gateway in MCP's stateless 2026-07-28
+  era (no session: each request carries its ``_meta`` and its ``Mcp-Method`` and
+  ``Mcp-Name`` headers), in the same rounds; also ``era_ratio`` (its p50 /
+  ``gateway_read``'s p50);
 - ``gateway_order``: ``place_equity_order`` (SPY, ``dollar_amount`` "1", market) through the
   gateway: the guard's whole order path, paper, with approval ``never``, big caps and
   ``symbols = ["*"]``;
@@ -37,7 +41,8 @@ Cases (one JSON line each; ``baseline`` and ``ratio`` = p50 / the baseline's p50
 
 Read cases alternate in rounds so machine noise falls on each alike; the concurrent pair too.
 
-Goals (issue 14 §4, side by side in one run): the gateway's read is at most 1.2× the bare
+Goals (issue 14 §4, side by side in one run): the stateless era's read within 1.1× the
+handshake era's (``era_ratio`` ≤ 1.1, issue 26 §1); the gateway's read is at most 1.2× the bare
 hop's (``bare_hop_ratio`` ≤ 1.2) and adds at most 800 µs to direct (``added_p50_us`` ≤ 800);
 at 32 concurrent clients its throughput is at least half of direct (``throughput_ratio`` ≥
 0.5) with zero errors; a paper order's p50 is at most 15 ms (``gateway_order`` ``p50_us`` ≤
@@ -86,6 +91,7 @@ __all__ = ["SIZES", "GatewaySummary", "Sizes", "run_gateway_bench", "serve_gatew
 
 BENCH = "gateway"
 PROTOCOL = "2025-11-25"
+STATELESS = "2026-07-28"
 MCP_PROXY = "mcp-proxy==0.13.0"
 CONCURRENCY = 32
 _READY = "bench gateway: ready"
@@ -271,6 +277,8 @@ class Target:
     port: int
     path: str
     token: str | None
+    stateless: bool = False
+    """Spoken in MCP's stateless era (2026-07-28): no session, the envelope on each request."""
 
     def headers(self, session: str | None = None) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
@@ -282,6 +290,21 @@ class Target:
             headers["mcp-protocol-version"] = PROTOCOL
         return headers
 
+    def stateless_request(self, body: bytes) -> bytes:
+        """``body`` (a JSON-RPC request) as the stateless era sends it: its ``params`` with
+        the ``_meta`` envelope, its method and tool name repeated in headers."""
+        message = json.loads(body)
+        params = message.setdefault("params", {})
+        params["_meta"] = {
+            "io.modelcontextprotocol/protocolVersion": STATELESS,
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        headers = {**self.headers(), "mcp-protocol-version": STATELESS}
+        headers["mcp-method"] = message["method"]
+        if isinstance(params.get("name"), str):
+            headers["mcp-name"] = params["name"]
+        return http_post(self.port, self.path, json.dumps(message).encode(), headers)
+
 
 @dataclass(frozen=True, slots=True)
 class Session:
@@ -289,10 +312,13 @@ class Session:
 
     target: Target
     connection: Connection
-    session_id: str
+    session_id: str | None
+    """``None`` in the stateless era."""
 
     def request(self, body: bytes) -> bytes:
         target = self.target
+        if self.session_id is None:
+            return target.stateless_request(body)
         return http_post(target.port, target.path, body, target.headers(self.session_id))
 
     async def call(self, body: bytes) -> dict[str, Any]:
@@ -303,6 +329,12 @@ class Session:
 
 async def open_session(target: Target) -> Session:
     connection = await Connection.open(target.port)
+    if target.stateless:  # nothing to open: server/discover once, as a client would
+        session = Session(target, connection, None)
+        answer = await connection.send(session.request(rpc("server/discover", {})))
+        if answer.status != 200 or STATELESS not in answer.body.decode():
+            raise RuntimeError(f"{target.name}: server/discover answered {answer.status}")
+        return session
     init = rpc(
         "initialize",
         {
@@ -448,6 +480,9 @@ def run_gateway_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
             targets = {
                 "direct_read": Target("direct_read", venue_port, "/mcp/trading", tokens.direct),
                 "gateway_read": Target("gateway_read", gateway_port, "/mcp", gateway_token),
+                "gateway_read_2026": Target(
+                    "gateway_read_2026", gateway_port, "/mcp", gateway_token, stateless=True
+                ),
                 "bare_hop_read": Target("bare_hop_read", hop_port, "/mcp", tokens.hop),
             }
             if isinstance(proxy, int):
@@ -535,7 +570,11 @@ def _summaries(
         proxy = summarise(BENCH, "mcp_proxy_read", samples["mcp_proxy_read"])
         proxy = proxy.compared_with(direct)
         extra.append(("mcp_proxy_ratio", _ratio(gateway.p50_us, proxy.p50_us)))
-    out = [direct, _with(gateway, *extra), hop]
+    stateless = summarise(BENCH, "gateway_read_2026", samples["gateway_read_2026"])
+    stateless = _with(
+        stateless.compared_with(direct), ("era_ratio", _ratio(stateless.p50_us, gateway.p50_us))
+    )
+    out = [direct, _with(gateway, *extra), stateless, hop]
     out.append(summarise(BENCH, "gateway_order", orders).compared_with(direct))
     if proxy is not None:
         out.append(proxy)

@@ -17,8 +17,10 @@ from memory alone and in one function:
 4. ``Accept`` and ``Content-Type``, as the endpoint checks them;
 5. one JSON-RPC request object within the nesting bound (``loads_json``): ``tools/call``
    with an id and its ``params`` an object;
-6. the MCP session, found under the principal's key (``Principal.session_owner``), and the
-   ``MCP-Protocol-Version`` (``version_problem``);
+6. in the handshake era, the MCP session, found under the principal's key
+   (``Principal.session_owner``), and the ``MCP-Protocol-Version`` (``version_problem``); in
+   the stateless era (``is_stateless``), the request's envelope (``envelope``: its ``_meta``,
+   its routing headers, its version), and no session;
 7. ``GatewayMethods.plain_read``: the tool on the connection's fresh listing, not the
    gateway's own, routed ``FORWARD``, permitted by the profile, its guard open, and in paper
    mode a read paper mode forwards: one the gateway answers from its paper book, or refuses,
@@ -51,7 +53,10 @@ from ordergate.mcpserve import (
     Framing,
     HostPolicy,
     McpEndpoint,
+    RpcError,
     choose_framing,
+    envelope,
+    is_stateless,
     loads_json,
     version_problem,
 )
@@ -63,7 +68,7 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
-_Plain = tuple[Principal, Framing, Any, str, str, dict[str, Any]]
+_Plain = tuple[Principal, Framing, Any, str | None, str, dict[str, Any]]
 
 
 class ForwardedReads:
@@ -119,9 +124,12 @@ class ForwardedReads:
             if wait is not None:
                 await endpoint.limited(send, framing, request_id, wait)
                 return
-        response = await endpoint.respond(
-            request_id, self._methods.read(principal, name, arguments)
-        )
+        answer = self._methods.read(principal, name, arguments)
+        if session_id is None:  # the stateless era: no session, the result shaped for it
+            response = await endpoint.respond(request_id, answer, "tools/call")
+            await endpoint.reply(send, 200, framing, response)
+            return
+        response = await endpoint.respond(request_id, answer)
         extra = [(b"mcp-session-id", session_id.encode())]
         await endpoint.reply(send, 200, framing, response, extra)
 
@@ -170,13 +178,27 @@ class ForwardedReads:
         params = request.get("params")
         if request_id is None or request.get("method") != "tools/call" or type(params) is not dict:
             return None
-        session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
-        if not session_id:
-            return None
-        session = self._methods.sessions.get(session_id, self._owner(principal))
         version = headers.get(b"mcp-protocol-version")
-        if session is None or version_problem(version, session=session, versions=endpoint.versions):
-            return None
+        session_id: str | None = None
+        if is_stateless(version, request, speaks=endpoint.stateless_versions):
+            try:
+                envelope(
+                    request,
+                    raw,
+                    speaks=endpoint.stateless_versions,
+                    every_version=endpoint.every_version,
+                )
+            except RpcError:
+                return None
+        else:
+            session_id = headers.get(b"mcp-session-id", b"").decode("latin-1")
+            if not session_id:
+                return None
+            session = self._methods.sessions.get(session_id, self._owner(principal))
+            if session is None or version_problem(
+                version, session=session, versions=endpoint.versions
+            ):
+                return None
         planned = self._methods.plain_read(principal, params)
         if planned is None:
             return None

@@ -3,9 +3,11 @@
 The sandbox venue (``/mcp/trading``) and the gateway (``/mcp``) each plug their own methods
 (``ServerMethods``: ``initialize``, ``tools/list``, ``tools/call`` …) and their own token
 verifier into one ``McpEndpoint``, which owns the rest: HTTP, JSON and SSE framing,
-JSON-RPC, sessions, protocol versions (``MCP_PROTOCOL_VERSIONS``), admission (a server's
-rate limit, ``Admit``), DNS-rebinding checks (``HostPolicy``; ``HostCheck`` for every route
-of an app), the request body cap and the nesting bound (``loads_json``).
+JSON-RPC, sessions, protocol versions (``MCP_PROTOCOL_VERSIONS``, by the handshake; beside
+them, where a server speaks it, the stateless 2026-07-28, ``STATELESS_PROTOCOL_VERSIONS``,
+chosen per request: ``is_stateless``, ``envelope``, ``shaped``, ``discovered``), admission (a
+server's rate limit, ``Admit``), DNS-rebinding checks (``HostPolicy``; ``HostCheck`` for
+every route of an app), the request body cap and the nesting bound (``loads_json``).
 """
 
 from ordergate.mcpserve._endpoint import (
@@ -38,6 +40,7 @@ from ordergate.mcpserve._methods import (
     ServerInfo,
     ServerMethods,
     TransportFaults,
+    discovered,
     open_session,
 )
 from ordergate.mcpserve._rebinding import HostCheck, HostPolicy
@@ -49,11 +52,21 @@ from ordergate.mcpserve._results import (
     tool_result,
 )
 from ordergate.mcpserve._sessions import Session, SessionStore
+from ordergate.mcpserve._stateless import (
+    HEADER_MISMATCH,
+    STATELESS_PROTOCOL_VERSIONS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Peer,
+    envelope,
+    is_stateless,
+    shaped,
+)
 from ordergate.mcpserve._versions import version_problem
 
 __all__ = [
     "DEFAULT_MAX_BODY",
     "DROP",
+    "HEADER_MISMATCH",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
@@ -62,7 +75,9 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "PARSE_ERROR",
     "RATE_LIMITED",
+    "STATELESS_PROTOCOL_VERSIONS",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "UNSUPPORTED_PROTOCOL_VERSION",
     "Admit",
     "Challenge",
     "EncodedResult",
@@ -70,6 +85,7 @@ __all__ = [
     "HostCheck",
     "HostPolicy",
     "McpEndpoint",
+    "Peer",
     "Result",
     "RpcError",
     "ServerInfo",
@@ -79,12 +95,16 @@ __all__ = [
     "TransportFaults",
     "async_verifier",
     "choose_framing",
+    "discovered",
     "dumps_decimal_numbers",
     "dumps_decimal_strings",
     "encoded_tool_result",
+    "envelope",
     "error_result",
+    "is_stateless",
     "loads_json",
     "open_session",
+    "shaped",
     "tool_result",
     "version_problem",
 ]

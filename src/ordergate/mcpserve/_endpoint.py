@@ -60,6 +60,13 @@ from ordergate.mcpserve._methods import (
 from ordergate.mcpserve._rebinding import HostPolicy
 from ordergate.mcpserve._results import EncodedResult, Result
 from ordergate.mcpserve._sessions import Session
+from ordergate.mcpserve._stateless import (
+    Peer,
+    envelope,
+    http_status,
+    is_stateless,
+    shaped,
+)
 from ordergate.mcpserve._versions import version_problem
 
 __all__ = [
@@ -145,6 +152,8 @@ class McpEndpoint(Generic[P]):
         faults: TransportFaults | None = None,
         dumps: Callable[[Any], bytes] = dumps_decimal_strings,
         versions: tuple[str, ...] = SUPPORTED_PROTOCOL_VERSIONS,
+        stateless_versions: tuple[str, ...] = (),
+        listing_ttl_ms: int = 0,
         admit: Admit[P] | None = None,
     ) -> None:
         if max_body < 1:
@@ -160,6 +169,9 @@ class McpEndpoint(Generic[P]):
         self.faults = faults
         self.dumps = dumps
         self.versions = versions
+        self.stateless_versions = stateless_versions
+        self.every_version = (*stateless_versions, *versions)
+        self.listing_ttl_ms = listing_ttl_ms
         self.admit = admit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -171,7 +183,7 @@ class McpEndpoint(Generic[P]):
                 return
         headers = _headers(scope)
         if method == "POST":
-            await self._post(headers, receive, send)
+            await self._post(headers, scope["headers"], receive, send)
         elif method == "DELETE":
             await self._delete(headers, send)
         else:
@@ -206,7 +218,13 @@ class McpEndpoint(Generic[P]):
         closed = bool(session_id) and self.methods.sessions.close(session_id, owner)
         await _plain(send, 200 if closed else 404, b"" if closed else b"Session not found")
 
-    async def _post(self, headers: dict[bytes, bytes], receive: Receive, send: Send) -> None:
+    async def _post(
+        self,
+        headers: dict[bytes, bytes],
+        raw_headers: list[tuple[bytes, bytes]],
+        receive: Receive,
+        send: Send,
+    ) -> None:
         if self.faults is not None:
             action = await self.faults.before()
             if action == DROP:
@@ -230,11 +248,12 @@ class McpEndpoint(Generic[P]):
         if body is None:
             await _plain(send, 413, b"Request body too large")
             return
-        await self._message(headers, body, framing, send, principal)
+        await self._message(headers, raw_headers, body, framing, send, principal)
 
     async def _message(
         self,
         headers: dict[bytes, bytes],
+        raw_headers: list[tuple[bytes, bytes]],
         body: bytes,
         framing: Framing,
         send: Send,
@@ -259,6 +278,11 @@ class McpEndpoint(Generic[P]):
             return
         method = message["method"]
         request_id = message.get("id")
+        if is_stateless(
+            headers.get(b"mcp-protocol-version"), message, speaks=self.stateless_versions
+        ):
+            await self._stateless(headers, raw_headers, message, framing, send, principal)
+            return
         if request_id is not None and self.admit is not None:
             wait = await self.admit(principal, method, message.get("params"))
             if wait is not None:
@@ -295,27 +319,112 @@ class McpEndpoint(Generic[P]):
         if request_id is None:
             await _plain(send, 202, b"", extra)  # a notification
             return
-        response = await self._answer(request_id, method, params, principal)
+        peer = _handshake_peer(current, headers.get(b"mcp-protocol-version"))
+        response = await self._answer(request_id, method, params, principal, peer)
         if self.faults is not None and self.faults.drop_answer():
             await _drop(send)  # processed, answer lost: the "unanswered" case
             return
         await self.reply(send, 200, framing, response, extra)
 
-    async def _answer(self, request_id: Any, method: Any, params: Any, principal: P) -> Reply:
+    async def _answer(
+        self, request_id: Any, method: Any, params: Any, principal: P, peer: Peer
+    ) -> Reply:
         """The response to one request (not ``initialize``), a result or an error."""
         if not isinstance(method, str) or not isinstance(params, dict):
             error = RpcError(
                 INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
             )
             return error_response(request_id, error)
-        return await self.respond(request_id, self.methods.call(method, params, principal))
+        return await self.respond(
+            request_id,
+            self.methods.call(method, params, principal, peer),
+            method if peer.stateless else None,
+        )
 
-    async def respond(self, request_id: Any, call: Awaitable[Result]) -> Reply:
+    async def _stateless(
+        self,
+        headers: dict[bytes, bytes],
+        raw_headers: list[tuple[bytes, bytes]],
+        message: dict[str, Any],
+        framing: Framing,
+        send: Send,
+        principal: P,
+    ) -> None:
+        """A request of the stateless era (``_stateless``): admitted as any other, its
+        envelope checked, then answered without a session, its result shaped for the era
+        and its error with the status the specification gives its code."""
+        method = message["method"]
+        request_id = message.get("id")
+        if request_id is not None and self.admit is not None:
+            wait = await self.admit(principal, method, message.get("params"))
+            if wait is not None:
+                await self.limited(send, framing, request_id, wait)
+                return
+        try:
+            peer = envelope(
+                message,
+                raw_headers,
+                speaks=self.stateless_versions,
+                every_version=self.every_version,
+            )
+        except RpcError as error:
+            if request_id is None:  # a notification the client sends at a version not spoken
+                await _plain(send, http_status(error.code), b"")
+                return
+            await self.reply(
+                send, http_status(error.code), framing, error_response(request_id, error)
+            )
+            return
+        if request_id is None:
+            await _plain(send, 202, b"")  # a notification: nothing acts on one statelessly
+            return
+        if method == "subscriptions/listen":
+            await self._listen(headers, request_id, send)
+            return
+        response = await self._answer(request_id, method, message["params"], principal, peer)
+        status = 200
+        if isinstance(response, dict) and "error" in response:
+            status = http_status(response["error"]["code"])
+        await self.reply(send, status, framing, response)
+
+    async def _listen(self, headers: dict[bytes, bytes], request_id: Any, send: Send) -> None:
+        """``subscriptions/listen``: a server that sends no notifications (its lists do not
+        change while a client is connected) acknowledges none of those asked for and ends
+        the subscription at once, gracefully, as the specification lets it."""
+        if b"text/event-stream" not in headers.get(b"accept", b"").lower():
+            await _plain(send, 406, b"subscriptions/listen answers as text/event-stream")
+            return
+        acknowledged = {
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "notifications": {},
+                "_meta": {"io.modelcontextprotocol/subscriptionId": request_id},
+            },
+        }
+        ended = result_response(
+            request_id,
+            {
+                "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/subscriptionId": request_id},
+            },
+        )
+        body = b"".join(
+            encode_body(self.dumps(item), Framing.SSE)[1] for item in (acknowledged, ended)
+        )
+        await _respond(send, 200, b"text/event-stream", body, [])
+
+    async def respond(
+        self, request_id: Any, call: Awaitable[Result], stateless: str | None = None
+    ) -> Reply:
         """The response to request ``request_id`` whose answer ``call`` gives: its result, or
         the error it raised (``RpcError`` as it is; anything else, a server's bug, as an
-        internal error, logged by its type only)."""
+        internal error, logged by its type only). ``stateless``: the method of a request of
+        the stateless era, whose result is shaped for it (``_stateless.shaped``)."""
         try:
             result = await call
+            if stateless is not None:
+                result = shaped(stateless, result, ttl_ms=self.listing_ttl_ms)
             if isinstance(result, EncodedResult):
                 # An integer id (what clients send) is its digits; anything else as JSON.
                 shown = b"%d" % request_id if type(request_id) is int else self.dumps(request_id)
@@ -382,7 +491,11 @@ class McpEndpoint(Generic[P]):
                 responses.append(error_response(request_id, _limit_error(wait)))
                 continue
             params = item.get("params") or {}
-            responses.append(await self._answer(request_id, item["method"], params, principal))
+            responses.append(
+                await self._answer(
+                    request_id, item["method"], params, principal, Peer(current.protocol_version)
+                )
+            )
         extra = [(b"mcp-session-id", session_id.encode())]
         if not responses:
             await _plain(send, 202, b"", extra)
@@ -419,6 +532,15 @@ class McpEndpoint(Generic[P]):
             malformed = self.faults.malformed_sse()
         content_type, body = encode_body(payload, framing, malformed=malformed)
         await _respond(send, status, content_type, body, extra or [])
+
+
+def _handshake_peer(session: Session | None, header: bytes | None) -> Peer:
+    """The client of a handshake-era request: its session's version (without one, the
+    header's, or 2025-03-26 that sends none)."""
+    if session is not None:
+        return Peer(session.protocol_version, session_id=session.session_id)
+    version = LEGACY_PROTOCOL_VERSION if header is None else header.decode("latin-1")
+    return Peer(version)
 
 
 def _limit_error(wait: float) -> RpcError:

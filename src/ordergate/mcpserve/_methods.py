@@ -15,6 +15,7 @@ from typing import Any, Final, Protocol, TypeVar
 
 from ordergate.mcpserve._results import Result
 from ordergate.mcpserve._sessions import Session, SessionStore
+from ordergate.mcpserve._stateless import SERVER_INFO_KEY, STATELESS_PROTOCOL_VERSIONS, Peer
 
 __all__ = [
     "DROP",
@@ -24,6 +25,7 @@ __all__ = [
     "ServerInfo",
     "ServerMethods",
     "TransportFaults",
+    "discovered",
     "open_session",
 ]
 
@@ -34,6 +36,9 @@ MCP_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", LEGACY_PROTOCOL_VERSION)
 """Every version the transport speaks (the gateway's: every client people use connects)."""
 SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18")
 """A server's default: the sandbox venue's, as the live venue it imitates (2025-11-25)."""
+
+CAPABILITIES: Final = {"tools": {"listChanged": False}}
+"""What every server here offers: tools, a list that does not change while a client is on."""
 
 DROP: Final = 0
 """``TransportFaults.before`` asks for the connection to be dropped mid-answer."""
@@ -54,9 +59,12 @@ class ServerMethods(Protocol[P_contra]):
         session it opened."""
         ...
 
-    async def call(self, method: str, params: dict[str, Any], principal: P_contra) -> Result:
-        """The result of one request (a dict, or one already encoded); raises ``RpcError``
-        for a protocol error."""
+    async def call(
+        self, method: str, params: dict[str, Any], principal: P_contra, peer: Peer
+    ) -> Result:
+        """The result of one request (a dict, or one already encoded) from the client
+        ``peer`` describes; raises ``RpcError`` for a protocol error. A server speaking the
+        stateless era answers ``server/discover`` here (``discovered``)."""
         ...
 
 
@@ -103,8 +111,29 @@ def open_session(
     session = sessions.open(protocol_version=version, client_name=str(client_name), now=now)
     result = {
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": CAPABILITIES,
         "serverInfo": {"name": info.name, "version": info.version},
         "instructions": info.instructions,
     }
     return result, session
+
+
+def discovered(
+    info: ServerInfo,
+    *,
+    versions: tuple[str, ...],
+    stateless_versions: tuple[str, ...] = STATELESS_PROTOCOL_VERSIONS,
+    ttl_ms: int = 0,
+) -> dict[str, Any]:
+    """The ``server/discover`` result (the stateless era's stand-in for ``initialize``): every
+    version the server speaks, newest first, of both eras, the same capabilities and
+    instructions, and the server's name in ``_meta``."""
+    return {
+        "resultType": "complete",
+        "supportedVersions": [*stateless_versions, *versions],
+        "capabilities": CAPABILITIES,
+        "instructions": info.instructions,
+        "ttlMs": ttl_ms,
+        "cacheScope": "private",
+        "_meta": {SERVER_INFO_KEY: {"name": info.name, "version": info.version}},
+    }

@@ -300,7 +300,9 @@ class _Exploding:
     ) -> tuple[dict[str, Any], Session]:
         raise AssertionError("not used")
 
-    async def call(self, method: str, params: dict[str, Any], principal: object) -> dict[str, Any]:
+    async def call(
+        self, method: str, params: dict[str, Any], principal: object, peer: object
+    ) -> dict[str, Any]:
         if method == "ping":
             raise ProtocolError(-32000, "fine")
         raise RuntimeError(SECRET)

@@ -16,9 +16,14 @@ from ordergate.execution import Guard
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._principal import Principal
+from ordergate.mcpserve import Peer
 from ordergate.profiles import PolicyOverrides, Profile
 
-__all__ = ["Call", "Desk"]
+__all__ = ["OUTSIDE_MCP", "Call", "Desk"]
+
+OUTSIDE_MCP = Peer("")
+"""The peer of a call that comes by no MCP request (the capability broker's HTTP API): it
+declares nothing, so it gets the handshake era's answers."""
 
 
 @dataclass(slots=True)
@@ -43,6 +48,8 @@ class Call:
     arguments: dict[str, Any]
     listing: Listing | None = None
     descriptor: Mapping[str, Any] | None = None
+    peer: Peer = OUTSIDE_MCP
+    """The client as its request shows it (its version, era, declared capabilities)."""
 
     @property
     def connection_id(self) -> str:

@@ -1,7 +1,8 @@
 """The gateway's ``/mcp`` endpoint: the shared transport with the gateway's methods, its
 token verifier, its host and origin rules, its 8 KB body cap and sessions bound to their
 principal, at every protocol version a client people use may ask for
-(``MCP_PROTOCOL_VERSIONS``: 2025-03-26, 2025-06-18, 2025-11-25), and each principal's
+(``MCP_PROTOCOL_VERSIONS``: 2025-03-26, 2025-06-18, 2025-11-25, by the handshake; and the
+stateless 2026-07-28, ``STATELESS_PROTOCOL_VERSIONS``, chosen per request), and each principal's
 requests admitted by the gateway's per-connection rate limit (``admit``) when one is given.
 
 ``Host`` must be the gateway's own (the host and port of its public URL) or a loopback name,
@@ -14,10 +15,11 @@ the upstream's, number for number.
 
 from __future__ import annotations
 
-from ordergate.gateway.mcp._methods import GatewayMethods
+from ordergate.gateway.mcp._methods import LISTING_TTL_MS, GatewayMethods
 from ordergate.gateway.mcp._principal import Principal, Verify
 from ordergate.mcpserve import (
     MCP_PROTOCOL_VERSIONS,
+    STATELESS_PROTOCOL_VERSIONS,
     Admit,
     Challenge,
     Framing,
@@ -61,5 +63,7 @@ def gateway_endpoint(
         max_body=max_body,
         dumps=dumps_decimal_numbers,
         versions=MCP_PROTOCOL_VERSIONS,
+        stateless_versions=STATELESS_PROTOCOL_VERSIONS,
+        listing_ttl_ms=LISTING_TTL_MS,
         admit=admit,
     )

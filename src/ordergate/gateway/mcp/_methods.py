@@ -32,7 +32,7 @@ from ordergate.core import Clock
 from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.mcp._answers import plain, refusal, sentence
 from ordergate.gateway.mcp._backend import GatewayBackend
-from ordergate.gateway.mcp._call import Call, Desk
+from ordergate.gateway.mcp._call import OUTSIDE_MCP, Call, Desk
 from ordergate.gateway.mcp._cancel import cancel
 from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
@@ -54,11 +54,14 @@ from ordergate.mcpserve import (
     INVALID_PARAMS,
     MCP_PROTOCOL_VERSIONS,
     METHOD_NOT_FOUND,
+    STATELESS_PROTOCOL_VERSIONS,
+    Peer,
     Result,
     RpcError,
     ServerInfo,
     Session,
     SessionStore,
+    discovered,
     open_session,
 )
 from ordergate.profiles import Profile
@@ -68,6 +71,9 @@ __all__ = ["GATEWAY_INFO", "MAX_OPEN_PROPOSALS", "GatewayMethods"]
 logger = logging.getLogger(__name__)
 
 MAX_OPEN_PROPOSALS = 5
+LISTING_TTL_MS = 60_000
+"""How long a client may keep the tool list it read (the stateless era's ``ttlMs``): a
+minute, so a profile the owner narrows reaches the agent's list soon."""
 
 GATEWAY_INFO = ServerInfo(
     name="ordergate-gateway",
@@ -133,28 +139,43 @@ class GatewayMethods:
         name = principal.profile
         return None if name is None else self._profiles.get(name)
 
-    async def initialize(
-        self, params: dict[str, Any], principal: Principal
-    ) -> tuple[dict[str, Any], Session]:
-        """The handshake, at any version of ``MCP_PROTOCOL_VERSIONS`` the client asks for
-        (2025-03-26 included); its ``instructions`` add the connection's profile and, when the
-        profile has one, its system prompt."""
+    def _info_for(self, principal: Principal) -> ServerInfo:
+        """The gateway's info, its ``instructions`` adding the connection's profile and, when
+        the profile has one, its system prompt."""
         info = self._info
         profile = self.profile(principal)
         if profile is not None:
             info = replace(info, instructions=profile_instructions(info.instructions, profile))
+        return info
+
+    async def initialize(
+        self, params: dict[str, Any], principal: Principal
+    ) -> tuple[dict[str, Any], Session]:
+        """The handshake, at any version of ``MCP_PROTOCOL_VERSIONS`` the client asks for
+        (2025-03-26 included)."""
         return open_session(
             params,
             sessions=self._sessions,
-            info=info,
+            info=self._info_for(principal),
             now=self._clock.now(),
             versions=MCP_PROTOCOL_VERSIONS,
         )
 
-    async def call(self, method: str, params: dict[str, Any], principal: Principal) -> Result:
-        """Answer one request for the principal's connection; ``RpcError`` for protocol errors."""
+    async def call(
+        self, method: str, params: dict[str, Any], principal: Principal, peer: Peer = OUTSIDE_MCP
+    ) -> Result:
+        """Answer one request for the principal's connection, at the version ``peer``
+        speaks; ``RpcError`` for protocol errors. ``server/discover`` (the stateless era's)
+        says what ``initialize`` says, and every version of both eras."""
         if method == "ping":
             return {}
+        if method == "server/discover" and peer.stateless:
+            return discovered(
+                self._info_for(principal),
+                versions=MCP_PROTOCOL_VERSIONS,
+                stateless_versions=STATELESS_PROTOCOL_VERSIONS,
+                ttl_ms=LISTING_TTL_MS,
+            )
         if method not in ("tools/call", "tools/list"):
             raise RpcError(METHOD_NOT_FOUND, "Method not found")
         if not principal.connection_id:
@@ -162,7 +183,7 @@ class GatewayMethods:
             raise RpcError(INTERNAL_ERROR, "The gateway could not tell which connection this is.")
         if method == "tools/list":
             return await self._list_tools(principal, params)
-        return await answering(self._call_tool(principal, params))
+        return await answering(self._call_tool(principal, params, peer))
 
     def plain_read(
         self, principal: Principal, params: dict[str, Any]
@@ -205,7 +226,7 @@ class GatewayMethods:
         ``tools_ttl``), the gateway's own tools, and in paper mode a read the paper book
         answers alone (``BOOK_READS``) or refuses. Anything else, and anything it cannot
         tell, goes upstream."""
-        if method in ("initialize", "ping", "tools/list"):
+        if method in ("initialize", "ping", "tools/list", "server/discover"):
             return True
         if method != "tools/call" or not isinstance(params, dict):
             return False
@@ -249,7 +270,7 @@ class GatewayMethods:
             ) from None
         return {"tools": visible_to(self.profile(principal), listing)}
 
-    async def _call_tool(self, principal: Principal, params: dict[str, Any]) -> Result:
+    async def _call_tool(self, principal: Principal, params: dict[str, Any], peer: Peer) -> Result:
         name = params.get("name")
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, "params.name must be a tool name")
@@ -261,7 +282,7 @@ class GatewayMethods:
         profile = self.profile(principal)
         gate = GATE_HANDLERS.get(name)
         if gate is not None:
-            return await gate(Call(self._desk, principal, profile, name, arguments))
+            return await gate(Call(self._desk, principal, profile, name, arguments, peer=peer))
         listing = self._desk.catalog.fresh(principal.connection_id)
         if listing is None:  # once every ``tools_ttl``: read the list again
             listing = await step(self.listing(principal), LIST_UNREADABLE)
@@ -282,5 +303,5 @@ class GatewayMethods:
         refused = refusal_for(profile, descriptor, wanted)
         if refused is not None:
             refuse("PROFILE_REFUSED", sentence(refused))
-        call = Call(self._desk, principal, profile, name, arguments, listing, descriptor)
+        call = Call(self._desk, principal, profile, name, arguments, listing, descriptor, peer)
         return await handler(call)

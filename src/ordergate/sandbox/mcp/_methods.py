@@ -15,6 +15,7 @@ from ordergate.mcpserve import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     METHOD_NOT_FOUND,
+    Peer,
     RpcError,
     ServerInfo,
     Session,
@@ -82,9 +83,11 @@ class Methods:
         info = ServerInfo(identity.name, identity.version, identity.instructions)
         return open_session(params, sessions=self.sessions, info=info, now=self.venue.now())
 
-    async def call(self, method: str, params: dict[str, Any], principal: object) -> dict[str, Any]:
-        """Answer one request (any signed-in principal may); raises ``RpcError`` for protocol
-        errors."""
+    async def call(
+        self, method: str, params: dict[str, Any], principal: object, peer: Peer
+    ) -> dict[str, Any]:
+        """Answer one request (any signed-in principal may, at either version the venue
+        speaks: ``peer`` changes nothing); raises ``RpcError`` for protocol errors."""
         if method == "tools/call":
             return self._call_tool(params)
         if method == "tools/list":
