@@ -33,6 +33,10 @@ SURFACE = {
         "build_sandbox",
     },
     "ordergate.sandbox.oauth": {"AccessGrant", "OAuthServer", "SHARED_CLIENT_ID", "TokenPair"},
+    "ordergate.sandbox.engine": {
+        "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing", "EquityMarket",
+        "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
+    },
     "ordergate.oauth": {
         "Authorization", "AuthorizationServer", "AuthorizationStore", "BAD_CODE", "BAD_REFRESH",
         "Client", "ClientRegistry", "CodeExchange", "ConsentCheck", "ConsentField",

@@ -29,8 +29,8 @@ from ordergate.store._migrate import OWNERS, alembic_config
 
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
-    "alembic_version_owner", "alembic_version_record", "approvals", "caller_mints",
-    "caller_names", "chain_heads", "connections",
+    "alembic_version_owner", "alembic_version_record", "alembic_version_sandbox", "approvals",
+    "caller_mints", "caller_names", "chain_heads", "connections",
     "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
     "filing_events", "filings", "late_orders", "control_events",
     "gateway_clients",
@@ -38,6 +38,7 @@ TABLES = {
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
     "owner_guard", "owner_prepared_acts", "owner_settings", "owner_sources",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
+    "venue_books", "venue_closed_trades", "venue_ended_orders",
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")

@@ -23,6 +23,7 @@ HEADS = {
     "gateway": "0016",
     "owner": "0019",
     "record": "0009",
+    "sandbox": "0022",
 }
 OWNED = {
     "ledger": {"approvals", "chain_heads", "control_events", "controls", "decision_snapshots",
@@ -35,6 +36,7 @@ OWNED = {
     "owner": {"owner_delayed", "owner_guard", "owner_prepared_acts", "owner_settings",
               "owner_sources"},
     "record": {"grades", "grading_cursor"},
+    "sandbox": {"venue_books", "venue_closed_trades", "venue_ended_orders"},
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("store.owned-migrations")

@@ -2,12 +2,12 @@
 
 A package that keeps tables in ordergate's database (``OWNERS``: the ledger's filings, events,
 reservations and chains; execution's paper book; the gateway's connections and grants; the
-owner's guard; the record's grades) has its Alembic revisions in its own
-``migrations/versions`` folder and records how far it is in its own version table,
-``alembic_version_<package>``. ``migrate`` brings every owner to its head, one after the other,
-in one transaction that holds the write lock (on Postgres also the migration lock), so two
-processes opening a fresh database migrate in turn and a failed migration leaves nothing half
-done.
+owner's guard; the record's grades; the sandbox venue's persisted books) has its Alembic
+revisions in its own ``migrations/versions`` folder and records how far it is in its own
+version table, ``alembic_version_<package>``. ``migrate`` brings every owner to its head, one
+after the other, in one transaction that holds the write lock (on Postgres also the migration
+lock), so two processes opening a fresh database migrate in turn and a failed migration leaves
+nothing half done.
 
 Revision ids are numbered across the database, whichever package writes the next one (0020
 is next), so a number names one moment of the whole schema: ``migrate(engine, "0005")`` brings
@@ -73,6 +73,7 @@ OWNERS = (
     Owner("gateway"),
     Owner("owner"),
     Owner("record"),
+    Owner("sandbox"),
 )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from sandbox_testkit import ToolFailed, ToolHarness, tool_table
 
 from ordergate.core import SteppedClock
+from ordergate.sandbox.engine import ENGINE_TOOLS
 from ordergate.sandbox.tools import accounts as accounts_tools
 from ordergate.sandbox.tools import equity as equity_tools
 from ordergate.sandbox.tools import equity_pnl as pnl_tools
@@ -26,21 +27,7 @@ __all__ = ["START", "TOOLS", "Harness", "ScriptedMarket", "ToolFailed", "build_h
 
 # Tuesday 2026-12-01, 10:00 in New York: a regular session.
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
-TOOLS = (
-    "get_accounts",
-    "get_portfolio",
-    "get_trade_approval_setting",
-    "get_limited_margin_upgrade_info",
-    "get_equity_tradability",
-    "review_equity_order",
-    "place_equity_order",
-    "cancel_equity_order",
-    "get_equity_orders",
-    "get_equity_positions",
-    "get_equity_tax_lots",
-    "get_realized_pnl",
-    "get_pnl_trade_history",
-)
+TOOLS = ENGINE_TOOLS
 assert accounts_tools and equity_tools and pnl_tools  # imported for their registrations
 
 

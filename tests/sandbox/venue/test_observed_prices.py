@@ -176,6 +176,16 @@ def test_a_split_ratio_that_is_not_positive_or_is_one_is_refused(ratio: str) -> 
 def test_max_age_must_be_positive() -> None:
     with pytest.raises(ValueError):
         ObservedPrices(max_age=timedelta(0))
+    assert ObservedPrices(max_age=timedelta(seconds=5)).max_age == timedelta(seconds=5)
+
+
+def test_the_venue_refuses_a_split_while_an_order_in_the_symbol_is_open() -> None:
+    h = _observed(max_age=None)
+    h.market.set("AAPL", "99.98", "100.00")
+    h.place(symbol="AAPL", side="buy", type="limit", limit_price="90.00", quantity="1")
+    with pytest.raises(ValueError):
+        h.desk.split("AAPL", Decimal(2))
+    assert h.market.prices.splits() == []
 
 
 def test_a_split_the_feed_announces_rebases_every_lot_at_its_instant() -> None:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ordergate.core import ZERO, OrderState, Side, TimeInForce
 from ordergate.sandbox.venue._accounts import Account
@@ -54,7 +54,7 @@ from ordergate.sandbox.venue._positions import ClosedTrade, Positions, TaxLot, c
 if TYPE_CHECKING:
     from ordergate.sandbox.venue._venue import Venue
 
-__all__ = ["EquityDesk", "OrderReview", "equity_desk", "split_shares"]
+__all__ = ["ClosedTrades", "EquityDesk", "OrderReview", "equity_desk", "split_shares"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,14 @@ class OrderReview:
         return self.terms.side is Side.SELL or self.required <= self.buying_power
 
 
+class ClosedTrades(Protocol):
+    """Where the desk's closed trades are read back from once drained from memory."""
+
+    def closed(self, account_number: str) -> list[ClosedTrade]:
+        """Every stored closed trade of ``account_number``, oldest first."""
+        ...
+
+
 class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
     """Equity orders, positions and realised P&L of every account of the venue."""
 
@@ -85,7 +93,9 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
         super().__init__(venue)
         self.market: EquityMarket = market or VenueEquityMarket(venue.market)
         self.positions = Positions()
-        self._splits_applied = 0
+        self.splits_applied: set[tuple[str, Decimal, datetime]] = set()
+        """The splits re-based already, so one announced again is applied once."""
+        self.closed_archive: ClosedTrades | None = None
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -144,15 +154,17 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
     def _apply_splits(self, now: datetime) -> int:
         """Apply the splits announced up to ``now`` not applied yet; the lots re-based."""
         rebased = 0
-        splits = self.market.splits()
-        while self._splits_applied < len(splits) and splits[self._splits_applied].at <= now:
-            split = splits[self._splits_applied]
+        due = [s for s in self.market.splits() if s.at <= now]
+        for split in sorted(due, key=lambda s: s.at):
+            key = (split.symbol, split.ratio, split.at)
+            if key in self.splits_applied:
+                continue
             super().sync(split.at)
             for order in [o for o in self._orders.values() if o.is_open]:
                 if order.symbol == split.symbol:
                     self._end(order, self._cancelled_state(order), split.at)
             rebased += self.positions.split(split.symbol, split.ratio)
-            self._splits_applied += 1
+            self.splits_applied.add(key)
         return rebased
 
     def sync(self, now: datetime) -> None:
@@ -160,7 +172,10 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
         super().sync(now)
 
     def closed_trades(self, account_number: str) -> list[ClosedTrade]:
-        return self.positions.closed(account_number)
+        trades = self.positions.closed(account_number)
+        if self.closed_archive is not None:
+            trades = self.closed_archive.closed(account_number) + trades
+        return trades
 
     # -- checking and placing --------------------------------------------------------------
 

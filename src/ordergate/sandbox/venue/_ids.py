@@ -24,6 +24,15 @@ class IdFactory:
         self._seed = seed
         self._counter = 0
 
+    @property
+    def issued(self) -> int:
+        """How many ids ``next`` has given so far."""
+        return self._counter
+
+    def resume(self, issued: int) -> None:
+        """Carry on after ``issued`` ids (a factory reloaded from storage)."""
+        self._counter = issued
+
     def next(self, kind: str) -> str:
         self._counter += 1
         digest = hashlib.blake2b(

@@ -15,6 +15,10 @@
 
 What the asset classes do differently stays with each desk: the terms and their rules,
 when an order confirms and expires, what a look fills, what it holds of buying power.
+
+A desk keeps its ended orders in memory unless it is given an ``EndedOrders`` archive: then
+``evict_ended`` hands them over (the caller stores them) and every read of an ended order,
+by id, by ``ref_id`` or in a listing, asks the archive, so memory holds open orders only.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ __all__ = [
     "FILL_INTERVAL",
     "ORDER_LIFECYCLE",
     "Checked",
+    "EndedOrders",
     "Lifecycle",
     "OrderDesk",
     "desk_of",
@@ -95,6 +100,22 @@ class Checked(Protocol[TermsT_co]):
     def buying_power_ok(self) -> bool: ...
 
 
+class EndedOrders(Protocol[OrderT]):
+    """Where a desk's ended orders are read back from once evicted from memory."""
+
+    def order(self, account_number: str, order_id: str) -> OrderT | None:
+        """The account's ended order ``order_id``, or ``None``."""
+        ...
+
+    def by_ref(self, account_number: str, ref_id: str) -> OrderT | None:
+        """The account's ended order placed with ``ref_id`` (lower case), or ``None``."""
+        ...
+
+    def orders(self, account_number: str) -> list[OrderT]:
+        """The account's ended orders, in any order."""
+        ...
+
+
 class OrderDesk(ABC, Generic[OrderT, TermsT]):
     """Orders and approvals of one asset class for every account of the venue.
 
@@ -113,6 +134,9 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
         self._orders: dict[str, OrderT] = {}
         self._by_ref: dict[tuple[str, str], OrderT | Approval[TermsT]] = {}
         self._approvals: dict[str, Approval[TermsT]] = {}
+        self.sequence = 0
+        """How many orders the desk has accepted: the next order's ``sequence``."""
+        self.archive: EndedOrders[OrderT] | None = None
 
     # -- what each desk does its own way ---------------------------------------------------
 
@@ -168,6 +192,8 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
 
     def order(self, account_number: str, order_id: str) -> OrderT:
         order = self._orders.get(order_id)
+        if order is None and self.archive is not None:
+            order = self.archive.order(account_number, order_id)
         if order is None or order.account_number != account_number:
             raise VenueError("NOT_FOUND", f"no {self.kind} order {order_id}", field="order_id")
         return order
@@ -175,7 +201,28 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
     def orders(self, account_number: str) -> list[OrderT]:
         """The account's orders, newest first."""
         mine = [o for o in self._orders.values() if o.account_number == account_number]
+        if self.archive is not None:
+            mine.extend(self.archive.orders(account_number))
         return sorted(mine, key=lambda o: o.sequence, reverse=True)
+
+    def live_orders(self) -> list[OrderT]:
+        """Every order in memory (all of them, unless ended ones were evicted), as placed."""
+        return sorted(self._orders.values(), key=lambda o: o.sequence)
+
+    def restore(self, orders: list[OrderT], sequence: int) -> None:
+        """Replace the orders in memory with ``orders`` (open ones, read back from storage)."""
+        self._orders = {o.id: o for o in orders}
+        self._by_ref = {(o.account_number, o.ref_id.lower()): o for o in orders}
+        self._approvals = {}
+        self.sequence = sequence
+
+    def evict_ended(self) -> list[OrderT]:
+        """Take the ended orders out of memory, for the caller to store in the archive."""
+        ended = [o for o in self.live_orders() if not o.is_open]
+        for order in ended:
+            del self._orders[order.id]
+            self._by_ref.pop((order.account_number, order.ref_id.lower()), None)
+        return ended
 
     def approvals(self, account_number: str) -> list[Approval[TermsT]]:
         return [a for a in self._approvals.values() if a.terms.account_number == account_number]
@@ -193,7 +240,10 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
         account = self._tradable(str(args[self.account_field]))
         ref_id = ref_id_of(args, blank_is_absent=self.blank_ref_id_is_absent)
         if ref_id is not None:
-            earlier = self._by_ref.get((account.account_number, ref_id.lower()))
+            key = (account.account_number, ref_id.lower())
+            earlier = self._by_ref.get(key)
+            if earlier is None and self.archive is not None:
+                earlier = self.archive.by_ref(*key)
             if earlier is not None:
                 return earlier
         checked = self._check(args)
@@ -231,8 +281,9 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
             ref_id=ref_id,
             now=now,
             doomed_reason=faults.reject_reason if doomed else None,
-            sequence=len(self._orders),
+            sequence=self.sequence,
         )
+        self.sequence += 1
         self._orders[order.id] = order
         held = self._held_for(terms)
         if held is not None:

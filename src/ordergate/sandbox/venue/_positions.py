@@ -3,7 +3,9 @@
 Every buy execution opens one lot at its price. A sell execution closes shares lot by lot:
 first in, first out, unless the order named its lots. Each lot a sale touches yields one
 ``ClosedTrade`` (cost basis, proceeds, the sale's fees in proportion, realised P&L), which is
-what ``get_realized_pnl`` and ``get_pnl_trade_history`` report.
+what ``get_realized_pnl`` and ``get_pnl_trade_history`` report. A lot sold out is dropped:
+memory holds the open lots, and the closed trades until a caller that stores them drains
+them (``drain_closed``).
 """
 
 from __future__ import annotations
@@ -99,6 +101,22 @@ class Positions:
     def closed(self, account_number: str) -> list[ClosedTrade]:
         return [trade for trade in self._closed if trade.account_number == account_number]
 
+    def all_lots(self) -> list[TaxLot]:
+        """Every open lot of every account, each account's and symbol's oldest first."""
+        return [lot for lots in self._lots.values() for lot in lots if lot.quantity > 0]
+
+    def restore(self, lots: Sequence[TaxLot]) -> None:
+        """Replace the open lots with ``lots`` (read back from storage, as ``all_lots``)."""
+        self._lots = {}
+        for lot in lots:
+            self.buy(lot)
+        self._closed = []
+
+    def drain_closed(self) -> list[ClosedTrade]:
+        """Hand over the closed trades booked since the last drain (the caller stores them)."""
+        drained, self._closed = self._closed, []
+        return drained
+
     def split(self, symbol: str, ratio: Decimal) -> int:
         """A ``ratio``-for-1 split of ``symbol`` in every account: each lot's shares times
         ``ratio``, its price divided by it (what was paid is kept). The lots re-based."""
@@ -162,5 +180,8 @@ class Positions:
                     execution_id=execution_id,
                 )
             )
+        self._lots[(account_number, symbol)] = [
+            lot for lot in self._lots[(account_number, symbol)] if lot.quantity > 0
+        ]
         self._closed.extend(closed)
         return closed

@@ -50,6 +50,15 @@ class Venue:
     def now(self) -> datetime:
         return self.clock.now()
 
+    @property
+    def synced_to(self) -> datetime | None:
+        """The instant the desks were last brought up to (``None``: never)."""
+        return self._synced_to
+
+    def resume(self, synced_to: datetime | None) -> None:
+        """Carry on from desks last synced to ``synced_to`` (a venue reloaded from storage)."""
+        self._synced_to = synced_to
+
     def sync(self) -> datetime:
         """Bring every desk up to the clock; returns the instant synced to."""
         now = self.clock.now()

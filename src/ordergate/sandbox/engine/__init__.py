@@ -1,0 +1,28 @@
+"""The sandbox venue's equity engine, run in process on any price feed and kept in
+ordergate's database: what paper trading runs (see ``EquityEngine``).
+
+``ObservedPrices`` is the feed made of quotes handed to it (what paper reads from the
+upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed.
+"""
+
+from ordergate.sandbox.engine._engine import ENGINE_TOOLS, EquityEngine
+from ordergate.sandbox.venue._equity_market import (
+    EquityListing,
+    EquityMarket,
+    EquityQuote,
+    Split,
+    VenueEquityMarket,
+)
+from ordergate.sandbox.venue._observed_prices import DEFAULT_MAX_AGE, ObservedPrices
+
+__all__ = [
+    "DEFAULT_MAX_AGE",
+    "ENGINE_TOOLS",
+    "EquityEngine",
+    "EquityListing",
+    "EquityMarket",
+    "EquityQuote",
+    "ObservedPrices",
+    "Split",
+    "VenueEquityMarket",
+]

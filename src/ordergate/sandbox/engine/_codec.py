@@ -1,0 +1,267 @@
+"""The equity engine's records as JSON and back, exactly: an order with its terms and
+executions, a tax lot, a closed trade, and the open state of a whole book.
+
+Amounts are ``Decimal`` strings (``str`` round-trips every digit), instants the store's one
+time encoding (``ordergate.store.iso``, microseconds, UTC). A decoded record equals the one
+encoded (tests check every field), so an engine reloaded from storage behaves as the one that
+wrote it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from ordergate.core import MarketHours, OrderState, OrderType, PlacedAgent, Side, TimeInForce
+from ordergate.sandbox.venue._equity_market import EquityListing
+from ordergate.sandbox.venue._equity_model import EquityOrder, Execution, OrderTerms
+from ordergate.sandbox.venue._positions import ClosedTrade, TaxLot
+from ordergate.store import iso, parse_iso
+
+__all__ = [
+    "OpenState",
+    "decode_closed_trade",
+    "decode_order",
+    "decode_state",
+    "encode_closed_trade",
+    "encode_order",
+    "encode_state",
+]
+
+Json = dict[str, Any]
+
+
+def _dec(value: Decimal | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def _undec(value: str | None) -> Decimal | None:
+    return None if value is None else Decimal(value)
+
+
+def _when(value: datetime | None) -> str | None:
+    return None if value is None else iso(value)
+
+
+def _unwhen(value: str | None) -> datetime | None:
+    return None if value is None else parse_iso(value)
+
+
+def _listing(listing: EquityListing) -> Json:
+    return {
+        "symbol": listing.symbol,
+        "instrument_id": listing.instrument_id,
+        "name": listing.name,
+        "simple_name": listing.simple_name,
+        "tradeable": listing.tradeable,
+        "fractional": listing.fractional,
+        "all_day": listing.all_day,
+        "country": listing.country,
+        "state": listing.state,
+    }
+
+
+def _lots(pairs: list[tuple[str, Decimal]] | tuple[tuple[str, Decimal], ...] | None) -> Any:
+    return None if pairs is None else [[lot_id, str(quantity)] for lot_id, quantity in pairs]
+
+
+def _unlots(raw: list[list[str]] | None) -> list[tuple[str, Decimal]] | None:
+    return None if raw is None else [(lot_id, Decimal(quantity)) for lot_id, quantity in raw]
+
+
+def encode_order(order: EquityOrder) -> Json:
+    terms = order.terms
+    return {
+        "id": order.id,
+        "ref_id": order.ref_id,
+        "terms": {
+            "account_number": terms.account_number,
+            "listing": _listing(terms.listing),
+            "side": str(terms.side),
+            "type": str(terms.type),
+            "quantity": str(terms.quantity),
+            "dollar_amount": _dec(terms.dollar_amount),
+            "limit_price": _dec(terms.limit_price),
+            "stop_price": _dec(terms.stop_price),
+            "time_in_force": str(terms.time_in_force),
+            "market_hours": str(terms.market_hours),
+            "tax_lots": _lots(terms.tax_lots),
+            "estimated_price": str(terms.estimated_price),
+        },
+        "created_at": iso(order.created_at),
+        "confirm_at": iso(order.confirm_at),
+        "expires_at": _when(order.expires_at),
+        "state": str(order.state),
+        "placed_agent": str(order.placed_agent),
+        "updated_at": _when(order.updated_at),
+        "next_check": _when(order.next_check),
+        "executions": [
+            [e.id, str(e.price), str(e.quantity), iso(e.timestamp), str(e.fees)]
+            for e in order.executions
+        ],
+        "reject_reason": order.reject_reason,
+        "doomed_reason": order.doomed_reason,
+        "sequence": order.sequence,
+        "triggered": order.triggered,
+        "lots_left": _lots(order.lots_left),
+    }
+
+
+def decode_order(raw: Json) -> EquityOrder:
+    terms = raw["terms"]
+    tax_lots = _unlots(terms["tax_lots"])
+    created_at = parse_iso(raw["created_at"])
+    return EquityOrder(
+        id=raw["id"],
+        ref_id=raw["ref_id"],
+        terms=OrderTerms(
+            account_number=terms["account_number"],
+            listing=EquityListing(**terms["listing"]),
+            side=Side(terms["side"]),
+            type=OrderType(terms["type"]),
+            quantity=Decimal(terms["quantity"]),
+            dollar_amount=_undec(terms["dollar_amount"]),
+            limit_price=_undec(terms["limit_price"]),
+            stop_price=_undec(terms["stop_price"]),
+            time_in_force=TimeInForce(terms["time_in_force"]),
+            market_hours=MarketHours(terms["market_hours"]),
+            tax_lots=None if tax_lots is None else tuple(tax_lots),
+            estimated_price=Decimal(terms["estimated_price"]),
+        ),
+        created_at=created_at,
+        confirm_at=parse_iso(raw["confirm_at"]),
+        expires_at=_unwhen(raw["expires_at"]),
+        state=OrderState(raw["state"]),
+        placed_agent=PlacedAgent(raw["placed_agent"]),
+        updated_at=_unwhen(raw["updated_at"]),
+        next_check=_unwhen(raw["next_check"]),
+        executions=[
+            Execution(
+                id=e_id,
+                price=Decimal(price),
+                quantity=Decimal(quantity),
+                timestamp=parse_iso(at),
+                fees=Decimal(fees),
+            )
+            for e_id, price, quantity, at, fees in raw["executions"]
+        ],
+        reject_reason=raw["reject_reason"],
+        doomed_reason=raw["doomed_reason"],
+        sequence=raw["sequence"],
+        triggered=raw["triggered"],
+        lots_left=_unlots(raw["lots_left"]),
+    )
+
+
+def _encode_lot(lot: TaxLot) -> Json:
+    return {
+        "lot_id": lot.lot_id,
+        "account_number": lot.account_number,
+        "symbol": lot.symbol,
+        "instrument_id": lot.instrument_id,
+        "quantity": str(lot.quantity),
+        "original_quantity": str(lot.original_quantity),
+        "price": str(lot.price),
+        "acquired_at": iso(lot.acquired_at),
+        "order_id": lot.order_id,
+        "execution_id": lot.execution_id,
+    }
+
+
+def _decode_lot(raw: Json) -> TaxLot:
+    return TaxLot(
+        lot_id=raw["lot_id"],
+        account_number=raw["account_number"],
+        symbol=raw["symbol"],
+        instrument_id=raw["instrument_id"],
+        quantity=Decimal(raw["quantity"]),
+        original_quantity=Decimal(raw["original_quantity"]),
+        price=Decimal(raw["price"]),
+        acquired_at=parse_iso(raw["acquired_at"]),
+        order_id=raw["order_id"],
+        execution_id=raw["execution_id"],
+    )
+
+
+_TRADE_AMOUNTS = ("quantity", "open_price", "close_price", "cost_basis", "proceeds", "fees")
+_TRADE_TEXT = (
+    "trade_id",
+    "account_number",
+    "asset_class",
+    "symbol",
+    "instrument_id",
+    "open_lot_id",
+    "order_id",
+    "execution_id",
+)
+
+
+def encode_closed_trade(trade: ClosedTrade) -> Json:
+    raw: Json = {name: getattr(trade, name) for name in _TRADE_TEXT}
+    raw.update({name: str(getattr(trade, name)) for name in _TRADE_AMOUNTS})
+    raw["opened_at"] = iso(trade.opened_at)
+    raw["closed_at"] = iso(trade.closed_at)
+    return raw
+
+
+def decode_closed_trade(raw: Json) -> ClosedTrade:
+    fields: Json = {name: raw[name] for name in _TRADE_TEXT}
+    fields.update({name: Decimal(raw[name]) for name in _TRADE_AMOUNTS})
+    return ClosedTrade(
+        opened_at=parse_iso(raw["opened_at"]), closed_at=parse_iso(raw["closed_at"]), **fields
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OpenState:
+    """Everything of a book that is still open: what the engine keeps between calls."""
+
+    ids: int
+    synced_to: datetime | None
+    cash: dict[str, Decimal]
+    holds: dict[str, dict[str, Decimal]]
+    sequence: int
+    trades: int
+    splits_applied: frozenset[tuple[str, Decimal, datetime]]
+    orders: list[EquityOrder]
+    lots: list[TaxLot]
+
+
+def encode_state(state: OpenState) -> Json:
+    return {
+        "ids": state.ids,
+        "synced_to": _when(state.synced_to),
+        "cash": {number: str(cash) for number, cash in sorted(state.cash.items())},
+        "holds": {
+            number: {key: str(amount) for key, amount in holds.items()}
+            for number, holds in sorted(state.holds.items())
+        },
+        "sequence": state.sequence,
+        "trades": state.trades,
+        "splits_applied": sorted(
+            [symbol, str(ratio), iso(at)] for symbol, ratio, at in state.splits_applied
+        ),
+        "orders": [encode_order(order) for order in state.orders],
+        "lots": [_encode_lot(lot) for lot in state.lots],
+    }
+
+
+def decode_state(raw: Json) -> OpenState:
+    return OpenState(
+        ids=raw["ids"],
+        synced_to=_unwhen(raw["synced_to"]),
+        cash={number: Decimal(cash) for number, cash in raw["cash"].items()},
+        holds={
+            number: {key: Decimal(amount) for key, amount in holds.items()}
+            for number, holds in raw["holds"].items()
+        },
+        sequence=raw["sequence"],
+        trades=raw["trades"],
+        splits_applied=frozenset(
+            (symbol, Decimal(ratio), parse_iso(at)) for symbol, ratio, at in raw["splits_applied"]
+        ),
+        orders=[decode_order(order) for order in raw["orders"]],
+        lots=[_decode_lot(lot) for lot in raw["lots"]],
+    )

@@ -1,0 +1,171 @@
+"""``EquityEngine``: the sandbox venue's own equity engine, on any price feed, kept in
+ordergate's database so that it survives restarts and is shared by processes and replicas.
+
+What runs is the venue itself (its ``Venue``, accounts and ``EquityDesk``, its tools and their
+wire formats): an answer is the venue's own answer, so it validates against the captured
+output schemas by construction. Only the prices differ: the desk reads them from the feed it
+is given (``ObservedPrices`` for paper trading, the seeded market for a sandbox).
+
+How the state is kept, and why this shape. A book's state splits in two:
+
+- what is open (cash, buying-power holds, open orders, open lots, the id and order counters,
+  the splits applied) is one JSON document in ``venue_books``, with a version;
+- what has ended (orders, closed trades) is appended to ``venue_ended_orders`` and
+  ``venue_closed_trades`` in the transaction that ended it, and dropped from memory.
+
+Every call (``call``) is one write transaction: lock the book's row, reload the open state
+if another process or replica moved the version on, bring the venue up to the clock, run the
+tool, append what ended, write the open state back if it changed, commit. So:
+
+- the cost of a call is bounded by what is open, never by the book's history (a journal of
+  inputs replayed from the start would grow with it, snapshots or not); history is read from
+  its indexes only when a tool asks for it (an order by id or ``ref_id``, a listing, P&L);
+- memory holds nothing per ended order;
+- a crash at any point loses nothing committed and leaves nothing half-done: the
+  transaction rolls back, this engine drops what it holds in memory, and the next call
+  reloads the committed state;
+- two processes (or replicas on Postgres) on one book take turns on its row and each sees
+  the other's last commit: the row lock serialises them, the version tells them to reload.
+
+Observed quotes are not kept: prices are read fresh from the upstream, and a restarted engine
+has none until it is handed some (a market order is refused meanwhile, never priced from a
+remembered quote).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Engine
+
+from ordergate.core import Clock
+from ordergate.inventory import load_inventory
+from ordergate.sandbox.engine._codec import OpenState, decode_state, encode_state
+from ordergate.sandbox.engine._tables import BookTables, dump
+from ordergate.sandbox.tools import ToolTable
+from ordergate.sandbox.venue import Account, Venue
+from ordergate.sandbox.venue._equity import EquityDesk
+from ordergate.sandbox.venue._equity_market import EquityMarket
+from ordergate.store import write_transaction
+
+__all__ = ["ENGINE_TOOLS", "EquityEngine"]
+
+ENGINE_TOOLS = (
+    "get_accounts",
+    "get_portfolio",
+    "get_trade_approval_setting",
+    "get_limited_margin_upgrade_info",
+    "get_equity_tradability",
+    "review_equity_order",
+    "place_equity_order",
+    "cancel_equity_order",
+    "get_equity_orders",
+    "get_equity_positions",
+    "get_equity_tax_lots",
+    "get_realized_pnl",
+    "get_pnl_trade_history",
+)
+"""The venue's tools the engine answers (equities, the account, realised P&L)."""
+
+
+class EquityEngine:
+    """The venue's equity engine for one ``book``, on ``prices``, kept in ``database``.
+
+    ``seed`` fixes the account numbers and ids (deterministic, as the sandbox's); ``cash``
+    is the book's starting cash, used only when the book is first created. The database
+    must be migrated (``ordergate.store.migrate``).
+    """
+
+    def __init__(
+        self,
+        database: Engine,
+        *,
+        book: str,
+        prices: EquityMarket,
+        clock: Clock,
+        seed: int = 0,
+        cash: Decimal = Decimal("100000.00"),
+    ) -> None:
+        self._database = database
+        self._tables = BookTables(book)
+        self._venue = Venue(seed=seed, clock=clock, cash=cash)
+        self._desk = EquityDesk(self._venue, market=prices)
+        self._desk.archive = self._tables
+        self._desk.closed_archive = self._tables
+        self._venue.add_desk(self._desk)
+        self._table = ToolTable(specs={name: load_inventory()[name] for name in ENGINE_TOOLS})
+        self._trades = 0
+        self._initial = dump(encode_state(self._open_state()))
+        self._version: int | None = None
+
+    @property
+    def book(self) -> str:
+        return self._tables.book
+
+    @property
+    def account(self) -> Account:
+        """The book's agentic account (its ``account_number`` and ``rhs_account_number``)."""
+        return self._venue.accounts.agentic
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Run the venue's tool ``name`` on the book: a ``CallToolResult`` as the venue's MCP
+        server answers it (``structuredContent`` is ``{data, guide}``, or ``{error}`` with
+        ``isError``). Raises ``UnknownTool`` for a tool the engine does not answer and
+        ``StoreError``/SQLAlchemy errors when the database fails (nothing is then changed)."""
+        try:
+            with write_transaction(self._database) as connection:
+                self._tables.bind(connection)
+                row = self._tables.lock(self._initial)
+                if row.version != self._version:
+                    self._load(decode_state(json.loads(row.state)))
+                self._venue.sync()
+                result = self._table.call(self._venue, name, dict(arguments or {}))
+                self._tables.end_orders(self._desk.evict_ended())
+                trades = self._desk.positions.drain_closed()
+                self._tables.close_trades(self._trades, trades)
+                self._trades += len(trades)
+                state = dump(encode_state(self._open_state()))
+                version = row.version
+                if state != row.state:
+                    version += 1
+                    self._tables.write(version, state)
+        except BaseException:
+            # Memory may be ahead of what committed: the next call reloads.
+            self._version = None
+            raise
+        finally:
+            self._tables.bind(None)
+        self._version = version
+        return result
+
+    # -- the open state ----------------------------------------------------------------------
+
+    def _open_state(self) -> OpenState:
+        venue, desk = self._venue, self._desk
+        accounts = venue.accounts.all()
+        return OpenState(
+            ids=venue.ids.issued,
+            synced_to=venue.synced_to,
+            cash={a.account_number: a.cash for a in accounts},
+            holds={a.account_number: dict(a.holds) for a in accounts},
+            sequence=desk.sequence,
+            trades=self._trades,
+            splits_applied=frozenset(desk.splits_applied),
+            orders=desk.live_orders(),
+            lots=desk.positions.all_lots(),
+        )
+
+    def _load(self, state: OpenState) -> None:
+        venue, desk = self._venue, self._desk
+        venue.ids.resume(state.ids)
+        venue.resume(state.synced_to)
+        for account in venue.accounts.all():
+            account.cash = state.cash[account.account_number]
+            account.holds = dict(state.holds[account.account_number])
+        desk.restore(state.orders, state.sequence)
+        desk.positions.restore(state.lots)
+        desk.splits_applied = set(state.splits_applied)
+        self._trades = state.trades

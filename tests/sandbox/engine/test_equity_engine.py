@@ -1,0 +1,343 @@
+"""The venue's equity engine kept in the database: restarts lose nothing, processes and
+replicas share one book, memory holds only what is open, and a crash leaves nothing
+half-done. On SQLite and on Postgres."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pg_testkit import database
+from sqlalchemy import Engine, text
+
+from ordergate.core import SteppedClock
+from ordergate.sandbox.engine import EquityEngine, EquityListing, EquityQuote, ObservedPrices
+from ordergate.sandbox.engine._codec import decode_state, encode_state
+from ordergate.sandbox.venue import stable_uuid
+from ordergate.store import engine_for, migrate, normalise_url
+
+START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # 10:00 in New York
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    with database(request.param, tmp_path) as url:
+        engine = engine_for(normalise_url(url))
+        migrate(engine)
+        try:
+            yield engine
+        finally:
+            engine.dispose()
+
+
+class Paper:
+    """One process's engine on the book, fed the quotes the test observes."""
+
+    def __init__(self, db: Engine, clock: SteppedClock, book: str = "paper-1") -> None:
+        self.clock = clock
+        self.prices = ObservedPrices(max_age=timedelta(minutes=5))
+        self.prices.list(
+            EquityListing(
+                symbol="SPY",
+                instrument_id=stable_uuid("equity", "SPY"),
+                name="SPDR S&P 500 ETF",
+                simple_name="SPY",
+            )
+        )
+        self.engine = EquityEngine(db, book=book, prices=self.prices, clock=clock)
+        self.account = self.engine.account.account_number
+
+    def observe(self, last: str) -> None:
+        price = Decimal(last)
+        now = self.clock.now()
+        self.prices.observe(
+            EquityQuote(
+                symbol="SPY",
+                bid=price - Decimal("0.01"),
+                ask=price + Decimal("0.01"),
+                last=price,
+                bid_size=Decimal(1000),
+                ask_size=Decimal(1000),
+                previous_close=Decimal("600.00"),
+                previous_close_date=date(2026, 11, 30),
+                at=now,
+                last_trade_at=now,
+            )
+        )
+
+    def call(self, name: str, **args: Any) -> dict[str, Any]:
+        result = self.engine.call(name, {"account_number": self.account, **args})
+        assert not result["isError"], result["structuredContent"]
+        data: dict[str, Any] = result["structuredContent"]["data"]
+        return data
+
+    def place(self, **args: Any) -> dict[str, Any]:
+        order: dict[str, Any] = self.call("place_equity_order", symbol="SPY", **args)["order"]
+        return order
+
+    def orders(self) -> list[dict[str, Any]]:
+        """Every order of the account, newest first, page after page."""
+        page = self.call("get_equity_orders")
+        orders = list(page["orders"])
+        for _ in range(100):
+            if not page.get("next"):
+                return orders
+            page = self.call("get_equity_orders", cursor=page["next"])
+            orders.extend(page["orders"])
+        raise AssertionError("more than 100 pages of orders")
+
+
+def _step(clock: SteppedClock, seconds: int = 5) -> None:
+    clock.advance(timedelta(seconds=seconds))
+
+
+def test_a_restarted_engine_carries_on_from_what_the_last_one_committed(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    first = Paper(db, clock)
+    first.observe("600.00")
+    first.place(side="buy", type="market", quantity="10")
+    resting = first.place(side="buy", type="limit", limit_price="590.00", quantity="2")
+    _step(clock)
+    first.observe("600.00")
+    before = (first.orders(), first.call("get_portfolio"), first.call("get_equity_positions"))
+    del first  # the process ends: nothing of it survives but what it committed
+
+    second = Paper(db, clock)
+    second.observe("600.00")
+    after = (second.orders(), second.call("get_portfolio"), second.call("get_equity_positions"))
+    assert after == before
+    # The resting order carries on working in the new process, and fills there.
+    _step(clock)
+    second.observe("589.00")
+    _step(clock)
+    second.observe("589.00")
+    filled = next(o for o in second.orders() if o["id"] == resting["id"])
+    assert filled["state"] == "filled"
+    assert len(second.call("get_equity_tax_lots", symbol="SPY")["tax_lots"]) == 2
+
+
+def test_a_repeated_ref_id_returns_the_ended_order_after_a_restart(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    first = Paper(db, clock)
+    first.observe("600.00")
+    ref_id = "6f1a2b3c-0000-4000-8000-000000000001"
+    placed = first.place(side="buy", type="market", quantity="1", ref_id=ref_id)
+    _step(clock)
+    first.observe("600.00")
+    assert first.orders()[0]["state"] == "filled"
+    second = Paper(db, clock)
+    again = second.place(side="buy", type="market", quantity="1", ref_id=ref_id.upper())
+    assert again["id"] == placed["id"]
+    assert again["state"] == "filled"
+    assert len(second.orders()) == 1
+
+
+def test_two_processes_on_one_book_each_see_the_other_s_orders_and_cash(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    one, two = Paper(db, clock), Paper(db, clock)
+    one.observe("600.00")
+    two.observe("600.00")
+    one.place(side="buy", type="market", quantity="10")
+    two.place(side="buy", type="market", quantity="5")
+    _step(clock)
+    one.observe("600.00")
+    two.observe("600.00")
+    [position] = one.call("get_equity_positions")["positions"]
+    assert position["quantity"] == "15"
+    assert two.call("get_portfolio") == one.call("get_portfolio")
+    assert Decimal(one.call("get_portfolio")["cash"]) == Decimal("100000.00") - 15 * Decimal(
+        "600.01"
+    )
+    assert {o["id"] for o in one.orders()} == {o["id"] for o in two.orders()}
+
+
+def test_memory_holds_open_orders_and_open_lots_only(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    for _ in range(30):
+        paper.observe("600.00")
+        paper.place(side="buy", type="market", quantity="1")
+        _step(clock)
+        paper.observe("600.00")
+        paper.place(side="sell", type="market", quantity="1")
+        _step(clock)
+    paper.observe("600.00")
+    paper.place(side="buy", type="limit", limit_price="500.00", quantity="1")
+    desk = paper.engine._desk
+    assert [o.state for o in desk.live_orders()] == ["queued"]
+    assert desk.positions.all_lots() == []
+    assert desk.positions.drain_closed() == []
+    # Every ended order and closed trade is still readable, from storage.
+    assert len(paper.orders()) == 61
+    pnl = paper.engine.call(
+        "get_realized_pnl", {"account_number": paper.engine.account.rhs_account_number}
+    )["structuredContent"]["data"]
+    equity = next(row for row in pnl["by_asset_class"] if row["asset_class"] == "equity")
+    assert equity["trade_count"] == 30
+
+
+def test_a_crash_inside_a_call_leaves_the_book_as_it_was_committed(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.place(side="buy", type="market", quantity="3")
+    _step(clock)
+    paper.observe("600.00")
+    committed = (paper.orders(), paper.call("get_portfolio"))
+
+    class Crash(Exception):
+        pass
+
+    tables = paper.engine._tables
+    write = tables.write
+
+    def crash(version: int, state: str) -> None:
+        write(version, state)
+        raise Crash  # the process dies after writing, before the commit
+
+    tables.write = crash  # type: ignore[method-assign]
+    with pytest.raises(Crash):
+        paper.place(side="sell", type="market", quantity="3")
+    tables.write = write  # type: ignore[method-assign]
+    # This engine reloads what committed; so does a fresh one.
+    assert (paper.orders(), paper.call("get_portfolio")) == committed
+    fresh = Paper(db, clock)
+    fresh.observe("600.00")
+    assert (fresh.orders(), fresh.call("get_portfolio")) == committed
+
+
+def test_a_read_that_changes_nothing_writes_nothing(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.call("get_portfolio")
+    version = _version(db)
+    paper.call("get_portfolio")
+    paper.call("get_equity_orders")
+    assert _version(db) == version
+
+
+def test_books_are_kept_apart(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    one, two = Paper(db, clock, book="a"), Paper(db, clock, book="b")
+    one.observe("600.00")
+    one.place(side="buy", type="market", quantity="1")
+    _step(clock)
+    one.observe("600.00")
+    two.observe("600.00")
+    assert len(one.orders()) == 1
+    assert two.orders() == []
+    assert two.call("get_portfolio")["cash"] == "100000.00"
+
+
+def test_an_unknown_tool_is_refused_and_changes_nothing(db: Engine) -> None:
+    from ordergate.sandbox.tools import UnknownTool
+
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    with pytest.raises(UnknownTool):
+        paper.engine.call("place_option_order", {})
+    paper.observe("600.00")
+    assert paper.call("get_portfolio")["cash"] == "100000.00"
+
+
+def test_the_open_state_round_trips_through_its_json_exactly(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.place(side="buy", type="market", quantity="10")
+    _step(clock)
+    paper.observe("600.00")
+    [lot] = paper.call("get_equity_tax_lots", symbol="SPY")["tax_lots"]
+    paper.place(
+        side="sell",
+        type="limit",
+        limit_price="700.00",
+        quantity="4",
+        tax_lots=[{"open_lot_id": lot["open_lot_id"], "quantity": "4"}],
+    )
+    paper.place(side="sell", type="stop_limit", stop_price="500.00", limit_price="499.00",
+                quantity="1")  # fmt: skip
+    paper.place(side="buy", type="market", dollar_amount="12.34")
+    state = paper.engine._open_state()
+    assert decode_state(encode_state(state)) == state
+    assert len(state.orders) == 3 and len(state.lots) == 1
+    assert state.orders[0].lots_left is not None
+    assert state.orders[1].terms.stop_price == Decimal("500.00")
+
+
+def test_a_split_announced_again_after_a_restart_is_applied_once(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    first = Paper(db, clock)
+    first.observe("600.00")
+    first.place(side="buy", type="market", quantity="10")
+    _step(clock)
+    at = clock.now()
+    first.prices.split("SPY", Decimal(2), at)
+    first.observe("300.00")
+    assert first.call("get_equity_positions")["positions"][0]["quantity"] == "20"
+    second = Paper(db, clock)
+    # The new process's reader announces the split it reads upstream once more.
+    second.prices.split("SPY", Decimal(2), at)
+    second.observe("300.00")
+    [position] = second.call("get_equity_positions")["positions"]
+    assert (position["quantity"], position["average_buy_price"]) == ("20", "300.0050")
+
+
+def test_two_threads_racing_on_one_book_lose_no_order_and_no_cent(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    papers = [Paper(db, clock) for _ in range(2)]
+    for paper in papers:
+        paper.observe("600.00")
+    placed: list[str] = []
+
+    def place_some(paper: Paper) -> None:
+        placed.extend(paper.place(side="buy", type="market", quantity="1")["id"] for _ in range(10))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(place_some, papers))
+    _step(clock)
+    papers[0].observe("600.00")
+    orders = papers[0].orders()
+    assert sorted(o["id"] for o in orders) == sorted(placed)
+    assert {o["state"] for o in orders} == {"filled"}
+    assert len(set(placed)) == 20
+    cash = Decimal(papers[0].call("get_portfolio")["cash"])
+    assert cash == Decimal("100000.00") - 20 * Decimal("600.01")
+
+
+def test_an_ended_order_read_back_from_storage_is_not_cancellable(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    placed = paper.place(side="buy", type="market", quantity="1")
+    _step(clock)
+    paper.observe("600.00")
+    assert paper.orders()[0]["state"] == "filled"
+    fresh = Paper(db, clock)
+    assert fresh.engine.book == "paper-1"
+    result = fresh.engine.call(
+        "cancel_equity_order", {"account_number": fresh.account, "order_id": placed["id"]}
+    )
+    assert result["isError"]
+    assert result["structuredContent"]["error"]["code"] == "ORDER_NOT_CANCELLABLE"
+    missing = fresh.engine.call(
+        "cancel_equity_order", {"account_number": fresh.account, "order_id": "nope"}
+    )
+    assert missing["structuredContent"]["error"]["code"] == "NOT_FOUND"
+
+
+def test_the_book_s_tables_are_read_only_inside_a_call(db: Engine) -> None:
+    paper = Paper(db, SteppedClock(start=START))
+    with pytest.raises(RuntimeError):
+        paper.engine._tables.orders(paper.account)
+
+
+def _version(db: Engine) -> int:
+    with db.connect() as connection:
+        return int(connection.execute(text("SELECT version FROM venue_books")).scalar_one())
