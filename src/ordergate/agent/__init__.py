@@ -25,9 +25,9 @@ from ordergate.agent._config import (
     load_agent_config,
     parse_agent_config,
 )
-from ordergate.agent._digest import DayTally, DigestSink, WebhookDigest
+from ordergate.agent._digest import DigestSink, WebhookDigest
 from ordergate.agent._intent import Intent, Plan
-from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
+from ordergate.agent._kinds import DECISION, DIGEST, DROPPED, ORDER, RECONCILE
 from ordergate.agent._llm import (
     AnthropicModel,
     LlmStrategist,
@@ -47,6 +47,7 @@ from ordergate.agent._why import filing_chain
 
 __all__ = [
     "DECISION",
+    "DIGEST",
     "DROPPED",
     "ORDER",
     "RECONCILE",
@@ -59,7 +60,6 @@ __all__ = [
     "AnthropicModel",
     "Book",
     "Breakers",
-    "DayTally",
     "DigestSink",
     "Holding",
     "Intent",

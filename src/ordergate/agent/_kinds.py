@@ -1,6 +1,6 @@
 """The kinds of decisions-journal entry an agent writes."""
 
-__all__ = ["DECISION", "DROPPED", "ORDER", "RECONCILE"]
+__all__ = ["DECISION", "DIGEST", "DROPPED", "ORDER", "RECONCILE"]
 
 DECISION = "agent.decision"
 """One per tick: the plan (a hold included), the agent's state and the snapshot digest."""
@@ -11,3 +11,5 @@ DROPPED = "agent.dropped"
 account's turn not come within its bound)."""
 RECONCILE = "agent.reconcile"
 """The book and the broker's disagreed (buying halted), or a split re-based the book."""
+DIGEST = "agent.digest"
+"""A daily digest sent: its market day (``detail.day``) and what it counted."""

@@ -22,18 +22,25 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any, Protocol
 from uuid import UUID
 
 from ordergate.agent._book import Book
-from ordergate.agent._digest import DayTally, DigestSink, market_day
+from ordergate.agent._digest import (
+    DigestSink,
+    day_end,
+    day_entries,
+    digest_of,
+    latest_day,
+    market_day,
+)
 from ordergate.agent._intent import Intent, Plan
-from ordergate.agent._kinds import DECISION, DROPPED, ORDER, RECONCILE
+from ordergate.agent._kinds import DECISION, DIGEST, DROPPED, ORDER, RECONCILE
 from ordergate.agent._session import SessionSignal, allowed_hours, session_signal
 from ordergate.agent._snapshot import Snapshot, snapshot_reader, take_snapshot
 from ordergate.agent._state import AgentState, breaker_state
-from ordergate.core import Clock, Side, to_wire
+from ordergate.core import Clock, Side
 from ordergate.execution import Guard, Outcome
 from ordergate.ledger import AccountBusyError
 from ordergate.policy import ProposalError
@@ -103,7 +110,6 @@ class Agent:
         self.book = Book()
         self._following: dict[UUID, tuple[str, Side]] = {}
         self._digest = digest
-        self._day: DayTally | None = None
 
     @property
     def identity(self) -> str:
@@ -112,6 +118,7 @@ class Agent:
     async def tick(self) -> Tick:
         guard = self._guard
         signal = session_signal(self._clock.now())
+        await self._send_previous_day(signal)
         if self._following:
             # Orders still open since a tick before: the fills the broker reports since are
             # in the ledger (and the book) before the snapshot shows them.
@@ -136,7 +143,9 @@ class Agent:
                 snapshot,
                 sells_only=breakers.state is AgentState.REDUCING or check.halt_buying,
             )
-        self._journal(DECISION, plan.rationale, snapshot, breakers.state, breakers.reasons)
+        self._journal(
+            DECISION, plan.rationale, snapshot, breakers.state, breakers.reasons, hold=plan.hold
+        )
         for reason in plan.dropped:
             self._journal(DROPPED, reason, snapshot, breakers.state)
         orders: list[tuple[Intent, Outcome]] = []
@@ -150,34 +159,35 @@ class Agent:
             for intent, outcome in orders:
                 self._following[outcome.filing_id] = (intent.symbol, intent.side)
             self._book_fills()
-        done = Tick(signal, breakers.state, snapshot, plan, tuple(orders))
-        await self._tally(done)
-        return done
+        return Tick(signal, breakers.state, snapshot, plan, tuple(orders))
 
-    async def _tally(self, tick: Tick) -> None:
-        """Count the tick into its market day; the first tick of a new day sends the
-        previous day's digest."""
-        day = market_day(tick.signal.at)
-        if self._day is not None and self._day.day != day:
-            if self._digest is not None:
-                await self._digest(self._day.digest())
-            self._day = None
-        if self._day is None:
-            self._day = DayTally(day, self._identity, first_equity=tick.snapshot.equity)
-        tally = self._day
-        tally.last_equity = tick.snapshot.equity
-        if tick.snapshot.positions is not None:
-            tally.positions = {
-                symbol: to_wire(held.quantity) for symbol, held in tick.snapshot.positions.items()
-            }
-        tally.decisions += 1
-        tally.holds += tick.plan.hold
-        tally.dropped += len(tick.plan.dropped)
-        tally.orders += len(tick.orders)
-        tally.refusals.extend(
-            f"{intent.side.value} {intent.symbol}: {', '.join(outcome.reasons)}"
-            for intent, outcome in tick.orders
-            if outcome.refused
+    async def _send_previous_day(self, signal: SessionSignal) -> None:
+        """Before the first tick of a later market day: the agent's last day's digest."""
+        if self._digest is None:
+            return
+        last = latest_day(self._guard.ledger.journal, self._identity)
+        if last is not None and last < market_day(signal.at):
+            await self._send_day(last, signal)
+
+    async def _send_day(self, day: date, signal: SessionSignal) -> None:
+        """Send ``day``'s digest when entries of it were journalled since it was last sent."""
+        assert self._digest is not None
+        journal = self._guard.ledger.journal
+        found = day_entries(journal, self._identity, day)
+        if not found.fresh:
+            return
+        digest = digest_of(self._identity, found, journal)
+        await self._digest(digest)
+        journal.append(
+            identity=self._identity,
+            kind=DIGEST,
+            why=f"the digest of {day.isoformat()} sent",
+            detail={
+                "day": day.isoformat(),
+                "at": signal.at.isoformat(),
+                "decisions": digest["decisions"],
+                "orders": digest["orders"],
+            },
         )
 
     def _book_fills(self) -> None:
@@ -196,7 +206,8 @@ class Agent:
         wait: Callable[[timedelta], Awaitable[object]],
         on_tick: Callable[[Tick], None] | None = None,
     ) -> list[Tick]:
-        """Tick ``max_ticks`` times (never more), waiting ``tick`` between ticks."""
+        """Tick ``max_ticks`` times (never more), waiting ``tick`` between ticks. A run whose
+        last tick falls at or after the day's end sends that day's digest."""
         if max_ticks <= 0:
             raise ValueError("max_ticks must be positive")
         ticks: list[Tick] = []
@@ -207,7 +218,16 @@ class Agent:
             ticks.append(done)
             if on_tick is not None:
                 on_tick(done)
+        await self._send_ended_day(ticks[-1].signal)
         return ticks
+
+    async def _send_ended_day(self, signal: SessionSignal) -> None:
+        if self._digest is None:
+            return
+        day = market_day(signal.at)
+        ends = day_end(day, self._sessions)
+        if ends is not None and signal.at >= ends:
+            await self._send_day(day, signal)
 
     async def _submit(
         self, intent: Intent, hours: Any, snapshot: Snapshot, state: AgentState
@@ -228,6 +248,9 @@ class Agent:
             snapshot,
             state,
             filing_id=outcome.filing_id,
+            side=intent.side.value,
+            symbol=intent.symbol,
+            refused=outcome.refused,
             outcome={"status": outcome.status.value, "reasons": list(outcome.reasons)},
         )
         return outcome
@@ -244,6 +267,7 @@ class Agent:
         **extra: Any,
     ) -> None:
         detail: dict[str, Any] = {
+            "at": snapshot.signal.at.isoformat(),
             "strategy": self._strategy.name,
             "state": state.value,
             "session": snapshot.signal.session.value,

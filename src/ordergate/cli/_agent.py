@@ -5,8 +5,10 @@ as ``ordergate order`` and the gateway: paper unless live is armed (the policy's
 ``mode = "live"`` and ``real_money = true``, and a compatible upstream), every order filed,
 checked and placed by ``Guard.submit``. Each tick prints one line: the session, the agent's
 state, the decision and what it filed. ``--once`` runs one tick; otherwise it ticks every
-``tick_seconds`` of the market clock, at most ``max_ticks`` times, and posts each market
-day's digest (positions, P&L, decisions, refusals) to ``ORDERGATE_APPROVAL_WEBHOOK``.
+``tick_seconds`` of the market clock, at most ``max_ticks`` times. Each market day's digest
+(positions, P&L, every decision, order and refusal of the day) goes to
+``ORDERGATE_APPROVAL_WEBHOOK`` with the first tick of a later day, or from a run whose last
+tick is at or after the day's end (a ``--once`` run after the close).
 Exit 0 when the run ends, 2 bad configuration, 1 the upstream cannot be reached.
 """
 

@@ -455,6 +455,19 @@ class Journal:
             )
         return [_entry(row) for row in reversed(rows)]
 
+    def latest_of(
+        self, identity: str, *, before: int | None = None, limit: int = 500
+    ) -> list[DecisionEntry]:
+        """``identity``'s latest ``limit`` entries with a ``seq`` below ``before`` (all when
+        ``None``), newest first: page back with the last one's ``seq``
+        (ix_decisions_identity: identity, seq)."""
+        query = select(decisions).where(decisions.c.identity == identity)
+        if before is not None:
+            query = query.where(decisions.c.seq < before)
+        with reading(self._engine) as connection:
+            rows = list(connection.execute(query.order_by(decisions.c.seq.desc()).limit(limit)))
+        return [_entry(row) for row in rows]
+
     def for_filing(self, filing_id: UUID | str, *, limit: int = 100) -> list[DecisionEntry]:
         """The first ``limit`` entries about one filing, oldest first (what decided it, its
         checks, its cancellation)."""
