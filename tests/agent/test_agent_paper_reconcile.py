@@ -15,9 +15,9 @@ from sqlalchemy import text
 
 from ordergate.agent import RECONCILE, AgentState
 from ordergate.core import MarketHours, Side
-from ordergate.execution import PaperAccountReader, paper_portfolio, paper_positions
 from ordergate.ledger import FilingStatus
 from ordergate.policy import Proposal
+from ordergate.venues.paper import PaperAccountReader, paper_portfolio, paper_positions
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
 OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)

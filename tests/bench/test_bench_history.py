@@ -16,9 +16,9 @@ from ordergate.bench import BENCHES, _history
 from ordergate.bench._history_seed import History, seed_history
 from ordergate.cli import app
 from ordergate.core import Side, SteppedClock
-from ordergate.execution import PaperBook
 from ordergate.ledger import FilingStatus, open_ledger
 from ordergate.policy import Proposal
+from ordergate.venues.paper import PaperBook
 
 pytestmark = pytest.mark.req("bench.history")
 

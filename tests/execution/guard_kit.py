@@ -22,11 +22,12 @@ from venue_testkit import START, VenueClient
 
 from ordergate.client import Config, Robinhood, connect
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock
-from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperExecutor, paper_session
+from ordergate.execution import Guard, paper_session
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import PolicyConfig, Proposal, parse_policy
 from ordergate.sandbox import SandboxConfig, SandboxServer
 from ordergate.venues import AccountReader, OrderExecutor
+from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
 from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
 
 BOUND_S = 30

@@ -10,10 +10,11 @@ import anyio
 import pytest
 from guard_kit import buy, desk, limit_buy, policy, sell
 
-from ordergate.execution import Guard, PaperAccountReader
+from ordergate.execution import Guard
 from ordergate.ledger import Decision, FilingStatus
 from ordergate.policy import ProposalError, Stage
 from ordergate.venues import NoAnswer
+from ordergate.venues.paper import PaperAccountReader
 from ordergate.venues.robinhood import ClientQuoteSource
 
 pytestmark = pytest.mark.anyio

@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from ordergate.execution import canonical_order_id
-from ordergate.execution._order_ids import new_paper_order_id
+from ordergate.venues import canonical_order_id
+from ordergate.venues._order_ids import new_paper_order_id
 
 ID = "9c5b94b1-35ad-49bb-b118-8e8fc24abf80"
 HEX = uuid.UUID(ID).hex

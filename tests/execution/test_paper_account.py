@@ -14,12 +14,10 @@ from paper_kit import ACCOUNT, BACKENDS, START, Market, ledger_url_for, ticket
 from sqlalchemy import create_engine
 
 from ordergate.core import OrderState, OrderType, Side, SteppedClock
-from ordergate.execution._paper import PaperExecutor
-from ordergate.execution._paper_account import PaperAccountReader
-from ordergate.execution._paper_book import PaperBook
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import MarketSession, Position, Quote
 from ordergate.venues import AccountReader
+from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
 
 pytestmark = pytest.mark.anyio
 

@@ -13,11 +13,10 @@ from paper_kit import ACCOUNT, BACKENDS, START, Market, ledger_url_for, ticket
 from sqlalchemy import create_engine
 
 from ordergate.core import MarketHours, OrderState, OrderType, Side, SteppedClock
-from ordergate.execution._paper import PaperExecutor
-from ordergate.execution._paper_book import PaperBook
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import MarketSession
 from ordergate.venues import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor, Ticket
+from ordergate.venues.paper import PaperBook, PaperExecutor
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from ordergate.execution._together import both
+from ordergate.venues.paper._together import both
 
 pytestmark = pytest.mark.anyio
 

@@ -12,7 +12,6 @@ from alembic import command
 from sqlalchemy import inspect, text
 
 from ordergate.core import SteppedClock
-from ordergate.execution import PaperBook
 from ordergate.ledger import (
     GENESIS,
     ChainHead,
@@ -26,6 +25,7 @@ from ordergate.ledger import (
 from ordergate.ledger._canonical import chain_hash, filing_body, heads_digest
 from ordergate.store import StoreError, engine_for, migrate, normalise_url
 from ordergate.store._migrate import OWNERS, alembic_config
+from ordergate.venues.paper import PaperBook
 
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",

@@ -23,11 +23,12 @@ from venue_testkit import VenueClient
 from ordergate.calendar import NyseCalendar
 from ordergate.client import Config, Robinhood, connect
 from ordergate.core import Side, SteppedClock
-from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperExecutor, paper_session
+from ordergate.execution import Guard, paper_session
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, parse_policy
 from ordergate.record import Closes, Grader, MarketCloses
 from ordergate.sandbox import SandboxConfig, SandboxServer
+from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
 from ordergate.venues.robinhood import ClientQuoteSource
 
 BOUND_S = 30

@@ -22,9 +22,10 @@ from typing import Any
 
 from ordergate.agent._session import SessionSignal
 from ordergate.core import to_wire
-from ordergate.execution import Guard, PaperAccountReader, PaperAnswerReader
+from ordergate.execution import Guard
 from ordergate.policy import Position, Quote
 from ordergate.venues import AccountReader
+from ordergate.venues.paper import PaperAccountReader, PaperAnswerReader
 
 __all__ = ["Snapshot", "snapshot_reader", "take_snapshot"]
 

@@ -44,10 +44,11 @@ from pathlib import Path
 from ordergate.bench._history_seed import History, seed_history
 from ordergate.bench._stats import Summary, summarise
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock
-from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperExecutor, paper_session
+from ordergate.execution import Guard, paper_session
 from ordergate.gateway.mcp import RECORD_LIMIT, record
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, Quote, parse_policy
+from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
 
 __all__ = [
     "ACCOUNT",

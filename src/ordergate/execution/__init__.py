@@ -8,9 +8,10 @@
 
 ``Guard`` runs the order path of docs/architecture.md ("The order path": file + stage A +
 reserve → approval → review + stage B → place → unanswered handling) over an
-``OrderExecutor`` — ``PaperExecutor`` (the paper book on the ledger; the default) or
-``ordergate.venues.robinhood``'s ``LiveExecutor`` (only when ``arm`` says live) — and an
-``AccountReader`` for the broker's side of the state (``ordergate.venues``' protocols). The
+``OrderExecutor`` — ``ordergate.venues.paper``'s ``PaperExecutor`` (the paper book on the
+ledger; the default) or ``ordergate.venues.robinhood``'s ``LiveExecutor`` (only when ``arm``
+says live) — and an ``AccountReader`` for the broker's side of the state (``ordergate.venues``'
+protocols). The
 ``Reconciler`` follows every order to its end and converges the spend to the fills.
 """
 
@@ -18,7 +19,6 @@ from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_co
 from ordergate.execution._breakers import TradingRead, trading_read
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import ApprovalNotifier, Guard
-from ordergate.execution._order_ids import canonical_order_id
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
     APPROVAL_DENIED,
@@ -29,18 +29,6 @@ from ordergate.execution._outcome import (
     REVIEW_UNANSWERED,
     Outcome,
 )
-from ordergate.execution._paper import PaperExecutor
-from ordergate.execution._paper_account import PaperAccountReader
-from ordergate.execution._paper_answers import (
-    ORDER_WINDOW,
-    PaperAnswerReader,
-    PaperUnanswered,
-    paper_orders_of,
-    paper_portfolio,
-    paper_positions,
-)
-from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
-from ordergate.execution._paper_pnl import PaperClosedTrade, PaperFill, closed_trades
 from ordergate.execution._reconciler import DEFAULT_GRACE, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, paper_session
 from ordergate.execution._status import GuardStatus, read_status
@@ -55,35 +43,20 @@ __all__ = [
     "BROKER_REFUSED",
     "DEFAULT_GRACE",
     "ORDER_PATH_TOOLS",
-    "ORDER_WINDOW",
     "REVIEW_UNANSWERED",
     "ApprovalNotifier",
     "Arming",
     "Guard",
     "GuardStatus",
     "Outcome",
-    "PaperAccount",
-    "PaperAccountReader",
-    "PaperAnswerReader",
-    "PaperBook",
-    "PaperClosedTrade",
-    "PaperExecutor",
-    "PaperFill",
-    "PaperOrder",
-    "PaperUnanswered",
     "ReconcileReport",
     "Reconciler",
     "TradingRead",
     "arm",
     "calendar_session",
-    "canonical_order_id",
-    "closed_trades",
     "deny_approval",
     "end_filing",
     "filing_terms",
-    "paper_orders_of",
-    "paper_portfolio",
-    "paper_positions",
     "paper_session",
     "pinned_contract",
     "proposal_of",

@@ -61,8 +61,6 @@ from ordergate.execution._outcome import (
     Outcome,
     pace_figures,
 )
-from ordergate.execution._paper import Looked, PaperExecutor
-from ordergate.execution._paper_account import QuotesNeeded
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
@@ -99,9 +97,11 @@ from ordergate.venues import (
     NoAnswer,
     OrderExecutor,
     Placement,
+    QuotesNeeded,
     Review,
     Ticket,
 )
+from ordergate.venues.paper import PaperExecutor
 
 __all__ = ["ApprovalNotifier", "Guard"]
 
@@ -135,7 +135,7 @@ def _in_turn(
 class _Reviewed:
     refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
     status: FilingStatus  # the filing's status as the check read it
-    looked: Looked | None = None  # on paper, what the paper venue held of the order
+    looked: object | None = None  # on paper, what the paper venue held of the order
     held_again: Approval | None = None  # the new approval of an order that cost more
 
 
@@ -481,7 +481,7 @@ class Guard:
         return Outcome(record.id, status, order_id=order.order_id)
 
     async def _place(
-        self, record: FilingRecord, ticket: Ticket, looked: Looked | None, review: Review
+        self, record: FilingRecord, ticket: Ticket, looked: object | None, review: Review
     ) -> tuple[Placement, FilingStatus | None]:
         """Place ``ticket``; on paper the placement's record (``_submitted``) is written in
         the paper book's own transaction, in the same worker thread (``None``: still to be
@@ -492,7 +492,7 @@ class Guard:
             return await executor.place_and_record(
                 ticket,
                 lambda order: self._submitted(record, order),
-                looked=looked,
+                looked=looked,  # type: ignore[arg-type]  # look()'s answer, handed back
                 reviewed=review.quote,
             )
         return await executor.place(ticket), None

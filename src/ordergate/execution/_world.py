@@ -31,7 +31,6 @@ from uuid import UUID
 
 from ordergate.core import Clock, Side
 from ordergate.execution._breakers import session_day
-from ordergate.execution._paper_account import MarketView, PaperAccountReader, QuotesNeeded
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
 from ordergate.policy import (
@@ -44,11 +43,12 @@ from ordergate.policy import (
     RecentOrders,
     TradingState,
 )
-from ordergate.venues import AccountReader, AccountView
+from ordergate.venues import AccountReader, AccountView, QuotesNeeded, Sighting
+from ordergate.venues.paper import PaperAccountReader
 
 __all__ = ["Filer", "Seen", "SessionSource", "World", "WorldView"]
 
-Seen = AccountView | MarketView
+Seen = AccountView | Sighting
 """What a decision read of the broker before its worker thread (``World.seen``)."""
 
 SessionSource = Callable[[datetime], MarketSession | None]
@@ -128,7 +128,7 @@ class World:
 
     async def more_quotes(self, seen: Seen, needed: QuotesNeeded) -> Seen:
         """``seen`` with the quotes the book's half asked for (``QuotesNeeded``) read too."""
-        if self._paper is None or not isinstance(seen, MarketView):
+        if self._paper is None or not isinstance(seen, Sighting):
             raise needed
         return await self._paper.more_quotes(seen, needed.symbols)
 
@@ -151,7 +151,7 @@ class World:
         now = self._clock.now()
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
-            if isinstance(seen, MarketView):
+            if isinstance(seen, Sighting):
                 assert self._paper is not None
                 view = self._paper.book_view(seen, final=final)
             else:

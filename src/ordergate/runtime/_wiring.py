@@ -16,22 +16,16 @@ from typing import Any
 
 from ordergate.client import Robinhood
 from ordergate.core import Clock, SecurityClock, ToolError
-from ordergate.execution import (
-    Arming,
-    Guard,
-    PaperAccountReader,
-    PaperBook,
-    PaperExecutor,
-    arm,
-    paper_session,
-)
+from ordergate.execution import Arming, Guard, arm, paper_session
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import Mode, PolicyConfig
 from ordergate.runtime._policy import policy_in_force
 from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
-from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
+from ordergate.venues import Venue
+from ordergate.venues.paper import PaperBook, PaperVenue
+from ordergate.venues.robinhood import ClientQuoteSource, RobinhoodVenue
 
 __all__ = ["Running", "guard_on", "open_guard"]
 
@@ -122,22 +116,18 @@ async def guard_on(
     arming = arm(policy, tools=tools)
     if account is None:
         account = (await rh.accounts.agentic()).account_number
-    quotes = ClientQuoteSource(rh)
-    parts: dict[str, Any]
+    venue: Venue
     if arming.live:
-        parts = {"executor": LiveExecutor(rh), "reader": ClientAccountReader(rh, clock=clock)}
+        venue = RobinhoodVenue(rh, clock=clock)
     else:
-        book = PaperBook(ledger.engine, clock=clock, starting_cash=policy.paper_cash_usd)
-        parts = {
-            "executor": PaperExecutor(
-                book,
-                quotes,
-                session=paper_session,
-                clock=clock,
-                slippage_bps=policy.paper_slippage_bps,
-            ),
-            "reader": PaperAccountReader(book, quotes),
-        }
+        venue = PaperVenue(
+            PaperBook(ledger.engine, clock=clock, starting_cash=policy.paper_cash_usd),
+            ClientQuoteSource(rh),
+            session=paper_session,
+            clock=clock,
+            slippage_bps=policy.paper_slippage_bps,
+        )
+    parts = {"executor": venue.equity.orders, "reader": venue.equity.account}
     notifier = (
         WebhookNotifier(webhook_url, console_url=console_url)
         if webhook_url or console_url

@@ -6,8 +6,11 @@ A ``Venue`` has a lane per asset class (``venue.equity`` now); each lane answers
 quotes, in plain values. The implementations live in their own packages, which nothing on
 the order path imports: ``ordergate.venues.robinhood`` (the typed client) and
 ``ordergate.venues.paper`` (a simulated account on the ledger's database).
+``canonical_order_id`` spells a venue's order id one way (a UUID, or a paper book's
+``paper-`` id), so an id an agent gives can be compared with the record.
 """
 
+from ordergate.venues._order_ids import canonical_order_id
 from ordergate.venues._protocols import (
     AccountReader,
     AccountView,
@@ -39,4 +42,5 @@ __all__ = [
     "Sighting",
     "Ticket",
     "Venue",
+    "canonical_order_id",
 ]

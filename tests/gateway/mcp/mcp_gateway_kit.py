@@ -31,13 +31,14 @@ from venue_testkit import START, VenueClient
 from ordergate._serving import _Server, bind_socket
 from ordergate.client import Config, Robinhood, connect
 from ordergate.core import SteppedClock
-from ordergate.execution import Guard, PaperAccountReader, PaperBook, PaperExecutor, paper_session
+from ordergate.execution import Guard, paper_session
 from ordergate.gateway.mcp import Credential, GatewayMethods, Principal, gateway_endpoint
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.profiles import load_profiles
 from ordergate.sandbox import SandboxConfig, SandboxServer
 from ordergate.venues import AccountReader, OrderExecutor
+from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
 from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
 
 BOUND_S = 30

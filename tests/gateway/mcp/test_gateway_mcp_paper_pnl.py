@@ -17,8 +17,8 @@ from jsonschema import Draft202012Validator
 from mcp_gateway_kit import gateway
 
 from ordergate.core import Side
-from ordergate.execution import PaperFill, closed_trades
 from ordergate.gateway.mcp._paper_reads import PAPER_GUIDE
+from ordergate.venues.paper import PaperFill, closed_trades
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,6 @@ from jsonschema import Draft202012Validator
 from mcp_gateway_kit import OTHER_TOKEN, gateway, policy
 
 from ordergate.core import OrderState, Side
-from ordergate.execution import PaperOrder
-from ordergate.execution.paper_wire import order_wire
 from ordergate.gateway.mcp._paper_reads import (
     ACCOUNT_READS,
     FORWARD,
@@ -27,6 +25,7 @@ from ordergate.gateway.mcp._paper_reads import (
 )
 from ordergate.inventory import load_inventory
 from ordergate.policy import Proposal
+from ordergate.venues.paper import PaperOrder, order_wire
 
 pytestmark = pytest.mark.anyio
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from ordergate.execution import Guard, canonical_order_id
+from ordergate.execution import Guard
 from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._profiles import needs
@@ -37,6 +37,7 @@ from ordergate.gateway.mcp._refusing import Failure, Refused, best_effort, refus
 from ordergate.ledger import Ledger, LedgerError
 from ordergate.profiles import Permission
 from ordergate.store import blocking
+from ordergate.venues import canonical_order_id
 
 __all__ = ["cancel"]
 

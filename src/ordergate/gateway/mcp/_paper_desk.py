@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ordergate.execution import PaperAccountReader, PaperBook
 from ordergate.gateway.mcp._refusing import Failure, refuse
 from ordergate.ledger import Ledger
+from ordergate.venues.paper import PaperAccountReader, PaperBook
 
 __all__ = ["BOOK_UNREADABLE", "PaperAnswer", "PaperDesk", "same_account"]
 

@@ -22,11 +22,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ordergate.calendar import PNL_SPANS, span_start
 from ordergate.core import ZERO, to_wire
-from ordergate.execution import PaperClosedTrade, closed_trades
-from ordergate.execution.paper_wire import instrument_id, money, shares, timestamp
 from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperDesk
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.store import blocking
+from ordergate.venues.paper import (
+    PaperClosedTrade,
+    closed_trades,
+    instrument_id,
+    money,
+    shares,
+    timestamp,
+)
 
 __all__ = ["ASSET_CLASSES", "SPANS", "pnl_trade_history", "realized_pnl"]
 

@@ -41,17 +41,7 @@ from ordergate.discovery import (
     classify,
     name_words,
 )
-from ordergate.execution import (
-    ORDER_WINDOW,
-    Guard,
-    PaperAccountReader,
-    PaperOrder,
-    PaperUnanswered,
-    paper_orders_of,
-    paper_portfolio,
-    paper_positions,
-)
-from ordergate.execution.paper_wire import PAPER_AGENT, order_wire
+from ordergate.execution import Guard
 from ordergate.gateway.mcp._answers import answer
 from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperAnswer, PaperDesk, same_account
 from ordergate.gateway.mcp._paper_pnl import pnl_trade_history, realized_pnl
@@ -60,6 +50,17 @@ from ordergate.gateway.mcp._proposal import shown_name
 from ordergate.gateway.mcp._refusing import refuse, step
 from ordergate.inventory import ToolClass
 from ordergate.store import blocking
+from ordergate.venues.paper import (
+    ORDER_WINDOW,
+    PAPER_AGENT,
+    PaperAccountReader,
+    PaperOrder,
+    PaperUnanswered,
+    order_wire,
+    paper_orders_of,
+    paper_portfolio,
+    paper_positions,
+)
 
 T = TypeVar("T")
 

@@ -21,9 +21,9 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.core import DecimalFieldError, parse_decimal
-from ordergate.execution.paper_wire import money
 from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperDesk, same_account
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
+from ordergate.venues.paper import money
 
 __all__ = ["REVIEW_TOOL", "paper_review"]
 

@@ -18,8 +18,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from sqlalchemy import Engine, select
 
 from ordergate.core import ZERO, Side
-from ordergate.execution._schema import paper_fills
 from ordergate.store import parse_iso
+from ordergate.venues.paper._schema import paper_fills
 
 __all__ = ["PaperClosedTrade", "PaperFill", "account_fills", "closed_trades"]
 

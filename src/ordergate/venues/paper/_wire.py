@@ -17,8 +17,8 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.core import ZERO, OrderType, Side, to_wire
-from ordergate.execution._paper_book import PaperOrder
 from ordergate.venues import AccountView
+from ordergate.venues.paper._book import PaperOrder
 
 __all__ = [
     "PAPER_AGENT",

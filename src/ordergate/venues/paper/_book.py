@@ -44,11 +44,11 @@ from ordergate.core import (
     TimeInForce,
     to_wire,
 )
-from ordergate.execution._paper_pnl import PaperFill, account_fills
-from ordergate.execution._schema import paper_fills, paper_orders, paper_positions
 from ordergate.policy import Proposal
 from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
 from ordergate.venues import BrokerFill, BrokerOrder, BrokerRefusal, Ticket
+from ordergate.venues.paper._pnl import PaperFill, account_fills
+from ordergate.venues.paper._schema import paper_fills, paper_orders, paper_positions
 
 __all__ = ["PaperAccount", "PaperBook", "PaperOrder"]
 

@@ -1,7 +1,7 @@
 """The paper account's answers, and ``PaperAnswerReader``, which reads the account from them.
 
 In paper mode the gateway answers an MCP agent's ``get_portfolio``, ``get_equity_positions``
-and ``get_equity_orders`` from the paper book, in the venue's wire shapes (``paper_wire``).
+and ``get_equity_orders`` from the paper book, in the venue's wire shapes (``_wire``).
 These functions are those answers — the gateway serves them, adding only its account check
 and its envelope:
 
@@ -31,13 +31,13 @@ import anyio
 
 from ordergate.client.accounts import Portfolio
 from ordergate.client.equity import EquityOrdersPage, EquityPositionsPage
-from ordergate.execution._paper_account import PaperAccountReader
-from ordergate.execution._paper_book import PaperBook, PaperOrder
-from ordergate.execution.paper_wire import order_wire, portfolio_wire, position_wire
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
 from ordergate.store import blocking
 from ordergate.venues import AccountView
+from ordergate.venues.paper._account import PaperAccountReader
+from ordergate.venues.paper._book import PaperBook, PaperOrder
+from ordergate.venues.paper._wire import order_wire, portfolio_wire, position_wire
 from ordergate.venues.robinhood import Unreadable, held_positions, open_broker_orders
 
 __all__ = [

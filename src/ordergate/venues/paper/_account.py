@@ -17,39 +17,20 @@ Rules (fail closed: unknown is ``None``, never a guess):
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Iterable
 from decimal import Decimal
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
 from ordergate.core import ZERO, Side
-from ordergate.execution._paper import buy_hold, fetch_quotes, usable
-from ordergate.execution._paper_book import PaperAccount, PaperBook
 from ordergate.policy import Position, Quote
 from ordergate.store import blocking
-from ordergate.venues import AccountView, QuoteSource
+from ordergate.venues import AccountView, QuotesNeeded, QuoteSource, Sighting
+from ordergate.venues.paper._book import PaperAccount, PaperBook
+from ordergate.venues.paper._orders import buy_hold, fetch_quotes, usable
 
-__all__ = ["MarketView", "PaperAccountReader", "QuotesNeeded"]
-
-
-@dataclass(frozen=True, slots=True)
-class MarketView:
-    """What the market's half of a paper account's view read: quotes and tradability."""
-
-    account: str
-    symbol: str
-    quotes: Mapping[str, Quote | None]
-    tradable: bool | None
-
-
-class QuotesNeeded(Exception):
-    """The book holds symbols the market's half read no quote for: read them, then again."""
-
-    def __init__(self, symbols: frozenset[str]) -> None:
-        super().__init__(", ".join(sorted(symbols)))
-        self.symbols = symbols
+__all__ = ["PaperAccountReader"]
 
 
 class PaperAccountReader:
@@ -123,7 +104,7 @@ class PaperAccountReader:
         *,
         quote: Quote | None = None,
         quote_from: Awaitable[Quote | None] | None = None,
-    ) -> MarketView:
+    ) -> Sighting:
         """The market's half of ``symbol``'s view: its quote (given, given later, or read)
         and tradability, and the quotes of what the account held when its book was last read
         (the book's half asks for any others). None of the reads raises."""
@@ -151,15 +132,15 @@ class PaperAccountReader:
                 await given_quote(quote_from)
             else:
                 await read_quotes({symbol})
-        return MarketView(account, symbol, quotes, tradable)
+        return Sighting(account, symbol, quotes, tradable)
 
-    async def more_quotes(self, market: MarketView, symbols: Iterable[str]) -> MarketView:
+    async def more_quotes(self, market: Sighting, symbols: Iterable[str]) -> Sighting:
         """``market`` with the quotes of ``symbols`` read too (``QuotesNeeded`` named them)."""
         quotes = dict(market.quotes)
         quotes.update(await fetch_quotes(self._quotes, set(symbols) - set(quotes)))
-        return MarketView(market.account, market.symbol, quotes, market.tradable)
+        return Sighting(market.account, market.symbol, quotes, market.tradable)
 
-    def book_view(self, market: MarketView, *, final: bool = False) -> AccountView:
+    def book_view(self, market: Sighting, *, final: bool = False) -> AccountView:
         """The book's half, blocking (in the caller's worker thread, inside its read
         transaction when one is open): the account's view on ``market``. ``QuotesNeeded``
         when the book holds a symbol ``market`` has no quote read for (unless ``final``:

@@ -39,9 +39,6 @@ import anyio
 from sqlalchemy.exc import SQLAlchemyError
 
 from ordergate.core import ZERO, Clock, OrderState, OrderType, Side
-from ordergate.execution._order_ids import new_paper_order_id
-from ordergate.execution._paper_book import PaperAccount, PaperBook, PaperOrder
-from ordergate.execution._together import both
 from ordergate.policy import (
     SESSION_COVERAGE,
     MarketSession,
@@ -60,6 +57,9 @@ from ordergate.venues import (
     Review,
     Ticket,
 )
+from ordergate.venues._order_ids import new_paper_order_id
+from ordergate.venues.paper._book import PaperAccount, PaperBook, PaperOrder
+from ordergate.venues.paper._together import both
 
 __all__ = [
     "Looked",
