@@ -82,7 +82,7 @@ def haproxy_config(port: int, backends: list[int]) -> str:
         f"    server gateway{n} 127.0.0.1:{backend}\n" for n, backend in enumerate(backends, 1)
     )
     text, count = re.subn(r"(?m)^    server gateway\d+ gateway\d+:8787\n", "", text)
-    assert count == len(backends), "deploy/haproxy.cfg names a different number of replicas"
+    assert count == REPLICAS, "deploy/haproxy.cfg names a different number of replicas"
     return text.rstrip("\n") + "\n" + servers_text
 
 
@@ -206,13 +206,23 @@ class Replicas:
 
 @contextmanager
 def replica_set(
-    tmp_path: Path, policy: str, *, register_limit: int, reconcile_s: float = 1.0
+    tmp_path: Path,
+    policy: str,
+    *,
+    register_limit: int,
+    reconcile_s: float = 1.0,
+    replicas_n: int = REPLICAS,
+    seed: int = 7,
 ) -> Iterator[Replicas]:
+    """``replicas_n`` replicas (as many as ``deploy/haproxy.cfg`` names by default) in front of
+    a venue on ``seed`` (the embedded sandbox's is 0: the same account as a command line's)."""
     pg, redis = servers()
     haproxy = program("haproxy", HAPROXY_HOW, "run the replica tests behind HAProxy")
     with ExitStack() as stack:
         clock = SteppedClock(start=OPEN)
-        venue_server = SandboxServer(SandboxConfig(host="127.0.0.1", port=0, seed=7), clock=clock)
+        venue_server = SandboxServer(
+            SandboxConfig(host="127.0.0.1", port=0, seed=seed), clock=clock
+        )
         venue = venue_server.start()
         stack.callback(venue_server.stop)
         db_url = stack.enter_context(scratch_postgres(pg))
@@ -224,7 +234,7 @@ def replica_set(
         codes = enrol(home, passphrase=PASSPHRASE)
         front = free_port()
         public = f"http://127.0.0.1:{front}"
-        ports = [free_port() for _ in range(REPLICAS)]
+        ports = [free_port() for _ in range(replicas_n)]
         run = uuid.uuid4().hex
         env = {
             key: value

@@ -89,6 +89,14 @@ REQUIREMENTS: dict[str, str] = {
     "wall.unanswered-looked-up": "issue 5 §3: no answer leaves unanswered; looked up by ref_id",
     "wall.reconcile-converges": "issue 5 §3: partial fills, cancels, rejections converge spend",
     "wall.approvals-bound": "issue 5 §4: approvals bound to exact terms, with a TTL",
+    "wall.turn.processes": (
+        "issue 24 §2: command lines and agents on one SQLite file keep max_open_orders and "
+        "max_positions, nothing lost (the account's turn in the guard)"
+    ),
+    "wall.turn.replicas": (
+        "issue 24 §2: command lines, agents and gateway replicas on one Postgres ledger keep "
+        "max_open_orders and max_positions, nothing lost"
+    ),
     "wall.late-order-adopted": (
         "issue 23 §9: an order that reaches the broker after it was declared not placed is "
         "adopted, counted against the caps, journalled, alerted, and pauses when over a cap"

@@ -70,7 +70,9 @@ def _key(name: str) -> int:
 class AccountTurns:
     """The account turns and the reconcile pass of one database (see the module docstring)."""
 
-    def __init__(self, engine: Engine, *, bound_s: float = TURN_BOUND_S) -> None:
+    def __init__(self, engine: Engine, *, bound_s: float | None = None) -> None:
+        """``bound_s``: how long a turn is waited for (``TURN_BOUND_S`` when not given)."""
+        bound_s = TURN_BOUND_S if bound_s is None else bound_s
         if bound_s <= 0:
             raise ValueError("bound_s must be positive")
         url = engine.url
