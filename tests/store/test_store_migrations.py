@@ -18,7 +18,7 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0022",
+    "ledger": "0023",
     "execution": "0007",
     "gateway": "0016",
     "owner": "0019",

@@ -201,7 +201,7 @@ decisions = Table(
     Column("why", Text, nullable=False),
     Column("detail", Text, nullable=False),
     Index("ix_decisions_filing", "filing_id", "seq"),
-    # Migration 0022: an identity's entries, newest first (an agent's daily digest).
+    # Migration 0023: an identity's entries, newest first (an agent's daily digest).
     Index("ix_decisions_identity", "identity", "seq"),
 )
 

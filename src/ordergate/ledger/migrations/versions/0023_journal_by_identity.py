@@ -4,7 +4,7 @@ An agent's daily digest counts every entry of its market day, read newest first 
 identity's latest entry back to the day before (``Journal.latest_of``), so its cost is the
 day's entries, never the journal's history.
 
-Revision ID: 0022
+Revision ID: 0023
 Revises: 0021
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0022"
+revision = "0023"
 down_revision: str | None = "0021"
 branch_labels: str | None = None
 depends_on: str | None = None
