@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from bearer_proxy import BearerProxy
 from gateway_testkit import sandbox_gateway
+from npm_testkit import CONFORMANCE, installed, node22
 
 from ordergate.gateway._config import GatewayConfig, RateLimits
 from ordergate.gateway._minting import mint_owner_tokens
@@ -31,6 +32,17 @@ SUITE = "@modelcontextprotocol/conformance@0.1.13"
 GATEWAY_BASELINE = HERE / "expected-failures-gateway.yml"
 SANDBOX_BASELINE = HERE / "expected-failures.yml"
 DNS_REBINDING = "dns-rebinding-protection"
+# The requirement sets of both eras, each run at its own wire (issue 26 §2): what `tier-check
+# --requirements 2025-11-25,2026-07-28` runs as its server leg. tier-check itself also reads
+# the repository's GitHub issues and labels (a GitHub token), which says nothing of the
+# gateway, so CI runs its conformance leg: `server --requirements` per revision.
+REVISIONS = ("2025-11-25", "2026-07-28")
+
+
+def revision_baseline(revision: str) -> Path:
+    return HERE / f"expected-failures-gateway-{revision}.yml"
+
+
 # Each sends MCP-Protocol-Version 2025-03-26 on a session negotiated at 2025-11-25 (issue 13 §3).
 # server-sse-polling is in the suite's "pending" set, which the default (active) run leaves
 # out, so it is run on its own as well.
@@ -90,6 +102,51 @@ def _mint_access_token(auth: GatewayAuth, resource: str) -> str:
     pair = mint_owner_tokens(auth.store, client_name="mcp-conformance", resource=resource)
     assert auth.verifier.verify(pair.access_token) is not None
     return pair.access_token
+
+
+def test_each_requirement_sets_listed_scenario_has_its_reason_and_dns_rebinding_is_never_one() -> (
+    None
+):
+    for revision in REVISIONS:
+        listed = _baseline(revision_baseline(revision))
+        assert listed
+        assert DNS_REBINDING not in listed
+        assert "tools-list" not in listed
+        assert {name for name, reason in listed.items() if not reason} == set()
+
+
+@pytest.mark.req("mcp.conformance.both-eras")
+def test_both_eras_requirement_sets_pass_through_the_gateway_but_the_listed_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    modules = installed(CONFORMANCE)
+    suite = modules / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+    server = sandbox_gateway(tmp_path, monkeypatch, config=GatewayConfig(port=0, limits=LIMITS))
+    runs: dict[str, subprocess.CompletedProcess[str]] = {}
+    with server as url:
+        assert server.auth is not None
+        token = _mint_access_token(server.auth, url + "/mcp")
+        with BearerProxy(url, token) as proxy:
+            for revision in REVISIONS:
+                runs[revision] = subprocess.run(
+                    [
+                        str(node22(modules)), str(suite), "server",
+                        "--url", f"{proxy.url}/mcp",
+                        "--requirements", revision,
+                        "--expected-failures", str(revision_baseline(revision)),
+                        "-o", str(tmp_path / revision),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=900,
+                    check=False,
+                )  # fmt: skip
+    for revision, run in runs.items():
+        report = run.stdout[-6000:] + run.stderr[-2000:]
+        assert run.returncode == 0, (revision, report)
+        assert "Baseline check passed" in run.stdout, (revision, report)
+        assert re.search(rf"✓ {DNS_REBINDING}: [1-9]\d* passed, 0 failed", run.stdout), report
+        assert re.search(r"✓ tools-list: [1-9]\d* passed, 0 failed", run.stdout), report
 
 
 def test_the_gateways_expected_failures_are_sandbox_failures_each_with_a_reason() -> None:

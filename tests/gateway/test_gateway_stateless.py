@@ -115,6 +115,12 @@ def test_the_envelope_is_checked_rung_by_rung_with_the_specified_codes(gate: Gat
             -32020,
         ),
         "no name header": (with_header(quoting, b"mcp-name", None), quote, 400, -32020),
+        "ping, which the era removed": (
+            stateless_headers(gate, token, "ping"),
+            stateless("ping", {}),
+            404,
+            -32601,
+        ),
         "unknown method": (
             stateless_headers(gate, token, "resources/list"),
             stateless("resources/list", {}),

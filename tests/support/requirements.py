@@ -431,6 +431,9 @@ REQUIREMENTS: dict[str, str] = {
     "the same checks (host, token, limits, budget, profile, the fast read path)",
     "bench.gateway.stateless": "issue 26 §1: bench gateway, gateway_read_2026 (the stateless "
     "era) beside gateway_read, with era_ratio",
+    "mcp.conformance.both-eras": "issue 26 §2: the conformance suite's 2025-11-25 and "
+    "2026-07-28 requirement sets against the gateway, each scenario passing or listed with "
+    "its reason",
     "mcp.stateless.listen": "issue 26 §1, MCP 2026-07-28: subscriptions/listen is answered "
     "(the gateway sends no notifications: none acknowledged, ended at once)",
     "oauth.consent.real-browser": "a real browser approves on the consent page: its form post "
