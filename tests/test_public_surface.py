@@ -19,7 +19,8 @@ SURFACE = {
         "ensure_private_dir", "inert", "install_redaction", "json_text", "decode_json",
         "make_clock", "optional_decimal", "parse_decimal", "private_problem", "redact",
         "register_secret", "required_decimal", "tamper_problem", "to_wire", "utc",
-        "write_private", "SECOND_US", "from_us", "to_us",
+        "write_private", "SECOND_US", "from_us", "to_us", "wire_amount", "wire_money",
+        "wire_or_none", "wire_quantity", "wire_time",
     },
     "ordergate.calendar": {
         "NEW_YORK", "CalendarError", "NotASessionDay", "NyseCalendar", "OutOfCalendar", "Session",
@@ -108,9 +109,8 @@ SURFACE = {
     "ordergate.venues.paper": {
         "ORDER_WINDOW", "PAPER_AGENT", "PaperAccount", "PaperAccountReader", "PaperAnswerReader",
         "PaperBook", "PaperClosedTrade", "PaperEquity", "PaperExecutor", "PaperFill",
-        "PaperOrder", "PaperUnanswered", "PaperVenue", "closed_trades", "instrument_id", "money",
-        "order_wire", "paper_orders_of", "paper_portfolio", "paper_positions", "shares",
-        "timestamp",
+        "PaperOrder", "PaperUnanswered", "PaperVenue", "closed_trades", "instrument_id",
+        "order_wire", "paper_orders_of", "paper_portfolio", "paper_positions",
     },
     "ordergate.venues.robinhood": {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "RobinhoodEquity",

@@ -1,6 +1,6 @@
-"""Core types shared by every ordergate package: wire enums, Decimal rules, errors, clocks,
-integer microsecond time, secrets and their redaction from logs, and the files only their
-owner can use."""
+"""Core types shared by every ordergate package: wire enums, Decimal rules, the venue's wire
+formats, errors, clocks, integer microsecond time, secrets and their redaction from logs, and
+the files only their owner can use."""
 
 from ordergate.core._clock import (
     AcceleratedClock,
@@ -45,6 +45,13 @@ from ordergate.core._private import (
 from ordergate.core._redact import RedactingFilter, install_redaction, redact, register_secret
 from ordergate.core._secret import MIN_KEY_SECRET_LENGTH, Secret
 from ordergate.core._time import SECOND_US, from_us, to_us
+from ordergate.core._wire import (
+    wire_amount,
+    wire_money,
+    wire_or_none,
+    wire_quantity,
+    wire_time,
+)
 
 __all__ = [
     "MIN_KEY_SECRET_LENGTH",
@@ -98,5 +105,10 @@ __all__ = [
     "to_wire",
     "usd",
     "utc",
+    "wire_amount",
+    "wire_money",
+    "wire_or_none",
+    "wire_quantity",
+    "wire_time",
     "write_private",
 ]

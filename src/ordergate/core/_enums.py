@@ -42,6 +42,18 @@ class OrderType(StrEnum):
     def needs_stop_price(self) -> bool:
         return self in (OrderType.STOP_MARKET, OrderType.STOP_LIMIT)
 
+    @property
+    def base_type(self) -> str:
+        """The order resource's ``type``: ``limit`` when it carries a limit price, else
+        ``market`` (a ``stop_limit`` reads back as a ``limit`` with a ``stop`` trigger)."""
+        return "limit" if self.needs_limit_price else "market"
+
+    @property
+    def trigger(self) -> str:
+        """The order resource's ``trigger``: ``stop`` when it waits for a stop price, else
+        ``immediate``."""
+        return "stop" if self.needs_stop_price else "immediate"
+
 
 class TimeInForce(StrEnum):
     GFD = "gfd"

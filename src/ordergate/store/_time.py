@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ordergate.core import wire_time
+
 __all__ = ["iso", "parse_iso"]
 
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _WIDTH = len("2026-12-01T15:00:00.000000Z")
 
 
-def iso(instant: datetime) -> str:
-    """Fixed-width UTC ISO-8601 with microseconds: ``2026-12-01T15:00:00.000000Z``."""
-    if instant.tzinfo is None:
-        raise ValueError("naive datetime: give a timezone")
-    return instant.astimezone(UTC).strftime(_FORMAT)
+iso = wire_time
+"""Fixed-width UTC ISO-8601 with microseconds: ``2026-12-01T15:00:00.000000Z`` (the very text
+the venue's wire carries, ``ordergate.core.wire_time``); ``ValueError`` for a naive time."""
 
 
 def parse_iso(text: str) -> datetime:

@@ -11,13 +11,13 @@ from jsonschema import Draft202012Validator
 from market_data_testkit import START, TIMESTAMP, TOOLS, Harness, build, et
 
 from ordergate.calendar import Session
+from ordergate.core import wire_time
 from ordergate.inventory import load_inventory
 from ordergate.sandbox.market import MAX_BARS
 from ordergate.sandbox.tools import handlers
 from ordergate.sandbox.tools._families import FAMILIES, load_families
-from ordergate.sandbox.tools._market_wire import Stamps, timestamp
+from ordergate.sandbox.tools._market_wire import Stamps
 from ordergate.sandbox.tools.market_data import BOOK_DEPTH
-from ordergate.sandbox.venue._equity_wire import timestamp as equity_timestamp
 
 TWENTY = [
     "AAPL",
@@ -219,10 +219,9 @@ def test_same_seed_and_instant_give_identical_answers_and_another_seed_does_not(
         et(2026, 7, 4, 9, 30),
     ],
 )
-def test_timestamps_use_the_equity_desks_format(instant: datetime) -> None:
-    assert timestamp(instant) == equity_timestamp(instant)
-    assert TIMESTAMP.match(timestamp(instant))
-    assert Stamps()(instant) == equity_timestamp(instant)
+def test_a_quote_stamps_an_instant_as_every_desk_writes_it(instant: datetime) -> None:
+    assert TIMESTAMP.match(wire_time(instant))
+    assert Stamps()(instant) == wire_time(instant)
 
 
 # -- get_equity_price_book -----------------------------------------------------------------

@@ -21,18 +21,11 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ordergate.calendar import PNL_SPANS, span_start
-from ordergate.core import ZERO, to_wire
+from ordergate.core import ZERO, to_wire, wire_money, wire_quantity, wire_time
 from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperDesk
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.store import blocking
-from ordergate.venues.paper import (
-    PaperClosedTrade,
-    closed_trades,
-    instrument_id,
-    money,
-    shares,
-    timestamp,
-)
+from ordergate.venues.paper import PaperClosedTrade, closed_trades, instrument_id
 
 __all__ = ["ASSET_CLASSES", "SPANS", "pnl_trade_history", "realized_pnl"]
 
@@ -131,7 +124,7 @@ async def _trades(
 
 
 def _sum(trades: list[PaperClosedTrade], field: str) -> str:
-    return money(sum((getattr(trade, field) for trade in trades), ZERO))
+    return wire_money(sum((getattr(trade, field) for trade in trades), ZERO))
 
 
 async def realized_pnl(desk: PaperDesk, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -182,16 +175,16 @@ def _trade_wire(trade: PaperClosedTrade) -> dict[str, Any]:
         "asset_class": "equity",
         "symbol": trade.symbol,
         "instrument_id": instrument_id(trade.symbol),
-        "quantity": shares(trade.quantity),
+        "quantity": wire_quantity(trade.quantity),
         "open_lot_id": trade.open_lot_id,
-        "opened_at": timestamp(trade.opened_at),
-        "closed_at": timestamp(trade.closed_at),
+        "opened_at": wire_time(trade.opened_at),
+        "closed_at": wire_time(trade.closed_at),
         "open_price": to_wire(trade.open_price),
         "close_price": to_wire(trade.close_price),
-        "cost_basis": money(trade.cost_basis),
-        "proceeds": money(trade.proceeds),
-        "fees": money(trade.fees),
-        "realized_pnl": money(trade.realized_pnl),
+        "cost_basis": wire_money(trade.cost_basis),
+        "proceeds": wire_money(trade.proceeds),
+        "fees": wire_money(trade.fees),
+        "realized_pnl": wire_money(trade.realized_pnl),
         "holding_period": "long_term" if long_term else "short_term",
         "order_id": trade.order_id,
         "execution_id": trade.execution_id,

@@ -20,10 +20,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import DecimalFieldError, parse_decimal
+from ordergate.core import DecimalFieldError, parse_decimal, wire_money
 from ordergate.gateway.mcp._paper_desk import BOOK_UNREADABLE, PaperDesk, same_account
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
-from ordergate.venues.paper import money
 
 __all__ = ["REVIEW_TOOL", "paper_review"]
 
@@ -57,7 +56,7 @@ def with_paper_power(data: Mapping[str, Any], power: Decimal) -> dict[str, Any]:
     paper_item: dict[str, Any] = {
         "passed": enough,
         "required": item.get("required"),
-        "available": money(power),
+        "available": wire_money(power),
     }
     if not enough:
         paper_item["code"] = "INSUFFICIENT_BUYING_POWER"

@@ -1,18 +1,18 @@
 """Market records (equity, index and crypto quotes, closes, books, bars) as they go on the wire.
 
 Prices are canonical decimal strings (``to_wire``) at the precision the market quotes them.
-Timestamps are ISO 8601 UTC with microseconds and ``Z``, exactly as the equity desk writes
-them (``venue._equity_wire.timestamp``); dates are ``YYYY-MM-DD``. The quote path runs on
+Timestamps are ISO 8601 UTC with microseconds and ``Z`` (``ordergate.core.wire_time``, as
+every desk writes them); dates are ``YYYY-MM-DD``. The quote path runs on
 every ``get_equity_quotes`` call, so it formats each distinct instant once per call.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import to_wire
+from ordergate.core import to_wire, wire_time
 from ordergate.sandbox.market import (
     Bar,
     Book,
@@ -37,18 +37,9 @@ __all__ = [
     "index_wire",
     "previous_close_wire",
     "quote_wire",
-    "timestamp",
 ]
 
 USD_INCREMENT = Decimal("0.01")
-
-
-def timestamp(instant: datetime) -> str:
-    """``2026-12-01T15:00:00.000000Z``: the same text as the equity desk's ``timestamp``."""
-    if instant.tzinfo is not UTC:
-        instant = instant.astimezone(UTC)
-    # isoformat is about 25% cheaper than strftime, and this runs several times per quote.
-    return instant.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 class Stamps:
@@ -62,7 +53,7 @@ class Stamps:
     def __call__(self, instant: datetime) -> str:
         text = self._seen.get(instant)
         if text is None:
-            text = self._seen[instant] = timestamp(instant)
+            text = self._seen[instant] = wire_time(instant)
         return text
 
 
@@ -133,7 +124,7 @@ def book_wire(book: Book) -> dict[str, Any]:
     """One entry of ``get_equity_price_book``'s ``books``: best prices first on each side."""
     return {
         "symbol": book.symbol,
-        "updated_at": timestamp(book.updated_at),
+        "updated_at": wire_time(book.updated_at),
         "asks": _levels(book.asks),
         "bids": _levels(book.bids),
     }
@@ -142,7 +133,7 @@ def book_wire(book: Book) -> dict[str, Any]:
 def bar_wire(bar: Bar, *, volume: bool = True) -> dict[str, Any]:
     """One historicals bar; ``volume`` False for instruments that report none (options)."""
     wire: dict[str, Any] = {
-        "begins_at": timestamp(bar.begins_at),
+        "begins_at": wire_time(bar.begins_at),
         "open_price": to_wire(bar.open_price),
         "close_price": to_wire(bar.close_price),
         "high_price": to_wire(bar.high_price),
@@ -174,7 +165,7 @@ def index_quote_wire(quote: IndexQuote) -> dict[str, Any]:
         "previous_close": to_wire(quote.previous_close),
         "previous_close_date": quote.previous_close_date.isoformat(),
         "session": quote.session.value,
-        "updated_at": timestamp(quote.updated_at),
+        "updated_at": wire_time(quote.updated_at),
     }
 
 
@@ -190,7 +181,7 @@ def crypto_quote_wire(quote: CryptoQuote) -> dict[str, Any]:
         "high_price": to_wire(quote.high_price),
         "low_price": to_wire(quote.low_price),
         "volume": to_wire(quote.volume),
-        "updated_at": timestamp(quote.updated_at),
+        "updated_at": wire_time(quote.updated_at),
     }
 
 

@@ -11,15 +11,10 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import to_wire
+from ordergate.core import to_wire, wire_or_none, wire_time
 from ordergate.sandbox.market import MinTicks, OptionChain, OptionInstrument, OptionQuote
-from ordergate.sandbox.tools._market_wire import timestamp
 
 __all__ = ["chain_wire", "instrument_wire", "option_close_wire", "option_quote_wire"]
-
-
-def _optional(value: Decimal | None) -> str | None:
-    return None if value is None else to_wire(value)
 
 
 def _ticks(ticks: MinTicks) -> dict[str, str]:
@@ -36,7 +31,7 @@ def chain_wire(chain: OptionChain) -> dict[str, Any]:
         "id": chain.id,
         "symbol": chain.symbol,
         "can_open_position": chain.can_open_position,
-        "cash_component": _optional(chain.cash_component),
+        "cash_component": wire_or_none(chain.cash_component),
         "expiration_dates": [day.isoformat() for day in chain.expiration_dates],
         "trade_value_multiplier": to_wire(chain.trade_value_multiplier),
         "underlying_instruments": [
@@ -58,7 +53,7 @@ def instrument_wire(contract: OptionInstrument) -> dict[str, Any]:
         "chain_symbol": contract.chain_symbol,
         "underlying_type": contract.underlying_type,
         "expiration_date": contract.expiration_date.isoformat(),
-        "sellout_datetime": timestamp(contract.sellout_datetime),
+        "sellout_datetime": wire_time(contract.sellout_datetime),
         "strike_price": to_wire(contract.strike_price),
         "type": contract.type.value,
         "state": contract.state,
@@ -86,17 +81,17 @@ def option_quote_wire(quote: OptionQuote) -> dict[str, Any]:
         "low_fill_rate_sell_price": to_wire(quote.low_fill_rate_sell_price),
         "previous_close_price": to_wire(quote.previous_close_price),
         "previous_close_date": quote.previous_close_date.isoformat(),
-        "implied_volatility": _optional(quote.implied_volatility),
-        "delta": _optional(quote.delta),
-        "gamma": _optional(quote.gamma),
-        "rho": _optional(quote.rho),
-        "theta": _optional(quote.theta),
-        "vega": _optional(quote.vega),
+        "implied_volatility": wire_or_none(quote.implied_volatility),
+        "delta": wire_or_none(quote.delta),
+        "gamma": wire_or_none(quote.gamma),
+        "rho": wire_or_none(quote.rho),
+        "theta": wire_or_none(quote.theta),
+        "vega": wire_or_none(quote.vega),
         "open_interest": quote.open_interest,
         "volume": quote.volume,
-        "chance_of_profit_long": _optional(quote.chance_of_profit_long),
-        "chance_of_profit_short": _optional(quote.chance_of_profit_short),
-        "updated_at": timestamp(quote.updated_at),
+        "chance_of_profit_long": wire_or_none(quote.chance_of_profit_long),
+        "chance_of_profit_short": wire_or_none(quote.chance_of_profit_short),
+        "updated_at": wire_time(quote.updated_at),
     }
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from ordergate.core import PlacedAgent
+from ordergate.core import PlacedAgent, wire_money
 from ordergate.sandbox.tools._prose_rules import invalid
 from ordergate.sandbox.venue._equity_paging import (
     PAGE_SIZE,
@@ -23,7 +23,6 @@ from ordergate.sandbox.venue._equity_paging import (
 )
 from ordergate.sandbox.venue._order_desk import Checked
 from ordergate.sandbox.venue._order_model import Approval, Order, Terms
-from ordergate.sandbox.venue._order_wire import money
 
 __all__ = [
     "APPROVAL_REQUIRED_REASON",
@@ -63,8 +62,8 @@ def buying_power_check(review: Checked[Any]) -> dict[str, Any]:
     """The ``buying_power`` item of a review's order checks."""
     check: dict[str, Any] = {
         "passed": review.buying_power_ok,
-        "required": money(review.required),
-        "available": money(review.buying_power),
+        "required": wire_money(review.required),
+        "available": wire_money(review.buying_power),
     }
     if not review.buying_power_ok:
         check["code"] = "INSUFFICIENT_BUYING_POWER"

@@ -5,11 +5,9 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ordergate.core import to_wire
+from ordergate.core import to_wire, wire_money
 
 __all__ = ["iso", "iso_day", "money", "number"]
-
-_CENT = Decimal("0.01")
 
 
 def iso(instant: datetime | None) -> str | None:
@@ -24,10 +22,8 @@ def iso_day(day: date | None) -> str | None:
 
 
 def money(value: Decimal | None) -> str | None:
-    """A dollar amount to the cent, as a string."""
-    if value is None:
-        return None
-    return to_wire(value.quantize(_CENT, rounding=ROUND_HALF_EVEN))
+    """A dollar amount to the cent, as a string (``wire_money``), or ``None``."""
+    return None if value is None else wire_money(value)
 
 
 def number(value: Decimal | None, places: int = 2) -> str | None:

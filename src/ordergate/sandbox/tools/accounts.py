@@ -11,10 +11,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from ordergate.core import ZERO
+from ordergate.core import ZERO, wire_money, wire_time
 from ordergate.sandbox.tools._registry import tool
 from ordergate.sandbox.venue._accounts import Account
-from ordergate.sandbox.venue._equity_wire import money, timestamp
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -92,12 +91,12 @@ def get_portfolio(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
             for name, value in desk.portfolio_values(account.account_number).items():
                 values[name] += value
     total = account.cash + sum(values.values(), ZERO)
-    buying_power = money(account.buying_power)
-    data: dict[str, Any] = {"total_value": money(total)}
-    data.update({name: money(value) for name, value in values.items()})
+    buying_power = wire_money(account.buying_power)
+    data: dict[str, Any] = {"total_value": wire_money(total)}
+    data.update({name: wire_money(value) for name, value in values.items()})
     data.update(
         {
-            "cash": money(account.cash),
+            "cash": wire_money(account.cash),
             "pending_deposits": "0.00",
             "currency": "USD",
             "buying_power": {
@@ -126,7 +125,7 @@ def get_trade_approval_setting(venue: Venue, args: dict[str, Any]) -> dict[str, 
         "human_must_approve_trades": account.human_must_approve_trades,
     }
     if account.approval_setting_updated_at is not None:
-        setting["updated_at"] = timestamp(account.approval_setting_updated_at)
+        setting["updated_at"] = wire_time(account.approval_setting_updated_at)
     return {"setting": setting}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ordergate.core import CryptoOrderState, Side, to_wire
+from ordergate.core import CryptoOrderState, Side, to_wire, wire_money, wire_quantity
 from ordergate.sandbox.tools._order_tools import (
     APPROVAL_REQUIRED_REASON,
     offset_listing,
@@ -29,7 +29,6 @@ from ordergate.sandbox.venue._crypto_wire import (
     order_wire,
     quote_wire,
 )
-from ordergate.sandbox.venue._order_wire import money, quantity
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -69,20 +68,20 @@ def preview_crypto_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         "side": str(terms.side),
         "type": str(terms.type),
         "time_in_force": str(terms.time_in_force),
-        "quantity": quantity(terms.quantity),
-        "dollar_amount": None if terms.dollar_amount is None else money(terms.dollar_amount),
+        "quantity": wire_quantity(terms.quantity),
+        "dollar_amount": None if terms.dollar_amount is None else wire_money(terms.dollar_amount),
         "limit_price": None if terms.limit_price is None else to_wire(terms.limit_price),
         "stop_price": None if terms.stop_price is None else to_wire(terms.stop_price),
         "estimated_price": to_wire(terms.estimated_price),
-        estimate: money(terms.estimated_cost),
+        estimate: wire_money(terms.estimated_cost),
         "fees": "0.00",
         "quote": quote_wire(preview.quote),
         "order_checks": {
             "passed": preview.buying_power_ok,
             "buying_power": {
                 "passed": preview.buying_power_ok,
-                "required": money(preview.required),
-                "available": money(preview.buying_power),
+                "required": wire_money(preview.required),
+                "available": wire_money(preview.buying_power),
             },
             "increments": {
                 "asset_increment": to_wire(terms.pair.asset_increment),

@@ -11,7 +11,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ordergate.core import ZERO, OrderState, Side, to_wire
+from ordergate.core import ZERO, OrderState, Side, to_wire, wire_money, wire_quantity, wire_time
 from ordergate.sandbox.tools._order_tools import (
     APPROVAL_REQUIRED_REASON,
     buying_power_check,
@@ -28,7 +28,6 @@ from ordergate.sandbox.venue._equity_market import EquityListing, session_window
 from ordergate.sandbox.venue._equity_model import EquityOrder
 from ordergate.sandbox.venue._equity_rules import MARKET_BUY_COLLAR, quote_unavailable
 from ordergate.sandbox.venue._equity_wire import approval_wire, order_wire, quote_wire
-from ordergate.sandbox.venue._order_wire import money, quantity, timestamp
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -114,7 +113,7 @@ def _warnings(desk: EquityDesk, review: OrderReview, now: datetime) -> list[str]
     if window.opens_at > now:
         warnings.append(
             f"The market is closed for {terms.market_hours} orders; this order would wait "
-            f"until {timestamp(window.opens_at)}."
+            f"until {wire_time(window.opens_at)}."
         )
     if terms.side is Side.BUY and terms.limit_price is None:
         collar = to_wire(MARKET_BUY_COLLAR * 100)
@@ -133,14 +132,14 @@ def _order_checks(desk: EquityDesk, review: OrderReview, now: datetime) -> dict[
     return {
         "passed": review.buying_power_ok,
         "buying_power": buying_power_check(review),
-        estimate: money(terms.estimated_cost),
+        estimate: wire_money(terms.estimated_cost),
         "estimated_price": to_wire(terms.estimated_price),
-        "estimated_quantity": quantity(terms.quantity),
-        "estimated_fees": money(review.estimated_fees),
+        "estimated_quantity": wire_quantity(terms.quantity),
+        "estimated_fees": wire_money(review.estimated_fees),
         "session": {
             "current": str(desk.market.calendar.session_at(now)),
             "executable_now": window.opens_at <= now,
-            "next_execution_at": timestamp(window.opens_at),
+            "next_execution_at": wire_time(window.opens_at),
         },
         "warnings": _warnings(desk, review, now),
     }
@@ -163,14 +162,14 @@ def review_equity_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         "symbol": terms.symbol,
         "side": str(terms.side),
         "type": str(terms.type),
-        "quantity": quantity(terms.quantity),
+        "quantity": wire_quantity(terms.quantity),
         "order_checks": _order_checks(desk, review, now),
         "quote_data": quote_wire(review.quote, state=terms.listing.state),
         "market_data_disclosure": MARKET_DATA_DISCLOSURE,
         "customer_approval_required": review.approval_required,
     }
     if terms.dollar_amount is not None:
-        data["dollar_amount"] = money(terms.dollar_amount)
+        data["dollar_amount"] = wire_money(terms.dollar_amount)
     if terms.limit_price is not None:
         data["limit_price"] = to_wire(terms.limit_price)
     if terms.stop_price is not None:
@@ -272,17 +271,17 @@ def get_equity_positions(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
                 "account_number": number,
                 "symbol": symbol,
                 "instrument_id": lots[0].instrument_id,
-                "quantity": quantity(shares),
+                "quantity": wire_quantity(shares),
                 "average_buy_price": to_wire(_average(cost, shares)),
-                "cost_basis": money(cost),
+                "cost_basis": wire_money(cost),
                 "last_trade_price": to_wire(last),
-                "market_value": money(value),
-                "unrealized_pnl": money(value - cost),
-                "shares_held_for_buys": quantity(desk.held_for_buys(number, symbol)),
-                "shares_held_for_sells": quantity(held),
-                "shares_available_for_sells": quantity(shares - held),
-                "created_at": timestamp(lots[0].acquired_at),
-                "updated_at": timestamp(max(lot.acquired_at for lot in lots)),
+                "market_value": wire_money(value),
+                "unrealized_pnl": wire_money(value - cost),
+                "shares_held_for_buys": wire_quantity(desk.held_for_buys(number, symbol)),
+                "shares_held_for_sells": wire_quantity(held),
+                "shares_available_for_sells": wire_quantity(shares - held),
+                "created_at": wire_time(lots[0].acquired_at),
+                "updated_at": wire_time(max(lot.acquired_at for lot in lots)),
             }
         )
     return offset_listing("equity-positions", "positions", rows, args.get("cursor"))
@@ -307,13 +306,13 @@ def get_equity_tax_lots(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
             "open_lot_id": lot.lot_id,
             "symbol": symbol,
             "instrument_id": lot.instrument_id,
-            "quantity": quantity(lot.quantity),
-            "original_quantity": quantity(lot.original_quantity),
+            "quantity": wire_quantity(lot.quantity),
+            "original_quantity": wire_quantity(lot.original_quantity),
             "cost_basis_per_share": to_wire(lot.price),
-            "cost_basis": money(lot.quantity * lot.price),
-            "market_value": money(lot.quantity * last),
-            "unrealized_pnl": money(lot.quantity * (last - lot.price)),
-            "acquired_at": timestamp(lot.acquired_at),
+            "cost_basis": wire_money(lot.quantity * lot.price),
+            "market_value": wire_money(lot.quantity * last),
+            "unrealized_pnl": wire_money(lot.quantity * (last - lot.price)),
+            "acquired_at": wire_time(lot.acquired_at),
             "holding_period": lot.holding_period(now),
             "order_id": lot.order_id,
         }

@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ordergate.calendar import PNL_SPANS, span_start
-from ordergate.core import ZERO, to_wire
+from ordergate.core import ZERO, to_wire, wire_money, wire_quantity, wire_time
 from ordergate.sandbox.tools._registry import VenueError, tool
 from ordergate.sandbox.venue._accounts import Account
 from ordergate.sandbox.venue._equity_paging import offset_page
-from ordergate.sandbox.venue._equity_wire import money, quantity, timestamp
 from ordergate.sandbox.venue._positions import ClosedTrade
 
 if TYPE_CHECKING:
@@ -134,10 +133,10 @@ def get_realized_pnl(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         rows.append(
             {
                 "asset_class": name,
-                "realized_pnl": money(pnl),
-                "proceeds": money(sum((t.proceeds for t in mine), ZERO)),
-                "cost_basis": money(sum((t.cost_basis for t in mine), ZERO)),
-                "fees": money(sum((t.fees for t in mine), ZERO)),
+                "realized_pnl": wire_money(pnl),
+                "proceeds": wire_money(sum((t.proceeds for t in mine), ZERO)),
+                "cost_basis": wire_money(sum((t.cost_basis for t in mine), ZERO)),
+                "fees": wire_money(sum((t.fees for t in mine), ZERO)),
                 "trade_count": len(mine),
             }
         )
@@ -148,7 +147,7 @@ def get_realized_pnl(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
         "end_date": end.isoformat(),
         "timezone": zone.key,
         "display_currency": currency,
-        "total_realized_pnl": money(total),
+        "total_realized_pnl": wire_money(total),
         "by_asset_class": rows,
     }
 
@@ -160,16 +159,16 @@ def _trade_wire(trade: ClosedTrade) -> dict[str, Any]:
         "asset_class": trade.asset_class,
         "symbol": trade.symbol,
         "instrument_id": trade.instrument_id,
-        "quantity": quantity(trade.quantity),
+        "quantity": wire_quantity(trade.quantity),
         "open_lot_id": trade.open_lot_id,
-        "opened_at": timestamp(trade.opened_at),
-        "closed_at": timestamp(trade.closed_at),
+        "opened_at": wire_time(trade.opened_at),
+        "closed_at": wire_time(trade.closed_at),
         "open_price": to_wire(trade.open_price),
         "close_price": to_wire(trade.close_price),
-        "cost_basis": money(trade.cost_basis),
-        "proceeds": money(trade.proceeds),
-        "fees": money(trade.fees),
-        "realized_pnl": money(trade.realized_pnl),
+        "cost_basis": wire_money(trade.cost_basis),
+        "proceeds": wire_money(trade.proceeds),
+        "fees": wire_money(trade.fees),
+        "realized_pnl": wire_money(trade.realized_pnl),
         "holding_period": "long_term" if long_term else "short_term",
         "order_id": trade.order_id,
         "execution_id": trade.execution_id,
@@ -194,7 +193,7 @@ def get_pnl_trade_history(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     page, following = offset_page("pnl-trades", trades, args.get("cursor"))
     data: dict[str, Any] = {
         "span": span,
-        "realized_pnl": money(sum((t.realized_pnl for t in trades), ZERO)),
+        "realized_pnl": wire_money(sum((t.realized_pnl for t in trades), ZERO)),
         "trades": [_trade_wire(t) for t in page],
     }
     if following is not None:

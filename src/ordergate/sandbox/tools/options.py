@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ordergate.calendar import NyseCalendar
-from ordergate.core import OptionDirection, OrderState, Side, to_wire
+from ordergate.core import OptionDirection, OrderState, Side, to_wire, wire_money, wire_time
 from ordergate.sandbox.market import MULTIPLIER, OptionType
 from ordergate.sandbox.tools._option_wire import option_quote_wire
 from ordergate.sandbox.tools._order_tools import (
@@ -36,7 +36,6 @@ from ordergate.sandbox.venue._options_wire import (
     order_wire,
     position_wire,
 )
-from ordergate.sandbox.venue._order_wire import money, timestamp
 
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
@@ -93,7 +92,7 @@ def _collateral(venue: Venue, review: OptionReview) -> dict[str, Any] | None:
     return {
         "account_number": terms.account_number,
         "cash": {
-            "amount": money(terms.collateral) if terms.collateral else None,
+            "amount": wire_money(terms.collateral) if terms.collateral else None,
             "direction": "debit",
             "infinite": False,
         },
@@ -106,7 +105,7 @@ def _warnings(review: OptionReview) -> list[str]:
     if not review.executable_now:
         warnings.append(
             "Options trade in regular hours only; this order would wait until "
-            f"{timestamp(review.next_execution_at)}."
+            f"{wire_time(review.next_execution_at)}."
         )
     if review.terms.collateral:
         warnings.append("Puts sold to open are secured by cash: strike x 100 per contract.")
@@ -129,12 +128,12 @@ def _order_checks(review: OptionReview) -> dict[str, Any]:
         "details": {
             "passed": review.buying_power_ok,
             "buying_power": buying_power_check(review),
-            estimate: money(terms.estimated_premium),
+            estimate: wire_money(terms.estimated_premium),
             "estimated_price": to_wire(terms.estimated_price),
-            "collateral": money(terms.collateral),
+            "collateral": wire_money(terms.collateral),
             "session": {
                 "executable_now": review.executable_now,
-                "next_execution_at": timestamp(review.next_execution_at),
+                "next_execution_at": wire_time(review.next_execution_at),
             },
             "warnings": _warnings(review),
         },

@@ -11,19 +11,19 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import Side, to_wire
+from ordergate.core import (
+    Side,
+    to_wire,
+    wire_amount,
+    wire_money,
+    wire_or_none,
+    wire_quantity,
+    wire_time,
+)
 from ordergate.sandbox.market import CryptoQuote
 from ordergate.sandbox.venue._crypto_book import CryptoHolding
 from ordergate.sandbox.venue._crypto_model import CryptoApproval, CryptoOrder, CryptoTerms
-from ordergate.sandbox.venue._order_wire import (
-    amount,
-    approval_envelope,
-    decimal_or_none,
-    money,
-    quantity,
-    timestamp,
-    with_reject_reason,
-)
+from ordergate.sandbox.venue._order_wire import approval_envelope, with_reject_reason
 
 __all__ = ["approval_wire", "holding_wire", "order_wire", "quote_wire"]
 
@@ -41,27 +41,27 @@ def order_wire(order: CryptoOrder) -> dict[str, Any]:
         "type": str(terms.type),
         "time_in_force": str(terms.time_in_force),
         "state": str(order.state),
-        "quantity": quantity(terms.quantity),
-        "cumulative_quantity": quantity(order.cumulative_quantity),
-        "remaining_quantity": quantity(order.remaining if order.is_open else Decimal(0)),
-        "dollar_amount": amount(terms.dollar_amount),
-        "limit_price": decimal_or_none(terms.limit_price),
-        "stop_price": decimal_or_none(terms.stop_price),
-        "average_price": decimal_or_none(order.average_price),
-        "executed_notional": money(order.executed_notional),
+        "quantity": wire_quantity(terms.quantity),
+        "cumulative_quantity": wire_quantity(order.cumulative_quantity),
+        "remaining_quantity": wire_quantity(order.remaining if order.is_open else Decimal(0)),
+        "dollar_amount": wire_amount(terms.dollar_amount),
+        "limit_price": wire_or_none(terms.limit_price),
+        "stop_price": wire_or_none(terms.stop_price),
+        "average_price": wire_or_none(order.average_price),
+        "executed_notional": wire_money(order.executed_notional),
         "fees": "0.00",
         "placed_agent": str(order.placed_agent),
-        "created_at": timestamp(order.created_at),
-        "updated_at": timestamp(order.updated_at or order.created_at),
-        "last_transaction_at": None if last is None else timestamp(last),
-        "expires_at": None if order.expires_at is None else timestamp(order.expires_at),
+        "created_at": wire_time(order.created_at),
+        "updated_at": wire_time(order.updated_at or order.created_at),
+        "last_transaction_at": None if last is None else wire_time(last),
+        "expires_at": None if order.expires_at is None else wire_time(order.expires_at),
         "executions": [
             {
                 "id": e.id,
                 "price": to_wire(e.price),
-                "quantity": quantity(e.quantity),
-                "notional": money(e.notional),
-                "timestamp": timestamp(e.timestamp),
+                "quantity": wire_quantity(e.quantity),
+                "notional": wire_money(e.notional),
+                "timestamp": wire_time(e.timestamp),
             }
             for e in order.executions
         ],
@@ -76,7 +76,7 @@ def quote_wire(quote: CryptoQuote) -> dict[str, Any]:
         "bid_price": to_wire(quote.bid_price),
         "ask_price": to_wire(quote.ask_price),
         "mark_price": to_wire(quote.mark_price),
-        "updated_at": timestamp(quote.updated_at),
+        "updated_at": wire_time(quote.updated_at),
     }
 
 
@@ -89,14 +89,14 @@ def proposed_order(terms: CryptoTerms) -> dict[str, Any]:
         "order_type": str(terms.type),
         "time_in_force": str(terms.time_in_force),
         "trigger": "stop" if terms.stop_price is not None else "immediate",
-        "quantity": quantity(terms.quantity),
-        "dollar_amount": amount(terms.dollar_amount),
-        "limit_price": amount(terms.limit_price, cents=False),
-        "stop_price": amount(terms.stop_price, cents=False),
-        "estimated_quantity": quantity(terms.quantity),
+        "quantity": wire_quantity(terms.quantity),
+        "dollar_amount": wire_amount(terms.dollar_amount),
+        "limit_price": wire_amount(terms.limit_price, cents=False),
+        "stop_price": wire_amount(terms.stop_price, cents=False),
+        "estimated_quantity": wire_quantity(terms.quantity),
     }
     estimate = "estimated_cost" if terms.side is Side.BUY else "estimated_credit"
-    proposed[estimate] = amount(terms.estimated_cost)
+    proposed[estimate] = wire_amount(terms.estimated_cost)
     return proposed
 
 
@@ -119,15 +119,15 @@ def holding_wire(
         "currency_id": pair.asset_currency_id,
         "currency_pair_id": pair.id,
         "symbol": pair.symbol,
-        "quantity": quantity(holding.quantity),
-        "quantity_available": quantity(holding.quantity - held_for_sells),
-        "quantity_held_for_sells": quantity(held_for_sells),
+        "quantity": wire_quantity(holding.quantity),
+        "quantity_available": wire_quantity(holding.quantity - held_for_sells),
+        "quantity_held_for_sells": wire_quantity(held_for_sells),
         "average_cost": to_wire(holding.average_cost),
-        "cost_basis": money(holding.cost),
+        "cost_basis": wire_money(holding.cost),
         "mark_price": to_wire(mark),
-        "market_value": money(value),
-        "unrealized_pnl": money(value - holding.cost),
-        "created_at": timestamp(holding.opened_at),
-        "updated_at": timestamp(holding.updated_at),
-        "as_of": timestamp(now),
+        "market_value": wire_money(value),
+        "unrealized_pnl": wire_money(value - holding.cost),
+        "created_at": wire_time(holding.opened_at),
+        "updated_at": wire_time(holding.updated_at),
+        "as_of": wire_time(now),
     }

@@ -1,45 +1,28 @@
-"""The equity desk's records as Robinhood puts them on the wire (formats: ``_order_wire``).
+"""The equity desk's records as Robinhood puts them on the wire (formats: ``ordergate.core``'s
+``wire_*``).
 
 Orders follow Robinhood's order resource: ``type`` is ``market`` or ``limit`` and
-``trigger`` is ``immediate`` or ``stop``, so a ``stop_limit`` request reads back as a
-``limit`` order with a ``stop`` trigger.
+``trigger`` is ``immediate`` or ``stop`` (``OrderType.base_type``, ``.trigger``), so a
+``stop_limit`` request reads back as a ``limit`` order with a ``stop`` trigger.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ordergate.core import OrderType, to_wire
+from ordergate.core import (
+    to_wire,
+    wire_amount,
+    wire_money,
+    wire_or_none,
+    wire_quantity,
+    wire_time,
+)
 from ordergate.sandbox.venue._equity_market import EquityQuote
 from ordergate.sandbox.venue._equity_model import EquityApproval, EquityOrder, OrderTerms
-from ordergate.sandbox.venue._order_wire import (
-    amount,
-    approval_envelope,
-    decimal_or_none,
-    money,
-    quantity,
-    timestamp,
-    with_reject_reason,
-)
+from ordergate.sandbox.venue._order_wire import approval_envelope, with_reject_reason
 
-# amount, money, quantity and timestamp are the shared formats, still importable from here.
-__all__ = [
-    "amount",
-    "approval_wire",
-    "money",
-    "order_wire",
-    "quantity",
-    "quote_wire",
-    "timestamp",
-]
-
-
-def _base_type(order_type: OrderType) -> str:
-    return "limit" if order_type.needs_limit_price else "market"
-
-
-def _trigger(order_type: OrderType) -> str:
-    return "stop" if order_type.needs_stop_price else "immediate"
+__all__ = ["approval_wire", "order_wire", "quote_wire"]
 
 
 def order_wire(order: EquityOrder) -> dict[str, Any]:
@@ -52,28 +35,28 @@ def order_wire(order: EquityOrder) -> dict[str, Any]:
         "instrument_id": terms.listing.instrument_id,
         "symbol": terms.symbol,
         "side": str(terms.side),
-        "type": _base_type(terms.type),
+        "type": terms.type.base_type,
         "state": str(order.state),
-        "quantity": quantity(terms.quantity),
-        "cumulative_quantity": quantity(order.cumulative_quantity),
-        "price": decimal_or_none(terms.limit_price),
-        "stop_price": decimal_or_none(terms.stop_price),
-        "average_price": None if average is None else quantity(average),
-        "fees": money(order.fees),
-        "dollar_based_amount": amount(terms.dollar_amount),
+        "quantity": wire_quantity(terms.quantity),
+        "cumulative_quantity": wire_quantity(order.cumulative_quantity),
+        "price": wire_or_none(terms.limit_price),
+        "stop_price": wire_or_none(terms.stop_price),
+        "average_price": None if average is None else wire_quantity(average),
+        "fees": wire_money(order.fees),
+        "dollar_based_amount": wire_amount(terms.dollar_amount),
         "time_in_force": str(terms.time_in_force),
         "market_hours": str(terms.market_hours),
-        "trigger": _trigger(terms.type),
+        "trigger": terms.type.trigger,
         "placed_agent": str(order.placed_agent),
-        "created_at": timestamp(order.created_at),
-        "last_transaction_at": None if last is None else timestamp(last),
+        "created_at": wire_time(order.created_at),
+        "last_transaction_at": None if last is None else wire_time(last),
         "executions": [
             {
                 "id": e.id,
                 "price": to_wire(e.price),
-                "quantity": quantity(e.quantity),
-                "timestamp": timestamp(e.timestamp),
-                "fees": money(e.fees),
+                "quantity": wire_quantity(e.quantity),
+                "timestamp": wire_time(e.timestamp),
+                "fees": wire_money(e.fees),
             }
             for e in order.executions
         ],
@@ -90,21 +73,22 @@ def proposed_order(terms: OrderTerms) -> dict[str, Any]:
         "order_type": str(terms.type),
         "time_in_force": str(terms.time_in_force),
         "market_hours": str(terms.market_hours),
-        "trigger": _trigger(terms.type),
-        "quantity": quantity(terms.quantity),
-        "dollar_amount": amount(terms.dollar_amount),
-        "limit_price": amount(terms.limit_price, cents=False),
-        "stop_price": amount(terms.stop_price, cents=False),
-        "estimated_quantity": quantity(terms.quantity),
+        "trigger": terms.type.trigger,
+        "quantity": wire_quantity(terms.quantity),
+        "dollar_amount": wire_amount(terms.dollar_amount),
+        "limit_price": wire_amount(terms.limit_price, cents=False),
+        "stop_price": wire_amount(terms.stop_price, cents=False),
+        "estimated_quantity": wire_quantity(terms.quantity),
     }
     if terms.side.value == "buy":
-        proposed["estimated_cost"] = amount(terms.estimated_cost)
+        proposed["estimated_cost"] = wire_amount(terms.estimated_cost)
     else:
-        proposed["estimated_credit"] = amount(terms.estimated_cost)
+        proposed["estimated_credit"] = wire_amount(terms.estimated_cost)
     if terms.tax_lots:
         proposed["tax_lot_selection_type"] = "specific_lots"
         proposed["tax_lots"] = [
-            {"open_lot_id": lot_id, "quantity": quantity(take)} for lot_id, take in terms.tax_lots
+            {"open_lot_id": lot_id, "quantity": wire_quantity(take)}
+            for lot_id, take in terms.tax_lots
         ]
     return proposed
 
@@ -124,20 +108,20 @@ def quote_wire(quote: EquityQuote, *, state: str = "active") -> dict[str, Any]:
     return {
         "symbol": quote.symbol,
         "last_trade_price": to_wire(quote.last),
-        "venue_last_trade_time": timestamp(quote.last_trade_at),
-        "last_non_reg_trade_price": decimal_or_none(quote.last_non_regular),
+        "venue_last_trade_time": wire_time(quote.last_trade_at),
+        "last_non_reg_trade_price": wire_or_none(quote.last_non_regular),
         "venue_last_non_reg_trade_time": None
         if non_regular_at is None
-        else timestamp(non_regular_at),
+        else wire_time(non_regular_at),
         "adjusted_previous_close": to_wire(quote.previous_close),
         "previous_close": to_wire(quote.previous_close),
         "previous_close_date": None
         if quote.previous_close_date is None
         else quote.previous_close_date.isoformat(),
         "bid_price": to_wire(quote.bid),
-        "venue_bid_time": timestamp(quote.at),
+        "venue_bid_time": wire_time(quote.at),
         "ask_price": to_wire(quote.ask),
-        "venue_ask_time": timestamp(quote.at),
+        "venue_ask_time": wire_time(quote.at),
         "has_traded": True,
         "state": state,
     }

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ordergate.calendar import NyseCalendar
-from ordergate.core import OptionDirection, Side, to_wire
+from ordergate.core import OptionDirection, Side, to_wire, wire_amount, wire_money, wire_time
 from ordergate.sandbox.market import MULTIPLIER, OptionType
 from ordergate.sandbox.venue._options_book import OptionPosition
 from ordergate.sandbox.venue._options_model import (
@@ -25,13 +25,7 @@ from ordergate.sandbox.venue._options_model import (
     OptionOrder,
     OptionTerms,
 )
-from ordergate.sandbox.venue._order_wire import (
-    amount,
-    approval_envelope,
-    money,
-    timestamp,
-    with_reject_reason,
-)
+from ordergate.sandbox.venue._order_wire import approval_envelope, with_reject_reason
 
 __all__ = [
     "approval_wire",
@@ -90,7 +84,7 @@ def _execution_wire(execution: OptionExecution, calendar: NyseCalendar) -> dict[
         "quantity": str(execution.quantity),
         "settlement_date": _settlement(calendar, trade_date).isoformat(),
         "trade_date": trade_date.isoformat(),
-        "timestamp": timestamp(execution.timestamp),
+        "timestamp": wire_time(execution.timestamp),
     }
 
 
@@ -138,17 +132,17 @@ def order_wire(order: OptionOrder, calendar: NyseCalendar) -> dict[str, Any]:
         "canceled_quantity": str(order.canceled_quantity),
         "price": to_wire(price),
         "stop_price": None,
-        "premium": money(price * MULTIPLIER),
-        "processed_premium": money(net * MULTIPLIER * processed),
+        "premium": wire_money(price * MULTIPLIER),
+        "processed_premium": wire_money(net * MULTIPLIER * processed),
         "trade_value_multiplier": to_wire(MULTIPLIER),
         "time_in_force": str(terms.time_in_force),
         "market_hours": "regular_hours",
         "opening_strategy": strategy(terms.legs, closing=False),
         "closing_strategy": strategy(terms.legs, closing=True),
         "placed_agent": str(order.placed_agent),
-        "created_at": timestamp(order.created_at),
-        "updated_at": timestamp(order.updated_at or order.created_at),
-        "last_transaction_at": None if last is None else timestamp(last),
+        "created_at": wire_time(order.created_at),
+        "updated_at": wire_time(order.updated_at or order.created_at),
+        "last_transaction_at": None if last is None else wire_time(last),
         "is_replaceable": False,
         "legs": [
             _leg_wire(leg, leg_id, executions, calendar)
@@ -182,17 +176,17 @@ def position_wire(
         "chain_symbol": instrument.chain_symbol,
         "type": "long" if position.quantity >= 0 else "short",
         "quantity": str(position.contracts),
-        "average_price": money(position.average_price * MULTIPLIER),
+        "average_price": wire_money(position.average_price * MULTIPLIER),
         "expiration_date": instrument.expiration_date.isoformat(),
         "trade_value_multiplier": to_wire(MULTIPLIER),
-        "intraday_average_open_price": money(intraday_average * MULTIPLIER),
+        "intraday_average_open_price": wire_money(intraday_average * MULTIPLIER),
         "intraday_quantity": str(min(intraday_contracts, position.contracts)),
         "pending_buy_quantity": str(pending_buy),
         "pending_sell_quantity": str(pending_sell),
         "pending_exercise_quantity": str(pending_exercise),
         "pending_assignment_quantity": "0",
         "pending_expiration_quantity": str(position.contracts if expiring else 0),
-        "opened_at": timestamp(position.opened_at),
+        "opened_at": wire_time(position.opened_at),
     }
 
 
@@ -221,10 +215,10 @@ def proposed_order(terms: OptionTerms) -> dict[str, Any]:
         "market_hours": "regular_hours",
         "trigger": "immediate",
         "quantity": str(terms.quantity),
-        "limit_price": amount(terms.price, cents=False),
+        "limit_price": wire_amount(terms.price, cents=False),
         "estimated_quantity": str(terms.quantity),
     }
-    estimate = amount(price * MULTIPLIER * terms.quantity)
+    estimate = wire_amount(price * MULTIPLIER * terms.quantity)
     if terms.direction is OptionDirection.DEBIT:
         proposed["estimated_cost"] = estimate
     else:
@@ -234,7 +228,7 @@ def proposed_order(terms: OptionTerms) -> dict[str, Any]:
         proposed.update(
             {
                 "side": str(leg.side),
-                "strike_price": amount(leg.instrument.strike_price, cents=False),
+                "strike_price": wire_amount(leg.instrument.strike_price, cents=False),
                 "expiration_date": leg.instrument.expiration_date.isoformat(),
                 "option_type": str(leg.instrument.type),
                 "position_effect": str(leg.position_effect),
@@ -271,11 +265,11 @@ def exercise_wire(exercise: OptionExercise) -> dict[str, Any]:
         "state": str(exercise.state),
         "equity_side": "buy" if instrument.type is OptionType.CALL else "sell",
         "equity_quantity": to_wire(exercise.shares),
-        "equity_amount": money(exercise.strike_value),
+        "equity_amount": wire_money(exercise.strike_value),
         "reason": exercise.reason,
-        "process_at": timestamp(exercise.process_at),
-        "created_at": timestamp(exercise.created_at),
-        "updated_at": timestamp(exercise.updated_at or exercise.created_at),
+        "process_at": wire_time(exercise.process_at),
+        "created_at": wire_time(exercise.created_at),
+        "updated_at": wire_time(exercise.updated_at or exercise.created_at),
     }
     if exercise.failure_reason is not None:
         wire["failure_reason"] = exercise.failure_reason

@@ -23,14 +23,7 @@ from ordergate.venues.paper._book import PaperAccount, PaperBook, PaperOrder
 from ordergate.venues.paper._orders import PaperExecutor
 from ordergate.venues.paper._pnl import PaperClosedTrade, PaperFill, closed_trades
 from ordergate.venues.paper._venue import PaperEquity, PaperVenue
-from ordergate.venues.paper._wire import (
-    PAPER_AGENT,
-    instrument_id,
-    money,
-    order_wire,
-    shares,
-    timestamp,
-)
+from ordergate.venues.paper._wire import PAPER_AGENT, instrument_id, order_wire
 
 __all__ = [
     "ORDER_WINDOW",
@@ -48,11 +41,8 @@ __all__ = [
     "PaperVenue",
     "closed_trades",
     "instrument_id",
-    "money",
     "order_wire",
     "paper_orders_of",
     "paper_portfolio",
     "paper_positions",
-    "shares",
-    "timestamp",
 ]

@@ -12,29 +12,28 @@ What the paper book does not hold is said plainly rather than invented: an order
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import ZERO, OrderType, Side, to_wire
+from ordergate.core import (
+    ZERO,
+    Side,
+    to_wire,
+    wire_amount,
+    wire_money,
+    wire_or_none,
+    wire_quantity,
+    wire_time,
+)
 from ordergate.venues import AccountView
 from ordergate.venues.paper._book import PaperOrder
 
-__all__ = [
-    "PAPER_AGENT",
-    "instrument_id",
-    "money",
-    "order_wire",
-    "portfolio_wire",
-    "position_wire",
-    "shares",
-    "timestamp",
-]
+__all__ = ["PAPER_AGENT", "instrument_id", "order_wire", "portfolio_wire", "position_wire"]
 
 PAPER_AGENT = "agentic"
 """Every paper order was placed by an agent through the gateway."""
 NO_FEES = ZERO_DOLLARS = "0.00"
-_CENT = Decimal("0.01")
 _PRICE = Decimal("0.0001")
 _OTHER_VALUES = (
     "options_value",
@@ -45,34 +44,8 @@ _OTHER_VALUES = (
 _LATER_VALUES = ("mutual_funds_value", "fixed_income_value")
 
 
-def timestamp(instant: datetime) -> str:
-    return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def shares(value: Decimal) -> str:
-    """A share count or price without trailing zeros (``10``, ``0.5``)."""
-    return to_wire(value.normalize())
-
-
-def money(value: Decimal) -> str:
-    """Dollars in cents (``12.30``)."""
-    return to_wire(value.quantize(_CENT))
-
-
-def _or_none(value: Decimal | None) -> str | None:
-    return None if value is None else to_wire(value)
-
-
 def instrument_id(symbol: str) -> str:
     return f"paper:{symbol}"
-
-
-def _type(order_type: OrderType) -> str:
-    return "limit" if order_type.needs_limit_price else "market"
-
-
-def _trigger(order_type: OrderType) -> str:
-    return "stop" if order_type.needs_stop_price else "immediate"
 
 
 def _last_transaction(order: PaperOrder) -> datetime | None:
@@ -92,31 +65,29 @@ def order_wire(order: PaperOrder) -> dict[str, Any]:
         "instrument_id": instrument_id(order.symbol),
         "symbol": order.symbol,
         "side": order.side.value,
-        "type": _type(proposal.order_type),
+        "type": proposal.order_type.base_type,
         "state": order.state.value,
-        "quantity": None if broker.quantity is None else shares(broker.quantity),
-        "cumulative_quantity": shares(broker.cumulative_quantity),
-        "price": _or_none(proposal.limit_price),
-        "stop_price": _or_none(proposal.stop_price),
+        "quantity": None if broker.quantity is None else wire_quantity(broker.quantity),
+        "cumulative_quantity": wire_quantity(broker.cumulative_quantity),
+        "price": wire_or_none(proposal.limit_price),
+        "stop_price": wire_or_none(proposal.stop_price),
         "average_price": None
         if broker.average_price is None
-        else shares(broker.average_price.quantize(_PRICE)),
+        else wire_quantity(broker.average_price.quantize(_PRICE)),
         "fees": NO_FEES,
-        "dollar_based_amount": None
-        if proposal.notional is None
-        else {"amount": money(proposal.notional), "currency_code": "USD"},
+        "dollar_based_amount": wire_amount(proposal.notional),
         "time_in_force": proposal.time_in_force.value,
         "market_hours": proposal.market_hours.value,
-        "trigger": _trigger(proposal.order_type),
+        "trigger": proposal.order_type.trigger,
         "placed_agent": PAPER_AGENT,
-        "created_at": timestamp(order.created_at),
-        "last_transaction_at": None if last is None else timestamp(last),
+        "created_at": wire_time(order.created_at),
+        "last_transaction_at": None if last is None else wire_time(last),
         "executions": [
             {
                 "id": fill.id,
                 "price": to_wire(fill.price),
-                "quantity": shares(fill.quantity),
-                "timestamp": timestamp(fill.executed_at),
+                "quantity": wire_quantity(fill.quantity),
+                "timestamp": wire_time(fill.executed_at),
                 "fees": NO_FEES,
             }
             for fill in order.fills
@@ -145,15 +116,15 @@ def position_wire(
         "account_number": account,
         "symbol": symbol,
         "instrument_id": instrument_id(symbol),
-        "quantity": shares(quantity),
+        "quantity": wire_quantity(quantity),
         "average_buy_price": to_wire((cost / quantity).quantize(_PRICE)),
-        "cost_basis": money(cost),
+        "cost_basis": wire_money(cost),
         "last_trade_price": to_wire(last),
-        "market_value": money(value),
-        "unrealized_pnl": money(value - cost),
-        "shares_held_for_buys": shares(for_buys),
-        "shares_held_for_sells": shares(for_sells),
-        "shares_available_for_sells": shares(quantity - for_sells),
+        "market_value": wire_money(value),
+        "unrealized_pnl": wire_money(value - cost),
+        "shares_held_for_buys": wire_quantity(for_buys),
+        "shares_held_for_sells": wire_quantity(for_sells),
+        "shares_available_for_sells": wire_quantity(quantity - for_sells),
     }
 
 
@@ -175,13 +146,13 @@ def portfolio_wire(view: AccountView) -> dict[str, Any]:
     assert view.equity is not None and view.cash is not None
     assert view.buying_power is not None and view.positions is not None
     equity_value = sum((held.market_value for held in view.positions.values()), ZERO)
-    buying_power = money(view.buying_power)
+    buying_power = wire_money(view.buying_power)
     data: dict[str, Any] = {
-        "total_value": money(view.equity),
-        "equity_value": money(equity_value),
+        "total_value": wire_money(view.equity),
+        "equity_value": wire_money(equity_value),
     }
     data.update(dict.fromkeys(_OTHER_VALUES, ZERO_DOLLARS))
-    data.update({"cash": money(view.cash), "pending_deposits": ZERO_DOLLARS})
+    data.update({"cash": wire_money(view.cash), "pending_deposits": ZERO_DOLLARS})
     data.update(dict.fromkeys(_LATER_VALUES, ZERO_DOLLARS))
     data.update(
         {
