@@ -62,7 +62,9 @@ class Venue:
     def sync(self) -> datetime:
         """Bring every desk up to the clock; returns the instant synced to."""
         now = self.clock.now()
-        if self._synced_to is None or now > self._synced_to:
+        # Again at the instant already synced to: a walk there is a no-op for orders, and a
+        # desk applies what was announced at that instant since (a split of the feed's).
+        if self._synced_to is None or now >= self._synced_to:
             for desk in self.desks:
                 desk.sync(now)
             self._synced_to = now
