@@ -95,7 +95,8 @@ SURFACE = {
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
-        "ApprovalNotifier", "Arming", "BROKER_CHECKS_FAILED", "BROKER_REFUSED", "DEFAULT_GRACE",
+        "ApprovalNotifier", "Arming", "BREAKER", "BROKER_CHECKS_FAILED", "BROKER_REFUSED", "DEFAULT_GRACE",
+        "BROKER_REFUSED_CANCEL", "CancelReport", "NOT_AT_BROKER", "NO_ANSWER",
         "Guard", "GuardStatus", "ORDER_PATH_TOOLS", "Outcome", "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "arm", "calendar_session", "paper_session",
         "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
@@ -104,7 +105,8 @@ SURFACE = {
     "ordergate.venues": {
         "AccountReader", "AccountView", "BrokerFill", "BrokerOrder", "BrokerRefusal",
         "EquityLane", "NoAnswer", "OrderExecutor", "Placement", "QuoteSource", "QuotesNeeded",
-        "Review", "Sighting", "Ticket", "Venue", "canonical_order_id",
+        "Review", "Sighting", "Ticket", "Venue", "canonical_order_id", "ADV_LOOKBACK",
+        "ADV_SESSIONS", "VolumeSource",
     },
     "ordergate.venues.paper": {
         "ORDER_WINDOW", "PAPER_AGENT", "PaperAccount", "PaperAccountReader", "PaperAnswerReader",
@@ -113,8 +115,8 @@ SURFACE = {
         "order_wire", "paper_orders_of", "paper_portfolio", "paper_positions",
     },
     "ordergate.venues.robinhood": {
-        "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "RobinhoodEquity",
-        "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
+        "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
+        "RobinhoodEquity", "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
     },
     "ordergate.runtime": {
         "approval_announcement",

@@ -118,3 +118,21 @@ def test_a_change_of_caps_loosens_exactly_the_caps_that_let_more_through(
     assert loosened_keys(old, new) == expected
     assert loosened_keys(new, old) == () or not set(loosened_keys(new, old)) & set(expected)
     assert loosened_keys(old, old) == () and changed_keys(old, old) == ()
+
+
+def test_turning_halt_cancels_open_off_loosens_and_turning_it_on_tightens() -> None:
+    cancelling = replace(BASE, halt_cancels_open=True)
+    assert loosened_keys(cancelling, BASE) == ("limits.halt_cancels_open",)
+    assert loosened_keys(BASE, cancelling) == ()
+    assert changed_keys(BASE, cancelling) == ("limits.halt_cancels_open",)
+
+
+def test_raising_or_unsetting_max_adv_pct_loosens_and_setting_or_lowering_it_tightens() -> None:
+    capped = replace(BASE, max_adv_pct=Decimal("0.5"))
+    assert loosened_keys(BASE, capped) == ()
+    assert loosened_keys(capped, BASE) == ("limits.max_adv_pct",)
+    assert loosened_keys(capped, replace(BASE, max_adv_pct=Decimal("0.6"))) == (
+        "limits.max_adv_pct",
+    )
+    assert loosened_keys(capped, replace(BASE, max_adv_pct=Decimal("0.4"))) == ()
+    assert changed_keys(BASE, capped) == ("limits.max_adv_pct",)

@@ -68,6 +68,8 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "duplicate_window_s": 30,
     "max_orders_per_minute": 5,
     "max_account_orders_per_minute": 10,
+    "halt_cancels_open": False,
+    "max_adv_pct": None,
     "allow": frozenset(),
     "allow_all": False,
     "deny": frozenset(),
@@ -131,6 +133,8 @@ def test_every_key_set_to_a_non_default_is_read() -> None:
         duplicate_window_s = 0
         max_orders_per_minute = 2
         max_account_orders_per_minute = 3
+        halt_cancels_open = true
+        max_adv_pct = "0.5"
         [symbols]
         allow = [" aapl\t", "brk.b", " * "]
         deny = ["tsla"]
@@ -155,6 +159,8 @@ def test_every_key_set_to_a_non_default_is_read() -> None:
         policy.max_account_orders_per_minute,
     )
     assert pace == (0, 2, 3)
+    assert policy.halt_cancels_open is True
+    assert policy.max_adv_pct == D("0.5")
     bps = (policy.drawdown_halt_bps, policy.max_spread_bps, policy.price_collar_bps)
     assert bps == (500, 20, 150)
     assert policy.max_quote_age_s == 5 and policy.max_quote_age.total_seconds() == 5
@@ -322,6 +328,10 @@ def test_a_policy_file_loads_from_disk(tmp_path: Path) -> None:
         ({"duplicate_window_s": 86_401}, "limits.duplicate_window_s"),
         ({"max_orders_per_minute": 0}, "limits.max_orders_per_minute"),
         ({"max_account_orders_per_minute": 0}, "limits.max_account_orders_per_minute"),
+        ({"halt_cancels_open": 1}, "limits.halt_cancels_open"),
+        ({"max_adv_pct": D(0)}, "limits.max_adv_pct"),
+        ({"max_adv_pct": D("100.01")}, "limits.max_adv_pct"),
+        ({"max_adv_pct": D("Infinity")}, "limits.max_adv_pct"),
         ({"order_types": frozenset()}, "orders.types"),
         ({"sessions": frozenset()}, "orders.sessions"),
         ({"allow": frozenset({"aapl"})}, "symbols.allow"),
@@ -376,3 +386,9 @@ def test_real_money_paper_cash_and_slippage_are_read() -> None:
     assert policy.approval_ttl_s == 60
     assert policy.paper_cash_usd == Decimal("2500.50")
     assert policy.paper_slippage_bps == 5
+
+
+def test_halt_cancels_open_must_be_a_toml_boolean() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_policy('[limits]\nhalt_cancels_open = "yes"')
+    assert caught.value.key == "limits.halt_cancels_open"

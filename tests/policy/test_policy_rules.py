@@ -308,3 +308,36 @@ def test_unknown_recent_orders_refuse_at_stage_a_and_stage_b_does_not_count_them
     # Stage B reviews a filing already made: the filing is not judged again.
     assert decide(buy(), busy, stage=Stage.REVIEW).reasons == ()
     assert decide(buy(), state(recent=None), stage=Stage.REVIEW).reasons == ()
+
+
+def test_size_vs_adv_refuses_a_quantity_one_share_past_its_percent_of_the_average_volume() -> None:
+    # 0.5 % of 2 000 shares a day is 10 shares.
+    policy = config(max_adv_pct=D("0.5"), max_order_usd=D(2000), max_daily_usd=D(2000))
+    liquid = state(average_daily_volume=D(2000))
+    assert reasons(limit_buy("10", "100.00"), liquid, policy) == set()
+    assert reasons(limit_buy("11", "100.00"), liquid, policy) == {R.SIZE_VS_ADV}
+    assert reasons(limit_buy("10.000001", "100.00"), liquid, policy) == {R.SIZE_VS_ADV}
+
+
+def test_size_vs_adv_weighs_a_dollar_orders_estimated_quantity_on_both_stages() -> None:
+    policy = config(max_adv_pct=D("0.5"))
+    liquid = state(average_daily_volume=D(2000))
+    for stage in (Stage.ESTIMATE, Stage.REVIEW):
+        at_cap = Terms(price=D("100.02"), notional=D("50"), quantity=D("10"))
+        assert decide(buy("50"), liquid, policy, at_cap, stage).allowed
+        over = Terms(price=D("100.02"), notional=D("50"), quantity=D("10.01"))
+        refused = decide(buy("50"), liquid, policy, over, stage)
+        assert refused.reasons == (R.SIZE_VS_ADV,)
+
+
+def test_size_vs_adv_without_a_volume_refuses_and_off_reads_none() -> None:
+    policy = config(max_adv_pct=D("0.5"))
+    assert reasons(limit_buy("1", "100.00"), state(), policy) == {R.MISSING_ADV}
+    assert reasons(limit_buy("1", "100.00"), state(average_daily_volume=D(0)), policy) == {
+        R.SIZE_VS_ADV
+    }
+    assert R.SIZE_VS_ADV not in reasons(limit_buy("1000", "100.00"))  # off by default
+    unknown_quantity = Terms(price=None, notional=D("50"), quantity=None)
+    assert R.MISSING_QUANTITY in reasons(
+        buy("50"), state(average_daily_volume=D(9)), policy, unknown_quantity
+    )

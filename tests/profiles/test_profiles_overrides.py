@@ -130,3 +130,24 @@ def test_the_default_policy_accepts_every_builtin_cap_lowered() -> None:
     overrides = parse_overrides({"limits": {"max_order_usd": "1", "max_positions": 1}})
     check_tightens(overrides, DEFAULTS)
     assert overrides.apply(DEFAULTS).max_positions == 1
+
+
+def test_a_profile_sets_max_adv_pct_and_halt_cancels_open_only_tighter() -> None:
+    overrides = parse_overrides({"limits": {"max_adv_pct": "0.5", "halt_cancels_open": True}})
+    check_tightens(overrides, POLICY)
+    tightened = overrides.apply(POLICY)
+    assert tightened.max_adv_pct == Decimal("0.5") and tightened.halt_cancels_open
+    capped = PolicyConfig(max_adv_pct=Decimal("0.25"), halt_cancels_open=True)
+    assert overrides.apply(capped).max_adv_pct == Decimal("0.25")
+    looser = parse_overrides({"limits": {"max_adv_pct": "0.26"}})
+    with pytest.raises(ConfigError) as caught:
+        check_tightens(looser, capped)
+    assert caught.value.key == "policy.limits.max_adv_pct"
+    assert looser.apply(capped).max_adv_pct == Decimal("0.25")
+    off = parse_overrides({"limits": {"halt_cancels_open": False}})
+    with pytest.raises(ConfigError) as caught:
+        check_tightens(off, capped)
+    assert caught.value.key == "policy.limits.halt_cancels_open"
+    assert off.apply(capped).halt_cancels_open
+    check_tightens(off, POLICY)
+    assert not off.apply(POLICY).halt_cancels_open

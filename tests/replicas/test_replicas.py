@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -29,7 +30,7 @@ from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from replica_kit import BOUND_S, OPEN, Replicas, replica_set
 from sqlalchemy import select
 
-from ordergate.core import RealtimeClock, SteppedClock
+from ordergate.core import OrderState, RealtimeClock, SteppedClock
 from ordergate.gateway._owner import identity_of
 from ordergate.gateway._schema import connections
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
@@ -332,6 +333,115 @@ def test_ordergate_pause_refuses_new_orders_on_every_replica_within_a_second(
         finally:
             ledger.close()
     assert [a["status"] for a in answers.values()] == ["refused"] * len(replicas.replicas)
+
+
+WORKING = 20
+KILL_POLICY = """
+mode = "live"
+real_money = true
+approval = "never"
+
+[limits]
+max_order_usd = "100000"
+max_daily_usd = "1000000"
+max_orders_per_day = 500
+max_open_orders = 100
+max_position_pct = "100"
+duplicate_window_s = 0
+max_orders_per_minute = 1000
+max_account_orders_per_minute = 1000
+
+[symbols]
+allow = ["SPY"]
+"""
+
+
+@pytest.mark.req("controls.pause-cancels-working-orders")
+def test_pause_cancel_open_cancels_twenty_working_orders_filed_through_two_replicas(
+    tmp_path: Path,
+) -> None:
+    with replica_set(tmp_path, KILL_POLICY, register_limit=10) as replicas:
+        account = _account(replicas)
+        desk = equity_desk(replicas.venue.venue)
+        bid = replicas.venue.venue.market.quote("SPY").bid_price
+        limit = (bid * Decimal("0.99")).quantize(CENT)
+        # Five open orders at most per connection (MAX_OPEN): four connections file twenty,
+        # alternately through the first and the second replica; a fifth keeps ordering.
+        sessions = [McpSession(replicas.url, replicas.connect()) for _ in range(WORKING // 5 + 1)]
+        looping, filers = sessions[-1], sessions[:-1]
+        try:
+            for n in range(WORKING):
+                replica = replicas.replicas[n % 2]
+                buy = _limit_buy(account, str(limit - n * CENT))
+                answer = _tool_at(replica.url, filers[n // 5], "place_equity_order", buy)
+                assert answer["status"] == "submitted", answer
+            working = desk.orders(account)
+            assert len(working) == WORKING
+            assert not any(o.state.is_terminal for o in working)
+            # An agent keeps ordering through the second replica while the owner pulls the
+            # switch through the third one's owner channel.
+            stop = threading.Event()
+            looped: list[dict[str, Any]] = []
+
+            def loop() -> None:
+                n = 0
+                while not stop.is_set() and n < 200:
+                    n += 1
+                    buy = _limit_buy(account, str(limit - (WORKING + n % 5) * CENT))
+                    looped.append(
+                        _tool_at(replicas.replicas[1].url, looping, "place_equity_order", buy)
+                    )
+
+            agent = threading.Thread(target=loop)
+            agent.start()
+            try:
+                paused = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "ordergate",
+                        "pause",
+                        "--cancel-open",
+                        "--reason",
+                        "runaway agent",
+                        "--owner-socket",
+                        str(replicas.replicas[2].owner_socket),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    env={"ORDERGATE_HOME": str(replicas.home), "PATH": os.environ.get("PATH", "")},
+                    timeout=CLI_BOUND_S,
+                    check=False,
+                )
+            finally:
+                stop.set()
+                agent.join(BOUND_S)
+            assert paused.returncode == 0, paused.stderr
+            at_pause = desk.orders(account)
+            after = _tool_at(replicas.replicas[0].url, filers[0], "place_equity_order", buy)
+            assert "paused" in after.get("reasons", ()), after
+        finally:
+            for session in sessions:
+                session.close()
+        # Every order at the venue is cancelled: the twenty and any the looping agent had
+        # placed before the pause; nothing reached the venue after it.
+        assert len(at_pause) >= WORKING
+        assert {o.state for o in at_pause} == {OrderState.CANCELLED}
+        assert len(desk.orders(account)) == len(at_pause)
+        assert any("paused" in a.get("reasons", ()) for a in looped), looped[-3:]
+        ledger = _ledger(replicas)
+        try:
+            kills = {
+                str(e.filing_id): e.detail["outcome"]
+                for e in ledger.journal.entries(limit=1000)
+                if e.kind == "cancel" and e.why.startswith("kill switch")
+            }
+            assert ledger.open_filings(account) == []
+        finally:
+            ledger.close()
+        assert {str(o.ref_id) for o in at_pause} <= set(kills)
+        assert {kills[str(o.ref_id)] for o in at_pause} == {"cancelled"}
+        assert f"{len(kills)} working orders ended" in paused.stdout
 
 
 @pytest.mark.req("callers.revocable")

@@ -84,6 +84,21 @@ REQUIREMENTS: dict[str, str] = {
     "redaction.opaque-token-masked": "issue 5 §4, architecture, invariants: secrets masked in logs",
     # The wall (issue 5 §4): the kill switch
     "controls.pause-refuses-new-orders-everywhere": "issue 5 §4: pause refuses in every process",
+    "controls.pause-cancels-working-orders": (
+        "issue 27: pause --cancel-open (and the console's) cancels every working order the "
+        "gateway filed, on every replica, each outcome journalled, none placed after the pause"
+    ),
+    "wall.limit-collar": (
+        "issue 27: a limit price beyond price_collar_bps from the mid of the quote at filing "
+        "is refused at stage A, and of the review's quote at stage B"
+    ),
+    "wall.size-vs-adv": (
+        "issue 27: an order's quantity above max_adv_pct of the symbol's average daily volume "
+        "(the venue's day bars) is refused size_vs_adv; no volume refuses"
+    ),
+    "controls.breaker-cancels-working-orders": (
+        "issue 27: under halt_cancels_open a tripped breaker cancels every working order"
+    ),
     # The wall (issue 5 §3-§4): the guard, approvals, arming
     "wall.stage-b": "issue 5 §1: reviewed terms over a cap are refused at stage B",
     "wall.unanswered-looked-up": "issue 5 §3: no answer leaves unanswered; looked up by ref_id",

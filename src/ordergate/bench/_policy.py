@@ -1,10 +1,10 @@
 """``ordergate bench policy``: one ``evaluate`` call on a ten-rule policy, in process.
 
 The policy is realistic with every limit set (caps, rolling caps, op and open-order caps,
-concentration, cash floor, both breakers, quote age, spread, collar, position count, an
-allowlist and a denylist); the account is healthy with a few positions and open orders, so
-every rule runs to the end. Cases, in alternating rounds, each call timed with
-``time.perf_counter_ns``:
+concentration, cash floor, both breakers, quote age, spread, collar, size against the
+average daily volume, position count, an allowlist and a denylist); the account is healthy
+with a few positions and open orders, so every rule runs to the end. Cases, in alternating
+rounds, each call timed with ``time.perf_counter_ns``:
 
 - ``attribute_access_baseline`` (baseline): a plain function reading as many attributes
   of the same objects as the engine's checks do, with a few Decimal comparisons — the
@@ -63,6 +63,8 @@ max_spread_bps = 40
 price_collar_bps = 250
 daily_loss_halt_usd = "400"
 max_positions = 12
+max_adv_pct = "1"
+halt_cancels_open = true
 [symbols]
 allow = ["AAPL", "MSFT", "SPY", "NVDA", "AMZN", "GOOGL", "META", "BRK.B", "VTI", "QQQ"]
 deny = ["GME", "AMC"]
@@ -110,6 +112,7 @@ def scenario() -> dict[str, Case]:
         quote=Quote("AAPL", d("231.44"), d("231.46"), d("231.45"), _NOW - timedelta(seconds=2)),
         tradable=True,
         recent=RecentOrders(identity_minute=2, account_minute=4, duplicates=0),
+        average_daily_volume=d("48211350.5"),
     )
     allowed = Proposal("AAPL", Side.BUY, notional=d(50))
     refused = Proposal("AAPL", Side.BUY, notional=d(400))

@@ -4,14 +4,18 @@
 order (reason ``paused``) from its next filing on; reads and cancels are untouched. Anyone
 may pause (it only makes things safer). Pausing while already paused changes nothing and says
 so: the first reason and time are kept, because they record when and why trading was
-stopped. ``resume`` is an owner act: it asks for the owner code; resuming when not paused is
+stopped. ``pause --cancel-open`` also cancels every working order the gateway filed, on every
+account, once the pause is on the ledger (none is placed after it), and prints each cancel's
+outcome (each is journalled too); run again while paused, it cancels what is still working.
+``resume`` is an owner act: it asks for the owner code; resuming when not paused is
 harmless and asks for nothing.
 
 Both go to the owner's desk: the running gateway's (``--gateway``), else the existing ledger
 (``--db``, else ``ORDERGATE_DB_URL``, else ``$ORDERGATE_HOME/ledger.db``) — a mistyped path
 fails loudly rather than pause a new, empty ledger while the real one keeps trading. Exit 0
-on success, 2 when the ledger cannot be opened or the reason is unusable, 5 when the owner
-code is refused.
+on success, 2 when the ledger cannot be opened or the reason is unusable, 4 when a working
+order may still be live after ``--cancel-open`` (the broker refused or did not answer its
+cancel, or it has no broker order yet), 5 when the owner code is refused.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ import anyio
 import typer
 
 from ordergate.cli._desk import ChannelOption, CodeStdinOption, desk_failure, desk_for, owner_act
-from ordergate.cli._options import DbOption, settings_from
+from ordergate.cli._options import DbOption, fail, settings_from
 
 __all__ = ["pause_command", "resume_command"]
 
 MAX_REASON = 200
+EXIT_STILL_WORKING = 4
 
 
 def _when(since: str | None) -> str:
@@ -45,30 +50,64 @@ def pause_command(
     reason: Annotated[
         str, typer.Option("--reason", help="Why trading is stopped (kept in the journal).")
     ] = "",
+    cancel_open: Annotated[
+        bool,
+        typer.Option(
+            "--cancel-open",
+            help="Also cancel every working order the gateway filed, on every account, and "
+            "print each cancel's outcome (exit 4 if any may still be live).",
+        ),
+    ] = False,
     db: DbOption = None,
     channel: ChannelOption = None,
 ) -> None:
-    """Refuse every new order, in every process sharing the ledger, until `resume`."""
+    """Refuse every new order, in every process sharing the ledger, until `resume`.
+
+    With --cancel-open, also cancel every working order the gateway filed."""
     reason = reason.strip()
     if len(reason) > MAX_REASON or not reason.isprintable():
         raise typer.BadParameter(
             f"give at most {MAX_REASON} printable characters", param_hint="--reason"
         )
-    state = anyio.run(_pause, settings_from(None, db, None, False), channel, reason)
+    state = anyio.run(_pause, settings_from(None, db, None, False), channel, reason, cancel_open)
     if not state["changed"]:
         typer.echo(
             f"already paused since {_when(state['since'])} ({_why(state['reason'])}); "
             "new orders are still refused and the first reason is kept"
         )
+    else:
+        typer.echo(
+            f"paused at {_when(state['since'])} ({_why(state['reason'])}): new orders are refused"
+        )
+    if cancel_open:
+        _say_cancels(state["cancels"])
+
+
+def _say_cancels(cancels: list[dict[str, Any]]) -> None:
+    if not cancels:
+        typer.echo("no order was working")
         return
-    typer.echo(
-        f"paused at {_when(state['since'])} ({_why(state['reason'])}): new orders are refused"
-    )
+    for cancel in cancels:
+        code = f" [{cancel['broker_code']}]" if cancel["broker_code"] else ""
+        typer.echo(
+            f"{cancel['filing_id']}  {cancel['symbol']:<6} {cancel['outcome']}{code} "
+            f"(status {cancel['status']})"
+        )
+    live = [cancel for cancel in cancels if not cancel["ended"]]
+    if live:
+        raise fail(
+            f"{len(live)} of {len(cancels)} orders may still be working: the reconciler follows "
+            "them; run this again to ask again",
+            EXIT_STILL_WORKING,
+        )
+    typer.echo(f"{len(cancels)} working orders ended")
 
 
-async def _pause(settings: Any, channel: Path | None, reason: str) -> dict[str, Any]:
+async def _pause(
+    settings: Any, channel: Path | None, reason: str, cancel_open: bool
+) -> dict[str, Any]:
     async with desk_for(channel, settings, announce=False) as desk:
-        return await desk.pause(reason)
+        return await desk.pause(reason, cancel_open=cancel_open)
 
 
 def resume_command(

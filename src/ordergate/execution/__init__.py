@@ -18,7 +18,13 @@ protocols). The
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract
 from ordergate.execution._breakers import TradingRead, trading_read
 from ordergate.execution._endings import deny_approval, end_filing
-from ordergate.execution._guard import ApprovalNotifier, Guard
+from ordergate.execution._guard import BREAKER, ApprovalNotifier, Guard
+from ordergate.execution._kill_switch import (
+    BROKER_REFUSED_CANCEL,
+    NO_ANSWER,
+    NOT_AT_BROKER,
+    CancelReport,
+)
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
     APPROVAL_DENIED,
@@ -39,13 +45,18 @@ __all__ = [
     "APPROVAL_DENIED",
     "APPROVAL_EXPIRED",
     "APPROVAL_TERMS_ALTERED",
+    "BREAKER",
     "BROKER_CHECKS_FAILED",
     "BROKER_REFUSED",
+    "BROKER_REFUSED_CANCEL",
     "DEFAULT_GRACE",
+    "NOT_AT_BROKER",
+    "NO_ANSWER",
     "ORDER_PATH_TOOLS",
     "REVIEW_UNANSWERED",
     "ApprovalNotifier",
     "Arming",
+    "CancelReport",
     "Guard",
     "GuardStatus",
     "Outcome",

@@ -26,7 +26,7 @@ The order path (docs/architecture.md, "The order path")::
    it is never re-sent; the reconciler looks it up by ``ref_id``.
 
 Every refusal and every ending is on the chained record; every decision is in the journal.
-``submit``, ``approve``, ``deny`` and ``cancel`` each run in the account's turn
+``submit``, ``approve``, ``deny``, ``cancel`` and ``cancel_open`` each run in the account's turn
 (``Ledger.turns``): from the first read of the caps through the place call no other order on
 the account runs, in this process or any other on the ledger, whoever calls the guard.
 """
@@ -49,6 +49,7 @@ import anyio
 from ordergate.core import Clock, RealtimeClock, to_wire
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._hold import hold_for
+from ordergate.execution._kill_switch import CancelReport, cancel_open
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
     APPROVAL_EXCEEDED,
@@ -60,6 +61,7 @@ from ordergate.execution._outcome import (
     REVIEW_UNANSWERED,
     Outcome,
     pace_figures,
+    size_figures,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
@@ -83,6 +85,7 @@ from ordergate.policy import (
     Proposal,
     ProposalError,
     Quote,
+    ReasonCode,
     RecentOrders,
     Stage,
     Terms,
@@ -100,16 +103,21 @@ from ordergate.venues import (
     QuotesNeeded,
     Review,
     Ticket,
+    VolumeSource,
 )
 from ordergate.venues.paper import PaperExecutor
 
-__all__ = ["ApprovalNotifier", "Guard"]
+__all__ = ["BREAKER", "ApprovalNotifier", "Guard"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 # How many times a stage's worker thread runs at most when the paper book holds symbols its
 # market half read no quote for (each run reads them first): the last takes what it has.
 _QUOTE_ROUNDS = 3
+# The refusals that mean a breaker has tripped (``halt_cancels_open`` cancels on them), and
+# the journal's identity for what a breaker does.
+_BREAKERS = frozenset({ReasonCode.DRAWDOWN_HALT.value, ReasonCode.DAILY_LOSS_HALT.value})
+BREAKER = "breaker"
 
 logger = logging.getLogger(__name__)
 
@@ -186,9 +194,11 @@ class Guard:
         notifier: ApprovalNotifier | None = None,
         grace: timedelta = DEFAULT_GRACE,
         alert: Alert | None = None,
+        volumes: VolumeSource | None = None,
     ) -> None:
         """``notifier`` is told of each new pending approval, ``alert`` of each late order
-        the reconciler adopts."""
+        the reconciler adopts. ``volumes`` answers the symbol's average daily volume when
+        the policy sets ``max_adv_pct`` (without it such a policy refuses every order)."""
         if not account:
             raise ValueError("a guard trades one account: give its account number")
         self._policy = policy
@@ -198,6 +208,7 @@ class Guard:
         self._account = account
         self._clock = clock or RealtimeClock()
         self._notifier = notifier
+        self._volumes = volumes
         self._ttl = timedelta(seconds=policy.approval_ttl_s)
         self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
         self._world = World(
@@ -300,11 +311,13 @@ class Guard:
         if proposal.account is not None and proposal.account != self._account:
             raise ProposalError("account", "this guard trades one account only")
         seen = await self._world.seen(proposal)
+        volume = await self._volume(proposal.symbol)
         decision, result, recent = await self._decided(
-            self._estimate_and_file, seen, proposal, identity
+            self._estimate_and_file, seen, proposal, identity, volume
         )
         record = result.record
         if not result.accepted:
+            await self._tripped(record.reasons)
             next_open = None
             if OUTSIDE_SESSION in record.reasons:
                 next_open = next_open_for(self._clock.now(), proposal.market_hours)
@@ -314,7 +327,10 @@ class Guard:
                 record.reasons,
                 Stage.ESTIMATE,
                 next_open=next_open,
-                figures=pace_figures(record.reasons, recent, self._policy),
+                figures=(
+                    *pace_figures(record.reasons, recent, self._policy),
+                    *size_figures(record.reasons, proposal.quantity, volume, self._policy),
+                ),
             )
         if decision.requires_approval:
             return await self._ask_approval(record)
@@ -393,6 +409,21 @@ class Guard:
         status = await self.reconciler.settle(record, order)
         return Outcome(record.id, status, order_id=order_id)
 
+    @_in_turn
+    async def cancel_open(self, *, identity: str, why: str) -> list[CancelReport]:
+        """The kill switch's cancels, in the account's turn (no order of the account is
+        placed meanwhile): every open filing of this account is cancelled (see
+        ``execution._kill_switch``), each outcome journalled under ``identity``."""
+        return await cancel_open(self, identity=identity, why=why)
+
+    async def _tripped(self, reasons: tuple[str, ...]) -> None:
+        """Under ``halt_cancels_open``, a refusal by a breaker cancels every working order."""
+        if not self._policy.halt_cancels_open:
+            return
+        tripped = [reason for reason in reasons if reason in _BREAKERS]
+        if tripped:
+            await self.cancel_open(identity=BREAKER, why="breaker tripped: " + ", ".join(tripped))
+
     async def reconcile(self) -> ReconcileReport:
         """One reconciliation pass (see ``Reconciler``)."""
         return await self.reconciler.run_once()
@@ -431,6 +462,7 @@ class Guard:
         async with anyio.create_task_group() as group:
             group.start_soon(reviewing.run)
             seen = await self._world.seen(ticket.proposal, quote_from=reviewing.quote())
+        volume = await self._volume(ticket.proposal.symbol)
         try:
             review = reviewing.result()
         except NoAnswer:
@@ -440,7 +472,7 @@ class Guard:
                 record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
             )
         checked = await self._decided(
-            self._check_review, seen, record, identity, ticket, review, approved
+            self._check_review, seen, record, identity, ticket, review, approved, volume
         )
         if checked.held_again is not None:
             await self._announce(checked.held_again, record)
@@ -452,9 +484,11 @@ class Guard:
                 checked.held_again.id,
             )
         if checked.refused:
-            return await self._end(
+            ended = await self._end(
                 record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
             )
+            await self._tripped(checked.refused)
+            return ended
         current = checked.status
         if current.terminal:
             # A reconciler ended this filing (past the grace) while it was being reviewed:
@@ -540,7 +574,7 @@ class Guard:
         return await blocking(step, seen, True, *args, **kwargs)
 
     def _estimate_and_file(
-        self, seen: Seen, final: bool, proposal: Proposal, identity: str
+        self, seen: Seen, final: bool, proposal: Proposal, identity: str, volume: Decimal | None
     ) -> tuple[PolicyDecision, FilingResult, RecentOrders | None]:
         """Stage A (blocking): the record read beside the broker's view (``seen``; on paper
         the book is read here too) with the filer's recent orders, the policy on the
@@ -551,7 +585,7 @@ class Guard:
         filed = filing_terms(proposal, self._account)
         window = timedelta(seconds=policy.duplicate_window_s)
         world = self._world.with_record(
-            proposal, seen, final=final, filer=Filer(identity, filed, window)
+            proposal, seen, final=final, filer=Filer(identity, filed, window), volume=volume
         )
         terms = estimate_terms(proposal, world.state.quote)
         decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
@@ -579,6 +613,7 @@ class Guard:
         ticket: Ticket,
         review: Review,
         approved: Decimal | None,
+        volume: Decimal | None,
     ) -> _Reviewed:
         """Stage B (blocking): a fresh record read beside the broker's view (``seen``), the
         policy on the reviewed terms, then its journal entry and, when it passed, the
@@ -590,7 +625,9 @@ class Guard:
         notional, nothing repriced or sent."""
         policy, caps = self._policy, self._caps
         proposal = ticket.proposal
-        world = self._world.with_record(proposal, seen, own=record, quote=review.quote, final=final)
+        world = self._world.with_record(
+            proposal, seen, own=record, quote=review.quote, final=final, volume=volume
+        )
         decision = evaluate(proposal, review.terms, world.state, policy, Stage.REVIEW)
         reasons = decision.codes
         if review.checks_passed is False:
@@ -675,6 +712,12 @@ class Guard:
         if record.account != self._account:
             raise ProposalError("approval", "this approval is for another account")
         return approval, record
+
+    async def _volume(self, symbol: str) -> Decimal | None:
+        """The symbol's average daily volume, read only when the policy weighs it."""
+        if self._policy.max_adv_pct is None or self._volumes is None:
+            return None
+        return await self._volumes.average_daily_volume(symbol)
 
     def _order_id(self, filing_id: UUID) -> str | None:
         try:

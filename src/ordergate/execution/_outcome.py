@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from ordergate.core import command_hint
+from ordergate.core import command_hint, to_wire
 from ordergate.ledger import FilingStatus
 from ordergate.policy import PolicyConfig, ReasonCode, RecentOrders, Stage
+from ordergate.venues import ADV_SESSIONS
 
 __all__ = [
     "APPROVAL_DECIDED",
@@ -27,6 +29,7 @@ __all__ = [
     "REVIEW_UNANSWERED",
     "Outcome",
     "pace_figures",
+    "size_figures",
 ]
 
 REVIEW_UNANSWERED = "review_unanswered"
@@ -206,3 +209,23 @@ def pace_figures(
                 f"(limits.max_account_orders_per_minute = {cap}); wait before filing again."
             )
     return tuple(figures)
+
+
+def size_figures(
+    reasons: tuple[str, ...],
+    quantity: Decimal | None,
+    volume: Decimal | None,
+    policy: PolicyConfig,
+) -> tuple[str, ...]:
+    """The numbers behind a ``size_vs_adv`` refusal: the cap in shares, the average daily
+    volume it is a percent of, and the order's quantity when it named one."""
+    pct = policy.max_adv_pct
+    if ReasonCode.SIZE_VS_ADV not in reasons or volume is None or pct is None:
+        return ()
+    cap = volume * pct / 100
+    asked = f"{to_wire(quantity)} shares" if quantity is not None else "the estimated quantity"
+    return (
+        f"size_vs_adv: {asked} is above {to_wire(cap)} shares, {to_wire(pct)} % of the "
+        f"symbol's average daily volume of {to_wire(volume)} shares over its last "
+        f"{ADV_SESSIONS} closed sessions (limits.max_adv_pct = {to_wire(pct)}); send less.",
+    )

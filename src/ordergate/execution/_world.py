@@ -141,13 +141,15 @@ class World:
         quote: Quote | None = None,
         final: bool = True,
         filer: Filer | None = None,
+        volume: Decimal | None = None,
     ) -> WorldView:
         """Blocking: the broker's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
         thread. On paper ``seen`` is the market's half and the book's is read here, in the
         record's read transaction: ``QuotesNeeded`` when the book holds symbols it has no
         quote for, unless ``final`` (then those are unpriced, and what needs them unknown).
-        With ``filer`` (stage A) the filer's recent orders are read in the same statement."""
+        With ``filer`` (stage A) the filer's recent orders are read in the same statement.
+        ``volume``: the symbol's average daily volume, when the guard read it."""
         now = self._clock.now()
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
@@ -177,6 +179,7 @@ class World:
                 quote=chosen,
                 tradable=view.tradable,
                 recent=record.recent,
+                average_daily_volume=volume,
             ),
             view,
         )

@@ -13,6 +13,8 @@ What loosens:
 - every cap in ``limits`` (``CAP_DIRECTIONS``): a higher cap, or a lower ``min_cash_usd``;
 - the pace (``_PACE``): a higher ``max_orders_per_minute`` or
   ``max_account_orders_per_minute``, a shorter ``duplicate_window_s`` (0, off, the shortest);
+- ``limits.halt_cancels_open`` turned off (a breaker then leaves working orders at the venue);
+- ``limits.max_adv_pct``: a higher percent, or off (unset) where it was set;
 - ``symbols.allow``: a symbol allowed that was not (or ``*``); ``symbols.deny``: a denial
   dropped;
 - ``orders.types`` / ``orders.sessions``: anything added; ``orders.fractional``, ``short``,
@@ -99,6 +101,12 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
     if new.duplicate_window_s < old.duplicate_window_s:
         keys.append("limits.duplicate_window_s")
     keys.extend(f"limits.{name}" for name in _PACE[1:] if getattr(new, name) > getattr(old, name))
+    if old.halt_cancels_open and not new.halt_cancels_open:
+        keys.append("limits.halt_cancels_open")
+    if old.max_adv_pct is not None and (
+        new.max_adv_pct is None or new.max_adv_pct > old.max_adv_pct
+    ):
+        keys.append("limits.max_adv_pct")
     old_allowed, new_allowed = _allowed(old), _allowed(new)
     if old_allowed is not None and (new_allowed is None or not new_allowed <= old_allowed):
         keys.append("symbols.allow")
@@ -123,7 +131,7 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
     ]
     keys.extend(
         f"limits.{name}"
-        for name in (*CAP_DIRECTIONS, *_PACE)
+        for name in (*CAP_DIRECTIONS, *_PACE, "halt_cancels_open", "max_adv_pct")
         if getattr(old, name) != getattr(new, name)
     )
     if (old.allow_all, old.allow) != (new.allow_all, new.allow):

@@ -95,6 +95,7 @@ _INTEGER_LIMITS = (
     "max_orders_per_minute",
     "max_account_orders_per_minute",
 )
+_LIMIT_SWITCHES = frozenset({"halt_cancels_open"})
 _MAX_BPS = 10_000
 # The duplicate window reads back at most this far (the ledger's own rolling window).
 _MAX_DUPLICATE_WINDOW_S = 24 * 3600
@@ -144,7 +145,10 @@ class PolicyConfig:
     ``duplicate_window_s``: an order with the same filed terms as one this identity had
     accepted less than this many seconds ago is refused (0: off). ``max_orders_per_minute``
     and ``max_account_orders_per_minute``: accepted orders in any rolling minute, per
-    identity and per account.
+    identity and per account. ``halt_cancels_open``: a breaker that trips (a refusal
+    ``drawdown_halt`` or ``daily_loss_halt``) also cancels every working order, as
+    ``ordergate pause --cancel-open`` does. ``max_adv_pct`` (``None``: off): an order's
+    quantity may be at most this percent of the symbol's recent average daily volume.
     """
 
     mode: Mode = Mode.PAPER
@@ -164,6 +168,8 @@ class PolicyConfig:
     duplicate_window_s: int = 30
     max_orders_per_minute: int = 5
     max_account_orders_per_minute: int = 10
+    halt_cancels_open: bool = False
+    max_adv_pct: Decimal | None = None
     allow: frozenset[str] = frozenset()
     allow_all: bool = False
     deny: frozenset[str] = frozenset()
@@ -222,6 +228,15 @@ class PolicyConfig:
                 "limits.duplicate_window_s",
                 f"must be from 0 (off) to {_MAX_DUPLICATE_WINDOW_S} (seconds)",
             )
+        adv = self.max_adv_pct
+        if adv is not None:
+            if not isinstance(adv, Decimal) or not adv.is_finite():
+                raise ConfigError("limits.max_adv_pct", "must be a finite Decimal")
+            if not 0 < adv <= 100:
+                raise ConfigError("limits.max_adv_pct", "must be above 0 and at most 100 (percent)")
+        for key in _LIMIT_SWITCHES:
+            if not isinstance(getattr(self, key), bool):
+                raise ConfigError(f"limits.{key}", "must be true or false")
         if not self.order_types:
             raise ConfigError("orders.types", "must name at least one")
         if not self.sessions:
@@ -277,6 +292,8 @@ _TABLES: dict[str, frozenset[str]] = {
             "duplicate_window_s",
             "max_orders_per_minute",
             "max_account_orders_per_minute",
+            "halt_cancels_open",
+            "max_adv_pct",
         }
     ),
     "symbols": frozenset({"allow", "deny"}),
@@ -318,7 +335,12 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
     limits = document.get("limits", {})
     for key, value in limits.items():
         dotted = f"limits.{key}"
-        values[key] = _decimal(dotted, value) if key in _DECIMAL_LIMITS else _integer(dotted, value)
+        if key in _LIMIT_SWITCHES:
+            values[key] = _boolean(dotted, value)
+        elif key in _DECIMAL_LIMITS or key == "max_adv_pct":
+            values[key] = _decimal(dotted, value)
+        else:
+            values[key] = _integer(dotted, value)
     symbols = document.get("symbols", {})
     if "allow" in symbols:
         allow = _symbol_list("symbols.allow", symbols["allow"], wildcard=True)

@@ -37,6 +37,9 @@ max_positions = 10             # distinct positions held
 duplicate_window_s = 30        # the same order again from one agent this soon is refused (0: off)
 max_orders_per_minute = 5      # orders accepted from one agent in any rolling minute
 max_account_orders_per_minute = 10  # orders accepted for the account in any rolling minute
+halt_cancels_open = false      # true: a tripped breaker also cancels every working order
+# max_adv_pct = "1"            # off unless set: an order's quantity at most this % of the
+                               # symbol's average daily volume (from the venue's day bars)
 
 [symbols]
 # Plain tickers only (ASCII letters and digits, one "." as in BRK.B). Omitted or empty:

@@ -39,6 +39,7 @@ class ReasonCode(StrEnum):
     CROSSED_QUOTE = "crossed_quote"
     SPREAD_TOO_WIDE = "spread_too_wide"
     PRICE_COLLAR = "price_collar"
+    SIZE_VS_ADV = "size_vs_adv"
     # Rate limits
     MAX_ORDERS_PER_DAY = "max_orders_per_day"
     MAX_OPEN_ORDERS = "max_open_orders"
@@ -78,6 +79,7 @@ class ReasonCode(StrEnum):
     MISSING_PRICE = "missing_data:terms.price"
     MISSING_NOTIONAL = "missing_data:terms.notional"
     MISSING_QUANTITY = "missing_data:terms.quantity"
+    MISSING_ADV = "missing_data:average_daily_volume"
 
     @property
     def is_missing_data(self) -> bool:

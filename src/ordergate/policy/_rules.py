@@ -11,8 +11,8 @@ decision. ``duplicate_order`` and ``order_rate`` run at stage A only (``estimate
 they judge the filing, which stage B does not repeat. Each rule carries its ``Exemption``
 for orders that only reduce a position:
 
-- ``NONE``: applies to every order (pause, symbols, order shape, market quality, duplicates
-  and order rate, rate limits, buying power);
+- ``NONE``: applies to every order (pause, symbols, order shape, market quality, size
+  against the average daily volume, duplicates and order rate, rate limits, buying power);
 - ``REDUCING``: never applies to a reducing order (the trading state — REDUCING/HALTED
   exist to let reducing orders out — and unknown broker orders, which halt *opening* orders);
 - ``POLICY``: skipped for a reducing order when ``reducing_exempt`` is true (the default):
@@ -249,6 +249,20 @@ def check_price_collar(
     return None
 
 
+def check_size_vs_adv(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+    pct = c.max_adv_pct
+    if pct is None:
+        return None
+    quantity = p.quantity if p.quantity is not None else t.quantity
+    if quantity is None:
+        return R.MISSING_QUANTITY
+    volume = s.average_daily_volume
+    if volume is None:
+        return R.MISSING_ADV
+    # quantity / volume > pct / 100, cross-multiplied (a zero volume refuses any size).
+    return R.SIZE_VS_ADV if quantity * 100 > pct * volume else None
+
+
 # -- rate limits and buying power ------------------------------------------------------------
 
 
@@ -436,6 +450,7 @@ RULES: tuple[Rule, ...] = (
     Rule("quote_fresh", check_quote_fresh, _N),
     Rule("spread", check_spread, _N),
     Rule("price_collar", check_price_collar, _N),
+    Rule("size_vs_adv", check_size_vs_adv, _N),
     Rule("duplicate_order", check_duplicate, _N, estimate_only=True),
     Rule("order_rate", check_order_rate, _N, estimate_only=True),
     Rule("orders_per_day", check_orders_per_day, _N),

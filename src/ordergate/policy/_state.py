@@ -76,7 +76,9 @@ class AccountState:
     ``unknown_broker_orders`` counts open orders at the broker that ordergate did not place.
     ``spent_24h`` is reserved plus filled notional in the rolling 24 h, ``orders_24h`` the
     op count there, both as the ledger reads them. ``tradable`` is for the quote's symbol.
-    ``recent`` (stage A only) counts the filer's recent orders (``RecentOrders``)."""
+    ``recent`` (stage A only) counts the filer's recent orders (``RecentOrders``).
+    ``average_daily_volume`` is the quote's symbol's, in shares, over its recent sessions
+    (read only when the policy sets ``max_adv_pct``)."""
 
     now: datetime | None = None
     equity: Decimal | None = None
@@ -95,3 +97,4 @@ class AccountState:
     quote: Quote | None = None
     tradable: bool | None = None
     recent: RecentOrders | None = None
+    average_daily_volume: Decimal | None = None

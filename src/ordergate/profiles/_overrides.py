@@ -5,7 +5,8 @@ A profile file's ``policy`` table uses the policy file's own layout and value ru
 but accepts only what tightens by construction:
 
 - ``limits.*``: every cap of the policy. A lower number is tighter, except
-  ``min_cash_usd``, a floor, where a higher number is tighter.
+  ``min_cash_usd``, a floor, where a higher number is tighter; ``max_adv_pct`` set where the
+  policy leaves it off, or lower; ``halt_cancels_open`` turned on (never off).
 - ``symbols.allow``: tickers the profile may trade; every one must be allowed by the
   policy (anything is, when the policy allows ``*``). ``symbols.deny``: extra denials.
 - ``orders.types`` and ``orders.sessions``: a subset of the policy's.
@@ -32,7 +33,7 @@ __all__ = ["PolicyOverrides", "check_tightens", "parse_overrides"]
 _CAPS = CAP_DIRECTIONS
 _TABLES: Mapping[str, frozenset[str]] = MappingProxyType(
     {
-        "limits": frozenset(_CAPS),
+        "limits": frozenset({*_CAPS, "max_adv_pct", "halt_cancels_open"}),
         "symbols": frozenset({"allow", "deny"}),
         "orders": frozenset({"types", "sessions"}),
     }
@@ -56,6 +57,8 @@ class PolicyOverrides:
     price_collar_bps: int | None = None
     daily_loss_halt_usd: Decimal | None = None
     max_positions: int | None = None
+    max_adv_pct: Decimal | None = None
+    halt_cancels_open: bool | None = None
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
     order_types: frozenset[OrderType] | None = None
@@ -75,6 +78,13 @@ class PolicyOverrides:
                 continue
             current = getattr(policy, name)
             values[name] = min(current, wanted) if lower_is_tighter else max(current, wanted)
+        adv = self.max_adv_pct
+        if adv is not None:
+            values["max_adv_pct"] = (
+                adv if policy.max_adv_pct is None else min(policy.max_adv_pct, adv)
+            )
+        if self.halt_cancels_open:
+            values["halt_cancels_open"] = True
         if self.allow is not None:
             values["allow"] = self.allow if policy.allow_all else policy.allow & self.allow
             values["allow_all"] = False
@@ -103,6 +113,18 @@ def check_tightens(overrides: PolicyOverrides, policy: PolicyConfig) -> None:
                 f"{wanted} would loosen the account policy: a profile's value must be "
                 f"{direction} the policy's {current}",
             )
+    adv, current_adv = overrides.max_adv_pct, policy.max_adv_pct
+    if adv is not None and current_adv is not None and adv > current_adv:
+        raise ConfigError(
+            "policy.limits.max_adv_pct",
+            f"{adv} would loosen the account policy: a profile's value must be at most the "
+            f"policy's {current_adv}",
+        )
+    if overrides.halt_cancels_open is False and policy.halt_cancels_open:
+        raise ConfigError(
+            "policy.limits.halt_cancels_open",
+            "false would loosen the account policy, which cancels working orders on a breaker",
+        )
     if overrides.allow is not None and not policy.allow_all:
         extra = sorted(overrides.allow - policy.allow)
         if extra:

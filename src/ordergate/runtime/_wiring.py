@@ -25,7 +25,7 @@ from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
 from ordergate.venues import Venue
 from ordergate.venues.paper import PaperBook, PaperVenue
-from ordergate.venues.robinhood import ClientQuoteSource, RobinhoodVenue
+from ordergate.venues.robinhood import ClientQuoteSource, MarketVolumes, RobinhoodVenue
 
 __all__ = ["Running", "guard_on", "open_guard"]
 
@@ -141,6 +141,7 @@ async def guard_on(
         clock=clock,
         notifier=notifier,
         alert=None if notifier is None else notifier.announce,
+        volumes=MarketVolumes(rh.market, clock=clock),
         **parts,
     ) as guard:
         yield guard, arming

@@ -3,11 +3,12 @@
 A ``Venue`` has a lane per asset class (``venue.equity`` now); each lane answers orders
 (review, place, lookup by ``ref_id``, poll by id, cancel), the account's side of a decision
 (equity, cash, buying power, positions, open orders, a symbol's quote and tradability) and
-quotes, in plain values. The implementations live in their own packages, which nothing on
-the order path imports: ``ordergate.venues.robinhood`` (the typed client) and
-``ordergate.venues.paper`` (a simulated account on the ledger's database).
-``canonical_order_id`` spells a venue's order id one way (a UUID, or a paper book's
-``paper-`` id), so an id an agent gives can be compared with the record.
+quotes, in plain values; a ``VolumeSource`` answers a symbol's average daily volume. The
+implementations live in their own packages, which nothing on the order path imports:
+``ordergate.venues.robinhood`` (the typed client) and ``ordergate.venues.paper`` (a
+simulated account on the ledger's database). ``canonical_order_id`` spells a venue's order
+id one way (a UUID, or a paper book's ``paper-`` id), so an id an agent gives can be
+compared with the record.
 """
 
 from ordergate.venues._order_ids import canonical_order_id
@@ -25,8 +26,11 @@ from ordergate.venues._protocols import (
     Ticket,
 )
 from ordergate.venues._venue import EquityLane, QuotesNeeded, Sighting, Venue
+from ordergate.venues._volumes import ADV_LOOKBACK, ADV_SESSIONS, VolumeSource
 
 __all__ = [
+    "ADV_LOOKBACK",
+    "ADV_SESSIONS",
     "AccountReader",
     "AccountView",
     "BrokerFill",
@@ -42,5 +46,6 @@ __all__ = [
     "Sighting",
     "Ticket",
     "Venue",
+    "VolumeSource",
     "canonical_order_id",
 ]

@@ -64,3 +64,23 @@ def test_the_budget_shows_the_trading_state_the_guard_judges_orders_by(
         assert "<dt>Trading</dt><dd>active</dd>" in c.get("/budget").text
         c.desk.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
         assert "<dt>Trading</dt><dd>halted (drawdown_halt)</dd>" in c.get("/budget").text
+
+
+@pytest.mark.req("controls.pause-cancels-working-orders")
+def test_the_consoles_pause_with_cancel_open_cancels_working_orders_and_shows_each_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with console(tmp_path, monkeypatch) as c:
+        assert c.sign_in().status_code == 200
+        held = c.desk.held_order()
+        csrf = c.csrf("/budget")
+        assert "Also cancel every working order" in c.get("/budget").text
+        page = c.post("/pause", {"csrf": csrf, "reason": "", "cancel_open": "on"})
+        assert page.status_code == 200
+        assert "Working orders cancelled" in page.text and held["filing_id"] in page.text
+        assert "<td>denied</td>" in page.text
+        assert c.desk.ledger.controls.pause_state().paused
+        assert c.desk.ledger.open_filings() == []
+        # Paused already: the button cancels what still works (nothing now).
+        again = c.post("/pause", {"csrf": csrf, "cancel_open": "on"})
+        assert "No order was working." in again.text

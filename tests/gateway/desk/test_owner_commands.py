@@ -71,6 +71,26 @@ def test_pause_needs_no_code_and_resume_asks_for_one(
         assert not desk.ledger.controls.pause_state().paused
 
 
+@pytest.mark.req("controls.pause-cancels-working-orders")
+def test_pause_cancel_open_through_the_gateway_ends_each_open_order_and_prints_its_outcome(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        held = [desk.held_order()["filing_id"] for _ in range(2)]
+        paused = command(desk, "pause", "--cancel-open", "--reason", "runaway")
+        assert paused.exit_code == 0, paused.output
+        assert "new orders are refused" in paused.stdout
+        for filing_id in held:
+            assert f"{filing_id}  SPY    denied (status denied)" in paused.stdout
+        assert "2 working orders ended" in paused.stdout
+        assert desk.ledger.open_filings() == []
+        kills = [e for e in desk.ledger.journal.entries() if e.why.startswith("kill switch")]
+        assert sorted(str(e.filing_id) for e in kills) == sorted(held)
+        again = command(desk, "pause", "--cancel-open")
+        assert again.exit_code == 0 and "already paused" in again.stdout
+        assert "no order was working" in again.stdout
+
+
 @pytest.mark.req("owner.act.policy")
 def test_policy_apply_through_the_gateway_tightens_freely_and_loosens_with_the_code(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

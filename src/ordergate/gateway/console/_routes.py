@@ -404,8 +404,19 @@ def console_routes(
         reason = form.get("reason", "").strip()
         if len(reason) > MAX_REASON or not reason.isprintable():
             raise Refused(400, f"reason must be at most {MAX_REASON} printable characters.")
-        await desk.pause(reason or "paused on the console")
-        return web.redirect("/budget")
+        cancel_open = form.get("cancel_open") == "on"
+        paused = await desk.pause(reason or "paused on the console", cancel_open=cancel_open)
+        if not cancel_open:
+            return web.redirect("/budget")
+        # The cancels' outcomes are shown once, on the page the pause leaves.
+        return web.page(
+            "budget.html",
+            session,
+            budget=await budget(),
+            desk=await desk.status(),
+            cancels=paused["cancels"],
+            page="budget",
+        )
 
     async def resume(request: Request, session: ConsoleSession) -> Response:
         form = await _form(request)

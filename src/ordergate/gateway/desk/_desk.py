@@ -502,7 +502,11 @@ class OwnerDesk:
 
     # -- the kill switch -------------------------------------------------------------------
 
-    async def pause(self, reason: str) -> dict[str, Any]:
+    async def pause(self, reason: str, *, cancel_open: bool = False) -> dict[str, Any]:
+        """Pause; with ``cancel_open`` also cancel every working order the gateway filed, on
+        every account, once the pause is on the ledger (so none is placed after it): each
+        account's by its guard (``guard_for``), in the account's turn (``Guard.cancel_open``)."""
+
         def act() -> dict[str, Any]:
             current = self._ledger.controls.pause_state()
             if current.paused:
@@ -511,7 +515,21 @@ class OwnerDesk:
 
         paused = await blocking(act)
         cancelled = await self._delayed.cancel(None, why="the owner paused", by=UNVERIFIED)
-        return {**paused, "cancelled": cancelled} if cancelled else paused
+        answer = {**paused, "cancelled": cancelled} if cancelled else paused
+        if not cancel_open:
+            return answer
+        return {**answer, "cancels": await self._cancel_working()}
+
+    async def _cancel_working(self) -> list[dict[str, Any]]:
+        first_of: dict[str, FilingRecord] = {}
+        for record in await blocking(self._ledger.open_filings):
+            first_of.setdefault(record.account, record)
+        reports: list[dict[str, Any]] = []
+        for record in first_of.values():
+            async with self._guard_for(record) as guard:
+                done = await guard.cancel_open(identity=UNVERIFIED, why="the owner paused")
+            reports.extend(report.as_json() for report in done)
+        return reports
 
     async def resume(self, code: str | None) -> dict[str, Any]:
         return await self._prepared_now(OwnerAct.RESUME, {}, code)

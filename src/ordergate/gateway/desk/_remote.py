@@ -201,8 +201,9 @@ class RemoteDesk:
     async def deny(self, approval_id: str) -> dict[str, Any]:
         return dict(await self._call("POST", f"/approvals/{approval_id}/deny"))
 
-    async def pause(self, reason: str) -> dict[str, Any]:
-        return dict(await self._call("POST", "/pause", {"reason": reason}))
+    async def pause(self, reason: str, *, cancel_open: bool = False) -> dict[str, Any]:
+        body = {"reason": reason, "cancel_open": cancel_open}
+        return dict(await self._call("POST", "/pause", body))
 
     async def revoke(self, connection_id: str) -> dict[str, Any]:
         # A caller mint's id is ``caller:NAME#MINT``: "#" would end the path.

@@ -123,7 +123,10 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
             raise DeskError(
                 400, "invalid_reason", f"reason must be at most {MAX_REASON} printable characters."
             )
-        return await desk.pause(reason.strip())
+        cancel_open = body.get("cancel_open", False)
+        if not isinstance(cancel_open, bool):
+            raise DeskError(400, "invalid_request", "cancel_open must be true or false.")
+        return await desk.pause(reason.strip(), cancel_open=cancel_open)
 
     async def revoke(request: Request, body: dict[str, Any]) -> Any:
         return await desk.revoke(request.path_params["connection_id"])

@@ -4,7 +4,8 @@
 ``LiveExecutor`` reviews, places, looks up, polls and cancels equity orders (one
 ``EquityOrderRequest`` per ticket, ``ref_id`` = the filing's id); ``ClientAccountReader``
 reads the account's side of a decision; ``ClientQuoteSource`` a symbol's quote and
-tradability. ``held_positions`` and ``open_broker_orders`` read the venue's wire rows as
+tradability; ``MarketVolumes`` a symbol's average daily volume from the day bars.
+``held_positions`` and ``open_broker_orders`` read the venue's wire rows as
 plain values (a paper account's answers are read with them too).
 """
 
@@ -17,11 +18,13 @@ from ordergate.venues.robinhood._account import (
 )
 from ordergate.venues.robinhood._orders import LiveExecutor
 from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
+from ordergate.venues.robinhood._volumes import MarketVolumes
 
 __all__ = [
     "ClientAccountReader",
     "ClientQuoteSource",
     "LiveExecutor",
+    "MarketVolumes",
     "RobinhoodEquity",
     "RobinhoodVenue",
     "Unreadable",
