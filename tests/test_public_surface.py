@@ -95,8 +95,8 @@ SURFACE = {
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
-        "ApprovalNotifier", "Arming", "BREAKER", "BROKER_CHECKS_FAILED", "BROKER_REFUSED", "DEFAULT_GRACE",
-        "BROKER_REFUSED_CANCEL", "CancelReport", "NOT_AT_BROKER", "NO_ANSWER",
+        "ApprovalNotifier", "Arming", "BREAKER", "BROKER_CHECKS_FAILED", "BROKER_REFUSED",
+        "DEFAULT_GRACE", "BROKER_REFUSED_CANCEL", "CancelReport", "NOT_AT_BROKER", "NO_ANSWER",
         "Guard", "GuardStatus", "ORDER_PATH_TOOLS", "Outcome", "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "arm", "calendar_session", "paper_session",
         "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",

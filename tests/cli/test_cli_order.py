@@ -207,3 +207,21 @@ def test_a_bad_policy_is_refused_naming_its_key(person: Person) -> None:
 def test_upstream_and_sandbox_together_are_refused(person: Person) -> None:
     result = person.run("status", "--sandbox", "--upstream", "https://example.test/mcp")
     assert result.exit_code == 2 and "not both" in result.output
+
+
+@pytest.mark.req("wall.size-vs-adv")
+def test_an_order_past_max_adv_pct_exits_3_naming_size_vs_adv_and_its_numbers(
+    person: Person,
+) -> None:
+    from ordergate.policy import DEFAULT_POLICY_TOML
+
+    person.home.mkdir(parents=True)
+    # SPY trades tens of millions of shares a day: a millionth of a percent is under a share.
+    text = DEFAULT_POLICY_TOML.replace("[limits]\n", '[limits]\nmax_adv_pct = "0.000001"\n', 1)
+    (person.home / "policy.toml").write_text(text)
+    refused = person.run("order", "SPY", "buy", "--qty", "1", "--sandbox")
+    assert refused.exit_code == 3, refused.output
+    assert "size_vs_adv" in refused.stdout and "status    refused" in refused.stdout
+    assert "limits.max_adv_pct = 0.000001" in refused.stdout
+    small = person.json("order", "SPY", "buy", "--qty", "0.01", "--sandbox")
+    assert small["status"] == "pending_approval", small["reasons"]

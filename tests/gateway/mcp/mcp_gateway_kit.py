@@ -39,7 +39,12 @@ from ordergate.profiles import load_profiles
 from ordergate.sandbox import SandboxConfig, SandboxServer
 from ordergate.venues import AccountReader, OrderExecutor
 from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
-from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
+from ordergate.venues.robinhood import (
+    ClientAccountReader,
+    ClientQuoteSource,
+    LiveExecutor,
+    MarketVolumes,
+)
 
 BOUND_S = 30
 TOKEN = "gateway-test-token-c1"
@@ -266,6 +271,7 @@ async def gateway(
                 reader=reader,
                 account=account,
                 clock=clock,
+                volumes=MarketVolumes(rh.market, clock=clock),
             )
             backend = VenueBackend(rh, guard, extra_tools)
             methods = GatewayMethods(
