@@ -88,7 +88,7 @@ SURFACE = {
     },
     "ordergate.store": {
         "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "Statement", "StoreError",
-        "StoreSchemaError",
+        "StoreSchemaError", "UUID_WIDTH",
         "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
         "migrate", "normalise_url", "parse_iso", "reading", "step_memo", "take_locks",
         "write_transaction",

@@ -28,6 +28,8 @@ from sqlalchemy import (
     Text,
 )
 
+from ordergate.store import UUID_WIDTH
+
 __all__ = [
     "approvals",
     "chain_heads",
@@ -50,7 +52,6 @@ __all__ = [
 
 metadata = MetaData()
 
-_ID = 36
 _HASH = 64
 _TIME = 27
 
@@ -58,7 +59,7 @@ filings = Table(
     "filings",
     metadata,
     Column("seq", BigInteger, primary_key=True, autoincrement=False),
-    Column("id", String(_ID), nullable=False, unique=True),
+    Column("id", String(UUID_WIDTH), nullable=False, unique=True),
     Column("identity", String(200), nullable=False),
     Column("account", String(200), nullable=False),
     Column("created_at", String(_TIME), nullable=False),
@@ -91,7 +92,7 @@ filing_events = Table(
     "filing_events",
     metadata,
     Column("seq", BigInteger, primary_key=True, autoincrement=False),
-    Column("filing_id", String(_ID), ForeignKey("filings.id"), nullable=False),
+    Column("filing_id", String(UUID_WIDTH), ForeignKey("filings.id"), nullable=False),
     Column("created_at", String(_TIME), nullable=False),
     Column("kind", String(16), nullable=False),
     Column("status", String(32), nullable=False),
@@ -107,7 +108,7 @@ filing_events = Table(
 open_filings = Table(
     "open_filings",
     metadata,
-    Column("filing_id", String(_ID), primary_key=True),
+    Column("filing_id", String(UUID_WIDTH), primary_key=True),
     Column("seq", BigInteger, nullable=False),
     Column("account", String(200), nullable=False),
     Column("identity", String(200), nullable=False),
@@ -119,7 +120,7 @@ open_filings = Table(
 reservations = Table(
     "reservations",
     metadata,
-    Column("filing_id", String(_ID), ForeignKey("filings.id"), primary_key=True),
+    Column("filing_id", String(UUID_WIDTH), ForeignKey("filings.id"), primary_key=True),
     Column("account", String(200), nullable=False),
     Column("created_us", BigInteger, nullable=False),
     Column("reserved_units", BigInteger, nullable=False),
@@ -132,7 +133,7 @@ reservations = Table(
 orders = Table(
     "orders",
     metadata,
-    Column("ref_id", String(_ID), ForeignKey("filings.id"), primary_key=True),
+    Column("ref_id", String(UUID_WIDTH), ForeignKey("filings.id"), primary_key=True),
     Column("broker_order_id", String(100), unique=True),
     Column("state", String(40), nullable=False),
     Column("cumulative_quantity", String(64), nullable=False),
@@ -144,7 +145,7 @@ executions = Table(
     "executions",
     metadata,
     Column("id", String(100), primary_key=True),
-    Column("ref_id", String(_ID), ForeignKey("filings.id"), nullable=False, index=True),
+    Column("ref_id", String(UUID_WIDTH), ForeignKey("filings.id"), nullable=False, index=True),
     Column("broker_order_id", String(100), nullable=False),
     Column("quantity", String(64), nullable=False),
     Column("price", String(64), nullable=False),
@@ -155,8 +156,8 @@ executions = Table(
 approvals = Table(
     "approvals",
     metadata,
-    Column("id", String(_ID), primary_key=True),
-    Column("filing_id", String(_ID), ForeignKey("filings.id"), nullable=False, index=True),
+    Column("id", String(UUID_WIDTH), primary_key=True),
+    Column("filing_id", String(UUID_WIDTH), ForeignKey("filings.id"), nullable=False, index=True),
     Column("terms_sha256", String(_HASH), nullable=False),
     Column("created_at", String(_TIME), nullable=False),
     Column("expires_at", String(_TIME), nullable=False),
@@ -196,7 +197,7 @@ decisions = Table(
     Column("seq", BigInteger().with_variant(Integer, "sqlite"), primary_key=True),
     Column("created_at", String(_TIME), nullable=False),
     Column("identity", String(200), nullable=False),
-    Column("filing_id", String(_ID)),
+    Column("filing_id", String(UUID_WIDTH)),
     Column("kind", String(64), nullable=False),
     Column("why", Text, nullable=False),
     Column("detail", Text, nullable=False),
@@ -237,7 +238,7 @@ equity_marks = Table(
 late_orders = Table(
     "late_orders",
     metadata,
-    Column("filing_id", String(_ID), ForeignKey("filings.id"), primary_key=True),
+    Column("filing_id", String(UUID_WIDTH), ForeignKey("filings.id"), primary_key=True),
     Column("account", String(200), nullable=False),
     Column("released_us", BigInteger, nullable=False),
     Column("looked_us", BigInteger, nullable=False),

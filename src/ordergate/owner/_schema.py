@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from sqlalchemy import BigInteger, Boolean, Column, Index, Integer, MetaData, String, Table, Text
 
+from ordergate.store import UUID_WIDTH
+
 __all__ = [
     "OWNER_KEY",
     "metadata",
@@ -55,7 +57,7 @@ owner_guard = Table(
 prepared_acts = Table(
     "owner_prepared_acts",
     metadata,
-    Column("id", String(36), primary_key=True),
+    Column("id", String(UUID_WIDTH), primary_key=True),
     Column("act", String(32), nullable=False),
     Column("params", Text, nullable=False),
     Column("summary", Text, nullable=False),
@@ -81,7 +83,7 @@ owner_sources = Table(
 owner_delayed = Table(
     "owner_delayed",
     metadata,
-    Column("id", String(36), primary_key=True),
+    Column("id", String(UUID_WIDTH), primary_key=True),
     Column("act", String(32), nullable=False),
     Column("summary", Text, nullable=False),
     Column("payload", Text, nullable=False),

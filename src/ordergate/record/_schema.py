@@ -16,19 +16,20 @@ from __future__ import annotations
 
 from sqlalchemy import BigInteger, Column, Index, MetaData, String, Table
 
+from ordergate.store import UUID_WIDTH
+
 __all__ = ["CURSOR_KEY", "grades", "grading_cursor", "metadata"]
 
 CURSOR_KEY = "events"
 metadata = MetaData()
 
-_ID = 36
 _TIME = 27
 _AMOUNT = 64
 
 grades = Table(
     "grades",
     metadata,
-    Column("filing_id", String(_ID), primary_key=True),
+    Column("filing_id", String(UUID_WIDTH), primary_key=True),
     Column("identity", String(200), nullable=False),
     Column("account", String(200), nullable=False),
     Column("symbol", String(32), nullable=False),

@@ -24,11 +24,13 @@ from ordergate.store._joining import reading, step_memo
 from ordergate.store._migrate import migrate
 from ordergate.store._statements import Statement
 from ordergate.store._time import iso, parse_iso
+from ordergate.store._widths import UUID_WIDTH
 
 __all__ = [
     "ACCOUNT_LOCKS",
     "BUSY_TIMEOUT_MS",
     "FILINGS_GATE",
+    "UUID_WIDTH",
     "Statement",
     "StoreError",
     "StoreSchemaError",

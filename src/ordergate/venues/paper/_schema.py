@@ -8,18 +8,19 @@ from __future__ import annotations
 
 from sqlalchemy import Boolean, Column, ForeignKey, Index, MetaData, String, Table
 
+from ordergate.store import UUID_WIDTH
+
 __all__ = ["metadata", "paper_fills", "paper_orders", "paper_positions"]
 
 metadata = MetaData()
 
-_ID = 36
 _TIME = 27
 _AMOUNT = 64
 paper_orders = Table(
     "paper_orders",
     metadata,
     Column("order_id", String(64), primary_key=True),
-    Column("ref_id", String(_ID), nullable=False, unique=True),
+    Column("ref_id", String(UUID_WIDTH), nullable=False, unique=True),
     Column("account", String(200), nullable=False),
     Column("symbol", String(32), nullable=False),
     Column("side", String(8), nullable=False),

@@ -13,12 +13,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0002"
 down_revision: str | None = None
 branch_labels: str | None = None
 depends_on: str | None = None
 
-_ID = 36
 _TIME = 27
 _AMOUNT = 64
 
@@ -27,7 +28,7 @@ def upgrade() -> None:
     op.create_table(
         "paper_orders",
         sa.Column("order_id", sa.String(64), primary_key=True),
-        sa.Column("ref_id", sa.String(_ID), nullable=False, unique=True),
+        sa.Column("ref_id", sa.String(UUID_WIDTH), nullable=False, unique=True),
         sa.Column("account", sa.String(200), nullable=False),
         sa.Column("symbol", sa.String(32), nullable=False),
         sa.Column("side", sa.String(8), nullable=False),

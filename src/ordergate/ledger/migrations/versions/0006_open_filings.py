@@ -25,12 +25,13 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0006"
 down_revision: str | None = "0003"
 branch_labels: str | None = None
 depends_on: str | None = None
 
-_ID = 36
 # The statuses after which nothing more can happen to an order, as of this revision.
 _TERMINAL = ("refused", "denied", "expired", "filled", "cancelled", "rejected", "failed",
              "not_placed")  # fmt: skip
@@ -39,7 +40,7 @@ _TERMINAL = ("refused", "denied", "expired", "filled", "cancelled", "rejected", 
 def upgrade() -> None:
     op.create_table(
         "open_filings",
-        sa.Column("filing_id", sa.String(_ID), primary_key=True),
+        sa.Column("filing_id", sa.String(UUID_WIDTH), primary_key=True),
         sa.Column("seq", sa.BigInteger, nullable=False),
         sa.Column("account", sa.String(200), nullable=False),
         sa.Column("identity", sa.String(200), nullable=False),

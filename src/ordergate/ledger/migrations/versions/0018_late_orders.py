@@ -16,6 +16,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0018"
 down_revision: str | None = "0017"
 branch_labels: str | None = None
@@ -25,7 +27,9 @@ depends_on: str | None = None
 def upgrade() -> None:
     op.create_table(
         "late_orders",
-        sa.Column("filing_id", sa.String(36), sa.ForeignKey("filings.id"), primary_key=True),
+        sa.Column(
+            "filing_id", sa.String(UUID_WIDTH), sa.ForeignKey("filings.id"), primary_key=True
+        ),
         sa.Column("account", sa.String(200), nullable=False),
         sa.Column("released_us", sa.BigInteger, nullable=False),
         sa.Column("looked_us", sa.BigInteger, nullable=False),

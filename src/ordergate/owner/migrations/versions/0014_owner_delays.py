@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0014"
 down_revision: str | None = "0013"
 branch_labels: str | None = None
@@ -19,7 +21,7 @@ depends_on: str | None = None
 def upgrade() -> None:
     op.create_table(
         "owner_delayed",
-        sa.Column("id", sa.String(36), primary_key=True),
+        sa.Column("id", sa.String(UUID_WIDTH), primary_key=True),
         sa.Column("act", sa.String(32), nullable=False),
         sa.Column("summary", sa.Text, nullable=False),
         sa.Column("payload", sa.Text, nullable=False),

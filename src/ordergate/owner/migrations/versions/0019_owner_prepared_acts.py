@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0019"
 down_revision: str | None = "0014"
 branch_labels: str | None = None
@@ -21,7 +23,7 @@ def upgrade() -> None:
         guard.add_column(sa.Column("last_digest", sa.String(64)))
     op.create_table(
         "owner_prepared_acts",
-        sa.Column("id", sa.String(36), primary_key=True),
+        sa.Column("id", sa.String(UUID_WIDTH), primary_key=True),
         sa.Column("act", sa.String(32), nullable=False),
         sa.Column("params", sa.Text, nullable=False),
         sa.Column("summary", sa.Text, nullable=False),

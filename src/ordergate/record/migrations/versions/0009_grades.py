@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0009"
 down_revision: str | None = None
 branch_labels: str | None = None
@@ -18,7 +20,7 @@ depends_on: str | None = None
 def upgrade() -> None:
     op.create_table(
         "grades",
-        sa.Column("filing_id", sa.String(36), primary_key=True),
+        sa.Column("filing_id", sa.String(UUID_WIDTH), primary_key=True),
         sa.Column("identity", sa.String(200), nullable=False),
         sa.Column("account", sa.String(200), nullable=False),
         sa.Column("symbol", sa.String(32), nullable=False),

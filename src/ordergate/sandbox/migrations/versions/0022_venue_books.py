@@ -13,13 +13,14 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from ordergate.store import UUID_WIDTH
+
 revision = "0022"
 down_revision: str | None = None
 branch_labels: str | None = None
 depends_on: str | None = None
 
 _BOOK = 200
-_ID = 36
 _TIME = 27
 
 
@@ -33,9 +34,9 @@ def upgrade() -> None:
     op.create_table(
         "venue_ended_orders",
         sa.Column("book", sa.String(_BOOK), primary_key=True),
-        sa.Column("order_id", sa.String(_ID), primary_key=True),
+        sa.Column("order_id", sa.String(UUID_WIDTH), primary_key=True),
         sa.Column("account", sa.String(32), nullable=False),
-        sa.Column("ref_key", sa.String(_ID), nullable=False),
+        sa.Column("ref_key", sa.String(UUID_WIDTH), nullable=False),
         sa.Column("sequence", sa.Integer, nullable=False),
         sa.Column("body", sa.Text, nullable=False),
     )
