@@ -449,6 +449,14 @@ REQUIREMENTS: dict[str, str] = {
     "mcp.conformance.both-eras": "issue 26 §2: the conformance suite's 2025-11-25 and "
     "2026-07-28 requirement sets against the gateway, each scenario passing or listed with "
     "its reason",
+    "mcp.held.input-required": "issue 26 §3: an order held for the owner answers a stateless "
+    "client that takes URL elicitations an InputRequiredResult with the approval's console "
+    "page; its retry answers the same until the owner decides, then the outcome (placed as "
+    "filed, or denied), or past the expiry, expired; any other client the pending answer",
+    "mcp.held.request-state-sealed": "issue 26 §3: a held order's requestState is sealed "
+    "(HMAC-SHA256) and binds the connection, the tool, the arguments, the filed terms, the "
+    "policy and the expiry: altered, replayed on another connection or by another call, it is "
+    "refused",
     "mcp.stateless.listen": "issue 26 §1, MCP 2026-07-28: subscriptions/listen is answered "
     "(the gateway sends no notifications: none acknowledged, ended at once)",
     "oauth.consent.real-browser": "a real browser approves on the consent page: its form post "

@@ -52,6 +52,7 @@ from ordergate.execution._hold import hold_for
 from ordergate.execution._kill_switch import CancelReport, cancel_open
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
+    APPROVAL_DENIED,
     APPROVAL_EXCEEDED,
     APPROVAL_EXPIRED,
     APPROVAL_TERMS_ALTERED,
@@ -292,6 +293,11 @@ class Guard:
     def ledger(self) -> Ledger:
         return self._ledger
 
+    @property
+    def clock(self) -> Clock:
+        """The clock the guard decides by (an approval's expiry among what it times)."""
+        return self._clock
+
     def turn(self) -> AbstractAsyncContextManager[None]:
         """The account's turn (``Ledger.turns``), which ``submit``, ``approve``, ``deny`` and
         ``cancel`` take themselves. A caller that checks something of its own with the
@@ -423,6 +429,26 @@ class Guard:
         tripped = [reason for reason in reasons if reason in _BREAKERS]
         if tripped:
             await self.cancel_open(identity=BREAKER, why="breaker tripped: " + ", ".join(tripped))
+
+    async def standing(self, filing_id: UUID | str) -> Outcome:
+        """Where a filing of this account stands now, as the ledger has it: its latest status
+        (a denied or expired one with that reason), its approval and its order id at the
+        broker. ``ProposalError`` (field ``filing``) for a filing of another account."""
+        record = await blocking(self._ledger.filing, filing_id)
+        if record.account != self._account:
+            raise ProposalError("filing", "this filing is for another account")
+        approval = await blocking(self._ledger.approvals.for_filing, record.id)
+        reasons = {
+            FilingStatus.DENIED: (APPROVAL_DENIED,),
+            FilingStatus.EXPIRED: (APPROVAL_EXPIRED,),
+        }.get(record.status, record.reasons)
+        return Outcome(
+            record.id,
+            record.status,
+            reasons,
+            approval_id=None if approval is None else approval.id,
+            order_id=await blocking(self._order_id, record.id),
+        )
 
     async def reconcile(self) -> ReconcileReport:
         """One reconciliation pass (see ``Reconciler``)."""

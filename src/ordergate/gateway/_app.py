@@ -34,9 +34,15 @@ from ordergate.gateway._metrics import GatewayMetrics
 from ordergate.gateway._public_record import public_record_routes
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
-from ordergate.gateway.console import console
+from ordergate.gateway.console import console, console_url
 from ordergate.gateway.desk import OwnerDesk, profile_trades
-from ordergate.gateway.mcp import GatewayBackend, GatewayMethods, gateway_endpoint
+from ordergate.gateway.mcp import (
+    GatewayBackend,
+    GatewayMethods,
+    HeldOrders,
+    gateway_endpoint,
+    state_key,
+)
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.mcpserve import HostCheck, HostPolicy
@@ -100,6 +106,10 @@ def build_gateway_app(
         tools_ttl=config.tools_cache,
         sessions=None if secret is None else SignedSessions(session_key(secret), clock=clock),
         tool_lists=tool_lists,
+        # An order held for the owner sends a client that can take it to the console's page.
+        held=None
+        if desk is None
+        else HeldOrders(key=state_key(secret), console=console_url(public_url)),
     )
     verifier = auth.verifier
     verify = bearer_verifier(

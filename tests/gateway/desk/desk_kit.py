@@ -124,7 +124,10 @@ def owner_desk(
     policy: str = HELD_POLICY,
     passphrase: str | None = PASSPHRASE,
     webhook_url: str | None = None,
+    gateway_clock: SteppedClock | None = None,
 ) -> Iterator[Desk]:
+    """The desk; ``gateway_clock``, when given, is the gateway's own clock (approvals expire
+    on it), stepped by the test."""
     key = CallerKey.derive(Secret(MASTER))
     clock = SteppedClock(start=OPEN)
     server = sandbox_gateway(
@@ -132,6 +135,7 @@ def owner_desk(
         monkeypatch,
         policy=policy,
         config=GatewayConfig(port=0, caller_key=key),
+        clock=gateway_clock,
         security_clock=SecurityClock(clock),
         webhook_url=webhook_url,
     )

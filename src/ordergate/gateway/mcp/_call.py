@@ -15,6 +15,7 @@ from typing import Any
 from ordergate.execution import Guard
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._catalog import Catalog, Listing
+from ordergate.gateway.mcp._held import HeldOrders
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.mcpserve import Peer
 from ordergate.profiles import PolicyOverrides, Profile
@@ -33,6 +34,9 @@ class Desk:
     backend: GatewayBackend
     catalog: Catalog
     max_open: int
+    held: HeldOrders | None = None
+    """How an order held for the owner answers a client that can take a URL elicitation
+    (``None``: no console to send the owner to, so as to any other client)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,8 @@ class Call:
     descriptor: Mapping[str, Any] | None = None
     peer: Peer = OUTSIDE_MCP
     """The client as its request shows it (its version, era, declared capabilities)."""
+    request_state: object = None
+    """The ``requestState`` a stateless client's retry carries (``None``: a first call)."""
 
     @property
     def connection_id(self) -> str:

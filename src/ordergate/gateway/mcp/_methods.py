@@ -37,6 +37,7 @@ from ordergate.gateway.mcp._cancel import cancel
 from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
+from ordergate.gateway.mcp._held import REFUSED, HeldOrders
 from ordergate.gateway.mcp._order import order
 from ordergate.gateway.mcp._paper_reads import BOOK_READS, FORWARD, REFUSE, paper_entry
 from ordergate.gateway.mcp._principal import Principal
@@ -102,7 +103,8 @@ LIST_UNREADABLE = Failure(
 class GatewayMethods:
     """The gateway's ``ServerMethods``. ``profiles`` are the profiles this gateway defines,
     by name; ``max_open`` caps each identity's unfinished filings; ``sessions`` and
-    ``tool_lists``, what they share of MCP sessions and upstream tool lists
+    ``tool_lists``, what they share of MCP sessions and upstream tool lists; ``held``, how an
+    order held for the owner answers a client that takes URL elicitations (``_held``)
     (``SignedSessions``, ``SharedToolLists``)."""
 
     def __init__(
@@ -116,6 +118,7 @@ class GatewayMethods:
         max_open: int = MAX_OPEN_PROPOSALS,
         info: ServerInfo = GATEWAY_INFO,
         tool_lists: SharedToolLists | None = None,
+        held: HeldOrders | None = None,
     ) -> None:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
@@ -127,7 +130,7 @@ class GatewayMethods:
         catalog = Catalog(
             read if tool_lists is None else tool_lists.reading(read), clock=clock, ttl=tools_ttl
         )
-        self._desk = Desk(backend=backend, catalog=catalog, max_open=max_open)
+        self._desk = Desk(backend=backend, catalog=catalog, max_open=max_open, held=held)
 
     @property
     def sessions(self) -> SessionStore:
@@ -280,8 +283,11 @@ class GatewayMethods:
         if not isinstance(arguments, dict):
             return refusal("INVALID_ARGUMENT", "The arguments must be a JSON object.")
         profile = self.profile(principal)
+        state = params.get("requestState") if peer.stateless else None
         gate = GATE_HANDLERS.get(name)
         if gate is not None:
+            if state is not None:
+                raise RpcError(INVALID_PARAMS, REFUSED)  # only a held order issues one
             return await gate(Call(self._desk, principal, profile, name, arguments, peer=peer))
         listing = self._desk.catalog.fresh(principal.connection_id)
         if listing is None:  # once every ``tools_ttl``: read the list again
@@ -303,5 +309,9 @@ class GatewayMethods:
         refused = refusal_for(profile, descriptor, wanted)
         if refused is not None:
             refuse("PROFILE_REFUSED", sentence(refused))
-        call = Call(self._desk, principal, profile, name, arguments, listing, descriptor, peer)
+        if state is not None and routing.route is not Route.ORDER:
+            raise RpcError(INVALID_PARAMS, REFUSED)  # only a held order issues one
+        call = Call(
+            self._desk, principal, profile, name, arguments, listing, descriptor, peer, state
+        )
         return await handler(call)

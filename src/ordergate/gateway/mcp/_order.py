@@ -17,10 +17,12 @@ from typing import Any
 from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
+from ordergate.gateway.mcp._held import REFUSED
 from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
 from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
-from ordergate.ledger import AccountBusyError
+from ordergate.ledger import AccountBusyError, FilingStatus
+from ordergate.mcpserve import INVALID_PARAMS, RpcError
 from ordergate.policy import Proposal, ProposalError
 from ordergate.store import blocking
 
@@ -38,6 +40,17 @@ ORDER_PATH_FAILED = Failure(
 
 
 async def order(call: Call) -> dict[str, Any]:
+    held = call.desk.held
+    if call.request_state is not None:  # a retry of an order held for the owner
+        if held is None:
+            raise RpcError(INVALID_PARAMS, REFUSED)
+        return await held.resumed(
+            await call.guard(),
+            call.request_state,
+            owner=call.principal.session_owner,
+            tool=call.name,
+            arguments=call.arguments,
+        )
     descriptor = call.descriptor or {}
     schema = descriptor.get("inputSchema")
     try:
@@ -66,6 +79,20 @@ async def order(call: Call) -> dict[str, Any]:
             "ACCOUNT_BUSY",
             f"Another order on this account held its turn for over {busy.bound_s:g} s. "
             "Nothing was filed; send it again.",
+        )
+    peer = call.peer
+    if (
+        outcome.status is FilingStatus.PENDING_APPROVAL
+        and held is not None
+        and peer.stateless
+        and peer.declares("elicitation", "url")
+    ):
+        return await held.held(
+            guard,
+            outcome,
+            owner=call.principal.session_owner,
+            tool=call.name,
+            arguments=call.arguments,
         )
     return order_result(outcome, paper=guard.paper)
 
