@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from pg_testkit import database
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, event, text
 
 from ordergate.core import SteppedClock
 from ordergate.sandbox.engine import EquityEngine, EquityListing, EquityQuote, ObservedPrices
@@ -330,6 +330,34 @@ def test_an_ended_order_read_back_from_storage_is_not_cancellable(db: Engine) ->
         "cancel_equity_order", {"account_number": fresh.account, "order_id": "nope"}
     )
     assert missing["structuredContent"]["error"]["code"] == "NOT_FOUND"
+
+
+def test_an_order_asked_for_by_id_is_read_by_its_key_not_from_the_whole_history(
+    db: Engine,
+) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    ids = []
+    for _ in range(5):
+        paper.observe("600.00")
+        ids.append(paper.place(side="buy", type="market", quantity="1")["id"])
+        _step(clock)
+    paper.observe("600.00")
+    paper.orders()
+    statements: list[str] = []
+
+    def record(*args: Any) -> None:
+        statements.append(str(args[2]))
+
+    event.listen(db, "before_cursor_execute", record)
+    try:
+        [order] = paper.call("get_equity_orders", order_id=ids[0])["orders"]
+    finally:
+        event.remove(db, "before_cursor_execute", record)
+    assert order["id"] == ids[0] and order["state"] == "filled"
+    ended = [s for s in statements if "venue_ended_orders" in s]
+    assert len(ended) == 1 and "order_id = " in ended[0]
+    assert paper.call("get_equity_orders", order_id="nope")["orders"] == []
 
 
 def test_the_book_s_tables_are_read_only_inside_a_call(db: Engine) -> None:

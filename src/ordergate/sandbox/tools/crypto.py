@@ -155,7 +155,7 @@ def get_crypto_orders(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     return order_page(
         _ORDERS_CURSOR,
         args.get("cursor"),
-        lambda: crypto_desk(venue).orders(account.account_number),
+        lambda: crypto_desk(venue).listed(account.account_number, args.get("order_id")),
         _order_filter(venue, args),
         order_wire,
     )

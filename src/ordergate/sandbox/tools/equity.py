@@ -238,7 +238,7 @@ def get_equity_orders(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     return order_page(
         _ORDERS_CURSOR,
         args.get("cursor"),
-        lambda: equity_desk(venue).orders(account.account_number),
+        lambda: equity_desk(venue).listed(account.account_number, args.get("order_id")),
         _order_filter(args),
         order_wire,
     )

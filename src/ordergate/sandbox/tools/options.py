@@ -242,7 +242,7 @@ def get_option_orders(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     return order_page(
         _ORDERS_CURSOR,
         args.get("cursor"),
-        lambda: options_desk(venue).orders(account.account_number),
+        lambda: options_desk(venue).listed(account.account_number, args.get("order_id")),
         _order_filter(args),
         lambda order: order_wire(order, calendar),
     )

@@ -190,13 +190,28 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
 
     # -- reading ---------------------------------------------------------------------------
 
-    def order(self, account_number: str, order_id: str) -> OrderT:
+    def find(self, account_number: str, order_id: str) -> OrderT | None:
+        """The account's order ``order_id`` (open, or ended and kept), ``None`` if none."""
         order = self._orders.get(order_id)
         if order is None and self.archive is not None:
             order = self.archive.order(account_number, order_id)
         if order is None or order.account_number != account_number:
+            return None
+        return order
+
+    def order(self, account_number: str, order_id: str) -> OrderT:
+        order = self.find(account_number, order_id)
+        if order is None:
             raise VenueError("NOT_FOUND", f"no {self.kind} order {order_id}", field="order_id")
         return order
+
+    def listed(self, account_number: str, order_id: object = None) -> list[OrderT]:
+        """What a listing of the account's orders looks through, newest first: the one order
+        asked for by ``order_id`` (a lookup by key, however long the history), else all."""
+        if order_id:
+            found = self.find(account_number, str(order_id))
+            return [] if found is None else [found]
+        return self.orders(account_number)
 
     def orders(self, account_number: str) -> list[OrderT]:
         """The account's orders, newest first."""
