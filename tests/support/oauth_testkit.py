@@ -215,6 +215,33 @@ class ConsentBrowser:
         return self.result
 
 
+def sdk_provider(
+    mcp_url: str,
+    browser: ConsentBrowser,
+    *,
+    client_name: str,
+    redirect: str,
+    storage: MemoryTokenStorage | None = None,
+) -> Any:
+    """The MCP Python SDK's own OAuth client for the gateway's ``mcp_url``, signing in
+    through its consent page (``browser`` approves)."""
+    from mcp.client.auth import OAuthClientProvider
+    from mcp.shared.auth import OAuthClientMetadata
+    from pydantic import AnyUrl
+
+    return OAuthClientProvider(
+        server_url=mcp_url,
+        client_metadata=OAuthClientMetadata(
+            redirect_uris=[AnyUrl(redirect)],
+            client_name=client_name,
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage if storage is not None else MemoryTokenStorage(),
+        redirect_handler=browser.open,
+        callback_handler=browser.callback,
+    )
+
+
 @asynccontextmanager
 async def sdk_session(
     url: str,
@@ -229,22 +256,11 @@ async def sdk_session(
     its consent page by the SDK's own OAuth client (``browser`` approves), not yet
     initialised."""
     from mcp.client import ClientSession
-    from mcp.client.auth import OAuthClientProvider
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared.auth import OAuthClientMetadata
-    from pydantic import AnyUrl
 
     mcp_url = url + "/mcp"
-    provider = OAuthClientProvider(
-        server_url=mcp_url,
-        client_metadata=OAuthClientMetadata(
-            redirect_uris=[AnyUrl(redirect)],
-            client_name=client_name,
-            token_endpoint_auth_method="none",
-        ),
-        storage=storage if storage is not None else MemoryTokenStorage(),
-        redirect_handler=browser.open,
-        callback_handler=browser.callback,
+    provider = sdk_provider(
+        mcp_url, browser, client_name=client_name, redirect=redirect, storage=storage
     )
     async with (
         httpx2.AsyncClient(auth=provider, timeout=bound_s) as http,

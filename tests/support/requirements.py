@@ -457,6 +457,9 @@ REQUIREMENTS: dict[str, str] = {
     "(HMAC-SHA256) and binds the connection, the tool, the arguments, the filed terms, the "
     "policy and the expiry: altered, replayed on another connection or by another call, it is "
     "refused",
+    "clients.real.python-sdk-eras": "issue 26 §6: the MCP Python SDK in its default mode "
+    "(2026-07-28) and pinned to legacy signs in, lists tools, reads a quote and gets a held "
+    "order through the owner's approval",
     "mcp.stateless.listen": "issue 26 §1, MCP 2026-07-28: subscriptions/listen is answered "
     "(the gateway sends no notifications: none acknowledged, ended at once)",
     "oauth.consent.real-browser": "a real browser approves on the consent page: its form post "
