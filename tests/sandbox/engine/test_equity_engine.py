@@ -360,6 +360,34 @@ def test_an_order_asked_for_by_id_is_read_by_its_key_not_from_the_whole_history(
     assert paper.call("get_equity_orders", order_id="nope")["orders"] == []
 
 
+def test_an_order_is_found_by_ref_id_open_or_ended_and_open_orders_list_the_open_only(
+    db: Engine,
+) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    filled_ref = "6f1a2b3c-0000-4000-8000-0000000000a1"
+    resting_ref = "6f1a2b3c-0000-4000-8000-0000000000a2"
+    filled = paper.place(side="buy", type="market", quantity="1", ref_id=filled_ref)
+    resting = paper.place(
+        side="buy", type="limit", limit_price="500.00", quantity="1", ref_id=resting_ref
+    )
+    _step(clock)
+    paper.observe("600.00")
+    paper.orders()
+    fresh = Paper(db, clock)
+    found = fresh.engine.order_by_ref(filled_ref.upper())
+    assert found is not None
+    assert (found["id"], found["state"]) == (filled["id"], "filled")
+    still = fresh.engine.order_by_ref(resting_ref)
+    assert still is not None and still["id"] == resting["id"]
+    assert fresh.engine.order_by_ref("6f1a2b3c-0000-4000-8000-0000000000ff") is None
+    assert [o["id"] for o in fresh.engine.open_orders()] == [resting["id"]]
+    assert fresh.engine.open_orders()[0] == next(
+        o for o in fresh.orders() if o["id"] == resting["id"]
+    )
+
+
 def test_the_book_s_tables_are_read_only_inside_a_call(db: Engine) -> None:
     paper = Paper(db, SteppedClock(start=START))
     with pytest.raises(RuntimeError):

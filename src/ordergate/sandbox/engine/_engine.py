@@ -13,9 +13,11 @@ How the state is kept, and why this shape. A book's state splits in two:
 - what has ended (orders, closed trades) is appended to ``venue_ended_orders`` and
   ``venue_closed_trades`` in the transaction that ended it, and dropped from memory.
 
-Every call (``call``) is one write transaction: lock the book's row, reload the open state
-if another process or replica moved the version on, bring the venue up to the clock, run the
-tool, append what ended, write the open state back if it changed, commit. So:
+Every call (``call`` runs a tool; ``order_by_ref`` and ``open_orders`` read an order by its
+``ref_id`` and the open orders, in ``get_equity_orders``' shape) is one write transaction:
+lock the book's row, reload the open state if another process or replica moved the version
+on, bring the venue up to the clock, do the work, append what ended, write the open state
+back if it changed, commit. So:
 
 - the cost of a call is bounded by what is open, never by the book's history (a journal of
   inputs replayed from the start would grow with it, snapshots or not); history is read from
@@ -35,9 +37,9 @@ remembered quote).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
@@ -49,9 +51,12 @@ from ordergate.sandbox.tools import ToolTable
 from ordergate.sandbox.venue import Account, Venue
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import EquityMarket
+from ordergate.sandbox.venue._equity_wire import order_wire
 from ordergate.store import write_transaction
 
 __all__ = ["ENGINE_TOOLS", "EquityEngine"]
+
+T = TypeVar("T")
 
 ENGINE_TOOLS = (
     "get_accounts",
@@ -115,6 +120,32 @@ class EquityEngine:
         server answers it (``structuredContent`` is ``{data, guide}``, or ``{error}`` with
         ``isError``). Raises ``UnknownTool`` for a tool the engine does not answer and
         ``StoreError``/SQLAlchemy errors when the database fails (nothing is then changed)."""
+        args = dict(arguments or {})
+        return self._in_turn(lambda: self._table.call(self._venue, name, args))
+
+    def order_by_ref(self, ref_id: str) -> dict[str, Any] | None:
+        """The agentic account's order placed with ``ref_id`` (any case), open or ended, in
+        ``get_equity_orders``' shape; ``None`` when there is none. A lookup by key."""
+
+        def find() -> dict[str, Any] | None:
+            order = self._desk.by_ref(self.account.account_number, ref_id)
+            return None if order is None else order_wire(order)
+
+        return self._in_turn(find)
+
+    def open_orders(self) -> list[dict[str, Any]]:
+        """The agentic account's open orders, newest first, in ``get_equity_orders``' shape
+        (read from memory: what is open, never the history)."""
+
+        def listing() -> list[dict[str, Any]]:
+            orders = self._desk.open_orders(self.account.account_number)
+            return [order_wire(order) for order in reversed(orders)]
+
+        return self._in_turn(listing)
+
+    def _in_turn(self, work: Callable[[], T]) -> T:
+        """``work`` on the book brought up to the clock, in one write transaction on its row
+        (see the module docstring)."""
         try:
             with write_transaction(self._database) as connection:
                 self._tables.bind(connection)
@@ -122,7 +153,7 @@ class EquityEngine:
                 if row.version != self._version:
                     self._load(decode_state(json.loads(row.state)))
                 self._venue.sync()
-                result = self._table.call(self._venue, name, dict(arguments or {}))
+                result = work()
                 self._tables.end_orders(self._desk.evict_ended())
                 trades = self._desk.positions.drain_closed()
                 self._tables.close_trades(self._trades, trades)

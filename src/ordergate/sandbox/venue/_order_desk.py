@@ -205,6 +205,20 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
             raise VenueError("NOT_FOUND", f"no {self.kind} order {order_id}", field="order_id")
         return order
 
+    def placed_by_ref(self, account_number: str, ref_id: str) -> OrderT | Approval[TermsT] | None:
+        """What the account placed with ``ref_id`` (any case): an order, open or ended and
+        kept, or an approval; ``None`` if nothing."""
+        key = (account_number, ref_id.lower())
+        earlier = self._by_ref.get(key)
+        if earlier is None and self.archive is not None:
+            earlier = self.archive.by_ref(*key)
+        return earlier
+
+    def by_ref(self, account_number: str, ref_id: str) -> OrderT | None:
+        """The account's order placed with ``ref_id`` (any case), ``None`` if none."""
+        placed = self.placed_by_ref(account_number, ref_id)
+        return None if isinstance(placed, Approval) else placed
+
     def listed(self, account_number: str, order_id: object = None) -> list[OrderT]:
         """What a listing of the account's orders looks through, newest first: the one order
         asked for by ``order_id`` (a lookup by key, however long the history), else all."""
@@ -255,10 +269,7 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
         account = self._tradable(str(args[self.account_field]))
         ref_id = ref_id_of(args, blank_is_absent=self.blank_ref_id_is_absent)
         if ref_id is not None:
-            key = (account.account_number, ref_id.lower())
-            earlier = self._by_ref.get(key)
-            if earlier is None and self.archive is not None:
-                earlier = self.archive.by_ref(*key)
+            earlier = self.placed_by_ref(account.account_number, ref_id)
             if earlier is not None:
                 return earlier
         checked = self._check(args)
