@@ -4,7 +4,8 @@ same answers, to the cent.
 Hypothesis draws a sequence of steps: market buys and sells in shares and in dollars, partial
 sells, limits that rest and later cross (``gfd`` and ``gtc``), extended-hours limits, orders
 the venue refuses (extended-hours market orders, sub-cent dollar amounts), cancels, clock
-steps of seconds, hours and across the close, and 2- or 3-for-1 splits.
+steps of seconds, hours and across the close, 2- or 3-for-1 splits, and the engine's process
+restarting (a new ``EquityEngine`` on the book, carrying on from what was committed).
 
 Each step runs first on the seeded venue (a ``Venue`` whose equity desk reads the seeded
 market through a recorder), then on an ``EquityEngine`` kept in SQLite whose only prices are
@@ -88,6 +89,7 @@ class Pair:
     recorder: Recorder
     prices: ObservedPrices
     engine: EquityEngine
+    database: Engine
 
     def __post_init__(self) -> None:
         self.table = tool_table(ENGINE_TOOLS)
@@ -140,6 +142,12 @@ class Pair:
         self.call("get_realized_pnl", account_number=rhs)
         self.call("get_pnl_trade_history", account_number=rhs)
 
+    def restart(self) -> None:
+        """The engine's process ends; a new one opens the book from what it committed."""
+        self.engine = EquityEngine(
+            self.database, book=self.engine.book, prices=self.prices, clock=self.clock, seed=SEED
+        )
+
     def split(self, symbol: str, ratio: Decimal) -> None:
         try:
             self.desk.split(symbol, ratio)
@@ -173,7 +181,7 @@ def _pair(database: Engine) -> Pair:
     engine = EquityEngine(
         database, book=f"differential-{next(_books)}", prices=prices, clock=clock, seed=SEED
     )
-    return Pair(clock, seeded, desk, recorder, prices, engine)
+    return Pair(clock, seeded, desk, recorder, prices, engine, database)
 
 
 # -- the steps ------------------------------------------------------------------------------
@@ -195,6 +203,7 @@ steps = st.one_of(
     st.tuples(st.just("cancel_newest")),
     st.tuples(st.just("wait"), st.sampled_from([2, 30, 600, 3_600, 4 * 3_600, 20 * 3_600])),
     st.tuples(st.just("split"), symbols, st.sampled_from([Decimal(2), Decimal(3)])),
+    st.tuples(st.just("restart")),
 )
 
 
@@ -243,6 +252,8 @@ def _run(pair: Pair, step: tuple[Any, ...]) -> None:
             pair.call("cancel_equity_order", **order, order_id=open_ones[0]["id"])
     elif kind == "wait":
         pair.clock.advance(timedelta(seconds=step[1]))
+    elif kind == "restart":
+        pair.restart()
     else:
         pair.split(step[1], step[2])
 
@@ -284,6 +295,7 @@ def test_a_known_path_fills_rests_expires_splits_and_agrees_to_the_cent(database
         ("wait", 20 * 3_600),
         ("cancel_newest",),
         ("split", "SPY", Decimal(2)),
+        ("restart",),
         ("wait", 3_600),
         ("sell_part", "SPY", Decimal("1")),
         ("wait", 30),
