@@ -143,7 +143,7 @@ SURFACE = {
         "ENV_OWNER_SOCKET", "OWNER_PREFIX", "PEER_LIMIT", "TRADING_PERMISSIONS",
         "ChannelRefused", "ChannelServer", "DeskError", "GuardFor", "NoChannel", "OwnerDesk",
         "RemoteDesk", "bind_owner_socket", "channel_app", "client_name_of", "open_channel",
-        "owner_routes", "owner_socket_path", "policy_baseline", "profile_trades",
+        "owner_desk", "owner_routes", "owner_socket_path", "policy_baseline", "profile_trades",
         "refusal_status",
     },
     "ordergate.service": {

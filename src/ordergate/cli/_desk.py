@@ -203,7 +203,7 @@ async def _ledger_desk(settings: Settings) -> AsyncIterator[Desk]:
     from ordergate.callers import ENV_CALLER_TOKEN_KEY, ENV_MASTER_SECRET, CallerKey
     from ordergate.cli._options import guard_from, open_existing_ledger
     from ordergate.core import ConfigError, RealtimeClock
-    from ordergate.gateway.desk import OwnerDesk, policy_baseline
+    from ordergate.gateway.desk import owner_desk, policy_baseline
     from ordergate.gateway.oauth import GatewayStore
     from ordergate.ledger import FilingRecord
     from ordergate.owner import ENROLMENT_FILE, OwnerAuthority
@@ -228,7 +228,10 @@ async def _ledger_desk(settings: Settings) -> AsyncIterator[Desk]:
             except ConfigError as error:
                 # The message names the variable and the rule, never a value.
                 raise fail(f"cannot use the caller-token key: {error}", 2) from None
-        yield OwnerDesk(
+        # The gateway's one composition of the desk, on this ledger: no webhook announces
+        # from here (the running gateway does), and the store only lists and erases.
+        yield owner_desk(
+            settings,
             authority=OwnerAuthority(enrolment_path=settings.home / ENROLMENT_FILE, ledger=ledger),
             ledger=ledger,
             store=GatewayStore(
@@ -241,7 +244,7 @@ async def _ledger_desk(settings: Settings) -> AsyncIterator[Desk]:
             ),
             guard_for=guard_for,
             mode="ledger",
-            policy_path=settings.policy_path,
             profiles=profiles,
             caller_key=key,
+            clock=clock,
         )

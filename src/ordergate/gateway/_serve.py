@@ -16,7 +16,7 @@ import contextlib
 import logging
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -49,6 +49,7 @@ from ordergate.gateway.custody import (
 )
 from ordergate.gateway.desk import (
     ChannelServer,
+    GuardFor,
     OwnerDesk,
     bind_owner_socket,
     channel_app,
@@ -66,12 +67,14 @@ from ordergate.gateway.oauth import GatewayAuth, GatewayStore
 from ordergate.gateway.oauth._owner_code import OwnerCode
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
+from ordergate.owner import OwnerAuthority
 from ordergate.policy import PolicyConfig
 from ordergate.profiles import Profiles, load_profiles
 from ordergate.runtime import (
     Running,
     Settings,
     UpstreamChoice,
+    WebhookNotifier,
     embedded_venue,
     open_guard,
     policy_in_force,
@@ -188,15 +191,8 @@ async def _serve(
     auth_box: list[GatewayAuth] | None,
 ) -> None:
     opened = _sealed if sealed_custody(settings, config) else _owner
-    async with opened(
-        settings,
-        config,
-        public_url=public_url,
-        clock=clock,
-        security_clock=security_clock,
-        reconcile_every=reconcile_every,
-        ledger=ledger,
-    ) as (auth, backend, serving, desk):
+    start = _Start(settings, config, public_url, clock, security_clock, reconcile_every, ledger)
+    async with opened(start) as (auth, backend, serving, desk):
         app = build_gateway_app(
             auth,
             backend,
@@ -298,19 +294,36 @@ def _unlink_if_ours(path: Path, inode: int) -> None:
 _Opened = tuple[GatewayAuth, GatewayBackend, Serving, OwnerDesk]
 
 
+@dataclass(frozen=True, slots=True)
+class _Start:
+    """What ``run_gateway`` was asked to serve, as either custody's composition takes it;
+    ``ledger`` is one the caller keeps open (else the gateway opens and closes its own)."""
+
+    settings: Settings
+    config: GatewayConfig
+    public_url: str
+    clock: Clock
+    security_clock: SecurityClock
+    reconcile_every: float | None
+    ledger: Ledger | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Wall:
+    """What either custody serves on: the verified ledger, the policy in force (and its
+    banner note), the profiles it allows and the owner's authority over them."""
+
+    ledger: Ledger
+    in_force: tuple[PolicyConfig, str | None]
+    profiles: Profiles
+    authority: OwnerAuthority
+
+
 @asynccontextmanager
-async def _owner(
-    settings: Settings,
-    config: GatewayConfig,
-    *,
-    public_url: str,
-    clock: Clock,
-    security_clock: SecurityClock,
-    reconcile_every: float | None,
-    ledger: Ledger | None,
-) -> AsyncIterator[_Opened]:
+async def _wall(start: _Start) -> AsyncIterator[_Wall]:
+    settings, ledger = start.settings, start.ledger
     opened = (
-        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        open_ledger(settings.db_url, clock=start.clock, security_clock=start.security_clock)
         if ledger is None
         else ledger
     )
@@ -322,88 +335,123 @@ async def _owner(
         # not in force or a bad profile is refused before anything starts.
         in_force = policy_in_force(settings, opened)
         profiles = load_profiles(settings.home, in_force[0])
-        authority = owner_authority(settings, config, opened)
-        async with open_guard(
-            settings,
-            clock=clock,
-            reconcile_every=reconcile_every,
-            ledger=opened,
-            in_force=in_force,
-        ) as running:
-            auth = gateway_auth(
-                opened.engine,
-                config=config,
-                public_url=public_url,
-                clock=security_clock,
-                profiles=profiles,
-                consent_check=OwnerCode(authority, profiles),
-            )
-
-            async def erase(connection_id: str) -> None:
-                await blocking(auth.store.erase, connection_id)
-
-            @asynccontextmanager
-            async def guard_for(record: FilingRecord) -> AsyncIterator[Guard]:
-                yield running.guard
-
-            async def use_policy(policy: PolicyConfig) -> str | None:
-                running.guard.use_policy(policy)
-                return await blocking(
-                    rearm_note, opened, live_now=running.arming.live, policy=policy
-                )
-
-            desk = owner_desk(
-                settings,
-                config,
-                authority=authority,
-                ledger=opened,
-                store=auth.store,
-                guard_for=guard_for,
-                mode=running.arming.mode.value,
-                profiles=profiles,
-                on_policy=use_policy,
-                clock=security_clock,
-            )
-            custody = "connections: each approved client acts on the owner's session"
-            notes = tuple(
-                note
-                for note in (
-                    *running.notes,
-                    custody,
-                    await enrolment_note(desk),
-                    console_note(settings),
-                )
-                if note
-            )
-            serving = Serving(notes, running, sealed=False, profiles=profiles, ledger=opened)
-            yield auth, OwnerBackend(running, erase=erase), serving, desk
+        authority = owner_authority(settings, start.config, opened)
+        yield _Wall(opened, in_force, profiles, authority)
     finally:
         if ledger is None:
             opened.close()
 
 
-@asynccontextmanager
-async def _sealed(
-    settings: Settings,
-    config: GatewayConfig,
-    *,
-    public_url: str,
-    clock: Clock,
-    security_clock: SecurityClock,
-    reconcile_every: float | None,
-    ledger: Ledger | None,
-) -> AsyncIterator[_Opened]:
-    opened = (
-        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
-        if ledger is None
-        else ledger
+def _auth(
+    start: _Start,
+    wall: _Wall,
+    sign_in: Callable[[GatewayStore], UpstreamSignIn] | None = None,
+) -> tuple[GatewayAuth, Callable[[str], Awaitable[None]]]:
+    """The gateway's authorization server on the wall's ledger, and how a connection's
+    upstream session is erased when the owner revokes it."""
+    auth = gateway_auth(
+        wall.ledger.engine,
+        config=start.config,
+        public_url=start.public_url,
+        clock=start.security_clock,
+        sign_in=sign_in,
+        profiles=wall.profiles,
+        consent_check=OwnerCode(wall.authority, wall.profiles),
     )
-    sealer = Sealer(config.master_secret) if config.master_secret is not None else None
-    try:
-        await blocking(verify_at_start, opened, settings.home)
-        policy, policy_note = policy_in_force(settings, opened)
-        profiles = load_profiles(settings.home, policy)
-        authority = owner_authority(settings, config, opened)
+
+    async def erase(connection_id: str) -> None:
+        await blocking(auth.store.erase, connection_id)
+
+    return auth, erase
+
+
+async def _served(
+    start: _Start,
+    wall: _Wall,
+    *,
+    store: GatewayStore,
+    guard_for: GuardFor,
+    mode: str,
+    use_policy: Callable[[PolicyConfig], Awaitable[bool]],
+    running: Running | None,
+    notes: tuple[str | None, ...],
+) -> tuple[OwnerDesk, Serving]:
+    """The owner's desk on the wall and what ``on_ready`` is told; ``use_policy`` enforces an
+    applied policy and answers whether the gateway trades live now."""
+
+    async def on_policy(policy: PolicyConfig) -> str | None:
+        live_now = await use_policy(policy)
+        return await blocking(rearm_note, wall.ledger, live_now=live_now, policy=policy)
+
+    settings = start.settings
+    desk = owner_desk(
+        settings,
+        authority=wall.authority,
+        ledger=wall.ledger,
+        store=store,
+        guard_for=guard_for,
+        mode=mode,
+        profiles=wall.profiles,
+        caller_key=start.config.caller_key,
+        clock=start.security_clock,
+        on_policy=on_policy,
+        webhook=WebhookNotifier(settings.webhook_url) if settings.webhook_url else None,
+    )
+    said = (*notes, await enrolment_note(desk), console_note(settings))
+    serving = Serving(
+        tuple(note for note in said if note),
+        running,
+        sealed=running is None,
+        profiles=wall.profiles,
+        ledger=wall.ledger,
+    )
+    return desk, serving
+
+
+@asynccontextmanager
+async def _owner(start: _Start) -> AsyncIterator[_Opened]:
+    """Owner custody: one guard on the owner's own upstream session, for every connection."""
+    async with (
+        _wall(start) as wall,
+        open_guard(
+            start.settings,
+            clock=start.clock,
+            reconcile_every=start.reconcile_every,
+            ledger=wall.ledger,
+            in_force=wall.in_force,
+        ) as running,
+    ):
+        auth, erase = _auth(start, wall)
+
+        @asynccontextmanager
+        async def guard_for(record: FilingRecord) -> AsyncIterator[Guard]:
+            yield running.guard
+
+        async def use_policy(policy: PolicyConfig) -> bool:
+            running.guard.use_policy(policy)
+            return running.arming.live
+
+        custody = "connections: each approved client acts on the owner's session"
+        desk, serving = await _served(
+            start,
+            wall,
+            store=auth.store,
+            guard_for=guard_for,
+            mode=running.arming.mode.value,
+            use_policy=use_policy,
+            running=running,
+            notes=(*running.notes, custody),
+        )
+        yield auth, OwnerBackend(running, erase=erase), serving, desk
+
+
+@asynccontextmanager
+async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
+    """Sealed custody: each connection signs in at the upstream and keeps its own sealed
+    session and guard."""
+    settings, config, security_clock = start.settings, start.config, start.security_clock
+    async with _wall(start) as wall:
+        sealer = Sealer(config.master_secret) if config.master_secret is not None else None
         with ExitStack() as venue:
             if settings.upstream_url is not None:
                 upstream_url, upstream_note = (
@@ -411,7 +459,7 @@ async def _sealed(
                     f"upstream: {settings.upstream_url}",
                 )
             else:
-                sandbox = venue.enter_context(embedded_venue(clock))
+                sandbox = venue.enter_context(embedded_venue(start.clock))
                 upstream_url = sandbox.mcp_url
                 upstream_note = (
                     f"upstream: the embedded sandbox venue at {upstream_url} (no real account)"
@@ -421,7 +469,7 @@ async def _sealed(
             def sign_in(store: GatewayStore) -> UpstreamSignIn:
                 vault = (
                     Vault(
-                        opened.engine,
+                        wall.ledger.engine,
                         sealer=sealer,
                         store=store,
                         clock=security_clock,
@@ -433,7 +481,7 @@ async def _sealed(
                 vaults.append(vault if vault is not None else NoVault(NO_MASTER_SECRET))
                 authority = UpstreamAuthority(
                     upstream_url=upstream_url,
-                    redirect_uri=public_url + CALLBACK_PATH,
+                    redirect_uri=start.public_url + CALLBACK_PATH,
                     client_name="ordergate-gateway",
                 )
                 return UpstreamSignIn(
@@ -441,23 +489,11 @@ async def _sealed(
                     authority=authority,
                     sealer=sealer,
                     vault=vault,
-                    issuer=public_url,
+                    issuer=start.public_url,
                     clock=security_clock,
                 )
 
-            auth = gateway_auth(
-                opened.engine,
-                config=config,
-                public_url=public_url,
-                clock=security_clock,
-                sign_in=sign_in,
-                profiles=profiles,
-                consent_check=OwnerCode(authority, profiles),
-            )
-
-            async def erase(connection_id: str) -> None:
-                await blocking(auth.store.erase, connection_id)
-
+            auth, erase = _auth(start, wall, sign_in)
             custody_note = (
                 "connections: each person signs in at the upstream; the session is sealed"
                 if sealer is not None
@@ -465,48 +501,26 @@ async def _sealed(
             )
             async with SealedBackend.running(
                 vault=vaults[0],
-                policy=policy,
-                ledger=opened,
-                clock=clock,
+                policy=wall.in_force[0],
+                ledger=wall.ledger,
+                clock=start.clock,
                 erase=erase,
-                live_connections=lambda: live_connection_ids(opened.engine),
-                reconcile_every=reconcile_every,
+                live_connections=lambda: live_connection_ids(wall.ledger.engine),
+                reconcile_every=start.reconcile_every,
                 webhook_url=settings.webhook_url,
                 console_url=settings.console_url,
             ) as backend:
-
-                async def use_policy(policy: PolicyConfig) -> str | None:
-                    live_now = await backend.use_policy(policy)
-                    return await blocking(rearm_note, opened, live_now=live_now, policy=policy)
-
-                desk = owner_desk(
-                    settings,
-                    config,
-                    authority=authority,
-                    ledger=opened,
+                desk, serving = await _served(
+                    start,
+                    wall,
                     store=auth.store,
                     guard_for=backend.guard_for,
                     mode="per connection",
-                    profiles=profiles,
-                    on_policy=use_policy,
-                    clock=security_clock,
+                    use_policy=backend.use_policy,
+                    running=None,
+                    notes=(wall.in_force[1], upstream_note, custody_note),
                 )
-                notes = tuple(
-                    note
-                    for note in (
-                        policy_note,
-                        upstream_note,
-                        custody_note,
-                        await enrolment_note(desk),
-                        console_note(settings),
-                    )
-                    if note
-                )
-                serving = Serving(notes, None, sealed=True, profiles=profiles, ledger=opened)
                 yield auth, backend, serving, desk
-    finally:
-        if ledger is None:
-            opened.close()
 
 
 class GatewayServer:

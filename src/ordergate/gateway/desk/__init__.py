@@ -23,6 +23,7 @@ from ordergate.gateway.desk._errors import DeskError, refusal_status
 from ordergate.gateway.desk._plans import TRADING_PERMISSIONS
 from ordergate.gateway.desk._remote import ChannelRefused, NoChannel, RemoteDesk, open_channel
 from ordergate.gateway.desk._routes import OWNER_PREFIX, owner_routes
+from ordergate.gateway.desk._wiring import owner_desk
 
 __all__ = [
     "ENV_OWNER_SOCKET",
@@ -40,6 +41,7 @@ __all__ = [
     "channel_app",
     "client_name_of",
     "open_channel",
+    "owner_desk",
     "owner_routes",
     "owner_socket_path",
     "policy_baseline",

@@ -1,7 +1,8 @@
 """Building the owner's desk for a running gateway, and what it tells the owner at start.
 
-``owner_desk`` puts the desk on the gateway's own ledger, store and guards; the enrolment is
-``$ORDERGATE_HOME/owner.json`` and the code is checked by the wall clock. ``rearm_note`` is
+``owner_desk`` composes the desk on a ledger, a store and guards: the running gateway's own,
+or the command line's when no gateway runs; the enrolment is ``$ORDERGATE_HOME/owner.json``
+and the code is checked by the wall clock. ``rearm_note`` is
 what an applied policy means for the mode the gateway runs in: a running gateway never arms
 live by itself (live is armed when it starts, from the upstream's ``tools/list``), and a
 policy that is no longer live while the gateway trades live pauses trading until it is
@@ -10,6 +11,7 @@ restarted in paper.
 
 from __future__ import annotations
 
+from ordergate.callers import CallerKey
 from ordergate.core import Clock, ConfigError, command_hint
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway.desk._delayed import DelayedActs
@@ -57,7 +59,6 @@ def owner_authority(settings: Settings, config: GatewayConfig, ledger: Ledger) -
 
 def owner_desk(
     settings: Settings,
-    config: GatewayConfig,
     *,
     authority: OwnerAuthority,
     ledger: Ledger,
@@ -65,12 +66,14 @@ def owner_desk(
     guard_for: GuardFor,
     mode: str,
     profiles: Profiles,
-    on_policy: PolicyHook | None,
+    caller_key: CallerKey | None,
     clock: Clock,
+    on_policy: PolicyHook | None = None,
+    webhook: WebhookNotifier | None = None,
 ) -> OwnerDesk:
-    """The desk on the gateway's ledger; ``clock`` is security time (the owner's delays run
-    on it); what waits for the delay is announced on the approval webhook."""
-    webhook = WebhookNotifier(settings.webhook_url) if settings.webhook_url else None
+    """The owner's desk on ``ledger``, as the running gateway and the command line acting on
+    the ledger directly both compose it; ``clock`` is security time (the owner's delays run on
+    it); what waits for the delay is announced on ``webhook``, when there is one."""
     delayed = DelayedActs(
         Delays(ledger, clock=clock), announce=webhook.announce if webhook is not None else None
     )
@@ -82,7 +85,7 @@ def owner_desk(
         mode=mode,
         policy_path=settings.policy_path,
         profiles=profiles,
-        caller_key=config.caller_key,
+        caller_key=caller_key,
         on_policy=on_policy,
         clock=clock,
         delayed=delayed,
