@@ -21,7 +21,7 @@ Amounts are Decimals with at most 6 places for quantities and 2 for prices, so e
 notional is exact in the ledger's 10⁻⁸ USD units.
 
 ``StaticReader`` is the account reader to go with it: the broker's fills, open orders and
-quote, over a fixed, ample account.
+quote, over a fixed, ample account; ``scripted_venue`` puts the three behind the port.
 """
 
 from __future__ import annotations
@@ -46,8 +46,16 @@ from ordergate.venues import (
     Review,
     Ticket,
 )
+from ordergate.venues.robinhood import RobinhoodEquity, RobinhoodVenue
 
-__all__ = ["Fault", "ScriptedBroker", "ScriptedOrder", "StaticReader"]
+__all__ = [
+    "Fault",
+    "ScriptedBroker",
+    "ScriptedOrder",
+    "StaticQuotes",
+    "StaticReader",
+    "scripted_venue",
+]
 
 _CENT = Decimal("0.01")
 _SHARE = Decimal("0.000001")
@@ -383,3 +391,22 @@ class StaticReader:
             quote=quote,
             tradable=True,
         )
+
+
+class StaticQuotes:
+    """A ``QuoteSource`` over the scripted broker: its quote, and every symbol tradable."""
+
+    def __init__(self, broker: ScriptedBroker) -> None:
+        self._broker = broker
+
+    async def quote(self, symbol: str) -> Quote | None:
+        return self._broker.quote(symbol)
+
+    async def tradable(self, account: str, symbol: str) -> bool | None:
+        return True
+
+
+def scripted_venue(broker: ScriptedBroker) -> RobinhoodVenue:
+    """The scripted broker behind the port, answering as the broker's API does: its orders,
+    ``StaticReader``'s account and ``StaticQuotes``."""
+    return RobinhoodVenue(RobinhoodEquity(broker, StaticReader(broker), StaticQuotes(broker)))

@@ -38,7 +38,13 @@ from ordergate.core import SteppedClock
 from ordergate.execution import Guard
 from ordergate.ledger import open_ledger
 from ordergate.venues import BrokerOrder, Placement, Review, Ticket
-from ordergate.venues.robinhood import ClientAccountReader, LiveExecutor
+from ordergate.venues.robinhood import (
+    ClientAccountReader,
+    ClientQuoteSource,
+    LiveExecutor,
+    RobinhoodEquity,
+    RobinhoodVenue,
+)
 
 POINTS = ("before_place", "after_place")
 SURVIVED = 3
@@ -93,8 +99,13 @@ async def submit_and_die(
             guard = Guard(
                 policy=policy(),
                 ledger=ledger,
-                executor=CrashingExecutor(LiveExecutor(rh), point),
-                reader=ClientAccountReader(rh, clock=clock),
+                venue=RobinhoodVenue(
+                    RobinhoodEquity(
+                        CrashingExecutor(LiveExecutor(rh), point),
+                        ClientAccountReader(rh, clock=clock),
+                        ClientQuoteSource(rh),
+                    )
+                ),
                 account=account,
                 clock=clock,
             )

@@ -35,7 +35,7 @@ from ordergate.core import SteppedClock
 from ordergate.execution import Guard
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.sandbox import SandboxConfig, SandboxServer
-from ordergate.venues.robinhood import ClientAccountReader, LiveExecutor
+from ordergate.venues.robinhood import RobinhoodVenue
 
 __all__ = [
     "CHILD_TIMEOUT_S",
@@ -143,8 +143,7 @@ async def restarted(where: Site, ledger_url: str, tmp_path: Path) -> AsyncIterat
         guard = Guard(
             policy=policy(),
             ledger=ledger,
-            executor=LiveExecutor(rh),
-            reader=ClientAccountReader(rh, clock=where.clock),
+            venue=RobinhoodVenue.through(rh, clock=where.clock),
             account=where.account,
             clock=where.clock,
             grace=GRACE,

@@ -26,9 +26,9 @@ from ordergate.execution import Guard, paper_session
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.policy import PolicyConfig, Proposal, parse_policy
 from ordergate.sandbox import SandboxConfig, SandboxServer
-from ordergate.venues import AccountReader, OrderExecutor
-from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
-from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
+from ordergate.venues import AccountReader, OrderExecutor, Venue
+from ordergate.venues.paper import PaperBook, PaperVenue
+from ordergate.venues.robinhood import ClientQuoteSource, RobinhoodVenue
 
 BOUND_S = 30
 
@@ -104,8 +104,15 @@ class Desk:
     venue: VenueClient
     rh: Robinhood
     account: str
-    executor: OrderExecutor
-    reader: AccountReader
+    port: Venue
+
+    @property
+    def executor(self) -> OrderExecutor:
+        return self.port.equity.orders
+
+    @property
+    def reader(self) -> AccountReader:
+        return self.port.equity.account
 
     def step(self, seconds: float) -> None:
         self.clock.advance(timedelta(seconds=seconds))
@@ -116,8 +123,7 @@ class Desk:
             **extra,
             policy=config,
             ledger=self.ledger,
-            executor=self.executor,
-            reader=self.reader,
+            venue=self.port,
             account=self.account,
             clock=self.clock,
         )
@@ -156,31 +162,25 @@ async def desk(
                     connect(Config(url=client.mcp_url, token_file=token_file), clock=clock)
                 )
             account = account_number(client)
-            executor: OrderExecutor
-            reader: AccountReader
+            port: Venue
             if live:
-                executor = LiveExecutor(rh)
-                reader = ClientAccountReader(rh, clock=clock)
+                port = RobinhoodVenue.through(rh, clock=clock)
             else:
-                book = PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd)
-                quotes = ClientQuoteSource(rh)
-                executor = PaperExecutor(
-                    book,
-                    quotes,
+                port = PaperVenue(
+                    PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd),
+                    ClientQuoteSource(rh),
                     session=paper_session,
                     clock=clock,
                     slippage_bps=rules.paper_slippage_bps,
                 )
-                reader = PaperAccountReader(book, quotes)
             guard = await stack.enter_async_context(
                 Guard.open(
                     policy=rules,
                     ledger=ledger,
-                    executor=executor,
-                    reader=reader,
+                    venue=port,
                     account=account,
                     clock=clock,
                     grace=grace,
                 )
             )
-            yield Desk(guard, ledger, clock, client, rh, account, executor, reader)
+            yield Desk(guard, ledger, clock, client, rh, account, port)

@@ -10,11 +10,11 @@ import anyio
 import pytest
 from guard_kit import buy, desk, limit_buy, policy, sell
 
-from ordergate.execution import Guard
+from ordergate.execution import Guard, paper_session
 from ordergate.ledger import Decision, FilingStatus
 from ordergate.policy import ProposalError, Stage
 from ordergate.venues import NoAnswer
-from ordergate.venues.paper import PaperAccountReader
+from ordergate.venues.paper import PaperAccountReader, PaperVenue
 from ordergate.venues.robinhood import ClientQuoteSource
 
 pytestmark = pytest.mark.anyio
@@ -178,8 +178,8 @@ async def test_a_guard_refuses_to_cancel_a_filing_of_another_account_and_sends_n
         price = (ask * Decimal("0.98")).quantize(Decimal("0.01"))
         outcome = await d.guard.submit(limit_buy("SPY", str(price)), identity="a")
         other = Guard(
-            policy=d.guard.policy, ledger=d.ledger, executor=d.executor, reader=d.reader,
-            account="5QR00000", clock=d.clock,
+            policy=d.guard.policy, ledger=d.ledger, venue=d.port, account="5QR00000",
+            clock=d.clock,
         )  # fmt: skip
         cancels_before = [e for e in d.ledger.journal.entries() if e.kind == "cancel"]
         with pytest.raises(ProposalError) as caught:
@@ -257,7 +257,10 @@ async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_de
         first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
         assert first.status is FilingStatus.FILLED
         assert isinstance(d.reader, PaperAccountReader)
-        fresh = PaperAccountReader(d.reader.book, ClientQuoteSource(d.rh))
+        venue = PaperVenue(
+            d.reader.book, ClientQuoteSource(d.rh), session=paper_session, clock=d.clock
+        )
+        fresh = venue.equity.account
         asked: list[frozenset[str]] = []
         real_more = fresh.more_quotes
 
@@ -267,9 +270,8 @@ async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_de
 
         monkeypatch.setattr(fresh, "more_quotes", more_quotes)
         guard = Guard(
-            policy=policy(), ledger=d.ledger, executor=d.executor, reader=fresh,
-            account=d.account, clock=d.clock,
-        )  # fmt: skip
+            policy=policy(), ledger=d.ledger, venue=venue, account=d.account, clock=d.clock
+        )
         second = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
         assert second.status is FilingStatus.FILLED, second.reasons
         assert asked == [frozenset({"AAPL"})]
@@ -297,10 +299,10 @@ async def test_a_held_symbol_with_no_quote_at_all_leaves_equity_unknown_and_refu
             return None if symbol == "AAPL" else await real_quote(symbol)
 
         monkeypatch.setattr(quotes, "quote", no_aapl)
+        venue = PaperVenue(d.reader.book, quotes, session=paper_session, clock=d.clock)
         guard = Guard(
-            policy=policy(), ledger=d.ledger, executor=d.executor,
-            reader=PaperAccountReader(d.reader.book, quotes), account=d.account, clock=d.clock,
-        )  # fmt: skip
+            policy=policy(), ledger=d.ledger, venue=venue, account=d.account, clock=d.clock
+        )
         outcome = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
         assert outcome.refused and "missing_data:equity" in outcome.reasons
 

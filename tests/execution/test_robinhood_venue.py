@@ -27,7 +27,7 @@ BOUND_S = 30
 
 
 def robinhood(rh: Robinhood) -> RobinhoodVenue:
-    return RobinhoodVenue(rh, clock=SteppedClock(start=START))
+    return RobinhoodVenue.through(rh, clock=SteppedClock(start=START))
 
 
 @pytest.mark.anyio

@@ -52,7 +52,7 @@ from uuid import UUID, uuid4
 
 import anyio
 import pytest
-from broker_script import Fault, ScriptedBroker, StaticReader
+from broker_script import Fault, ScriptedBroker, scripted_venue
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -140,8 +140,7 @@ class WallMachine(RuleBasedStateMachine):
         self.guard = Guard(
             policy=self.config,
             ledger=self.ledger,
-            executor=self.broker,
-            reader=StaticReader(self.broker),
+            venue=scripted_venue(self.broker),
             account=ACCOUNT,
             clock=self.clock,
             session=_regular,

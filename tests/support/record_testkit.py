@@ -28,7 +28,7 @@ from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, parse_policy
 from ordergate.record import Closes, Grader, MarketCloses
 from ordergate.sandbox import SandboxConfig, SandboxServer
-from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
+from ordergate.venues.paper import PaperBook, PaperVenue
 from ordergate.venues.robinhood import ClientQuoteSource
 
 BOUND_S = 30
@@ -120,10 +120,7 @@ async def desk(
                 Guard.open(
                     policy=POLICY,
                     ledger=ledger,
-                    executor=PaperExecutor(
-                        book, quotes, session=paper_session, clock=clock, slippage_bps=0
-                    ),
-                    reader=PaperAccountReader(book, quotes),
+                    venue=PaperVenue(book, quotes, session=paper_session, clock=clock),
                     account=account_number(client),
                     clock=clock,
                 )

@@ -25,7 +25,6 @@ from ordergate.core import to_wire
 from ordergate.execution import Guard
 from ordergate.policy import Position, Quote
 from ordergate.venues import AccountReader
-from ordergate.venues.paper import PaperAccountReader, PaperAnswerReader
 
 __all__ = ["Snapshot", "snapshot_reader", "take_snapshot"]
 
@@ -91,12 +90,10 @@ def _money(value: Decimal | None) -> str | None:
 
 
 def snapshot_reader(guard: Guard, identity: str) -> AccountReader:
-    """What ``identity``'s snapshots read: over a paper book, its answers to ``identity``
-    as the gateway serves them; otherwise the guard's own reader (the broker's answers)."""
-    reader = guard.reader
-    if isinstance(reader, PaperAccountReader):
-        return PaperAnswerReader(reader, guard.ledger, identity)
-    return reader
+    """What ``identity``'s snapshots read: the account as the gateway answers ``identity``'s
+    reads of it (``EquityLane.answers_for``: on paper the gateway's paper answers, live the
+    broker's own)."""
+    return guard.venue.equity.answers_for(guard.ledger, identity)
 
 
 async def take_snapshot(

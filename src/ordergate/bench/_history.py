@@ -48,7 +48,7 @@ from ordergate.execution import Guard, paper_session
 from ordergate.gateway.mcp import RECORD_LIMIT, record
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, Quote, parse_policy
-from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
+from ordergate.venues.paper import PaperBook, PaperVenue
 
 __all__ = [
     "ACCOUNT",
@@ -212,12 +212,8 @@ async def open_desk(
         )
     book = PaperBook(ledger.engine, clock=clock, starting_cash=_POLICY.paper_cash_usd)
     market = _Market(clock)
-    executor = PaperExecutor(book, market, session=paper_session, clock=clock)
-    reader = PaperAccountReader(book, market)
-    guard = Guard(
-        policy=_POLICY, ledger=ledger, executor=executor, reader=reader, account=ACCOUNT,
-        clock=clock,
-    )  # fmt: skip
+    venue = PaperVenue(book, market, session=paper_session, clock=clock)
+    guard = Guard(policy=_POLICY, ledger=ledger, venue=venue, account=ACCOUNT, clock=clock)
     desk = _Desk(history, ledger, guard, clock)
     for _ in range(_RESTING):
         resting = await _through(desk, _resting_buy())

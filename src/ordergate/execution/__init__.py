@@ -1,18 +1,17 @@
-"""Execution: the one order chokepoint (``Guard``), its executors, the reconciler.
+"""Execution: the one order chokepoint (``Guard``), arming, the reconciler.
 
 ::
 
-    async with Guard.open(policy=policy, ledger=ledger, executor=executor,
-                          reader=reader, account=account_number) as guard:
+    async with Guard.open(policy=policy, ledger=ledger, venue=venue,
+                          account=account_number) as guard:
         outcome = await guard.submit(proposal, identity="my-agent")
 
 ``Guard`` runs the order path of docs/architecture.md ("The order path": file + stage A +
-reserve → approval → review + stage B → place → unanswered handling) over an
-``OrderExecutor`` — ``ordergate.venues.paper``'s ``PaperExecutor`` (the paper book on the
-ledger; the default) or ``ordergate.venues.robinhood``'s ``LiveExecutor`` (only when ``arm``
-says live) — and an ``AccountReader`` for the broker's side of the state (``ordergate.venues``'
-protocols). The
-``Reconciler`` follows every order to its end and converges the spend to the fills.
+reserve → approval → review + stage B → place → unanswered handling) over a ``Venue``
+(``ordergate.venues``: the port; ``ordergate.venues.paper``'s ``PaperVenue`` by default,
+``ordergate.venues.robinhood``'s ``RobinhoodVenue`` only when ``arm`` says live), through
+its equity lane and never asking which venue it is. The ``Reconciler`` follows every order
+to its end and converges the spend to the fills.
 """
 
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract

@@ -104,15 +104,15 @@ from ordergate.venues import (
     QuotesNeeded,
     Review,
     Ticket,
+    Venue,
     VolumeSource,
 )
-from ordergate.venues.paper import PaperExecutor
 
 __all__ = ["BREAKER", "ApprovalNotifier", "Guard"]
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
-# How many times a stage's worker thread runs at most when the paper book holds symbols its
+# How many times a stage's worker thread runs at most when the venue's view holds symbols its
 # market half read no quote for (each run reads them first): the last takes what it has.
 _QUOTE_ROUNDS = 3
 # The refusals that mean a breaker has tripped (``halt_cancels_open`` cancels on them), and
@@ -144,7 +144,7 @@ def _in_turn(
 class _Reviewed:
     refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
     status: FilingStatus  # the filing's status as the check read it
-    looked: object | None = None  # on paper, what the paper venue held of the order
+    looked: object | None = None  # what the venue's lane looked at for the placement
     held_again: Approval | None = None  # the new approval of an order that cost more
 
 
@@ -187,8 +187,7 @@ class Guard:
         *,
         policy: PolicyConfig,
         ledger: Ledger,
-        executor: OrderExecutor,
-        reader: AccountReader,
+        venue: Venue,
         account: str,
         clock: Clock | None = None,
         session: SessionSource | None = None,
@@ -204,8 +203,8 @@ class Guard:
             raise ValueError("a guard trades one account: give its account number")
         self._policy = policy
         self._ledger = ledger
-        self._executor = executor
-        self._reader = reader
+        self._venue = venue
+        self._lane = venue.equity
         self._account = account
         self._clock = clock or RealtimeClock()
         self._notifier = notifier
@@ -214,15 +213,15 @@ class Guard:
         self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
         self._world = World(
             ledger,
-            reader,
+            self._lane,
             account=account,
             clock=self._clock,
             session=session or calendar_session,
-            source="paper" if executor.paper else "broker",
+            source="paper" if venue.paper else "broker",
         )
         self.reconciler = Reconciler(
             ledger,
-            executor,
+            self._lane.orders,
             account=account,
             clock=self._clock,
             grace=grace,
@@ -235,7 +234,7 @@ class Guard:
     async def open(
         cls, *, reconcile_every: float | None = None, **settings: Any
     ) -> AsyncIterator[Guard]:
-        """``async with Guard.open(policy=…, ledger=…, executor=…, reader=…, account=…) as
+        """``async with Guard.open(policy=…, ledger=…, venue=…, account=…) as
         guard:``; with ``reconcile_every`` (seconds) a background task reconciles that often
         while the block runs."""
         guard = cls(**settings)
@@ -253,7 +252,7 @@ class Guard:
 
     def narrowed(self, policy: PolicyConfig) -> Guard:
         """This guard under a tighter ``policy`` (a profile's overrides applied to this one's):
-        the same account, ledger, executor and reconciler, the caps and rules of ``policy``.
+        the same account, ledger, venue and reconciler, the caps and rules of ``policy``.
         The caps count the account's whole record, so a narrower cap is reached sooner, never
         later. A filing it holds for approval is carried on, once approved, by whichever guard
         approves it."""
@@ -266,7 +265,7 @@ class Guard:
     def use_policy(self, policy: PolicyConfig) -> None:
         """Check every order from now on against ``policy`` (the owner applied it): its caps,
         rules and approval time to live. An order already past a stage is not checked again
-        at that stage; its next stage runs on ``policy``. The executor stays as it is (paper
+        at that stage; its next stage runs on ``policy``. The venue stays as it is (paper
         or live): arming is decided when the guard opens."""
         self._policy = policy
         self._ttl = timedelta(seconds=policy.approval_ttl_s)
@@ -278,12 +277,18 @@ class Guard:
         return self._account
 
     @property
+    def venue(self) -> Venue:
+        return self._venue
+
+    @property
     def reader(self) -> AccountReader:
-        return self._reader
+        """The venue's equity account reader (what ``ordergate status`` and the console
+        read)."""
+        return self._lane.account
 
     @property
     def paper(self) -> bool:
-        return self._executor.paper
+        return self._venue.paper
 
     @property
     def policy(self) -> PolicyConfig:
@@ -410,8 +415,9 @@ class Guard:
         order_id = await blocking(self._order_id, record.id)
         if order_id is None or record.status.terminal:
             return Outcome(record.id, record.status)
-        await self._executor.cancel(self._account, order_id)
-        order = await self._executor.poll(self._account, order_id)
+        orders = self._lane.orders
+        await orders.cancel(self._account, order_id)
+        order = await orders.poll(self._account, order_id)
         status = await self.reconciler.settle(record, order)
         return Outcome(record.id, status, order_id=order_id)
 
@@ -484,7 +490,7 @@ class Guard:
         ticket = ticket_of(record)
         # The review and stage B's view of the account are read at once: the view takes the
         # review's quote as soon as it answers, and reads the rest meanwhile.
-        reviewing = _Reviewing(self._executor, ticket)
+        reviewing = _Reviewing(self._lane.orders, ticket)
         async with anyio.create_task_group() as group:
             group.start_soon(reviewing.run)
             seen = await self._world.seen(ticket.proposal, quote_from=reviewing.quote())
@@ -543,19 +549,16 @@ class Guard:
     async def _place(
         self, record: FilingRecord, ticket: Ticket, looked: object | None, review: Review
     ) -> tuple[Placement, FilingStatus | None]:
-        """Place ``ticket``; on paper the placement's record (``_submitted``) is written in
-        the paper book's own transaction, in the same worker thread (``None``: still to be
-        recorded), after what stage B ``looked`` at in the book, and the order fills at the
-        quote it was just reviewed on."""
-        executor = self._executor
-        if isinstance(executor, PaperExecutor):
-            return await executor.place_and_record(
-                ticket,
-                lambda order: self._submitted(record, order),
-                looked=looked,  # type: ignore[arg-type]  # look()'s answer, handed back
-                reviewed=review.quote,
-            )
-        return await executor.place(ticket), None
+        """Place ``ticket`` (``EquityLane.place_and_record``): a venue on the ledger's
+        database writes the placement's record (``_submitted``) in its own transaction, in
+        the same worker thread, after what stage B ``looked`` at, and fills at the quote the
+        order was just reviewed on; any other answers ``None`` (still to be recorded)."""
+        return await self._lane.place_and_record(
+            ticket,
+            lambda order: self._submitted(record, order),
+            looked=looked,
+            reviewed=review.quote,
+        )
 
     async def _end(
         self,
@@ -589,9 +592,9 @@ class Guard:
         **kwargs: _P.kwargs,
     ) -> _T:
         """``step(seen, final, *args)`` in a worker thread: a stage's record read, policy
-        and writes. On paper the step reads the book too, and asks (``QuotesNeeded``) for the
-        quotes of anything the book holds that ``seen`` has none for: they are read and the
-        step runs again (at most ``_QUOTE_ROUNDS`` times; the last takes what it has)."""
+        and writes. The venue's view is completed in it (``EquityLane.view``), which may ask
+        (``QuotesNeeded``) for the quotes of holdings ``seen`` has none for: they are read
+        and the step runs again (at most ``_QUOTE_ROUNDS`` times; the last takes what it has)."""
         for _ in range(_QUOTE_ROUNDS - 1):
             try:
                 return await blocking(step, seen, False, *args, **kwargs)
@@ -602,7 +605,7 @@ class Guard:
     def _estimate_and_file(
         self, seen: Seen, final: bool, proposal: Proposal, identity: str, volume: Decimal | None
     ) -> tuple[PolicyDecision, FilingResult, RecentOrders | None]:
-        """Stage A (blocking): the record read beside the broker's view (``seen``; on paper
+        """Stage A (blocking): the record read beside the venue's view (``seen``; on paper
         the book is read here too) with the filer's recent orders, the policy on the
         estimated terms, then the filing (and its reservation) with the journal entry of its
         decision, committed together before anything is sent. Also returns the recent orders
@@ -644,8 +647,8 @@ class Guard:
         """Stage B (blocking): a fresh record read beside the broker's view (``seen``), the
         policy on the reviewed terms, then its journal entry and, when it passed, the
         reservation repriced against the cap and the filing's status read back, in one
-        transaction; on paper, what the paper venue holds of the order (``PaperExecutor.look``)
-        is read there too, for the placement that follows. An order the owner ``approved``
+        transaction; what the venue's lane looks at for the placement that follows
+        (``EquityLane.look``) is read there too. An order the owner ``approved``
         at an estimate its reviewed hold now exceeds by more than ``approval_slippage_pct``
         is held again instead, in the same transaction: a new approval of the reviewed
         notional, nothing repriced or sent."""
@@ -669,9 +672,7 @@ class Guard:
             if over is not None:
                 return _Reviewed((over,), record.status)
             status = self._ledger.filing(record.id).status
-            executor = self._executor
-            looked = executor.look(ticket) if isinstance(executor, PaperExecutor) else None
-            return _Reviewed((), status, looked)
+            return _Reviewed((), status, self._lane.look(ticket))
 
     def _hold_again(self, record: FilingRecord, notional: Decimal) -> Approval:
         """A new pending approval of ``record`` at ``notional`` (in the caller's

@@ -1,10 +1,11 @@
-"""The world one decision sees: the broker's account view merged with the ledger's record.
+"""The world one decision sees: the venue's account view merged with the ledger's record.
 
-``World`` assembles the policy engine's ``AccountState`` for one proposal: the broker's side
-read before a stage's worker thread (``seen``), the record's inside it (``with_record``):
+``World`` assembles the policy engine's ``AccountState`` for one proposal: the venue's side
+read before a stage's worker thread (``seen``) and completed inside it, beside the record's
+(``with_record``):
 
-- from the broker (an ``AccountReader``): equity, cash, buying power, positions, the quote
-  and tradability of the symbol, and every open order at the broker;
+- from the venue (its ``EquityLane``: ``sight``, then ``view``): equity, cash, buying power,
+  positions, the quote and tradability of the symbol, and every open order at the venue;
 - from the ledger: the rolling 24 h spend and order count, at stage A the filer's recent
   accepted orders (the rolling minute's, the identity's and the account's, and those of the
   same terms inside the duplicate window), the pause flag, the equity
@@ -43,13 +44,12 @@ from ordergate.policy import (
     RecentOrders,
     TradingState,
 )
-from ordergate.venues import AccountReader, AccountView, QuotesNeeded, Sighting
-from ordergate.venues.paper import PaperAccountReader
+from ordergate.venues import AccountView, EquityLane, QuotesNeeded, Sighting
 
 __all__ = ["Filer", "Seen", "SessionSource", "World", "WorldView"]
 
-Seen = AccountView | Sighting
-"""What a decision read of the broker before its worker thread (``World.seen``)."""
+Seen = Sighting
+"""What a decision read of the venue before its worker thread (``World.seen``)."""
 
 SessionSource = Callable[[datetime], MarketSession | None]
 """The market session at an instant, or ``None`` when it cannot be told."""
@@ -77,39 +77,21 @@ class World:
     def __init__(
         self,
         ledger: Ledger,
-        reader: AccountReader,
+        lane: EquityLane,
         *,
         account: str,
         clock: Clock,
         session: SessionSource,
         source: str = "broker",
     ) -> None:
-        """``source`` names where ``reader`` reads the account (``paper`` or ``broker``), as
-        the equity curve's marks record it."""
+        """``lane`` is the venue's equity lane the account is read from; ``source`` names
+        where (``paper`` or ``broker``), as the equity curve's marks record it."""
         self._ledger = ledger
-        self._reader = reader
+        self._lane = lane
         self._account = account
         self._source = source
         self._clock = clock
         self._session = session
-        # The paper book lives in the ledger's own database: its half of the view is read in
-        # the decision's worker thread and read transaction, beside the record (one worker
-        # thread hop, one connection), after the market's half.
-        self._paper = reader if isinstance(reader, PaperAccountReader) else None
-
-    async def broker_view(
-        self,
-        proposal: Proposal,
-        *,
-        quote: Quote | None = None,
-        quote_from: Awaitable[Quote | None] | None = None,
-    ) -> AccountView:
-        """The broker's whole view of the account. A fresher quote given (the
-        review's, or the review under way's ``quote_from``) is the decision's quote: not read
-        again."""
-        if quote_from is None:
-            return await self._reader.read(self._account, proposal.symbol, quote=quote)
-        return await self._reader.read(self._account, proposal.symbol, quote_from=quote_from)
 
     async def seen(
         self,
@@ -118,19 +100,17 @@ class World:
         quote: Quote | None = None,
         quote_from: Awaitable[Quote | None] | None = None,
     ) -> Seen:
-        """What a decision reads of the broker before its worker thread: the broker's whole
-        view, or on paper the market's half only (``with_record`` reads the book's half)."""
-        if self._paper is None:
-            return await self.broker_view(proposal, quote=quote, quote_from=quote_from)
-        return await self._paper.market(
+        """What a decision reads of the venue before its worker thread (``EquityLane.sight``:
+        the whole view, or the market's half that ``with_record`` completes). A fresher
+        quote given (the review's, or the review under way's ``quote_from``) is the
+        decision's quote: not read again."""
+        return await self._lane.sight(
             self._account, proposal.symbol, quote=quote, quote_from=quote_from
         )
 
     async def more_quotes(self, seen: Seen, needed: QuotesNeeded) -> Seen:
-        """``seen`` with the quotes the book's half asked for (``QuotesNeeded``) read too."""
-        if self._paper is None or not isinstance(seen, Sighting):
-            raise needed
-        return await self._paper.more_quotes(seen, needed.symbols)
+        """``seen`` with the quotes the view asked for (``QuotesNeeded``) read too."""
+        return await self._lane.more_quotes(seen, needed.symbols)
 
     def with_record(
         self,
@@ -143,21 +123,18 @@ class World:
         filer: Filer | None = None,
         volume: Decimal | None = None,
     ) -> WorldView:
-        """Blocking: the broker's view merged with the ledger's
+        """Blocking: the venue's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
-        thread. On paper ``seen`` is the market's half and the book's is read here, in the
-        record's read transaction: ``QuotesNeeded`` when the book holds symbols it has no
-        quote for, unless ``final`` (then those are unpriced, and what needs them unknown).
+        thread. The lane completes ``seen`` here (``EquityLane.view``), in the record's read
+        transaction (a venue on the ledger's database reads its book there):
+        ``QuotesNeeded`` when it holds symbols ``seen`` has no quote for, unless ``final``
+        (then those are unpriced, and what needs them unknown).
         With ``filer`` (stage A) the filer's recent orders are read in the same statement.
         ``volume``: the symbol's average daily volume, when the guard read it."""
         now = self._clock.now()
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
-            if isinstance(seen, Sighting):
-                assert self._paper is not None
-                view = self._paper.book_view(seen, final=final)
-            else:
-                view = seen
+            view = self._lane.view(seen, final=final)
             record = self._read_record(view, now, own, filer)
         chosen = quote if quote is not None else view.quote
         return WorldView(

@@ -118,7 +118,7 @@ async def guard_on(
         account = (await rh.accounts.agentic()).account_number
     venue: Venue
     if arming.live:
-        venue = RobinhoodVenue(rh, clock=clock)
+        venue = RobinhoodVenue.through(rh, clock=clock)
     else:
         venue = PaperVenue(
             PaperBook(ledger.engine, clock=clock, starting_cash=policy.paper_cash_usd),
@@ -127,7 +127,6 @@ async def guard_on(
             clock=clock,
             slippage_bps=policy.paper_slippage_bps,
         )
-    parts = {"executor": venue.equity.orders, "reader": venue.equity.account}
     notifier = (
         WebhookNotifier(webhook_url, console_url=console_url)
         if webhook_url or console_url
@@ -142,6 +141,6 @@ async def guard_on(
         notifier=notifier,
         alert=None if notifier is None else notifier.announce,
         volumes=MarketVolumes(rh.market, clock=clock),
-        **parts,
+        venue=venue,
     ) as guard:
         yield guard, arming

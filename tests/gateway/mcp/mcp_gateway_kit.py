@@ -37,14 +37,9 @@ from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.profiles import load_profiles
 from ordergate.sandbox import SandboxConfig, SandboxServer
-from ordergate.venues import AccountReader, OrderExecutor
-from ordergate.venues.paper import PaperAccountReader, PaperBook, PaperExecutor
-from ordergate.venues.robinhood import (
-    ClientAccountReader,
-    ClientQuoteSource,
-    LiveExecutor,
-    MarketVolumes,
-)
+from ordergate.venues import Venue
+from ordergate.venues.paper import PaperBook, PaperVenue
+from ordergate.venues.robinhood import ClientQuoteSource, MarketVolumes, RobinhoodVenue
 
 BOUND_S = 30
 TOKEN = "gateway-test-token-c1"
@@ -230,14 +225,13 @@ async def gateway(
     *,
     config: PolicyConfig | None = None,
     extra_tools: Sequence[dict[str, Any]] = (),
-    executor: Any = None,
     max_open: int = 5,
     profile: str | None = "trader",
     profiles_home: Path | None = None,
     live: bool = False,
 ) -> AsyncIterator[Gateway]:
-    """The gateway in front of a fresh venue. ``executor(paper_executor)`` may wrap the paper
-    executor (a broker that does not answer, …); ``live`` places at the venue itself."""
+    """The gateway in front of a fresh venue: a paper venue, or with ``live`` the venue
+    itself."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     with (
@@ -256,19 +250,18 @@ async def gateway(
                     connect(Config(url=client.mcp_url, token_file=token_file), clock=clock)
                 )
             account = account_number(client)
-            book = PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd)
-            quotes = ClientQuoteSource(rh)
-            paper: OrderExecutor = PaperExecutor(
-                book, quotes, session=paper_session, clock=clock, slippage_bps=0
+            venue: Venue = PaperVenue(
+                PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd),
+                ClientQuoteSource(rh),
+                session=paper_session,
+                clock=clock,
             )
-            reader: AccountReader = PaperAccountReader(book, quotes)
             if live:
-                paper, reader = LiveExecutor(rh), ClientAccountReader(rh, clock=clock)
+                venue = RobinhoodVenue.through(rh, clock=clock)
             guard = Guard(
                 policy=rules,
                 ledger=ledger,
-                executor=paper if executor is None else executor(paper),
-                reader=reader,
+                venue=venue,
                 account=account,
                 clock=clock,
                 volumes=MarketVolumes(rh.market, clock=clock),

@@ -17,7 +17,7 @@ from ordergate.core import OrderType, Side
 from ordergate.gateway.mcp import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
 from ordergate.ledger import FilingStatus
 from ordergate.policy import Proposal
-from ordergate.venues import NoAnswer, OrderExecutor, Placement, Ticket
+from ordergate.venues import NoAnswer, Ticket
 
 pytestmark = pytest.mark.anyio
 
@@ -267,23 +267,14 @@ async def test_arguments_that_do_not_describe_an_order_are_refused_with_a_senten
 
 @pytest.mark.req("gateway.threat.no-answer")
 async def test_an_order_without_an_answer_is_unanswered_and_tells_the_agent_to_read_open_orders(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    class Silent:
-        """The paper broker, except that a placement gets no answer."""
+    async def silent(ticket: Ticket, *args: Any, **kwargs: Any) -> Any:
+        raise NoAnswer("no answer")
 
-        def __init__(self, inner: OrderExecutor) -> None:
-            self.inner = inner
-            self.paper = inner.paper
-            self.review = inner.review
-            self.lookup = inner.lookup
-            self.poll = inner.poll
-            self.cancel = inner.cancel
-
-        async def place(self, ticket: Ticket) -> Placement:
-            raise NoAnswer("no answer")
-
-    async with gateway(tmp_path, executor=Silent) as gw:
+    async with gateway(tmp_path) as gw:
+        # The paper venue, except that a placement gets no answer.
+        monkeypatch.setattr(gw.guard.venue.equity, "place_and_record", silent)
         result = await gw.call("place_equity_order", _market_buy(gw.account))
         data = result["structuredContent"]["data"]
         record = gw.ledger.filing(data["filing_id"])

@@ -1,6 +1,6 @@
 """Robinhood as a ``Venue``: the typed client (``ordergate.client``) behind the port.
 
-``RobinhoodVenue(rh, clock=…)`` answers every lane call with the broker's own answers:
+``RobinhoodVenue.through(rh, clock=…)`` answers every lane call with the broker's own answers:
 ``LiveExecutor`` reviews, places, looks up, polls and cancels equity orders (one
 ``EquityOrderRequest`` per ticket, ``ref_id`` = the filing's id); ``ClientAccountReader``
 reads the account's side of a decision; ``ClientQuoteSource`` a symbol's quote and

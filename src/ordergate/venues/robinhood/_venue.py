@@ -1,11 +1,11 @@
 """``RobinhoodVenue``: Robinhood through the typed client, as a ``Venue``.
 
 Its equity lane is the live executor (``_orders``), the client-backed account reader and
-quote source (``_account``). Every read is the broker's, so a decision's whole view is read
-in ``sight`` (nothing is left to read in the decision's worker thread), placing records
-nothing in the broker's transaction (the caller records the placement), and an agent reads
-the account exactly as the guard does.
-"""
+quote source (``_account``) — or, for a test, any parts that answer as the broker does.
+Every read is the broker's, so a decision's whole view is read in ``sight`` (nothing is left
+to read in the decision's worker thread), placing records nothing in the broker's
+transaction (the caller records the placement), and an agent reads the account exactly as
+the guard does."""
 
 from __future__ import annotations
 
@@ -16,7 +16,16 @@ from ordergate.client import MAX_PAGES, Robinhood
 from ordergate.core import Clock
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
-from ordergate.venues import AccountView, BrokerOrder, Placement, Sighting, Ticket
+from ordergate.venues import (
+    AccountReader,
+    AccountView,
+    BrokerOrder,
+    OrderExecutor,
+    Placement,
+    QuoteSource,
+    Sighting,
+    Ticket,
+)
 from ordergate.venues.robinhood._account import ClientAccountReader, ClientQuoteSource
 from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor
 
@@ -26,30 +35,24 @@ T = TypeVar("T")
 
 
 class RobinhoodEquity:
-    """Robinhood's equities: an ``EquityLane`` over ``rh``."""
+    """Robinhood's equities: an ``EquityLane`` over the broker's order, account and quote
+    parts (``RobinhoodVenue.through`` builds them over the typed client)."""
 
-    def __init__(
-        self,
-        rh: Robinhood,
-        *,
-        clock: Clock,
-        lookup_pages: int = DEFAULT_LOOKUP_PAGES,
-        max_pages: int = MAX_PAGES,
-    ) -> None:
-        self._orders = LiveExecutor(rh, lookup_pages=lookup_pages)
-        self._account = ClientAccountReader(rh, clock=clock, max_pages=max_pages)
-        self._quotes = ClientQuoteSource(rh)
+    def __init__(self, orders: OrderExecutor, account: AccountReader, quotes: QuoteSource) -> None:
+        self._orders = orders
+        self._account = account
+        self._quotes = quotes
 
     @property
-    def orders(self) -> LiveExecutor:
+    def orders(self) -> OrderExecutor:
         return self._orders
 
     @property
-    def account(self) -> ClientAccountReader:
+    def account(self) -> AccountReader:
         return self._account
 
     @property
-    def quotes(self) -> ClientQuoteSource:
+    def quotes(self) -> QuoteSource:
         return self._quotes
 
     async def sight(
@@ -92,24 +95,34 @@ class RobinhoodEquity:
         """Placed at the broker; the caller records the placement (``None``)."""
         return await self._orders.place(ticket), None
 
-    def answers_for(self, ledger: Ledger, identity: str) -> ClientAccountReader:
+    def answers_for(self, ledger: Ledger, identity: str) -> AccountReader:
         """An agent reads the broker's answers, as the guard does."""
         return self._account
 
 
 class RobinhoodVenue:
-    """Robinhood, the real market, through ``rh``."""
+    """Robinhood, the real market: its equity lane ``equity``."""
 
-    def __init__(
-        self,
+    def __init__(self, equity: RobinhoodEquity) -> None:
+        self._equity = equity
+
+    @classmethod
+    def through(
+        cls,
         rh: Robinhood,
         *,
         clock: Clock,
         lookup_pages: int = DEFAULT_LOOKUP_PAGES,
         max_pages: int = MAX_PAGES,
-    ) -> None:
-        self._equity = RobinhoodEquity(
-            rh, clock=clock, lookup_pages=lookup_pages, max_pages=max_pages
+    ) -> RobinhoodVenue:
+        """Robinhood through the typed client ``rh``: the live executor, the client-backed
+        account reader and quote source."""
+        return cls(
+            RobinhoodEquity(
+                LiveExecutor(rh, lookup_pages=lookup_pages),
+                ClientAccountReader(rh, clock=clock, max_pages=max_pages),
+                ClientQuoteSource(rh),
+            )
         )
 
     @property
