@@ -198,7 +198,7 @@ SURFACE = {
     },
     "ordergate.policy": {
         "check_daily_loss", "check_drawdown", "BREAKER_RULES", "tripped_breakers",
-        "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "DEFAULTS",
+        "ALL_SYMBOLS", "AccountState", "Approval", "ApprovalKind", "Cooldown", "DEFAULTS",
         "DEFAULT_POLICY_TOML", "Decision", "Exemption", "MarketSession", "Mode", "OpenOrder",
         "PolicyConfig", "Position", "Proposal", "ProposalError", "Quote", "RULES", "ReasonCode",
         "RecentOrders",

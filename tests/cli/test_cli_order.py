@@ -225,3 +225,30 @@ def test_an_order_past_max_adv_pct_exits_3_naming_size_vs_adv_and_its_numbers(
     assert "limits.max_adv_pct = 0.000001" in refused.stdout
     small = person.json("order", "SPY", "buy", "--qty", "0.01", "--sandbox")
     assert small["status"] == "pending_approval", small["reasons"]
+
+
+@pytest.mark.req("wall.cooldown")
+def test_a_buy_in_the_cooldown_after_a_breaker_exits_3_naming_cooldown_and_until_when(
+    person: Person,
+) -> None:
+    from ordergate.core import RealtimeClock
+    from ordergate.ledger import open_ledger
+    from ordergate.policy import DEFAULT_POLICY_TOML
+
+    person.home.mkdir(parents=True)
+    text = DEFAULT_POLICY_TOML.replace("[cooldown]\nminutes = 0", "[cooldown]\nminutes = 30")
+    (person.home / "policy.toml").write_text(text)
+    url = f"sqlite:///{person.home / 'ledger.db'}"
+    assert person.json("status", "--sandbox")  # the ledger is made, the policy applied
+    with open_ledger(url, clock=RealtimeClock()) as ledger:
+        ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+    tripped = person.json("order", "SPY", "buy", "--qty", "0.11", "--sandbox")
+    assert "drawdown_halt" in tripped["reasons"]
+    with open_ledger(url, clock=RealtimeClock()) as ledger:
+        ledger.controls.set_high_water_mark(Decimal(1))
+    cooling = person.run("order", "SPY", "buy", "--qty", "0.12", "--sandbox")
+    assert cooling.exit_code == 3, cooling.output
+    assert "cooldown" in cooling.stdout and "(cooldown.minutes = 30)" in cooling.stdout
+    person.minute += 30  # each command starts a minute on: the cooldown has passed
+    after = person.json("order", "SPY", "buy", "--qty", "0.13", "--sandbox")
+    assert after["status"] == "pending_approval", after["reasons"]

@@ -122,3 +122,16 @@ def test_the_recent_filings_count_accepted_filings_by_identity_terms_and_the_min
     clock.advance(timedelta(seconds=1))  # a minute: the rate's window has passed
     assert recent() == (0, 0, 0)
     assert ledger.decision_reads(account, now=clock.now()).recent is None
+
+
+def test_the_breaker_trip_a_decision_reads_is_the_latest_one_recorded(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at is None
+    first = clock.now()
+    ledger.controls.breaker_tripped(first, ["drawdown_halt"])
+    later = first + timedelta(minutes=5)
+    ledger.controls.breaker_tripped(later, ["daily_loss_halt", "drawdown_halt"])
+    ledger.controls.breaker_tripped(first, ["drawdown_halt"])  # an older instant: kept later
+    assert ledger.controls.breaker_tripped_at() == later
+    assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at == later

@@ -136,3 +136,10 @@ def test_raising_or_unsetting_max_adv_pct_loosens_and_setting_or_lowering_it_tig
     )
     assert loosened_keys(capped, replace(BASE, max_adv_pct=Decimal("0.4"))) == ()
     assert changed_keys(BASE, capped) == ("limits.max_adv_pct",)
+
+
+def test_a_shorter_cooldown_loosens_and_a_longer_one_tightens() -> None:
+    cooling = replace(BASE, cooldown_minutes=30)
+    assert loosened_keys(BASE, cooling) == ()
+    assert loosened_keys(cooling, BASE) == ("cooldown.minutes",)
+    assert changed_keys(BASE, cooling) == ("cooldown.minutes",)

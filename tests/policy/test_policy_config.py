@@ -70,6 +70,7 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "max_account_orders_per_minute": 10,
     "halt_cancels_open": False,
     "max_adv_pct": None,
+    "cooldown_minutes": 0,
     "allow": frozenset(),
     "allow_all": False,
     "deny": frozenset(),
@@ -330,6 +331,9 @@ def test_a_policy_file_loads_from_disk(tmp_path: Path) -> None:
         ({"max_account_orders_per_minute": 0}, "limits.max_account_orders_per_minute"),
         ({"halt_cancels_open": 1}, "limits.halt_cancels_open"),
         ({"max_adv_pct": D(0)}, "limits.max_adv_pct"),
+        ({"cooldown_minutes": -1}, "cooldown.minutes"),
+        ({"cooldown_minutes": 7 * 24 * 60 + 1}, "cooldown.minutes"),
+        ({"cooldown_minutes": True}, "cooldown.minutes"),
         ({"max_adv_pct": D("100.01")}, "limits.max_adv_pct"),
         ({"max_adv_pct": D("Infinity")}, "limits.max_adv_pct"),
         ({"order_types": frozenset()}, "orders.types"),
@@ -392,3 +396,14 @@ def test_halt_cancels_open_must_be_a_toml_boolean() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_policy('[limits]\nhalt_cancels_open = "yes"')
     assert caught.value.key == "limits.halt_cancels_open"
+
+
+def test_the_cooldown_table_sets_its_minutes_and_refuses_unknown_keys() -> None:
+    policy = parse_policy("[cooldown]\nminutes = 45")
+    assert policy.cooldown_minutes == 45 and policy.cooldown.total_seconds() == 45 * 60
+    with pytest.raises(ConfigError) as caught:
+        parse_policy("[cooldown]\nloss_streak = 3")
+    assert caught.value.key == "cooldown.loss_streak"
+    with pytest.raises(ConfigError) as caught:
+        parse_policy('[cooldown]\nminutes = "45"')
+    assert caught.value.key == "cooldown.minutes"

@@ -21,6 +21,7 @@ from policy_kit import (
 
 from ordergate.core import MarketHours, OrderType, Side
 from ordergate.policy import (
+    Cooldown,
     MarketSession,
     OpenOrder,
     Position,
@@ -341,3 +342,25 @@ def test_size_vs_adv_without_a_volume_refuses_and_off_reads_none() -> None:
     assert R.MISSING_QUANTITY in reasons(
         buy("50"), state(average_daily_volume=D(9)), policy, unknown_quantity
     )
+
+
+def test_a_buy_inside_the_cooldown_after_a_breaker_is_refused_until_the_second_it_ends() -> None:
+    policy = config(cooldown_minutes=30)
+    tripped = Cooldown(NOW - timedelta(minutes=30) + timedelta(seconds=1))
+    assert reasons(buy(), state(cooldown=tripped), policy) == {R.COOLDOWN}
+    ended = Cooldown(NOW - timedelta(minutes=30))
+    assert reasons(buy(), state(cooldown=ended), policy) == set()
+    # Sells are never refused it; no trip, or the cooldown off, refuses nothing.
+    assert R.COOLDOWN not in reasons(sell(), msft_state(cooldown=tripped), policy)
+    assert reasons(buy(), state(cooldown=Cooldown(None)), policy) == set()
+    assert reasons(buy(), state(cooldown=tripped)) == set()
+
+
+def test_the_cooldown_without_its_record_refuses_buys_on_both_stages() -> None:
+    policy = config(cooldown_minutes=30)
+    for stage in (Stage.ESTIMATE, Stage.REVIEW):
+        terms = Terms(price=D("100.02"), notional=D("50"), quantity=D("0.5"))
+        refused = decide(buy(), state(), policy, terms, stage)
+        assert refused.reasons == (R.MISSING_COOLDOWN,)
+    no_clock = state(now=None, cooldown=Cooldown(NOW))
+    assert R.MISSING_NOW in reasons(buy(), no_clock, policy)

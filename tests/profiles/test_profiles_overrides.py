@@ -151,3 +151,14 @@ def test_a_profile_sets_max_adv_pct_and_halt_cancels_open_only_tighter() -> None
     assert off.apply(capped).halt_cancels_open
     check_tightens(off, POLICY)
     assert not off.apply(POLICY).halt_cancels_open
+
+
+def test_a_profile_may_only_lengthen_the_cooldown() -> None:
+    longer = parse_overrides({"cooldown": {"minutes": 45}})
+    check_tightens(longer, POLICY)
+    assert longer.apply(POLICY).cooldown_minutes == 45
+    cooling = PolicyConfig(cooldown_minutes=60)
+    with pytest.raises(ConfigError) as caught:
+        check_tightens(longer, cooling)
+    assert caught.value.key == "policy.cooldown.minutes"
+    assert longer.apply(cooling).cooldown_minutes == 60

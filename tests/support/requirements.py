@@ -92,6 +92,9 @@ REQUIREMENTS: dict[str, str] = {
         "issue 27: a limit price beyond price_collar_bps from the mid of the quote at filing "
         "is refused at stage A, and of the review's quote at stage B"
     ),
+    "wall.cooldown": (
+        "issue 27: buys are refused cooldown for [cooldown] minutes after a breaker last refused"
+    ),
     "wall.size-vs-adv": (
         "issue 27: an order's quantity above max_adv_pct of the symbol's average daily volume "
         "(the venue's day bars) is refused size_vs_adv; no volume refuses"

@@ -27,6 +27,7 @@ from ordergate.bench._stats import Summary, summarise, timed_ns
 from ordergate.core import Side
 from ordergate.policy import (
     AccountState,
+    Cooldown,
     MarketSession,
     OpenOrder,
     PolicyConfig,
@@ -65,6 +66,8 @@ daily_loss_halt_usd = "400"
 max_positions = 12
 max_adv_pct = "1"
 halt_cancels_open = true
+[cooldown]
+minutes = 30
 [symbols]
 allow = ["AAPL", "MSFT", "SPY", "NVDA", "AMZN", "GOOGL", "META", "BRK.B", "VTI", "QQQ"]
 deny = ["GME", "AMC"]
@@ -113,6 +116,7 @@ def scenario() -> dict[str, Case]:
         tradable=True,
         recent=RecentOrders(identity_minute=2, account_minute=4, duplicates=0),
         average_daily_volume=d("48211350.5"),
+        cooldown=Cooldown(_NOW - timedelta(hours=2)),
     )
     allowed = Proposal("AAPL", Side.BUY, notional=d(50))
     refused = Proposal("AAPL", Side.BUY, notional=d(400))

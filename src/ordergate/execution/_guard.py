@@ -61,6 +61,7 @@ from ordergate.execution._outcome import (
     OUTSIDE_SESSION,
     REVIEW_UNANSWERED,
     Outcome,
+    cooldown_figures,
     pace_figures,
     size_figures,
 )
@@ -80,19 +81,19 @@ from ordergate.ledger import (
     RollingCaps,
     UnknownFilingError,
 )
-from ordergate.policy import Decision as PolicyDecision
 from ordergate.policy import (
+    AccountState,
     PolicyConfig,
     Proposal,
     ProposalError,
     Quote,
     ReasonCode,
-    RecentOrders,
     Stage,
     Terms,
     estimate_terms,
     evaluate,
 )
+from ordergate.policy import Decision as PolicyDecision
 from ordergate.store import blocking
 from ordergate.venues import (
     AccountReader,
@@ -323,7 +324,7 @@ class Guard:
             raise ProposalError("account", "this guard trades one account only")
         seen = await self._world.seen(proposal)
         volume = await self._volume(proposal.symbol)
-        decision, result, recent = await self._decided(
+        decision, result, state = await self._decided(
             self._estimate_and_file, seen, proposal, identity, volume
         )
         record = result.record
@@ -339,7 +340,8 @@ class Guard:
                 Stage.ESTIMATE,
                 next_open=next_open,
                 figures=(
-                    *pace_figures(record.reasons, recent, self._policy),
+                    *pace_figures(record.reasons, state.recent, self._policy),
+                    *cooldown_figures(record.reasons, state.cooldown, self._policy),
                     *size_figures(record.reasons, proposal.quantity, volume, self._policy),
                 ),
             )
@@ -429,11 +431,16 @@ class Guard:
         return await cancel_open(self, identity=identity, why=why)
 
     async def _tripped(self, reasons: tuple[str, ...]) -> None:
-        """Under ``halt_cancels_open``, a refusal by a breaker cancels every working order."""
-        if not self._policy.halt_cancels_open:
-            return
+        """A refusal by a breaker: with ``[cooldown] minutes`` its instant is recorded (buys
+        are refused that long after it); under ``halt_cancels_open`` every working order is
+        cancelled."""
         tripped = [reason for reason in reasons if reason in _BREAKERS]
-        if tripped:
+        if not tripped:
+            return
+        policy = self._policy
+        if policy.cooldown_minutes:
+            await blocking(self._ledger.controls.breaker_tripped, self._clock.now(), tripped)
+        if policy.halt_cancels_open:
             await self.cancel_open(identity=BREAKER, why="breaker tripped: " + ", ".join(tripped))
 
     async def standing(self, filing_id: UUID | str) -> Outcome:
@@ -604,12 +611,12 @@ class Guard:
 
     def _estimate_and_file(
         self, seen: Seen, final: bool, proposal: Proposal, identity: str, volume: Decimal | None
-    ) -> tuple[PolicyDecision, FilingResult, RecentOrders | None]:
+    ) -> tuple[PolicyDecision, FilingResult, AccountState]:
         """Stage A (blocking): the record read beside the venue's view (``seen``; on paper
         the book is read here too) with the filer's recent orders, the policy on the
         estimated terms, then the filing (and its reservation) with the journal entry of its
-        decision, committed together before anything is sent. Also returns the recent orders
-        the decision counted."""
+        decision, committed together before anything is sent. Also returns the state the
+        decision was made on (its refusal's figures name what it counted)."""
         policy, caps = self._policy, self._caps
         filed = filing_terms(proposal, self._account)
         window = timedelta(seconds=policy.duplicate_window_s)
@@ -631,7 +638,7 @@ class Guard:
             result = self._ledger.file_and_reserve(filing, notional=notional, caps=caps)
             record = result.record
             self._journal(record, identity, decision, terms, record.reasons)
-        return decision, result, world.state.recent
+        return decision, result, world.state
 
     def _check_review(
         self,

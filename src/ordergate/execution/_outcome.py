@@ -15,7 +15,7 @@ from uuid import UUID
 
 from ordergate.core import command_hint, to_wire
 from ordergate.ledger import FilingStatus
-from ordergate.policy import PolicyConfig, ReasonCode, RecentOrders, Stage
+from ordergate.policy import Cooldown, PolicyConfig, ReasonCode, RecentOrders, Stage
 from ordergate.venues import ADV_SESSIONS
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "BROKER_REFUSED",
     "REVIEW_UNANSWERED",
     "Outcome",
+    "cooldown_figures",
     "pace_figures",
     "size_figures",
 ]
@@ -228,4 +229,21 @@ def size_figures(
         f"size_vs_adv: {asked} is above {to_wire(cap)} shares, {to_wire(pct)} % of the "
         f"symbol's average daily volume of {to_wire(volume)} shares over its last "
         f"{ADV_SESSIONS} closed sessions (limits.max_adv_pct = {to_wire(pct)}); send less.",
+    )
+
+
+def cooldown_figures(
+    reasons: tuple[str, ...], cooldown: Cooldown | None, policy: PolicyConfig
+) -> tuple[str, ...]:
+    """The numbers behind a ``cooldown`` refusal: when a breaker last refused, and until when
+    buys are refused."""
+    if ReasonCode.COOLDOWN not in reasons or cooldown is None:
+        return ()
+    tripped = cooldown.breaker_tripped_at
+    if tripped is None:
+        return ()
+    minutes = policy.cooldown_minutes
+    return (
+        f"cooldown: a breaker last refused an order at {_iso(tripped)}; buys are refused until "
+        f"{_iso(tripped + policy.cooldown)} (cooldown.minutes = {minutes}).",
     )

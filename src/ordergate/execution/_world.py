@@ -8,7 +8,7 @@ read before a stage's worker thread (``seen``) and completed inside it, beside t
   positions, the quote and tradability of the symbol, and every open order at the venue;
 - from the ledger: the rolling 24 h spend and order count, at stage A the filer's recent
   accepted orders (the rolling minute's, the identity's and the account's, and those of the
-  same terms inside the duplicate window), the pause flag, the equity
+  same terms inside the duplicate window), the pause flag, when a breaker last refused, the equity
   high-water mark (raised to today's equity, and the account's equity curve marked in the
   same transaction, at most once a minute) and the session-start equity (set at the first
   decision of each New York trading date);
@@ -36,6 +36,7 @@ from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
 from ordergate.policy import (
     AccountState,
+    Cooldown,
     MarketSession,
     OpenOrder,
     Proposal,
@@ -157,6 +158,7 @@ class World:
                 tradable=view.tradable,
                 recent=record.recent,
                 average_daily_volume=volume,
+                cooldown=Cooldown(record.breaker_tripped_at),
             ),
             view,
         )
@@ -208,6 +210,7 @@ class World:
             session_start_equity=session_start,
             open_filings=tuple(filings),
             unknown_broker_orders=_unknown(ledger, view),
+            breaker_tripped_at=reads.breaker_tripped_at,
             recent=None
             if counted is None
             else RecentOrders(counted.identity_minute, counted.account_minute, counted.duplicates),
@@ -223,6 +226,7 @@ class _Record:
     session_start_equity: Decimal | None
     open_filings: tuple[FilingRecord, ...]
     unknown_broker_orders: int | None
+    breaker_tripped_at: datetime | None
     recent: RecentOrders | None
 
 

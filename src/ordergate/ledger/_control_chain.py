@@ -43,7 +43,9 @@ _LATEST = (
     .order_by(desc(control_events.c.seq))
     .limit(1)
 )
-KEYS = frozenset({"pause", "high_water_mark", "session_start_equity", "applied_policy"})
+KEYS = frozenset(
+    {"pause", "high_water_mark", "session_start_equity", "applied_policy", "breaker_trip"}
+)
 """The controls the ledger writes (``_controls``): each is looked for even when its row is
 gone."""
 _BATCH = 1000

@@ -1,6 +1,7 @@
 """Controls shared by every process on the ledger: the pause flag (kill switch), the drawdown
-breaker's equity high-water mark, the session-start equity of the daily-loss halt, and the
-policy the owner last applied.
+breaker's equity high-water mark, the session-start equity of the daily-loss halt, the last
+time a breaker refused an order (the cooldown counts from it), and the policy the owner last
+applied.
 
 Each is one row of ``controls`` holding canonical JSON, and each write of one is chained
 (``_control_chain``), so ``verify`` finds a row edited by hand. Pausing, resuming and applying a
@@ -29,6 +30,7 @@ from ordergate.ledger._schema import controls, decisions
 from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
 
 __all__ = [
+    "BREAKER_TRIP_KEY",
     "HWM_KEY",
     "PAUSE_KEY",
     "SESSION_KEY",
@@ -41,12 +43,14 @@ __all__ = [
     "policy_sha256",
     "read_pause",
     "session_of",
+    "tripped_at",
 ]
 
 PAUSE_KEY = _PAUSE = "pause"
 HWM_KEY = _HWM = "high_water_mark"
 SESSION_KEY = _SESSION = "session_start_equity"
 _POLICY = "applied_policy"
+BREAKER_TRIP_KEY = _TRIP = "breaker_trip"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +119,12 @@ def pause_of(stored: Any) -> PauseState:
     if not stored or not stored["paused"]:
         return PauseState(False)
     return PauseState(True, stored["reason"], parse_iso(stored["since"]))
+
+
+def tripped_at(stored: Any) -> datetime | None:
+    """When a breaker last refused an order, as its stored row's JSON says (``None``:
+    never)."""
+    return None if stored is None else parse_iso(stored["at"])
 
 
 def session_of(stored: Any) -> SessionEquity | None:
@@ -191,6 +201,21 @@ class Controls:
             if account is not None:
                 mark_equity(connection, account, equity, source=source, at=when)
         return mark
+
+    def breaker_tripped(self, at: datetime, reasons: Sequence[str]) -> None:
+        """A breaker refused an order at ``at`` (the deciding clock's instant) for
+        ``reasons``: the cooldown after a trip counts from the latest such instant."""
+        with write_transaction(self._engine) as connection:
+            stored = _read(connection, _TRIP)
+            if stored is not None and parse_iso(stored["at"]) >= at:
+                return
+            _write(
+                connection, _TRIP, {"at": iso(at), "reasons": sorted(reasons)}, self._clock.now()
+            )
+
+    def breaker_tripped_at(self) -> datetime | None:
+        with reading(self._engine) as connection:
+            return tripped_at(_read(connection, _TRIP))
 
     def session_start_equity(self) -> SessionEquity | None:
         with reading(self._engine) as connection:

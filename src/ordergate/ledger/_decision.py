@@ -1,7 +1,8 @@
 """What a decision reads of the record, besides its open filings, in one statement.
 
 Each decision (stage A, stage B) reads an account's rolling 24 h spend and order count, the
-high-water mark, the session-start equity, the pause flag, and whether the account's equity
+high-water mark, the session-start equity, the pause flag, when a breaker last refused an
+order, and whether the account's equity
 curve has a mark from the last minute (so none is due). Each is a scalar subquery of one
 ``SELECT`` by its own index (``ix_reservations_window``, the ``controls`` primary key,
 ``ix_equity_marks_account``), so the decision's record costs one statement, not five, and
@@ -31,6 +32,7 @@ from sqlalchemy.sql.selectable import ScalarSelect
 from ordergate.core import to_us
 from ordergate.ledger._canonical import canonical_json, from_units
 from ordergate.ledger._controls import (
+    BREAKER_TRIP_KEY,
     HWM_KEY,
     PAUSE_KEY,
     SESSION_KEY,
@@ -38,6 +40,7 @@ from ordergate.ledger._controls import (
     SessionEquity,
     pause_of,
     session_of,
+    tripped_at,
 )
 from ordergate.ledger._equity import MARK_EVERY, MARK_NEAR
 from ordergate.ledger._filing import window_bounds, window_sums
@@ -70,6 +73,7 @@ class DecisionReads:
     pause: PauseState
     marked_recently: bool  # the account's equity curve has a mark within ``MARK_EVERY``
     recent: RecentFilings | None = None  # when asked for an identity and terms
+    breaker_tripped_at: datetime | None = None  # when a breaker last refused (None: never)
 
 
 def _control(key: str) -> ScalarSelect[Any]:
@@ -107,6 +111,7 @@ _READS = Statement(
         _control(HWM_KEY),
         _control(SESSION_KEY),
         _control(PAUSE_KEY),
+        _control(BREAKER_TRIP_KEY),
         MARK_NEAR.scalar_subquery(),
         _recent("minute"),
         _recent("minute", _IDENTITY),
@@ -145,7 +150,8 @@ def decision_reads(
         "identity": identity or "",
         "terms": canonical_json(terms) if terms is not None else "",
     }
-    units, ops, mark, session, pause, near, in_minute, mine, same = _READS.first(connection, params)
+    row = _READS.first(connection, params)
+    units, ops, mark, session, pause, trip, near, in_minute, mine, same = row
     return DecisionReads(
         spend=Spend(notional=from_units(int(units)), orders=int(ops)),
         high_water_mark=None if mark is None else Decimal(json.loads(mark)),
@@ -153,6 +159,7 @@ def decision_reads(
         pause=pause_of(None if pause is None else json.loads(pause)),
         marked_recently=near is not None,
         recent=RecentFilings(int(mine), int(in_minute), int(same)) if asked else None,
+        breaker_tripped_at=tripped_at(None if trip is None else json.loads(trip)),
     )
 
 

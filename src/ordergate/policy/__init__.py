@@ -48,6 +48,7 @@ from ordergate.policy._rules import (
 )
 from ordergate.policy._state import (
     AccountState,
+    Cooldown,
     OpenOrder,
     Position,
     Quote,
@@ -67,6 +68,7 @@ __all__ = [
     "AccountState",
     "Approval",
     "ApprovalKind",
+    "Cooldown",
     "Decision",
     "Exemption",
     "MarketSession",

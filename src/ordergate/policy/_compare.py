@@ -15,6 +15,7 @@ What loosens:
   ``max_account_orders_per_minute``, a shorter ``duplicate_window_s`` (0, off, the shortest);
 - ``limits.halt_cancels_open`` turned off (a breaker then leaves working orders at the venue);
 - ``limits.max_adv_pct``: a higher percent, or off (unset) where it was set;
+- ``cooldown.minutes``: a shorter cooldown (0, off, the shortest);
 - ``symbols.allow``: a symbol allowed that was not (or ``*``); ``symbols.deny``: a denial
   dropped;
 - ``orders.types`` / ``orders.sessions``: anything added; ``orders.fractional``, ``short``,
@@ -107,6 +108,8 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         new.max_adv_pct is None or new.max_adv_pct > old.max_adv_pct
     ):
         keys.append("limits.max_adv_pct")
+    if new.cooldown_minutes < old.cooldown_minutes:
+        keys.append("cooldown.minutes")
     old_allowed, new_allowed = _allowed(old), _allowed(new)
     if old_allowed is not None and (new_allowed is None or not new_allowed <= old_allowed):
         keys.append("symbols.allow")
@@ -144,4 +147,6 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         keys.append("orders.sessions")
     keys.extend(f"orders.{name}" for name in _SWITCHES if getattr(old, name) != getattr(new, name))
     keys.extend(key for name, key in _PAPER.items() if getattr(old, name) != getattr(new, name))
+    if old.cooldown_minutes != new.cooldown_minutes:
+        keys.append("cooldown.minutes")
     return tuple(keys)

@@ -99,6 +99,7 @@ _LIMIT_SWITCHES = frozenset({"halt_cancels_open"})
 _MAX_BPS = 10_000
 # The duplicate window reads back at most this far (the ledger's own rolling window).
 _MAX_DUPLICATE_WINDOW_S = 24 * 3600
+_MAX_COOLDOWN_MINUTES = 7 * 24 * 60
 
 
 class ApprovalKind(StrEnum):
@@ -149,6 +150,8 @@ class PolicyConfig:
     ``drawdown_halt`` or ``daily_loss_halt``) also cancels every working order, as
     ``ordergate pause --cancel-open`` does. ``max_adv_pct`` (``None``: off): an order's
     quantity may be at most this percent of the symbol's recent average daily volume.
+    ``cooldown_minutes`` (``[cooldown] minutes``; 0: off): how long buys are refused after a
+    breaker last refused an order.
     """
 
     mode: Mode = Mode.PAPER
@@ -170,6 +173,7 @@ class PolicyConfig:
     max_account_orders_per_minute: int = 10
     halt_cancels_open: bool = False
     max_adv_pct: Decimal | None = None
+    cooldown_minutes: int = 0
     allow: frozenset[str] = frozenset()
     allow_all: bool = False
     deny: frozenset[str] = frozenset()
@@ -185,6 +189,7 @@ class PolicyConfig:
     paper_cash_usd: Decimal = Decimal(10_000)
     paper_slippage_bps: int = 0
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
+    cooldown: timedelta = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for key, allow_zero in _DECIMAL_LIMITS.items():
@@ -245,7 +250,15 @@ class PolicyConfig:
             for symbol in symbols:
                 if not is_plain_ticker(symbol):
                     raise ConfigError(key, f"{symbol!r} is not a plain upper-case ticker")
+        minutes = self.cooldown_minutes
+        if isinstance(minutes, bool) or not isinstance(minutes, int):
+            raise ConfigError("cooldown.minutes", "must be an integer")
+        if not 0 <= minutes <= _MAX_COOLDOWN_MINUTES:
+            raise ConfigError(
+                "cooldown.minutes", f"must be from 0 (off) to {_MAX_COOLDOWN_MINUTES} (a week)"
+            )
         object.__setattr__(self, "max_quote_age", timedelta(seconds=self.max_quote_age_s))
+        object.__setattr__(self, "cooldown", timedelta(minutes=minutes))
 
 
 DEFAULTS = PolicyConfig()
@@ -299,6 +312,7 @@ _TABLES: dict[str, frozenset[str]] = {
     "symbols": frozenset({"allow", "deny"}),
     "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
     "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
+    "cooldown": frozenset({"minutes"}),
 }
 _TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s", "approval_slippage_pct"})
 
@@ -361,6 +375,9 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
         values["paper_cash_usd"] = _decimal("paper.starting_cash_usd", paper["starting_cash_usd"])
     if "slippage_bps" in paper:
         values["paper_slippage_bps"] = _integer("paper.slippage_bps", paper["slippage_bps"])
+    cooldown = document.get("cooldown", {})
+    if "minutes" in cooldown:
+        values["cooldown_minutes"] = _integer("cooldown.minutes", cooldown["minutes"])
     return PolicyConfig(**values)
 
 

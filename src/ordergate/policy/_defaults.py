@@ -55,6 +55,9 @@ short = false                  # never sell more than is held
 margin = false                 # buys must fit in cash, whatever the broker's buying power
 reducing_exempt = true         # orders that only reduce a position skip spend caps and breakers
 
+[cooldown]
+minutes = 0                    # buys refused this long after a breaker last refused (0: off)
+
 [paper]
 starting_cash_usd = "10000"    # the paper account's cash before its first fill
 slippage_bps = 0               # paper buys fill this far above the ask, sells below the bid

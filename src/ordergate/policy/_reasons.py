@@ -55,6 +55,7 @@ class ReasonCode(StrEnum):
     # Breakers and reconciliation
     DRAWDOWN_HALT = "drawdown_halt"
     DAILY_LOSS_HALT = "daily_loss_halt"
+    COOLDOWN = "cooldown"
     UNKNOWN_BROKER_ORDERS = "unknown_broker_orders"
     # Missing data: the check could not run, so it refuses.
     MISSING_NOW = "missing_data:now"
@@ -80,6 +81,7 @@ class ReasonCode(StrEnum):
     MISSING_NOTIONAL = "missing_data:terms.notional"
     MISSING_QUANTITY = "missing_data:terms.quantity"
     MISSING_ADV = "missing_data:average_daily_volume"
+    MISSING_COOLDOWN = "missing_data:cooldown"
 
     @property
     def is_missing_data(self) -> bool:

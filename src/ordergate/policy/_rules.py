@@ -12,7 +12,8 @@ they judge the filing, which stage B does not repeat. Each rule carries its ``Ex
 for orders that only reduce a position:
 
 - ``NONE``: applies to every order (pause, symbols, order shape, market quality, size
-  against the average daily volume, duplicates and order rate, rate limits, buying power);
+  against the average daily volume, duplicates and order rate, rate limits, buying power,
+  the cooldown after a breaker — which refuses buys only);
 - ``REDUCING``: never applies to a reducing order (the trading state — REDUCING/HALTED
   exist to let reducing orders out — and unknown broker orders, which halt *opening* orders);
 - ``POLICY``: skipped for a reducing order when ``reducing_exempt`` is true (the default):
@@ -421,6 +422,22 @@ def check_daily_loss(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) ->
     return R.DAILY_LOSS_HALT if start - equity >= c.daily_loss_halt_usd else None
 
 
+def check_cooldown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+    if c.cooldown_minutes == 0 or p.side is _SELL:
+        return None
+    cooldown = s.cooldown
+    if cooldown is None:
+        return R.MISSING_COOLDOWN
+    tripped = cooldown.breaker_tripped_at
+    if tripped is None:
+        return None
+    now = s.now
+    if now is None:
+        return R.MISSING_NOW
+    # Refused while less than the cooldown has passed since the breaker last refused.
+    return R.COOLDOWN if now - tripped < c.cooldown else None
+
+
 def check_unknown_broker_orders(
     p: Proposal, t: Terms, s: AccountState, c: PolicyConfig
 ) -> ReasonCode | None:
@@ -463,5 +480,6 @@ RULES: tuple[Rule, ...] = (
     Rule("max_positions", check_max_positions, _P),
     Rule("drawdown", check_drawdown, _P),
     Rule("daily_loss", check_daily_loss, _P),
+    Rule("cooldown", check_cooldown, _N),
     Rule("unknown_broker_orders", check_unknown_broker_orders, _X),
 )

@@ -18,7 +18,15 @@ from enum import StrEnum
 from ordergate.core import Side
 from ordergate.policy._config import MarketSession
 
-__all__ = ["AccountState", "OpenOrder", "Position", "Quote", "RecentOrders", "TradingState"]
+__all__ = [
+    "AccountState",
+    "Cooldown",
+    "OpenOrder",
+    "Position",
+    "Quote",
+    "RecentOrders",
+    "TradingState",
+]
 
 
 class TradingState(StrEnum):
@@ -71,6 +79,14 @@ class RecentOrders:
 
 
 @dataclass(frozen=True, slots=True)
+class Cooldown:
+    """What a cooldown counts from, as the ledger reads it: when a breaker last refused an
+    order (``None``: never)."""
+
+    breaker_tripped_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class AccountState:
     """``buying_power`` is the broker's figure (it may include margin); ``cash`` is cash.
     ``unknown_broker_orders`` counts open orders at the broker that ordergate did not place.
@@ -78,7 +94,8 @@ class AccountState:
     op count there, both as the ledger reads them. ``tradable`` is for the quote's symbol.
     ``recent`` (stage A only) counts the filer's recent orders (``RecentOrders``).
     ``average_daily_volume`` is the quote's symbol's, in shares, over its recent sessions
-    (read only when the policy sets ``max_adv_pct``)."""
+    (read only when the policy sets ``max_adv_pct``). ``cooldown``: what the policy's
+    ``[cooldown]`` counts from (``Cooldown``)."""
 
     now: datetime | None = None
     equity: Decimal | None = None
@@ -98,3 +115,4 @@ class AccountState:
     tradable: bool | None = None
     recent: RecentOrders | None = None
     average_daily_volume: Decimal | None = None
+    cooldown: Cooldown | None = None

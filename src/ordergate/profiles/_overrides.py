@@ -7,6 +7,7 @@ but accepts only what tightens by construction:
 - ``limits.*``: every cap of the policy. A lower number is tighter, except
   ``min_cash_usd``, a floor, where a higher number is tighter; ``max_adv_pct`` set where the
   policy leaves it off, or lower; ``halt_cancels_open`` turned on (never off).
+- ``cooldown.minutes``: a longer cooldown after a breaker.
 - ``symbols.allow``: tickers the profile may trade; every one must be allowed by the
   policy (anything is, when the policy allows ``*``). ``symbols.deny``: extra denials.
 - ``orders.types`` and ``orders.sessions``: a subset of the policy's.
@@ -36,6 +37,7 @@ _TABLES: Mapping[str, frozenset[str]] = MappingProxyType(
         "limits": frozenset({*_CAPS, "max_adv_pct", "halt_cancels_open"}),
         "symbols": frozenset({"allow", "deny"}),
         "orders": frozenset({"types", "sessions"}),
+        "cooldown": frozenset({"minutes"}),
     }
 )
 
@@ -59,6 +61,7 @@ class PolicyOverrides:
     max_positions: int | None = None
     max_adv_pct: Decimal | None = None
     halt_cancels_open: bool | None = None
+    cooldown_minutes: int | None = None
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
     order_types: frozenset[OrderType] | None = None
@@ -85,6 +88,8 @@ class PolicyOverrides:
             )
         if self.halt_cancels_open:
             values["halt_cancels_open"] = True
+        if self.cooldown_minutes is not None:
+            values["cooldown_minutes"] = max(policy.cooldown_minutes, self.cooldown_minutes)
         if self.allow is not None:
             values["allow"] = self.allow if policy.allow_all else policy.allow & self.allow
             values["allow_all"] = False
@@ -125,6 +130,13 @@ def check_tightens(overrides: PolicyOverrides, policy: PolicyConfig) -> None:
             "policy.limits.halt_cancels_open",
             "false would loosen the account policy, which cancels working orders on a breaker",
         )
+    minutes = overrides.cooldown_minutes
+    if minutes is not None and minutes < policy.cooldown_minutes:
+        raise ConfigError(
+            "policy.cooldown.minutes",
+            f"{minutes} would loosen the account policy: a profile's value must be at least the "
+            f"policy's {policy.cooldown_minutes}",
+        )
     if overrides.allow is not None and not policy.allow_all:
         extra = sorted(overrides.allow - policy.allow)
         if extra:
@@ -156,11 +168,12 @@ def parse_overrides(document: object) -> PolicyOverrides:
     if document is None:
         return PolicyOverrides()
     if not isinstance(document, Mapping):
-        raise ConfigError("policy", "must be a mapping of limits, symbols and orders")
+        raise ConfigError("policy", "must be a mapping of limits, symbols, orders and cooldown")
     for table, body in document.items():
         if table not in _TABLES:
             raise ConfigError(
-                f"policy.{table}", "unknown key (a profile may set limits, symbols, orders)"
+                f"policy.{table}",
+                "unknown key (a profile may set limits, symbols, orders, cooldown)",
             )
         if not isinstance(body, Mapping):
             raise ConfigError(f"policy.{table}", "must be a mapping")
@@ -195,4 +208,6 @@ def parse_overrides(document: object) -> PolicyOverrides:
         values["order_types"] = parsed.order_types
     if "sessions" in orders:
         values["sessions"] = parsed.sessions
+    if "minutes" in document.get("cooldown", {}):
+        values["cooldown_minutes"] = parsed.cooldown_minutes
     return PolicyOverrides(**values)

@@ -1,0 +1,59 @@
+"""The cooldown after a breaker through the guard, on paper and against the sandbox venue: a
+breaker's refusal is recorded, and buys are refused ``cooldown`` for ``[cooldown] minutes``
+after it (to the second) though the equity has recovered; sells are not."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from guard_kit import buy, desk, policy, sell
+
+from ordergate.ledger import FilingStatus
+
+pytestmark = pytest.mark.anyio
+
+MINUTES = 30
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.req("wall.cooldown")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
+async def test_buys_are_refused_cooldown_until_the_second_the_cooldown_after_a_breaker_ends(
+    tmp_path: Path, live: bool
+) -> None:
+    config = policy(f"[cooldown]\nminutes = {MINUTES}\n[limits]\nduplicate_window_s = 0")
+    async with desk(tmp_path, live=live, config=config) as d:
+        held = await d.guard.submit(buy("SPY"), identity="agent")
+        assert held.status is not FilingStatus.REFUSED, held
+        d.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        tripped_at = d.clock.now()
+        tripped = await d.guard.submit(buy("SPY"), identity="agent")
+        assert "drawdown_halt" in tripped.reasons
+        assert d.ledger.controls.breaker_tripped_at() == tripped_at
+        # The equity is its own high again: the breaker no longer refuses, the cooldown does.
+        d.ledger.controls.set_high_water_mark(Decimal(1))
+        d.step(MINUTES * 60 - 1)
+        cooling = await d.guard.submit(buy("SPY"), identity="agent")
+        assert cooling.reasons == ("cooldown",)
+        until = (tripped_at + timedelta(minutes=MINUTES)).isoformat().replace("+00:00", "Z")
+        assert f"buys are refused until {until} (cooldown.minutes = {MINUTES})" in cooling.message
+        out = await d.guard.submit(sell("SPY", quantity=Decimal("0.5")), identity="agent")
+        assert "cooldown" not in out.reasons, out
+        d.step(1)
+        after = await d.guard.submit(buy("SPY"), identity="agent")
+        assert after.status is not FilingStatus.REFUSED, after
+
+
+async def test_without_a_cooldown_a_breakers_refusal_is_not_recorded(tmp_path: Path) -> None:
+    async with desk(tmp_path) as d:
+        d.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        tripped = await d.guard.submit(buy("SPY"), identity="agent")
+        assert "drawdown_halt" in tripped.reasons
+        assert d.ledger.controls.breaker_tripped_at() is None
