@@ -18,142 +18,21 @@ closed trades) identically, and every call in between answered identically too.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from engine_pair_testkit import SYMBOLS, Pair, build_pair
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sandbox_testkit import tool_table
 from sqlalchemy import Engine
 
-from ordergate.core import SteppedClock
-from ordergate.sandbox.engine import (
-    ENGINE_TOOLS,
-    EquityEngine,
-    EquityListing,
-    EquityQuote,
-    ObservedPrices,
-    Split,
-    VenueEquityMarket,
-)
-from ordergate.sandbox.venue import Venue
-from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.store import engine_for, migrate, normalise_url
 
-START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # Tuesday, 10:00 in New York
-SEED = 7
-SYMBOLS = ("SPY", "AAPL")
 CENT = Decimal("0.01")
-_books = itertools.count()
-
-
-class Recorder:
-    """The seeded market as the equity desk reads it, keeping every quote it answers."""
-
-    def __init__(self, market: VenueEquityMarket) -> None:
-        self._market = market
-        self.seen: list[EquityQuote] = []
-
-    @property
-    def calendar(self) -> Any:
-        return self._market.calendar
-
-    def listing(self, symbol: str) -> EquityListing | None:
-        return self._market.listing(symbol)
-
-    def quote(self, symbol: str, at: datetime) -> EquityQuote:
-        quote = self._market.quote(symbol, at)
-        self.seen.append(quote)
-        return quote
-
-    def splits(self) -> Sequence[Split]:
-        return self._market.splits()
-
-    def split(self, symbol: str, ratio: Decimal, at: datetime) -> None:
-        self._market.split(symbol, ratio, at)
-
-
-@dataclass
-class Pair:
-    """The seeded venue and the engine, stepped together."""
-
-    clock: SteppedClock
-    seeded: Venue
-    desk: EquityDesk
-    recorder: Recorder
-    prices: ObservedPrices
-    engine: EquityEngine
-    database: Engine
-
-    def __post_init__(self) -> None:
-        self.table = tool_table(ENGINE_TOOLS)
-        self.account = self.seeded.accounts.agentic
-        assert self.engine.account.account_number == self.account.account_number
-
-    def _feed(self) -> None:
-        for quote in self.recorder.seen:
-            self.prices.observe(quote)
-        self.recorder.seen.clear()
-
-    def call(self, name: str, **args: Any) -> dict[str, Any]:
-        """``name`` on both; the two answers must be equal. Returns the seeded one."""
-        self.seeded.sync()
-        expected: dict[str, Any] = self.table.call(self.seeded, name, args)
-        self._feed()
-        got = self.engine.call(name, args)
-        assert got["structuredContent"] == expected["structuredContent"], name
-        assert got == expected, name
-        return expected
-
-    def data(self, name: str, **args: Any) -> dict[str, Any]:
-        result = self.call(name, account_number=self.account.account_number, **args)
-        if result["isError"]:
-            return {}
-        data: dict[str, Any] = result["structuredContent"]["data"]
-        return data
-
-    def held(self, symbol: str) -> Decimal:
-        positions = self.data("get_equity_positions").get("positions", [])
-        rows = [row for row in positions if row["symbol"] == symbol]
-        return Decimal(rows[0]["shares_available_for_sells"]) if rows else Decimal(0)
-
-    def bid(self, symbol: str) -> Decimal:
-        self.seeded.sync()
-        quote = self.recorder.quote(symbol, self.clock.now())
-        return quote.bid
-
-    def compare_everything(self) -> None:
-        page = self.data("get_equity_orders")
-        for _ in range(50):
-            if not page.get("next"):
-                break
-            page = self.data("get_equity_orders", cursor=page["next"])
-        for symbol in SYMBOLS:
-            self.data("get_equity_tax_lots", symbol=symbol)
-        self.data("get_equity_positions")
-        self.data("get_portfolio")
-        rhs = self.account.rhs_account_number
-        self.call("get_realized_pnl", account_number=rhs)
-        self.call("get_pnl_trade_history", account_number=rhs)
-
-    def restart(self) -> None:
-        """The engine's process ends; a new one opens the book from what it committed."""
-        self.engine = EquityEngine(
-            self.database, book=self.engine.book, prices=self.prices, clock=self.clock, seed=SEED
-        )
-
-    def split(self, symbol: str, ratio: Decimal) -> None:
-        try:
-            self.desk.split(symbol, ratio)
-        except ValueError:
-            return  # an order in the symbol is open: the venue refuses, nothing happens
-        self.prices.split(symbol, ratio, self.clock.now())
 
 
 @pytest.fixture(scope="module")
@@ -165,23 +44,6 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
         yield engine
     finally:
         engine.dispose()
-
-
-def _pair(database: Engine) -> Pair:
-    clock = SteppedClock(start=START)
-    seeded = Venue(seed=SEED, clock=clock)
-    recorder = Recorder(VenueEquityMarket(seeded.market))
-    desk = EquityDesk(seeded, market=recorder)
-    seeded.add_desk(desk)
-    prices = ObservedPrices(calendar=seeded.market.calendar, max_age=None)
-    for symbol in SYMBOLS:
-        listing = recorder.listing(symbol)
-        assert listing is not None
-        prices.list(listing)
-    engine = EquityEngine(
-        database, book=f"differential-{next(_books)}", prices=prices, clock=clock, seed=SEED
-    )
-    return Pair(clock, seeded, desk, recorder, prices, engine, database)
 
 
 # -- the steps ------------------------------------------------------------------------------
@@ -267,7 +129,7 @@ def _run(pair: Pair, step: tuple[Any, ...]) -> None:
 def test_the_engine_on_observed_prices_answers_as_the_seeded_venue(
     database: Engine, plan: list[tuple[Any, ...]]
 ) -> None:
-    pair = _pair(database)
+    pair = build_pair(database)
     for step in plan:
         _run(pair, step)
         pair.compare_everything()
@@ -278,7 +140,7 @@ def test_the_engine_on_observed_prices_answers_as_the_seeded_venue(
 def test_a_known_path_fills_rests_expires_splits_and_agrees_to_the_cent(database: Engine) -> None:
     """One fixed sequence covering every kind of step, so the harness itself is exercised
     the same way on every run."""
-    pair = _pair(database)
+    pair = build_pair(database)
     plan: list[tuple[Any, ...]] = [
         ("buy_shares", "SPY", "10"),
         ("wait", 30),
