@@ -19,29 +19,14 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from gateway_testkit import sandbox_gateway
+from gateway_testkit import HELD_ORDER, HELD_POLICY, PLACED, sandbox_gateway
 from oauth_testkit import ConsentBrowser, sdk_provider
 from owner_testkit import OwnerCodes, channel_act, enrol
-
-from ordergate.runtime import EMBEDDED_ACCOUNT
 
 pytestmark = pytest.mark.anyio
 
 REDIRECT = "http://127.0.0.1:51241/callback"
 BOUND_S = 90
-HELD_POLICY = """
-approval = "always"
-[symbols]
-allow = ["SPY"]
-"""
-ORDER = {
-    "account_number": EMBEDDED_ACCOUNT,
-    "symbol": "SPY",
-    "side": "buy",
-    "type": "market",
-    "dollar_amount": "5",
-}
-PLACED = ("filled", "submitted")
 
 
 @pytest.fixture
@@ -101,7 +86,7 @@ async def _agent(url: str, home: Path, codes: OwnerCodes, mode: str) -> dict[str
             quote = await client.call_tool("get_equity_quotes", {"symbols": ["SPY"]})
             assert isinstance(quote.structured_content, dict)
             seen["quote"] = quote.structured_content["data"]["results"][0]["quote"]["symbol"]
-            order = await client.call_tool("place_equity_order", ORDER)
+            order = await client.call_tool("place_equity_order", HELD_ORDER)
             assert isinstance(order.structured_content, dict), order
             data = order.structured_content["data"]
             seen["answered"] = data["status"]

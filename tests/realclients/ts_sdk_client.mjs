@@ -3,16 +3,38 @@
 // consent page, headless: it opens the authorization URL, fills the form (the owner code it
 // is given, as the owner would type it) and presses Approve, then hands the code back.
 //
-// argv: NODE_MODULES MCP_URL; env: CONSENT_OWNER_CODE (optional), CONSENT_PROFILE (optional).
-// Prints one JSON object on stdout: what each step showed (never a token or the code).
+// argv: NODE_MODULES MCP_URL; env: CONSENT_OWNER_CODE (optional), CONSENT_PROFILE (optional),
+// MCP_SDK ("2": the 2.x line, @modelcontextprotocol/client, which speaks 2026-07-28; else the
+// 1.x @modelcontextprotocol/sdk), ORDER (optional: the JSON arguments of an order to place).
+// With ORDER, where the owner must act the script prints one line `OWNER <url or approval
+// id>` on stdout and waits for one line on stdin (the owner acted) before it goes on: the
+// 2.x client's elicitation handler gets the URL of a held order's console page; the 1.x
+// client gets `pending_approval` and reads gate_record once the owner acted.
+// Prints one JSON object as its last line on stdout: what each step showed (never a token
+// or the code).
 import { createRequire } from "node:module";
 import path from "node:path";
 
+import readline from "node:readline";
+
 const [modules, mcpUrl] = process.argv.slice(2);
 const require = createRequire(path.join(modules, "index.js"));
-const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
-const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
-const { UnauthorizedError } = require("@modelcontextprotocol/sdk/client/auth.js");
+const v2 = process.env.MCP_SDK === "2";
+const { Client, StreamableHTTPClientTransport, UnauthorizedError } = v2
+  ? require("@modelcontextprotocol/client")
+  : {
+      ...require("@modelcontextprotocol/sdk/client/index.js"),
+      ...require("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      ...require("@modelcontextprotocol/sdk/client/auth.js"),
+    };
+const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+
+// The owner acts on `what` (printed), then the test answers one line.
+async function owner(what) {
+  process.stdout.write(`OWNER ${what}\n`);
+  const { done } = await lines.next();
+  if (done) throw new Error("the owner never answered");
+}
 
 const REDIRECT = "http://127.0.0.1:51237/callback";
 
@@ -31,6 +53,8 @@ class HeadlessConsent {
     this.saved = undefined;
     this.verifier = undefined;
     this.code = undefined;
+    this.iss = undefined;
+    this.discovery = undefined;
     this.pages = 0;
   }
   get redirectUrl() {
@@ -63,6 +87,13 @@ class HeadlessConsent {
   codeVerifier() {
     return this.verifier;
   }
+  // The 2.x line binds the callback to the authorization server it discovered (RFC 9207).
+  saveDiscoveryState(state) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
   async redirectToAuthorization(url) {
     const page = await fetch(url, { redirect: "manual" });
     if (page.status !== 200) throw new Error(`consent page answered ${page.status}`);
@@ -88,11 +119,25 @@ class HeadlessConsent {
     if (`${back.origin}${back.pathname}` !== REDIRECT) throw new Error("consent redirected elsewhere");
     if (back.searchParams.get("state") !== url.searchParams.get("state")) throw new Error("state changed");
     this.code = back.searchParams.get("code");
+    this.iss = back.searchParams.get("iss") ?? undefined;
   }
 }
 
+const elicited = [];
+
 async function connected(provider) {
-  const client = new Client({ name: "ordergate-ts-sdk", version: "1.0.0" });
+  const client = new Client(
+    { name: "ordergate-ts-sdk", version: "1.0.0" },
+    // The 2.x line connects in the handshake era unless told to probe server/discover.
+    v2 ? { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: "auto" } } : {},
+  );
+  if (v2) {
+    client.setRequestHandler("elicitation/create", async (request) => {
+      elicited.push(request.params.url);
+      await owner(request.params.url);
+      return { action: "accept" };
+    });
+  }
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
   return client;
 }
@@ -109,7 +154,7 @@ async function main() {
     if (!(error instanceof UnauthorizedError)) throw error;
     challenged = true;
     const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
-    await transport.finishAuth(provider.code);
+    await transport.finishAuth(provider.code, provider.iss);
     client = await connected(provider);
   }
   const names = [];
@@ -121,6 +166,18 @@ async function main() {
     if (cursor === undefined) break;
   }
   const quote = await client.callTool({ name: "get_equity_quotes", arguments: { symbols: ["SPY"] } });
+  let order = null;
+  if (process.env.ORDER) {
+    const placed = await client.callTool({ name: "place_equity_order", arguments: JSON.parse(process.env.ORDER) });
+    let data = placed.structuredContent?.data ?? null;
+    const answered = data?.status ?? null;
+    if (answered === "pending_approval") {
+      await owner(data.approval_id);
+      const record = await client.callTool({ name: "gate_record", arguments: {} });
+      data = record.structuredContent.data.filings.find((filing) => filing.filing_id === data.filing_id);
+    }
+    order = { answered, standing: data?.status ?? null, elicited };
+  }
   const seen = {
     challenged,
     consentPages: provider.pages,
@@ -128,13 +185,15 @@ async function main() {
     tokenType: provider.saved?.token_type ?? null,
     scope: provider.saved?.scope ?? null,
     hasRefreshToken: Boolean(provider.saved?.refresh_token),
-    protocolVersion: client.transport.protocolVersion ?? null,
+    protocolVersion: v2 ? (client.getNegotiatedProtocolVersion?.() ?? client.transport.protocolVersion ?? null) : (client.transport.protocolVersion ?? null),
     server: client.getServerVersion() ?? null,
     tools: names,
     quote: { isError: quote.isError ?? false, structuredContent: quote.structuredContent ?? null },
+    order,
   };
   await client.close();
   process.stdout.write(JSON.stringify(seen) + "\n");
+  process.exit(0); // stdin stays open: the test's pipe
 }
 
 await main();

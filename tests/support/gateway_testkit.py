@@ -13,7 +13,7 @@ from ordergate._serving import bind_socket
 from ordergate.core import Clock, SecurityClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
-from ordergate.runtime import Settings
+from ordergate.runtime import EMBEDDED_ACCOUNT, Settings
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
 OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
@@ -22,6 +22,21 @@ approval = "never"
 [symbols]
 allow = ["SPY"]
 """
+# Every order waits for the owner: what the tests of approval through MCP place, and how.
+HELD_POLICY = """
+approval = "always"
+[symbols]
+allow = ["SPY"]
+"""
+HELD_ORDER = {
+    "account_number": EMBEDDED_ACCOUNT,
+    "symbol": "SPY",
+    "side": "buy",
+    "type": "market",
+    "dollar_amount": "5",
+}
+PLACED = ("filled", "submitted")
+"""The statuses of an order the guard placed with the sandbox."""
 
 
 def sandbox_gateway(

@@ -29,6 +29,8 @@ _REMOTE_NAME, _, _REMOTE_VERSION = MCP_REMOTE.rpartition("@")
 PINNED: dict[str, str] = {
     # The official TypeScript SDK; 1.x runs on Node 18+ (its engines field).
     "@modelcontextprotocol/sdk": "1.32.2",
+    # Its 2.x line, the client alone, which speaks 2026-07-28 (Node 20+).
+    "@modelcontextprotocol/client": "2.4.0",
     # What `ordergate client-config claude-desktop` runs: the same pin, from one place.
     _REMOTE_NAME: _REMOTE_VERSION,
 }

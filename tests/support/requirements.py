@@ -463,6 +463,9 @@ REQUIREMENTS: dict[str, str] = {
     "clients.real.python-sdk-eras": "issue 26 §6: the MCP Python SDK in its default mode "
     "(2026-07-28) and pinned to legacy signs in, lists tools, reads a quote and gets a held "
     "order through the owner's approval",
+    "clients.real.typescript-sdk-eras": "issue 26 §6: the TypeScript SDK's 2.x client "
+    "(2026-07-28) and its 1.x SDK sign in, list tools, read a quote and get a held order "
+    "through the owner's approval",
     "mcp.stateless.listen": "issue 26 §1, MCP 2026-07-28: subscriptions/listen is answered "
     "(the gateway sends no notifications: none acknowledged, ended at once)",
     "oauth.consent.real-browser": "a real browser approves on the consent page: its form post "
