@@ -11,9 +11,11 @@ from oauth_testkit import parse_form
 BOUND_S = 30.0
 
 
-def approve(authorization_url: str, owner_code: str, *, follow: bool) -> str:
-    """Approve at ``authorization_url``; the redirect's ``Location``, fetched first when
-    ``follow`` (the client's callback then has the code)."""
+def approve(
+    authorization_url: str, owner_code: str, *, follow: bool, profile: str | None = None
+) -> str:
+    """Approve at ``authorization_url`` (choosing ``profile`` when given); the redirect's
+    ``Location``, fetched first when ``follow`` (the client's callback then has the code)."""
     with httpx2.Client(timeout=BOUND_S) as browser:
         page = browser.get(authorization_url)
         assert page.status_code == 200, page.text
@@ -21,6 +23,8 @@ def approve(authorization_url: str, owner_code: str, *, follow: bool) -> str:
         assert ("decision", "approve") in form.buttons
         (tag,) = form.forms
         fields = {**form.hidden, "decision": "approve"}
+        if profile is not None:
+            fields["profile"] = profile
         if 'name="owner_code"' in page.text:
             fields["owner_code"] = owner_code
         answer = browser.post(page.url.join(tag["action"] or ""), data=fields)

@@ -4,7 +4,9 @@ as Claude Desktop drives it: JSON-RPC lines on its stdin and stdout. It signs in
 discovery, registration, a browser sent to the consent page, the code received on its
 loopback callback, the exchange. The browser is headless: ``BROWSER`` (which the ``open``
 package's ``xdg-open`` runs with the URL) names a stand-in that hands the URL to this test,
-which approves as the owner."""
+which approves as the owner. Then it lists the tools, reads a quote and places an order the
+policy holds for the owner (``pending_approval``: a handshake-era client), which the owner
+approves on the owner channel; the agent's ``gate_record`` shows it placed."""
 
 from __future__ import annotations
 
@@ -17,9 +19,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from consent_kit import approve
-from gateway_testkit import sandbox_gateway
+from gateway_testkit import HELD_ORDER, HELD_POLICY, PLACED, sandbox_gateway
 from npm_testkit import PINNED, installed, node
-from owner_testkit import enrol
+from owner_testkit import channel_act, enrol
 from stdio_kit import StdioPeer
 from typer.testing import CliRunner
 
@@ -78,7 +80,7 @@ def test_mcp_remote_signs_in_headlessly_and_serves_the_gateways_tools_over_stdio
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     modules = installed()
-    server = sandbox_gateway(tmp_path, monkeypatch)
+    server = sandbox_gateway(tmp_path, monkeypatch, policy=HELD_POLICY)
     codes = enrol(tmp_path / "home")
     with server as url, socket.create_server(("127.0.0.1", 0)) as listener:
         peer = StdioPeer(
@@ -87,7 +89,7 @@ def test_mcp_remote_signs_in_headlessly_and_serves_the_gateways_tools_over_stdio
         )
         try:
             opened = _opened_url(listener)
-            location = approve(opened, codes.next(), follow=True)
+            location = approve(opened, codes.next(), follow=True, profile="trader")
             init = peer.request(
                 "initialize",
                 {
@@ -101,6 +103,13 @@ def test_mcp_remote_signs_in_headlessly_and_serves_the_gateways_tools_over_stdio
             quote = peer.request(
                 "tools/call", {"name": "get_equity_quotes", "arguments": {"symbols": ["SPY"]}}
             )
+            order = peer.request(
+                "tools/call", {"name": "place_equity_order", "arguments": HELD_ORDER}
+            )
+            held = order["result"]["structuredContent"]["data"]
+            approval = {"approval_id": held["approval_id"]}
+            approved = channel_act(tmp_path / "home", "approve", approval, codes.next())
+            record = peer.request("tools/call", {"name": "gate_record", "arguments": {}})
         finally:
             peer.close()
         auth = server.auth
@@ -121,3 +130,8 @@ def test_mcp_remote_signs_in_headlessly_and_serves_the_gateways_tools_over_stdio
     result = quote["result"]
     assert result["isError"] is False, result
     assert result["structuredContent"]["data"]["results"][0]["quote"]["symbol"] == "SPY"
+    assert held["status"] == "pending_approval", held
+    assert approved.status_code == 200, approved.text
+    filings = record["result"]["structuredContent"]["data"]["filings"]
+    standing = next(f for f in filings if f["filing_id"] == held["filing_id"])
+    assert standing["status"] in PLACED, standing
