@@ -18,9 +18,11 @@ from ordergate.gateway.desk._channel import (
     owner_socket_path,
 )
 from ordergate.gateway.desk._connections import client_name_of
-from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, policy_baseline, profile_trades
+from ordergate.gateway.desk._desk import OwnerDesk, profile_trades
 from ordergate.gateway.desk._errors import DeskError, refusal_status
+from ordergate.gateway.desk._held import GuardFor
 from ordergate.gateway.desk._plans import TRADING_PERMISSIONS
+from ordergate.gateway.desk._policy_acts import policy_baseline
 from ordergate.gateway.desk._remote import ChannelRefused, NoChannel, RemoteDesk, open_channel
 from ordergate.gateway.desk._routes import OWNER_PREFIX, owner_routes
 from ordergate.gateway.desk._wiring import owner_desk

@@ -25,9 +25,13 @@ from ordergate.core import command_hint
 from ordergate.owner import DelayedAct, Delays, DelaySettings, OwnerAct
 from ordergate.store import blocking
 
-__all__ = ["Announce", "Applier", "DelayedActs"]
+__all__ = ["UNVERIFIED", "Announce", "Applier", "DelayedActs"]
 
 logger = logging.getLogger(__name__)
+
+UNVERIFIED = "unverified"
+"""The journal's identity for an act anyone may make (it only makes things safer: a denial, a
+pause, a revocation, cancelling what waits)."""
 
 Applier = Callable[[DelayedAct], Awaitable[str | None]]
 """Does a delayed act that has come due; a note for the record, or raises to mark it failed."""

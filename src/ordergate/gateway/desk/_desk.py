@@ -30,7 +30,8 @@ act                    owner code                   what it does
 
 An act that loosens — a looser policy, arming live, a trading caller token, an approval above
 the owner's threshold — is authorised, then waits the owner's delay (``DelayedActs``,
-``_delayed``) before it is done: its applier (one per act, ``_apply_…``) defers it. A policy
+``_delayed``) before it is done: its applier (one per act: ``HeldOrders``, ``PolicyActs``,
+``CallerMints``, each in a module of its own; ``resume`` here) defers it. A policy
 that only tightens, a pause, a denial and the owner's cancel end what waits. What has come due
 is done before any owner read or act.
 
@@ -39,24 +40,16 @@ Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, cod
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ordergate.callers import MAX_TTL, MIN_TTL, CallerKey, CallerVerifier, mint
+from ordergate.callers import CallerKey
 from ordergate.core import (
     Clock,
-    ConfigError,
     RealtimeClock,
-    SteppedClock,
-    to_wire,
-    write_private,
 )
-from ordergate.execution import Guard, deny_approval
-from ordergate.gateway._caller_mints import claim_name, name_profile, record_mint, revoke_mints
+from ordergate.gateway._caller_mints import revoke_mints
 from ordergate.gateway._owner import digest_in
 from ordergate.gateway.desk._connections import (
     CALLER_PREFIX,
@@ -64,31 +57,27 @@ from ordergate.gateway.desk._connections import (
     list_caller_mints,
     list_connections,
 )
-from ordergate.gateway.desk._delayed import DelayedActs
+from ordergate.gateway.desk._delayed import UNVERIFIED, DelayedActs
 from ordergate.gateway.desk._errors import DeskError
+from ordergate.gateway.desk._held import GuardFor, HeldOrders
+from ordergate.gateway.desk._mints import CallerMints, collect_later
 from ordergate.gateway.desk._plans import (
     TRADING_PERMISSIONS,
     Plan,
     approve_plan,
-    mint_plan,
     policy_plan,
     resume_plan,
+    text_param,
 )
+from ordergate.gateway.desk._policy_acts import PolicyActs, PolicyHook, policy_baseline
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
-    AccountBusyError,
-    Approval,
-    ApprovalState,
     FilingRecord,
     Ledger,
-    LedgerError,
-    policy_sha256,
 )
 from ordergate.owner import (
-    CODE_MISSING,
     OWNER_IDENTITY,
     Credential,
-    DelayedAct,
     Delays,
     OwnerAct,
     OwnerAuthority,
@@ -97,25 +86,10 @@ from ordergate.owner import (
     PreparedRefused,
     act_digest,
 )
-from ordergate.policy import (
-    DEFAULT_POLICY_TOML,
-    PolicyConfig,
-    changed_keys,
-    loosened_keys,
-    parse_policy,
-)
 from ordergate.profiles import Profiles
 from ordergate.store import blocking
 
-__all__ = [
-    "GuardFor",
-    "OwnerDesk",
-    "policy_baseline",
-    "profile_trades",
-]
-
-APPROVAL_GRACE = timedelta(minutes=5)
-"""How long an approval that waited the owner's delay stays open after it is due."""
+__all__ = ["OwnerDesk", "profile_trades"]
 
 
 def profile_trades(profiles: Profiles, name: str | None) -> bool:
@@ -123,31 +97,6 @@ def profile_trades(profiles: Profiles, name: str | None) -> bool:
     as trading: nothing is granted by not finding it)."""
     profile = profiles.get(name) if name is not None else None
     return profile is None or bool(profile.permissions & TRADING_PERMISSIONS)
-
-
-UNVERIFIED = "unverified"
-"""The journal's identity for an act anyone may make (it only makes things safer)."""
-
-GuardFor = Callable[[FilingRecord], AbstractAsyncContextManager[Guard]]
-"""The guard that carries a held filing on (the running gateway's, or one opened for it)."""
-
-PolicyHook = Callable[[PolicyConfig], Awaitable[str | None]]
-"""Told of a newly applied policy (the running gateway swaps it in); a note for the owner."""
-
-
-def policy_baseline(ledger: Ledger) -> tuple[PolicyConfig, str | None]:
-    """What a new policy is compared with: the one last applied (and its SHA-256), or, before
-    any was, the defaults a fresh install writes."""
-    applied = ledger.controls.applied_policy()
-    if applied is None:
-        return parse_policy(DEFAULT_POLICY_TOML), None
-    return parse_policy(applied.text), applied.sha256
-
-
-@dataclass(frozen=True, slots=True)
-class _Policy:
-    path: Path
-    on_applied: PolicyHook | None
 
 
 class OwnerDesk:
@@ -173,18 +122,22 @@ class OwnerDesk:
         self._store = store
         self._guard_for = guard_for
         self._mode = mode
-        self._policy = _Policy(policy_path, on_policy)
-        self._profiles = profiles
-        self._caller_key = caller_key
         self._clock = clock or RealtimeClock()
-        applied = ledger.controls.applied_policy()
-        self._followed = applied.sha256 if applied is not None else None
         self._prepared = PreparedActs(ledger.engine, clock=self._clock)
         self._delayed = delayed or DelayedActs(Delays(ledger, clock=self._clock))
-        self._delayed.on_due(OwnerAct.POLICY_APPLY, self._policy_due)
-        self._delayed.on_due(OwnerAct.ARM_LIVE, self._policy_due)
-        self._delayed.on_due(OwnerAct.APPROVE, self._approval_due)
-        self._delayed.on_due(OwnerAct.TOKEN_MINT, _collect_later)
+        self._held = HeldOrders(
+            ledger=ledger, delayed=self._delayed, guard_for=guard_for, mode=mode
+        )
+        self._policies = PolicyActs(
+            ledger=ledger, delayed=self._delayed, path=policy_path, on_applied=on_policy
+        )
+        self._mints = CallerMints(
+            store=store, delayed=self._delayed, profiles=profiles, caller_key=caller_key
+        )
+        self._delayed.on_due(OwnerAct.POLICY_APPLY, self._policies.due)
+        self._delayed.on_due(OwnerAct.ARM_LIVE, self._policies.due)
+        self._delayed.on_due(OwnerAct.APPROVE, self._held.due)
+        self._delayed.on_due(OwnerAct.TOKEN_MINT, collect_later)
 
     @property
     def delayed(self) -> DelayedActs:
@@ -246,36 +199,7 @@ class OwnerDesk:
     async def policy(self) -> dict[str, Any]:
         """The policy in force and, when the policy file says something else, that pending
         text with the keys it changes and the keys it loosens (what applying it needs)."""
-
-        def read() -> dict[str, Any]:
-            applied = self._ledger.controls.applied_policy()
-            baseline, sha = policy_baseline(self._ledger)
-            body: dict[str, Any] = {
-                "applied_text": applied.text if applied else DEFAULT_POLICY_TOML,
-                "applied_sha256": sha,
-                "path": str(self._policy.path),
-                "pending": None,
-            }
-            try:
-                text = self._policy.path.read_text(encoding="utf-8")
-            except OSError:
-                return body
-            if policy_sha256(text) == sha:
-                return body
-            try:
-                pending = parse_policy(text)
-            except ConfigError as error:
-                body["pending"] = {"text": text, "error": str(error)}
-                return body
-            body["pending"] = {
-                "text": text,
-                "sha256": policy_sha256(text),
-                "changed": list(changed_keys(baseline, pending)),
-                "loosened": list(loosened_keys(baseline, pending)),
-            }
-            return body
-
-        return await blocking(read)
+        return await blocking(self._policies.view)
 
     async def client_names(self) -> dict[str, str]:
         """Each connection's digest (what identities on the record keep) to its client's
@@ -355,7 +279,7 @@ class OwnerDesk:
         if plan.needs_code:
             detail = {**plan.detail, "act_id": act_id}
             if vouched is not None and plan.act is OwnerAct.APPROVE:
-                await self._passkey_may_approve(plan)
+                await self._held.passkey_may_approve(plan)
             if vouched is not None:
                 credential = await self._vouch(plan.act, vouched, digest=digest, **detail)
             else:
@@ -374,9 +298,9 @@ class OwnerDesk:
 
     async def _plan(self, act: str, params: Mapping[str, Any]) -> Plan:
         if act == OwnerAct.APPROVE:
-            approval_id = _param(params, "approval_id")
-            approval, record = await self._pending(approval_id)
-            if await self._approval_waits(approval_id):
+            approval_id = text_param(params, "approval_id")
+            approval, record = await self._held.pending(approval_id)
+            if await self._held.waits(approval_id):
                 raise DeskError(
                     409,
                     "approval_waiting",
@@ -387,24 +311,24 @@ class OwnerDesk:
             return resume_plan(await blocking(self._ledger.controls.pause_state))
         if act == OwnerAct.POLICY_APPLY:
             baseline, applied_sha = await blocking(policy_baseline, self._ledger)
-            return policy_plan(_param(params, "text"), baseline, applied_sha)
+            return policy_plan(text_param(params, "text"), baseline, applied_sha)
         if act == OwnerAct.TOKEN_MINT:
-            return await blocking(self._mint_plan, params)
+            return await blocking(self._mints.plan, params)
         raise DeskError(400, "unknown_act", "No such owner act to prepare.")
 
     async def _apply(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
         # One function per act: what runs once the act is authorised (a delay, for an act
         # that loosens, goes between the two).
         appliers = {
-            OwnerAct.APPROVE: self._apply_approve,
+            OwnerAct.APPROVE: self._held.apply_approve,
             OwnerAct.RESUME: self._apply_resume,
-            OwnerAct.POLICY_APPLY: self._apply_policy,
-            OwnerAct.ARM_LIVE: self._apply_policy,
-            OwnerAct.TOKEN_MINT: self._apply_mint,
+            OwnerAct.POLICY_APPLY: self._policies.apply,
+            OwnerAct.ARM_LIVE: self._policies.apply,
+            OwnerAct.TOKEN_MINT: self._mints.apply,
         }
         return await appliers[plan.act](plan, credential)
 
-    # -- acts on held orders ---------------------------------------------------------------
+    # -- acts on held orders (``_held``) ----------------------------------------------------
 
     async def approve(
         self, approval_id: str, code: str | None, *, vouched: Credential | None = None
@@ -415,90 +339,8 @@ class OwnerDesk:
             OwnerAct.APPROVE, {"approval_id": approval_id}, code, vouched=vouched
         )
 
-    async def _passkey_may_approve(self, plan: Plan) -> None:
-        """An order above the owner's threshold needs the code, never a passkey alone."""
-        _, record = await self._pending(str(plan.params["approval_id"]))
-        threshold = (await self._delayed.settings()).approve_above
-        if threshold is not None and record.notional > threshold:
-            raise DeskError(
-                401,
-                CODE_MISSING,
-                "This order is above the owner's approval threshold: approving it needs the "
-                "owner code, not a passkey alone.",
-            )
-
-    async def _apply_approve(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
-        approval_id = str(plan.params["approval_id"])
-        _, record = await self._pending(approval_id)
-        threshold = (await self._delayed.settings()).approve_above
-        if threshold is not None and record.notional > threshold:
-            terms = record.terms
-            summary = (
-                f"approve {terms.get('side')} {terms.get('symbol')} "
-                f"${to_wire(record.notional)} (above ${to_wire(threshold)}) · "
-                f"order {record.id}"
-            )
-            waiting = await self._delayed.defer(OwnerAct.APPROVE, summary, dict(plan.detail))
-            if waiting is not None:
-                # The approval stays open until its delay has passed, and a little after.
-                until = datetime.fromisoformat(waiting["delayed"]["effective_at"]) + APPROVAL_GRACE
-                await blocking(self._ledger.approvals.hold_until, approval_id, until)
-                return waiting
-        return await self._place_approved(record, approval_id)
-
-    async def _approval_waits(self, approval_id: str) -> bool:
-        waiting = await blocking(self._delayed.delays.pending)
-        return any(
-            act.act is OwnerAct.APPROVE and act.payload["approval_id"] == approval_id
-            for act in waiting
-        )
-
-    async def _place_approved(self, record: FilingRecord, approval_id: str) -> dict[str, Any]:
-        # ``Guard.approve`` carries the order on in its account's turn, like any other order.
-        async with self._guard_for(record) as guard:
-            try:
-                outcome = await guard.approve(approval_id, by=OWNER_IDENTITY)
-            except AccountBusyError as busy:
-                raise _busy(busy) from None
-            mode = "paper" if guard.paper else "live"
-        return outcome.as_json(mode=mode)
-
     async def deny(self, approval_id: str) -> dict[str, Any]:
-        _, record = await self._pending(approval_id)
-        try:
-            async with self._ledger.turns.account(record.account):
-                outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
-        except AccountBusyError as busy:
-            raise _busy(busy) from None
-        for waiting in await blocking(self._delayed.delays.pending):
-            if waiting.act is OwnerAct.APPROVE and waiting.payload["approval_id"] == approval_id:
-                await self._delayed.cancel(waiting.id, why="the order was denied", by=UNVERIFIED)
-        return outcome.as_json(mode=self._mode)
-
-    async def _approval_due(self, act: DelayedAct) -> str | None:
-        approval_id = str(act.payload["approval_id"])
-        _, record = await self._pending(approval_id)
-        outcome = await self._place_approved(record, approval_id)
-        return f"the approved order is {outcome.get('status')}"
-
-    async def _pending(self, approval_id: str) -> tuple[Approval, FilingRecord]:
-        """A pending approval and the filing it holds; 404 for none, 409 when decided."""
-
-        def read() -> tuple[Approval, FilingRecord]:
-            approval = self._ledger.approvals.get(approval_id)
-            return approval, self._ledger.filing(approval.filing_id)
-
-        try:
-            approval, record = await blocking(read)
-        except (LedgerError, ValueError):
-            raise DeskError(404, "unknown_approval", "No approval has that id.") from None
-        if approval.state is not ApprovalState.PENDING:
-            raise DeskError(
-                409,
-                "approval_decided",
-                f"That approval was already decided ({approval.state.value}); nothing changed.",
-            )
-        return approval, record
+        return await self._held.deny(approval_id)
 
     # -- the kill switch -------------------------------------------------------------------
 
@@ -541,101 +383,17 @@ class OwnerDesk:
         await blocking(self._ledger.controls.resume, by=OWNER_IDENTITY)
         return {"paused": False, "changed": True, "was": _pause_json(current, changed=False)}
 
-    # -- the policy ------------------------------------------------------------------------
+    # -- the policy (``_policy_acts``) ------------------------------------------------------
 
     async def apply_policy(self, text: str, code: str | None) -> dict[str, Any]:
         return await self._prepared_now(OwnerAct.POLICY_APPLY, {"text": text}, code)
 
-    async def _apply_policy(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
-        text = str(plan.params["text"])
-        policy = parse_policy(text)
-        baseline, applied_sha = await blocking(policy_baseline, self._ledger)
-        digest = policy_sha256(text)
-        if digest == applied_sha:
-            return {"applied": False, "sha256": digest, "message": "That policy is in force."}
-        loosened = loosened_keys(baseline, policy)
-        changed = changed_keys(baseline, policy)
-        used = credential.value if credential is not None else "none"
-        cancelled: list[dict[str, Any]] = []
-        if loosened:
-            arming = plan.act is OwnerAct.ARM_LIVE
-            summary = (
-                f"{'arm live: ' if arming else ''}apply policy sha256:{digest[:12]}… "
-                f"loosening {', '.join(loosened)}"
-            )
-            payload = {"text": text, "sha256": digest, "credential": used}
-            waiting = await self._delayed.defer(plan.act, summary, payload)
-            if waiting is not None:
-                return waiting
-        elif changed:
-            # A policy that only tightens ends every act that still waits to loosen.
-            why = f"a tightening policy was applied (sha256:{digest[:12]}…)"
-            cancelled = await self._delayed.cancel(None, why=why, by=UNVERIFIED)
-        answer = await self._put_in_force(text, policy, used)
-        return {**answer, "cancelled": cancelled} if cancelled else answer
-
-    async def _policy_due(self, act: DelayedAct) -> str | None:
-        text = str(act.payload["text"])
-        answer = await self._put_in_force(text, parse_policy(text), str(act.payload["credential"]))
-        return "; ".join(answer["notes"]) or None
-
-    async def _put_in_force(
-        self, text: str, policy: PolicyConfig, credential: str
-    ) -> dict[str, Any]:
-        """Make ``text`` the policy in force now (what loosens has waited, or there is none)."""
-        baseline, _ = await blocking(policy_baseline, self._ledger)
-        digest = policy_sha256(text)
-        loosened = loosened_keys(baseline, policy)
-        changed = changed_keys(baseline, policy)
-        await blocking(
-            self._ledger.controls.apply_policy,
-            text,
-            credential=credential,
-            loosened=loosened,
-            changed=changed,
-        )
-        self._followed = digest
-        notes = [
-            note for note in (await self._write_policy(text), await self._swap(policy)) if note
-        ]
-        return {
-            "applied": True,
-            "sha256": digest,
-            "changed": list(changed),
-            "loosened": list(loosened),
-            "credential": credential,
-            "notes": notes,
-        }
-
     async def follow_applied(self) -> str | None:
         """Swap in a policy another process (a replica, the command line on the ledger) has
         applied since this desk last looked; a note when it did, else ``None``."""
-        applied = await blocking(self._ledger.controls.applied_policy)
-        if applied is None or applied.sha256 == self._followed:
-            return None
-        self._followed = applied.sha256
-        note = await self._swap(parse_policy(applied.text))
-        return f"now enforcing the policy applied elsewhere, sha256:{applied.sha256}" + (
-            f"; {note}" if note else ""
-        )
+        return await self._policies.follow_applied()
 
-    async def _write_policy(self, text: str) -> str | None:
-        path = self._policy.path
-        try:
-            await blocking(write_private, path, text.encode("utf-8"))
-        except OSError as error:
-            return (
-                f"the policy is in force, but {path} could not be written ({error.strerror}): "
-                "put the same text there before the gateway next starts"
-            )
-        return None
-
-    async def _swap(self, policy: PolicyConfig) -> str | None:
-        if self._policy.on_applied is None:
-            return None
-        return await self._policy.on_applied(policy)
-
-    # -- connections and caller tokens -----------------------------------------------------
+    # -- connections and caller tokens (``_mints``) ----------------------------------------
 
     async def revoke(self, connection_id: str) -> dict[str, Any]:
         """Erase a connection with its tokens; or, for ``caller:NAME`` (every token minted for
@@ -683,90 +441,6 @@ class OwnerDesk:
         params = {"caller": caller, "profile": profile, "ttl_s": ttl_s, "connection": connection}
         return await self._prepared_now(OwnerAct.TOKEN_MINT, params, code)
 
-    def _mint_plan(self, params: Mapping[str, Any]) -> Plan:
-        caller, name = _param(params, "caller"), _param(params, "profile")
-        ttl_s, connection = params.get("ttl_s"), params.get("connection")
-        if isinstance(ttl_s, bool) or not isinstance(ttl_s, int):
-            raise DeskError(400, "invalid_request", "ttl_s must be a whole number of seconds.")
-        if connection is not None and not isinstance(connection, str):
-            raise DeskError(400, "invalid_request", "connection must be a string.")
-        chosen = self._profiles.get(name)
-        if chosen is None:
-            defined = ", ".join(sorted(self._profiles))
-            raise DeskError(400, "unknown_profile", f"No such profile (defined: {defined}).")
-        if not MIN_TTL <= timedelta(seconds=ttl_s) <= MAX_TTL:
-            raise DeskError(400, "invalid_ttl", "The lifetime must be 1 s to 24 h.")
-        if self._caller_key is None:
-            raise DeskError(
-                503,
-                "no_caller_key",
-                "This gateway has no caller-token key: set ORDERGATE_CALLER_TOKEN_KEY or "
-                "ORDERGATE_MASTER_SECRET where it runs.",
-            )
-        held = name_profile(self._store.engine, caller)
-        if held is not None and held != name:
-            raise _name_taken(held)
-        request = {"caller": caller, "profile": name, "ttl_s": ttl_s, "connection": connection}
-        # A trading token whose delay has passed is minted, without a code, when asked again.
-        due = bool(chosen.permissions & TRADING_PERMISSIONS) and self._delayed.delays.collectable(
-            OwnerAct.TOKEN_MINT, request
-        )
-        return mint_plan(
-            caller=caller, profile=chosen, ttl_s=ttl_s, connection=connection, waited=due
-        )
-
-    async def _apply_mint(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
-        params = plan.params
-        caller, profile = str(params["caller"]), str(params["profile"])
-        key = self._caller_key
-        assert key is not None, "the plan refuses a desk without a caller key"
-        if plan.binds.get("trading"):
-            request = dict(params)
-            collected = await blocking(self._delayed.delays.collect, OwnerAct.TOKEN_MINT, request)
-            if collected is None and credential is None:
-                raise DeskError(
-                    409,
-                    "prepared_act_changed",
-                    "The waited token can no longer be collected; prepare it again.",
-                )
-            if collected is None:
-                summary = (
-                    f"mint a trading caller token for {caller} ({profile}, {params['ttl_s']} s)"
-                )
-                answer = await self._delayed.defer(OwnerAct.TOKEN_MINT, summary, request)
-                if answer is not None:
-                    answer["message"] += (
-                        " Once it has, run the same command again to get the token."
-                    )
-                    return answer
-        now = RealtimeClock().now()  # security time: a caller token expires by the wall clock
-        try:
-            token = mint(
-                key,
-                caller=caller,
-                profile=profile,
-                ttl=timedelta(seconds=int(params["ttl_s"])),
-                now=now,
-                connection=params.get("connection"),
-            )
-        except ConfigError as error:
-            raise DeskError(400, "invalid_token_claim", f"Cannot mint: {error}.") from None
-        claims = CallerVerifier(key, SteppedClock(start=now), cache_size=0).verify(token.reveal())
-        assert claims is not None, "a freshly minted token verifies under its own key"
-        engine = self._store.engine
-        held = await blocking(claim_name, engine, caller, profile, now)
-        if held != profile:  # another process claimed the name for another profile meanwhile
-            raise _name_taken(held)
-        await blocking(record_mint, engine, claims, params.get("connection"), now)
-        return {
-            "token": token.reveal(),
-            "caller": caller,
-            "profile": profile,
-            "mint_id": claims.mint_id,
-            "expires_at": claims.expires_at.isoformat(),
-            "key_source": key.source.value,
-        }
-
     # -- the owner code ---------------------------------------------------------------------
 
     async def _prepared_now(
@@ -812,29 +486,8 @@ class OwnerDesk:
         return await self._vouch(act, credential, **detail)
 
 
-async def _collect_later(act: DelayedAct) -> str | None:
-    # The token itself is never stored: it is minted when the owner asks again (``mint``).
-    return "the token can now be minted: run the same command again"
-
-
-def _name_taken(profile: str) -> DeskError:
-    return DeskError(
-        409,
-        "caller_name_taken",
-        f"That caller name belongs to the profile {profile!r}: mint it for that profile, or "
-        "choose another name.",
-    )
-
-
 _REQUESTED = {OwnerAct.ARM_LIVE: OwnerAct.POLICY_APPLY}
 """The act a prepared act was requested as, where it is journalled as another."""
-
-
-def _param(params: Mapping[str, Any], name: str) -> str:
-    value = params.get(name)
-    if not isinstance(value, str) or not value:
-        raise DeskError(400, "invalid_request", f"{name} must be a non-empty string.")
-    return value
 
 
 _WITHHELD = ("token",)
@@ -868,12 +521,3 @@ def _pause_json(state: Any, *, changed: bool) -> dict[str, Any]:
         "reason": state.reason,
         "since": state.since.isoformat() if state.since else None,
     }
-
-
-def _busy(busy: AccountBusyError) -> DeskError:
-    return DeskError(
-        409,
-        busy.code,
-        f"Another order on this account held its turn for over {busy.bound_s:g} s; nothing "
-        "was done. Try again.",
-    )

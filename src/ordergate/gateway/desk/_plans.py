@@ -33,6 +33,7 @@ __all__ = [
     "mint_plan",
     "policy_plan",
     "resume_plan",
+    "text_param",
 ]
 
 TRADING_PERMISSIONS = frozenset(
@@ -156,3 +157,11 @@ def mint_plan(
         needs_code=trading and not waited,
         detail={"caller": caller, "profile": profile.name, "ttl_s": ttl_s},
     )
+
+
+def text_param(params: Mapping[str, Any], name: str) -> str:
+    """The act's parameter ``name``, a non-empty string; ``DeskError`` (400) otherwise."""
+    value = params.get(name)
+    if not isinstance(value, str) or not value:
+        raise DeskError(400, "invalid_request", f"{name} must be a non-empty string.")
+    return value

@@ -15,7 +15,9 @@ from ordergate.callers import CallerKey
 from ordergate.core import Clock, ConfigError, command_hint
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway.desk._delayed import DelayedActs
-from ordergate.gateway.desk._desk import GuardFor, OwnerDesk, PolicyHook
+from ordergate.gateway.desk._desk import OwnerDesk
+from ordergate.gateway.desk._held import GuardFor
+from ordergate.gateway.desk._policy_acts import PolicyHook
 from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import Ledger
 from ordergate.owner import ENROLMENT_FILE, Delays, EnrolmentError, LockAlert, OwnerAuthority
