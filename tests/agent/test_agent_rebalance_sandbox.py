@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from agent_kit import agent_on_sandbox
+from turn_testkit import impatient_turns, turn_held_elsewhere
 
-from ordergate.agent import DECISION, ORDER, AgentState
+from ordergate.agent import DECISION, DROPPED, ORDER, AgentState
 from ordergate.core import Side, SteppedClock
 from ordergate.ledger import FilingStatus
 
@@ -44,6 +45,22 @@ async def test_one_tick_in_the_regular_session_files_sells_before_buys_and_fills
         journal = run.running.guard.ledger.journal
         assert journal.snapshot(tick.snapshot.digest) == tick.snapshot.as_json()
         assert {entry.filing_id for entry in orders} == {o.filing_id for _, o in tick.orders}
+
+
+@pytest.mark.anyio
+async def test_intents_while_another_process_holds_the_accounts_turn_are_journalled_unfiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    impatient_turns(monkeypatch)
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN) as run:
+        with turn_held_elsewhere(tmp_path / "home" / "ledger.db"):
+            tick = await run.agent.tick()
+        entries = run.running.guard.ledger.journal.entries()
+        spend = run.running.guard.ledger.rolling_spend(run.running.guard.account)
+    assert tick.orders == ()
+    dropped = [entry.why for entry in entries if entry.kind == DROPPED]
+    assert len(dropped) == 2 and all("account_busy" in why for why in dropped)
+    assert spend.orders == 0
 
 
 @pytest.mark.anyio

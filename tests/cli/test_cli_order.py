@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from owner_testkit import enrol
+from turn_testkit import impatient_turns, turn_held_elsewhere
 from typer.testing import CliRunner, Result
 
 from ordergate.cli import app
@@ -105,6 +106,19 @@ def test_a_refused_order_exits_3_and_names_its_reasons(person: Person) -> None:
     result = person.run("order", "AAPL", "buy", "--qty", "1", "--sandbox")
     assert result.exit_code == 3, result.output
     assert "symbol_not_allowed" in result.stdout and "status    refused" in result.stdout
+
+
+def test_an_order_while_another_process_holds_the_accounts_turn_exits_3_unfiled(
+    person: Person, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")  # the ledger exists
+    impatient_turns(monkeypatch)
+    with turn_held_elsewhere(person.home / "ledger.db"):
+        busy = person.run("order", "SPY", "buy", "--qty", "0.2", "--sandbox")
+    assert busy.exit_code == 3, busy.output
+    assert "refused (account_busy)" in busy.stderr and "nothing was filed" in busy.stderr
+    listed = person.json("approvals")
+    assert [item["approval_id"] for item in listed] == [first["approval_id"]]
 
 
 @pytest.mark.req("policy.duplicate-order")

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx2
 import pytest
 from desk_kit import owner_desk
+from turn_testkit import impatient_turns, turn_held_elsewhere
 
 from ordergate.policy import DEFAULT_POLICY_TOML
 
@@ -110,6 +111,25 @@ def test_a_prepared_approval_whose_filing_changed_after_prepare_is_refused(
 
 
 @pytest.mark.req("owner.act.safer-needs-no-code")
+def test_approve_and_deny_wait_for_the_accounts_turn_and_past_its_bound_change_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    impatient_turns(monkeypatch)
+    with owner_desk(tmp_path, monkeypatch) as desk:
+        held = desk.held_order()
+        params = {"approval_id": held["approval_id"]}
+        database = desk.ledger.engine.url.database
+        assert database is not None
+        with turn_held_elsewhere(database):
+            denied = desk.post(f"/approvals/{held['approval_id']}/deny")
+            approved = desk.act("approve", params, desk.codes.passphrase)
+        assert (denied.status_code, denied.json()["error"]["code"]) == (409, "account_busy")
+        assert (approved.status_code, approved.json()["error"]["code"]) == (409, "account_busy")
+        assert desk.ledger.approvals.get(held["approval_id"]).decided_by is None
+        placed = desk.act("approve", params, desk.codes.passphrase)
+        assert placed.json()["status"] == "filled", placed.text
+
+
 def test_deny_pause_and_revoke_need_no_code_but_resume_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

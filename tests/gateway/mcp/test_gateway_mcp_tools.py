@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from mcp_gateway_kit import CONNECTION, custodian_home, gateway, identity_of, policy
+from turn_testkit import impatient_turns, turn_held_elsewhere
 
 from ordergate.core import OrderType, Side
 from ordergate.gateway.mcp import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
@@ -184,6 +185,21 @@ async def test_an_equity_order_runs_the_guard_and_fills_on_paper_with_its_filing
     # Paper: the order was filed and filled on the paper book, never sent to the venue.
     assert gw.backend.forwarded == []
     assert venue_orders["orders"] == []
+
+
+async def test_an_order_while_another_process_holds_the_accounts_turn_is_refused_unfiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    impatient_turns(monkeypatch)
+    async with gateway(tmp_path) as gw:
+        database = gw.ledger.engine.url.database
+        assert database is not None
+        with turn_held_elsewhere(database):
+            result = await gw.call("place_equity_order", _market_buy(gw.account))
+        spend = gw.ledger.rolling_spend(gw.account)
+    assert result["isError"] is True
+    assert result["structuredContent"]["error"]["code"] == "ACCOUNT_BUSY"
+    assert spend.orders == 0
 
 
 async def test_a_dollar_amount_order_is_filed_as_a_notional(tmp_path: Path) -> None:
