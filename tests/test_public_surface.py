@@ -35,8 +35,8 @@ SURFACE = {
     },
     "ordergate.sandbox.oauth": {"AccessGrant", "OAuthServer", "SHARED_CLIENT_ID", "TokenPair"},
     "ordergate.sandbox.engine": {
-        "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing", "EquityMarket",
-        "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
+        "BookMismatch", "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing",
+        "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
     },
     "ordergate.oauth": {
         "Authorization", "AuthorizationServer", "AuthorizationStore", "BAD_CODE", "BAD_REFRESH",

@@ -16,7 +16,13 @@ from pg_testkit import database
 from sqlalchemy import Engine, event, text
 
 from ordergate.core import SteppedClock
-from ordergate.sandbox.engine import EquityEngine, EquityListing, EquityQuote, ObservedPrices
+from ordergate.sandbox.engine import (
+    BookMismatch,
+    EquityEngine,
+    EquityListing,
+    EquityQuote,
+    ObservedPrices,
+)
 from ordergate.sandbox.engine._codec import decode_state, encode_state
 from ordergate.sandbox.venue import stable_uuid
 from ordergate.store import engine_for, migrate, normalise_url
@@ -386,6 +392,17 @@ def test_an_order_is_found_by_ref_id_open_or_ended_and_open_orders_list_the_open
     assert fresh.engine.open_orders()[0] == next(
         o for o in fresh.orders() if o["id"] == resting["id"]
     )
+
+
+def test_a_book_opened_with_another_seed_is_refused_and_left_alone(db: Engine) -> None:
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.place(side="buy", type="market", quantity="1")
+    other = EquityEngine(db, book="paper-1", prices=paper.prices, clock=clock, seed=99)
+    with pytest.raises(BookMismatch):
+        other.call("get_portfolio", {"account_number": other.account.account_number})
+    assert len(paper.orders()) == 1
 
 
 def test_the_book_s_tables_are_read_only_inside_a_call(db: Engine) -> None:

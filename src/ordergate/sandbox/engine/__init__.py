@@ -5,7 +5,7 @@ ordergate's database: what paper trading runs (see ``EquityEngine``).
 upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed.
 """
 
-from ordergate.sandbox.engine._engine import ENGINE_TOOLS, EquityEngine
+from ordergate.sandbox.engine._engine import ENGINE_TOOLS, BookMismatch, EquityEngine
 from ordergate.sandbox.venue._equity_market import (
     EquityListing,
     EquityMarket,
@@ -18,6 +18,7 @@ from ordergate.sandbox.venue._observed_prices import DEFAULT_MAX_AGE, ObservedPr
 __all__ = [
     "DEFAULT_MAX_AGE",
     "ENGINE_TOOLS",
+    "BookMismatch",
     "EquityEngine",
     "EquityListing",
     "EquityMarket",

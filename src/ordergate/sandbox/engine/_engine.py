@@ -54,9 +54,14 @@ from ordergate.sandbox.venue._equity_market import EquityMarket
 from ordergate.sandbox.venue._equity_wire import order_wire
 from ordergate.store import write_transaction
 
-__all__ = ["ENGINE_TOOLS", "EquityEngine"]
+__all__ = ["ENGINE_TOOLS", "BookMismatch", "EquityEngine"]
 
 T = TypeVar("T")
+
+
+class BookMismatch(Exception):
+    """The stored book belongs to accounts this engine's ``seed`` does not name."""
+
 
 ENGINE_TOOLS = (
     "get_accounts",
@@ -118,8 +123,9 @@ class EquityEngine:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run the venue's tool ``name`` on the book: a ``CallToolResult`` as the venue's MCP
         server answers it (``structuredContent`` is ``{data, guide}``, or ``{error}`` with
-        ``isError``). Raises ``UnknownTool`` for a tool the engine does not answer and
-        ``StoreError``/SQLAlchemy errors when the database fails (nothing is then changed)."""
+        ``isError``). Raises ``UnknownTool`` for a tool the engine does not answer,
+        ``BookMismatch`` for a book opened with another ``seed``, and SQLAlchemy errors when
+        the database fails (nothing is then changed)."""
         args = dict(arguments or {})
         return self._in_turn(lambda: self._table.call(self._venue, name, args))
 
@@ -193,7 +199,11 @@ class EquityEngine:
         venue, desk = self._venue, self._desk
         venue.ids.resume(state.ids)
         venue.resume(state.synced_to)
-        for account in venue.accounts.all():
+        accounts = venue.accounts.all()
+        if {a.account_number for a in accounts} != set(state.cash):
+            # Another seed names other accounts: refuse rather than mix two books.
+            raise BookMismatch(f"book {self.book!r} was opened with another seed")
+        for account in accounts:
             account.cash = state.cash[account.account_number]
             account.holds = dict(state.holds[account.account_number])
         desk.restore(state.orders, state.sequence)
