@@ -70,7 +70,7 @@ SURFACE = {
         "chain_hash", "event_body", "to_units", "linked_filing_body",
         "CAP_DAILY_USD", "CAP_ORDERS_PER_DAY", "DEFAULT_APPROVAL_TTL", "GENESIS", "PAUSED",
         "WINDOW", "Approval", "ApprovalState", "Approvals", "ChainHead", "CheckpointError",
-        "Controls", "Decision",
+        "Controls", "Decision", "IdentityFill",
         "DecisionEntry", "DecisionReads", "EventRecord", "Execution", "Filing", "FilingRecord",
         "RecentFilings",
         "FilingResult",

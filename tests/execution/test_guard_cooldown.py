@@ -57,3 +57,30 @@ async def test_without_a_cooldown_a_breakers_refusal_is_not_recorded(tmp_path: P
         tripped = await d.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in tripped.reasons
         assert d.ledger.controls.breaker_tripped_at() is None
+
+
+@pytest.mark.req("wall.cooldown")
+async def test_two_losing_round_trips_start_the_cooldown_and_it_ends_to_the_second(
+    tmp_path: Path,
+) -> None:
+    # On paper a buy fills at the ask and a sell at the bid: each round trip loses the spread.
+    config = policy(
+        f"[cooldown]\nminutes = {MINUTES}\nloss_streak = 2\nloss_window_minutes = 60\n"
+        "[limits]\nduplicate_window_s = 0"
+    )
+    async with desk(tmp_path, config=config) as d:
+        for _ in range(2):
+            bought = await d.guard.submit(buy("SPY"), identity="agent")
+            assert bought.status is FilingStatus.FILLED, bought
+            sold = await d.guard.submit(sell("SPY"), identity="agent")
+            assert sold.status is FilingStatus.FILLED, sold
+        cooling = await d.guard.submit(buy("SPY"), identity="agent")
+        assert cooling.reasons == ("cooldown",)
+        assert "cooldown: 2 of your closed trades lost in the last 90 minutes" in cooling.message
+        other = await d.guard.submit(buy("SPY", quantity=Decimal("0.5")), identity="another")
+        assert other.status is FilingStatus.FILLED  # the streak is the agent's own
+        d.step(MINUTES * 60 - 1)
+        assert (await d.guard.submit(buy("SPY"), identity="agent")).reasons == ("cooldown",)
+        d.step(1)
+        after = await d.guard.submit(buy("SPY"), identity="agent")
+        assert after.status is FilingStatus.FILLED, after

@@ -143,3 +143,13 @@ def test_a_shorter_cooldown_loosens_and_a_longer_one_tightens() -> None:
     assert loosened_keys(BASE, cooling) == ()
     assert loosened_keys(cooling, BASE) == ("cooldown.minutes",)
     assert changed_keys(BASE, cooling) == ("cooldown.minutes",)
+
+
+def test_a_longer_streak_or_a_shorter_loss_window_loosens() -> None:
+    counting = replace(BASE, loss_streak=3, loss_window_minutes=60)
+    assert loosened_keys(counting, BASE) == ("cooldown.loss_streak",)
+    assert loosened_keys(counting, replace(counting, loss_streak=4)) == ("cooldown.loss_streak",)
+    assert loosened_keys(counting, replace(counting, loss_streak=2)) == ()
+    shorter = replace(counting, loss_window_minutes=59)
+    assert loosened_keys(counting, shorter) == ("cooldown.loss_window_minutes",)
+    assert changed_keys(counting, shorter) == ("cooldown.loss_window_minutes",)

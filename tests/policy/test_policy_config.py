@@ -71,6 +71,8 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "halt_cancels_open": False,
     "max_adv_pct": None,
     "cooldown_minutes": 0,
+    "loss_streak": 0,
+    "loss_window_minutes": 60,
     "allow": frozenset(),
     "allow_all": False,
     "deny": frozenset(),
@@ -334,6 +336,9 @@ def test_a_policy_file_loads_from_disk(tmp_path: Path) -> None:
         ({"cooldown_minutes": -1}, "cooldown.minutes"),
         ({"cooldown_minutes": 7 * 24 * 60 + 1}, "cooldown.minutes"),
         ({"cooldown_minutes": True}, "cooldown.minutes"),
+        ({"loss_streak": -1}, "cooldown.loss_streak"),
+        ({"loss_streak": 101}, "cooldown.loss_streak"),
+        ({"loss_window_minutes": 0}, "cooldown.loss_window_minutes"),
         ({"max_adv_pct": D("100.01")}, "limits.max_adv_pct"),
         ({"max_adv_pct": D("Infinity")}, "limits.max_adv_pct"),
         ({"order_types": frozenset()}, "orders.types"),
@@ -401,9 +406,11 @@ def test_halt_cancels_open_must_be_a_toml_boolean() -> None:
 def test_the_cooldown_table_sets_its_minutes_and_refuses_unknown_keys() -> None:
     policy = parse_policy("[cooldown]\nminutes = 45")
     assert policy.cooldown_minutes == 45 and policy.cooldown.total_seconds() == 45 * 60
+    streak = parse_policy("[cooldown]\nloss_streak = 3\nloss_window_minutes = 90")
+    assert (streak.loss_streak, streak.loss_window.total_seconds()) == (3, 90 * 60)
     with pytest.raises(ConfigError) as caught:
-        parse_policy("[cooldown]\nloss_streak = 3")
-    assert caught.value.key == "cooldown.loss_streak"
+        parse_policy("[cooldown]\nstreak = 3")
+    assert caught.value.key == "cooldown.streak"
     with pytest.raises(ConfigError) as caught:
         parse_policy('[cooldown]\nminutes = "45"')
     assert caught.value.key == "cooldown.minutes"

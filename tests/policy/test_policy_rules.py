@@ -364,3 +364,24 @@ def test_the_cooldown_without_its_record_refuses_buys_on_both_stages() -> None:
         assert refused.reasons == (R.MISSING_COOLDOWN,)
     no_clock = state(now=None, cooldown=Cooldown(NOW))
     assert R.MISSING_NOW in reasons(buy(), no_clock, policy)
+
+
+def test_a_streak_of_losses_inside_the_window_starts_a_cooldown_to_the_second() -> None:
+    policy = config(cooldown_minutes=30, loss_streak=2, loss_window_minutes=60)
+    last = NOW - timedelta(minutes=10)
+
+    def cooling(*losses: timedelta) -> set[ReasonCode]:
+        return reasons(
+            buy(), state(cooldown=Cooldown(None, tuple(last - d for d in losses))), policy
+        )
+
+    # Two losses sixty minutes apart make a streak; sixty and a second do not.
+    assert cooling(timedelta(minutes=60), timedelta(0)) == {R.COOLDOWN}
+    assert cooling(timedelta(minutes=60, seconds=1), timedelta(0)) == set()
+    assert cooling(timedelta(0)) == set()  # one loss is no streak
+    # The cooldown runs thirty minutes from the loss that made the streak, to the second.
+    ended = Cooldown(None, (NOW - timedelta(minutes=31), NOW - timedelta(minutes=30)))
+    assert reasons(buy(), state(cooldown=ended), policy) == set()
+    running = Cooldown(None, (NOW - timedelta(minutes=31), NOW - timedelta(minutes=29, seconds=59)))
+    assert reasons(buy(), state(cooldown=running), policy) == {R.COOLDOWN}
+    assert R.COOLDOWN not in reasons(sell(), msft_state(cooldown=running), policy)

@@ -162,3 +162,20 @@ def test_a_profile_may_only_lengthen_the_cooldown() -> None:
         check_tightens(longer, cooling)
     assert caught.value.key == "policy.cooldown.minutes"
     assert longer.apply(cooling).cooldown_minutes == 60
+
+
+def test_a_profile_may_only_count_a_shorter_streak_over_a_longer_window() -> None:
+    tighter = parse_overrides({"cooldown": {"loss_streak": 2, "loss_window_minutes": 120}})
+    check_tightens(tighter, POLICY)
+    applied = tighter.apply(POLICY)
+    assert (applied.loss_streak, applied.loss_window_minutes) == (2, 120)
+    counting = PolicyConfig(loss_streak=1, loss_window_minutes=240)
+    with pytest.raises(ConfigError) as caught:
+        check_tightens(tighter, counting)
+    assert caught.value.key == "policy.cooldown.loss_streak"
+    assert tighter.apply(counting).loss_streak == 1
+    assert tighter.apply(counting).loss_window_minutes == 240
+    shorter = parse_overrides({"cooldown": {"loss_window_minutes": 30}})
+    with pytest.raises(ConfigError) as caught:
+        check_tightens(shorter, POLICY)
+    assert caught.value.key == "policy.cooldown.loss_window_minutes"

@@ -68,6 +68,8 @@ max_adv_pct = "1"
 halt_cancels_open = true
 [cooldown]
 minutes = 30
+loss_streak = 3
+loss_window_minutes = 60
 [symbols]
 allow = ["AAPL", "MSFT", "SPY", "NVDA", "AMZN", "GOOGL", "META", "BRK.B", "VTI", "QQQ"]
 deny = ["GME", "AMC"]
@@ -116,7 +118,10 @@ def scenario() -> dict[str, Case]:
         tradable=True,
         recent=RecentOrders(identity_minute=2, account_minute=4, duplicates=0),
         average_daily_volume=d("48211350.5"),
-        cooldown=Cooldown(_NOW - timedelta(hours=2)),
+        cooldown=Cooldown(
+            _NOW - timedelta(hours=2),
+            tuple(_NOW - timedelta(minutes=minutes) for minutes in (200, 150, 95, 40)),
+        ),
     )
     allowed = Proposal("AAPL", Side.BUY, notional=d(50))
     refused = Proposal("AAPL", Side.BUY, notional=d(400))

@@ -341,7 +341,7 @@ class Guard:
                 next_open=next_open,
                 figures=(
                     *pace_figures(record.reasons, state.recent, self._policy),
-                    *cooldown_figures(record.reasons, state.cooldown, self._policy),
+                    *cooldown_figures(record.reasons, state, self._policy),
                     *size_figures(record.reasons, proposal.quantity, volume, self._policy),
                 ),
             )
@@ -621,7 +621,12 @@ class Guard:
         filed = filing_terms(proposal, self._account)
         window = timedelta(seconds=policy.duplicate_window_s)
         world = self._world.with_record(
-            proposal, seen, final=final, filer=Filer(identity, filed, window), volume=volume
+            proposal,
+            seen,
+            final=final,
+            filer=Filer(identity, filed, window),
+            volume=volume,
+            losses_of=self._losses_of(identity),
         )
         terms = estimate_terms(proposal, world.state.quote)
         decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
@@ -662,7 +667,13 @@ class Guard:
         policy, caps = self._policy, self._caps
         proposal = ticket.proposal
         world = self._world.with_record(
-            proposal, seen, own=record, quote=review.quote, final=final, volume=volume
+            proposal,
+            seen,
+            own=record,
+            quote=review.quote,
+            final=final,
+            volume=volume,
+            losses_of=self._losses_of(record.identity),
         )
         decision = evaluate(proposal, review.terms, world.state, policy, Stage.REVIEW)
         reasons = decision.codes
@@ -746,6 +757,12 @@ class Guard:
         if record.account != self._account:
             raise ProposalError("approval", "this approval is for another account")
         return approval, record
+
+    def _losses_of(self, identity: str) -> str | None:
+        """Whose losing closed trades a stage reads: the filer's, when the policy counts a
+        streak."""
+        policy = self._policy
+        return identity if policy.loss_streak and policy.cooldown_minutes else None
 
     async def _volume(self, symbol: str) -> Decimal | None:
         """The symbol's average daily volume, read only when the policy weighs it."""

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from ordergate.core import command_hint, to_wire
 from ordergate.ledger import FilingStatus
-from ordergate.policy import Cooldown, PolicyConfig, ReasonCode, RecentOrders, Stage
+from ordergate.policy import AccountState, PolicyConfig, ReasonCode, RecentOrders, Stage
 from ordergate.venues import ADV_SESSIONS
 
 __all__ = [
@@ -233,17 +233,26 @@ def size_figures(
 
 
 def cooldown_figures(
-    reasons: tuple[str, ...], cooldown: Cooldown | None, policy: PolicyConfig
+    reasons: tuple[str, ...], state: AccountState, policy: PolicyConfig
 ) -> tuple[str, ...]:
-    """The numbers behind a ``cooldown`` refusal: when a breaker last refused, and until when
-    buys are refused."""
-    if ReasonCode.COOLDOWN not in reasons or cooldown is None:
-        return ()
-    tripped = cooldown.breaker_tripped_at
-    if tripped is None:
+    """The numbers behind a ``cooldown`` refusal: when a breaker last refused and until when
+    buys are refused, or how many of the filer's closed trades lost lately."""
+    cooldown, now = state.cooldown, state.now
+    if ReasonCode.COOLDOWN not in reasons or cooldown is None or now is None:
         return ()
     minutes = policy.cooldown_minutes
+    tripped = cooldown.breaker_tripped_at
+    if tripped is not None and now - tripped < policy.cooldown:
+        return (
+            f"cooldown: a breaker last refused an order at {_iso(tripped)}; buys are refused "
+            f"until {_iso(tripped + policy.cooldown)} (cooldown.minutes = {minutes}).",
+        )
+    since = now - policy.cooldown - policy.loss_window
+    lost = sum(1 for closed in cooldown.losses if closed > since)
     return (
-        f"cooldown: a breaker last refused an order at {_iso(tripped)}; buys are refused until "
-        f"{_iso(tripped + policy.cooldown)} (cooldown.minutes = {minutes}).",
+        f"cooldown: {lost} of your closed trades lost in the last "
+        f"{minutes + policy.loss_window_minutes} minutes (cooldown.loss_streak = "
+        f"{policy.loss_streak} within cooldown.loss_window_minutes = "
+        f"{policy.loss_window_minutes}); buys are refused for cooldown.minutes = {minutes} "
+        "after the loss that completed the streak.",
     )

@@ -32,6 +32,7 @@ from uuid import UUID
 
 from ordergate.core import Clock, Side
 from ordergate.execution._breakers import session_day
+from ordergate.execution._losses import LOSS_FILINGS, losing_closes
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
 from ordergate.policy import (
@@ -123,6 +124,7 @@ class World:
         final: bool = True,
         filer: Filer | None = None,
         volume: Decimal | None = None,
+        losses_of: str | None = None,
     ) -> WorldView:
         """Blocking: the venue's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
@@ -131,12 +133,18 @@ class World:
         ``QuotesNeeded`` when it holds symbols ``seen`` has no quote for, unless ``final``
         (then those are unpriced, and what needs them unknown).
         With ``filer`` (stage A) the filer's recent orders are read in the same statement.
-        ``volume``: the symbol's average daily volume, when the guard read it."""
+        ``volume``: the symbol's average daily volume, when the guard read it. ``losses_of``:
+        the identity whose losing closed trades the cooldown counts (read only when given)."""
         now = self._clock.now()
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
             view = self._lane.view(seen, final=final)
             record = self._read_record(view, now, own, filer)
+            losses = (
+                losing_closes(self._ledger.orders.fills_of(losses_of, limit=LOSS_FILINGS))
+                if losses_of is not None
+                else ()
+            )
         chosen = quote if quote is not None else view.quote
         return WorldView(
             AccountState(
@@ -158,7 +166,7 @@ class World:
                 tradable=view.tradable,
                 recent=record.recent,
                 average_daily_volume=volume,
-                cooldown=Cooldown(record.breaker_tripped_at),
+                cooldown=Cooldown(record.breaker_tripped_at, losses),
             ),
             view,
         )

@@ -32,6 +32,7 @@ from ordergate.ledger._schema import (
     decision_snapshots,
     decisions,
     executions,
+    filings,
     orders,
 )
 from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
@@ -43,6 +44,7 @@ __all__ = [
     "Approvals",
     "DecisionEntry",
     "Execution",
+    "IdentityFill",
     "Journal",
     "OrderRecord",
     "Orders",
@@ -129,6 +131,38 @@ _EXECUTIONS_OF = Statement(
     .order_by(executions.c.executed_at, executions.c.id)
 )
 _INSERT_DECISION = Statement(insert(decisions))
+# The executions of an identity's latest filings (ix_filings_identity: identity, seq, read
+# backwards to the limit; each filing's executions by ix_executions_ref_id), oldest first.
+_LATEST_OF = (
+    select(filings.c.id, filings.c.seq, filings.c.terms)
+    .where(filings.c.identity == bindparam("b_identity"))
+    .order_by(filings.c.seq.desc())
+    .limit(bindparam("b_limit"))
+    .subquery()
+)
+_FILLS_OF = Statement(
+    select(
+        _LATEST_OF.c.id,
+        _LATEST_OF.c.terms,
+        executions.c.quantity,
+        executions.c.price,
+        executions.c.executed_at,
+    )
+    .select_from(_LATEST_OF.join(executions, executions.c.ref_id == _LATEST_OF.c.id))
+    .order_by(executions.c.executed_at, _LATEST_OF.c.seq, executions.c.id)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityFill:
+    """One execution of an identity's filing: the filing, its symbol and side, the fill."""
+
+    ref_id: UUID
+    symbol: str
+    side: str
+    quantity: Decimal
+    price: Decimal
+    executed_at: datetime
 
 
 def _filing_exists(connection: Connection, key: str) -> None:
@@ -207,6 +241,31 @@ class Orders:
         except IntegrityError:
             return False
         return True
+
+    def fills_of(self, identity: str, *, limit: int) -> list[IdentityFill]:
+        """The executions of ``identity``'s latest ``limit`` filings, oldest first (at one
+        instant, in filing order) (inside
+        the decision's read when one is open). Cost: ``limit`` filings and their
+        executions."""
+        if limit < 1:
+            raise ValueError("limit must be positive")
+        params = {"b_identity": identity, "b_limit": limit}
+        with reading(self._engine) as connection:
+            rows = _FILLS_OF.rows(connection, params)
+        fills = []
+        for row in rows:
+            terms = json.loads(row.terms)
+            fills.append(
+                IdentityFill(
+                    ref_id=UUID(row.id),
+                    symbol=str(terms.get("symbol", "")),
+                    side=str(terms.get("side", "")),
+                    quantity=Decimal(row.quantity),
+                    price=Decimal(row.price),
+                    executed_at=parse_iso(row.executed_at),
+                )
+            )
+        return fills
 
     def executions(self, ref_id: UUID | str) -> list[Execution]:
         with reading(self._engine) as connection:

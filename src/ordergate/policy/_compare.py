@@ -15,7 +15,9 @@ What loosens:
   ``max_account_orders_per_minute``, a shorter ``duplicate_window_s`` (0, off, the shortest);
 - ``limits.halt_cancels_open`` turned off (a breaker then leaves working orders at the venue);
 - ``limits.max_adv_pct``: a higher percent, or off (unset) where it was set;
-- ``cooldown.minutes``: a shorter cooldown (0, off, the shortest);
+- ``cooldown.minutes``: a shorter cooldown (0, off, the shortest); ``cooldown.loss_streak``:
+  more losses before one (0, not counted, the most); ``cooldown.loss_window_minutes``: a
+  shorter window to count them in;
 - ``symbols.allow``: a symbol allowed that was not (or ``*``); ``symbols.deny``: a denial
   dropped;
 - ``orders.types`` / ``orders.sessions``: anything added; ``orders.fractional``, ``short``,
@@ -63,6 +65,11 @@ _PACE: tuple[str, ...] = (
 duplicate window, or a higher rate, loosens. Kept apart from ``CAP_DIRECTIONS``, which is
 also what a profile may override."""
 
+_COOLDOWN = {
+    "minutes": "cooldown_minutes",
+    "loss_streak": "loss_streak",
+    "loss_window_minutes": "loss_window_minutes",
+}
 _SWITCHES = ("fractional", "short", "margin", "reducing_exempt")
 _PAPER = {"paper_cash_usd": "paper.starting_cash_usd", "paper_slippage_bps": "paper.slippage_bps"}
 
@@ -110,6 +117,10 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         keys.append("limits.max_adv_pct")
     if new.cooldown_minutes < old.cooldown_minutes:
         keys.append("cooldown.minutes")
+    if old.loss_streak and (not new.loss_streak or new.loss_streak > old.loss_streak):
+        keys.append("cooldown.loss_streak")
+    if new.loss_window_minutes < old.loss_window_minutes:
+        keys.append("cooldown.loss_window_minutes")
     old_allowed, new_allowed = _allowed(old), _allowed(new)
     if old_allowed is not None and (new_allowed is None or not new_allowed <= old_allowed):
         keys.append("symbols.allow")
@@ -147,6 +158,9 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         keys.append("orders.sessions")
     keys.extend(f"orders.{name}" for name in _SWITCHES if getattr(old, name) != getattr(new, name))
     keys.extend(key for name, key in _PAPER.items() if getattr(old, name) != getattr(new, name))
-    if old.cooldown_minutes != new.cooldown_minutes:
-        keys.append("cooldown.minutes")
+    keys.extend(
+        f"cooldown.{key}"
+        for key, name in _COOLDOWN.items()
+        if getattr(old, name) != getattr(new, name)
+    )
     return tuple(keys)

@@ -100,6 +100,7 @@ _MAX_BPS = 10_000
 # The duplicate window reads back at most this far (the ledger's own rolling window).
 _MAX_DUPLICATE_WINDOW_S = 24 * 3600
 _MAX_COOLDOWN_MINUTES = 7 * 24 * 60
+_MAX_LOSS_STREAK = 100
 
 
 class ApprovalKind(StrEnum):
@@ -151,7 +152,8 @@ class PolicyConfig:
     ``ordergate pause --cancel-open`` does. ``max_adv_pct`` (``None``: off): an order's
     quantity may be at most this percent of the symbol's recent average daily volume.
     ``cooldown_minutes`` (``[cooldown] minutes``; 0: off): how long buys are refused after a
-    breaker last refused an order.
+    breaker last refused an order, or after ``loss_streak`` losing closed trades (0: not
+    counted) within ``loss_window_minutes``.
     """
 
     mode: Mode = Mode.PAPER
@@ -174,6 +176,8 @@ class PolicyConfig:
     halt_cancels_open: bool = False
     max_adv_pct: Decimal | None = None
     cooldown_minutes: int = 0
+    loss_streak: int = 0
+    loss_window_minutes: int = 60
     allow: frozenset[str] = frozenset()
     allow_all: bool = False
     deny: frozenset[str] = frozenset()
@@ -190,6 +194,7 @@ class PolicyConfig:
     paper_slippage_bps: int = 0
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
     cooldown: timedelta = field(init=False, repr=False, compare=False)
+    loss_window: timedelta = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         for key, allow_zero in _DECIMAL_LIMITS.items():
@@ -258,7 +263,14 @@ class PolicyConfig:
                 "cooldown.minutes", f"must be from 0 (off) to {_MAX_COOLDOWN_MINUTES} (a week)"
             )
         object.__setattr__(self, "max_quote_age", timedelta(seconds=self.max_quote_age_s))
+        for key, value, low, high in (
+            ("cooldown.loss_streak", self.loss_streak, 0, _MAX_LOSS_STREAK),
+            ("cooldown.loss_window_minutes", self.loss_window_minutes, 1, _MAX_COOLDOWN_MINUTES),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigError(key, f"must be an integer from {low} to {high}")
         object.__setattr__(self, "cooldown", timedelta(minutes=minutes))
+        object.__setattr__(self, "loss_window", timedelta(minutes=self.loss_window_minutes))
 
 
 DEFAULTS = PolicyConfig()
@@ -312,7 +324,7 @@ _TABLES: dict[str, frozenset[str]] = {
     "symbols": frozenset({"allow", "deny"}),
     "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
     "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
-    "cooldown": frozenset({"minutes"}),
+    "cooldown": frozenset({"minutes", "loss_streak", "loss_window_minutes"}),
 }
 _TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s", "approval_slippage_pct"})
 
@@ -378,6 +390,9 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
     cooldown = document.get("cooldown", {})
     if "minutes" in cooldown:
         values["cooldown_minutes"] = _integer("cooldown.minutes", cooldown["minutes"])
+    for key in ("loss_streak", "loss_window_minutes"):
+        if key in cooldown:
+            values[key] = _integer(f"cooldown.{key}", cooldown[key])
     return PolicyConfig(**values)
 
 

@@ -56,7 +56,10 @@ margin = false                 # buys must fit in cash, whatever the broker's bu
 reducing_exempt = true         # orders that only reduce a position skip spend caps and breakers
 
 [cooldown]
-minutes = 0                    # buys refused this long after a breaker last refused (0: off)
+minutes = 0                    # buys refused this long after a breaker last refused, or after
+                               # a streak of losses (0: off)
+loss_streak = 0                # this many losing closed trades of one agent... (0: not counted)
+loss_window_minutes = 60       # ...within this many minutes start its cooldown
 
 [paper]
 starting_cash_usd = "10000"    # the paper account's cash before its first fill

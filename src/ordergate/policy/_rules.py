@@ -428,14 +428,24 @@ def check_cooldown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> R
     cooldown = s.cooldown
     if cooldown is None:
         return R.MISSING_COOLDOWN
-    tripped = cooldown.breaker_tripped_at
-    if tripped is None:
-        return None
     now = s.now
     if now is None:
         return R.MISSING_NOW
-    # Refused while less than the cooldown has passed since the breaker last refused.
-    return R.COOLDOWN if now - tripped < c.cooldown else None
+    span = c.cooldown
+    # Refused while less than the cooldown has passed since the breaker last refused, or
+    # since a loss made ``loss_streak`` losses within ``loss_window``.
+    tripped = cooldown.breaker_tripped_at
+    if tripped is not None and now - tripped < span:
+        return R.COOLDOWN
+    streak = c.loss_streak
+    if streak:
+        losses = cooldown.losses
+        window = c.loss_window
+        for last in range(streak - 1, len(losses)):
+            closed = losses[last]
+            if now - closed < span and closed - losses[last - streak + 1] <= window:
+                return R.COOLDOWN
+    return None
 
 
 def check_unknown_broker_orders(

@@ -81,9 +81,11 @@ class RecentOrders:
 @dataclass(frozen=True, slots=True)
 class Cooldown:
     """What a cooldown counts from, as the ledger reads it: when a breaker last refused an
-    order (``None``: never)."""
+    order (``None``: never), and when the filer's losing closed trades closed, oldest first
+    (read only when the policy counts a ``loss_streak``)."""
 
     breaker_tripped_at: datetime | None
+    losses: tuple[datetime, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

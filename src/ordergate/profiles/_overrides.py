@@ -7,7 +7,8 @@ but accepts only what tightens by construction:
 - ``limits.*``: every cap of the policy. A lower number is tighter, except
   ``min_cash_usd``, a floor, where a higher number is tighter; ``max_adv_pct`` set where the
   policy leaves it off, or lower; ``halt_cancels_open`` turned on (never off).
-- ``cooldown.minutes``: a longer cooldown after a breaker.
+- ``cooldown.minutes``: a longer cooldown; ``cooldown.loss_streak``: fewer losses (set where
+  the policy counts none); ``cooldown.loss_window_minutes``: a longer window.
 - ``symbols.allow``: tickers the profile may trade; every one must be allowed by the
   policy (anything is, when the policy allows ``*``). ``symbols.deny``: extra denials.
 - ``orders.types`` and ``orders.sessions``: a subset of the policy's.
@@ -37,7 +38,7 @@ _TABLES: Mapping[str, frozenset[str]] = MappingProxyType(
         "limits": frozenset({*_CAPS, "max_adv_pct", "halt_cancels_open"}),
         "symbols": frozenset({"allow", "deny"}),
         "orders": frozenset({"types", "sessions"}),
-        "cooldown": frozenset({"minutes"}),
+        "cooldown": frozenset({"minutes", "loss_streak", "loss_window_minutes"}),
     }
 )
 
@@ -62,6 +63,8 @@ class PolicyOverrides:
     max_adv_pct: Decimal | None = None
     halt_cancels_open: bool | None = None
     cooldown_minutes: int | None = None
+    loss_streak: int | None = None
+    loss_window_minutes: int | None = None
     allow: frozenset[str] | None = None
     deny: frozenset[str] = frozenset()
     order_types: frozenset[OrderType] | None = None
@@ -90,6 +93,15 @@ class PolicyOverrides:
             values["halt_cancels_open"] = True
         if self.cooldown_minutes is not None:
             values["cooldown_minutes"] = max(policy.cooldown_minutes, self.cooldown_minutes)
+        streak = self.loss_streak
+        if streak:
+            values["loss_streak"] = (
+                min(policy.loss_streak, streak) if policy.loss_streak else streak
+            )
+        if self.loss_window_minutes is not None:
+            values["loss_window_minutes"] = max(
+                policy.loss_window_minutes, self.loss_window_minutes
+            )
         if self.allow is not None:
             values["allow"] = self.allow if policy.allow_all else policy.allow & self.allow
             values["allow_all"] = False
@@ -136,6 +148,20 @@ def check_tightens(overrides: PolicyOverrides, policy: PolicyConfig) -> None:
             "policy.cooldown.minutes",
             f"{minutes} would loosen the account policy: a profile's value must be at least the "
             f"policy's {policy.cooldown_minutes}",
+        )
+    streak = overrides.loss_streak
+    if streak is not None and policy.loss_streak and not 0 < streak <= policy.loss_streak:
+        raise ConfigError(
+            "policy.cooldown.loss_streak",
+            f"{streak} would loosen the account policy: a profile's value must be from 1 to the "
+            f"policy's {policy.loss_streak}",
+        )
+    window = overrides.loss_window_minutes
+    if window is not None and window < policy.loss_window_minutes:
+        raise ConfigError(
+            "policy.cooldown.loss_window_minutes",
+            f"{window} would loosen the account policy: a profile's value must be at least the "
+            f"policy's {policy.loss_window_minutes}",
         )
     if overrides.allow is not None and not policy.allow_all:
         extra = sorted(overrides.allow - policy.allow)
@@ -208,6 +234,10 @@ def parse_overrides(document: object) -> PolicyOverrides:
         values["order_types"] = parsed.order_types
     if "sessions" in orders:
         values["sessions"] = parsed.sessions
-    if "minutes" in document.get("cooldown", {}):
+    cooldown = document.get("cooldown", {})
+    if "minutes" in cooldown:
         values["cooldown_minutes"] = parsed.cooldown_minutes
+    for key in ("loss_streak", "loss_window_minutes"):
+        if key in cooldown:
+            values[key] = getattr(parsed, key)
     return PolicyOverrides(**values)
