@@ -188,7 +188,7 @@ SURFACE = {
         "INTERNAL_ERROR",
         "INVALID_PARAMS", "INVALID_REQUEST", "MAX_JSON_DEPTH", "METHOD_NOT_FOUND",
         "McpEndpoint", "PARSE_ERROR", "RpcError", "SUPPORTED_PROTOCOL_VERSIONS", "ServerInfo",
-        "MCP_PROTOCOL_VERSIONS", "RATE_LIMITED", "Admit",
+        "MCP_PROTOCOL_VERSIONS", "RATE_LIMITED", "Admit", "Asking",
         "ServerMethods", "Session", "SessionStore", "TransportFaults", "async_verifier",
         "dumps_decimal_numbers",
         "dumps_decimal_strings", "error_result", "loads_json", "open_session", "tool_result",

@@ -7,8 +7,10 @@ the owner on the owner channel, as ``ordergate approve`` does.
 - 2026-07-28: the held order answers an ``InputRequiredResult``; the SDK hands its URL-mode
   elicitation (the approval's console page) to the client's elicitation callback, where the
   owner approves, then retries with the ``requestState`` and gets the placed order;
-- legacy: the held order answers ``pending_approval``; once the owner approves, the agent's
-  ``gate_record`` shows it placed.
+- legacy (2025-11-25, declaring ``elicitation.url`` as the SDK does with an elicitation
+  callback): the held order answers ``pending_approval``, with ``elicitation/create`` in URL
+  mode (the same console page) asked first, where the owner approves; the agent's
+  ``gate_record`` then shows it placed.
 """
 
 from __future__ import annotations
@@ -64,10 +66,12 @@ async def _agent(url: str, home: Path, codes: OwnerCodes, mode: str) -> dict[str
     browser = ConsentBrowser(profile="trader", owner_code=codes.next)
     provider = sdk_provider(url + "/mcp", browser, client_name=f"sdk-{mode}", redirect=REDIRECT)
     offered: list[str] = []
+    acted = anyio.Event()
 
     async def elicited(context: Any, params: Any) -> Any:
         offered.append(params.url)  # the approval's console page: the owner approves there
         await owner.approve(params.url.rsplit("/", 1)[1])
+        acted.set()
         return ElicitResult(action="accept")
 
     seen: dict[str, Any] = {}
@@ -90,8 +94,8 @@ async def _agent(url: str, home: Path, codes: OwnerCodes, mode: str) -> dict[str
             assert isinstance(order.structured_content, dict), order
             data = order.structured_content["data"]
             seen["answered"] = data["status"]
-            if data["status"] == "pending_approval":  # the handshake era: approved apart
-                await owner.approve(data["approval_id"])
+            if data["status"] == "pending_approval":  # the handshake era: read back
+                await acted.wait()  # the SDK runs the elicitation beside the answer
                 record = await client.call_tool("gate_record", {})
                 assert isinstance(record.structured_content, dict)
                 filings = record.structured_content["data"]["filings"]
@@ -120,7 +124,7 @@ async def test_the_python_sdk_in_its_default_mode_gets_a_held_order_through_the_
 
 
 @pytest.mark.req("clients.real.python-sdk-eras")
-async def test_the_python_sdk_pinned_to_legacy_gets_the_pending_answer_then_the_placed_order(
+async def test_the_python_sdk_pinned_to_legacy_gets_the_console_page_by_elicitation_create(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = sandbox_gateway(tmp_path, monkeypatch, policy=HELD_POLICY)
@@ -131,4 +135,5 @@ async def test_the_python_sdk_pinned_to_legacy_gets_the_pending_answer_then_the_
     assert seen["tools"] > 0 and seen["quote"] == "SPY"
     assert seen["answered"] == "pending_approval"
     assert seen["standing"] in PLACED
-    assert seen["offered"] == [] and len(seen["approved"]) == 1
+    [page] = seen["offered"]  # elicitation/create, URL mode, before the answer
+    assert page == f"{url}/console/approvals/{seen['approved'][0]}"

@@ -455,7 +455,8 @@ REQUIREMENTS: dict[str, str] = {
     "mcp.held.input-required": "issue 26 §3: an order held for the owner answers a stateless "
     "client that takes URL elicitations an InputRequiredResult with the approval's console "
     "page; its retry answers the same until the owner decides, then the outcome (placed as "
-    "filed, or denied), or past the expiry, expired; any other client the pending answer",
+    "filed, or denied), or past the expiry, expired; a 2025-11-25 client that declared "
+    "elicitation.url gets elicitation/create in URL mode; any other the pending answer",
     "mcp.held.request-state-sealed": "issue 26 §3: a held order's requestState is sealed "
     "(HMAC-SHA256) and binds the connection, the tool, the arguments, the filed terms, the "
     "policy and the expiry: altered, replayed on another connection or by another call, it is "

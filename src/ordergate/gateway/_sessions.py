@@ -2,7 +2,8 @@
 
 The transport's ``SessionStore`` keeps sessions in one process's memory; behind a load
 balancer the next request of a session may reach another replica, which would answer 404.
-Here the session id *is* the session: ``s1.<nonce>.<opened>.<protocol version>.<mac>``,
+Here the session id *is* the session: ``s1.<nonce>.<opened>.<protocol version>.<mac>``
+(the nonce ends in ``u`` when the client declared URL elicitation),
 the MAC (HMAC-SHA256, 128 bits) over those fields and the key of the principal the session
 is bound to, under a key derived from ``ORDERGATE_MASTER_SECRET`` (every replica has the
 same one). So:
@@ -37,6 +38,7 @@ _PREFIX = "s1"
 _PENDING = 1024
 _ENDED = 10_000
 _VERSION = re.compile(r"[0-9A-Za-z-]{1,32}")
+_URL_ELICITATION = "u"
 
 
 def session_key(master: Secret) -> bytes:
@@ -68,13 +70,25 @@ class SignedSessions(SessionStore):
             (_PREFIX, nonce, str(opened), version, self._mac(nonce, opened, version, owner))
         )
 
-    def open(self, *, protocol_version: str, client_name: str, now: datetime) -> Session:
+    def open(
+        self,
+        *,
+        protocol_version: str,
+        client_name: str,
+        now: datetime,
+        url_elicitation: bool = False,
+    ) -> Session:
         if not _VERSION.fullmatch(protocol_version):
             raise ValueError("a protocol version is letters, digits and dashes")
-        nonce = secrets.token_hex(16)
+        # A client that declared URL elicitation: ``u`` after the nonce (under the MAC).
+        nonce = secrets.token_hex(16) + (_URL_ELICITATION if url_elicitation else "")
         opened = int(now.timestamp())
         session = Session(
-            self._id(nonce, opened, protocol_version, None), protocol_version, client_name, now
+            self._id(nonce, opened, protocol_version, None),
+            protocol_version,
+            client_name,
+            now,
+            url_elicitation=url_elicitation,
         )
         self._pending[session.session_id] = session
         while len(self._pending) > _PENDING:
@@ -107,7 +121,8 @@ class SignedSessions(SessionStore):
         age = self._clock.now() - created
         if age > self._max_age or age < -self._max_age:
             return None
-        return Session(session_id, version, "", created, owner)
+        url_elicitation = nonce.endswith(_URL_ELICITATION)
+        return Session(session_id, version, "", created, owner, url_elicitation=url_elicitation)
 
     def close(self, session_id: str, owner: str | None = None) -> bool:
         if self.get(session_id, owner) is None:

@@ -45,6 +45,7 @@ from ordergate.mcpserve._methods import (
 )
 from ordergate.mcpserve._rebinding import HostCheck, HostPolicy
 from ordergate.mcpserve._results import (
+    Asking,
     EncodedResult,
     Result,
     encoded_tool_result,
@@ -79,6 +80,7 @@ __all__ = [
     "SUPPORTED_PROTOCOL_VERSIONS",
     "UNSUPPORTED_PROTOCOL_VERSION",
     "Admit",
+    "Asking",
     "Challenge",
     "EncodedResult",
     "Framing",

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 import math
+import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -58,7 +59,7 @@ from ordergate.mcpserve._methods import (
     TransportFaults,
 )
 from ordergate.mcpserve._rebinding import HostPolicy
-from ordergate.mcpserve._results import EncodedResult, Result
+from ordergate.mcpserve._results import Asking, EncodedResult, Result
 from ordergate.mcpserve._sessions import Session
 from ordergate.mcpserve._stateless import (
     Peer,
@@ -320,24 +321,40 @@ class McpEndpoint(Generic[P]):
             await _plain(send, 202, b"", extra)  # a notification
             return
         peer = _handshake_peer(current, headers.get(b"mcp-protocol-version"))
-        response = await self._answer(request_id, method, params, principal, peer)
+        asked: list[dict[str, Any]] = []
+        response = await self._answer(request_id, method, params, principal, peer, asked)
         if self.faults is not None and self.faults.drop_answer():
             await _drop(send)  # processed, answer lost: the "unanswered" case
+            return
+        if asked and b"text/event-stream" in headers.get(b"accept", b"").lower():
+            # What the server asks the client, on the answer's stream before the answer.
+            body = b"".join(encode_body(self.dumps(request), Framing.SSE)[1] for request in asked)
+            last = response if isinstance(response, bytes) else self.dumps(response)
+            body += encode_body(last, Framing.SSE)[1]
+            await _respond(send, 200, b"text/event-stream", body, extra)
             return
         await self.reply(send, 200, framing, response, extra)
 
     async def _answer(
-        self, request_id: Any, method: Any, params: Any, principal: P, peer: Peer
+        self,
+        request_id: Any,
+        method: Any,
+        params: Any,
+        principal: P,
+        peer: Peer,
+        asked: list[dict[str, Any]] | None = None,
     ) -> Reply:
-        """The response to one request (not ``initialize``), a result or an error."""
+        """The response to one request (not ``initialize``), a result or an error; what the
+        result asks the client first (``Asking``) goes in ``asked``, each with an id."""
         if not isinstance(method, str) or not isinstance(params, dict):
             error = RpcError(
                 INVALID_PARAMS if isinstance(method, str) else INVALID_REQUEST, "bad request"
             )
             return error_response(request_id, error)
+        call = self.methods.call(method, params, principal, peer)
         return await self.respond(
             request_id,
-            self.methods.call(method, params, principal, peer),
+            call if asked is None else _asking(call, asked),
             method if peer.stateless else None,
         )
 
@@ -534,11 +551,29 @@ class McpEndpoint(Generic[P]):
         await _respond(send, status, content_type, body, extra or [])
 
 
+async def _asking(call: Awaitable[Result], asked: list[dict[str, Any]]) -> Result:
+    """``call``'s result; what it asks the client first is put in ``asked`` as JSON-RPC
+    requests, each with an id of its own."""
+    result = await call
+    if isinstance(result, Asking):
+        asked.extend(
+            {"jsonrpc": "2.0", "id": f"ask-{secrets.token_hex(8)}", **request}
+            for request in result.requests
+        )
+    return result
+
+
 def _handshake_peer(session: Session | None, header: bytes | None) -> Peer:
-    """The client of a handshake-era request: its session's version (without one, the
-    header's, or 2025-03-26 that sends none)."""
+    """The client of a handshake-era request: its session's version and what it declared
+    that the session keeps (without one, the header's version, or 2025-03-26 that sends
+    none)."""
     if session is not None:
-        return Peer(session.protocol_version, session_id=session.session_id)
+        capabilities: dict[str, Any] = (
+            {"elicitation": {"url": {}}} if session.url_elicitation else {}
+        )
+        return Peer(
+            session.protocol_version, capabilities=capabilities, session_id=session.session_id
+        )
     version = LEGACY_PROTOCOL_VERSION if header is None else header.decode("latin-1")
     return Peer(version)
 

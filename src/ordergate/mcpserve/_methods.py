@@ -29,6 +29,7 @@ __all__ = [
     "open_session",
 ]
 
+URL_ELICITATION_SINCE = "2025-11-25"
 LEGACY_PROTOCOL_VERSION = "2025-03-26"
 """The oldest version spoken: no ``MCP-Protocol-Version`` header yet, JSON-RPC batches."""
 # Newest first: an unknown requested version is answered with the newest a server speaks.
@@ -108,7 +109,17 @@ def open_session(
     version = requested if requested in versions else versions[0]
     client = params.get("clientInfo")
     client_name = client.get("name", "") if isinstance(client, dict) else ""
-    session = sessions.open(protocol_version=version, client_name=str(client_name), now=now)
+    capabilities = params.get("capabilities")
+    elicitation = capabilities.get("elicitation") if isinstance(capabilities, dict) else None
+    session = sessions.open(
+        protocol_version=version,
+        client_name=str(client_name),
+        now=now,
+        # URL-mode elicitation came with 2025-11-25; declared, it is kept with the session.
+        url_elicitation=version >= URL_ELICITATION_SINCE
+        and isinstance(elicitation, dict)
+        and isinstance(elicitation.get("url"), dict),
+    )
     result = {
         "protocolVersion": version,
         "capabilities": CAPABILITIES,

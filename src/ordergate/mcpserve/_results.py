@@ -16,7 +16,14 @@ from typing import Any
 
 from ordergate.mcpserve._json import dumps_decimal_strings, loads_json
 
-__all__ = ["EncodedResult", "Result", "encoded_tool_result", "error_result", "tool_result"]
+__all__ = [
+    "Asking",
+    "EncodedResult",
+    "Result",
+    "encoded_tool_result",
+    "error_result",
+    "tool_result",
+]
 
 Dumps = Callable[[Any], bytes]
 
@@ -36,6 +43,17 @@ class EncodedResult:
 
 Result = dict[str, Any] | EncodedResult
 """What a server's method answers a request with."""
+
+
+class Asking(dict[str, Any]):
+    """A result that first asks the client something (a handshake-era server's requests to
+    the client, such as ``elicitation/create``): the transport sends ``requests`` on the
+    answer's SSE stream before the result, to a client that takes SSE (to any other, the
+    result alone). The client's answers come back as its own POSTs, and are accepted."""
+
+    def __init__(self, result: dict[str, Any], requests: tuple[dict[str, Any], ...]) -> None:
+        super().__init__(result)
+        self.requests = requests
 
 
 def tool_result(

@@ -29,6 +29,8 @@ class Session:
     created_at: datetime
     owner: str | None = None
     """The key of the principal that opened it (``None``: bound to none)."""
+    url_elicitation: bool = False
+    """Its client declared URL-mode elicitation in ``initialize`` (2025-11-25 and later)."""
 
     def owned_by(self, owner: str | None) -> bool:
         return self.owner == owner
@@ -39,12 +41,25 @@ class SessionStore:
         self._sessions: dict[str, Session] = {}
         self._limit = limit
 
-    def open(self, *, protocol_version: str, client_name: str, now: datetime) -> Session:
+    def open(
+        self,
+        *,
+        protocol_version: str,
+        client_name: str,
+        now: datetime,
+        url_elicitation: bool = False,
+    ) -> Session:
         if len(self._sessions) >= self._limit:
             # Bounded memory: the oldest session goes first.
             oldest = next(iter(self._sessions))
             del self._sessions[oldest]
-        session = Session(secrets.token_hex(16), protocol_version, client_name, now)
+        session = Session(
+            secrets.token_hex(16),
+            protocol_version,
+            client_name,
+            now,
+            url_elicitation=url_elicitation,
+        )
         self._sessions[session.session_id] = session
         return session
 

@@ -190,3 +190,78 @@ def test_a_request_state_is_refused_once_the_policy_it_was_held_under_changed(
     refused = agent.call("place_equity_order", _order(7), held["requestState"])
     assert refused["error"]["code"] == -32602
     assert "gate_record" in refused["error"]["message"]
+
+
+def _handshake(desk: Desk, capabilities: dict[str, Any], accept: str) -> tuple[Agent, Any]:
+    """A 2025-11-25 session declaring ``capabilities``, and a poster of tools/call on it."""
+    agent = Agent(desk, "agent", {})
+    headers = {
+        "authorization": f"Bearer {agent.token}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": capabilities,
+            "clientInfo": {"name": "t", "version": "0"},
+        },
+    }
+    opened = agent.http.post(agent.url, json=init, headers=headers)
+    session = {
+        **headers,
+        "accept": accept,
+        "mcp-session-id": opened.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-11-25",
+    }
+
+    def place(n: int) -> httpx2.Response:
+        call = {
+            "jsonrpc": "2.0",
+            "id": n,
+            "method": "tools/call",
+            "params": {"name": "place_equity_order", "arguments": _order(n)},
+        }
+        return agent.http.post(agent.url, json=call, headers=session)
+
+    return agent, place
+
+
+def _events(response: httpx2.Response) -> list[dict[str, Any]]:
+    return [
+        json.loads(line.removeprefix("data: "))
+        for line in response.text.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+@pytest.mark.req("mcp.held.input-required")
+def test_a_2025_11_25_client_declaring_url_elicitation_is_asked_elicitation_create_first(
+    desk: Desk,
+) -> None:
+    _, place = _handshake(desk, URL_ELICITATION, "application/json, text/event-stream")
+    answer = place(8)
+    assert answer.headers["content-type"] == "text/event-stream"
+    asked, result = _events(answer)
+    assert asked["method"] == "elicitation/create"
+    params = asked["params"]
+    data = result["result"]["structuredContent"]["data"]
+    assert data["status"] == "pending_approval"
+    assert params["mode"] == "url" and params["elicitationId"] == data["approval_id"]
+    assert params["url"] == f"{desk.url}/console/approvals/{data['approval_id']}"
+    assert result["id"] == 8 and asked["id"] != 8
+
+
+@pytest.mark.req("mcp.held.input-required")
+def test_without_url_elicitation_or_sse_a_2025_11_25_client_gets_the_pending_answer_alone(
+    desk: Desk,
+) -> None:
+    _, form_only = _handshake(desk, {"elicitation": {}}, "application/json, text/event-stream")
+    _, json_only = _handshake(desk, URL_ELICITATION, "application/json")
+    for place, n in ((form_only, 9), (json_only, 10)):
+        answer = place(n)
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["result"]["structuredContent"]["data"]["status"] == "pending_approval"

@@ -106,3 +106,19 @@ def test_a_short_key_or_an_odd_protocol_version_is_refused() -> None:
         SignedSessions(b"short", clock=clock)
     with pytest.raises(ValueError, match="protocol version"):
         store(clock).open(protocol_version="2025.06.18", client_name="", now=START)
+
+
+def test_a_clients_declared_url_elicitation_travels_in_the_id_under_its_mac() -> None:
+    clock = SteppedClock(start=START)
+    here, there = store(clock), store(clock)
+    session = here.open(
+        protocol_version="2025-11-25", client_name="agent", now=START, url_elicitation=True
+    )
+    here.bind(session.session_id, "alice")
+    found = there.get(session.session_id, "alice")
+    assert found is not None and found.url_elicitation is True
+    plain = opened(here)
+    unflagged = there.get(plain, "alice")
+    assert unflagged is not None and unflagged.url_elicitation is False
+    _, nonce, rest = session.session_id.split(".", 2)
+    assert there.get(f"s1.{nonce[:-1]}.{rest}", "alice") is None  # the flag is under the MAC

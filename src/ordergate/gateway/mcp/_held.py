@@ -21,8 +21,12 @@ gateway's key (``state_key``: derived from ``ORDERGATE_MASTER_SECRET``, so every
 opens it; without one a key of this process). A state altered by one byte, one this gateway
 did not seal, or one shown by another connection, for another tool or other arguments is
 refused (``INVALID_PARAMS``, nothing read or sent); so is one whose terms or policy no longer
-hold (read ``gate_record``). Any other client gets the order's answer as before
-(``pending_approval``).
+hold (read ``gate_record``).
+
+A handshake-era client (2025-11-25) that declared ``elicitation.url`` in ``initialize`` gets
+the order's ``pending_approval`` answer with ``elicitation/create`` in URL mode asked first,
+on the answer's SSE stream (``Asking``; its ``elicitationId`` the approval's id): the same
+console page. Any other client gets the ``pending_approval`` answer alone.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from ordergate.execution import APPROVAL_EXPIRED, Guard, Outcome, terms_sha256
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._refusing import Failure, step
 from ordergate.ledger import FilingStatus
-from ordergate.mcpserve import INVALID_PARAMS, RpcError
+from ordergate.mcpserve import INVALID_PARAMS, Asking, RpcError
 from ordergate.policy import PolicyConfig
 from ordergate.store import blocking
 
@@ -191,23 +195,30 @@ class HeldOrders:
         outcome = await step(guard.standing(record.id), RECORD_UNREADABLE)
         return order_result(outcome, paper=guard.paper)
 
+    def asking(self, answer: dict[str, Any], approval_id: UUID) -> Asking:
+        """A handshake-era client's answer to a held order (``answer``: ``pending_approval``)
+        with ``elicitation/create`` in URL mode asked first: the approval's console page."""
+        elicit = self._elicitation(approval_id)
+        elicit["params"]["elicitationId"] = str(approval_id)
+        return Asking(answer, (elicit,))
+
+    def _elicitation(self, approval_id: UUID) -> dict[str, Any]:
+        return {
+            "method": "elicitation/create",
+            "params": {
+                "mode": "url",
+                "message": (
+                    "This order is held for the account owner's approval. The owner approves "
+                    "or denies it on the gateway's console; nothing is sent until then."
+                ),
+                "url": f"{self._console}/approvals/{approval_id}",
+            },
+        }
+
     def _input_required(self, token: str, approval_id: UUID) -> dict[str, Any]:
         return {
             "resultType": "input_required",
-            "inputRequests": {
-                INPUT_KEY: {
-                    "method": "elicitation/create",
-                    "params": {
-                        "mode": "url",
-                        "message": (
-                            "This order is held for the account owner's approval. The owner "
-                            "approves or denies it on the gateway's console; nothing is sent "
-                            "until then."
-                        ),
-                        "url": f"{self._console}/approvals/{approval_id}",
-                    },
-                }
-            },
+            "inputRequests": {INPUT_KEY: self._elicitation(approval_id)},
             "requestState": token,
         }
 

@@ -80,21 +80,24 @@ async def order(call: Call) -> dict[str, Any]:
             f"Another order on this account held its turn for over {busy.bound_s:g} s. "
             "Nothing was filed; send it again.",
         )
+    answer = order_result(outcome, paper=guard.paper)
     peer = call.peer
     if (
-        outcome.status is FilingStatus.PENDING_APPROVAL
-        and held is not None
-        and peer.stateless
-        and peer.declares("elicitation", "url")
+        outcome.status is not FilingStatus.PENDING_APPROVAL
+        or held is None
+        or outcome.approval_id is None
+        or not peer.declares("elicitation", "url")
     ):
-        return await held.held(
-            guard,
-            outcome,
-            owner=call.principal.session_owner,
-            tool=call.name,
-            arguments=call.arguments,
-        )
-    return order_result(outcome, paper=guard.paper)
+        return answer
+    if not peer.stateless:  # the handshake era: elicitation/create asked on the answer's way
+        return held.asking(answer, outcome.approval_id)
+    return await held.held(
+        guard,
+        outcome,
+        owner=call.principal.session_owner,
+        tool=call.name,
+        arguments=call.arguments,
+    )
 
 
 async def _submit(guard: Guard, proposal: Proposal, identity: str) -> Outcome:
