@@ -37,6 +37,7 @@ SURFACE = {
     "ordergate.sandbox.engine": {
         "BookMismatch", "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing",
         "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
+        "observed_quote",
     },
     "ordergate.oauth": {
         "Authorization", "AuthorizationServer", "AuthorizationStore", "BAD_CODE", "BAD_REFRESH",

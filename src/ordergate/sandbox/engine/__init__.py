@@ -2,10 +2,12 @@
 ordergate's database: what paper trading runs (see ``EquityEngine``).
 
 ``ObservedPrices`` is the feed made of quotes handed to it (what paper reads from the
-upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed.
+upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed, and
+``observed_quote`` turns an upstream ``get_equity_quotes`` entry into an ``EquityQuote``.
 """
 
 from ordergate.sandbox.engine._engine import ENGINE_TOOLS, BookMismatch, EquityEngine
+from ordergate.sandbox.engine._upstream import observed_quote
 from ordergate.sandbox.venue._equity_market import (
     EquityListing,
     EquityMarket,
@@ -26,4 +28,5 @@ __all__ = [
     "ObservedPrices",
     "Split",
     "VenueEquityMarket",
+    "observed_quote",
 ]
