@@ -81,6 +81,7 @@ SURFACE = {
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
         "AppliedPolicy", "policy_sha256", "write_transaction", "events_after", "EquityMark",
         "EquityMarks", "MARK_EVERY", "AccountBusyError", "AccountTurns", "TURN_BOUND_S",
+        "AgentKeyUsedError",
     },
     "ordergate.record": {
         "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",
@@ -98,7 +99,8 @@ SURFACE = {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
         "ApprovalNotifier", "Arming", "BREAKER", "BROKER_CHECKS_FAILED", "BROKER_REFUSED",
         "DEFAULT_GRACE", "BROKER_REFUSED_CANCEL", "CancelReport", "NOT_AT_BROKER", "NO_ANSWER",
-        "Guard", "GuardStatus", "ORDER_PATH_TOOLS", "Outcome", "REVIEW_UNANSWERED",
+        "Guard", "GuardStatus", "ORDER_PATH_TOOLS", "Outcome", "REF_ID_REUSED",
+        "REVIEW_UNANSWERED",
         "ReconcileReport", "Reconciler", "arm", "calendar_session", "paper_session",
         "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
         "read_status", "terms_sha256", "ticket_of", "TradingRead", "trading_read",

@@ -3,6 +3,7 @@ path (in the transaction that raises the high-water mark), read back as a bounde
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from decimal import Decimal
 
@@ -96,3 +97,15 @@ def test_the_window_is_the_last_90_days_thinned_to_at_most_500_marks_by_an_index
     indexes = {ix["name"]: ix["column_names"] for ix in inspect(ledger.engine).get_indexes(
         "equity_marks")}  # fmt: skip
     assert indexes["ix_equity_marks_account"] == ["account", "at"]
+
+
+def test_first_high_water_marks_raised_at_once_keep_the_highest_and_never_collide(
+    ledger: Ledger,
+) -> None:
+    # No mark on file yet: each writer would insert the row; the controls' lock serialises
+    # them, so none fails and none lowers another's mark.
+    equities = [Decimal(100 + index) for index in range(8)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(ledger.controls.raise_high_water_mark, equities))
+    assert ledger.controls.high_water_mark() == Decimal(107)
+    assert ledger.verify().ok

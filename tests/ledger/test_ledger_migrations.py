@@ -29,7 +29,8 @@ from ordergate.venues.paper import PaperBook
 
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
-    "alembic_version_owner", "alembic_version_record", "alembic_version_sandbox", "approvals",
+    "alembic_version_owner", "alembic_version_record", "alembic_version_sandbox", "agent_keys",
+    "approvals",
     "caller_mints", "caller_names", "chain_heads", "connections",
     "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
     "filing_events", "filings", "late_orders", "control_events",
@@ -52,7 +53,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         with ledger.engine.connect() as connection:
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_ledger")
-            ).all() == [("0023",)]
+            ).all() == [("0024",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
             ).all() == [("0019",)]

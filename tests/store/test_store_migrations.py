@@ -18,7 +18,7 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0023",
+    "ledger": "0024",
     "execution": "0007",
     "gateway": "0016",
     "owner": "0019",
@@ -26,9 +26,9 @@ HEADS = {
     "sandbox": "0022",
 }
 OWNED = {
-    "ledger": {"approvals", "chain_heads", "control_events", "controls", "decision_snapshots",
-               "decisions", "equity_marks", "executions", "filing_events", "filings",
-               "late_orders", "locks", "open_filings", "orders", "reservations"},
+    "ledger": {"agent_keys", "approvals", "chain_heads", "control_events", "controls",
+               "decision_snapshots", "decisions", "equity_marks", "executions", "filing_events",
+               "filings", "late_orders", "locks", "open_filings", "orders", "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"caller_mints", "caller_names", "connections", "console_passkeys",
                 "console_sessions", "gateway_clients", "gateway_codes", "gateway_pending",
@@ -241,14 +241,14 @@ def test_the_equity_marks_arrive_at_0011_from_the_previous_head_keeping_every_ro
         before = _rows(
             engine,
             OWNED["ledger"]
-            - {"equity_marks", "decision_snapshots", "late_orders", "control_events"},
+            - {"equity_marks", "decision_snapshots", "late_orders", "control_events", "agent_keys"},
         )
         migrate(engine)
         assert _versions(engine) == {name: [head] for name, head in HEADS.items()}
         after = _rows(
             engine,
             OWNED["ledger"]
-            - {"equity_marks", "decision_snapshots", "late_orders", "control_events"},
+            - {"equity_marks", "decision_snapshots", "late_orders", "control_events", "agent_keys"},
         )
         assert _without_added(after) == _without_added(before)
         indexes = inspect(engine).get_indexes("equity_marks")

@@ -75,6 +75,10 @@ REQUIREMENTS: dict[str, str] = {
     "duplicate_window_s are refused duplicate_order at stage A, before anything is reserved",
     "policy.order-rate": "issue 27: orders per identity and per account in a rolling minute "
     "past the limit are refused order_rate at stage A, counted from the ledger",
+    # The agent's own idempotency key (issue 26 §4)
+    "wall.agent-key.once": "issue 26 §4, reference: an order's ref_id is filed once per "
+    "identity (the ledger's key, across processes and replicas); a retry answers the first "
+    "filing, another order under it is refused ref_id_reused; never sent to the venue",
     # The wall (issue 5 §2): the ledger
     "ledger.filing-reservation-atomic": "issue 5 §2, architecture, order path 2: one transaction",
     "ledger.tamper-evident": "issue 5 §2, architecture, invariants: edits/deletes/reorders caught",

@@ -18,6 +18,7 @@ from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_co
 from ordergate.execution._breakers import TradingRead, trading_read
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import BREAKER, ApprovalNotifier, Guard
+from ordergate.execution._keyed import REF_ID_REUSED
 from ordergate.execution._kill_switch import (
     BROKER_REFUSED_CANCEL,
     NO_ANSWER,
@@ -52,6 +53,7 @@ __all__ = [
     "NOT_AT_BROKER",
     "NO_ANSWER",
     "ORDER_PATH_TOOLS",
+    "REF_ID_REUSED",
     "REVIEW_UNANSWERED",
     "ApprovalNotifier",
     "Arming",

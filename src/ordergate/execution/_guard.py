@@ -25,6 +25,11 @@ The order path (docs/architecture.md, "The order path")::
 5. No answer to the place call leaves the filing ``unanswered``: the order may be live, so
    it is never re-sent; the reconciler looks it up by ``ref_id``.
 
+An order may carry its filer's own key (``agent_key``: the venue's ``ref_id`` convention, a
+fresh UUID per order and the same one on a retry): it is filed with the filing, once per
+identity, and an order under a key already filed answers the first filing and files nothing
+(``_keyed``).
+
 Every refusal and every ending is on the chained record; every decision is in the journal.
 ``submit``, ``approve``, ``deny``, ``cancel`` and ``cancel_open`` each run in the account's turn
 (``Ledger.turns``): from the first read of the caps through the place call no other order on
@@ -34,6 +39,7 @@ the account runs, in this process or any other on the ledger, whoever calls the 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -49,6 +55,7 @@ import anyio
 from ordergate.core import Clock, RealtimeClock, to_wire
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._hold import hold_for
+from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
 from ordergate.execution._kill_switch import CancelReport, cancel_open
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
@@ -70,6 +77,7 @@ from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
 from ordergate.execution._world import Filer, Seen, SessionSource, World
 from ordergate.ledger import (
+    AgentKeyUsedError,
     Approval,
     ApprovalState,
     Decision,
@@ -315,18 +323,34 @@ class Guard:
     # -- the order path --------------------------------------------------------------------
 
     @_in_turn
-    async def submit(self, proposal: Proposal, *, identity: str) -> Outcome:
+    async def submit(
+        self, proposal: Proposal, *, identity: str, agent_key: UUID | None = None
+    ) -> Outcome:
         """Run ``proposal`` through the order path under ``identity``, in the account's
-        turn. Raises ``ProposalError`` for a proposal naming another account, and
-        ``AccountBusyError`` when the turn did not come within its bound (nothing is
-        filed either way)."""
-        if proposal.account is not None and proposal.account != self._account:
-            raise ProposalError("account", "this guard trades one account only")
+        turn. With ``agent_key`` (the filer's own key for this order) an order ``identity``
+        already filed under it is not filed again: see ``keyed``. Raises ``ProposalError``
+        for a proposal naming another account, and ``AccountBusyError`` when the turn did not
+        come within its bound (nothing is filed either way)."""
+        if agent_key is not None:
+            earlier = await self.keyed(proposal, identity=identity, agent_key=agent_key)
+            if earlier is not None:
+                return earlier
+        else:
+            self._own_account(proposal)
         seen = await self._world.seen(proposal)
         volume = await self._volume(proposal.symbol)
-        decision, result, state = await self._decided(
-            self._estimate_and_file, seen, proposal, identity, volume
-        )
+        try:
+            decision, result, state = await self._decided(
+                self._estimate_and_file, seen, proposal, identity, volume, agent_key
+            )
+        except AgentKeyUsedError:
+            # A concurrent order under the same key was filed first (and committed: the
+            # key's row is what refused this one); nothing of this one was written.
+            assert agent_key is not None
+            earlier = await self.keyed(proposal, identity=identity, agent_key=agent_key)
+            if earlier is None:
+                raise
+            return earlier
         record = result.record
         if not result.accepted:
             await self._tripped(record.reasons)
@@ -348,6 +372,35 @@ class Guard:
         if decision.requires_approval:
             return await self._ask_approval(record)
         return await self._review_and_place(record, identity)
+
+    async def keyed(self, proposal: Proposal, *, identity: str, agent_key: UUID) -> Outcome | None:
+        """The answer to ``proposal`` under ``agent_key`` when ``identity`` already filed an
+        order under that key, else ``None``: where that filing stands now when ``proposal``
+        files the same terms, else refused ``ref_id_reused`` (journalled). Nothing is filed
+        or sent either way. Raises ``ProposalError`` for a proposal naming another account."""
+        self._own_account(proposal)
+        record = await blocking(self._ledger.keyed_filing, identity, agent_key)
+        if record is None:
+            return None
+        outcome = await blocking(
+            keyed_outcome, self._ledger, record, filing_terms(proposal, self._account)
+        )
+        if REF_ID_REUSED in outcome.reasons:
+            await blocking(
+                self._ledger.journal.append,
+                identity=identity,
+                kind="agent_key",
+                why=f"refused: {REF_ID_REUSED}",
+                detail={"agent_key": str(agent_key), "filed_as": str(record.id)},
+            )
+        elif OUTSIDE_SESSION in outcome.reasons:
+            next_open = next_open_for(self._clock.now(), proposal.market_hours)
+            return dataclasses.replace(outcome, next_open=next_open)
+        return outcome
+
+    def _own_account(self, proposal: Proposal) -> None:
+        if proposal.account is not None and proposal.account != self._account:
+            raise ProposalError("account", "this guard trades one account only")
 
     @_in_turn
     async def approve(self, approval_id: UUID | str, *, by: str) -> Outcome:
@@ -610,13 +663,21 @@ class Guard:
         return await blocking(step, seen, True, *args, **kwargs)
 
     def _estimate_and_file(
-        self, seen: Seen, final: bool, proposal: Proposal, identity: str, volume: Decimal | None
+        self,
+        seen: Seen,
+        final: bool,
+        proposal: Proposal,
+        identity: str,
+        volume: Decimal | None,
+        agent_key: UUID | None = None,
     ) -> tuple[PolicyDecision, FilingResult, AccountState]:
         """Stage A (blocking): the record read beside the venue's view (``seen``; on paper
         the book is read here too) with the filer's recent orders, the policy on the
-        estimated terms, then the filing (and its reservation) with the journal entry of its
-        decision, committed together before anything is sent. Also returns the state the
-        decision was made on (its refusal's figures name what it counted)."""
+        estimated terms, then the filing (and its reservation, and ``agent_key``) with the
+        journal entry of its decision, committed together before anything is sent. Also
+        returns the state the decision was made on (its refusal's figures name what it
+        counted). ``AgentKeyUsedError`` (nothing written) when ``identity`` filed under
+        ``agent_key`` meanwhile."""
         policy, caps = self._policy, self._caps
         filed = filing_terms(proposal, self._account)
         window = timedelta(seconds=policy.duplicate_window_s)
@@ -637,12 +698,14 @@ class Guard:
             kind=KIND,
             decision=Decision.ACCEPT if decision.allowed else Decision.REFUSE,
             reasons=decision.codes,
+            agent_key=agent_key,
         )
         notional = hold_for(proposal, terms, decision, policy)
+        keyed = {} if agent_key is None else {"agent_key": str(agent_key)}
         with self._ledger.transaction(self._account):
             result = self._ledger.file_and_reserve(filing, notional=notional, caps=caps)
             record = result.record
-            self._journal(record, identity, decision, terms, record.reasons)
+            self._journal(record, identity, decision, terms, record.reasons, keyed)
         return decision, result, world.state
 
     def _check_review(
@@ -731,8 +794,10 @@ class Guard:
         decision: PolicyDecision,
         terms: Terms,
         reasons: tuple[str, ...],
+        extra: dict[str, Any] | None = None,
     ) -> None:
         detail: dict[str, Any] = {
+            **(extra or {}),
             "stage": decision.stage.value,
             "allowed": not reasons,
             "reasons": list(reasons),

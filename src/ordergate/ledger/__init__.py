@@ -39,6 +39,7 @@ from ordergate.ledger._decision import DecisionReads, RecentFilings
 from ordergate.ledger._equity import MARK_EVERY, EquityMark, EquityMarks
 from ordergate.ledger._errors import (
     AccountBusyError,
+    AgentKeyUsedError,
     CheckpointError,
     LedgerError,
     LedgerSchemaError,
@@ -90,6 +91,7 @@ __all__ = [
     "WINDOW",
     "AccountBusyError",
     "AccountTurns",
+    "AgentKeyUsedError",
     "AppliedPolicy",
     "Approval",
     "ApprovalState",

@@ -27,7 +27,7 @@ from ordergate.ledger._canonical import canonical_json
 from ordergate.ledger._control_chain import append_control
 from ordergate.ledger._equity import mark_equity, marked_near
 from ordergate.ledger._schema import controls, decisions
-from ordergate.store import Statement, iso, parse_iso, reading, write_transaction
+from ordergate.store import Statement, iso, parse_iso, reading, take_locks, write_transaction
 
 __all__ = [
     "BREAKER_TRIP_KEY",
@@ -97,6 +97,9 @@ def _read(connection: Connection, key: str) -> Any:
 
 
 def _write(connection: Connection, key: str, value: object, now: datetime) -> None:
+    # The controls' lock first (Postgres): two first writes of a key at once would both
+    # insert its row, and the second fail.
+    take_locks(connection, "controls")
     values = {"value": canonical_json(value), "updated_at": iso(now)}
     if not _SET.run(connection, {"b_key": key, **values}):
         _INSERT.run(connection, {"key": key, **values})
@@ -194,6 +197,9 @@ class Controls:
         if stored is not None and Decimal(stored) >= equity and not due:
             return Decimal(stored)
         with write_transaction(self._engine) as connection:
+            # The controls' lock before the read: two first marks at once (no row yet) would
+            # both insert it, and a mark read before another's write could lower it.
+            take_locks(connection, "controls")
             stored = _read(connection, _HWM)
             mark = equity if stored is None else max(Decimal(stored), equity)
             if stored is None or mark != Decimal(stored):

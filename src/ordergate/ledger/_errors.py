@@ -7,6 +7,7 @@
         ├── LedgerSchemaError       the database's schema is newer than this code, or unreadable
         ├── UnknownFilingError      no filing has that id
         ├── ReservationError        a release/correction the reservation's state does not allow
+        ├── AgentKeyUsedError       the identity already filed an order under that agent key
         ├── CheckpointError         checkpoints given to ``verify`` that cannot go together
         └── AccountBusyError        the account's turn did not come within its bound
 
@@ -20,6 +21,7 @@ from ordergate.core import OrdergateError
 
 __all__ = [
     "AccountBusyError",
+    "AgentKeyUsedError",
     "CheckpointError",
     "LedgerError",
     "LedgerSchemaError",
@@ -58,6 +60,17 @@ class ReservationError(LedgerError):
     """A reservation cannot be released or corrected as asked."""
 
     code = "reservation_state"
+
+
+class AgentKeyUsedError(LedgerError):
+    """The identity already filed an order under this agent key (a concurrent filing took it
+    first): nothing of this filing was written. ``Ledger.keyed_filing`` reads the first."""
+
+    code = "agent_key_used"
+
+    def __init__(self, agent_key: object) -> None:
+        self.agent_key = str(agent_key)
+        super().__init__(f"agent key {self.agent_key} is already filed")
 
 
 class CheckpointError(LedgerError, ValueError):

@@ -8,7 +8,9 @@ pause flag, each account's chain head (``chain_heads``) and rolling window, and 
 filings (``max(seq)`` on SQLite; the ``filings_seq`` sequence on Postgres, taken under the
 account locks so that one account's filings are numbered along its chain); then write the
 filings, the accepted ones' reservations and rows of ``open_filings`` (each is open until a
-terminal status event removes it, see ``_ledger``), the new heads, and commit.
+terminal status event removes it, see ``_ledger``), the agent keys of the filings that carry
+one (``agent_keys``: its primary key refuses a key the identity filed before, and the whole
+batch with it: ``AgentKeyUsedError``), the new heads, and commit.
 
 The statements are SQLAlchemy Core, compiled once per dialect, run on the driver's cursor of
 the SQLAlchemy transaction (as ``verify`` reads the chain); SQLAlchemy still opens, begins,
@@ -57,6 +59,7 @@ from ordergate.ledger._canonical import (
     to_units,
 )
 from ordergate.ledger._controls import PAUSE_KEY, paused_from
+from ordergate.ledger._errors import AgentKeyUsedError
 from ordergate.ledger._models import (
     CAP_DAILY_USD,
     CAP_ORDERS_PER_DAY,
@@ -69,6 +72,7 @@ from ordergate.ledger._models import (
     RollingCaps,
 )
 from ordergate.ledger._schema import (
+    agent_keys,
     chain_heads,
     controls,
     filings,
@@ -143,6 +147,12 @@ def file_batch(
     driver_error = engine.dialect.loaded_dbapi.Error
     try:
         return _run(engine, sql, filer)
+    except engine.dialect.loaded_dbapi.IntegrityError as error:
+        keyed = [p.filing.agent_key for p in batch if p.filing.agent_key is not None]
+        if keyed:
+            # The only key a new filing can collide on: its id is a fresh UUID.
+            raise AgentKeyUsedError(keyed[0]) from None
+        raise DBAPIError.instance(None, None, error, driver_error, hide_parameters=True) from None
     except driver_error as error:
         # As SQLAlchemy's own execution would raise it (IntegrityError, OperationalError…),
         # without the parameters (terms) in the message.
@@ -179,6 +189,8 @@ def _run(engine: Engine, sql: _Statements, filer: _Filer) -> list[FilingResult]:
             if filer.reservation_rows:
                 cursor.executemany(sql.insert_reservations, filer.reservation_rows)
                 cursor.executemany(sql.insert_open, filer.open_rows)
+            if filer.key_rows:
+                cursor.executemany(sql.insert_keys, filer.key_rows)
             cursor.executemany(sql.upsert_heads, filer.head_rows())
         cursor.close()
     return results
@@ -200,6 +212,7 @@ class _Filer:
         self.filing_rows: list[dict[str, Any]] = []
         self.reservation_rows: list[dict[str, Any]] = []
         self.open_rows: list[dict[str, Any]] = []
+        self.key_rows: list[dict[str, Any]] = []
 
     def file(
         self, first: Any, numbers: Iterable[int], snapshot: Callable[[str, int], Any]
@@ -268,6 +281,14 @@ class _Filer:
                 "hash": account.hash,
             }
         )
+        if filing.agent_key is not None:
+            self.key_rows.append(
+                {
+                    "identity": filing.identity,
+                    "agent_key": str(filing.agent_key),
+                    "filing_id": filing_id,
+                }
+            )
         if accepted:
             self.reservation_rows.append(
                 {
@@ -338,11 +359,13 @@ class _Statements:
     insert_filings: str
     insert_reservations: str
     insert_open: str
+    insert_keys: str
     upsert_heads: str
 
 
 _COMPILED: dict[str, _Statements] = {}
 _OPEN_COLUMNS = ("filing_id", "seq", "account", "identity", "status")
+_KEY_COLUMNS = ("identity", "agent_key", "filing_id")
 
 
 def _statements(dialect: Dialect) -> _Statements:
@@ -417,6 +440,9 @@ def _compile(dialect: Dialect) -> _Statements:
         ),
         insert_open=sql(
             insert(open_filings).values({name: bindparam(name) for name in _OPEN_COLUMNS})
+        ),
+        insert_keys=sql(
+            insert(agent_keys).values({name: bindparam(name) for name in _KEY_COLUMNS})
         ),
         upsert_heads=sql(upsert),
     )

@@ -81,6 +81,7 @@ from ordergate.ledger._models import (
 from ordergate.ledger._queries import (
     EVENTS_HEAD,
     FILING,
+    KEYED_FILING,
     OPEN,
     OPEN_OF,
     WITH_STATUS,
@@ -426,6 +427,15 @@ class Ledger:
         if row is None:
             raise UnknownFilingError(key)
         return filing_record(row, row.current)
+
+    def keyed_filing(self, identity: str, agent_key: UUID) -> FilingRecord | None:
+        """The filing ``identity`` filed under ``agent_key`` (``Filing.agent_key``), with its
+        current status; ``None`` when it filed none (agent_keys' primary key)."""
+        with reading(self._engine) as connection:
+            row = KEYED_FILING.first(
+                connection, {"identity": identity, "agent_key": str(agent_key)}
+            )
+        return None if row is None else filing_record(row, row.current)
 
     def filing_ids_starting(self, prefix: str, *, limit: int = 2) -> list[str]:
         """Up to ``limit`` filing ids that start with ``prefix`` (lower-cased), in order: a

@@ -85,6 +85,8 @@ class Filing:
 
     ``terms`` must be JSON-able with Decimals for amounts (floats are refused); they are stored
     as canonical JSON and hashed. ``id`` is also the order's ``ref_id`` at the broker.
+    ``agent_key`` is the key the filer gave the order (its own ``ref_id``): filed at most once
+    per identity (``AgentKeyUsedError``), never sent to the broker.
     """
 
     identity: str
@@ -94,6 +96,7 @@ class Filing:
     decision: Decision = Decision.ACCEPT
     reasons: tuple[str, ...] = ()
     id: UUID = field(default_factory=uuid4)
+    agent_key: UUID | None = None
 
 
 @dataclass(frozen=True, slots=True)

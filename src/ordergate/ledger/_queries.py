@@ -10,13 +10,14 @@ from sqlalchemy import Connection, bindparam, func, select
 
 from ordergate.ledger._errors import UnknownFilingError
 from ordergate.ledger._models import FilingStatus
-from ordergate.ledger._schema import filing_events, filings, open_filings
+from ordergate.ledger._schema import agent_keys, filing_events, filings, open_filings
 from ordergate.store import Statement, step_memo
 
 __all__ = [
     "EVENTS_HEAD",
     "FILING",
     "FILING_ACCOUNT",
+    "KEYED_FILING",
     "LATEST_STATUS",
     "OPEN",
     "OPEN_OF",
@@ -40,6 +41,14 @@ LATEST_STATUS = (
 WITH_STATUS = select(filings, LATEST_STATUS.label("current"))
 # One filing by its id (the unique index on filings.id).
 FILING = Statement(WITH_STATUS.where(filings.c.id == bindparam("id")))
+# The filing an identity filed under an agent key: the agent_keys primary key (identity,
+# agent_key), then the filing by its unique id.
+KEYED_FILING = Statement(
+    WITH_STATUS.join(agent_keys, agent_keys.c.filing_id == filings.c.id).where(
+        agent_keys.c.identity == bindparam("identity"),
+        agent_keys.c.agent_key == bindparam("agent_key"),
+    )
+)
 # The open filings with their filing rows: ix_open_filings_account (account, seq) when an
 # account is given, each joined by seq (the filings primary key).
 _OPEN = (

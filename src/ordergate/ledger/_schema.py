@@ -31,6 +31,7 @@ from sqlalchemy import (
 from ordergate.store import UUID_WIDTH
 
 __all__ = [
+    "agent_keys",
     "approvals",
     "chain_heads",
     "control_events",
@@ -243,6 +244,18 @@ late_orders = Table(
     Column("released_us", BigInteger, nullable=False),
     Column("looked_us", BigInteger, nullable=False),
     Index("ix_late_orders_account", "account", "looked_us"),
+)
+
+# Migration 0024: the key an agent gave its order (the venue's ``ref_id`` convention: a fresh
+# UUID per order, the same one on a retry), written in the filing's transaction. The primary
+# key makes a key file one filing per identity, whatever the process or replica; the filing's
+# own ``id`` stays the order's ``ref_id`` at the venue. Kept as long as the filing.
+agent_keys = Table(
+    "agent_keys",
+    metadata,
+    Column("identity", String(200), primary_key=True),
+    Column("agent_key", String(UUID_WIDTH), primary_key=True),
+    Column("filing_id", String(UUID_WIDTH), ForeignKey("filings.id"), nullable=False, unique=True),
 )
 
 # One row per chain: Postgres writers lock it (SELECT … FOR UPDATE) to append in turn. Since

@@ -229,9 +229,10 @@ async def gateway(
     profile: str | None = "trader",
     profiles_home: Path | None = None,
     live: bool = False,
+    ledger_url: str | None = None,
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue: a paper venue, or with ``live`` the venue
-    itself."""
+    itself; the ledger is SQLite in ``tmp_path`` unless ``ledger_url`` names another."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     with (
@@ -243,7 +244,9 @@ async def gateway(
         write_minted(client, token_file, expires_at=None)
         async with AsyncExitStack() as stack:
             ledger = stack.enter_context(
-                open_ledger(f"sqlite:///{tmp_path / 'gateway-ledger.db'}", clock=clock)
+                open_ledger(
+                    ledger_url or f"sqlite:///{tmp_path / 'gateway-ledger.db'}", clock=clock
+                )
             )
             with anyio.fail_after(BOUND_S):
                 rh = await stack.enter_async_context(

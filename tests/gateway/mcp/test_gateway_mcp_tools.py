@@ -61,13 +61,13 @@ async def test_tools_list_is_the_upstreams_live_list_within_the_profile_plus_the
     direct = {tool["name"]: tool for tool in upstream}
     # Reads are listed exactly as the upstream lists them.
     assert by_name["get_equity_quotes"] == direct["get_equity_quotes"]
-    # The equity order tool is listed as the gateway serves it: only the filing's fields in,
-    # the gateway's filing result out.
+    # The equity order tool is listed as the gateway serves it: only the filing's fields (and
+    # the agent's own key for it) in, the gateway's filing result out.
     order = by_name["place_equity_order"]
     assert order["outputSchema"] == ORDER_OUTPUT_SCHEMA
     assert set(order["inputSchema"]["properties"]) == {
         "account_number", "symbol", "side", "type", "quantity", "dollar_amount",
-        "limit_price", "stop_price", "time_in_force", "market_hours",
+        "limit_price", "stop_price", "time_in_force", "market_hours", "ref_id",
     }  # fmt: skip
     assert "filing id" in order["description"]
 
@@ -240,7 +240,6 @@ async def test_an_order_for_another_account_is_refused_before_anything_is_filed(
     ("extra", "named"),
     [
         ({"tax_lots": [{"open_lot_id": "lot-1", "quantity": "1"}]}, "`tax_lots`"),
-        ({"ref_id": "0b6e1f3a-1111-4222-8333-944455556666"}, "`ref_id`"),
         ({"instrument_id": "c0ffee"}, "`instrument_id`"),
         ({"qty": "5"}, "`qty`"),
         ({"\u202esneaky": "1"}, "an argument with an unreadable name"),

@@ -18,7 +18,7 @@ from typing import Any
 
 from ordergate.core import Clock
 from ordergate.discovery import ToolUnavailable, resolve
-from ordergate.gateway.mcp._proposal import filed_properties
+from ordergate.gateway.mcp._proposal import AGENT_KEY, filed_properties
 
 __all__ = ["GATE_TOOLS", "ORDER_OUTPUT_SCHEMA", "Catalog", "Listing"]
 
@@ -86,12 +86,25 @@ _ORDER_NOTE = (
 )
 
 
+_AGENT_KEY_PROPERTY = {
+    "type": "string",
+    "format": "uuid",
+    "description": (
+        "Your own key for this order: a fresh UUID per order, the same one when you retry it. "
+        "The gateway files an order once per key: a retry answers the first filing's outcome "
+        "and places nothing again; a different order under a used key is refused "
+        "ref_id_reused. The broker's ref_id is the filing's id."
+    ),
+}
+
+
 def _as_served(descriptor: Mapping[str, Any]) -> dict[str, Any]:
     """The equity order tool as the gateway serves it."""
     served = copy.deepcopy(dict(descriptor))
     schema = served["inputSchema"]  # resolution found symbol and side among its properties
     keep = filed_properties(schema)
     schema["properties"] = {k: v for k, v in schema["properties"].items() if k in keep}
+    schema["properties"][AGENT_KEY] = _AGENT_KEY_PROPERTY
     if isinstance(schema.get("required"), list):
         schema["required"] = [name for name in schema["required"] if name in keep]
     served["outputSchema"] = ORDER_OUTPUT_SCHEMA

@@ -7,18 +7,21 @@ again, reentrantly), one order at a time per account across every process and re
 the ledger, so no cap read before the filing can be raced by another order. A turn that does
 not come within its bound refuses the call (``ACCOUNT_BUSY``), nothing filed. The answer
 carries the filing id, the status, the reasons and the guard's fixed sentence (an unanswered
-order says to read open orders before sending again).
+order says to read open orders before sending again). An order under a ``ref_id`` the identity
+already filed under answers that filing (or ``ref_id_reused``) before the open count, so a
+retry is never ``TOO_MANY_OPEN``; a held one answers as a held order does.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
+from uuid import UUID
 
 from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._held import REFUSED
-from ordergate.gateway.mcp._proposal import NotFiled, proposal_from_arguments
+from ordergate.gateway.mcp._proposal import NotFiled, agent_key, proposal_from_arguments
 from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.ledger import AccountBusyError, FilingStatus
@@ -57,23 +60,31 @@ async def order(call: Call) -> dict[str, Any]:
         proposal = proposal_from_arguments(
             call.arguments, schema if isinstance(schema, dict) else {}
         )
+        key = agent_key(call.arguments)
     except NotFiled as refusal:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
     max_open = call.desk.max_open
     try:
         async with guard.turn():
-            count = await step(
-                blocking(open_count, guard.ledger, guard.account, call.identity),
-                RECORD_UNREADABLE,
-            )
-            if count >= max_open:
-                refuse(
-                    "TOO_MANY_OPEN",
-                    f"You already have {count} orders open through the gateway (at most "
-                    f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
+            outcome = None
+            if key is not None:
+                # A retry answers its first filing before anything counts it as a new order.
+                outcome = await step(_keyed(guard, proposal, call.identity, key), RECORD_UNREADABLE)
+            if outcome is None:
+                count = await step(
+                    blocking(open_count, guard.ledger, guard.account, call.identity),
+                    RECORD_UNREADABLE,
                 )
-            outcome = await step(_submit(guard, proposal, call.identity), ORDER_PATH_FAILED)
+                if count >= max_open:
+                    refuse(
+                        "TOO_MANY_OPEN",
+                        f"You already have {count} orders open through the gateway (at most "
+                        f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
+                    )
+                outcome = await step(
+                    _submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED
+                )
     except AccountBusyError as busy:
         refuse(
             "ACCOUNT_BUSY",
@@ -100,12 +111,22 @@ async def order(call: Call) -> dict[str, Any]:
     )
 
 
-async def _submit(guard: Guard, proposal: Proposal, identity: str) -> Outcome:
+async def _keyed(guard: Guard, proposal: Proposal, identity: str, key: UUID) -> Outcome | None:
     try:
-        return await guard.submit(proposal, identity=identity)
+        return await guard.keyed(proposal, identity=identity, agent_key=key)
     except ProposalError as error:
-        refuse(
-            "INVALID_ORDER",
-            f"The order cannot be filed ({error.field}: {error.reason}). Nothing was filed or "
-            "sent.",
-        )
+        _invalid(error)
+
+
+async def _submit(guard: Guard, proposal: Proposal, identity: str, key: UUID | None) -> Outcome:
+    try:
+        return await guard.submit(proposal, identity=identity, agent_key=key)
+    except ProposalError as error:
+        _invalid(error)
+
+
+def _invalid(error: ProposalError) -> NoReturn:
+    refuse(
+        "INVALID_ORDER",
+        f"The order cannot be filed ({error.field}: {error.reason}). Nothing was filed or sent.",
+    )

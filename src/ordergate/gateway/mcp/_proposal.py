@@ -3,9 +3,11 @@
 The gateway forwards what it files and nothing else. The fields a filing names are the
 order's symbol, side, quantity or dollar amount, type, limit and stop prices, time in force,
 session and account, under the names the tool's schema gives them (``quantity``,
-``dollar_amount``, ``limit_price`` …). Any other argument — a tax-lot pick, a ``ref_id``
-(the gateway sets it: it is the filing's id), a second instrument — is refused before
-anything is filed, naming the argument. So are a value that is not what its field takes and
+``dollar_amount``, ``limit_price`` …). ``ref_id`` is the agent's own key for the order (a
+UUID, the same one on a retry: ``agent_key``): the guard files it beside the filing and a
+retry under it answers the first filing; the venue's ``ref_id`` is still the filing's id. Any
+other argument — a tax-lot pick, a second instrument — is refused before anything is filed,
+naming the argument. So are a value that is not what its field takes and
 a field the tool requires that the gateway cannot file, and a symbol or account with space or
 a control character around it (refused, never stripped). Nothing is defaulted that changes
 what is bought: a missing type, quantity or price refuses.
@@ -17,6 +19,7 @@ import re
 from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
+from uuid import UUID
 
 from ordergate.core import DecimalFieldError, MarketHours, OrderType, Side, TimeInForce
 from ordergate.core import parse_decimal as _parse_decimal
@@ -24,8 +27,10 @@ from ordergate.discovery import canonical_of, property_for
 from ordergate.policy import Proposal, ProposalError, is_padded
 
 __all__ = [
+    "AGENT_KEY",
     "FILED_FIELDS",
     "NotFiled",
+    "agent_key",
     "filed_properties",
     "proposal_from_arguments",
     "shown_name",
@@ -53,6 +58,10 @@ _ENUMS: dict[str, type[StrEnum]] = {
 }
 _AMOUNTS = ("quantity", "notional", "limit", "stop")
 _PLAIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]{0,63}")
+
+AGENT_KEY = "ref_id"
+"""The argument that carries the agent's own key for the order (the venue's name for it)."""
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 class NotFiled(Exception):
@@ -117,12 +126,27 @@ def _value(field: str, name: str, value: object) -> object:
     return value
 
 
+def agent_key(arguments: Mapping[str, Any]) -> UUID | None:
+    """The agent's key for the order (``ref_id``: a UUID in its 8-4-4-4-12 form, any case);
+    ``None`` when absent; ``NotFiled`` when it is anything else."""
+    value = arguments.get(AGENT_KEY)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _UUID.fullmatch(value):
+        raise NotFiled(
+            "INVALID_ARGUMENT",
+            f"`{AGENT_KEY}` must be a UUID (a fresh one per order, the same one on a retry). "
+            "Nothing was filed.",
+        )
+    return UUID(value)
+
+
 def proposal_from_arguments(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> Proposal:
-    """The ``Proposal`` these arguments describe; ``NotFiled`` when they name anything a
-    filing cannot, or do not describe an order."""
+    """The ``Proposal`` these arguments describe (``ref_id`` aside: see ``agent_key``);
+    ``NotFiled`` when they name anything a filing cannot, or do not describe an order."""
     properties = filed_properties(schema)
     for name in arguments:
-        if name not in properties:
+        if name not in properties and name != AGENT_KEY:
             raise NotFiled(
                 "ARGUMENT_NOT_FILED",
                 f"The gateway sends only the fields it files ({_listing(properties)}); "
@@ -130,6 +154,8 @@ def proposal_from_arguments(arguments: Mapping[str, Any], schema: Mapping[str, A
             )
     required = schema.get("required")
     for name in required if isinstance(required, list) else ():
+        if name == AGENT_KEY:
+            continue  # the gateway sends the filing's id as the venue's ref_id
         if not isinstance(name, str) or name not in properties:
             shown = shown_name(name) if isinstance(name, str) else "a field"
             raise NotFiled(
@@ -144,7 +170,7 @@ def proposal_from_arguments(arguments: Mapping[str, Any], schema: Mapping[str, A
     values = {
         properties[name]: _value(properties[name], name, value)
         for name, value in arguments.items()
-        if value is not None
+        if value is not None and name != AGENT_KEY
     }
     if "type" not in values:
         raise NotFiled("MISSING_ARGUMENT", "The order's type is required. Nothing was filed.")
