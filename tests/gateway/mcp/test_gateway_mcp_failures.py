@@ -8,7 +8,8 @@ transport with a server whose methods break.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,11 @@ class StubGuard:
     account: str = "A1"
     paper: bool = True
 
-    async def submit(self, proposal: Any, *, identity: str) -> Outcome:
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        yield
+
+    async def submit(self, proposal: Any, *, identity: str, agent_key: Any = None) -> Outcome:
         if isinstance(self.outcome, Exception):
             raise self.outcome
         assert self.outcome is not None
