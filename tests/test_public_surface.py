@@ -52,6 +52,7 @@ SURFACE = {
         "metadata_paths", "parse_scope", "read_form", "redirect_problem", "redirect_uri_problem",
         "redirect_with", "refresh_refusal", "s256_challenge", "single_param", "token_error",
         "verify_s256", "www_authenticate", "REFUSED_SCHEMES", "is_private_use",
+        "ClientDocuments", "DocumentRefused", "metadata_url_problem",
         "redirect_destination",
     },
     "ordergate.discovery": {

@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0024",
     "execution": "0007",
-    "gateway": "0016",
+    "gateway": "0025",
     "owner": "0019",
     "record": "0009",
     "sandbox": "0022",

@@ -75,6 +75,15 @@ REQUIREMENTS: dict[str, str] = {
     "duplicate_window_s are refused duplicate_order at stage A, before anything is reserved",
     "policy.order-rate": "issue 27: orders per identity and per account in a rolling minute "
     "past the limit are refused order_rate at stage A, counted from the ledger",
+    # The authorization server (issue 26 §5)
+    "oauth.cimd.fetch-fenced": "draft-ietf-oauth-client-id-metadata-document (security "
+    "considerations), issue 26 §5: a client id URL is fetched https only, within a timeout, "
+    "under a size cap, never redirected, never from a private address unless allowed, kept "
+    "per its caching headers, used only when it names its own URL",
+    "oauth.iss.every-response": "RFC 9207 §2, issue 26 §5: iss on every authorization "
+    "response, success and error redirects, and advertised",
+    "oauth.registration.application-type": "OpenID Connect Registration §2, issue 26 §5: "
+    "application_type web or native accepted at registration, anything else refused",
     # The agent's own idempotency key (issue 26 §4)
     "wall.agent-key.once": "issue 26 §4, reference: an order's ref_id is filed once per "
     "identity (the ledger's key, across processes and replicas); a retry answers the first "

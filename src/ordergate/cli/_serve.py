@@ -136,6 +136,31 @@ def serve_command(
             show_default=False,
         ),
     ] = None,
+    cimd_allow_private: Annotated[
+        bool,
+        typer.Option(
+            "--cimd-allow-private",
+            envvar="ORDERGATE_CIMD_ALLOW_PRIVATE",
+            help=(
+                "Let a client that names itself by the URL of its metadata document (CIMD) "
+                "publish it on a private, loopback or link-local address; off by default, so "
+                "a client id can never make the gateway reach into its own network."
+            ),
+        ),
+    ] = False,
+    cimd_ca_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--cimd-ca-file",
+            metavar="PEM",
+            envvar="ORDERGATE_CIMD_CA_FILE",
+            help=(
+                "Trust only the CAs in this PEM file for the TLS of clients' metadata "
+                "documents (default: the system's trust store)."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     public_record: Annotated[
         bool,
         typer.Option(
@@ -185,6 +210,8 @@ def serve_command(
             public_url=public_url or "",
             public_record=public_record,
             owner_socket=owner_socket,
+            cimd_allow_private=cimd_allow_private,
+            cimd_ca_file=cimd_ca_file,
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None

@@ -13,6 +13,7 @@ before any route. Each connection's MCP and broker requests then spend its own c
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable
 from typing import Any
 
@@ -46,7 +47,7 @@ from ordergate.gateway.mcp import (
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.mcpserve import HostCheck, HostPolicy
-from ordergate.oauth import ConsentCheck, SignIn
+from ordergate.oauth import ClientDocuments, ConsentCheck, SignIn
 from ordergate.profiles import Profiles
 
 __all__ = ["build_gateway_app", "gateway_auth"]
@@ -63,7 +64,14 @@ def gateway_auth(
     consent_check: ConsentCheck | None = None,
 ) -> GatewayAuth:
     """The authorization server; ``sign_in(store)`` builds the upstream sign-in, if any;
-    ``consent_check`` is what approving a client needs (the owner code)."""
+    ``consent_check`` is what approving a client needs (the owner code). Clients may name
+    themselves by their metadata document's URL, fetched as ``config`` allows."""
+    trust = None
+    if config.cimd_ca_file is not None:
+        trust = ssl.create_default_context(cafile=str(config.cimd_ca_file))
+    documents = ClientDocuments(
+        clock=clock, allow_private=config.cimd_allow_private, ssl_context=trust
+    )
     return GatewayAuth(
         engine,
         public_url=public_url,
@@ -74,6 +82,7 @@ def gateway_auth(
         code_ttl=config.code_ttl,
         sign_in=sign_in,
         profiles=profiles,
+        client_documents=documents,
     )
 
 

@@ -134,6 +134,12 @@ class GatewayConfig:
     owner_socket: Path | None = None
     """The owner channel's Unix socket (``--owner-socket``); ``None``: ``ORDERGATE_OWNER_SOCKET``,
     else ``$ORDERGATE_HOME/run/owner.sock`` (``ordergate.gateway.desk.owner_socket_path``)."""
+    cimd_allow_private: bool = False
+    """Fetch clients' metadata documents from private, loopback and link-local addresses too
+    (``--cimd-allow-private``): only for clients on the owner's own network."""
+    cimd_ca_file: Path | None = None
+    """Trust the CAs in this PEM file, instead of the system's, for the TLS of clients'
+    metadata documents (``--cimd-ca-file``)."""
 
     def __post_init__(self) -> None:
         TrustedProxies.parse(self.trusted_proxies)  # a bad one is refused at startup
@@ -145,6 +151,8 @@ class GatewayConfig:
             raise ConfigError("port", "must be 0-65535 (0 picks a free port)")
         if self.public_url and not self.public_url.startswith(("http://", "https://")):
             raise ConfigError("public_url", "must be an http(s) URL")
+        if self.cimd_ca_file is not None and not self.cimd_ca_file.is_file():
+            raise ConfigError("cimd_ca_file", "must be a readable PEM file")
         if self.redis_url is not None and not self.redis_url.startswith(
             ("redis://", "rediss://", "unix://")
         ):

@@ -1,5 +1,8 @@
-"""The gateway's tables (migrations 0004 and 0016) as SQLAlchemy Core metadata, in the ledger's
+"""The gateway's tables (migrations 0004 to 0025) as SQLAlchemy Core metadata, in the ledger's
 database.
+
+A client id is a registered client's random id, or the URL of a client's metadata document
+(CIMD, up to ``_CLIENT_ID`` characters: migration 0025 widened the columns that hold one).
 
 See ``ordergate/gateway/migrations/versions/0004_gateway.py`` and ``0016_caller_mints.py`` for
 what each holds. Times are
@@ -23,6 +26,7 @@ __all__ = [
 
 metadata = MetaData()
 _ID = 64
+_CLIENT_ID = 2000  # ordergate.oauth's MAX_URL
 _HASH = 64
 _TIME = 27
 
@@ -39,7 +43,7 @@ gateway_pending = Table(
     "gateway_pending",
     metadata,
     Column("id", String(_ID), primary_key=True),
-    Column("client_id", String(_ID), nullable=False),
+    Column("client_id", String(_CLIENT_ID), nullable=False),
     Column("redirect_uri", Text, nullable=False),
     Column("state", Text),
     Column("code_challenge", String(128), nullable=False),
@@ -58,7 +62,7 @@ connections = Table(
     "connections",
     metadata,
     Column("id", String(_ID), primary_key=True),
-    Column("client_id", String(_ID), nullable=False, index=True),
+    Column("client_id", String(_CLIENT_ID), nullable=False, index=True),
     Column("kind", String(16), nullable=False),
     Column("profile", String(64), nullable=False),
     Column("state", String(16), nullable=False),
@@ -72,7 +76,7 @@ gateway_codes = Table(
     "gateway_codes",
     metadata,
     Column("code_sha256", String(_HASH), primary_key=True),
-    Column("client_id", String(_ID), nullable=False),
+    Column("client_id", String(_CLIENT_ID), nullable=False),
     Column("redirect_uri", Text, nullable=False),
     Column("code_challenge", String(128), nullable=False),
     Column("connection_id", String(_ID), nullable=False),
@@ -86,7 +90,7 @@ gateway_tokens = Table(
     metadata,
     Column("token_sha256", String(_HASH), primary_key=True),
     Column("kind", String(8), nullable=False),
-    Column("client_id", String(_ID), nullable=False),
+    Column("client_id", String(_CLIENT_ID), nullable=False),
     Column("connection_id", String(_ID), nullable=False, index=True),
     Column("expires_at", String(_TIME), nullable=False),
     Column("revoked_at", String(_TIME)),

@@ -3,17 +3,19 @@
 ``AuthorizationServer`` (``_server``) puts one set of endpoints over a storage protocol
 (``AuthorizationStore``, ``ClientRegistry``, ``TokenRevoker``): RFC 6749's authorization
 endpoint with a consent step and its token endpoint, RFC 7591 registration (one shared
-client, or one client each), RFC 7009 revocation, RFC 8414 and RFC 9728 metadata and the 401
-challenge; PKCE S256 only (RFC 7636); redirect URIs by RFC 8252. What one server does
-differently from the other is configuration (``Paths``, scopes, the registrar, ``iss``) and
-hooks: the pages' wording (``ConsentPages``), the profile choice (``ProfileChoice``), the
-consent hook (``ConsentCheck``) and the upstream sign-in (``SignIn``).
+client, or one client each) and clients named by their metadata document's URL (``_cimd``),
+RFC 7009 revocation, RFC 8414 and RFC 9728 metadata and the 401 challenge; PKCE S256 only
+(RFC 7636); redirect URIs by RFC 8252. What one server does differently from the other is
+configuration (``Paths``, scopes, the registrar, ``iss``, client documents) and hooks: the
+pages' wording (``ConsentPages``), the profile choice (``ProfileChoice``), the consent hook
+(``ConsentCheck``) and the upstream sign-in (``SignIn``).
 
 Nothing here names a venue or the gateway: no client ids, scopes, endpoint paths or page
 wording; this package imports neither server. One RFC, one module (``_rfc6749_authorize``,
 ``_rfc6749_token``, ``_rfc6749_scope``, ``_rfc7009``, …).
 """
 
+from ordergate.oauth._cimd import ClientDocuments, DocumentRefused, metadata_url_problem
 from ordergate.oauth._consent import (
     ConsentCheck,
     ConsentField,
@@ -96,6 +98,7 @@ __all__ = [
     "AuthorizationServer",
     "AuthorizationStore",
     "Client",
+    "ClientDocuments",
     "ClientRegistry",
     "CodeExchange",
     "ConsentCheck",
@@ -105,6 +108,7 @@ __all__ = [
     "ConsentRefusal",
     "ConsentTicket",
     "ConsentView",
+    "DocumentRefused",
     "ErrorCode",
     "FormError",
     "IssuedTokens",
@@ -130,6 +134,7 @@ __all__ = [
     "is_valid_challenge",
     "is_valid_verifier",
     "metadata_paths",
+    "metadata_url_problem",
     "parse_scope",
     "read_form",
     "redirect_destination",

@@ -17,7 +17,13 @@ server's policy, its ``Registrar``:
     refused by the RFC 8252 rule (``redirect_uri_problem``);
   - ``invalid_client_metadata``: a body that is not a JSON object, a ``client_name`` that is
     not text of at most 200 characters without control or formatting characters,
-    ``grant_types`` without ``authorization_code`` or ``response_types`` without ``code``.
+    ``grant_types`` without ``authorization_code`` or ``response_types`` without ``code``,
+    an ``application_type`` other than ``web`` (the default) or ``native``;
+  - ``invalid_redirect_uri`` too for a client that says it is ``web`` and names an app's
+    private-use scheme.
+
+  The answer echoes ``application_type``. A client may instead name itself by the URL of its
+  metadata document, with no registration (``_cimd``).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from ordergate.oauth._rfc8252 import redirect_uri_problem
 from ordergate.oauth._storage import ClientRegistry
 
 __all__ = [
+    "APPLICATION_TYPES",
     "MAX_CLIENT_NAME",
     "MAX_REDIRECT_URIS",
     "OwnClients",
@@ -44,7 +51,12 @@ __all__ = [
     "RegistrationEndpoint",
     "RegistrationRefused",
     "SharedClient",
+    "application_type",
+    "client_name",
+    "redirect_uris",
 ]
+
+APPLICATION_TYPES = ("web", "native")
 
 MAX_CLIENT_NAME = 200
 MAX_REDIRECT_URIS = 10
@@ -97,24 +109,26 @@ class OwnClients:
     async def register(self, body: object) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise RegistrationRefused("invalid_client_metadata", "the body must be a JSON object")
-        redirect_uris = _redirect_uris(body)
-        client_name = _client_name(body)
+        uris = redirect_uris(body)
+        name = client_name(body)
+        kind = application_type(body, uris)
         _require_member(body, "grant_types", "authorization_code")
         _require_member(body, "response_types", "code")
-        client = await self._registry.register_client(
-            client_name=client_name, redirect_uris=redirect_uris
-        )
+        client = await self._registry.register_client(client_name=name, redirect_uris=uris)
         document: dict[str, Any] = {
             "client_id": client.client_id,
             "client_id_issued_at": int(self._clock.now().timestamp()),
-            "redirect_uris": list(redirect_uris),
+            "redirect_uris": list(uris),
+            "application_type": kind,
         }
         if client.client_name:
             document["client_name"] = client.client_name
         return document
 
 
-def _redirect_uris(body: dict[str, Any]) -> tuple[str, ...]:
+def redirect_uris(body: dict[str, Any]) -> tuple[str, ...]:
+    """The client's ``redirect_uris``, each allowed by the RFC 8252 rule; ``RegistrationRefused``
+    (``invalid_redirect_uri``)."""
     uris = body.get("redirect_uris")
     if not isinstance(uris, list) or not uris:
         raise RegistrationRefused("invalid_redirect_uri", "redirect_uris must be a non-empty list")
@@ -131,7 +145,9 @@ def _redirect_uris(body: dict[str, Any]) -> tuple[str, ...]:
     return tuple(uris)
 
 
-def _client_name(body: dict[str, Any]) -> str:
+def client_name(body: dict[str, Any]) -> str:
+    """The client's ``client_name`` (``""`` when not sent); ``RegistrationRefused``
+    (``invalid_client_metadata``)."""
     name = body.get("client_name")
     if name is None:
         return ""
@@ -144,6 +160,27 @@ def _client_name(body: dict[str, Any]) -> str:
     if any(unicodedata.category(ch) in ("Cc", "Cf") for ch in name):
         raise RegistrationRefused("invalid_client_metadata", "client_name has control characters")
     return name.strip()
+
+
+def application_type(body: dict[str, Any], uris: Sequence[str]) -> str:
+    """The client's ``application_type`` (OpenID Connect Dynamic Client Registration 1.0 §2,
+    which the MCP specification's clients send): ``web`` or ``native``; when not sent,
+    ``native`` if a redirect URI is an app's private-use scheme, else ``web``. A web client
+    cannot receive a redirect at a private-use scheme; a native one may use any redirect the
+    RFC 8252 rule allows."""
+    web = all(uri.startswith(("https://", "http://")) for uri in uris)
+    kind = body.get("application_type", "web" if web else "native")
+    if kind not in APPLICATION_TYPES:
+        raise RegistrationRefused(
+            "invalid_client_metadata", "application_type must be web or native"
+        )
+    if kind == "web" and not web:
+        raise RegistrationRefused(
+            "invalid_redirect_uri",
+            "a web client's redirect_uris must be http(s); an app's scheme needs "
+            "application_type native",
+        )
+    return str(kind)
 
 
 def _require_member(body: dict[str, Any], key: str, member: str) -> None:

@@ -37,6 +37,7 @@ def authorization_server_metadata(
     revocation_path: str | None,
     scopes: Sequence[str],
     iss_parameter: bool,
+    client_documents: bool = False,
 ) -> dict[str, Any]:
     """The metadata document of the server whose issuer identifier is ``issuer``.
 
@@ -62,6 +63,8 @@ def authorization_server_metadata(
     document["code_challenge_methods_supported"] = [S256]  # after revocation, as the model
     if iss_parameter:
         document["authorization_response_iss_parameter_supported"] = True
+    if client_documents:
+        document["client_id_metadata_document_supported"] = True
     return document
 
 

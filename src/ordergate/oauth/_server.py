@@ -11,6 +11,8 @@ The sandbox venue's (``ordergate.sandbox.oauth``, the live venue's quirks) and t
 - registration (``Registrar``): one shared client id whatever is sent (``SharedClient``,
   whose client registers no redirect URI, so the RFC 8252 rule alone applies), or a client
   of its own for each, matched exactly against what it registered (``OwnClients``);
+- clients named by the URL of their metadata document (``ClientDocuments``, the CIMD draft:
+  the gateway), beside registration;
 - scopes (``internal``, ``gateway``), whether a request for more is narrowed to them
   (``narrow_scope``, RFC 6749 §3.3: the gateway) or refused (the venue, as the live server
   is captured), ``iss`` in authorization responses (RFC 9207: the gateway), a revocation
@@ -69,6 +71,7 @@ from urllib.parse import urlsplit
 from starlette.routing import BaseRoute, Route
 
 from ordergate.core import ConfigError
+from ordergate.oauth._cimd import ClientDocuments, WithClientDocuments
 from ordergate.oauth._consent import ConsentCheck, ProfileChoice
 from ordergate.oauth._pages import ConsentPages
 from ordergate.oauth._rfc6749_authorize import AuthorizationEndpoint
@@ -141,6 +144,7 @@ class AuthorizationServer:
         consent_check: ConsentCheck | None = None,
         sign_in: SignIn | None = None,
         narrow_scope: bool = False,
+        client_documents: ClientDocuments | None = None,
     ) -> None:
         check_origin(issuer, key="issuer")
         parts = urlsplit(resource)
@@ -153,13 +157,16 @@ class AuthorizationServer:
         self.metadata_url = issuer + metadata_paths(resource)[0]
         self._scopes = tuple(scopes)
         self._paths = paths
-        self._store = store
         self._registrar = registrar
         self._revoker = revoker
         self._max_body = max_body_bytes
         self._iss = iss_parameter
         self._resource_name = resource_name
         self._sign_in = sign_in
+        self._documents = client_documents is not None
+        if client_documents is not None:
+            store = WithClientDocuments(store, client_documents)
+        self._store = store
         self._authorize = AuthorizationEndpoint(
             store=store,
             pages=pages,
@@ -191,6 +198,7 @@ class AuthorizationServer:
             revocation_path=paths.revocation,
             scopes=self._scopes,
             iss_parameter=self._iss,
+            client_documents=self._documents,
         )
         routes: list[BaseRoute] = [
             *protected_resource_routes(

@@ -35,6 +35,7 @@ from ordergate.gateway._schema import (
 from ordergate.gateway.oauth import GatewayAuth
 from ordergate.gateway.oauth._owner_code import OwnerCode
 from ordergate.ledger import open_ledger
+from ordergate.oauth import ClientDocuments
 from ordergate.owner import ENROLMENT_FILE, OwnerAuthority
 from ordergate.policy import PolicyConfig
 from ordergate.profiles import Profiles, load_profiles
@@ -216,14 +217,19 @@ def serve(
     clock: SteppedClock | None = None,
     owner: OwnerCodes | bool | None = None,
     profiles: Profiles | None = None,
+    client_documents: ClientDocuments | None = None,
+    ledger_url: str | None = None,
 ) -> Iterator[Gateway]:
     """The authorization server plus a stand-in ``/mcp``, served on a free loopback port.
     With ``owner``, approving asks for the owner code as ``ordergate serve``'s does: of the
-    owner enrolled in ``tmp_path/home`` (``OwnerCodes``), or of nobody (``False``)."""
+    owner enrolled in ``tmp_path/home`` (``OwnerCodes``), or of nobody (``False``);
+    ``client_documents``: clients named by their metadata document's URL; the ledger is
+    SQLite in ``tmp_path`` unless ``ledger_url`` names another."""
     clock = clock or SteppedClock(start=START)
     sock = bind_socket("127.0.0.1", 0)
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=clock) as ledger:
+    database = ledger_url or f"sqlite:///{tmp_path / 'ledger.db'}"
+    with open_ledger(database, clock=clock) as ledger:
         check = None
         if owner is not None:
             authority = OwnerAuthority(
@@ -237,6 +243,7 @@ def serve(
             clock=clock,
             consent_check=check,
             profiles=profiles,
+            client_documents=client_documents,
         )
         app = Starlette(routes=[*auth.routes(), _mcp_endpoint(auth)])
         with (

@@ -104,3 +104,43 @@ def test_other_unusable_metadata_is_refused_as_invalid_client_metadata(
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_client_metadata"
     assert gateway.rows()["gateway_clients"] == []
+
+
+@pytest.mark.req("oauth.registration.application-type")
+@pytest.mark.parametrize(
+    ("sent", "uris", "answered"),
+    [
+        ({"application_type": "native"}, ["http://127.0.0.1:33418/callback"], "native"),
+        ({"application_type": "web"}, ["https://app.example.com/cb"], "web"),
+        ({}, ["https://app.example.com/cb"], "web"),
+        ({}, ["com.example.app:/oauth/cb"], "native"),
+        ({"application_type": "native"}, ["com.example.app:/oauth/cb"], "native"),
+    ],
+)
+def test_application_type_is_accepted_at_registration_and_answered(
+    gateway: Gateway, sent: dict[str, str], uris: list[str], answered: str
+) -> None:
+    response = gateway.http.post("/oauth/register", json={"redirect_uris": uris, **sent})
+    assert response.status_code == 201, response.text
+    assert response.json()["application_type"] == answered
+
+
+@pytest.mark.req("oauth.registration.application-type")
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"redirect_uris": ["http://127.0.0.1/cb"], "application_type": "desktop"},
+         "invalid_client_metadata"),
+        ({"redirect_uris": ["http://127.0.0.1/cb"], "application_type": 1},
+         "invalid_client_metadata"),
+        ({"redirect_uris": ["com.example.app:/cb"], "application_type": "web"},
+         "invalid_redirect_uri"),
+    ],
+)  # fmt: skip
+def test_an_application_type_that_does_not_fit_is_refused(
+    gateway: Gateway, body: dict[str, object], error: str
+) -> None:
+    response = gateway.http.post("/oauth/register", json=body)
+    assert response.status_code == 400
+    assert response.json()["error"] == error
+    assert gateway.rows()["gateway_clients"] == []

@@ -4,11 +4,13 @@ It is ``ordergate.oauth``'s one server (whose docstring says, handler by handler
 SDK's own handlers are not used) configured as the gateway: a public client of its own for
 each registration, its redirect URIs matched exactly (https, loopback, or an app's private-use
 scheme, RFC 8252 §7.1); the scope ``gateway``, a request for more narrowed to it (RFC 6749
-§3.3: ``offline_access`` beside it is left out, not refused); RFC 9207 ``iss``
-in every authorization response; revocation (RFC 7009); the gateway's pages; and the consent
-page's additions: the profile choice, the consent hook (the owner passphrase where one is
-required, or any ``ConsentCheck``) and, when each connection holds its own upstream session,
-the upstream sign-in before the code (``sign_in``, ``ordergate.gateway.custody``).
+§3.3: ``offline_access`` beside it is left out, not refused); clients named by the URL of
+their metadata document (CIMD, ``ordergate.oauth.ClientDocuments``) beside registered ones;
+RFC 9207 ``iss`` in every authorization response; revocation (RFC 7009); the gateway's
+pages; and the consent page's additions: the profile choice, the consent hook (the owner
+passphrase where one is required, or any ``ConsentCheck``) and, when each connection holds
+its own upstream session, the upstream sign-in before the code (``sign_in``,
+``ordergate.gateway.custody``).
 
 It owns the store (``GatewayStore``: clients, consent pages, connections, codes, tokens in
 the ledger's database, reached by the shared server through ``GatewayStorage``) and gives the
@@ -45,6 +47,7 @@ from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._verifier import AccessVerifier
 from ordergate.oauth import (
     AuthorizationServer,
+    ClientDocuments,
     ConsentCheck,
     OwnClients,
     Paths,
@@ -83,7 +86,8 @@ class GatewayAuth:
     Raises ``ConfigError`` when ``public_url`` is not ``scheme://host[:port]``, when a
     lifetime is not positive (the access token's at least a second).
     ``consent_check`` is what an approval needs besides the click (the owner code:
-    ``OwnerCode``).
+    ``OwnerCode``); ``client_documents``: clients named by their metadata document's URL
+    (CIMD) beside registered ones.
     """
 
     def __init__(
@@ -99,6 +103,7 @@ class GatewayAuth:
         consent_ttl: timedelta = timedelta(minutes=10),
         sign_in: Callable[[GatewayStore], SignIn] | None = None,
         profiles: Profiles | None = None,
+        client_documents: ClientDocuments | None = None,
     ) -> None:
         check_origin(public_url, key="public_url")
         check_lifetimes(
@@ -136,6 +141,7 @@ class GatewayAuth:
             consent_check=consent_check,
             sign_in=self.sign_in,
             narrow_scope=True,
+            client_documents=client_documents,
         )
         self.verifier = AccessVerifier(
             grants=self.store.grants, metadata_url=self._server.metadata_url
