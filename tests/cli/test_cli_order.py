@@ -137,6 +137,22 @@ def test_the_same_order_again_at_once_is_refused_as_a_duplicate_with_exit_3(
     assert other["status"] == "pending_approval", other["reasons"]
 
 
+@pytest.mark.req("wall.agent-key.once")
+def test_the_same_ref_id_again_answers_the_first_filing_and_another_order_under_it_exits_3(
+    person: Person,
+) -> None:
+    key = "0b6e1f3a-1111-4222-8333-944455556666"
+    first = person.json("order", "SPY", "buy", "--qty", "0.1", "--ref-id", key, "--sandbox")
+    again = person.json("order", "SPY", "buy", "--qty", "0.1", "--ref-id", key, "--sandbox")
+    assert again["filing_id"] == first["filing_id"] and again["status"] == "pending_approval"
+    assert again["approval_id"] == first["approval_id"]
+    other = person.run("order", "SPY", "buy", "--qty", "0.2", "--ref-id", key, "--sandbox")
+    assert other.exit_code == 3, other.output
+    assert "ref_id_reused" in other.stdout
+    bad = person.run("order", "SPY", "buy", "--qty", "0.1", "--ref-id", "retry-1", "--sandbox")
+    assert bad.exit_code == 2 and "--ref-id" in bad.output
+
+
 def test_denying_an_order_ends_it_without_reaching_the_upstream(person: Person) -> None:
     pending = person.json("order", "SPY", "buy", "--usd", "20", "--sandbox")
     listed = person.run("approvals")

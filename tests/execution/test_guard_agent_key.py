@@ -15,9 +15,12 @@ import anyio
 import pytest
 from guard_kit import BOUND_S, Desk, buy, desk, policy
 from pg_testkit import database
+from venue_testkit import START
 
-from ordergate.execution import REF_ID_REUSED, Guard, Outcome
-from ordergate.ledger import FilingStatus, open_ledger
+from ordergate.core import SteppedClock
+from ordergate.execution import REF_ID_REUSED, Guard, Outcome, end_filing
+from ordergate.execution._keyed import standing
+from ordergate.ledger import Filing, FilingStatus, RollingCaps, open_ledger
 from ordergate.policy import Stage
 
 pytestmark = [pytest.mark.anyio, pytest.mark.req("wall.agent-key.once")]
@@ -138,3 +141,25 @@ async def test_ten_concurrent_retries_from_two_processes_ledgers_file_once_and_p
         assert len(d.ledger.filings_of("agent", limit=20)) == 1
         [order] = _venue_orders(d)
         assert order["ref_id"] == str(outcomes[0].filing_id)
+
+
+def test_where_a_filing_stands_names_the_stage_and_broker_code_of_its_ending(
+    tmp_path: Path,
+) -> None:
+    with open_ledger(
+        f"sqlite:///{tmp_path / 'ledger.db'}", clock=SteppedClock(start=START)
+    ) as ledger:
+        caps = RollingCaps(Decimal(1000), 10)
+        filed = ledger.file_and_reserve(
+            Filing("agent", {"symbol": "SPY"}, account="A1", agent_key=uuid4()),
+            notional=Decimal(10),
+            caps=caps,
+        ).record
+        end_filing(
+            ledger, filed, FilingStatus.REJECTED, ("broker_refused",),
+            stage=Stage.REVIEW, broker_code="NOT_TRADABLE",
+        )  # fmt: skip
+        now = standing(ledger, ledger.filing(filed.id))
+    assert (now.status, now.reasons, now.stage, now.broker_code) == (
+        FilingStatus.REJECTED, ("broker_refused",), Stage.REVIEW, "NOT_TRADABLE"
+    )  # fmt: skip

@@ -2,7 +2,8 @@
 
 The same wall as the gateway: the order is filed, checked (stage A), held for approval when
 the policy asks, reviewed and checked again (stage B), and placed only as filed — on paper
-unless live is armed. Prints the filing id, the decision and its reason codes.
+unless live is armed. Prints the filing id, the decision and its reason codes. ``--ref-id``
+is the person's own key for the order: the same key again answers the first filing.
 Exit 0 accepted, 3 refused (also when another order on the account held its turn past the
 bound: ``account_busy``, nothing filed), 4 unanswered (may be live), 2 bad input or
 configuration, 1 the upstream cannot be reached.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from typing import Annotated
+from uuid import UUID
 
 import anyio
 import typer
@@ -71,6 +73,20 @@ def order_command(
     identity: Annotated[
         str, typer.Option("--identity", help="Who the filing is recorded under.")
     ] = "cli",
+    ref_id: Annotated[
+        UUID | None,
+        typer.Option(
+            "--ref-id",
+            metavar="UUID",
+            help=(
+                "Your own key for this order (a fresh UUID per order): run the command again "
+                "with the same one and it answers the first filing, filing and placing "
+                "nothing; another order under it is refused ref_id_reused. Never sent to the "
+                "broker."
+            ),
+            show_default=False,
+        ),
+    ] = None,
     as_json: JsonOption = False,
     policy: PolicyOption = None,
     db: DbOption = None,
@@ -100,11 +116,13 @@ def order_command(
             hint = "--qty / --usd"
         raise typer.BadParameter(error.reason, param_hint=hint) from None
     settings = settings_from(policy, db, upstream, sandbox)
-    code = anyio.run(_submit, settings, proposal, identity, as_json)
+    code = anyio.run(_submit, settings, proposal, identity, ref_id, as_json)
     raise typer.Exit(code)
 
 
-async def _submit(settings: object, proposal: object, identity: str, as_json: bool) -> int:
+async def _submit(
+    settings: object, proposal: object, identity: str, ref_id: UUID | None, as_json: bool
+) -> int:
     from ordergate.ledger import AccountBusyError
     from ordergate.policy import Proposal
     from ordergate.runtime import Settings
@@ -112,7 +130,7 @@ async def _submit(settings: object, proposal: object, identity: str, as_json: bo
     assert isinstance(settings, Settings) and isinstance(proposal, Proposal)
     async with guard_from(settings) as running:
         try:
-            outcome = await running.guard.submit(proposal, identity=identity)
+            outcome = await running.guard.submit(proposal, identity=identity, agent_key=ref_id)
         except AccountBusyError as busy:
             typer.echo(f"refused ({busy.code}): {busy}", err=True)
             return EXIT_REFUSED
