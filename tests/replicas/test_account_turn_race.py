@@ -290,6 +290,29 @@ def test_command_lines_and_agents_on_one_sqlite_file_keep_the_accounts_caps(
     _assert_caps_held(record, ended, agents_said)
 
 
+@pytest.mark.req("policy.duplicate-order")
+def test_two_command_lines_sending_one_order_at_once_file_it_once_and_refuse_the_duplicate(
+    tmp_path: Path, home: Path
+) -> None:
+    """The duplicate read (the recent filings) is made in the account's turn: of two
+    processes sending the same order at once, the second reads the first's filing."""
+    policy = POLICY.replace("duplicate_window_s = 0", "duplicate_window_s = 30")
+    (home / "policy.toml").write_text(policy)
+    db_url = f"sqlite:///{tmp_path / 'ledger.db'}"
+    apply_policy(db_url, policy)
+    processes = Processes(tmp_path, home, db_url)
+    try:
+        for n in (1, 2):
+            processes.start(f"cli-{n}", "order", "SPY", "buy", "--qty", "1", "--json")
+        codes = processes.wait_all(time.monotonic() + RACE_BOUND_S)
+    finally:
+        processes.stop()
+    assert sorted(codes.values()) == [0, 3], codes
+    bodies = [json.loads(s.out.read_text().strip().splitlines()[-1]) for s in processes.started]
+    said = sorted((body["status"], tuple(body["reasons"])) for body in bodies)
+    assert said == [("filled", ()), ("refused", ("duplicate_order",))]
+
+
 def _assert_caps_held(record: Ledgered, ended: dict[str, str], agents_said: list[int]) -> None:
     assert record.open_orders <= MAX_OPEN
     assert len(record.positions) <= MAX_POSITIONS and "SPY" in record.positions
