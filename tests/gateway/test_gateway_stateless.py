@@ -309,3 +309,11 @@ def test_a_stateless_notification_is_accepted_and_one_at_an_unknown_version_is_n
         gate.fast, with_header(headers, b"mcp-protocol-version", b"2099-01-01"), unknown
     )
     assert refused.status == 400
+
+
+@pytest.mark.req("mcp.held.request-state-sealed")
+def test_a_request_state_this_gateway_did_not_issue_is_refused_on_an_order(gate: Gate) -> None:
+    token = gate.token()
+    order = {"name": "place_equity_order", "arguments": {}, "requestState": "r1.e30.forged"}
+    answer = ask_stateless(gate, token, "tools/call", order)
+    assert (answer.status, answer.json()["error"]["code"]) == (400, -32602)

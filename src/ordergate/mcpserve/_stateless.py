@@ -161,8 +161,8 @@ def envelope(
         and _decoded(_header(headers, b"mcp-name")) != params.get(named)
     ):
         raise RpcError(HEADER_MISMATCH, f"Mcp-Name does not match params.{named}")
-    if not isinstance(version, str):
-        raise RpcError(INVALID_PARAMS, f"params._meta.{VERSION_KEY} must be a string")
+    # Equal to the header's text, the version is a string by now.
+    assert isinstance(version, str)
     if version not in speaks:
         raise RpcError(
             UNSUPPORTED_PROTOCOL_VERSION,

@@ -44,3 +44,33 @@ def test_a_peer_declares_a_capability_and_a_mode_of_it() -> None:
     assert peer.declares("elicitation") and peer.declares("elicitation", "url")
     assert not peer.declares("elicitation", "form")
     assert not peer.declares("x") and not peer.declares("sampling")
+
+
+def test_a_name_header_in_non_canonical_base64_matches_nothing() -> None:
+    from ordergate.mcpserve import HEADER_MISMATCH, RpcError, envelope
+
+    message = {
+        "method": "tools/call",
+        "params": {
+            "name": "a",
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    routing = [(b"mcp-protocol-version", b"2026-07-28"), (b"mcp-method", b"tools/call")]
+    assert envelope(
+        message,
+        [*routing, (b"mcp-name", b"=?base64?YQ==?=")],
+        speaks=("2026-07-28",),
+        every_version=("2026-07-28",),
+    ).stateless
+    with pytest.raises(RpcError) as refused:
+        envelope(  # "YR==" decodes to "a" too, but is not how "a" is written
+            message,
+            [*routing, (b"mcp-name", b"=?base64?YR==?=")],
+            speaks=("2026-07-28",),
+            every_version=("2026-07-28",),
+        )
+    assert refused.value.code == HEADER_MISMATCH
