@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from guard_kit import Desk, buy, desk, limit_buy, policy
 
-from ordergate.execution import BREAKER, NO_ANSWER, NOT_AT_BROKER
+from ordergate.execution import BREAKER, BROKER_REFUSED_CANCEL, NO_ANSWER, NOT_AT_BROKER
 from ordergate.ledger import FilingStatus
 
 pytestmark = pytest.mark.anyio
@@ -137,3 +137,17 @@ async def test_a_tripped_breaker_cancels_working_orders_only_under_halt_cancels_
             assert entry.detail["by"] == "breaker tripped: drawdown_halt"
         else:
             assert status is FilingStatus.SUBMITTED
+
+
+async def test_a_cancel_the_broker_refuses_because_the_order_filled_is_reported_with_its_code(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, live=True) as d:
+        [working] = await _resting(d, 1)
+        d.venue.admin("shock", {"symbol": "SPY", "pct": "-3"})
+        d.step(5)  # the venue fills the order; the record has not heard yet
+        [report] = await d.guard.cancel_open(identity="owner", why="x")
+        assert report.outcome == BROKER_REFUSED_CANCEL and report.broker_code
+        assert _kill_entries(d)[working]["broker_code"] == report.broker_code
+        await d.guard.reconcile()
+        assert d.ledger.filing(working).status is FilingStatus.FILLED

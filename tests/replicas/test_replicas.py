@@ -47,8 +47,10 @@ CLI_BOUND_S = 120.0  # a command line's start on a loaded machine, not the pause
 CENT = Decimal("0.01")
 
 
-def _policy(limit: Decimal) -> str:
-    daily = limit * ACCEPTED + limit / 2
+def _policy(limit: Decimal, daily: Decimal | None = None) -> str:
+    """The replicas' policy: orders up to twice ``limit``, the rolling 24 h spend capped at
+    ``daily`` (by default what twelve and a half orders at ``limit`` spend)."""
+    daily = limit * ACCEPTED + limit / 2 if daily is None else daily
     return f"""
 mode = "live"
 real_money = true
@@ -336,24 +338,7 @@ def test_ordergate_pause_refuses_new_orders_on_every_replica_within_a_second(
 
 
 WORKING = 20
-KILL_POLICY = """
-mode = "live"
-real_money = true
-approval = "never"
-
-[limits]
-max_order_usd = "100000"
-max_daily_usd = "1000000"
-max_orders_per_day = 500
-max_open_orders = 100
-max_position_pct = "100"
-duplicate_window_s = 0
-max_orders_per_minute = 1000
-max_account_orders_per_minute = 1000
-
-[symbols]
-allow = ["SPY"]
-"""
+KILL_POLICY = _policy(Decimal(50_000), Decimal(1_000_000))
 
 
 @pytest.mark.req("controls.pause-cancels-working-orders")
