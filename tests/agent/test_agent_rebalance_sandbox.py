@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from agent_kit import agent_on_sandbox
+from agent_kit import POLICY, agent_on_sandbox
 from turn_testkit import impatient_turns, turn_held_elsewhere
 
 from ordergate.agent import DECISION, DROPPED, ORDER, AgentState
@@ -102,3 +102,18 @@ async def test_outside_its_session_the_agent_holds_and_files_nothing(tmp_path: P
         assert tick.orders == () and tick.plan.hold
         assert "closed session is not one this agent trades in" in tick.plan.rationale
         assert run.running.guard.ledger.open_filings() == []
+
+
+@pytest.mark.anyio
+@pytest.mark.req("wall.size-vs-adv")
+async def test_the_agents_orders_past_max_adv_pct_are_refused_size_vs_adv_by_the_guard(
+    tmp_path: Path,
+) -> None:
+    # A ten-millionth of a percent of tens of millions of shares a day: a fraction of a share.
+    policy = POLICY.replace("[limits]\n", '[limits]\nmax_adv_pct = "0.0000001"\n')
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
+        tick = await run.agent.tick()
+    assert [intent.symbol for intent, _ in tick.orders] == ["SPY", "VTI"]
+    for _, outcome in tick.orders:
+        assert outcome.status is FilingStatus.REFUSED and outcome.reasons == ("size_vs_adv",)
+        assert "limits.max_adv_pct = 0.0000001" in outcome.message
