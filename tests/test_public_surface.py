@@ -242,6 +242,13 @@ SURFACE = {
         "CryptoOrdersPage", "CryptoPosition", "CryptoPositionsPage", "CryptoPreview", "CryptoQuote",
         "CryptoQuotes", "Currency", "CurrencyPair", "CurrencyPairsPage",
     },
+    "ordergate.client.crypto_rest": {
+        "BURST", "DEFAULT_REST_URL", "PER_MINUTE", "VALID_S", "ApiKey", "CryptoKeyRequired",
+        "CryptoRest", "KeyFormatError", "RateLimitWait", "RestAccount", "RestBestBidAsk",
+        "RestEstimatedPrice", "RestExecution", "RestHolding", "RestOrder", "RestOrderRequest",
+        "RestPage", "RestTradingPair", "TokenBucket", "default_key_file", "public_key_text",
+        "read_key_file", "signature_problem", "signed_message", "write_key_file",
+    },
     "ordergate.client.equity": {
         "AccountTypeTradability", "Amount", "Approval", "ApprovalLeg", "EquityClient",
         "EquityExecution", "EquityOrder", "EquityOrderRequest", "EquityOrdersPage",

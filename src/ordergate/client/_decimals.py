@@ -2,9 +2,10 @@
 
 Answers are read as the rules say; what a caller sends is held to more:
 
-- ``Money`` / ``OptionalMoney``: an amount in an answer, string or number in. ``Money``
-  reads absent, ``null`` or ``""`` as zero, ``OptionalMoney`` as ``None``; anything
-  unparseable is an error naming the field, never zero.
+- ``Money`` / ``OptionalMoney`` / ``RequiredMoney``: an amount in an answer, string or number
+  in. ``Money`` reads absent, ``null`` or ``""`` as zero, ``OptionalMoney`` as ``None``,
+  ``RequiredMoney`` (a price or size that must be there) as an error; anything unparseable
+  is an error naming the field, never zero.
 - ``WireDecimal`` / ``OptionalWireDecimal``: an amount a caller sends. ``Decimal``, ``int``
   or a numeric string in; ``float`` and ``bool`` refused (a binary float cannot say
   "12.30", and a bool is an int that is not a number); a canonical decimal string out
@@ -37,6 +38,7 @@ __all__ = [
     "OptionalMoney",
     "OptionalWireDecimal",
     "PositiveDecimal",
+    "RequiredMoney",
     "WholeNumber",
     "WireDecimal",
 ]
@@ -64,6 +66,9 @@ Money = Annotated[Decimal, BeforeValidator(_answer_amount_or_zero), _to_wire]
 
 OptionalMoney = Annotated[Decimal | None, BeforeValidator(_answer_amount), _to_wire]
 """An optional amount: absent, ``null`` or ``""`` → ``None``."""
+
+RequiredMoney = Annotated[Decimal, BeforeValidator(_answer_amount), _to_wire]
+"""An amount that must be there: absent, ``null`` or ``""`` is an error naming the field."""
 
 
 # -- requests --------------------------------------------------------------------------------

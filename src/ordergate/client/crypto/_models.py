@@ -34,7 +34,7 @@ __all__ = [
 ]
 
 State = Annotated[CryptoOrderState | str, PlainValidator(known_or_text(CryptoOrderState))]
-_ENDED = frozenset(
+ENDED = frozenset(
     {CryptoOrderState.FILLED, CryptoOrderState.CANCELED, CryptoOrderState.REJECTED,
      CryptoOrderState.FAILED}
 )  # fmt: skip
@@ -150,7 +150,7 @@ class CryptoOrder(WireModel):
     @property
     def is_terminal(self) -> bool:
         """Filled, canceled, rejected or failed; ``False`` for an unknown state."""
-        return self.state in _ENDED
+        return self.state in ENDED
 
 
 class CryptoOrdersPage(WireModel):
