@@ -105,6 +105,7 @@ SURFACE = {
         "ReconcileReport", "Reconciler", "arm", "calendar_session", "paper_session",
         "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
         "read_status", "terms_sha256", "ticket_of", "TradingRead", "trading_read",
+        "note_trip",
     },
     "ordergate.venues": {
         "AccountReader", "AccountView", "BrokerFill", "BrokerOrder", "BrokerRefusal",

@@ -117,3 +117,25 @@ async def test_the_agents_orders_past_max_adv_pct_are_refused_size_vs_adv_by_the
     for _, outcome in tick.orders:
         assert outcome.status is FilingStatus.REFUSED and outcome.reasons == ("size_vs_adv",)
         assert "limits.max_adv_pct = 0.0000001" in outcome.message
+
+
+@pytest.mark.anyio
+@pytest.mark.req("wall.cooldown")
+async def test_a_breaker_the_agent_obeys_starts_the_cooldown_its_buys_then_meet(
+    tmp_path: Path,
+) -> None:
+    policy = POLICY + "[cooldown]\nminutes = 30\n"
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
+        ledger = run.running.guard.ledger
+        ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        halted = await run.agent.tick()
+        assert halted.state is not AgentState.RUNNING and halted.orders == ()
+        assert ledger.controls.breaker_tripped_at() == OPEN
+        ledger.controls.set_high_water_mark(Decimal(1))  # recovered: the breaker is clear
+        run.clock.advance(timedelta(minutes=30) - timedelta(seconds=1))
+        cooling = await run.agent.tick()
+        assert cooling.state is AgentState.RUNNING and cooling.orders
+        assert {outcome.reasons for _, outcome in cooling.orders} == {("cooldown",)}
+        run.clock.advance(timedelta(seconds=1))
+        after = await run.agent.tick()
+        assert after.orders and all(o.status is FilingStatus.FILLED for _, o in after.orders)

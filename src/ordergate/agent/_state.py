@@ -7,6 +7,8 @@ equity would see), so the agent and the wall agree on when they trip. A tripped 
 the agent to ``REDUCING`` (it plans sells only) when the policy lets reducing orders through
 (``reducing_exempt``), else to ``HALTED``; unknown equity is treated as tripped (no new
 buys); a pause halts it at the next tick. With every breaker clear it is ``RUNNING`` again.
+A tripped breaker it reads is noted (``note_trip``), so the guard's cooldown after a breaker
+(``[cooldown] minutes``) counts from it as from a refused order.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from ordergate.agent._kinds import DECISION
-from ordergate.execution import trading_read
+from ordergate.execution import note_trip, trading_read
 from ordergate.ledger import Ledger
 from ordergate.policy import PolicyConfig, ReasonCode
 
@@ -46,6 +48,8 @@ def breaker_state(
     read = trading_read(ledger, policy, equity, now=now)
     if read.state == "active":
         return Breakers(AgentState.RUNNING, ())
+    # A breaker the agent obeys is one tripped: the cooldown after it counts from now.
+    note_trip(ledger, policy, read.reasons, at=now)
     tripped = tuple(_said(code, equity, policy) for code in read.reasons) or ("equity unknown",)
     state = AgentState.REDUCING if policy.reducing_exempt else AgentState.HALTED
     return Breakers(state, tripped)

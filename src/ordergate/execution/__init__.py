@@ -15,7 +15,7 @@ to its end and converges the spend to the fills.
 """
 
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract
-from ordergate.execution._breakers import TradingRead, trading_read
+from ordergate.execution._breakers import TradingRead, note_trip, trading_read
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import BREAKER, ApprovalNotifier, Guard
 from ordergate.execution._keyed import REF_ID_REUSED
@@ -69,6 +69,7 @@ __all__ = [
     "deny_approval",
     "end_filing",
     "filing_terms",
+    "note_trip",
     "paper_session",
     "pinned_contract",
     "proposal_of",

@@ -11,6 +11,7 @@ implementation of when a breaker trips, whoever asks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -19,7 +20,17 @@ from ordergate.calendar import NEW_YORK
 from ordergate.ledger import Ledger, SessionEquity
 from ordergate.policy import AccountState, PolicyConfig, ReasonCode, tripped_breakers
 
-__all__ = ["TradingRead", "breaker_marks", "session_day", "trading_read"]
+BREAKER_CODES = frozenset({ReasonCode.DRAWDOWN_HALT.value, ReasonCode.DAILY_LOSS_HALT.value})
+"""The refusals that mean a breaker has tripped."""
+
+__all__ = [
+    "BREAKER_CODES",
+    "TradingRead",
+    "breaker_marks",
+    "note_trip",
+    "session_day",
+    "trading_read",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +72,15 @@ def trading_read(
     state = AccountState(equity=equity, high_water_mark=mark, session_start_equity=start)
     reasons = tripped_breakers(state, policy)
     return TradingRead("halted" if reasons else "active", reasons)
+
+
+def note_trip(
+    ledger: Ledger, policy: PolicyConfig, reasons: Sequence[str], *, at: datetime
+) -> None:
+    """Blocking: a breaker was found tripped at ``at`` (the deciding clock's instant) —
+    by the guard refusing an order, or by an agent planning its tick — so the cooldown of
+    ``[cooldown] minutes`` counts from it. Nothing is written when no cooldown is set or
+    none of ``reasons`` is a breaker's."""
+    tripped = [reason for reason in reasons if reason in BREAKER_CODES]
+    if tripped and policy.cooldown_minutes:
+        ledger.controls.breaker_tripped(at, tripped)

@@ -53,6 +53,7 @@ from uuid import UUID
 import anyio
 
 from ordergate.core import Clock, RealtimeClock, to_wire
+from ordergate.execution._breakers import BREAKER_CODES, note_trip
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._hold import hold_for
 from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
@@ -95,7 +96,6 @@ from ordergate.policy import (
     Proposal,
     ProposalError,
     Quote,
-    ReasonCode,
     Stage,
     Terms,
     estimate_terms,
@@ -124,9 +124,7 @@ _T = TypeVar("_T")
 # How many times a stage's worker thread runs at most when the venue's view holds symbols its
 # market half read no quote for (each run reads them first): the last takes what it has.
 _QUOTE_ROUNDS = 3
-# The refusals that mean a breaker has tripped (``halt_cancels_open`` cancels on them), and
-# the journal's identity for what a breaker does.
-_BREAKERS = frozenset({ReasonCode.DRAWDOWN_HALT.value, ReasonCode.DAILY_LOSS_HALT.value})
+# The journal's identity for what a breaker does.
 BREAKER = "breaker"
 
 logger = logging.getLogger(__name__)
@@ -487,12 +485,11 @@ class Guard:
         """A refusal by a breaker: with ``[cooldown] minutes`` its instant is recorded (buys
         are refused that long after it); under ``halt_cancels_open`` every working order is
         cancelled."""
-        tripped = [reason for reason in reasons if reason in _BREAKERS]
+        tripped = [reason for reason in reasons if reason in BREAKER_CODES]
         if not tripped:
             return
         policy = self._policy
-        if policy.cooldown_minutes:
-            await blocking(self._ledger.controls.breaker_tripped, self._clock.now(), tripped)
+        await blocking(note_trip, self._ledger, policy, tripped, at=self._clock.now())
         if policy.halt_cancels_open:
             await self.cancel_open(identity=BREAKER, why="breaker tripped: " + ", ".join(tripped))
 

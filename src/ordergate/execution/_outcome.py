@@ -235,8 +235,8 @@ def size_figures(
 def cooldown_figures(
     reasons: tuple[str, ...], state: AccountState, policy: PolicyConfig
 ) -> tuple[str, ...]:
-    """The numbers behind a ``cooldown`` refusal: when a breaker last refused and until when
-    buys are refused, or how many of the filer's closed trades lost lately."""
+    """The numbers behind a ``cooldown`` refusal: when a breaker was last found tripped and
+    until when buys are refused, or how many of the filer's closed trades lost lately."""
     cooldown, now = state.cooldown, state.now
     if ReasonCode.COOLDOWN not in reasons or cooldown is None or now is None:
         return ()
@@ -244,7 +244,7 @@ def cooldown_figures(
     tripped = cooldown.breaker_tripped_at
     if tripped is not None and now - tripped < policy.cooldown:
         return (
-            f"cooldown: a breaker last refused an order at {_iso(tripped)}; buys are refused "
+            f"cooldown: a breaker was last found tripped at {_iso(tripped)}; buys are refused "
             f"until {_iso(tripped + policy.cooldown)} (cooldown.minutes = {minutes}).",
         )
     since = now - policy.cooldown - policy.loss_window

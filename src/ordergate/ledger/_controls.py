@@ -125,7 +125,7 @@ def pause_of(stored: Any) -> PauseState:
 
 
 def tripped_at(stored: Any) -> datetime | None:
-    """When a breaker last refused an order, as its stored row's JSON says (``None``:
+    """When a breaker was last found tripped, as its stored row's JSON says (``None``:
     never)."""
     return None if stored is None else parse_iso(stored["at"])
 

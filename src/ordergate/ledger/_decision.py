@@ -73,7 +73,7 @@ class DecisionReads:
     pause: PauseState
     marked_recently: bool  # the account's equity curve has a mark within ``MARK_EVERY``
     recent: RecentFilings | None = None  # when asked for an identity and terms
-    breaker_tripped_at: datetime | None = None  # when a breaker last refused (None: never)
+    breaker_tripped_at: datetime | None = None  # a breaker last found tripped (None: never)
 
 
 def _control(key: str) -> ScalarSelect[Any]:

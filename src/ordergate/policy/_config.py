@@ -152,7 +152,7 @@ class PolicyConfig:
     ``ordergate pause --cancel-open`` does. ``max_adv_pct`` (``None``: off): an order's
     quantity may be at most this percent of the symbol's recent average daily volume.
     ``cooldown_minutes`` (``[cooldown] minutes``; 0: off): how long buys are refused after a
-    breaker last refused an order, or after ``loss_streak`` losing closed trades (0: not
+    breaker was last found tripped, or after ``loss_streak`` losing closed trades (0: not
     counted) within ``loss_window_minutes``.
     """
 

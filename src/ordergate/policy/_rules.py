@@ -432,7 +432,7 @@ def check_cooldown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> R
     if now is None:
         return R.MISSING_NOW
     span = c.cooldown
-    # Refused while less than the cooldown has passed since the breaker last refused, or
+    # Refused while less than the cooldown has passed since a breaker was last found tripped, or
     # since a loss made ``loss_streak`` losses within ``loss_window``.
     tripped = cooldown.breaker_tripped_at
     if tripped is not None and now - tripped < span:

@@ -80,8 +80,8 @@ class RecentOrders:
 
 @dataclass(frozen=True, slots=True)
 class Cooldown:
-    """What a cooldown counts from, as the ledger reads it: when a breaker last refused an
-    order (``None``: never), and when the filer's losing closed trades closed, oldest first
+    """What a cooldown counts from, as the ledger reads it: when a breaker was last found
+    tripped (``None``: never), and when the filer's losing closed trades closed, oldest first
     (read only when the policy counts a ``loss_streak``)."""
 
     breaker_tripped_at: datetime | None
