@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from guard_kit import buy, desk, policy, sell
 
+from ordergate.execution._losses import losing_closes
 from ordergate.ledger import FilingStatus
+from ordergate.policy import Proposal
 
 pytestmark = pytest.mark.anyio
 
@@ -60,27 +62,34 @@ async def test_without_a_cooldown_a_breakers_refusal_is_not_recorded(tmp_path: P
 
 
 @pytest.mark.req("wall.cooldown")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
 async def test_two_losing_round_trips_start_the_cooldown_and_it_ends_to_the_second(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    # On paper a buy fills at the ask and a sell at the bid: each round trip loses the spread.
+    # A buy fills at the ask and a sell at the bid: on paper each round trip loses the
+    # spread; at the seeded venue (five seconds apart) each loses too.
     config = policy(
         f"[cooldown]\nminutes = {MINUTES}\nloss_streak = 2\nloss_window_minutes = 60\n"
         "[limits]\nduplicate_window_s = 0"
     )
-    async with desk(tmp_path, config=config) as d:
+    async with desk(tmp_path, live=live, config=config) as d:
+
+        async def filled(proposal: Proposal, identity: str = "agent") -> None:
+            outcome = await d.guard.submit(proposal, identity=identity)
+            if live:
+                d.step(5)
+                await d.guard.reconcile()
+            assert d.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED, outcome
+
         for _ in range(2):
-            bought = await d.guard.submit(buy("SPY"), identity="agent")
-            assert bought.status is FilingStatus.FILLED, bought
-            sold = await d.guard.submit(sell("SPY"), identity="agent")
-            assert sold.status is FilingStatus.FILLED, sold
+            await filled(buy("SPY"))
+            await filled(sell("SPY"))
         cooling = await d.guard.submit(buy("SPY"), identity="agent")
         assert cooling.reasons == ("cooldown",)
         assert "cooldown: 2 of your closed trades lost in the last 90 minutes" in cooling.message
-        other = await d.guard.submit(buy("SPY", quantity=Decimal("0.5")), identity="another")
-        assert other.status is FilingStatus.FILLED  # the streak is the agent's own
-        d.step(MINUTES * 60 - 1)
+        await filled(buy("SPY", quantity=Decimal("0.5")), "another")  # the streak is the agent's
+        last_loss = max(losing_closes(d.ledger.orders.fills_of("agent", limit=10)))
+        d.step((last_loss + timedelta(minutes=MINUTES) - d.clock.now()).total_seconds() - 1)
         assert (await d.guard.submit(buy("SPY"), identity="agent")).reasons == ("cooldown",)
         d.step(1)
-        after = await d.guard.submit(buy("SPY"), identity="agent")
-        assert after.status is FilingStatus.FILLED, after
+        await filled(buy("SPY"))

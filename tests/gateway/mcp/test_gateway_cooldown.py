@@ -55,3 +55,27 @@ async def test_the_gateway_refuses_buys_cooldown_after_a_breaker_until_the_secon
         gw.clock.advance(timedelta(seconds=1))
         after = await _buy(gw, "0.12")
         assert after["status"] != "refused", after
+
+
+@pytest.mark.req("wall.cooldown")
+async def test_the_gateway_refuses_buys_cooldown_after_a_streak_of_the_agents_losses(
+    tmp_path: Path,
+) -> None:
+    config = replace(policy(), cooldown_minutes=30, loss_streak=2, loss_window_minutes=60)
+    async with gateway(tmp_path, config=config) as gw:
+        for step in range(2):  # on paper: bought at the ask, sold at the bid, at once
+            assert (await _buy(gw, f"0.{step + 1}"))["status"] == "filled"
+            sold = await gw.call(
+                "place_equity_order",
+                {
+                    "account_number": gw.account,
+                    "symbol": "SPY",
+                    "side": "sell",
+                    "type": "market",
+                    "quantity": f"0.{step + 1}",
+                },
+            )
+            assert sold["structuredContent"]["data"]["status"] == "filled", sold
+        cooling = await _buy(gw, "0.3")
+        assert cooling["reasons"] == ["cooldown"]
+        assert "2 of your closed trades lost" in cooling["message"]
