@@ -100,3 +100,45 @@ def test_login_and_whoami_are_listed_in_the_help() -> None:
     assert result.exit_code == 0
     assert "login" in result.output
     assert "whoami" in result.output
+
+
+DOC_API_KEY = "rh-api-6148effc-c0b1-486c-8940-a1d099456be6"
+DOC_PRIVATE_KEY = "xQnTJVeQLmw1/Mg2YimEViSpw/SdJcgNXZ5kQkAXNPU="
+
+
+def test_login_crypto_api_keeps_the_key_0600_from_stdin_and_prints_only_the_public_key(
+    tmp_path: Path,
+) -> None:
+    from ordergate.client.crypto_rest import read_key_file
+
+    result = CliRunner().invoke(
+        app,
+        ["login", "--crypto-api"],
+        input=f"{DOC_API_KEY}\n{DOC_PRIVATE_KEY}\n",
+        env={**WIDE, "ORDERGATE_HOME": str(tmp_path)},
+    )
+    assert result.exit_code == 0, result.output
+    key_file = tmp_path / "robinhood-crypto-api.json"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert "jPItx4TLjcnSUnmnXQQyAKL4eJj3+oWNNMmmm2vATqk=" in result.output
+    assert DOC_PRIVATE_KEY not in result.output and DOC_API_KEY not in result.output
+    assert read_key_file(key_file).public_key == "jPItx4TLjcnSUnmnXQQyAKL4eJj3+oWNNMmmm2vATqk="
+
+
+@pytest.mark.parametrize(
+    ("args", "given"),
+    [
+        (["--crypto-api"], f"{DOC_API_KEY}\n"),
+        (["--crypto-api"], f"{DOC_API_KEY}\nc2hvcnQ=\n"),
+        (["--crypto-api", "--url", "http://127.0.0.1:1/mcp"], ""),
+    ],
+)
+def test_login_crypto_api_refuses_a_missing_or_bad_key_and_writes_nothing(
+    tmp_path: Path, args: list[str], given: str
+) -> None:
+    result = CliRunner().invoke(
+        app, ["login", *args], input=given, env={**WIDE, "ORDERGATE_HOME": str(tmp_path)}
+    )
+    assert result.exit_code == 2
+    assert not (tmp_path / "robinhood-crypto-api.json").exists()
+    assert DOC_API_KEY not in result.output

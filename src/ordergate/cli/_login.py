@@ -30,6 +30,17 @@ LoginUrlOption = Annotated[
         show_default=False,
     ),
 ]
+CryptoApiOption = Annotated[
+    bool,
+    typer.Option(
+        "--crypto-api",
+        help=(
+            "Store a Crypto Trading REST API key instead of signing in: the API key and the "
+            "base64 Ed25519 private key, as two lines of standard input or typed at hidden "
+            "prompts (never as arguments). Kept 0600 in ORDERGATE_HOME."
+        ),
+    ),
+]
 UrlOption = Annotated[
     str | None,
     typer.Option(
@@ -58,11 +69,52 @@ def _fail(error: ToolError) -> typer.Exit:
 # (python/cpython#106749).
 
 
-def login_command(url: LoginUrlOption = None) -> None:
-    """Sign in to Robinhood (browser, or ROBINHOOD_ACCESS_TOKEN) and keep the tokens."""
+def login_command(url: LoginUrlOption = None, crypto_api: CryptoApiOption = False) -> None:
+    """Sign in to Robinhood (browser, or ROBINHOOD_ACCESS_TOKEN) and keep the tokens.
+
+    With --crypto-api, store the Crypto Trading REST API key instead."""
     from ordergate.client import Config
 
+    if crypto_api:
+        if url:
+            raise _refuse("--url does not apply to --crypto-api")
+        _store_crypto_key()
+        return
     anyio.run(_login, Config(url=url) if url else Config())
+
+
+def _refuse(message: str) -> typer.Exit:
+    Console(stderr=True).print(Text.assemble(("error: ", "red"), message), highlight=False)
+    return typer.Exit(2)
+
+
+def _store_crypto_key() -> None:
+    """Read the two values (stdin lines, or hidden prompts at a terminal) and keep them."""
+    import sys
+
+    from ordergate.client.crypto_rest import (
+        ApiKey,
+        KeyFormatError,
+        default_key_file,
+        write_key_file,
+    )
+    from ordergate.core import Secret
+
+    if sys.stdin.isatty():
+        api_key = typer.prompt("API key", hide_input=True).strip()
+        private_key = typer.prompt("Private key (base64)", hide_input=True).strip()
+    else:
+        api_key, private_key = sys.stdin.readline().strip(), sys.stdin.readline().strip()
+    if not api_key or not private_key:
+        raise _refuse("--crypto-api reads two lines: the API key, then the private key")
+    try:
+        key = ApiKey(Secret(api_key), Secret(private_key))
+    except KeyFormatError as error:
+        raise _refuse(str(error)) from None
+    path = default_key_file()
+    write_key_file(path, key)
+    typer.echo(f"Crypto Trading API key kept in {path} (mode 0600).")
+    typer.echo(f"Its public key (registered at Robinhood): {key.public_key}")
 
 
 def whoami_command(url: UrlOption = None) -> None:
