@@ -18,6 +18,7 @@ from pathlib import Path
 import anyio
 import pytest
 from pg_testkit import database
+from sqlalchemy import create_engine
 
 from ordergate.core import SteppedClock
 from ordergate.ledger import AccountBusyError, AccountTurns, Ledger, open_ledger
@@ -171,3 +172,16 @@ async def test_a_holder_killed_in_its_turn_gives_it_back(kind: str, tmp_path: Pa
             for pipe in (holder.stdin, holder.stdout):
                 if pipe is not None:
                     pipe.close()
+
+
+async def test_a_database_without_a_file_takes_turns_in_its_process_alone() -> None:
+    engine = create_engine("sqlite://")
+    try:
+        turns = AccountTurns(engine, bound_s=SHORT_S)
+        assert turns.lock_file is None and not turns.shared
+        async with turns.account("ACCT-A"):
+            assert await taken_elsewhere(turns, "ACCT-A") == "account_busy"
+            # Nothing beside it for another process to lock: its turns are its own.
+            assert await taken_elsewhere(AccountTurns(engine), "ACCT-A") == "taken"
+    finally:
+        engine.dispose()

@@ -85,6 +85,8 @@ class AccountTurns:
         self._file = (
             None if database in (None, "", ":memory:") else Path(f"{database}.turn").expanduser()
         )
+        if self._file is None and not self._shared:
+            self._database += f"#{id(self)}"  # a database without a file is this object's own
         self._local: dict[str, anyio.Lock] = {}
         self._pass = anyio.Lock()
 
@@ -119,7 +121,7 @@ class AccountTurns:
             try:
                 yield
             finally:
-                del _holders[self._database, name]
+                del _holders[self._database, name]  # no other holder meanwhile: the lock
                 await release()
         finally:
             self._local[name].release()
