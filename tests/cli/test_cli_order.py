@@ -282,3 +282,17 @@ def test_a_buy_in_the_cooldown_after_a_breaker_exits_3_naming_cooldown_and_until
     person.minute += 30  # each command starts a minute on: the cooldown has passed
     after = person.json("order", "SPY", "buy", "--qty", "0.13", "--sandbox")
     assert after["status"] == "pending_approval", after["reasons"]
+
+
+@pytest.mark.req("controls.pause-cancels-working-orders")
+def test_pause_cancel_open_with_no_gateway_running_ends_the_held_order_on_the_ledger(
+    person: Person,
+) -> None:
+    held = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert held["status"] == "pending_approval"
+    paused = person.run("pause", "--cancel-open", "--reason", "stop")
+    assert paused.exit_code == 0, paused.output
+    assert f"{held['filing_id']}  SPY    denied (status denied)" in paused.stdout
+    assert "1 working orders ended" in paused.stdout
+    refused = person.json("order", "SPY", "buy", "--qty", "0.11", "--sandbox")
+    assert refused["reasons"] == ["paused"]
