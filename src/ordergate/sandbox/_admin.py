@@ -156,6 +156,14 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
             "expires_in": pair.expires_in,
         }
 
+    async def crypto_api_keys(request: Request) -> dict[str, Any]:
+        """A Crypto Trading REST API key: for the ``public_key`` given, or for a key pair
+        made here (its ``private_key`` answered once)."""
+        public_key = (await _body(request)).get("public_key")
+        if public_key is not None and not isinstance(public_key, str):
+            raise ConfigError("public_key", "must be a base64 Ed25519 public key")
+        return sandbox.rest_keys.register(public_key)
+
     return [
         Route("/_sandbox/state", guarded(state), methods=["GET"]),
         Route("/_sandbox/clock", guarded(clock), methods=["POST"]),
@@ -164,6 +172,7 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
         Route("/_sandbox/split", guarded(split), methods=["POST"]),
         Route("/_sandbox/approval", guarded(approval), methods=["POST"]),
         Route("/_sandbox/tokens", guarded(tokens), methods=["POST"]),
+        Route("/_sandbox/crypto_api_keys", guarded(crypto_api_keys), methods=["POST"]),
     ]
 
 

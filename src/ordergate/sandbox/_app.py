@@ -3,7 +3,7 @@ every route behind one ``Host``/``Origin`` check (DNS rebinding)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
@@ -12,6 +12,7 @@ from ordergate.core import Clock, make_clock
 from ordergate.mcpserve import HostCheck, HostPolicy, McpEndpoint, SessionStore, async_verifier
 from ordergate.sandbox._admin import admin_routes
 from ordergate.sandbox._config import SandboxConfig
+from ordergate.sandbox._crypto_rest import RestKeys, rest_routes
 from ordergate.sandbox.mcp import Methods, ServerIdentity, VenueFaults
 from ordergate.sandbox.oauth import OAuthServer
 from ordergate.sandbox.tools import ToolTable
@@ -33,6 +34,8 @@ class Sandbox:
     oauth: OAuthServer
     app: HostCheck
     """The ASGI app: every route behind the ``Host``/``Origin`` check."""
+    rest_keys: RestKeys = field(default_factory=RestKeys)
+    """The Crypto Trading REST API keys the venue knows (issued on the admin)."""
 
     @property
     def mcp_url(self) -> str:
@@ -70,12 +73,17 @@ def build_sandbox(
         check_hosts=False,  # the HostCheck below covers every route, this one included
         faults=VenueFaults(venue),
     )
-    routes: list[BaseRoute] = [*oauth.routes(), Route(MCP_PATH, endpoint)]
+    rest_keys = RestKeys()
+    routes: list[BaseRoute] = [
+        *oauth.routes(),
+        Route(MCP_PATH, endpoint),
+        *rest_routes(venue, rest_keys, page_size=config.page_size),
+    ]
     router = Starlette(routes=routes)
     # Loopback names only, as the venue's MCP endpoint always answered: its OAuth endpoints
     # and admin knobs are no more reachable from a rebound page than the endpoint is.
     app = HostCheck(router, policy=HostPolicy(speaker="the venue"))
-    sandbox = Sandbox(config, base_url, clock, venue, oauth, app)
+    sandbox = Sandbox(config, base_url, clock, venue, oauth, app, rest_keys)
     if config.admin:
         router.router.routes.extend(admin_routes(sandbox))
     return sandbox
