@@ -10,9 +10,11 @@ import pytest
 from ordergate.core import (
     AcceleratedClock,
     ClockMode,
+    MarketClock,
     RealtimeClock,
     SteppedClock,
     make_clock,
+    market_speed,
     utc,
 )
 
@@ -71,3 +73,10 @@ def test_a_realtime_clock_given_a_start_runs_at_wall_speed_from_it() -> None:
     first = clock.now()
     assert START <= first < START + timedelta(minutes=1)
     assert clock.now() >= first
+
+
+def test_a_markets_speed_is_its_accelerated_clocks_and_one_for_any_other() -> None:
+    start = datetime(2021, 3, 2, 15, tzinfo=UTC)
+    fast = AcceleratedClock(start=start, speed=Decimal(60))
+    assert market_speed(fast) == market_speed(MarketClock(fast)) == Decimal(60)
+    assert market_speed(MarketClock()) == market_speed(SteppedClock(start=start)) == Decimal(1)

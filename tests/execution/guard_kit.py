@@ -143,7 +143,10 @@ async def desk(
     ledger_url: str | None = None,
     venue: dict[str, Any] | None = None,
     grace: timedelta = timedelta(minutes=2),
+    record_clock: SteppedClock | None = None,
 ) -> AsyncIterator[Desk]:
+    """``record_clock``: the ledger's own clock (a run's wall time), when it is not the
+    venue's."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     settings: dict[str, Any] = {"port": 0, "seed": 7, **(venue or {})}
@@ -156,7 +159,7 @@ async def desk(
         write_minted(client, token_file, expires_at=None)
         url = ledger_url or f"sqlite:///{tmp_path / 'desk-ledger.db'}"
         async with AsyncExitStack() as stack:
-            ledger = stack.enter_context(open_ledger(url, clock=clock))
+            ledger = stack.enter_context(open_ledger(url, clock=record_clock or clock))
             with anyio.fail_after(BOUND_S):
                 rh = await stack.enter_async_context(
                     connect(Config(url=client.mcp_url, token_file=token_file), clock=clock)

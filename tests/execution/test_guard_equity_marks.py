@@ -60,7 +60,7 @@ async def test_the_periodic_pass_marks_the_broker_equity_once_an_interval_and_ne
     tmp_path: Path,
 ) -> None:
     async with desk(tmp_path, live=True) as d:
-        marker = EquityMarker(d.guard, clock=d.clock, every=300)
+        marker = EquityMarker(d.guard, every=300)
         d.venue.faults(http_errors=ACCOUNT_READS)
         with anyio.fail_after(BOUND_S):
             assert not await marker.run_once()  # the equity was not read: nothing marked
@@ -88,7 +88,7 @@ async def test_the_periodic_pass_marks_the_broker_equity_once_an_interval_and_ne
         assert view.equity is not None and marks[-1].equity == view.equity
         assert d.ledger.controls.high_water_mark() is None  # the pass reads; orders raise it
         with pytest.raises(ValueError, match="every"):
-            EquityMarker(d.guard, clock=d.clock, every=0)
+            EquityMarker(d.guard, every=0)
 
 
 class Stop(Exception):

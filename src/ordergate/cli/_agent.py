@@ -32,7 +32,7 @@ from ordergate.cli._options import (
     guard_from,
     settings_from,
 )
-from ordergate.core import AcceleratedClock, Clock, MarketClock, inert
+from ordergate.core import Clock, inert, market_speed
 
 if TYPE_CHECKING:
     from ordergate.agent import AgentConfig, Tick
@@ -105,12 +105,7 @@ async def _run(
 def wall_wait(clock: Clock, delta: timedelta) -> float:
     """The wall seconds until ``clock`` (the market's) has moved ``delta``: fewer on an
     accelerated clock (the sandbox's), as many on a real-time one."""
-    seconds = delta.total_seconds()
-    if isinstance(clock, MarketClock):
-        clock = clock.source
-    if isinstance(clock, AcceleratedClock):
-        return seconds / float(clock.speed)
-    return seconds
+    return delta.total_seconds() / float(market_speed(clock))
 
 
 async def _sleep(seconds: float) -> None:

@@ -210,7 +210,7 @@ async def _ledger_desk(settings: Settings) -> AsyncIterator[Desk]:
     from ordergate.profiles import ProfileError, load_profiles
 
     clock = RealtimeClock()
-    with open_existing_ledger(settings.db_url, clock=settings.clock()) as ledger:
+    with open_existing_ledger(settings.db_url) as ledger:
 
         @asynccontextmanager
         async def guard_for(record: FilingRecord) -> AsyncIterator[Any]:

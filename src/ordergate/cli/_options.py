@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ordergate.core import Clock, ConfigError, RealtimeClock, SecurityClock, ToolError
+from ordergate.core import Clock, ConfigError, SecurityClock, ToolError
 
 if TYPE_CHECKING:
     from ordergate.ledger import Ledger
@@ -88,18 +88,16 @@ def settings_from(
         raise fail(f"configuration: {error}", 2) from None
 
 
-def open_existing_ledger(db: str | None, *, clock: Clock | None = None) -> Ledger:
+def open_existing_ledger(db: str | None) -> Ledger:
     """The ledger at ``db`` (or the default), which must already exist: a mistyped path must
-    fail loudly rather than act on a new, empty ledger. Approvals on it keep wall time
-    whatever ``clock`` (the market's) says."""
+    fail loudly rather than act on a new, empty ledger. It records on wall time, whatever a
+    sandbox's market clock says."""
     from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
     from ordergate.ledger import LedgerError, open_ledger
 
     try:
-        return open_ledger(
-            db, clock=clock or RealtimeClock(), create=False, security_clock=SecurityClock()
-        )
+        return open_ledger(db, clock=SecurityClock(), create=False, security_clock=SecurityClock())
     except LedgerError as error:
         problem = str(error)
     except ArgumentError:

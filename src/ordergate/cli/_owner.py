@@ -153,10 +153,12 @@ def init_command(
 def _ledger(settings: Any) -> Any:
     """The ledger the gateway uses (``--db``), opened as the gateway's OS user; exit 2 when
     it cannot be."""
+    from ordergate.core import SecurityClock
     from ordergate.ledger import LedgerError, open_ledger
 
     try:
-        return open_ledger(settings.db_url, clock=settings.clock())
+        # The record's clock is wall time, whatever the market's (a sandbox's) says.
+        return open_ledger(settings.db_url, clock=SecurityClock())
     except LedgerError as error:
         raise fail(f"cannot open the ledger: {error}", 2) from None
 

@@ -12,6 +12,7 @@ from ordergate.core._clock import (
     SecurityClock,
     SteppedClock,
     make_clock,
+    market_speed,
     utc,
 )
 from ordergate.core._display import usd
@@ -94,6 +95,7 @@ __all__ = [
     "install_redaction",
     "json_text",
     "make_clock",
+    "market_speed",
     "optional_decimal",
     "parse_decimal",
     "private_problem",

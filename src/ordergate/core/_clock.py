@@ -8,12 +8,14 @@ All return timezone-aware UTC datetimes.
 
 A run has two clocks, kept apart (``Clocks``):
 
-- the **market** clock (``MarketClock``) moves the venue, sessions, quote ages and the
-  policy's windows as they concern trading; a sandbox run may put it anywhere in time;
+- the **market** clock (``MarketClock``) moves the venue, sessions, quote ages and an
+  order's market day; a sandbox run may put it anywhere in time;
 - the **security** clock (``SecurityClock``) times token and code expiry, TOTP, caller
-  tokens, approval time-to-live and rate-limit windows. In a run it is always the wall clock,
-  so a token minted by ``ordergate token mint`` means the same to every gateway. Tests may
-  give it a stepped source to move security time on purpose.
+  tokens, approval time-to-live and rate-limit windows, and is the record's clock: the
+  ledger stamps every filing, approval, control, equity mark and journal entry on it and
+  counts its windows in it. In a run it is always the wall clock, so a token minted by
+  ``ordergate token mint`` means the same to every gateway. Tests may give it a stepped
+  source to move security time on purpose.
 
 The two are distinct types: a market clock cannot be passed where a security clock is
 wanted (or the reverse) without saying so, and wiring names which one each part gets.
@@ -39,6 +41,7 @@ __all__ = [
     "SecurityClock",
     "SteppedClock",
     "make_clock",
+    "market_speed",
     "utc",
 ]
 
@@ -141,7 +144,7 @@ def make_clock(
 
 
 class MarketClock:
-    """The market's time: the venue, sessions, quote ages, trading windows. Wraps ``source``
+    """The market's time: the venue, sessions, quote ages, an order's day. Wraps ``source``
     (wall time by default; a sandbox run's simulated clock)."""
 
     __slots__ = ("source",)
@@ -157,8 +160,9 @@ class MarketClock:
 
 
 class SecurityClock:
-    """Security time: token, code and approval expiry, TOTP, rate-limit windows. Wall time
-    unless a test gives it another ``source``; never a run's simulated market."""
+    """Security time: token, code and approval expiry, TOTP, rate-limit windows, and the
+    ledger's record. Wall time unless a test gives it another ``source``; never a run's
+    simulated market."""
 
     __slots__ = ("source",)
 
@@ -170,6 +174,15 @@ class SecurityClock:
 
     def __repr__(self) -> str:
         return f"SecurityClock({type(self.source).__name__})"
+
+
+def market_speed(clock: Clock) -> Decimal:
+    """How many times faster than wall time ``clock`` (a market's) runs: an accelerated
+    clock's speed, else 1 (a stepped clock moves only when told, so it has no speed of its
+    own)."""
+    if isinstance(clock, MarketClock):
+        clock = clock.source
+    return clock.speed if isinstance(clock, AcceleratedClock) else Decimal(1)
 
 
 @dataclass(frozen=True, slots=True)

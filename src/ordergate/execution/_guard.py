@@ -307,7 +307,7 @@ class Guard:
 
     @property
     def clock(self) -> Clock:
-        """The clock the guard decides by (an approval's expiry among what it times)."""
+        """The market clock the guard decides on (sessions, quote ages, the market day)."""
         return self._clock
 
     def turn(self) -> AbstractAsyncContextManager[None]:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from ordergate.core import Clock, OrderState, to_wire
+from ordergate.core import Clock, OrderState, market_speed, to_wire
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
     ApprovalState,
@@ -168,13 +168,13 @@ class Reconciler:
         """Look a batch of the filings declared not placed within the day up at the broker;
         adopt each one found there (a late order)."""
         watched = await blocking(
-            self._ledger.late.due, self._account, now=self._clock.now(), batch=LATE_BATCH
+            self._ledger.late.due, self._account, now=self._ledger.now(), batch=LATE_BATCH
         )
         for filing_id in watched:
             try:
                 record = await blocking(self._ledger.filing, filing_id)
                 found = await self._executor.lookup(
-                    ticket_of(record), since=record.created_at - _LOOKUP_SLACK
+                    ticket_of(record), since=self._venue_since(record)
                 )
             except NoAnswer:
                 report.unreachable += 1
@@ -278,7 +278,7 @@ class Reconciler:
         if status not in _IN_DOUBT and status is not FilingStatus.AWAITING_BROKER_APPROVAL:
             return
         ticket = ticket_of(record)
-        found = await self._executor.lookup(ticket, since=record.created_at - _LOOKUP_SLACK)
+        found = await self._executor.lookup(ticket, since=self._venue_since(record))
         if found is not None:
             report.adopted += 1
             await blocking(
@@ -295,7 +295,7 @@ class Reconciler:
             if status is FilingStatus.AWAITING_BROKER_APPROVAL
             else self._grace
         )
-        if self._clock.now() - last >= wait:
+        if self._ledger.now() - last >= wait:
             await blocking(self._not_placed, record)
             report.not_placed += 1
             report.moved += 1
@@ -382,7 +382,7 @@ class Reconciler:
         for a day (``Ledger.late``), in one transaction."""
         with self._ledger.transaction(record.account, events=True):
             self._end(record.id, FilingStatus.NOT_PLACED, {"looked_up": True})
-            self._ledger.late.watch(record.id, record.account, at=self._clock.now())
+            self._ledger.late.watch(record.id, record.account, at=self._ledger.now())
 
     # The per-filing reads of a pass: the order by its ref_id (the orders primary key) and the
     # filing's own events (ix_filing_events_filing: filing_id, seq). None reads history.
@@ -398,6 +398,14 @@ class Reconciler:
             return self._ledger.orders.get(record.id).cumulative_quantity
         except UnknownFilingError:
             return None
+
+    def _venue_since(self, record: FilingRecord) -> datetime:
+        """When to look for ``record``'s order from, in the venue's (the market's) time: the
+        filing is stamped in the record's time, so its age there is carried onto the market
+        clock at the market's speed; the earlier of that and the stamp itself, less a slack."""
+        age = self._ledger.now() - record.created_at
+        carried = self._clock.now() - age * float(market_speed(self._clock))
+        return min(record.created_at, carried) - _LOOKUP_SLACK
 
     def _last_event_at(self, record: FilingRecord) -> datetime:
         events = self._ledger.events(record.id)

@@ -73,7 +73,9 @@ def read_status(
     now: datetime,
     equity: Decimal | None = None,
 ) -> GuardStatus:
-    spend = ledger.rolling_spend(account, now=now)
+    """Where the wall stands: ``now`` is the market's (it names the market day the daily-loss
+    breaker counts from); the rolling 24 h is counted in the record's time."""
+    spend = ledger.rolling_spend(account)
     pause = ledger.controls.pause_state()
     trading = trading_read(ledger, policy, equity, now=now)
     open_orders = tuple(

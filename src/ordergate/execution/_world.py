@@ -175,12 +175,15 @@ class World:
         self, view: AccountView, now: datetime, own: FilingRecord | None, filer: Filer | None
     ) -> _Record:
         ledger = self._ledger
+        # The record's windows and marks count the record's time (wall time in a run); the
+        # market's ``now`` names the session day only.
+        recorded = ledger.now()
         if filer is None:
-            reads = ledger.decision_reads(self._account, now=now)
+            reads = ledger.decision_reads(self._account, now=recorded)
         else:
             reads = ledger.decision_reads(
                 self._account,
-                now=now,
+                now=recorded,
                 identity=filer.identity,
                 terms=filer.terms,
                 duplicate_window=filer.duplicate_window,
@@ -199,7 +202,7 @@ class World:
                 # mark is due (at most one a minute), in one write transaction; otherwise
                 # the read above is all (no write, no lock).
                 mark = ledger.controls.raise_high_water_mark(
-                    equity, account=self._account, source=self._source, at=now
+                    equity, account=self._account, source=self._source, at=recorded
                 )
             day = session_day(now)
             if start is None or start.session != day:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from ordergate.core import Clock
 from ordergate.execution import Guard
 from ordergate.store import blocking
 
@@ -32,13 +31,13 @@ EQUITY_EVERY_S = 300.0
 
 
 class EquityMarker:
-    """Marks the guard's account's equity, at most once every ``every`` seconds of ``clock``."""
+    """Marks the guard's account's equity, at most once every ``every`` seconds of the
+    record's time (the ledger's clock: wall time in a run, whatever the market's says)."""
 
-    def __init__(self, guard: Guard, *, clock: Clock, every: float) -> None:
+    def __init__(self, guard: Guard, *, every: float) -> None:
         if every <= 0:
             raise ValueError("every: the interval must be positive")
         self._guard = guard
-        self._clock = clock
         self._every = every
 
     async def run_once(self) -> bool:
@@ -57,7 +56,7 @@ class EquityMarker:
             view.equity,
             source="paper" if guard.paper else "broker",
             every=timedelta(seconds=self._every),
-            at=self._clock.now(),
+            at=guard.ledger.now(),
         )
 
     async def run_forever(self, *, pause: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
@@ -71,10 +70,10 @@ class EquityMarker:
             await pause(self._every)
 
 
-def serving_marker(serving: Serving, clock: Clock, every: float) -> EquityMarker | None:
+def serving_marker(serving: Serving, every: float) -> EquityMarker | None:
     """The marker for a gateway serving ``serving``, or ``None`` (said in the log) when it has
     no guard of its own (sealed custody)."""
     if serving.running is None:
         logger.info("the equity curve: marked by orders only (each connection has its own guard)")
         return None
-    return EquityMarker(serving.running.guard, clock=clock, every=every)
+    return EquityMarker(serving.running.guard, every=every)

@@ -262,7 +262,7 @@ async def _serve(
                     logger.info("%s", note)
 
         grader = serving_grader(serving, clock) if grade_every is not None else None
-        marker = serving_marker(serving, clock, equity_every) if equity_every is not None else None
+        marker = serving_marker(serving, equity_every) if equity_every is not None else None
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(housekeeping)
             tasks.start_soon(sweep)
@@ -323,7 +323,11 @@ class _Wall:
 async def _wall(start: _Start) -> AsyncIterator[_Wall]:
     settings, ledger = start.settings, start.ledger
     opened = (
-        open_ledger(settings.db_url, clock=start.clock, security_clock=start.security_clock)
+        # The record's clock is security time (wall time in a run): the market's moves the
+        # market only.
+        open_ledger(
+            settings.db_url, clock=start.security_clock, security_clock=start.security_clock
+        )
         if ledger is None
         else ledger
     )

@@ -131,10 +131,12 @@ def open_ledger(
 
     ``url`` defaults to ``ORDERGATE_DB_URL``, else SQLite at ``$ORDERGATE_HOME/ledger.db``.
     ``postgresql://`` URLs use psycopg 3. With ``create=False`` a missing SQLite file is an
-    error rather than a new ledger. Approvals' time to live runs on ``security_clock`` (wall
-    time in a run; see ``ordergate.core.Clocks``), everything else on ``clock``; without one,
-    both on ``clock``. Raises ``LedgerError`` for an unusable URL or file and
-    ``LedgerSchemaError`` for a database written by a newer ordergate.
+    error rather than a new ledger. ``clock`` is the record's clock: every filing, event,
+    reservation window, control, equity mark and journal entry is stamped on it — in a run,
+    wall time (security time), never a simulated market's (docs/architecture.md, "Time").
+    Approvals' time to live runs on ``security_clock`` (without one, on ``clock``). Raises
+    ``LedgerError`` for an unusable URL or file and ``LedgerSchemaError`` for a database
+    written by a newer ordergate.
     """
     try:
         engine = engine_for(normalise_url(url or default_url()), create=create)
@@ -171,6 +173,10 @@ class Ledger:
     @property
     def engine(self) -> Engine:
         return self._engine
+
+    def now(self) -> datetime:
+        """The record's time now: what the ledger stamps and its windows count in."""
+        return self._clock.now()
 
     @property
     def dialect(self) -> str:

@@ -291,6 +291,10 @@ class Approvals:
         self._engine = engine
         self._clock = clock
 
+    def now(self) -> datetime:
+        """The time approvals are stamped and expire in (security time)."""
+        return self._clock.now()
+
     def create(
         self,
         filing_id: UUID | str,

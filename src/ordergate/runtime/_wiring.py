@@ -56,12 +56,13 @@ async def open_guard(
     ``in_force`` — the policy and its note — when the caller has read it from this ledger).
     Raises ``ConfigError`` (a bad policy, or one that loosens the applied policy:
     ``PolicyNotApplied``), ``LedgerError`` (unusable ledger), ``ToolError`` (the upstream
-    cannot be reached). ``clock`` is the market's; approvals on a ledger this opens run on
-    ``security_clock`` (without one, on ``clock``). ``deferred``: an embedded sandbox venue
+    cannot be reached). ``clock`` is the market's; a ledger this opens records on
+    ``security_clock`` (wall time; without one, on ``clock``): the market clock moves the
+    market only. ``deferred``: an embedded sandbox venue
     starts only if a call needs it (``open_upstream``)."""
     owned = ledger is None
     opened = (
-        open_ledger(settings.db_url, clock=clock, security_clock=security_clock)
+        open_ledger(settings.db_url, clock=security_clock or clock, security_clock=security_clock)
         if ledger is None
         else ledger
     )

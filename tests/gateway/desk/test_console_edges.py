@@ -69,7 +69,7 @@ def test_a_registration_out_of_turn_or_that_does_not_verify_is_refused(
 
 
 def test_where_no_one_guard_trades_the_budget_and_account_say_so() -> None:
-    assert anyio.run(budget_reader(None, clock=RealtimeClock())) is None
+    assert anyio.run(budget_reader(None)) is None
     assert anyio.run(account_reader(None)) is None
 
 

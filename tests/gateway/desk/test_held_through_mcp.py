@@ -164,7 +164,12 @@ def test_a_request_state_altered_replayed_or_carried_by_another_call_is_refused(
 def test_after_the_approvals_expiry_the_retry_answers_expired(desk: Desk) -> None:
     agent = Agent(desk, "agent", URL_ELICITATION)
     held = _held(agent, _order(5))
+    # An approval's time to live is security time: the market moving expires nothing.
     GATEWAY_CLOCK[desk.url].advance(timedelta(hours=1))
+    still = agent.call("place_equity_order", _order(5), held["requestState"])["result"]
+    assert still["resultType"] == "input_required", still
+    assert desk.clock is not None
+    desk.clock.advance(timedelta(seconds=901))  # the policy's approval_ttl_s, and a second
     expired = agent.call("place_equity_order", _order(5), held["requestState"])["result"]
     assert "structuredContent" in expired, expired
     data = expired["structuredContent"]["data"]

@@ -45,7 +45,7 @@ def console(
     party = RelyingParty.for_url(public_url)
     also = (party.origin,) if party is not None and party.origin != origin_of(public_url) else ()
     web = Web(ConsoleSessions(engine, clock=clock), public_url, also_origins=also)
-    budget = budget_reader(guard, clock=clock)
+    budget = budget_reader(guard)
     passkeys = Passkeys(engine, party, clock=clock)
 
     async def keep(act: DelayedAct) -> str | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ordergate.core import Clock
 from ordergate.execution import Guard, read_status
 from ordergate.store import blocking
 
@@ -17,7 +16,7 @@ BudgetRead = Callable[[], Awaitable[dict[str, Any] | None]]
 """The budget now, or ``None`` where no one guard trades (sealed custody: one per connection)."""
 
 
-def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock) -> BudgetRead:
+def budget_reader(guard: Callable[[], Awaitable[Guard]] | None) -> BudgetRead:
     async def read() -> dict[str, Any] | None:
         if guard is None:
             return None
@@ -31,7 +30,7 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock)
             account=current.account,
             mode="paper" if current.paper else "live",
             mode_note="",
-            now=clock.now(),
+            now=current.clock.now(),
             equity=view.equity,
         )
         body = status.as_json()
@@ -44,7 +43,8 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None, *, clock: Clock)
 
 AccountRead = Callable[[], Awaitable[dict[str, Any] | None]]
 """The account now (positions, cash, equity, the ledger's high-water mark) and its equity
-curve's stored marks (``curve``: the last 90 days, at most 500), or ``None``."""
+curve's stored marks (``curve``: the last 90 days, at most 500) and the record's time now
+(``at``), or ``None``."""
 
 
 def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
@@ -55,12 +55,15 @@ def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
         view = await current.reader.read(current.account, None)
         mark = await blocking(current.ledger.controls.high_water_mark)
         curve = await blocking(current.ledger.equity.window, current.account)
+        # The newest point on the clock the marks are stamped on (the record's).
+        at = current.ledger.now()
         # The equity stays a Decimal here: the equity curve is drawn from it.
         return {
             **view.account_wire(paper=current.paper),
             "equity": view.equity,
             "high_water_mark": mark,
             "curve": curve,
+            "at": at,
         }
 
     return read

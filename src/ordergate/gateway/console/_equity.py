@@ -5,9 +5,11 @@ server as SVG (no script, no chart library).
 The curve is the account's stored equity marks (``ordergate.ledger.EquityMarks``: written
 where the guard reads equity for an order and by the gateway's periodic pass, so it outlives
 a restart), the last 90 days of them thinned to at most 500, then the equity read for this
-page as its newest point (not stored). The high-water mark is the breaker's, on the ledger,
-when it has one, else the highest point. Money stays Decimal; only the drawing's coordinates
-are floats.
+page as its newest point (not stored). The marks are stamped in the record's time (wall
+time, whatever a sandbox's market clock says) and the newest point is read on the same
+clock, so the curve is drawn in one time, inside its axes. The high-water mark is the
+breaker's, on the ledger, when it has one, else the highest point. Money stays Decimal; only
+the drawing's coordinates are floats.
 """
 
 from __future__ import annotations
@@ -68,6 +70,9 @@ def equity_svg(series: list[Sample], mark: Decimal | None, *, said: str = "") ->
     irregular interval apart are drawn where they fall), the high-water mark as a dashed line,
     and the range it spans in words: the lowest and highest value at the left, the first and
     last instant below; ``said`` describes the samples (the SVG's ``desc``)."""
+    # In time order, so the axis runs from the earliest sample to the latest and every
+    # point falls inside it.
+    series = sorted(series, key=lambda sample: sample.at)
     values = [s.equity for s in series] + ([mark] if mark is not None else [])
     if not series:
         return (

@@ -446,7 +446,7 @@ def console_routes(
         read = await account()
         chart, fall = "", {}
         if read is not None:
-            series, said = curve(read.pop("curve"), read["equity"], web.sessions.now())
+            series, said = curve(read.pop("curve"), read["equity"], read.pop("at"))
             if read["equity"] is not None:
                 read["equity"] = to_wire(read["equity"])
             chart = equity_svg(series, read["high_water_mark"], said=said)

@@ -182,8 +182,8 @@ class HeldOrders:
         ):
             raise RpcError(INVALID_PARAMS, STALE)
         if record.status is FilingStatus.PENDING_APPROVAL:
-            # The guard's clock: the one the approval expires by.
-            if guard.clock.now() >= datetime.fromtimestamp(state.expires, tz=UTC):
+            # The clock the approval expires by: the ledger's security time, not the market's.
+            if guard.ledger.approvals.now() >= datetime.fromtimestamp(state.expires, tz=UTC):
                 expired = Outcome(
                     record.id,
                     FilingStatus.EXPIRED,
