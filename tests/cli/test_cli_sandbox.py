@@ -56,6 +56,8 @@ def test_the_serve_help_explains_every_option() -> None:
         "--framing",
         "--cash",
         "--approval-required",
+        "--account-type",
+        "--option-level",
         "--admin",
         "--access-token-ttl",
     ):
@@ -101,6 +103,10 @@ def test_the_bench_help_names_the_known_benchmarks() -> None:
         (["--access-token-ttl", "0"], "--access-token-ttl", "positive"),
         (["--clock", "hourglass"], "'--clock'", "'hourglass' is not one of"),
         (["--port", "eighty"], "'--port'", "valid integer"),
+        (["--account-type", "joint"], "--account-type", "must be one of cash, margin"),
+        (["--option-level", "4"], "--option-level", "must be one of 1, 2, 3"),
+        (["--option-level", "0"], "--option-level", "must be one of 1, 2, 3"),
+        (["--option-level", "three"], "'--option-level'", "valid integer"),
     ],
 )
 def test_serve_refuses_a_bad_option_naming_it_with_exit_code_2(
@@ -146,6 +152,7 @@ def test_bench_prints_one_json_line_per_case_as_the_benchmark_emits_them(
 SERVE = [
     "sandbox", "serve", "--port", "0", "--clock", "stepped",
     "--start", "2026-12-01T15:00:00Z", "--seed", "3",
+    "--account-type", "margin", "--option-level", "3",
 ]  # fmt: skip
 CONSOLE_SCRIPT = str(Path(sys.executable).with_name("ordergate"))
 
@@ -171,7 +178,7 @@ def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_stopped(
         assert int(endpoint.group(2)) > 0
         assert "clock            stepped from 2026-12-01T15:00:00+00:00" in banner
         assert "seed             3" in banner
-        account = re.search(r"agentic account\s+(\S+)", banner)
+        account = re.search(r"agentic account\s+(\S+) \(margin, option_level_3\)", banner)
         assert account is not None, banner
 
         base_url = endpoint.group(1).removesuffix("/mcp/trading")
@@ -180,8 +187,9 @@ def test_serve_runs_the_venue_on_the_port_its_banner_shows_until_stopped(
             client.sign_in()
             client.initialize()
             accounts = client.data("get_accounts")["accounts"]
-            assert [a["account_number"] for a in accounts if a["agentic_allowed"]] == [
-                account.group(1)
+            agentic = [a for a in accounts if a["agentic_allowed"]]
+            assert [(a["account_number"], a["type"], a["option_level"]) for a in agentic] == [
+                (account.group(1), "margin", "option_level_3")
             ]
             # The stepped clock stands still until told to move.
             assert client.step(60).startswith("2026-12-01T15:01:00")

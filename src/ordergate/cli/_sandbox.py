@@ -79,6 +79,21 @@ def serve(
             show_default=False,
         ),
     ] = False,
+    account_type: Annotated[
+        str,
+        typer.Option(
+            metavar="cash|margin",
+            help="The agentic account's type: multi-leg option orders need margin.",
+        ),
+    ] = "cash",
+    option_level: Annotated[
+        int,
+        typer.Option(
+            metavar="1|2|3",
+            help="The agentic account's option level: 1 closes and sells covered, 2 also buys "
+            "to open (one leg), 3 takes up to four legs (spreads; margin accounts only).",
+        ),
+    ] = 2,
     admin: Annotated[
         bool,
         typer.Option("--admin/--no-admin", help="Serve the loopback-only /_sandbox admin routes."),
@@ -107,6 +122,8 @@ def serve(
             framing=Framing(framing),
             cash=_parse_decimal(cash, "--cash"),
             approval_required=approval_required,
+            account_type=account_type,
+            option_level=option_level,
             admin=admin,
             access_token_ttl=timedelta(seconds=access_token_ttl),
         )

@@ -19,6 +19,11 @@
   market clock runs that many times faster than wall time (an accelerated clock, as
   ``ordergate sandbox serve --clock accelerated --speed N``), from ``sandbox_start`` or now.
   An agent run ticks on that clock, so its ticks come ``N`` times faster in wall time.
+- ``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` (``cash``, the default, or ``margin``) and
+  ``ORDERGATE_SANDBOX_OPTION_LEVEL`` (``1``, ``2``, the default, or ``3``; embedded sandbox
+  only): the embedded venue's agentic account, as ``ordergate sandbox serve --account-type
+  … --option-level …`` sets it (multi-leg option orders need ``margin`` and ``3``). Refused
+  with any other upstream: a real account's type and level are Robinhood's.
 """
 
 from __future__ import annotations
@@ -68,6 +73,10 @@ class Settings:
     sandbox_start: datetime | None = None
     sandbox_speed: Decimal = Decimal(1)
     """How many times faster than wall time the embedded sandbox's market clock runs."""
+    sandbox_account_type: str | None = None
+    """The embedded sandbox's agentic account type (``None``: the venue's default)."""
+    sandbox_option_level: int | None = None
+    """The embedded sandbox's agentic account option level (``None``: the venue's default)."""
 
     @classmethod
     def resolve(
@@ -95,6 +104,10 @@ class Settings:
         else:
             start = _instant("ORDERGATE_SANDBOX_START", os.environ.get("ORDERGATE_SANDBOX_START"))
         speed = _speed(os.environ.get("ORDERGATE_SANDBOX_SPEED"))
+        account_type, option_level = _sandbox_account(
+            os.environ.get("ORDERGATE_SANDBOX_ACCOUNT_TYPE"),
+            os.environ.get("ORDERGATE_SANDBOX_OPTION_LEVEL"),
+        )
         settings = cls(
             home=home,
             policy_path=policy if policy is not None else home / POLICY_FILE,
@@ -105,6 +118,8 @@ class Settings:
             webhook_url=webhook,
             sandbox_start=start,
             sandbox_speed=speed,
+            sandbox_account_type=account_type,
+            sandbox_option_level=option_level,
         )
         if start is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
             raise ConfigError(
@@ -115,6 +130,12 @@ class Settings:
             raise ConfigError(
                 "ORDERGATE_SANDBOX_SPEED", "only the embedded sandbox runs on a chosen clock"
             )
+        for key, value in (
+            ("ORDERGATE_SANDBOX_ACCOUNT_TYPE", account_type),
+            ("ORDERGATE_SANDBOX_OPTION_LEVEL", option_level),
+        ):
+            if value is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
+                raise ConfigError(key, "only the embedded sandbox's account can be set up")
         return settings
 
     def clocks(self) -> Clocks:
@@ -189,3 +210,31 @@ def _speed(text: str | None) -> Decimal:
     if not speed.is_finite() or speed <= 0:
         raise ConfigError("ORDERGATE_SANDBOX_SPEED", "give a positive number (e.g. 60)")
     return speed
+
+
+_SANDBOX_ACCOUNT_ENV = {
+    "account_type": "ORDERGATE_SANDBOX_ACCOUNT_TYPE",
+    "option_level": "ORDERGATE_SANDBOX_OPTION_LEVEL",
+}
+
+
+def _sandbox_account(
+    account_type: str | None, option_level: str | None
+) -> tuple[str | None, int | None]:
+    """The embedded venue's account type and option level from the environment, checked by
+    the venue's own settings (``None`` where unset); ``ConfigError`` naming the variable."""
+    if not account_type and not option_level:
+        return None, None
+    from ordergate.sandbox import SandboxConfig  # the venue: only when one is set
+
+    default = SandboxConfig()
+    kind = account_type.strip() if account_type else default.account_type
+    text = option_level.strip() if option_level else str(default.option_level)
+    try:
+        config = SandboxConfig(account_type=kind, option_level=int(text) if text.isdigit() else 0)
+    except ConfigError as error:
+        raise ConfigError(_SANDBOX_ACCOUNT_ENV[error.key], error.reason) from None
+    return (
+        config.account_type if account_type else None,
+        config.option_level if option_level else None,
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,10 +63,10 @@ async def open_upstream(
     choice = settings.upstream_choice
     if choice is UpstreamChoice.SANDBOX:
         if deferred:
-            async with _deferred_sandbox(clock) as upstream:
+            async with _deferred_sandbox(clock, settings) as upstream:
                 yield upstream
             return
-        async with _embedded_sandbox(clock) as upstream:
+        async with _embedded_sandbox(clock, settings) as upstream:
             yield upstream
         return
     url = settings.upstream_url
@@ -80,11 +80,17 @@ async def open_upstream(
 
 
 @contextmanager
-def embedded_venue(clock: Clock) -> Iterator[Sandbox]:
-    """The sandbox venue on a free loopback port for the block (nobody signed in to it)."""
+def embedded_venue(clock: Clock, settings: Settings | None = None) -> Iterator[Sandbox]:
+    """The sandbox venue on a free loopback port for the block (nobody signed in to it);
+    its agentic account as ``settings`` set it up (``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` …)."""
     from ordergate.sandbox import SandboxConfig, SandboxServer
 
-    server = SandboxServer(SandboxConfig(host="127.0.0.1", port=0), clock=clock)
+    config = SandboxConfig(host="127.0.0.1", port=0)
+    if settings is not None and settings.sandbox_account_type is not None:
+        config = replace(config, account_type=settings.sandbox_account_type)
+    if settings is not None and settings.sandbox_option_level is not None:
+        config = replace(config, option_level=settings.sandbox_option_level)
+    server = SandboxServer(config, clock=clock)
     try:
         yield server.start()
     finally:
@@ -92,10 +98,10 @@ def embedded_venue(clock: Clock) -> Iterator[Sandbox]:
 
 
 @asynccontextmanager
-async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
+async def _embedded_sandbox(clock: Clock, settings: Settings) -> AsyncIterator[Upstream]:
     from ordergate.sandbox.oauth import SHARED_CLIENT_ID
 
-    with embedded_venue(clock) as sandbox:
+    with embedded_venue(clock, settings) as sandbox:
         base_url = sandbox.base_url
         pair = sandbox.oauth.mint_tokens()
         with tempfile.TemporaryDirectory(prefix="ordergate-sandbox-") as directory:
@@ -121,11 +127,11 @@ async def _embedded_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
 
 
 @asynccontextmanager
-async def _deferred_sandbox(clock: Clock) -> AsyncIterator[Upstream]:
+async def _deferred_sandbox(clock: Clock, settings: Settings) -> AsyncIterator[Upstream]:
     async with AsyncExitStack() as started:
 
         async def start() -> Robinhood:
-            upstream = await started.enter_async_context(_embedded_sandbox(clock))
+            upstream = await started.enter_async_context(_embedded_sandbox(clock, settings))
             return upstream.rh
 
         caller = DeferredCaller(start)

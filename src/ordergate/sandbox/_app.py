@@ -49,7 +49,12 @@ def build_sandbox(
     base_url = base_url or config.base_url()
     clock = clock or make_clock(config.clock, start=config.start, speed=config.speed)
     venue = Venue(
-        seed=config.seed, clock=clock, cash=config.cash, approval_required=config.approval_required
+        seed=config.seed,
+        clock=clock,
+        cash=config.cash,
+        approval_required=config.approval_required,
+        account_type=config.account_type,
+        option_level=config.option_level,
     )
     build_desks(venue)
     oauth = OAuthServer(

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from ordergate.core import ClockMode, ConfigError
 from ordergate.mcpserve import Framing
+from ordergate.sandbox.venue import ACCOUNT_TYPES, OPTION_LEVELS
 
 __all__ = ["DEFAULT_PORT", "SandboxConfig"]
 
@@ -28,6 +29,11 @@ class SandboxConfig:
     access_token_ttl: timedelta = timedelta(days=9)
     cash: Decimal = Decimal("100000.00")
     approval_required: bool = False
+    account_type: str = "cash"
+    """The agentic account's type: ``cash`` (multi-leg option orders refused) or ``margin``."""
+    option_level: int = 2
+    """The agentic account's option level: 1 (close, covered calls, cash-secured puts), 2 (one
+    leg, buying to open too) or 3 (up to four legs: spreads; not on a cash account)."""
     admin: bool = True
 
     def __post_init__(self) -> None:
@@ -48,6 +54,11 @@ class SandboxConfig:
             raise ConfigError("access_token_ttl", "must be positive")
         if self.cash < 0:
             raise ConfigError("cash", "must not be negative")
+        if self.account_type not in ACCOUNT_TYPES:
+            raise ConfigError("account_type", f"must be one of {', '.join(ACCOUNT_TYPES)}")
+        if isinstance(self.option_level, bool) or self.option_level not in OPTION_LEVELS:
+            levels = ", ".join(str(level) for level in OPTION_LEVELS)
+            raise ConfigError("option_level", f"must be one of {levels}")
         if self.speed <= 0:
             raise ConfigError("speed", "must be positive")
         if self.start is not None and self.start.tzinfo is None:

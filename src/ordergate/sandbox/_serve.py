@@ -27,7 +27,9 @@ def serve_forever(config: SandboxConfig, *, console: Console) -> None:
         console.print(f"  MCP endpoint     {sandbox.mcp_url}")
         console.print(f"  clock            {config.clock} from {sandbox.venue.now().isoformat()}")
         console.print(f"  seed             {config.seed}")
-        console.print(f"  agentic account  {agentic.account_number}")
+        console.print(
+            f"  agentic account  {agentic.account_number} ({agentic.type}, {agentic.option_level})"
+        )
         if config.admin:
             console.print(f"  admin (loopback) {sandbox.base_url}/_sandbox/state")
         console.print("Press Ctrl+C to stop.")

@@ -38,7 +38,7 @@ def test_review_places_nothing_and_returns_quotes_checks_and_fees() -> None:
 
 
 def test_review_of_a_short_strangle_reports_its_cash_and_share_collateral() -> None:
-    d = build()
+    d = build(account_type="margin", option_level=3)
     d.give_shares("AAPL", 100)
     call, put = d.option("call", offset=2), d.option("put", offset=-2)
     review = _review(
@@ -92,7 +92,7 @@ def test_with_trade_approval_on_place_returns_an_approval_and_no_order() -> None
 
 
 def test_an_approval_for_several_legs_lists_them_as_sub_orders() -> None:
-    d = build(approval_required=True)
+    d = build(approval_required=True, account_type="margin", option_level=3)
     call, put = d.option("call"), d.option("put")
     data = d.call(
         "place_option_order",
@@ -152,7 +152,7 @@ def _two(d: Desks) -> tuple[str, str]:
 def test_requests_outside_the_option_rules_are_refused_naming_the_argument(
     build_args: Any, code: str, field: str
 ) -> None:
-    d = build()
+    d = build(account_type="margin", option_level=3)
     call, put = _two(d)
     args: dict[str, Any] = {
         "account_number": d.number,

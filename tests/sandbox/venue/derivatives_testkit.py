@@ -170,9 +170,18 @@ def build(
     start: datetime = START,
     cash: Decimal = Decimal("100000.00"),
     approval_required: bool = False,
+    account_type: str = "cash",
+    option_level: int = 2,
 ) -> Desks:
     clock = SteppedClock(start=start)
-    venue = Venue(seed=seed, clock=clock, cash=cash, approval_required=approval_required)
+    venue = Venue(
+        seed=seed,
+        clock=clock,
+        cash=cash,
+        approval_required=approval_required,
+        account_type=account_type,
+        option_level=option_level,
+    )
     equity = EquityDesk(venue)
     options = OptionsDesk(venue)
     crypto = CryptoDesk(venue)

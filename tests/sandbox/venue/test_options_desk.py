@@ -220,7 +220,7 @@ def test_a_vertical_spread_needs_option_level_3() -> None:
                 leg(low.id), leg(high.id, "sell"), quantity="1", price="1.00", direction="debit"
             )
         )
-    assert (raised.value.code, raised.value.field) == ("OPTION_LEVEL_INSUFFICIENT", "legs[1].side")
+    assert (raised.value.code, raised.value.field) == ("OPTION_LEVEL_INSUFFICIENT", "legs")
 
 
 def test_buying_to_open_needs_option_level_2() -> None:
@@ -232,7 +232,7 @@ def test_buying_to_open_needs_option_level_2() -> None:
 
 
 def test_a_long_straddle_fills_both_legs_at_the_asks_for_one_net_debit() -> None:
-    d = build()
+    d = build(account_type="margin", option_level=3)
     call, put = d.option("call"), d.option("put")
     asks = d.quote(call.id).ask_price + d.quote(put.id).ask_price
     order = d.place_option(

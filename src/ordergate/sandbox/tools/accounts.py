@@ -137,7 +137,7 @@ def get_trade_approval_setting(venue: Venue, args: dict[str, Any]) -> dict[str, 
 )
 def get_limited_margin_upgrade_info(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     account = venue.accounts.get(args["account_number"])
-    retirement = account.brokerage_account_type.startswith("ira")
+    retirement = account.is_retirement
     eligible = account.type == "cash" and not retirement
     if eligible:
         reason = "This cash account can upgrade to limited margin."

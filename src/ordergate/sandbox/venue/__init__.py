@@ -1,6 +1,6 @@
 """The simulated brokerage behind the sandbox's tools."""
 
-from ordergate.sandbox.venue._accounts import Account, Accounts
+from ordergate.sandbox.venue._accounts import ACCOUNT_TYPES, OPTION_LEVELS, Account, Accounts
 from ordergate.sandbox.venue._desks import build_desks
 from ordergate.sandbox.venue._equity import split_shares
 from ordergate.sandbox.venue._faults import Faults, RateLimiter
@@ -8,6 +8,8 @@ from ordergate.sandbox.venue._ids import IdFactory, stable_uuid
 from ordergate.sandbox.venue._venue import Desk, Venue
 
 __all__ = [
+    "ACCOUNT_TYPES",
+    "OPTION_LEVELS",
     "Account",
     "Accounts",
     "Desk",

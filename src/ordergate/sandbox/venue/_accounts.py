@@ -1,5 +1,10 @@
 """Brokerage accounts: exactly one may be traded by an agent (``agentic_allowed``).
 
+The agentic account is a ``cash`` account at ``option_level_2`` unless the venue is set up
+otherwise (``ordergate sandbox serve --account-type margin --option-level 3``): the types and
+levels the captured tools describe (``ACCOUNT_TYPES``, ``OPTION_LEVELS``). Buying power is
+cash in both types (the sandbox lends nothing).
+
 Cash is shared by every desk (equities, options, crypto). A desk that accepts an order
 puts a *hold* on buying power under the order's id and releases it when the order ends.
 """
@@ -14,7 +19,10 @@ from ordergate.core import ZERO
 from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._ids import IdFactory
 
-__all__ = ["Account", "Accounts"]
+__all__ = ["ACCOUNT_TYPES", "OPTION_LEVELS", "Account", "Accounts"]
+
+ACCOUNT_TYPES = ("cash", "margin")
+OPTION_LEVELS = (1, 2, 3)
 
 
 @dataclass(slots=True)
@@ -33,6 +41,15 @@ class Account:
     holds: dict[str, Decimal] = field(default_factory=dict)
 
     @property
+    def is_retirement(self) -> bool:
+        return self.brokerage_account_type.startswith("ira")
+
+    @property
+    def multi_leg_allowed(self) -> bool:
+        """Multi-leg option orders: "not available on cash or retirement accounts"."""
+        return self.type == "margin" and not self.is_retirement
+
+    @property
     def buying_power(self) -> Decimal:
         return self.cash - sum(self.holds.values(), ZERO)
 
@@ -46,16 +63,24 @@ class Account:
 class Accounts:
     """The sandbox user's accounts: an agentic individual account and a read-only IRA."""
 
-    def __init__(self, ids: IdFactory, *, cash: Decimal, approval_required: bool) -> None:
+    def __init__(
+        self,
+        ids: IdFactory,
+        *,
+        cash: Decimal,
+        approval_required: bool,
+        account_type: str = "cash",
+        option_level: int = 2,
+    ) -> None:
         agentic = Account(
             account_number=ids.account_number("individual"),
             rhs_account_number=ids.account_number("rhs-individual", width=10),
-            type="cash",
+            type=account_type,
             brokerage_account_type="individual",
             nickname="Agentic",
             is_default=False,
             agentic_allowed=True,
-            option_level="option_level_2",
+            option_level=f"option_level_{option_level}",
             cash=cash,
             human_must_approve_trades=approval_required,
         )

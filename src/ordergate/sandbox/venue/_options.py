@@ -43,13 +43,13 @@ from ordergate.sandbox.market import (
     MULTIPLIER,
     OptionInstrument,
     OptionQuote,
-    OptionType,
     UnknownInstrument,
 )
 from ordergate.sandbox.venue._accounts import Account
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import session_window
 from ordergate.sandbox.venue._options_book import OptionPositions
+from ordergate.sandbox.venue._options_cover import Holding, cover, opened
 from ordergate.sandbox.venue._options_model import (
     OptionExecution,
     OptionExercise,
@@ -193,20 +193,11 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         """Shares this desk has spoken for: covering short calls (held or being sold to
         open) and due for delivery by pending put exercises. The equity desk will not sell
         them."""
-        short_calls = sum(
-            position.contracts
-            for position in self.positions.of(account_number)
-            if position.quantity < 0
-            and position.instrument.type is OptionType.CALL
-            and position.instrument.chain_symbol == symbol
-        )
+        held = cover(Holding(p.instrument, p.quantity) for p in self.positions.of(account_number))
+        short_calls = held.calls.get(symbol, 0)
         selling_calls = sum(
-            order.terms.contracts(leg)
+            cover(opened(order.terms.legs, order.terms.quantity)).calls.get(symbol, 0)
             for order in self.open_orders(account_number)
-            for leg in order.terms.legs
-            if leg.opens_short
-            and leg.instrument.type is OptionType.CALL
-            and leg.instrument.chain_symbol == symbol
         )
         delivering = self.settlement.delivering(account_number, symbol)
         return Decimal(MULTIPLIER * (short_calls + selling_calls + delivering))
@@ -237,6 +228,7 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
             args,
             account_number=account.account_number,
             level=option_level(account.option_level),
+            margin=account.multi_leg_allowed,
             book=book,
         )
         return account, terms
@@ -375,13 +367,16 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         self.secure(order.account_number)
 
     def secure(self, account_number: str) -> None:
-        """Hold cash behind every short put of the account (and nothing else)."""
+        """Hold what secures every short contract of the account: a short put's strike, a
+        spread's most it can lose (``_options_cover``); nothing for a long or covered call."""
         account = self._venue.accounts.get(account_number)
-        for position in self.positions.of(account_number):
+        positions = self.positions.of(account_number)
+        secured = cover(Holding(p.instrument, p.quantity) for p in positions)
+        for position in positions:
             key = _collateral_key(position.option_id)
-            if position.quantity < 0 and position.instrument.type is OptionType.PUT:
-                strike = position.instrument.strike_price
-                account.hold(key, strike * MULTIPLIER * position.contracts)
+            cash = secured.cash.get(position.option_id, ZERO) if position.quantity < 0 else ZERO
+            if cash > 0:
+                account.hold(key, cash)
             else:
                 account.release(key)
 

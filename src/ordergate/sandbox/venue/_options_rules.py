@@ -10,12 +10,15 @@ Each refusal is a ``VenueError`` naming the argument at fault (``legs[i].option_
 - ``time_in_force`` ``gfd`` (default) or ``gtc``; ``market_hours`` ``regular_hours`` only;
 - ``direction`` ``debit`` or ``credit``: required with 2+ legs and consistent with the legs at
   current marks; for one leg it follows the side (buy = debit);
-- option level: ``option_level_1`` may close and sell covered; ``option_level_2`` may also
-  buy to open. Selling to open must be covered: a call by 100 free shares of the underlying
-  per contract (shares not already covering another short call nor held by sell orders), a
-  put by cash (strike x 100 per contract, held as buying power). Anything else is a naked
-  short and is refused with ``OPTION_LEVEL_INSUFFICIENT``; so are spreads, which need
-  level 3 (not offered to agentic accounts);
+- option level (the captured tool descriptions of 2026-09-21): ``option_level_1`` may close
+  and sell covered; ``option_level_2`` may also buy to open, one leg per order;
+  ``option_level_3`` takes 2 to 4 legs (spreads), on a margin account only ("multi-leg is not
+  available on cash or retirement accounts": ``ACCOUNT_TYPE_INSUFFICIENT``). Selling to open
+  must be covered (``_options_cover``): by a long leg of the same type in the order that
+  expires no earlier (a spread, holding the most it can lose), else a call by 100 free
+  shares of the underlying per contract (shares not already covering another short call nor
+  held by sell orders), a put by cash (strike x 100 per contract, held as buying power).
+  Anything else is a naked short and is refused with ``OPTION_LEVEL_INSUFFICIENT``;
 - closing more contracts than the position holds (net of other closing orders and pending
   exercises) is refused with ``INSUFFICIENT_POSITION``; opening the other way while a
   position is held is refused too.
@@ -40,6 +43,7 @@ from ordergate.core import (
 )
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionQuote, OptionType
 from ordergate.sandbox.tools._registry import VenueError
+from ordergate.sandbox.venue._options_cover import cover, opened
 from ordergate.sandbox.venue._options_model import OptionLeg, OptionOrderType, OptionTerms
 from ordergate.sandbox.venue._order_rules import invalid
 
@@ -49,6 +53,7 @@ MAX_LEGS = 4
 MARKET_BUY_COLLAR = Decimal("0.05")
 _CENT = Decimal("0.01")
 _BUY_TO_OPEN_LEVEL = 2
+_MULTI_LEG_LEVEL = 3
 
 
 class OptionBook(Protocol):
@@ -183,21 +188,28 @@ def _direction(
     return direction
 
 
-def _spreads(short: OptionLeg, other: OptionLeg) -> bool:
-    """True when ``other`` buys to open the same kind of option ``short`` sells to open."""
-    return (
-        other.side is Side.BUY
-        and other.position_effect is OptionPositionEffect.OPEN
-        and other.instrument.type is short.instrument.type
-    )
+def _check_multi_leg(legs: tuple[OptionLeg, ...], level: int, margin: bool) -> None:
+    if len(legs) < 2:
+        return
+    if level < _MULTI_LEG_LEVEL:
+        raise VenueError(
+            "OPTION_LEVEL_INSUFFICIENT",
+            f"orders of 2 or more legs need option_level_{_MULTI_LEG_LEVEL} "
+            f"(this account is at option_level_{level})",
+            field="legs",
+        )
+    if not margin:
+        raise VenueError(
+            "ACCOUNT_TYPE_INSUFFICIENT",
+            "multi-leg option orders are not available on cash or retirement accounts",
+            field="account_number",
+        )
 
 
 def _check_positions(
     legs: tuple[OptionLeg, ...], quantity: int, level: int, book: OptionBook
 ) -> Decimal:
-    """Refuse over-closing, flipping and naked shorts; the cash the sold puts need."""
-    collateral = ZERO
-    calls_to_cover = 0
+    """Refuse over-closing, flipping and naked shorts; the cash the sold contracts need."""
     for index, leg in enumerate(legs):
         at = f"legs[{index}]"
         contracts = quantity * leg.ratio_quantity
@@ -220,34 +232,33 @@ def _check_positions(
                 f"{at}.position_effect",
                 f"the account already holds the other side of this option; {other} to close",
             )
-        if leg.side is Side.BUY:
-            if level < _BUY_TO_OPEN_LEVEL:
-                raise VenueError(
-                    "OPTION_LEVEL_INSUFFICIENT",
-                    f"buying to open needs option_level_{_BUY_TO_OPEN_LEVEL}",
-                    field=f"{at}.side",
-                )
-        elif any(_spreads(leg, other) for other in legs):
+        if leg.side is Side.BUY and level < _BUY_TO_OPEN_LEVEL:
             raise VenueError(
                 "OPTION_LEVEL_INSUFFICIENT",
-                "spreads (selling to open against a leg bought to open) need option_level_3",
+                f"buying to open needs option_level_{_BUY_TO_OPEN_LEVEL}",
                 field=f"{at}.side",
             )
-        elif leg.instrument.type is OptionType.PUT:
-            collateral += leg.instrument.strike_price * MULTIPLIER * contracts
-        else:
-            calls_to_cover += contracts
-            needed = MULTIPLIER * calls_to_cover
-            free = book.free_shares(leg.instrument.chain_symbol)
-            if needed > free:
-                raise VenueError(
-                    "OPTION_LEVEL_INSUFFICIENT",
-                    f"selling {contracts} calls to open needs {needed} free shares of "
-                    f"{leg.instrument.chain_symbol} to cover them ({free} free); naked calls "
-                    "are not permitted",
-                    field=f"{at}.side",
-                )
-    return collateral
+    secured = cover(opened(legs, quantity))
+    for symbol, calls in secured.calls.items():
+        needed = MULTIPLIER * calls
+        free = book.free_shares(symbol)
+        if needed > free:
+            index = next(i for i, leg in enumerate(legs) if _naked_call_on(leg, symbol))
+            raise VenueError(
+                "OPTION_LEVEL_INSUFFICIENT",
+                f"selling {calls} calls to open needs {needed} free shares of {symbol} to "
+                f"cover them ({free} free); naked calls are not permitted",
+                field=f"legs[{index}].side",
+            )
+    return secured.total_cash
+
+
+def _naked_call_on(leg: OptionLeg, symbol: str) -> bool:
+    return (
+        leg.opens_short
+        and leg.instrument.type is OptionType.CALL
+        and leg.instrument.chain_symbol == symbol
+    )
 
 
 def _estimate(
@@ -266,10 +277,12 @@ def _estimate(
 
 
 def check_option_terms(
-    args: Mapping[str, Any], *, account_number: str, level: int, book: OptionBook
+    args: Mapping[str, Any], *, account_number: str, level: int, margin: bool, book: OptionBook
 ) -> OptionTerms:
-    """Validated terms of an option order request, or ``VenueError`` naming the bad field."""
+    """Validated terms of an option order request, or ``VenueError`` naming the bad field.
+    ``margin``: the account is a margin account (not cash, not retirement)."""
     legs = _legs(args.get("legs"), book)
+    _check_multi_leg(legs, level, margin)
     quantity = _whole("quantity", args.get("quantity"))
     order_type = OptionOrderType(_choice(args, "type", ("limit", "market"), "limit"))
     if order_type is OptionOrderType.MARKET and len(legs) > 1:

@@ -34,12 +34,20 @@ class Venue:
         clock: Clock,
         cash: Decimal = Decimal("100000.00"),
         approval_required: bool = False,
+        account_type: str = "cash",
+        option_level: int = 2,
     ) -> None:
         self.seed = seed
         self.clock = clock
         self.ids = IdFactory(seed)
         self.market = Market(seed=seed, clock=clock)
-        self.accounts = Accounts(self.ids, cash=cash, approval_required=approval_required)
+        self.accounts = Accounts(
+            self.ids,
+            cash=cash,
+            approval_required=approval_required,
+            account_type=account_type,
+            option_level=option_level,
+        )
         self.faults = Faults()
         self.desks: list[Desk] = []
         self._synced_to: datetime | None = None

@@ -1,0 +1,169 @@
+"""The agentic account's type and option level, and what each lets an option order do, as an
+outside client sees them through the venue's MCP endpoint on a loopback socket."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from venue_testkit import VenueClient, running_venue
+
+from ordergate.inventory import load_inventory
+
+
+@contextmanager
+def _venue(account_type: str, option_level: int) -> Iterator[VenueClient]:
+    with running_venue(account_type=account_type, option_level=option_level) as client:
+        client.initialize()
+        yield client
+
+
+def _contracts(client: VenueClient, kind: str) -> list[dict[str, Any]]:
+    """AAPL contracts of ``kind`` on the nearest expiry, by strike."""
+    chain = client.data("get_option_chains", {"underlying_symbol": "AAPL"})["chains"][0]
+    found = client.data(
+        "get_option_instruments",
+        {"chain_symbol": "AAPL", "expiration_dates": chain["expiration_dates"][0], "type": kind},
+    )["instruments"]
+    return sorted(found, key=lambda i: Decimal(i["strike_price"]))
+
+
+def _leg(contract: dict[str, Any], side: str = "buy") -> dict[str, Any]:
+    return {"option_id": contract["id"], "side": side, "position_effect": "open"}
+
+
+def _order(client: VenueClient, *legs: dict[str, Any], **terms: str) -> dict[str, Any]:
+    order = {"account_number": client.agentic_account()["account_number"], "quantity": "1"}
+    order.update(terms)
+    return {**order, "legs": list(legs)}
+
+
+def _debit_vertical(client: VenueClient) -> dict[str, Any]:
+    calls = _contracts(client, "call")
+    middle = len(calls) // 2
+    low, high = calls[middle], calls[middle + 1]
+    return _order(client, _leg(low), _leg(high, "sell"), price="5.00", direction="debit")
+
+
+@pytest.mark.parametrize(
+    ("account_type", "level"), [("cash", 1), ("cash", 2), ("cash", 3), ("margin", 3)]
+)
+def test_the_agentic_account_reports_the_type_and_level_it_is_served_with(
+    account_type: str, level: int
+) -> None:
+    with _venue(account_type, level) as client:
+        account = client.agentic_account()
+        assert (account["type"], account["option_level"]) == (
+            account_type,
+            f"option_level_{level}",
+        )
+
+
+def test_a_two_leg_spread_at_option_level_2_is_refused_naming_legs() -> None:
+    with _venue("margin", 2) as client:
+        error = client.error("review_option_order", _debit_vertical(client))
+        assert (error["code"], error["field"]) == ("OPTION_LEVEL_INSUFFICIENT", "legs")
+
+
+def test_a_two_leg_spread_at_option_level_3_on_a_margin_account_is_reviewed_and_placed() -> None:
+    with _venue("margin", 3) as client:
+        order = _debit_vertical(client)
+        review = client.data("review_option_order", order)
+        assert review["direction"] == "debit"
+        placed = client.data(
+            "place_option_order", {**order, "ref_id": "6f1c7a52-0b8e-4d7f-9c55-3d3f9e1d2a01"}
+        )
+        assert placed["order"]["state"] == "queued"
+        assert len(placed["order"]["legs"]) == 2
+
+
+def test_a_two_leg_spread_at_option_level_3_on_a_cash_account_is_refused() -> None:
+    with _venue("cash", 3) as client:
+        error = client.error("review_option_order", _debit_vertical(client))
+        assert (error["code"], error["field"]) == ("ACCOUNT_TYPE_INSUFFICIENT", "account_number")
+        assert "cash" in error["message"]
+
+
+def test_one_leg_bought_to_open_needs_option_level_2() -> None:
+    with _venue("cash", 1) as client:
+        order = _order(client, _leg(_contracts(client, "call")[0]), price="1.00")
+        error = client.error("review_option_order", order)
+        assert (error["code"], error["field"]) == ("OPTION_LEVEL_INSUFFICIENT", "legs[0].side")
+    with _venue("cash", 2) as client:
+        order = _order(client, _leg(_contracts(client, "call")[0]), price="1.00")
+        assert client.data("review_option_order", order)["direction"] == "debit"
+
+
+def test_a_put_credit_spread_holds_its_width_not_the_short_strike() -> None:
+    with _venue("margin", 3) as client:
+        puts = _contracts(client, "put")
+        middle = len(puts) // 2
+        low, high = puts[middle - 2], puts[middle]
+        order = _order(client, _leg(high, "sell"), _leg(low), price="0.01", direction="credit")
+        review = client.data("review_option_order", order)
+        width = Decimal(high["strike_price"]) - Decimal(low["strike_price"])
+        assert review["collateral"]["cash"]["amount"] == f"{width * 100:.2f}"
+
+
+def test_a_call_sold_against_a_call_expiring_first_is_naked() -> None:
+    with _venue("margin", 3) as client:
+        chain = client.data("get_option_chains", {"underlying_symbol": "AAPL"})["chains"][0]
+        near, far = chain["expiration_dates"][0], chain["expiration_dates"][1]
+
+        def call_on(expiry: str) -> dict[str, Any]:
+            found = client.data(
+                "get_option_instruments",
+                {"chain_symbol": "AAPL", "expiration_dates": expiry, "type": "call"},
+            )["instruments"]
+            return sorted(found, key=lambda i: Decimal(i["strike_price"]))[len(found) // 2]
+
+        order = _order(
+            client,
+            _leg(call_on(near)),
+            _leg(call_on(far), "sell"),
+            price="0.01",
+            direction="credit",
+        )
+        error = client.error("review_option_order", order)
+        assert (error["code"], error["field"]) == ("OPTION_LEVEL_INSUFFICIENT", "legs[1].side")
+
+
+def test_a_four_leg_iron_condor_is_accepted_and_a_fifth_leg_is_refused() -> None:
+    with _venue("margin", 3) as client:
+        calls, puts = _contracts(client, "call"), _contracts(client, "put")
+        c, p = len(calls) // 2, len(puts) // 2
+        legs = [
+            _leg(puts[p - 4]),
+            _leg(puts[p - 2], "sell"),
+            _leg(calls[c + 2], "sell"),
+            _leg(calls[c + 4]),
+        ]
+        condor = _order(client, *legs, price="0.01", direction="credit")
+        review = client.data("review_option_order", condor)
+        widths = [
+            Decimal(puts[p - 2]["strike_price"]) - Decimal(puts[p - 4]["strike_price"]),
+            Decimal(calls[c + 4]["strike_price"]) - Decimal(calls[c + 2]["strike_price"]),
+        ]
+        assert review["collateral"]["cash"]["amount"] == f"{sum(widths) * 100:.2f}"
+        fifth = _order(client, *legs, _leg(calls[c + 6]), price="0.01", direction="credit")
+        error = client.error("review_option_order", fifth)
+        assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "legs")
+
+
+def test_the_venue_lists_every_captured_tool_and_no_tool_only_a_description_names() -> None:
+    with _venue("margin", 3) as client:
+        names: list[str] = []
+        cursor: str | None = None
+        for _ in range(20):  # 82 tools, 20 a page: bounded well past the last page
+            page = client.rpc("tools/list", {"cursor": cursor} if cursor else {})["result"]
+            names += [tool["name"] for tool in page["tools"]]
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                break
+        assert sorted(names) == sorted(load_inventory())
+        for described_only in ("replace_option_order", "get_crypto_tax_lots"):
+            message = client.rpc("tools/call", {"name": described_only, "arguments": {}})
+            assert message["error"]["message"] == f"Unknown tool: {described_only}"
