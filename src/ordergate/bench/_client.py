@@ -9,6 +9,13 @@ ways, each over a pooled ``httpx2.AsyncClient`` with its own MCP session:
   with expiry check, JSON-RPC, envelope, Decimal parsing, the typed model);
 - ``sdk_call_tool``: the MCP SDK's ``ClientSession.call_tool``, for the record of why the
   typed client does not use it per call.
+
+Beside them, the crypto REST rail against the same venue process (its REST venue):
+
+- ``rest_signing``: ``ApiKey.sign`` of one order body (Ed25519 over the request text), no I/O;
+- ``rest_best_bid_ask``: ``CryptoRest.best_bid_ask("BTC-USD")``, a signed GET answered by
+  the venue after it checked the signature, read into the typed model. The client's token
+  bucket is opened wide here: held to 100 a minute, the run would measure the limit.
 """
 
 from __future__ import annotations
@@ -35,6 +42,17 @@ __all__ = ["run_client_bench"]
 _ACCEPT = "application/json, text/event-stream"
 _ARGUMENTS = {"symbols": ["AAPL"]}
 _PROTOCOL = "2025-11-25"
+_REST_ORDERS = "/api/v1/crypto/trading/orders/"
+_REST_BODY = json.dumps(
+    {
+        "client_order_id": "131de903-5a9c-4260-abc1-28d562a5dcf0",
+        "side": "buy",
+        "type": "market",
+        "symbol": "BTC-USD",
+        "market_order_config": {"asset_quantity": "0.1"},
+    },
+    separators=(",", ":"),
+)
 
 Call = Callable[[], Awaitable[None]]
 
@@ -61,7 +79,7 @@ async def _run(
     samples = await _measure(base, home, *sizes)
     baseline = summarise("client", "raw_jsonrpc_post", samples["raw_jsonrpc_post"])
     emit(baseline)
-    for case in ("typed_market_quotes", "sdk_call_tool"):
+    for case in ("typed_market_quotes", "sdk_call_tool", "rest_signing", "rest_best_bid_ask"):
         emit(summarise("client", case, samples[case]).compared_with(baseline))
 
 
@@ -72,11 +90,15 @@ async def _measure(
     from mcp.client.streamable_http import streamable_http_client
 
     from ordergate.client import Config, TokenSet, connect, write_token_file
+    from ordergate.client.crypto_rest import ApiKey, CryptoRest, TokenBucket
     from ordergate.core import RealtimeClock, Secret
 
     url = f"{base}/mcp/trading"
     async with httpx2.AsyncClient(timeout=10.0) as admin:
         minted = (await admin.post(f"{base}/_sandbox/tokens", json={})).json()
+        issued = (await admin.post(f"{base}/_sandbox/crypto_api_keys", json={})).json()
+    key = ApiKey(Secret(issued["api_key"]), Secret(issued["private_key"]))
+    unlimited = TokenBucket(time.monotonic, per_minute=10**12, burst=10**12)
     token = minted["access_token"]
     config = Config(url=url, token_file=home / "tokens.json", name="ordergate-bench")
     write_token_file(
@@ -95,6 +117,7 @@ async def _measure(
         httpx2.AsyncClient(timeout=10.0, headers=bearer) as sdk_http,
         streamable_http_client(url, http_client=sdk_http) as (read, write),
         ClientSession(read, write) as sdk,
+        CryptoRest(key=key, base_url=base, bucket=unlimited) as rest,
     ):
         await sdk.initialize()
         await _list_every_tool(sdk)
@@ -108,10 +131,18 @@ async def _measure(
             if result.is_error:
                 raise RuntimeError("sdk_call_tool: the measured call failed")
 
+        async def rest_sign() -> None:
+            key.sign(1_800_000_000, _REST_ORDERS, "POST", _REST_BODY)
+
+        async def rest_quote() -> None:
+            await rest.best_bid_ask("BTC-USD")
+
         cases: dict[str, Call] = {
             "raw_jsonrpc_post": raw_post,
             "typed_market_quotes": typed,
             "sdk_call_tool": sdk_call,
+            "rest_signing": rest_sign,
+            "rest_best_bid_ask": rest_quote,
         }
         samples: dict[str, list[int]] = {case: [] for case in cases}
         for call in cases.values():
