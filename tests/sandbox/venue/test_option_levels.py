@@ -167,3 +167,50 @@ def test_the_venue_lists_every_captured_tool_and_no_tool_only_a_description_name
         for described_only in ("replace_option_order", "get_crypto_tax_lots"):
             message = client.rpc("tools/call", {"name": described_only, "arguments": {}})
             assert message["error"]["message"] == f"Unknown tool: {described_only}"
+
+
+def _buying_power(client: VenueClient) -> tuple[Decimal, Decimal]:
+    number = client.agentic_account()["account_number"]
+    portfolio = client.data("get_portfolio", {"account_number": number})
+    return Decimal(portfolio["cash"]), Decimal(portfolio["buying_power"]["buying_power"])
+
+
+def test_a_filled_put_credit_spread_keeps_only_its_width_held() -> None:
+    with _venue("margin", 3) as client:
+        puts = _contracts(client, "put")
+        quote = client.data("get_equity_quotes", {"symbols": ["AAPL"]})["results"][0]["quote"]
+        spot = Decimal(quote["last_trade_price"])
+        at = next(i for i, put in enumerate(puts) if Decimal(put["strike_price"]) >= spot)
+        low, high = puts[at - 2], puts[at]  # the short put in the money: a marketable credit
+        order = _order(client, _leg(high, "sell"), _leg(low), price="0.01", direction="credit")
+        placed = client.data(
+            "place_option_order", {**order, "ref_id": "0d6c1a7e-5b0f-4f59-8f4e-8f1c2b3a4d02"}
+        )["order"]
+        client.step(3)
+        number = client.agentic_account()["account_number"]
+        filled = client.data("get_option_orders", {"account_number": number})["orders"]
+        assert [(o["id"], o["state"]) for o in filled] == [(placed["id"], "filled")]
+        cash, buying_power = _buying_power(client)
+        width = Decimal(high["strike_price"]) - Decimal(low["strike_price"])
+        assert cash - buying_power == width * 100
+
+
+def test_a_put_exercise_without_shares_is_refused_on_margin_even_with_allow_shorts() -> None:
+    with _venue("margin", 2) as client:
+        put = _contracts(client, "put")[0]
+        quote = client.data("get_option_quotes", {"instrument_ids": [put["id"]]})["results"][0]
+        ask = Decimal(quote["quote"]["ask_price"])
+        order = _order(client, _leg(put), price=str(ask + 1))
+        client.data(
+            "place_option_order", {**order, "ref_id": "2b7d9f10-3c4e-4a5b-9d6e-7f8091a2b3c4"}
+        )
+        client.step(3)
+        exercise = {
+            "account_number": order["account_number"],
+            "option_id": put["id"],
+            "quantity": 1,
+            "allow_shorts": True,
+        }
+        error = client.error("exercise_option", exercise)
+        assert (error["code"], error["field"]) == ("INSUFFICIENT_SHARES", "quantity")
+        assert "no short stock" in error["message"]

@@ -312,16 +312,23 @@ def test_exercising_a_put_delivers_free_shares_at_the_strike() -> None:
     assert sale.quantity == 100
 
 
-def test_exercising_a_put_without_shares_is_refused_even_with_allow_shorts() -> None:
-    d = build()
+@pytest.mark.parametrize(
+    ("account_type", "why"),
+    [("cash", "not allowed in a cash account"), ("margin", "holds no short stock positions")],
+)
+def test_exercising_a_put_without_shares_is_refused_even_with_allow_shorts(
+    account_type: str, why: str
+) -> None:
+    d = build(account_type=account_type)
     put = d.option("put")
     d.buy_to_open(put)
     with pytest.raises(VenueError) as raised:
         d.options.exercise(
             {"account_number": d.number, "option_id": put.id, "quantity": 1, "allow_shorts": True}
         )
-    assert raised.value.code == "INSUFFICIENT_SHARES"
-    assert "cash account" in raised.value.message
+    assert (raised.value.code, raised.value.field) == ("INSUFFICIENT_SHARES", "quantity")
+    assert why in raised.value.message
+    assert d.options.settlement.exercises(d.number) == []
 
 
 def test_an_exercise_fails_at_the_close_when_the_shares_went_elsewhere() -> None:

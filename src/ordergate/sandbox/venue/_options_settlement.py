@@ -9,7 +9,8 @@ regular close (``cancel_option_exercise`` withdraws it until then):
 - a put exercise needs 100 free shares a contract (not covering a short call, not held by a
   sell order); at the close they are sold at the strike from the oldest lots, the average
   premium paid reducing the proceeds of the equity trades booked. Short sales are refused
-  whatever ``allow_shorts`` says: the agentic account is a cash account;
+  whatever ``allow_shorts`` says: a cash account may not sell short, and on a margin account
+  the sandbox holds no short stock (the equity desk never sells short either);
 - the exercised contracts leave the option position without a closed option trade (their
   premium lives on in the shares' basis or the sale's proceeds);
 - with no equity desk on the venue, exercise is refused (``UNAVAILABLE``); an exercise whose
@@ -131,7 +132,11 @@ class Settlement:
         else:
             free = desk.free_shares(number, instrument.chain_symbol)
             if shares > free:
-                shorting = " (short sales are not allowed in a cash account)"
+                shorting = (
+                    " (short sales are not allowed in a cash account)"
+                    if account.type == "cash"
+                    else " (the sandbox venue holds no short stock positions)"
+                )
                 raise VenueError(
                     "INSUFFICIENT_SHARES",
                     f"exercising needs {shares} free shares of "
