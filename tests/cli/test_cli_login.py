@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from crypto_rest_testkit import DOC_API_KEY, DOC_PRIVATE_KEY
 from typer.testing import CliRunner, Result
 from venue_testkit import VenueClient, running_venue
 
@@ -102,8 +103,6 @@ def test_login_and_whoami_are_listed_in_the_help() -> None:
     assert "whoami" in result.output
 
 
-DOC_API_KEY = "rh-api-6148effc-c0b1-486c-8940-a1d099456be6"
-DOC_PRIVATE_KEY = "xQnTJVeQLmw1/Mg2YimEViSpw/SdJcgNXZ5kQkAXNPU="
 
 
 def test_login_crypto_api_keeps_the_key_0600_from_stdin_and_prints_only_the_public_key(

@@ -4,6 +4,9 @@ It checks every request's signature with the public key only (``signature_proble
 refuses a bad one as Robinhood does (401 and its error body); it answers the documented
 shapes from fixed rows, listings two rows a page with absolute ``next`` URLs. What arrived
 is in ``requests``.
+
+The documentation's private key is registered with the suite's secret scan (``conftest``):
+a test whose output shows it fails.
 """
 
 from __future__ import annotations
@@ -17,11 +20,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import owner_testkit
+
 from ordergate.client.crypto_rest import signature_problem
 
 DOC_PRIVATE_KEY = "xQnTJVeQLmw1/Mg2YimEViSpw/SdJcgNXZ5kQkAXNPU="
 DOC_PUBLIC_KEY = "jPItx4TLjcnSUnmnXQQyAKL4eJj3+oWNNMmmm2vATqk="
 DOC_API_KEY = "rh-api-6148effc-c0b1-486c-8940-a1d099456be6"
+owner_testkit.SECRETS.add(DOC_PRIVATE_KEY)
 NOW_S = 1_800_000_000.0
 ACCOUNT = "RH-CRYPTO-1"
 
