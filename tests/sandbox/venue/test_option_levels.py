@@ -214,3 +214,15 @@ def test_a_put_exercise_without_shares_is_refused_on_margin_even_with_allow_shor
         error = client.error("exercise_option", exercise)
         assert (error["code"], error["field"]) == ("INSUFFICIENT_SHARES", "quantity")
         assert "no short stock" in error["message"]
+
+
+@pytest.mark.parametrize(("price", "accepted"), [("1.01", True), ("1.005", False)])
+def test_a_multi_leg_net_price_is_taken_in_cents(price: str, accepted: bool) -> None:
+    with _venue("margin", 3) as client:
+        order = {**_debit_vertical(client), "price": price}
+        result = client.call("review_option_order", order)
+        assert result["isError"] is not accepted
+        if not accepted:
+            error = result["structuredContent"]["error"]
+            assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "price")
+            assert "0.01" in error["message"]
