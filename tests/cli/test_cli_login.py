@@ -103,8 +103,6 @@ def test_login_and_whoami_are_listed_in_the_help() -> None:
     assert "whoami" in result.output
 
 
-
-
 def test_login_crypto_api_keeps_the_key_0600_from_stdin_and_prints_only_the_public_key(
     tmp_path: Path,
 ) -> None:
