@@ -139,3 +139,32 @@ def test_login_crypto_api_refuses_a_missing_or_bad_key_and_writes_nothing(
     assert result.exit_code == 2
     assert not (tmp_path / "robinhood-crypto-api.json").exists()
     assert DOC_API_KEY not in result.output
+
+
+def test_login_crypto_api_at_a_terminal_reads_both_values_at_hidden_prompts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    import typer
+
+    from ordergate.cli import _login
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    asked: list[tuple[str, bool]] = []
+    answers = iter([DOC_API_KEY, DOC_PRIVATE_KEY])
+
+    def prompt(text: str, *, hide_input: bool = False) -> str:
+        asked.append((text, hide_input))
+        return next(answers)
+
+    monkeypatch.setenv("ORDERGATE_HOME", str(tmp_path))
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr(typer, "prompt", prompt)
+    _login._store_crypto_key()
+    assert [hidden for _, hidden in asked] == [True, True]
+    assert (tmp_path / "robinhood-crypto-api.json").exists()
