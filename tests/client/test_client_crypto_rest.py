@@ -90,12 +90,14 @@ async def _client(stand_in: RestStandIn, **options: Any) -> AsyncIterator[Crypto
 # -- signing ---------------------------------------------------------------------------------
 
 
+@pytest.mark.req("client.crypto-rest.signature")
 def test_signing_reproduces_the_documentations_example_signature() -> None:
     key = _key()
     assert key.public_key == DOC_PUBLIC_KEY
     assert key.sign(DOC_TIMESTAMP, DOC_PATH, "POST", DOC_BODY) == DOC_SIGNATURE
 
 
+@pytest.mark.req("client.crypto-rest.signature")
 def test_the_documented_signature_verifies_with_the_public_key_alone() -> None:
     fields = {"api_key": DOC_API_KEY, "timestamp": DOC_TIMESTAMP, "path": DOC_PATH,
               "method": "POST"}  # fmt: skip
@@ -128,6 +130,7 @@ def test_a_private_key_that_is_not_a_32_byte_seed_is_refused_without_showing_it(
         ApiKey(Secret("  "), Secret(DOC_PRIVATE_KEY))
 
 
+@pytest.mark.req("client.crypto-rest.key-secret")
 def test_the_key_never_shows_in_a_repr_or_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
     key = _key()
     assert DOC_PRIVATE_KEY not in repr(key) and DOC_API_KEY not in repr(key)
@@ -143,6 +146,7 @@ def test_the_key_never_shows_in_a_repr_or_a_log_line(caplog: pytest.LogCaptureFi
 # -- the key file ----------------------------------------------------------------------------
 
 
+@pytest.mark.req("client.crypto-rest.key-secret")
 def test_the_key_file_is_private_and_reads_back_the_same_key(tmp_path: Path) -> None:
     path = tmp_path / "home" / "robinhood-crypto-api.json"
     write_key_file(path, _key())
@@ -180,6 +184,7 @@ def test_a_missing_or_damaged_key_file_asks_for_login_naming_no_value(tmp_path: 
 # -- the rate limit --------------------------------------------------------------------------
 
 
+@pytest.mark.req("client.crypto-rest.rate-limit")
 def test_the_bucket_allows_a_burst_of_300_then_100_a_minute() -> None:
     time = SteppedTime()
     bucket = TokenBucket(time)
@@ -192,6 +197,7 @@ def test_the_bucket_allows_a_burst_of_300_then_100_a_minute() -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.req("client.crypto-rest.rate-limit")
 async def test_the_client_waits_its_turn_before_sending_rather_than_meeting_a_429() -> None:
     time = SteppedTime()
     with rest_stand_in() as stand_in:

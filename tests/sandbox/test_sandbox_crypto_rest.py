@@ -118,6 +118,7 @@ async def test_an_order_the_desk_refuses_names_the_field(venue: VenueClient) -> 
 
 
 @pytest.mark.anyio
+@pytest.mark.req("sandbox.crypto-rest.verified")
 async def test_a_timestamp_31_seconds_old_is_refused_401_and_nothing_is_placed(
     venue: VenueClient,
 ) -> None:
@@ -144,6 +145,7 @@ def _body(**terms: Any) -> str:
     return json.dumps(body)
 
 
+@pytest.mark.req("sandbox.crypto-rest.verified")
 def test_a_signature_over_a_different_body_is_refused_and_nothing_is_placed(
     venue: VenueClient,
 ) -> None:
@@ -157,6 +159,7 @@ def test_a_signature_over_a_different_body_is_refused_and_nothing_is_placed(
     assert _post(venue, key, sent, sent).status_code == 201
 
 
+@pytest.mark.req("sandbox.crypto-rest.verified")
 def test_an_unknown_api_key_is_refused_401(venue: VenueClient) -> None:
     stranger = ApiKey(Secret("rh-api-unknown"), Secret(DOC_PRIVATE_KEY))
     answer = _post(venue, stranger, _body(), _body())

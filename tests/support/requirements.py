@@ -43,6 +43,13 @@ REQUIREMENTS: dict[str, str] = {
     "client.oauth.state-checked": "RFC 6749 §10.12 and issue 3 §1: state checked on the answer",
     "client.secrets.never-shown": "issue 3 §3: no token in a repr, log, error message or output",
     "client.transport.fallback": "issue 3 §2: no MCP session → plain JSON-RPC POST per call",
+    "client.crypto-rest.signature": "reference (Crypto Trading API): Ed25519 over api key + "
+    "timestamp + path + method + body; the documented example signature reproduced",
+    "client.crypto-rest.rate-limit": "reference (Crypto Trading API): 100 a minute, bursts of "
+    "300, held by the client before it sends",
+    "client.crypto-rest.key-secret": "issue 29 §1: the private key kept 0600, never shown",
+    "sandbox.crypto-rest.verified": "issue 29 §2: the REST venue refuses an unknown key, a "
+    "timestamp over 30 s old and a signature over other bytes (401), nothing done",
     "client.transport.both-framings": "MCP 2025-11-25 transports and issue 3 §2: JSON and SSE",
     "client.errors.business-failures-raise": "issue 3 §2: isError and refusals raise, never return",
     "client.requests.reject-inapplicable-fields": "issue 3 §3: cross-field rules, named field",
