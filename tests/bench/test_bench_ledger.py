@@ -18,8 +18,8 @@ from ordergate.ledger import open_ledger
 
 TINY = {"quick": (20, 2, 10, 200, 1, 5), "full": (20, 2, 10, 200, 1, 5)}
 SQLITE_CASES = [
-    "sqlite_raw_commit", "sqlite_file_and_reserve", "sqlite_raw_group", "sqlite_file_many",
-    "sha256_chain", "verify_chain",
+    "sqlite_raw_commit", "sqlite_file_and_reserve", "sqlite_file_and_reserve_keyed",
+    "sqlite_raw_group", "sqlite_file_many", "sha256_chain", "verify_chain",
 ]  # fmt: skip
 PG_CASES = [
     "pg_raw_commit_8w", "pg_file_and_reserve_8w", "pg_file_and_reserve_8w_one_account",
@@ -42,8 +42,9 @@ def test_a_quick_run_prints_every_sqlite_case_beside_its_baseline(
     lines = [json.loads(line, parse_float=Decimal) for line in result.output.splitlines()]
     assert [line["case"] for line in lines] == SQLITE_CASES
     assert lines[1]["baseline"] == "sqlite_raw_commit"
-    assert lines[3]["baseline"] == "sqlite_raw_group" and lines[3]["n"] == 20
-    assert lines[5]["baseline"] == "sha256_chain" and lines[5]["n"] == 200
+    assert lines[2]["baseline"] == "sqlite_file_and_reserve"
+    assert lines[4]["baseline"] == "sqlite_raw_group" and lines[4]["n"] == 20
+    assert lines[6]["baseline"] == "sha256_chain" and lines[6]["n"] == 200
     assert all(line["ops_per_s"] > 0 for line in lines)
 
 

@@ -10,6 +10,9 @@ Each case beside a baseline measured in the same run on the same machine and dis
   Goal ≥ 2,000/s. Filings rotate over accounts so each account's rolling window holds at
   most 20 reservations, as a real ``max_orders_per_day`` of 20 would keep it (the cap check
   sums that window).
+- ``sqlite_file_and_reserve_keyed``: the same, each filing carrying the agent's own key
+  (``Filing.agent_key``: one more row, in ``agent_keys``, under its primary key), beside
+  ``sqlite_file_and_reserve`` of the same run.
 - ``sqlite_raw_group`` (baseline): the raw INSERT of a batch of rows per commit.
 - ``sqlite_file_many``: ``Ledger.file_many`` (group commit), the same batch size. Goal
   ≥ 20,000/s. Figures are per filing (a batch's time divided by its size).
@@ -87,7 +90,9 @@ def run_ledger_bench(
         root = Path(home)
         raw = _raw_commit(root / "raw.db", single)
         emit(raw)
-        emit(_ledger_commit(root / "single.db", single).compared_with(raw))
+        plain = _ledger_commit(root / "single.db", single)
+        emit(plain.compared_with(raw))
+        emit(_ledger_commit(root / "keyed.db", single, keyed=True).compared_with(plain))
         raw_group = _raw_group(root / "raw_group.db", batches, batch)
         emit(raw_group)
         emit(_ledger_group(root / "group.db", batches, batch).compared_with(raw_group))
@@ -126,10 +131,11 @@ def _caps() -> Any:
     return RollingCaps(max_daily_usd=Decimal(10) ** 12, max_orders_per_day=10**9)
 
 
-def _filing(account: str = "bench") -> Any:
+def _filing(account: str = "bench", *, keyed: bool = False) -> Any:
     from ordergate.ledger import Filing
 
-    return Filing(identity="bench-agent", account=account, terms=_TERMS)
+    key = uuid.uuid4() if keyed else None
+    return Filing(identity="bench-agent", account=account, terms=_TERMS, agent_key=key)
 
 
 def _timed(call: Callable[[], object], n: int) -> list[int]:
@@ -174,7 +180,7 @@ def _raw_commit(path: Path, n: int) -> Summary:
     return summarise("ledger", "sqlite_raw_commit", samples)
 
 
-def _ledger_commit(path: Path, n: int) -> Summary:
+def _ledger_commit(path: Path, n: int, *, keyed: bool = False) -> Summary:
     from ordergate.ledger import open_ledger
 
     caps = _caps()
@@ -182,11 +188,13 @@ def _ledger_commit(path: Path, n: int) -> Summary:
         accounts = itertools.cycle([f"acct-{i}" for i in range(max(1, (n + 50) // 20))])
 
         def one() -> None:
-            ledger.file_and_reserve(_filing(next(accounts)), notional=Decimal("12.5"), caps=caps)
+            filing = _filing(next(accounts), keyed=keyed)
+            ledger.file_and_reserve(filing, notional=Decimal("12.5"), caps=caps)
 
         _timed(one, 50)
         samples = _timed(one, n)
-    return summarise("ledger", "sqlite_file_and_reserve", samples)
+    case = "sqlite_file_and_reserve_keyed" if keyed else "sqlite_file_and_reserve"
+    return summarise("ledger", case, samples)
 
 
 def _raw_group(path: Path, batches: int, size: int) -> Summary:
