@@ -226,3 +226,47 @@ def test_a_multi_leg_net_price_is_taken_in_cents(price: str, accepted: bool) -> 
             error = result["structuredContent"]["error"]
             assert (error["code"], error["field"]) == ("INVALID_ARGUMENT", "price")
             assert "0.01" in error["message"]
+
+
+def _filled_credit_spread(client: VenueClient, kind: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A marketable credit spread of ``kind`` filled: (its short contract, its long one)."""
+    found = _contracts(client, kind)
+    quote = client.data("get_equity_quotes", {"symbols": ["AAPL"]})["results"][0]["quote"]
+    spot = Decimal(quote["last_trade_price"])
+    at = next(i for i, contract in enumerate(found) if Decimal(contract["strike_price"]) >= spot)
+    # The short leg in the money, the long one two strikes further out: a marketable credit.
+    short, long = (found[at], found[at - 2]) if kind == "put" else (found[at - 1], found[at + 1])
+    order = _order(client, _leg(short, "sell"), _leg(long), price="0.01", direction="credit")
+    client.data("place_option_order", {**order, "ref_id": "5a3e1f2b-7c6d-4e8f-9a0b-1c2d3e4f5a06"})
+    client.step(3)
+    number = order["account_number"]
+    orders = client.data("get_option_orders", {"account_number": number})["orders"]
+    assert [o["state"] for o in orders] == ["filled"]
+    return short, long
+
+
+def _close(contract: dict[str, Any], side: str) -> dict[str, Any]:
+    return {"option_id": contract["id"], "side": side, "position_effect": "close"}
+
+
+def test_selling_a_call_spreads_long_leg_alone_is_refused_and_closing_both_is_not() -> None:
+    with _venue("margin", 3) as client:
+        short, long = _filled_credit_spread(client, "call")
+        alone = _order(client, _close(long, "sell"), price="0.01")
+        error = client.error("review_option_order", alone)
+        assert (error["code"], error["field"]) == ("OPTION_LEVEL_INSUFFICIENT", "legs")
+        assert "uncovered" in error["message"]
+        both = _order(
+            client, _close(short, "buy"), _close(long, "sell"), price="50.00", direction="debit"
+        )
+        assert client.data("review_option_order", both)["direction"] == "debit"
+
+
+def test_selling_a_put_spreads_long_leg_alone_holds_the_short_puts_strike() -> None:
+    with _venue("margin", 3) as client:
+        short, long = _filled_credit_spread(client, "put")
+        alone = _order(client, _close(long, "sell"), price="0.01")
+        review = client.data("review_option_order", alone)
+        width = Decimal(short["strike_price"]) - Decimal(long["strike_price"])
+        added = Decimal(short["strike_price"]) * 100 - width * 100
+        assert review["collateral"]["cash"]["amount"] == f"{added:.2f}"

@@ -631,3 +631,17 @@ def test_shares_covering_a_short_call_cannot_be_sold_on_the_equity_desk() -> Non
         d.equity.place({**sell, "quantity": "100"})
     assert (raised.value.code, raised.value.field) == ("INSUFFICIENT_SHARES", "quantity")
     assert d.equity.place({**sell, "quantity": "50"}).remaining == Decimal(50)
+
+
+def test_closing_a_long_put_leaves_a_covered_calls_shares_as_they_were() -> None:
+    d = build()
+    d.give_shares("AAPL", 100)
+    call, put = d.option("call"), d.option("put")
+    d.place_option(leg(call.id, "sell"), quantity="1", price="0.01")
+    d.buy_to_open(put)
+    assert d.options.positions.quantity(d.number, call.id) == -1
+    review = d.options.review(
+        d.option_args(leg(put.id, "sell", "close"), quantity="1", price="0.01")
+    )
+    assert review.terms.collateral == 0
+    assert d.options.free_shares(d.number, "AAPL") == 0

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ordergate.calendar import NyseCalendar
 from ordergate.core import OptionDirection, OrderState, Side, to_wire, wire_money, wire_time
-from ordergate.sandbox.market import MULTIPLIER, OptionType
+from ordergate.sandbox.market import MULTIPLIER
 from ordergate.sandbox.tools._option_wire import option_quote_wire
 from ordergate.sandbox.tools._order_tools import (
     APPROVAL_REQUIRED_REASON,
@@ -29,6 +29,7 @@ from ordergate.sandbox.tools._prose_rules import invalid, iso_date, iso_instant
 from ordergate.sandbox.tools._registry import tool
 from ordergate.sandbox.venue._options import OptionReview, OptionsDesk, options_desk
 from ordergate.sandbox.venue._options_book import OptionPosition
+from ordergate.sandbox.venue._options_cover import cover, opened
 from ordergate.sandbox.venue._options_model import OptionOrder
 from ordergate.sandbox.venue._options_wire import (
     approval_wire,
@@ -72,10 +73,10 @@ def _fees() -> dict[str, Any]:
 
 def _collateral(venue: Venue, review: OptionReview) -> dict[str, Any] | None:
     terms = review.terms
-    shorts = [leg for leg in terms.legs if leg.opens_short]
-    if not shorts:
+    if not terms.collateral and not any(leg.opens_short for leg in terms.legs):
         return None
-    calls = sum(terms.contracts(leg) for leg in shorts if leg.instrument.type is OptionType.CALL)
+    # Short calls a long call of the order does not cover are covered by shares.
+    calls = sum(cover(opened(terms.legs, terms.quantity)).calls.values())
     equities: list[dict[str, Any]] = []
     if calls:
         underlying = venue.market.option_chain(terms.chain_symbol).underlying_instrument_id
@@ -108,7 +109,9 @@ def _warnings(review: OptionReview) -> list[str]:
             f"{wire_time(review.next_execution_at)}."
         )
     if review.terms.collateral:
-        warnings.append("Puts sold to open are secured by cash: strike x 100 per contract.")
+        warnings.append(
+            "Short puts are secured by cash (strike x 100 per contract), a spread by its width."
+        )
     if not review.buying_power_ok:
         warnings.append("Not enough buying power for this order.")
     return warnings

@@ -122,6 +122,9 @@ class _AccountBook:
     def free_shares(self, symbol: str) -> Decimal:
         return self._desk.free_shares(self._account, symbol)
 
+    def holdings(self) -> list[Holding]:
+        return self._desk.holdings(self._account)
+
 
 class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
     """Option orders, positions, exercises and realised P&L of every account of the venue."""
@@ -189,11 +192,19 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         shares -= desk.held_for_sells(account_number, symbol)
         return shares - self.reserved_shares(account_number, symbol)
 
+    def holdings(self, account_number: str) -> list[Holding]:
+        """The account's open option positions, as the cover pairing reads them."""
+        return [
+            Holding(p.instrument, p.quantity)
+            for p in self.positions.of(account_number)
+            if p.quantity != 0
+        ]
+
     def reserved_shares(self, account_number: str, symbol: str) -> Decimal:
         """Shares this desk has spoken for: covering short calls (held or being sold to
         open) and due for delivery by pending put exercises. The equity desk will not sell
         them."""
-        held = cover(Holding(p.instrument, p.quantity) for p in self.positions.of(account_number))
+        held = cover(self.holdings(account_number))
         short_calls = held.calls.get(symbol, 0)
         selling_calls = sum(
             cover(opened(order.terms.legs, order.terms.quantity)).calls.get(symbol, 0)
@@ -371,7 +382,7 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         spread's most it can lose (``_options_cover``); nothing for a long or covered call."""
         account = self._venue.accounts.get(account_number)
         positions = self.positions.of(account_number)
-        secured = cover(Holding(p.instrument, p.quantity) for p in positions)
+        secured = cover(self.holdings(account_number))
         for position in positions:
             key = _collateral_key(position.option_id)
             cash = secured.cash.get(position.option_id, ZERO) if position.quantity < 0 else ZERO

@@ -21,7 +21,7 @@ from ordergate.core import ZERO, OptionPositionEffect
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionType
 from ordergate.sandbox.venue._options_model import OptionLeg
 
-__all__ = ["Cover", "Holding", "cover", "opened"]
+__all__ = ["Cover", "Holding", "cover", "opened", "uncovered_by_closing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,3 +103,29 @@ def opened(legs: Iterable[OptionLeg], quantity: int) -> list[Holding]:
         for leg in legs
         if leg.position_effect is OptionPositionEffect.OPEN
     ]
+
+
+def uncovered_by_closing(
+    held: Iterable[Holding], legs: Iterable[OptionLeg], quantity: int
+) -> Cover:
+    """What an order's closing legs leave to secure anew: the cash and the short calls that
+    their long contracts covered (a spread's long leg sold first leaves its short leg naked)."""
+    after = {holding.instrument.id: holding for holding in held}
+    before = cover(after.values())
+    for leg in legs:
+        if leg.position_effect is not OptionPositionEffect.CLOSE:
+            continue
+        contracts = after.get(leg.option_id, Holding(leg.instrument, 0)).contracts
+        after[leg.option_id] = Holding(
+            leg.instrument, contracts + leg.sign * quantity * leg.ratio_quantity
+        )
+    now = cover(after.values())
+    extra = Cover()
+    cash = now.total_cash - before.total_cash
+    if cash > 0:
+        extra.cash["closing"] = cash
+    for symbol, calls in now.calls.items():
+        more = calls - before.calls.get(symbol, 0)
+        if more > 0:
+            extra.calls[symbol] = more
+    return extra

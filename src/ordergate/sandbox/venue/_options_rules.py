@@ -43,7 +43,7 @@ from ordergate.core import (
 )
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionQuote, OptionType
 from ordergate.sandbox.tools._registry import VenueError
-from ordergate.sandbox.venue._options_cover import cover, opened
+from ordergate.sandbox.venue._options_cover import Holding, cover, opened, uncovered_by_closing
 from ordergate.sandbox.venue._options_model import OptionLeg, OptionOrderType, OptionTerms
 from ordergate.sandbox.venue._order_rules import invalid
 
@@ -75,6 +75,10 @@ class OptionBook(Protocol):
 
     def free_shares(self, symbol: str) -> Decimal:
         """Shares of ``symbol`` that could still cover a short call."""
+        ...
+
+    def holdings(self) -> list[Holding]:
+        """The account's option positions (signed contracts)."""
         ...
 
 
@@ -239,18 +243,28 @@ def _check_positions(
                 field=f"{at}.side",
             )
     secured = cover(opened(legs, quantity))
-    for symbol, calls in secured.calls.items():
+    left = uncovered_by_closing(book.holdings(), legs, quantity)
+    for symbol in sorted({*secured.calls, *left.calls}):
+        calls = secured.calls.get(symbol, 0) + left.calls.get(symbol, 0)
         needed = MULTIPLIER * calls
         free = book.free_shares(symbol)
         if needed > free:
-            index = next(i for i, leg in enumerate(legs) if _naked_call_on(leg, symbol))
+            naked = next((i for i, leg in enumerate(legs) if _naked_call_on(leg, symbol)), None)
+            if naked is None:
+                raise VenueError(
+                    "OPTION_LEVEL_INSUFFICIENT",
+                    f"closing these contracts leaves {calls} short calls of {symbol} uncovered "
+                    f"({needed} free shares needed, {free} free); buy the short calls to "
+                    "close first or in the same order",
+                    field="legs",
+                )
             raise VenueError(
                 "OPTION_LEVEL_INSUFFICIENT",
                 f"selling {calls} calls to open needs {needed} free shares of {symbol} to "
                 f"cover them ({free} free); naked calls are not permitted",
-                field=f"legs[{index}].side",
+                field=f"legs[{naked}].side",
             )
-    return secured.total_cash
+    return secured.total_cash + left.total_cash
 
 
 def _naked_call_on(leg: OptionLeg, symbol: str) -> bool:
