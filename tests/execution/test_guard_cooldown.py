@@ -13,7 +13,7 @@ from guard_kit import buy, desk, policy, sell
 
 from ordergate.execution._losses import losing_closes
 from ordergate.ledger import FilingStatus
-from ordergate.policy import Proposal
+from ordergate.policy import Proposal, Stage
 
 pytestmark = pytest.mark.anyio
 
@@ -93,3 +93,24 @@ async def test_two_losing_round_trips_start_the_cooldown_and_it_ends_to_the_seco
         assert (await d.guard.submit(buy("SPY"), identity="agent")).reasons == ("cooldown",)
         d.step(1)
         await filled(buy("SPY"))
+
+
+@pytest.mark.req("wall.cooldown")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
+async def test_a_cooldown_begun_while_a_buy_awaits_approval_refuses_it_at_review_with_numbers(
+    tmp_path: Path, live: bool
+) -> None:
+    config = policy(f'approval = "always"\n[cooldown]\nminutes = {MINUTES}')
+    async with desk(tmp_path, live=live, config=config) as d:
+        held = await d.guard.submit(buy("SPY"), identity="agent")
+        assert held.status is FilingStatus.PENDING_APPROVAL and held.approval_id is not None
+        tripped_at = d.clock.now()
+        d.ledger.controls.breaker_tripped(tripped_at, ["drawdown_halt"])
+        refused = await d.guard.approve(held.approval_id, by="owner")
+        assert refused.status is FilingStatus.REFUSED and refused.stage is Stage.REVIEW
+        assert refused.reasons == ("cooldown",)
+        until = (tripped_at + timedelta(minutes=MINUTES)).isoformat().replace("+00:00", "Z")
+        # Stage B names the code and its numbers as stage A does.
+        tripped = tripped_at.isoformat().replace("+00:00", "Z")
+        assert f"cooldown: a breaker was last found tripped at {tripped}" in refused.message
+        assert f"buys are refused until {until} (cooldown.minutes = {MINUTES})" in refused.message

@@ -12,6 +12,7 @@ from guard_kit import Desk, buy, desk, policy
 
 from ordergate.core import Bounds, Interval
 from ordergate.ledger import FilingStatus
+from ordergate.policy import Stage
 from ordergate.venues import ADV_LOOKBACK, ADV_SESSIONS
 from ordergate.venues.robinhood import MarketVolumes
 
@@ -85,3 +86,31 @@ async def test_without_a_volume_source_max_adv_pct_refuses_every_order(tmp_path:
         guard = d.guard_with(config, volumes=unknown)
         none = await guard.submit(buy("NOSUCH"), identity="agent")
         assert "missing_data:average_daily_volume" in none.reasons
+
+
+@pytest.mark.req("wall.size-vs-adv")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
+async def test_an_approved_order_past_max_adv_pct_at_review_is_refused_naming_cap_and_quantity(
+    tmp_path: Path, live: bool
+) -> None:
+    # Filed under one max_adv_pct, approved under one a tenth of it: stage B refuses.
+    filed = policy(f'approval = "always"\n[limits]\nmax_adv_pct = "{PCT}"')
+    tighter = policy(f'approval = "always"\n[limits]\nmax_adv_pct = "{Decimal(PCT) / 10}"')
+    async with desk(tmp_path, live=live, config=filed) as d:
+        volumes = MarketVolumes(d.rh.market, clock=d.clock)
+        adv = await volumes.average_daily_volume("SPY")
+        assert adv is not None
+        cap = adv * Decimal(PCT) / 100
+        quantity = cap.quantize(STEP, rounding=ROUND_DOWN)
+        held = await d.guard_with(filed, volumes=volumes).submit(
+            buy("SPY", quantity=quantity), identity="agent"
+        )
+        assert held.status is FilingStatus.PENDING_APPROVAL and held.approval_id is not None
+        guard = d.guard_with(tighter, volumes=volumes)
+        refused = await guard.approve(held.approval_id, by="owner")
+        assert refused.status is FilingStatus.REFUSED and refused.stage is Stage.REVIEW
+        assert refused.reasons == ("size_vs_adv",)
+        pct = Decimal(PCT) / 10
+        asked = f"size_vs_adv: {quantity} shares is above {adv * pct / 100} shares"
+        assert asked in refused.message
+        assert f"(limits.max_adv_pct = {pct})" in refused.message

@@ -38,8 +38,10 @@ def end_filing(
     *,
     stage: Stage | None = None,
     broker_code: str | None = None,
+    figures: tuple[str, ...] = (),
 ) -> Outcome:
-    """Record why ``record`` ends here and release what it held."""
+    """Record why ``record`` ends here and release what it held. ``figures``: the numbers
+    behind the refusal, for its message (``refusal_figures``)."""
     detail: dict[str, Any] = {"reasons": list(reasons)}
     if stage is not None:
         detail["stage"] = stage.value
@@ -58,6 +60,7 @@ def end_filing(
         stage,
         None if approval is None else approval.id,
         broker_code=broker_code,
+        figures=figures,
     )
 
 

@@ -69,9 +69,7 @@ from ordergate.execution._outcome import (
     OUTSIDE_SESSION,
     REVIEW_UNANSWERED,
     Outcome,
-    cooldown_figures,
-    pace_figures,
-    size_figures,
+    refusal_figures,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
@@ -153,6 +151,7 @@ class _Reviewed:
     status: FilingStatus  # the filing's status as the check read it
     looked: object | None = None  # what the venue's lane looked at for the placement
     held_again: Approval | None = None  # the new approval of an order that cost more
+    figures: tuple[str, ...] = ()  # the numbers behind stage B's refusal (``refusal_figures``)
 
 
 class _Reviewing:
@@ -361,11 +360,7 @@ class Guard:
                 record.reasons,
                 Stage.ESTIMATE,
                 next_open=next_open,
-                figures=(
-                    *pace_figures(record.reasons, state.recent, self._policy),
-                    *cooldown_figures(record.reasons, state, self._policy),
-                    *size_figures(record.reasons, proposal.quantity, volume, self._policy),
-                ),
+                figures=refusal_figures(record.reasons, state, proposal.quantity, self._policy),
             )
         if decision.requires_approval:
             return await self._ask_approval(record)
@@ -426,16 +421,8 @@ class Guard:
         )
         approved = approval.notional if approval.notional is not None else record.notional
         outcome = await self._review_and_place(record, by, approved=approved)
-        return Outcome(
-            outcome.filing_id,
-            outcome.status,
-            outcome.reasons,
-            outcome.stage,
-            # An order held again answers with its new approval.
-            outcome.approval_id or approval.id,
-            outcome.order_id,
-            outcome.broker_code,
-        )
+        # An order held again answers with its new approval.
+        return dataclasses.replace(outcome, approval_id=outcome.approval_id or approval.id)
 
     @_in_turn
     async def deny(self, approval_id: UUID | str, *, by: str) -> Outcome:
@@ -574,7 +561,11 @@ class Guard:
             )
         if checked.refused:
             ended = await self._end(
-                record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW
+                record,
+                FilingStatus.REFUSED,
+                checked.refused,
+                stage=Stage.REVIEW,
+                figures=checked.figures,
             )
             await self._tripped(checked.refused)
             return ended
@@ -626,6 +617,7 @@ class Guard:
         *,
         stage: Stage | None = None,
         broker_code: str | None = None,
+        figures: tuple[str, ...] = (),
     ) -> Outcome:
         return await blocking(
             end_filing,
@@ -636,6 +628,7 @@ class Guard:
             approval,
             stage=stage,
             broker_code=broker_code,
+            figures=figures,
         )
 
     # -- the stages' ledger work, each in one worker thread and its writes in one
@@ -743,7 +736,11 @@ class Guard:
         with self._ledger.transaction(self._account, events=True):
             self._journal(record, identity, decision, review.terms, reasons)
             if reasons:
-                return _Reviewed(reasons, record.status)
+                quantity = proposal.quantity
+                if quantity is None:
+                    quantity = review.terms.quantity
+                figures = refusal_figures(reasons, world.state, quantity, policy)
+                return _Reviewed(reasons, record.status, figures=figures)
             if approved is not None and hold > approved * (1 + policy.approval_slippage_pct / 100):
                 return _Reviewed((), record.status, held_again=self._hold_again(record, hold))
             over = self._ledger.reprice(record.id, hold, caps=caps)

@@ -30,6 +30,7 @@ __all__ = [
     "Outcome",
     "cooldown_figures",
     "pace_figures",
+    "refusal_figures",
     "size_figures",
 ]
 
@@ -179,6 +180,23 @@ def _next_step(next_open: datetime | None) -> str:
     local = next_open.astimezone(NEW_YORK).strftime("%a %Y-%m-%d %H:%M New York")
     elsewhen = _elsewhen(_iso(next_open))
     return f"The next session it can trade in opens {_iso(next_open)} ({local}). {elsewhen}"
+
+
+def refusal_figures(
+    reasons: tuple[str, ...],
+    state: AccountState,
+    quantity: Decimal | None,
+    policy: PolicyConfig,
+) -> tuple[str, ...]:
+    """The numbers behind a policy refusal at either stage, one fixed sentence per code that
+    has them (``pace_figures``, ``cooldown_figures``, ``size_figures``): what was counted or
+    asked and the policy's limit. ``state`` is what the stage decided on; ``quantity`` the
+    shares it weighed (the order's, else its terms')."""
+    return (
+        *pace_figures(reasons, state.recent, policy),
+        *cooldown_figures(reasons, state, policy),
+        *size_figures(reasons, quantity, state.average_daily_volume, policy),
+    )
 
 
 def pace_figures(
