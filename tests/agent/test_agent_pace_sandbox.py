@@ -34,6 +34,11 @@ async def _tick(run: AgentRun) -> Tick:
     return tick
 
 
+async def _filled(run: AgentRun) -> None:
+    tick = await _tick(run)
+    assert all(o.status is FilingStatus.FILLED for _, o in tick.orders), tick.orders
+
+
 def _never_sent(run: AgentRun, tick: Tick) -> None:
     orders = run.running.guard.ledger.orders
     for _, outcome in tick.orders:
@@ -49,8 +54,7 @@ async def test_the_rebalancers_same_order_inside_the_window_is_refused_duplicate
 ) -> None:
     policy = _limits("duplicate_window_s = 30")
     async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
-        first = await _tick(run)
-        assert all(o.status is FilingStatus.FILLED for _, o in first.orders), first.orders
+        await _filled(run)
         run.clock.advance(timedelta(seconds=29))
         again = await _tick(run)
         assert [o.reasons for _, o in again.orders] == [("duplicate_order",)] * 2
@@ -59,8 +63,7 @@ async def test_the_rebalancers_same_order_inside_the_window_is_refused_duplicate
             assert "duplicate_order: 1 order(s) with the same terms" in outcome.message
             assert "limits.duplicate_window_s = 30" in outcome.message
         run.clock.advance(timedelta(seconds=1))
-        after = await _tick(run)
-        assert all(o.status is FilingStatus.FILLED for _, o in after.orders), after.orders
+        await _filled(run)
 
 
 @pytest.mark.anyio
@@ -70,8 +73,7 @@ async def test_the_rebalancers_order_past_max_orders_per_minute_is_refused_order
 ) -> None:
     policy = _limits("duplicate_window_s = 0\nmax_orders_per_minute = 3")
     async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
-        first = await _tick(run)
-        assert all(o.status is FilingStatus.FILLED for _, o in first.orders), first.orders
+        await _filled(run)
         run.clock.advance(timedelta(seconds=1))
         # The third order of the minute is at the cap and goes; the fourth is past it.
         third, fourth = (outcome for _, outcome in (await _tick(run)).orders)
@@ -84,5 +86,4 @@ async def test_the_rebalancers_order_past_max_orders_per_minute_is_refused_order
         assert [o.reasons for _, o in held.orders] == [("order_rate",)] * 2
         _never_sent(run, held)
         run.clock.advance(timedelta(seconds=1))  # the first tick's two are a minute old
-        after = await _tick(run)
-        assert all(o.status is FilingStatus.FILLED for _, o in after.orders), after.orders
+        await _filled(run)

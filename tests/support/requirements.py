@@ -119,6 +119,14 @@ REQUIREMENTS: dict[str, str] = {
         "issue 27: an order's quantity above max_adv_pct of the symbol's average daily volume "
         "(the venue's day bars) is refused size_vs_adv; no volume refuses"
     ),
+    "wall.duplicate-order": (
+        "issue 27: the same terms from one identity inside duplicate_window_s are refused "
+        "duplicate_order, naming the count and the window"
+    ),
+    "wall.order-rate": (
+        "issue 27: an order past max_orders_per_minute (per identity) or "
+        "max_account_orders_per_minute is refused order_rate, naming the count and the cap"
+    ),
     "controls.breaker-cancels-working-orders": (
         "issue 27: under halt_cancels_open a tripped breaker cancels every working order"
     ),
