@@ -463,7 +463,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     f"upstream: {settings.upstream_url}",
                 )
             else:
-                sandbox = venue.enter_context(embedded_venue(start.clock))
+                sandbox = venue.enter_context(embedded_venue(start.clock, settings))
                 upstream_url = sandbox.mcp_url
                 upstream_note = (
                     f"upstream: the embedded sandbox venue at {upstream_url} (no real account)"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from mcp_gateway_kit import (
     CONNECTION,
     OTHER_TOKEN,
@@ -24,6 +25,7 @@ from mcp_gateway_kit import (
     identity_of,
 )
 
+from ordergate.inventory import load_inventory
 from ordergate.ledger import FilingStatus
 
 pytestmark = pytest.mark.anyio
@@ -130,7 +132,7 @@ async def test_a_connection_cancels_its_own_order_by_any_spelling_of_its_id_thro
         status = gw.ledger.filing(data["filing_id"]).status
         state = _venue_state(gw, data["order_id"])
     assert result["isError"] is False, result
-    assert result["structuredContent"]["data"]["status"] == "cancelled"
+    assert result["structuredContent"]["data"] == {"accepted": True}
     assert status is FilingStatus.CANCELLED
     assert state in ("cancelled", "canceled")
 
@@ -223,3 +225,42 @@ async def test_deleting_an_alert_is_not_an_order_cancel_and_is_forwarded(tmp_pat
         (entry,) = [e for e in gw.ledger.journal.entries() if e.kind == "cancel"]
     assert gw.backend.forwarded == [("delete_alert", {"alert_id": "a-1"})]
     assert entry.detail["outcome"] != "refused"
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
+async def test_a_cancel_through_the_guard_answers_the_cancel_tools_own_output_schema(
+    tmp_path: Path, live: bool
+) -> None:
+    """An official SDK validates structured content against the advertised output schema
+    (``data`` is ``{accepted}`` and nothing else): the filing and its status go in the guide."""
+    schema = load_inventory()["cancel_equity_order"].output_schema
+    assert schema is not None
+    async with gateway(tmp_path, live=live) as gw:
+        data = (await gw.call("place_equity_order", _resting_buy(gw)))["structuredContent"]["data"]
+        arguments = {"account_number": gw.account, "order_id": data["order_id"]}
+        first = await gw.call("cancel_equity_order", arguments)
+        again = await gw.call("cancel_equity_order", arguments)
+    for result in (first, again):
+        assert result["isError"] is False, result
+        Draft202012Validator(schema).validate(result["structuredContent"])
+    assert first["structuredContent"]["data"] == {"accepted": True}
+    assert f"filing {data['filing_id']} is cancelled" in first["structuredContent"]["guide"]
+    # Once cancelled, cancelling again changes nothing, and says so.
+    assert again["structuredContent"]["data"] == {"accepted": True}
+
+
+async def test_a_cancel_of_an_order_that_already_filled_answers_not_accepted(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        buy = {**_resting_buy(gw), "type": "market", "time_in_force": "gfd"}
+        del buy["limit_price"]
+        data = (await gw.call("place_equity_order", buy))["structuredContent"]["data"]
+        result = await gw.call(
+            "cancel_equity_order", {"account_number": gw.account, "order_id": data["order_id"]}
+        )
+        status = gw.ledger.filing(data["filing_id"]).status
+    assert status is FilingStatus.FILLED
+    assert result["isError"] is False, result
+    assert result["structuredContent"]["data"] == {"accepted": False}
+    assert "is filled" in result["structuredContent"]["guide"]

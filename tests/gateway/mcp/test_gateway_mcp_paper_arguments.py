@@ -79,7 +79,7 @@ async def test_a_paper_order_is_cancelled_by_the_paper_books_own_order_id(
         status = gw.ledger.filing(placed["filing_id"]).status
     assert placed["order_id"].startswith("paper-")
     assert result["isError"] is False, result
-    assert result["structuredContent"]["data"]["status"] == "cancelled"
+    assert result["structuredContent"]["data"] == {"accepted": True}
     assert status is FilingStatus.CANCELLED
 
 

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from ordergate.execution import Guard
+from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._profiles import needs
 from ordergate.gateway.mcp._refusing import Failure, Refused, best_effort, refuse, step
-from ordergate.ledger import Ledger, LedgerError
+from ordergate.ledger import AccountBusyError, FilingStatus, Ledger, LedgerError
 from ordergate.profiles import Permission
 from ordergate.store import blocking
 from ordergate.venues import canonical_order_id
@@ -52,6 +52,8 @@ RECORD_UNREADABLE = Failure(
 )
 GUARD_CANCEL_FAILED = Failure("cancel of a filing", broker=True, cancel=True, level=logging.INFO)
 FORWARD_FAILED = Failure("cancel", broker=True, cancel=True, level=logging.INFO)
+_CANCEL_TOOK = frozenset({FilingStatus.CANCELLED, FilingStatus.DENIED})
+"""Ended by the cancel: the order cancelled, or its pending approval denied."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +108,31 @@ async def cancel(call: Call) -> dict[str, Any]:
 
 
 async def _through_guard(call: Call, guard: Guard, filing_id: UUID) -> dict[str, Any]:
-    """An order the gateway filed is cancelled through the guard (which journals it)."""
-    outcome = await step(guard.cancel(filing_id, identity=call.identity), GUARD_CANCEL_FAILED)
-    data = {
-        "filing_id": str(outcome.filing_id),
-        "status": outcome.status.value,
-        "message": outcome.message,
-    }
-    return answer(data, FORWARD_GUIDE)
+    """An order the gateway filed is cancelled through the guard (which journals it).
+
+    The answer keeps the cancel tool's own output schema (``data`` is ``{accepted}`` and
+    nothing else): ``accepted`` when the order is cancelled, its approval denied, or the
+    cancel asked of a still-working order; not when it had already ended otherwise (filled,
+    refused, expired). The filing and where it stands are in the guide."""
+    outcome = await step(_cancel(guard, filing_id, call.identity), GUARD_CANCEL_FAILED)
+    status = outcome.status
+    accepted = status in _CANCEL_TOOK or not status.terminal
+    guide = (
+        f"Cancelled through the ordergate gateway: filing {outcome.filing_id} is {status.value}. "
+        f"{outcome.message}"
+    )
+    return answer({"accepted": accepted}, guide)
+
+
+async def _cancel(guard: Guard, filing_id: UUID, identity: str) -> Outcome:
+    try:
+        return await guard.cancel(filing_id, identity=identity)
+    except AccountBusyError as busy:
+        refuse(
+            "ACCOUNT_BUSY",
+            f"Another order on this account held its turn for over {busy.bound_s:g} s. "
+            "Nothing was sent; send the cancel again.",
+        )
 
 
 async def _forward(
