@@ -62,8 +62,14 @@ async def test_a_symbol_outside_the_allowlist_is_refused_at_stage_a_and_nothing_
 
 async def test_an_order_over_the_per_order_cap_is_refused_with_the_cap_code(tmp_path: Path) -> None:
     async with desk(tmp_path, config=policy('[limits]\nmax_order_usd = "50"')) as d:
+        ask = Decimal(d.quote("SPY")["ask_price"])
         outcome = await d.guard.submit(buy("SPY", quantity=Decimal(5)), identity="a")
         assert outcome.refused and "max_order_usd" in outcome.reasons
+        # The agent's message names the order's notional and the cap, with its key.
+        order = (5 * ask).quantize(Decimal("0.01"))
+        assert f"max_order_usd: this order is ${order} (limits.max_order_usd = $50.00)" in (
+            outcome.message
+        )
 
 
 async def test_the_rolling_daily_cap_counts_earlier_fills_and_refuses_the_order_that_crosses_it(
@@ -76,6 +82,9 @@ async def test_the_rolling_daily_cap_counts_earlier_fills_and_refuses_the_order_
         assert first.status is FilingStatus.FILLED
         second = await guard.submit(buy("SPY"), identity="a")
         assert second.refused and "max_daily_usd" in second.reasons
+        cap = (ask * Decimal("1.5")).quantize(Decimal("0.01"))
+        assert f"max_daily_usd: ${ask:.2f} spent in the last 24 h" in second.message
+        assert f"(limits.max_daily_usd = ${cap})" in second.message
         # A day later the first order has left the window.
         d.step(24 * 3600 + 1)
         d.venue.admin("clock", {"advance_seconds": 0})
@@ -100,6 +109,10 @@ async def test_a_review_whose_terms_exceed_the_cap_is_refused_at_stage_b_though_
         outcome = await guard.submit(buy("SPY"), identity="a")
         assert outcome.refused and outcome.stage is Stage.REVIEW
         assert "max_order_usd" in outcome.reasons
+        # Stage B names the reviewed notional (past the jump) and the cap, as stage A would.
+        cap = (ask * Decimal("1.02")).quantize(Decimal("0.01"))
+        assert f"(limits.max_order_usd = ${cap})" in outcome.message
+        assert "max_order_usd: this order is $" in outcome.message
         record = d.ledger.filing(outcome.filing_id)
         assert record.decision is Decision.ACCEPT  # stage A passed and was filed so
         assert record.status is FilingStatus.REFUSED

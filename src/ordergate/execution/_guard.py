@@ -337,7 +337,7 @@ class Guard:
         seen = await self._world.seen(proposal)
         volume = await self._volume(proposal.symbol)
         try:
-            decision, result, state = await self._decided(
+            decision, result, state, terms = await self._decided(
                 self._estimate_and_file, seen, proposal, identity, volume, agent_key
             )
         except AgentKeyUsedError:
@@ -360,7 +360,9 @@ class Guard:
                 record.reasons,
                 Stage.ESTIMATE,
                 next_open=next_open,
-                figures=refusal_figures(record.reasons, state, proposal.quantity, self._policy),
+                figures=refusal_figures(
+                    record.reasons, state, proposal.quantity, self._policy, terms
+                ),
             )
         if decision.requires_approval:
             return await self._ask_approval(record)
@@ -660,7 +662,7 @@ class Guard:
         identity: str,
         volume: Decimal | None,
         agent_key: UUID | None = None,
-    ) -> tuple[PolicyDecision, FilingResult, AccountState]:
+    ) -> tuple[PolicyDecision, FilingResult, AccountState, Terms]:
         """Stage A (blocking): the record read beside the venue's view (``seen``; on paper
         the book is read here too) with the filer's recent orders, the policy on the
         estimated terms, then the filing (and its reservation, and ``agent_key``) with the
@@ -696,7 +698,7 @@ class Guard:
             result = self._ledger.file_and_reserve(filing, notional=notional, caps=caps)
             record = result.record
             self._journal(record, identity, decision, terms, record.reasons, keyed)
-        return decision, result, world.state
+        return decision, result, world.state, terms
 
     def _check_review(
         self,
@@ -739,7 +741,7 @@ class Guard:
                 quantity = proposal.quantity
                 if quantity is None:
                     quantity = review.terms.quantity
-                figures = refusal_figures(reasons, world.state, quantity, policy)
+                figures = refusal_figures(reasons, world.state, quantity, policy, review.terms)
                 return _Reviewed(reasons, record.status, figures=figures)
             if approved is not None and hold > approved * (1 + policy.approval_slippage_pct / 100):
                 return _Reviewed((), record.status, held_again=self._hold_again(record, hold))

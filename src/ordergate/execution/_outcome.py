@@ -15,7 +15,14 @@ from uuid import UUID
 
 from ordergate.core import command_hint, to_wire
 from ordergate.ledger import FilingStatus
-from ordergate.policy import AccountState, PolicyConfig, ReasonCode, RecentOrders, Stage
+from ordergate.policy import (
+    AccountState,
+    PolicyConfig,
+    ReasonCode,
+    RecentOrders,
+    Stage,
+    Terms,
+)
 from ordergate.venues import ADV_SESSIONS
 
 __all__ = [
@@ -187,16 +194,66 @@ def refusal_figures(
     state: AccountState,
     quantity: Decimal | None,
     policy: PolicyConfig,
+    terms: Terms | None = None,
 ) -> tuple[str, ...]:
     """The numbers behind a policy refusal at either stage, one fixed sentence per code that
-    has them (``pace_figures``, ``cooldown_figures``, ``size_figures``): what was counted or
-    asked and the policy's limit. ``state`` is what the stage decided on; ``quantity`` the
-    shares it weighed (the order's, else its terms')."""
+    has them (``money_figures``, ``pace_figures``, ``cooldown_figures``, ``size_figures``):
+    what was counted or asked and the policy's limit. ``state`` is what the stage decided on;
+    ``quantity`` the shares it weighed (the order's, else its terms'); ``terms`` the stage's
+    priced terms (the estimate, or the review)."""
     return (
+        *money_figures(reasons, terms, state, policy),
         *pace_figures(reasons, state.recent, policy),
         *cooldown_figures(reasons, state, policy),
         *size_figures(reasons, quantity, state.average_daily_volume, policy),
     )
+
+
+_CENT = Decimal("0.01")
+
+
+def _usd(amount: Decimal) -> str:
+    return f"${to_wire(amount.quantize(_CENT))}"
+
+
+def money_figures(
+    reasons: tuple[str, ...], terms: Terms | None, state: AccountState, policy: PolicyConfig
+) -> tuple[str, ...]:
+    """The numbers behind a refusal by a money cap: the order's notional (``terms``, the
+    stage's estimate or review) and what the cap weighed it against, each with the policy's
+    key. A figure the stage did not have is left out (its code still names the refusal)."""
+    if terms is None or terms.notional is None:
+        return ()
+    notional = terms.notional
+    order = _usd(notional)
+    figures: list[str] = []
+    if ReasonCode.MAX_ORDER_USD in reasons:
+        figures.append(
+            f"max_order_usd: this order is {order} "
+            f"(limits.max_order_usd = {_usd(policy.max_order_usd)})."
+        )
+    if ReasonCode.MAX_DAILY_USD in reasons and state.spent_24h is not None:
+        figures.append(
+            f"max_daily_usd: {_usd(state.spent_24h)} spent in the last 24 h, and this order is "
+            f"{order} (limits.max_daily_usd = {_usd(policy.max_daily_usd)})."
+        )
+    if ReasonCode.INSUFFICIENT_BUYING_POWER in reasons and state.buying_power is not None:
+        figures.append(
+            f"insufficient_buying_power: this order is {order} with {_usd(terms.fees)} fees, "
+            f"against {_usd(state.buying_power)} buying power"
+            + ("." if state.cash is None else f" and {_usd(state.cash)} cash.")
+        )
+    if ReasonCode.MIN_CASH in reasons and state.cash is not None:
+        figures.append(
+            f"min_cash: {_usd(state.cash)} cash, and this order is {order} "
+            f"(limits.min_cash_usd = {_usd(policy.min_cash_usd)})."
+        )
+    if ReasonCode.MAX_POSITION_PCT in reasons and state.equity is not None:
+        figures.append(
+            f"max_position_pct: this order is {order} on equity of {_usd(state.equity)} "
+            f"(limits.max_position_pct = {to_wire(policy.max_position_pct)})."
+        )
+    return tuple(figures)
 
 
 def pace_figures(

@@ -222,7 +222,11 @@ async def test_an_order_the_policy_refuses_is_an_error_result_with_its_reasons(
     assert data["status"] == "refused"
     assert "max_order_usd" in data["reasons"]
     assert data["message"].startswith("Refused: ")
-    assert data["message"].endswith("Nothing was sent to the broker.")
+    assert "Nothing was sent to the broker." in data["message"]
+    # Each money cap's figures follow: the order's notional and the cap, with its key.
+    assert "max_order_usd: this order is $" in data["message"]
+    assert "(limits.max_order_usd = $" in data["message"]
+    assert "insufficient_buying_power: this order is $" in data["message"]
 
 
 async def test_an_order_for_another_account_is_refused_before_anything_is_filed(
