@@ -257,6 +257,20 @@ def test_an_order_past_max_adv_pct_exits_3_naming_size_vs_adv_and_its_numbers(
     assert small["status"] == "pending_approval", small["reasons"]
 
 
+@pytest.mark.req("wall.limit-collar")
+def test_a_limit_outside_the_collar_exits_3_naming_price_collar_and_its_numbers(
+    person: Person,
+) -> None:
+    # The default policy collars at 300 bps; SPY trades far above $1.
+    refused = person.run(
+        "order", "SPY", "buy", "--qty", "1", "--type", "limit", "--limit", "1.00", "--sandbox"
+    )
+    assert refused.exit_code == 3, refused.output
+    assert "price_collar" in refused.stdout and "status    refused" in refused.stdout
+    assert "price_collar: the order's price $1.00 against the quote" in refused.stdout
+    assert "limits.price_collar_bps = 300" in refused.stdout
+
+
 @pytest.mark.req("wall.cooldown")
 def test_a_buy_in_the_cooldown_after_a_breaker_exits_3_naming_cooldown_and_until_when(
     person: Person,

@@ -40,6 +40,11 @@ async def test_a_limit_one_cent_past_the_collar_from_the_filing_quote_is_refused
         over = await d.guard.submit(limit_buy("SPY", str(ceiling + CENT)), identity="a")
         assert over.status is FilingStatus.REFUSED and over.stage is Stage.ESTIMATE
         assert over.reasons == ("price_collar",)
+        # The message names the limit weighed, the quote and the collar.
+        assert f"price_collar: the order's price ${ceiling + CENT} against the quote" in (
+            over.message
+        )
+        assert "(limits.price_collar_bps = 100)" in over.message
         inside = await d.guard.submit(limit_buy("SPY", str(ceiling)), identity="a")
         assert inside.status is not FilingStatus.REFUSED, inside
 
@@ -58,3 +63,4 @@ async def test_a_limit_inside_the_collar_when_filed_is_refused_at_review_after_t
         reviewed = await d.guard.approve(pending.approval_id, by="owner")
         assert reviewed.status is FilingStatus.REFUSED and reviewed.stage is Stage.REVIEW
         assert "price_collar" in reviewed.reasons
+        assert f"price_collar: the order's price ${ceiling} against the quote" in reviewed.message

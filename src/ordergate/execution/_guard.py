@@ -361,7 +361,12 @@ class Guard:
                 Stage.ESTIMATE,
                 next_open=next_open,
                 figures=refusal_figures(
-                    record.reasons, state, proposal.quantity, self._policy, terms
+                    record.reasons,
+                    state,
+                    proposal.quantity,
+                    self._policy,
+                    terms,
+                    proposal.limit_price,
                 ),
             )
         if decision.requires_approval:
@@ -741,7 +746,9 @@ class Guard:
                 quantity = proposal.quantity
                 if quantity is None:
                     quantity = review.terms.quantity
-                figures = refusal_figures(reasons, world.state, quantity, policy, review.terms)
+                figures = refusal_figures(
+                    reasons, world.state, quantity, policy, review.terms, proposal.limit_price
+                )
                 return _Reviewed(reasons, record.status, figures=figures)
             if approved is not None and hold > approved * (1 + policy.approval_slippage_pct / 100):
                 return _Reviewed((), record.status, held_again=self._hold_again(record, hold))

@@ -195,14 +195,16 @@ def refusal_figures(
     quantity: Decimal | None,
     policy: PolicyConfig,
     terms: Terms | None = None,
+    limit_price: Decimal | None = None,
 ) -> tuple[str, ...]:
     """The numbers behind a policy refusal at either stage, one fixed sentence per code that
     has them (``money_figures``, ``pace_figures``, ``cooldown_figures``, ``size_figures``):
     what was counted or asked and the policy's limit. ``state`` is what the stage decided on;
     ``quantity`` the shares it weighed (the order's, else its terms'); ``terms`` the stage's
-    priced terms (the estimate, or the review)."""
+    priced terms (the estimate, or the review); ``limit_price`` the order's own limit."""
     return (
         *money_figures(reasons, terms, state, policy),
+        *collar_figures(reasons, terms, limit_price, state, policy),
         *pace_figures(reasons, state.recent, policy),
         *cooldown_figures(reasons, state, policy),
         *size_figures(reasons, quantity, state.average_daily_volume, policy),
@@ -214,6 +216,32 @@ _CENT = Decimal("0.01")
 
 def _usd(amount: Decimal) -> str:
     return f"${to_wire(amount.quantize(_CENT))}"
+
+
+def collar_figures(
+    reasons: tuple[str, ...],
+    terms: Terms | None,
+    limit_price: Decimal | None,
+    state: AccountState,
+    policy: PolicyConfig,
+) -> tuple[str, ...]:
+    """The numbers behind a ``price_collar`` refusal: the price weighed (the order's limit,
+    else its terms' price), the quote it was weighed against and the collar."""
+    quote = state.quote
+    if ReasonCode.PRICE_COLLAR not in reasons or quote is None:
+        return ()
+    price = limit_price if limit_price is not None else None if terms is None else terms.price
+    if price is None:
+        return ()
+    sides = ", ".join(
+        f"{name} {_usd(value)}"
+        for name, value in (("bid", quote.bid), ("ask", quote.ask), ("last", quote.last))
+        if value is not None
+    )
+    return (
+        f"price_collar: the order's price {_usd(price)} against the quote ({sides}) "
+        f"(limits.price_collar_bps = {policy.price_collar_bps}).",
+    )
 
 
 def money_figures(
