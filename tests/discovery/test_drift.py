@@ -5,8 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from reference import CONTRACT, INVENTORY
 
-from ordergate.discovery import Change, ChangeKind, Classifier, Compat, Snapshot, ToolEntry, diff
+from ordergate.discovery import (
+    Change,
+    ChangeKind,
+    Classifier,
+    Compat,
+    Snapshot,
+    ToolEntry,
+    diff,
+    load_file,
+)
 from ordergate.discovery._drift import MAX_DEPTH
 from ordergate.inventory import ToolClass
 
@@ -470,3 +480,21 @@ def test_a_change_serialises_with_its_class() -> None:
         "path": "",
         "class": "money",
     }
+
+
+def test_drift_between_shipped_captures_names_the_option_and_crypto_tools_added() -> None:
+    """The drift tools compare capture versions, not only live listings: the 2026-09-21
+    listing adds the option exercise and the crypto order tools to the 1.7.0 contract; the one
+    tool it lacks is ``get_trade_approval_setting``, which only the contract carries."""
+    changes = diff(load_file(CONTRACT), load_file(INVENTORY))
+    added = {change.tool for change in changes if change.kind is ChangeKind.ADDED}
+    assert {
+        "exercise_option",
+        "cancel_option_exercise",
+        "preview_crypto_order",
+        "place_crypto_order",
+        "cancel_crypto_order",
+    } <= added
+    removed = {change.tool for change in changes if change.kind is ChangeKind.REMOVED}
+    assert removed == {"get_trade_approval_setting"}
+    assert all(change.compat is Compat.ADDITIVE for change in changes if change.tool in added)
