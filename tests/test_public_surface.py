@@ -13,7 +13,8 @@ SURFACE = {
         "Clocks", "ConfigError", "MarketClock", "SecurityClock", "usd",
         "CryptoOrderState", "CryptoOrderType", "CryptoTimeInForce", "DecimalFieldError",
         "Interval", "MarketHours",
-        "OptionDirection", "OptionPositionEffect", "OrderState", "OrderType", "OrdergateError",
+        "OptionDirection", "OptionPositionEffect", "OptionType", "OrderState", "OrderType",
+        "OrdergateError",
         "PlacedAgent", "RealtimeClock", "RedactingFilter", "Secret", "Side", "SteppedClock",
         "TimeInForce", "ToolError", "command_hint", "compact_json", "create_private",
         "ensure_private_dir", "inert", "install_redaction", "json_text", "decode_json",
@@ -213,6 +214,10 @@ SURFACE = {
         "parse_policy",
         "policy_from_mapping", "reduces_position", "write_default_policy",
         "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
+    },
+    "ordergate.policy.options": {
+        "MAX_LEGS", "MULTIPLIER", "OptionContract", "OptionLeg", "OptionProposal", "OptionQuote",
+        "OptionTerms", "estimate_option_terms",
     },
     "ordergate.client": {
         "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",

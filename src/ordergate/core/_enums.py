@@ -13,6 +13,7 @@ __all__ = [
     "MarketHours",
     "OptionDirection",
     "OptionPositionEffect",
+    "OptionType",
     "OrderState",
     "OrderType",
     "PlacedAgent",
@@ -114,6 +115,13 @@ class OptionPositionEffect(StrEnum):
 class OptionDirection(StrEnum):
     DEBIT = "debit"
     CREDIT = "credit"
+
+
+class OptionType(StrEnum):
+    """A contract's kind: the right to buy (call) or to sell (put) the underlying."""
+
+    CALL = "call"
+    PUT = "put"
 
 
 class CryptoOrderType(StrEnum):

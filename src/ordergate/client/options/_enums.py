@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from ordergate.core import OptionType
+
 __all__ = ["OptionType", "PositionType"]
-
-
-class OptionType(StrEnum):
-    CALL = "call"
-    PUT = "put"
 
 
 class PositionType(StrEnum):
