@@ -113,6 +113,7 @@ SURFACE = {
         "AccountReader", "AccountView", "BrokerFill", "BrokerOrder", "BrokerRefusal",
         "EquityLane", "NoAnswer", "OrderExecutor", "Placement", "QuoteSource", "QuotesNeeded",
         "Review", "Sighting", "Ticket", "Venue", "canonical_order_id", "ADV_LOOKBACK",
+        "CryptoLane", "CryptoReview", "CryptoTicket", "CryptoView",
         "ADV_SESSIONS", "VolumeSource",
     },
     "ordergate.venues.paper": {
@@ -124,6 +125,7 @@ SURFACE = {
     "ordergate.venues.robinhood": {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
         "RobinhoodEquity", "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
+        "McpCrypto", "crypto_broker_order",
     },
     "ordergate.runtime": {
         "approval_announcement",
@@ -214,6 +216,12 @@ SURFACE = {
         "parse_policy",
         "policy_from_mapping", "reduces_position", "write_default_policy",
         "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
+        "CryptoPairRules", "CryptoProposal", "CryptoQuote", "CryptoTerms",
+        "estimate_crypto_terms", "parse_crypto_amount",
+    },
+    "ordergate.policy.crypto": {
+        "MAX_PLACES", "CryptoPairRules", "CryptoProposal", "CryptoQuote", "CryptoTerms",
+        "decimal_places", "estimate_crypto_terms", "parse_crypto_amount",
     },
     "ordergate.policy.options": {
         "MAX_LEGS", "MULTIPLIER", "OptionContract", "OptionLeg", "OptionProposal", "OptionQuote",

@@ -56,6 +56,14 @@ from ordergate.policy._state import (
     TradingState,
 )
 from ordergate.policy._symbols import is_padded, is_plain_ticker, normalise_symbol
+from ordergate.policy.crypto import (
+    CryptoPairRules,
+    CryptoProposal,
+    CryptoQuote,
+    CryptoTerms,
+    estimate_crypto_terms,
+    parse_crypto_amount,
+)
 
 __all__ = [
     "ALL_SYMBOLS",
@@ -69,6 +77,10 @@ __all__ = [
     "Approval",
     "ApprovalKind",
     "Cooldown",
+    "CryptoPairRules",
+    "CryptoProposal",
+    "CryptoQuote",
+    "CryptoTerms",
     "Decision",
     "Exemption",
     "MarketSession",
@@ -88,6 +100,7 @@ __all__ = [
     "changed_keys",
     "check_daily_loss",
     "check_drawdown",
+    "estimate_crypto_terms",
     "estimate_terms",
     "evaluate",
     "is_padded",
@@ -95,6 +108,7 @@ __all__ = [
     "load_policy",
     "loosened_keys",
     "normalise_symbol",
+    "parse_crypto_amount",
     "parse_policy",
     "policy_from_mapping",
     "reduces_position",

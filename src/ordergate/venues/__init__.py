@@ -1,6 +1,7 @@
 """Venues: the one port (``Venue``) the order path speaks to every venue through.
 
-A ``Venue`` has a lane per asset class (``venue.equity`` now); each lane answers orders
+A ``Venue`` has a lane per asset class (``venue.equity``; ``venue.crypto``, a ``CryptoLane``
+or ``None``); each lane answers orders
 (review, place, lookup by ``ref_id``, poll by id, cancel), the account's side of a decision
 (equity, cash, buying power, positions, open orders, a symbol's quote and tradability) and
 quotes, in plain values; a ``VolumeSource`` answers a symbol's average daily volume. The
@@ -11,6 +12,7 @@ id one way (a UUID, or a paper book's ``paper-`` id), so an id an agent gives ca
 compared with the record.
 """
 
+from ordergate.venues._crypto import CryptoLane, CryptoReview, CryptoTicket, CryptoView
 from ordergate.venues._order_ids import canonical_order_id
 from ordergate.venues._protocols import (
     AccountReader,
@@ -36,6 +38,10 @@ __all__ = [
     "BrokerFill",
     "BrokerOrder",
     "BrokerRefusal",
+    "CryptoLane",
+    "CryptoReview",
+    "CryptoTicket",
+    "CryptoView",
     "EquityLane",
     "NoAnswer",
     "OrderExecutor",

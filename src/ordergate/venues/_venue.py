@@ -4,8 +4,10 @@ class.
 ::
 
     venue.paper                 True when nothing reaches a real market
-    venue.equity                the equity lane (``EquityLane``); options and crypto lanes
-                                follow as venue.options, venue.crypto, of the same shape
+    venue.equity                the equity lane (``EquityLane``); an options lane follows as
+                                venue.options, of the same shape
+    venue.crypto                the crypto lane (``CryptoLane``, ``_crypto``), or ``None``
+                                when the venue trades no crypto
         .orders                 review, place, lookup (by ref_id), poll (by id), cancel
         .account                equity, cash, buying power, positions, open orders, and one
                                 symbol's quote and tradability (``AccountView``)
@@ -33,6 +35,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
+from ordergate.venues._crypto import CryptoLane
 from ordergate.venues._protocols import (
     AccountReader,
     AccountView,
@@ -142,3 +145,8 @@ class Venue(Protocol):
 
     @property
     def equity(self) -> EquityLane: ...
+
+    @property
+    def crypto(self) -> CryptoLane | None:
+        """The crypto lane, or ``None`` when the venue trades no crypto."""
+        ...

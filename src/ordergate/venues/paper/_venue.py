@@ -141,3 +141,8 @@ class PaperVenue:
     @property
     def equity(self) -> PaperEquity:
         return self._equity
+
+    @property
+    def crypto(self) -> None:
+        """The paper book has no crypto desk: paper crypto orders are refused."""
+        return None

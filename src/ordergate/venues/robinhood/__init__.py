@@ -4,7 +4,8 @@
 ``LiveExecutor`` reviews, places, looks up, polls and cancels equity orders (one
 ``EquityOrderRequest`` per ticket, ``ref_id`` = the filing's id); ``ClientAccountReader``
 reads the account's side of a decision; ``ClientQuoteSource`` a symbol's quote and
-tradability; ``MarketVolumes`` a symbol's average daily volume from the day bars.
+tradability; ``McpCrypto`` the crypto lane over the MCP's crypto tools (``rhs_account_number``,
+``ref_id`` = the filing's id); ``MarketVolumes`` a symbol's average daily volume from the day bars.
 ``held_positions`` and ``open_broker_orders`` read the venue's wire rows as
 plain values (a paper account's answers are read with them too).
 """
@@ -16,6 +17,7 @@ from ordergate.venues.robinhood._account import (
     held_positions,
     open_broker_orders,
 )
+from ordergate.venues.robinhood._crypto import McpCrypto, crypto_broker_order
 from ordergate.venues.robinhood._orders import LiveExecutor
 from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
 from ordergate.venues.robinhood._volumes import MarketVolumes
@@ -25,9 +27,11 @@ __all__ = [
     "ClientQuoteSource",
     "LiveExecutor",
     "MarketVolumes",
+    "McpCrypto",
     "RobinhoodEquity",
     "RobinhoodVenue",
     "Unreadable",
+    "crypto_broker_order",
     "held_positions",
     "open_broker_orders",
 ]

@@ -20,6 +20,7 @@ from ordergate.venues import (
     AccountReader,
     AccountView,
     BrokerOrder,
+    CryptoLane,
     OrderExecutor,
     Placement,
     QuoteSource,
@@ -27,6 +28,7 @@ from ordergate.venues import (
     Ticket,
 )
 from ordergate.venues.robinhood._account import ClientAccountReader, ClientQuoteSource
+from ordergate.venues.robinhood._crypto import McpCrypto
 from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor
 
 __all__ = ["RobinhoodEquity", "RobinhoodVenue"]
@@ -101,10 +103,12 @@ class RobinhoodEquity:
 
 
 class RobinhoodVenue:
-    """Robinhood, the real market: its equity lane ``equity``."""
+    """Robinhood, the real market: its equity lane ``equity`` and its crypto lane ``crypto``
+    (``None`` when it is given none)."""
 
-    def __init__(self, equity: RobinhoodEquity) -> None:
+    def __init__(self, equity: RobinhoodEquity, crypto: CryptoLane | None = None) -> None:
         self._equity = equity
+        self._crypto = crypto
 
     @classmethod
     def through(
@@ -116,13 +120,14 @@ class RobinhoodVenue:
         max_pages: int = MAX_PAGES,
     ) -> RobinhoodVenue:
         """Robinhood through the typed client ``rh``: the live executor, the client-backed
-        account reader and quote source."""
+        account reader and quote source, and the MCP's crypto tools (``McpCrypto``)."""
         return cls(
             RobinhoodEquity(
                 LiveExecutor(rh, lookup_pages=lookup_pages),
                 ClientAccountReader(rh, clock=clock, max_pages=max_pages),
                 ClientQuoteSource(rh),
-            )
+            ),
+            McpCrypto(rh, lookup_pages=lookup_pages),
         )
 
     @property
@@ -132,3 +137,7 @@ class RobinhoodVenue:
     @property
     def equity(self) -> RobinhoodEquity:
         return self._equity
+
+    @property
+    def crypto(self) -> CryptoLane | None:
+        return self._crypto

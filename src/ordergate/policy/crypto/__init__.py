@@ -1,0 +1,23 @@
+"""Crypto orders as the policy names them: ``CryptoProposal`` (a pair, a side, units XOR
+dollars, type, prices, time in force, account), its priced ``CryptoTerms``, a pair's best
+bid and ask (``CryptoQuote``) and what the venue takes for a pair (``CryptoPairRules``).
+
+``parse_crypto_amount`` reads an amount from the wire (plain decimal text only: scientific
+notation is refused); ``estimate_crypto_terms`` prices a proposal at stage A on the far side
+of the quote, so a size given in units means dollars before any cap weighs it.
+"""
+
+from ordergate.policy.crypto._amounts import MAX_PLACES, decimal_places, parse_crypto_amount
+from ordergate.policy.crypto._proposal import CryptoProposal, CryptoTerms, estimate_crypto_terms
+from ordergate.policy.crypto._quote import CryptoPairRules, CryptoQuote
+
+__all__ = [
+    "MAX_PLACES",
+    "CryptoPairRules",
+    "CryptoProposal",
+    "CryptoQuote",
+    "CryptoTerms",
+    "decimal_places",
+    "estimate_crypto_terms",
+    "parse_crypto_amount",
+]
