@@ -55,6 +55,7 @@ import anyio
 from ordergate.core import Clock, RealtimeClock, to_wire
 from ordergate.execution._breakers import BREAKER_CODES, note_trip
 from ordergate.execution._endings import deny_approval, end_filing
+from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import hold_for
 from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
 from ordergate.execution._kill_switch import CancelReport, cancel_open
@@ -69,7 +70,6 @@ from ordergate.execution._outcome import (
     OUTSIDE_SESSION,
     REVIEW_UNANSWERED,
     Outcome,
-    refusal_figures,
 )
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
