@@ -125,7 +125,7 @@ SURFACE = {
     "ordergate.venues.robinhood": {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
         "RobinhoodEquity", "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
-        "McpCrypto", "crypto_broker_order",
+        "McpCrypto", "RestCrypto", "crypto_broker_order",
     },
     "ordergate.runtime": {
         "approval_announcement",

@@ -5,7 +5,9 @@
 ``EquityOrderRequest`` per ticket, ``ref_id`` = the filing's id); ``ClientAccountReader``
 reads the account's side of a decision; ``ClientQuoteSource`` a symbol's quote and
 tradability; ``McpCrypto`` the crypto lane over the MCP's crypto tools (``rhs_account_number``,
-``ref_id`` = the filing's id); ``MarketVolumes`` a symbol's average daily volume from the day bars.
+``ref_id`` = the filing's id); ``RestCrypto`` the crypto lane over the Crypto Trading REST
+API (``client_order_id`` = the filing's id); ``MarketVolumes`` a symbol's average daily
+volume from the day bars.
 ``held_positions`` and ``open_broker_orders`` read the venue's wire rows as
 plain values (a paper account's answers are read with them too).
 """
@@ -18,6 +20,7 @@ from ordergate.venues.robinhood._account import (
     open_broker_orders,
 )
 from ordergate.venues.robinhood._crypto import McpCrypto, crypto_broker_order
+from ordergate.venues.robinhood._crypto_rest import RestCrypto
 from ordergate.venues.robinhood._orders import LiveExecutor
 from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
 from ordergate.venues.robinhood._volumes import MarketVolumes
@@ -28,6 +31,7 @@ __all__ = [
     "LiveExecutor",
     "MarketVolumes",
     "McpCrypto",
+    "RestCrypto",
     "RobinhoodEquity",
     "RobinhoodVenue",
     "Unreadable",

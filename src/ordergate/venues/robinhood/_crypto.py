@@ -45,7 +45,7 @@ from ordergate.venues._protocols import (
 )
 from ordergate.venues.robinhood._mapping import describe, parse_ref_id
 
-__all__ = ["McpCrypto", "crypto_broker_order", "crypto_request"]
+__all__ = ["McpCrypto", "crypto_broker_order", "crypto_request", "crypto_state"]
 
 T = TypeVar("T")
 
@@ -60,6 +60,12 @@ _STATES: dict[CryptoOrderState, OrderState] = {
     CryptoOrderState.REJECTED: OrderState.REJECTED,
     CryptoOrderState.FAILED: OrderState.FAILED,
 }
+
+
+def crypto_state(state: CryptoOrderState | str) -> OrderState | str:
+    """A crypto order's state (either lane's) in the port's words: ``canceled`` is
+    ``cancelled``; a state the venue has not documented stays its text (counted open)."""
+    return _STATES[state] if isinstance(state, CryptoOrderState) else state
 
 
 def crypto_request(ticket: CryptoTicket) -> CryptoOrderRequest:
@@ -85,15 +91,12 @@ def crypto_request(ticket: CryptoTicket) -> CryptoOrderRequest:
 
 def crypto_broker_order(order: CryptoOrder) -> BrokerOrder:
     """The crypto order as the venue reported it, its state read into ``OrderState``."""
-    state: OrderState | str = (
-        _STATES[order.state] if isinstance(order.state, CryptoOrderState) else order.state
-    )
     return BrokerOrder(
         order_id=order.id,
         ref_id=parse_ref_id(order.ref_id),
         symbol=order.symbol,
         side=order.side,
-        state=state,
+        state=crypto_state(order.state),
         quantity=order.quantity,
         cumulative_quantity=order.cumulative_quantity,
         average_price=order.average_price,
