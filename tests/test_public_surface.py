@@ -217,11 +217,14 @@ SURFACE = {
         "policy_from_mapping", "reduces_position", "write_default_policy",
         "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
         "CryptoPairRules", "CryptoProposal", "CryptoQuote", "CryptoTerms",
-        "estimate_crypto_terms", "parse_crypto_amount",
+        "estimate_crypto_terms", "parse_crypto_amount", "CryptoPolicy", "CryptoRoute",
+        "crypto_limits", "evaluate_crypto",
     },
     "ordergate.policy.crypto": {
         "MAX_PLACES", "CryptoPairRules", "CryptoProposal", "CryptoQuote", "CryptoTerms",
-        "decimal_places", "estimate_crypto_terms", "parse_crypto_amount",
+        "decimal_places", "estimate_crypto_terms", "parse_crypto_amount", "CRYPTO_KEYS",
+        "CRYPTO_RULES", "CryptoPolicy", "CryptoRoute", "CryptoRule", "crypto_limits",
+        "evaluate_crypto", "reduces_holding",
     },
     "ordergate.policy.options": {
         "MAX_LEGS", "MULTIPLIER", "OptionContract", "OptionLeg", "OptionProposal", "OptionQuote",

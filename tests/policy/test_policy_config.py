@@ -87,6 +87,7 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "approval_slippage_pct": D(2),
     "paper_cash_usd": Decimal(10_000),
     "paper_slippage_bps": 0,
+    "crypto": None,
 }
 
 

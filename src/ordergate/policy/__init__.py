@@ -58,10 +58,14 @@ from ordergate.policy._state import (
 from ordergate.policy._symbols import is_padded, is_plain_ticker, normalise_symbol
 from ordergate.policy.crypto import (
     CryptoPairRules,
+    CryptoPolicy,
     CryptoProposal,
     CryptoQuote,
+    CryptoRoute,
     CryptoTerms,
+    crypto_limits,
     estimate_crypto_terms,
+    evaluate_crypto,
     parse_crypto_amount,
 )
 
@@ -78,8 +82,10 @@ __all__ = [
     "ApprovalKind",
     "Cooldown",
     "CryptoPairRules",
+    "CryptoPolicy",
     "CryptoProposal",
     "CryptoQuote",
+    "CryptoRoute",
     "CryptoTerms",
     "Decision",
     "Exemption",
@@ -100,9 +106,11 @@ __all__ = [
     "changed_keys",
     "check_daily_loss",
     "check_drawdown",
+    "crypto_limits",
     "estimate_crypto_terms",
     "estimate_terms",
     "evaluate",
+    "evaluate_crypto",
     "is_padded",
     "is_plain_ticker",
     "load_policy",

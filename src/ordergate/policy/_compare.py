@@ -23,6 +23,11 @@ What loosens:
 - ``orders.types`` / ``orders.sessions``: anything added; ``orders.fractional``, ``short``,
   ``margin``, ``reducing_exempt``: turned on.
 
+- ``[crypto]`` added where there was none (``crypto``: crypto orders enabled); within it, a
+  pair added to ``crypto.pairs``, a higher ``max_order_usd``, ``max_position_pct`` or
+  ``price_collar_bps``, and a higher ``max_daily_usd`` or one dropped (the shared budget
+  alone then caps crypto). ``crypto.route`` only chooses the lane: changed, never loosened.
+
 ``paper.*`` changes what the paper account simulates, never what real money may do: it is
 listed as changed, never as loosened.
 """
@@ -34,6 +39,7 @@ from decimal import Decimal
 from types import MappingProxyType
 
 from ordergate.policy._config import Approval, ApprovalKind, Mode, PolicyConfig
+from ordergate.policy._crypto_config import CRYPTO_KEYS, CryptoPolicy
 
 __all__ = ["CAP_DIRECTIONS", "changed_keys", "loosened_keys"]
 
@@ -133,7 +139,36 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
     keys.extend(
         f"orders.{name}" for name in _SWITCHES if getattr(new, name) and not getattr(old, name)
     )
+    keys.extend(_crypto_loosened(old.crypto, new.crypto))
     return tuple(keys)
+
+
+def _crypto_loosened(old: CryptoPolicy | None, new: CryptoPolicy | None) -> list[str]:
+    if new is None:
+        return []
+    if old is None:
+        return ["crypto"]
+    keys: list[str] = []
+    if not new.pairs <= old.pairs:
+        keys.append("crypto.pairs")
+    keys.extend(
+        f"crypto.{name}"
+        for name in ("max_order_usd", "max_position_pct", "price_collar_bps")
+        if getattr(new, name) > getattr(old, name)
+    )
+    if old.max_daily_usd is not None and (
+        new.max_daily_usd is None or new.max_daily_usd > old.max_daily_usd
+    ):
+        keys.append("crypto.max_daily_usd")
+    return keys
+
+
+def _crypto_changed(old: CryptoPolicy | None, new: CryptoPolicy | None) -> list[str]:
+    if old is None or new is None:
+        return [] if old is new else ["crypto"]
+    return [
+        f"crypto.{name}" for name in sorted(CRYPTO_KEYS) if getattr(old, name) != getattr(new, name)
+    ]
 
 
 def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
@@ -163,4 +198,5 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         for key, name in _COOLDOWN.items()
         if getattr(old, name) != getattr(new, name)
     )
+    keys.extend(_crypto_changed(old.crypto, new.crypto))
     return tuple(keys)

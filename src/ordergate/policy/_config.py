@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ordergate.core import ConfigError, MarketHours, OrderType
+from ordergate.policy._crypto_config import CRYPTO_KEYS, CryptoPolicy, CryptoRoute
 from ordergate.policy._symbols import is_plain_ticker, normalise_symbol
 
 __all__ = [
@@ -153,7 +154,8 @@ class PolicyConfig:
     quantity may be at most this percent of the symbol's recent average daily volume.
     ``cooldown_minutes`` (``[cooldown] minutes``; 0: off): how long buys are refused after a
     breaker was last found tripped, or after ``loss_streak`` losing closed trades (0: not
-    counted) within ``loss_window_minutes``.
+    counted) within ``loss_window_minutes``. ``crypto`` (``[crypto]``; ``None``: the table
+    is absent and every crypto order is refused): see ``CryptoPolicy``.
     """
 
     mode: Mode = Mode.PAPER
@@ -192,6 +194,7 @@ class PolicyConfig:
     approval_slippage_pct: Decimal = Decimal(2)
     paper_cash_usd: Decimal = Decimal(10_000)
     paper_slippage_bps: int = 0
+    crypto: CryptoPolicy | None = None
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
     cooldown: timedelta = field(init=False, repr=False, compare=False)
     loss_window: timedelta = field(init=False, repr=False, compare=False)
@@ -262,6 +265,8 @@ class PolicyConfig:
             raise ConfigError(
                 "cooldown.minutes", f"must be from 0 (off) to {_MAX_COOLDOWN_MINUTES} (a week)"
             )
+        if self.crypto is not None and not isinstance(self.crypto, CryptoPolicy):
+            raise ConfigError("crypto", "must be a table")
         object.__setattr__(self, "max_quote_age", timedelta(seconds=self.max_quote_age_s))
         for key, value, low, high in (
             ("cooldown.loss_streak", self.loss_streak, 0, _MAX_LOSS_STREAK),
@@ -325,6 +330,7 @@ _TABLES: dict[str, frozenset[str]] = {
     "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
     "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
     "cooldown": frozenset({"minutes", "loss_streak", "loss_window_minutes"}),
+    "crypto": CRYPTO_KEYS,
 }
 _TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s", "approval_slippage_pct"})
 
@@ -393,7 +399,36 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
     for key in ("loss_streak", "loss_window_minutes"):
         if key in cooldown:
             values[key] = _integer(f"cooldown.{key}", cooldown[key])
+    if "crypto" in document:
+        values["crypto"] = _crypto(document["crypto"])
     return PolicyConfig(**values)
+
+
+def _crypto(body: Mapping[str, Any]) -> CryptoPolicy:
+    """``[crypto]`` (its keys already checked against ``CRYPTO_KEYS``)."""
+    values: dict[str, Any] = {}
+    for key, value in body.items():
+        dotted = f"crypto.{key}"
+        if key == "pairs":
+            values[key] = _pair_list(dotted, value)
+        elif key == "route":
+            values[key] = _enum(dotted, value, CryptoRoute)
+        elif key == "price_collar_bps":
+            values[key] = _integer(dotted, value)
+        else:
+            values[key] = _decimal(dotted, value)
+    return CryptoPolicy(**values)
+
+
+def _pair_list(key: str, value: object) -> frozenset[str]:
+    if not isinstance(value, list):
+        raise ConfigError(key, "must be a list of pairs like BTC-USD")
+    pairs: set[str] = set()
+    for index, item in enumerate(value):
+        if not isinstance(item, str) or isinstance(item, _TomlFloat):
+            raise ConfigError(f"{key}[{index}]", "must be a pair like BTC-USD")
+        pairs.add(item.strip(" \t").upper())
+    return frozenset(pairs)
 
 
 def _refuse_float(key: str, value: object) -> None:

@@ -57,6 +57,11 @@ class ReasonCode(StrEnum):
     DAILY_LOSS_HALT = "daily_loss_halt"
     COOLDOWN = "cooldown"
     UNKNOWN_BROKER_ORDERS = "unknown_broker_orders"
+    # Crypto (``ordergate.policy.crypto``)
+    CRYPTO_NOT_ENABLED = "crypto_not_enabled"
+    CRYPTO_PAIR_NOT_ALLOWED = "crypto_pair_not_allowed"
+    CRYPTO_MIN_ORDER_SIZE = "crypto_min_order_size"
+    CRYPTO_INCREMENT = "crypto_increment"
     # Missing data: the check could not run, so it refuses.
     MISSING_NOW = "missing_data:now"
     MISSING_PAUSED = "missing_data:paused"
@@ -82,6 +87,7 @@ class ReasonCode(StrEnum):
     MISSING_QUANTITY = "missing_data:terms.quantity"
     MISSING_ADV = "missing_data:average_daily_volume"
     MISSING_COOLDOWN = "missing_data:cooldown"
+    MISSING_PAIR_RULES = "missing_data:pair_rules"
 
     @property
     def is_missing_data(self) -> bool:

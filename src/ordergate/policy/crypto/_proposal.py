@@ -95,6 +95,11 @@ class CryptoProposal:
                                          or is_padded(self.account)):  # fmt: skip
             raise ProposalError("account", "must be the account number as the venue gives it")
 
+    @property
+    def symbol(self) -> str:
+        """The pair, under the name the shared checks read an order's instrument by."""
+        return self.pair
+
 
 def _amount_or_none(name: str, value: object) -> None:
     if value is None:
