@@ -113,8 +113,8 @@ SURFACE = {
         "AccountReader", "AccountView", "BrokerFill", "BrokerOrder", "BrokerRefusal",
         "EquityLane", "NoAnswer", "OrderExecutor", "Placement", "QuoteSource", "QuotesNeeded",
         "Review", "Sighting", "Ticket", "Venue", "canonical_order_id", "ADV_LOOKBACK",
-        "CryptoLane", "CryptoReview", "CryptoTicket", "CryptoView",
-        "ADV_SESSIONS", "VolumeSource",
+        "CryptoLane", "CryptoLanes", "CryptoReview", "CryptoTicket", "CryptoView",
+        "LANE_UNAVAILABLE", "ADV_SESSIONS", "VolumeSource",
     },
     "ordergate.venues.paper": {
         "ORDER_WINDOW", "PAPER_AGENT", "PaperAccount", "PaperAccountReader", "PaperAnswerReader",
@@ -125,7 +125,7 @@ SURFACE = {
     "ordergate.venues.robinhood": {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
         "RobinhoodEquity", "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
-        "McpCrypto", "RestCrypto", "crypto_broker_order",
+        "McpCrypto", "McpCryptoOffered", "RestCrypto", "crypto_broker_order",
     },
     "ordergate.runtime": {
         "approval_announcement",

@@ -102,6 +102,36 @@ def test_unknown_or_bad_knobs_are_refused_naming_the_knob() -> None:
 
 
 @pytest.mark.req("sandbox.faults")
+def test_unlisted_tools_leave_tools_list_and_a_call_to_one_is_an_unknown_tool() -> None:
+    with running_venue(page_size=5) as client:
+
+        def listed() -> list[str]:
+            names: list[str] = []
+            cursor: str | None = None
+            while True:
+                page = client.rpc("tools/list", {} if cursor is None else {"cursor": cursor})
+                names += [tool["name"] for tool in page["result"]["tools"]]
+                cursor = page["result"].get("nextCursor")
+                if cursor is None:
+                    return names
+
+        everything = listed()
+        state = client.faults(unlisted_tools=["place_crypto_order", "cancel_crypto_order"])
+        fewer = listed()
+        answer = client.rpc("tools/call", {"name": "place_crypto_order", "arguments": {}})
+        client.faults(unlisted_tools=[])
+        again = listed()
+        bad = client.http.post(f"{client.base_url}/_sandbox/faults", json={"unlisted_tools": "x"})
+    assert state["faults"]["unlisted_tools"] == ["cancel_crypto_order", "place_crypto_order"]
+    assert "place_crypto_order" in everything and again == everything
+    assert fewer == [
+        n for n in everything if n not in ("place_crypto_order", "cancel_crypto_order")
+    ]
+    assert "error" in answer and "place_crypto_order" in answer["error"]["message"]
+    assert bad.json()["error"]["field"] == "unlisted_tools"
+
+
+@pytest.mark.req("sandbox.faults")
 def test_price_shock_moves_the_quote() -> None:
     with running_venue() as client:
         before = client.data("get_equity_quotes", {"symbols": ["MSFT"]})["results"][0]["quote"]

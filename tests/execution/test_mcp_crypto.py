@@ -54,7 +54,8 @@ def rhs(sandbox: VenueClient) -> str:
 
 def test_the_robinhood_venue_through_the_client_has_the_mcp_crypto_lane() -> None:
     venue = RobinhoodVenue.through(Robinhood(ScriptedCaller({})), clock=SteppedClock(start=START))
-    assert isinstance(venue.crypto, CryptoLane) and venue.crypto.name == "mcp"
+    assert venue.crypto is not None and list(venue.crypto.lanes) == ["mcp"]
+    assert isinstance(venue.crypto.named("mcp"), CryptoLane)
 
 
 @pytest.mark.anyio

@@ -1,7 +1,8 @@
 """Venues: the one port (``Venue``) the order path speaks to every venue through.
 
-A ``Venue`` has a lane per asset class (``venue.equity``; ``venue.crypto``, a ``CryptoLane``
-or ``None``); each lane answers orders
+A ``Venue`` has a lane per asset class (``venue.equity``; ``venue.crypto``, its
+``CryptoLanes`` — an MCP and/or a REST ``CryptoLane`` and the choice of one per filing by
+the policy's ``crypto.route`` — or ``None``); each lane answers orders
 (review, place, lookup by ``ref_id``, poll by id, cancel), the account's side of a decision
 (equity, cash, buying power, positions, open orders, a symbol's quote and tradability) and
 quotes, in plain values; a ``VolumeSource`` answers a symbol's average daily volume. The
@@ -13,6 +14,7 @@ compared with the record.
 """
 
 from ordergate.venues._crypto import CryptoLane, CryptoReview, CryptoTicket, CryptoView
+from ordergate.venues._crypto_lanes import LANE_UNAVAILABLE, CryptoLanes
 from ordergate.venues._order_ids import canonical_order_id
 from ordergate.venues._protocols import (
     AccountReader,
@@ -33,12 +35,14 @@ from ordergate.venues._volumes import ADV_LOOKBACK, ADV_SESSIONS, VolumeSource
 __all__ = [
     "ADV_LOOKBACK",
     "ADV_SESSIONS",
+    "LANE_UNAVAILABLE",
     "AccountReader",
     "AccountView",
     "BrokerFill",
     "BrokerOrder",
     "BrokerRefusal",
     "CryptoLane",
+    "CryptoLanes",
     "CryptoReview",
     "CryptoTicket",
     "CryptoView",

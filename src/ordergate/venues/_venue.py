@@ -6,8 +6,9 @@ class.
     venue.paper                 True when nothing reaches a real market
     venue.equity                the equity lane (``EquityLane``); an options lane follows as
                                 venue.options, of the same shape
-    venue.crypto                the crypto lane (``CryptoLane``, ``_crypto``), or ``None``
-                                when the venue trades no crypto
+    venue.crypto                the crypto lanes (``CryptoLanes``: the MCP's, the REST API's
+                                or both, each a ``CryptoLane``) and the one choice of a lane
+                                per filing; ``None`` when the venue trades no crypto
         .orders                 review, place, lookup (by ref_id), poll (by id), cancel
         .account                equity, cash, buying power, positions, open orders, and one
                                 symbol's quote and tradability (``AccountView``)
@@ -35,7 +36,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
-from ordergate.venues._crypto import CryptoLane
+from ordergate.venues._crypto_lanes import CryptoLanes
 from ordergate.venues._protocols import (
     AccountReader,
     AccountView,
@@ -147,6 +148,6 @@ class Venue(Protocol):
     def equity(self) -> EquityLane: ...
 
     @property
-    def crypto(self) -> CryptoLane | None:
-        """The crypto lane, or ``None`` when the venue trades no crypto."""
+    def crypto(self) -> CryptoLanes | None:
+        """The crypto lanes, or ``None`` when the venue trades no crypto."""
         ...

@@ -101,7 +101,8 @@ class Methods:
         offset = 0 if cursor is None else _decode_cursor(cursor)
         if offset > len(self.tools):
             raise RpcError(INVALID_PARAMS, "invalid cursor")
-        tools, following = self.tools.page(offset, self.page_size)
+        unlisted = self.venue.faults.unlisted_tools
+        tools, following = self.tools.page(offset, self.page_size, unlisted=unlisted)
         result: dict[str, Any] = {"tools": tools}
         if following is not None:
             result["nextCursor"] = _encode_cursor(following)
@@ -119,7 +120,9 @@ class Methods:
                 VenueError("RATE_LIMITED", "Too many requests; retry after a few seconds.")
             )
         try:
-            return self.tools.call(venue, name, params.get("arguments"))
+            return self.tools.call(
+                venue, name, params.get("arguments"), unlisted=venue.faults.unlisted_tools
+            )
         except UnknownTool as error:
             raise RpcError(INVALID_PARAMS, str(error)) from None
         except Exception:

@@ -83,15 +83,24 @@ class ToolTable:
     def __len__(self) -> int:
         return len(self._served)
 
-    def page(self, offset: int, size: int) -> tuple[list[dict[str, Any]], int | None]:
-        """Tool descriptors ``[offset, offset+size)`` and the next offset, if any."""
-        chunk = self._descriptors[offset : offset + size]
+    def page(
+        self, offset: int, size: int, *, unlisted: frozenset[str] = frozenset()
+    ) -> tuple[list[dict[str, Any]], int | None]:
+        """Tool descriptors ``[offset, offset+size)`` and the next offset, if any, leaving
+        out the ``unlisted`` tools."""
+        listed = self._descriptors
+        if unlisted:
+            listed = [d for d in listed if d["name"] not in unlisted]
+        chunk = listed[offset : offset + size]
         following = offset + size
-        return chunk, following if following < len(self._descriptors) else None
+        return chunk, following if following < len(listed) else None
 
-    def call(self, venue: Venue, name: str, arguments: object) -> dict[str, Any]:
-        """A ``CallToolResult``; raises ``UnknownTool`` (a protocol error) for unknown names."""
-        served = self._served.get(name)
+    def call(
+        self, venue: Venue, name: str, arguments: object, *, unlisted: frozenset[str] = frozenset()
+    ) -> dict[str, Any]:
+        """A ``CallToolResult``; raises ``UnknownTool`` (a protocol error) for unknown names
+        and ``unlisted`` ones."""
+        served = None if name in unlisted else self._served.get(name)
         if served is None:
             raise UnknownTool(name)
         try:

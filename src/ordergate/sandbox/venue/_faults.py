@@ -1,6 +1,9 @@
 """Fault knobs: what a test can make the venue do wrong, on purpose.
 
-Counters count down per request, so a test says exactly which request fails. The rate limit
+Counters count down per request, so a test says exactly which request fails.
+``unlisted_tools`` leaves those tools out of ``tools/list`` and answers a call to one as to
+an unknown tool (an account the MCP does not offer them to: crypto orders before the
+account is enabled for agentic crypto, say). The rate limit
 counts calls per second of *venue* time, so a stepped clock makes it deterministic.
 """
 
@@ -46,6 +49,7 @@ class Faults:
     reject_orders: int = 0
     reject_reason: str = "Order rejected by the venue (simulated)."
     rate_limiter: RateLimiter | None = None
+    unlisted_tools: frozenset[str] = frozenset()
     _fields: tuple[str, ...] = field(
         default=(
             "latency_ms",
@@ -57,6 +61,7 @@ class Faults:
             "reject_orders",
             "reject_reason",
             "rate_limit_per_s",
+            "unlisted_tools",
         ),
         repr=False,
     )
@@ -70,6 +75,12 @@ class Faults:
                 if not isinstance(value, str) or not value:
                     raise ConfigError(key, "must be a non-empty string")
                 self.reject_reason = value
+            elif key == "unlisted_tools":
+                if not isinstance(value, list) or not all(
+                    isinstance(name, str) and name for name in value
+                ):
+                    raise ConfigError(key, "must be a list of tool names")
+                self.unlisted_tools = frozenset(value)
             elif key == "rate_limit_per_s":
                 self.rate_limiter = None if value in (None, 0) else RateLimiter(_whole(key, value))
             else:
@@ -83,6 +94,7 @@ class Faults:
             k: getattr(self, k) for k in self._fields if k != "rate_limit_per_s"
         }
         state["rate_limit_per_s"] = self.rate_limiter.per_second if self.rate_limiter else None
+        state["unlisted_tools"] = sorted(self.unlisted_tools)
         return state
 
     @staticmethod

@@ -22,6 +22,7 @@ from ordergate.venues.robinhood._account import (
 from ordergate.venues.robinhood._crypto import McpCrypto, crypto_broker_order
 from ordergate.venues.robinhood._crypto_rest import RestCrypto
 from ordergate.venues.robinhood._orders import LiveExecutor
+from ordergate.venues.robinhood._readiness import McpCryptoOffered
 from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
 from ordergate.venues.robinhood._volumes import MarketVolumes
 
@@ -31,6 +32,7 @@ __all__ = [
     "LiveExecutor",
     "MarketVolumes",
     "McpCrypto",
+    "McpCryptoOffered",
     "RestCrypto",
     "RobinhoodEquity",
     "RobinhoodVenue",

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TypeVar
 
 from ordergate.client import MAX_PAGES, Robinhood
+from ordergate.client.crypto_rest import CryptoRest
 from ordergate.core import Clock
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
@@ -21,6 +22,7 @@ from ordergate.venues import (
     AccountView,
     BrokerOrder,
     CryptoLane,
+    CryptoLanes,
     OrderExecutor,
     Placement,
     QuoteSource,
@@ -29,7 +31,9 @@ from ordergate.venues import (
 )
 from ordergate.venues.robinhood._account import ClientAccountReader, ClientQuoteSource
 from ordergate.venues.robinhood._crypto import McpCrypto
+from ordergate.venues.robinhood._crypto_rest import RestCrypto
 from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor
+from ordergate.venues.robinhood._readiness import McpCryptoOffered
 
 __all__ = ["RobinhoodEquity", "RobinhoodVenue"]
 
@@ -103,10 +107,10 @@ class RobinhoodEquity:
 
 
 class RobinhoodVenue:
-    """Robinhood, the real market: its equity lane ``equity`` and its crypto lane ``crypto``
+    """Robinhood, the real market: its equity lane ``equity`` and its crypto lanes ``crypto``
     (``None`` when it is given none)."""
 
-    def __init__(self, equity: RobinhoodEquity, crypto: CryptoLane | None = None) -> None:
+    def __init__(self, equity: RobinhoodEquity, crypto: CryptoLanes | None = None) -> None:
         self._equity = equity
         self._crypto = crypto
 
@@ -118,16 +122,23 @@ class RobinhoodVenue:
         clock: Clock,
         lookup_pages: int = DEFAULT_LOOKUP_PAGES,
         max_pages: int = MAX_PAGES,
+        crypto_rest: CryptoRest | None = None,
     ) -> RobinhoodVenue:
         """Robinhood through the typed client ``rh``: the live executor, the client-backed
-        account reader and quote source, and the MCP's crypto tools (``McpCrypto``)."""
+        account reader and quote source, and the crypto lanes: the MCP's crypto tools
+        (``McpCrypto``, offered when the MCP lists ``crypto_place``) and, given the REST
+        client ``crypto_rest`` (a Crypto Trading API key is configured), the REST rail
+        (``RestCrypto``)."""
+        lanes: list[CryptoLane] = [McpCrypto(rh, lookup_pages=lookup_pages)]
+        if crypto_rest is not None:
+            lanes.append(RestCrypto(crypto_rest))
         return cls(
             RobinhoodEquity(
                 LiveExecutor(rh, lookup_pages=lookup_pages),
                 ClientAccountReader(rh, clock=clock, max_pages=max_pages),
                 ClientQuoteSource(rh),
             ),
-            McpCrypto(rh, lookup_pages=lookup_pages),
+            CryptoLanes(*lanes, mcp_offered=McpCryptoOffered(rh)),
         )
 
     @property
@@ -139,5 +150,5 @@ class RobinhoodVenue:
         return self._equity
 
     @property
-    def crypto(self) -> CryptoLane | None:
+    def crypto(self) -> CryptoLanes | None:
         return self._crypto
