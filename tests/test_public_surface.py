@@ -215,7 +215,7 @@ SURFACE = {
         "evaluate", "is_padded", "is_plain_ticker", "load_policy", "normalise_symbol",
         "parse_policy",
         "policy_from_mapping", "reduces_position", "write_default_policy",
-        "CAP_DIRECTIONS", "changed_keys", "loosened_keys",
+        "CAP_DIRECTIONS", "OPTION_CAP_DIRECTIONS", "changed_keys", "loosened_keys",
         "CryptoPairRules", "CryptoProposal", "CryptoQuote", "CryptoTerms",
         "estimate_crypto_terms", "parse_crypto_amount", "CryptoPolicy", "CryptoRoute",
         "crypto_limits", "evaluate_crypto",
@@ -227,8 +227,10 @@ SURFACE = {
         "evaluate_crypto", "reduces_holding",
     },
     "ordergate.policy.options": {
-        "MAX_LEGS", "MULTIPLIER", "OptionContract", "OptionLeg", "OptionProposal", "OptionQuote",
-        "OptionTerms", "estimate_option_terms",
+        "MAX_LEGS", "MULTIPLIER", "HeldOption", "OptionContract", "OptionDecision",
+        "OptionHoldings", "OptionLeg", "OptionProposal", "OptionQuote", "OptionState",
+        "OptionTerms", "OptionsPolicy", "Strategy", "estimate_option_terms", "evaluate_options",
+        "max_loss", "recognise",
     },
     "ordergate.client": {
         "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",

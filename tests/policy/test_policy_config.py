@@ -88,6 +88,7 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "paper_cash_usd": Decimal(10_000),
     "paper_slippage_bps": 0,
     "crypto": None,
+    "options": None,
 }
 
 

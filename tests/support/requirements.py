@@ -82,6 +82,15 @@ REQUIREMENTS: dict[str, str] = {
     "duplicate_window_s are refused duplicate_order at stage A, before anything is reserved",
     "policy.order-rate": "issue 27: orders per identity and per account in a rolling minute "
     "past the limit are refused order_rate at stage A, counted from the ledger",
+    # The options wall's policy (issue 28 §3)
+    "policy.options.not-enabled": "issue 28 §3: a policy without [options] refuses every "
+    "option order options_not_enabled",
+    "policy.options.strategy-from-legs": "issue 28 §3: the strategy is recognised from the "
+    "legs and the holdings, never taken from the agent's word",
+    "policy.options.max-loss-exact": "issue 28 §3: max loss is the worst payoff at expiry "
+    "(unbounded: None), and undefined risk is refused unless the owner allows it",
+    "policy.options.caps-to-the-cent": "issue 28 §3, acceptance: premium, daily premium, max "
+    "loss and contracts refused one cent or one contract over their caps",
     # The authorization server (issue 26 §5)
     "oauth.cimd.fetch-fenced": "draft-ietf-oauth-client-id-metadata-document (security "
     "considerations), issue 26 §5: a client id URL is fetched https only, within a timeout, "

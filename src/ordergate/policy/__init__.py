@@ -18,7 +18,12 @@ gateway.
 """
 
 from ordergate.policy._breakers import BREAKER_RULES, tripped_breakers
-from ordergate.policy._compare import CAP_DIRECTIONS, changed_keys, loosened_keys
+from ordergate.policy._compare import (
+    CAP_DIRECTIONS,
+    OPTION_CAP_DIRECTIONS,
+    changed_keys,
+    loosened_keys,
+)
 from ordergate.policy._config import (
     ALL_SYMBOLS,
     DEFAULTS,
@@ -75,6 +80,7 @@ __all__ = [
     "CAP_DIRECTIONS",
     "DEFAULTS",
     "DEFAULT_POLICY_TOML",
+    "OPTION_CAP_DIRECTIONS",
     "RULES",
     "SESSION_COVERAGE",
     "AccountState",

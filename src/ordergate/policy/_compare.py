@@ -27,6 +27,11 @@ What loosens:
   pair added to ``crypto.pairs``, a higher ``max_order_usd``, ``max_position_pct`` or
   ``price_collar_bps``, and a higher ``max_daily_usd`` or one dropped (the shared budget
   alone then caps crypto). ``crypto.route`` only chooses the lane: changed, never loosened.
+- ``[options]`` added where there was none (``options``: option orders enabled); within it
+  (``OPTION_CAP_DIRECTIONS``): a higher ``max_contracts``, ``max_premium_usd``,
+  ``max_daily_premium_usd``, ``max_loss_usd``, ``max_days_to_expiry`` or
+  ``price_collar_bps``, a lower ``min_days_to_expiry`` or ``no_open_last_minutes``; an
+  underlying or a strategy added; ``undefined_risk`` or ``split_daily_budget`` turned on.
 
 ``paper.*`` changes what the paper account simulates, never what real money may do: it is
 listed as changed, never as loosened.
@@ -40,8 +45,9 @@ from types import MappingProxyType
 
 from ordergate.policy._config import Approval, ApprovalKind, Mode, PolicyConfig
 from ordergate.policy._crypto_config import CRYPTO_KEYS, CryptoPolicy
+from ordergate.policy._options_config import OPTIONS_KEYS, OptionsPolicy
 
-__all__ = ["CAP_DIRECTIONS", "changed_keys", "loosened_keys"]
+__all__ = ["CAP_DIRECTIONS", "OPTION_CAP_DIRECTIONS", "changed_keys", "loosened_keys"]
 
 CAP_DIRECTIONS: Mapping[str, bool] = MappingProxyType(
     {
@@ -70,6 +76,22 @@ _PACE: tuple[str, ...] = (
 """The ``[limits]`` keys of the order pace (also ``PolicyConfig`` attributes): a shorter
 duplicate window, or a higher rate, loosens. Kept apart from ``CAP_DIRECTIONS``, which is
 also what a profile may override."""
+
+OPTION_CAP_DIRECTIONS: Mapping[str, bool] = MappingProxyType(
+    {
+        "max_contracts": True,
+        "max_premium_usd": True,
+        "max_daily_premium_usd": True,
+        "max_loss_usd": True,
+        "min_days_to_expiry": False,
+        "max_days_to_expiry": True,
+        "no_open_last_minutes": False,
+        "price_collar_bps": True,
+    }
+)
+"""Each number of ``[options]`` and whether a lower one is the tighter."""
+_OPTION_SWITCHES = ("undefined_risk", "split_daily_budget")
+_OPTION_ORDER = tuple(sorted(OPTIONS_KEYS))
 
 _COOLDOWN = {
     "minutes": "cooldown_minutes",
@@ -140,6 +162,7 @@ def loosened_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         f"orders.{name}" for name in _SWITCHES if getattr(new, name) and not getattr(old, name)
     )
     keys.extend(_crypto_loosened(old.crypto, new.crypto))
+    keys.extend(_loosened_options(old.options, new.options))
     return tuple(keys)
 
 
@@ -171,6 +194,28 @@ def _crypto_changed(old: CryptoPolicy | None, new: CryptoPolicy | None) -> list[
     ]
 
 
+def _loosened_options(old: OptionsPolicy | None, new: OptionsPolicy | None) -> list[str]:
+    if new is None:
+        return []
+    if old is None:
+        return ["options"]
+    keys: list[str] = []
+    if not new.underlyings <= old.underlyings:
+        keys.append("options.underlyings")
+    if not new.strategies <= old.strategies:
+        keys.append("options.strategies")
+    for name, lower_is_tighter in OPTION_CAP_DIRECTIONS.items():
+        before, after = getattr(old, name), getattr(new, name)
+        if (after > before) if lower_is_tighter else (after < before):
+            keys.append(f"options.{name}")
+    keys.extend(
+        f"options.{name}"
+        for name in _OPTION_SWITCHES
+        if getattr(new, name) and not getattr(old, name)
+    )
+    return keys
+
+
 def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
     """Every key on which ``new`` differs from ``old``, in file order."""
     keys = [
@@ -199,4 +244,12 @@ def changed_keys(old: PolicyConfig, new: PolicyConfig) -> tuple[str, ...]:
         if getattr(old, name) != getattr(new, name)
     )
     keys.extend(_crypto_changed(old.crypto, new.crypto))
+    if (old.options is None) != (new.options is None):
+        keys.append("options")
+    elif old.options is not None and new.options is not None:
+        keys.extend(
+            f"options.{name}"
+            for name in _OPTION_ORDER
+            if getattr(old.options, name) != getattr(new.options, name)
+        )
     return tuple(keys)

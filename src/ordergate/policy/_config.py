@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from ordergate.core import ConfigError, MarketHours, OrderType
 from ordergate.policy._crypto_config import CRYPTO_KEYS, CryptoPolicy, CryptoRoute
+from ordergate.policy._options_config import OPTIONS_KEYS, OptionsPolicy, Strategy
 from ordergate.policy._symbols import is_plain_ticker, normalise_symbol
 
 __all__ = [
@@ -156,6 +157,8 @@ class PolicyConfig:
     breaker was last found tripped, or after ``loss_streak`` losing closed trades (0: not
     counted) within ``loss_window_minutes``. ``crypto`` (``[crypto]``; ``None``: the table
     is absent and every crypto order is refused): see ``CryptoPolicy``.
+    counted) within ``loss_window_minutes``. ``options`` (``[options]``; ``None``: the
+    table is absent and every option order is refused): see ``OptionsPolicy``.
     """
 
     mode: Mode = Mode.PAPER
@@ -195,6 +198,7 @@ class PolicyConfig:
     paper_cash_usd: Decimal = Decimal(10_000)
     paper_slippage_bps: int = 0
     crypto: CryptoPolicy | None = None
+    options: OptionsPolicy | None = None
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
     cooldown: timedelta = field(init=False, repr=False, compare=False)
     loss_window: timedelta = field(init=False, repr=False, compare=False)
@@ -267,6 +271,8 @@ class PolicyConfig:
             )
         if self.crypto is not None and not isinstance(self.crypto, CryptoPolicy):
             raise ConfigError("crypto", "must be a table")
+        if self.options is not None and not isinstance(self.options, OptionsPolicy):
+            raise ConfigError("options", "must be a table")
         object.__setattr__(self, "max_quote_age", timedelta(seconds=self.max_quote_age_s))
         for key, value, low, high in (
             ("cooldown.loss_streak", self.loss_streak, 0, _MAX_LOSS_STREAK),
@@ -331,6 +337,7 @@ _TABLES: dict[str, frozenset[str]] = {
     "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
     "cooldown": frozenset({"minutes", "loss_streak", "loss_window_minutes"}),
     "crypto": CRYPTO_KEYS,
+    "options": OPTIONS_KEYS,
 }
 _TOP = frozenset({"mode", "approval", "real_money", "approval_ttl_s", "approval_slippage_pct"})
 
@@ -401,6 +408,8 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
             values[key] = _integer(f"cooldown.{key}", cooldown[key])
     if "crypto" in document:
         values["crypto"] = _crypto(document["crypto"])
+    if "options" in document:
+        values["options"] = _options(document["options"])
     return PolicyConfig(**values)
 
 
@@ -429,6 +438,28 @@ def _pair_list(key: str, value: object) -> frozenset[str]:
             raise ConfigError(f"{key}[{index}]", "must be a pair like BTC-USD")
         pairs.add(item.strip(" \t").upper())
     return frozenset(pairs)
+
+
+_OPTION_MONEY = frozenset({"max_premium_usd", "max_daily_premium_usd", "max_loss_usd"})
+_OPTION_SWITCHES = frozenset({"undefined_risk", "split_daily_budget"})
+
+
+def _options(body: Mapping[str, Any]) -> OptionsPolicy:
+    """``[options]`` (its keys already checked against ``OPTIONS_KEYS``)."""
+    values: dict[str, Any] = {}
+    for key, value in body.items():
+        dotted = f"options.{key}"
+        if key == "underlyings":
+            values[key] = _symbol_list(dotted, value, wildcard=False)
+        elif key == "strategies":
+            values[key] = _enum_set(dotted, value, Strategy)
+        elif key in _OPTION_MONEY:
+            values[key] = _decimal(dotted, value)
+        elif key in _OPTION_SWITCHES:
+            values[key] = _boolean(dotted, value)
+        else:
+            values[key] = _integer(dotted, value)
+    return OptionsPolicy(**values)
 
 
 def _refuse_float(key: str, value: object) -> None:

@@ -62,6 +62,18 @@ class ReasonCode(StrEnum):
     CRYPTO_PAIR_NOT_ALLOWED = "crypto_pair_not_allowed"
     CRYPTO_MIN_ORDER_SIZE = "crypto_min_order_size"
     CRYPTO_INCREMENT = "crypto_increment"
+    # Options (``ordergate.policy.options``)
+    OPTIONS_NOT_ENABLED = "options_not_enabled"
+    OPTION_UNDERLYING_NOT_ALLOWED = "option_underlying_not_allowed"
+    OPTION_STRATEGY_NOT_ALLOWED = "option_strategy_not_allowed"
+    OPTION_UNDEFINED_RISK = "option_undefined_risk"
+    OPTION_CONTRACTS_OVER_CAP = "option_contracts_over_cap"
+    OPTION_EXPIRY_OUTSIDE_WINDOW = "option_expiry_outside_window"
+    OPTION_OPEN_TOO_LATE = "option_open_too_late"
+    OPTION_PRICE_COLLAR = "option_price_collar"
+    OPTION_PREMIUM_OVER_CAP = "option_premium_over_cap"
+    OPTION_DAILY_PREMIUM_OVER_CAP = "option_daily_premium_over_cap"
+    OPTION_MAX_LOSS_OVER_CAP = "option_max_loss_over_cap"
     # Missing data: the check could not run, so it refuses.
     MISSING_NOW = "missing_data:now"
     MISSING_PAUSED = "missing_data:paused"
@@ -88,6 +100,9 @@ class ReasonCode(StrEnum):
     MISSING_ADV = "missing_data:average_daily_volume"
     MISSING_COOLDOWN = "missing_data:cooldown"
     MISSING_PAIR_RULES = "missing_data:pair_rules"
+    MISSING_PREMIUM = "missing_data:terms.premium"
+    MISSING_HOLDINGS = "missing_data:holdings"
+    MISSING_PREMIUM_24H = "missing_data:premium_24h"
 
     @property
     def is_missing_data(self) -> bool:

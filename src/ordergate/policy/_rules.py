@@ -18,6 +18,11 @@ for orders that only reduce a position:
   exist to let reducing orders out — and unknown broker orders, which halt *opening* orders);
 - ``POLICY``: skipped for a reducing order when ``reducing_exempt`` is true (the default):
   the spend caps, concentration, cash, position count and the two breakers.
+
+The checks that judge the account and the act of filing, not the order's terms (the pause,
+the trading state, duplicates and the order rate, the op counts, the breakers, unknown
+broker orders) take any order (``p``/``t``: ``object``): the options engine
+(``ordergate.policy.options``) calls the same functions on an option order.
 """
 
 from __future__ import annotations
@@ -95,7 +100,7 @@ def reduces_position(proposal: Proposal, terms: Terms, state: AccountState) -> b
 # -- operator and trading state --------------------------------------------------------------
 
 
-def check_paused(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+def check_paused(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
     paused = s.paused
     if paused is None:
         return R.MISSING_PAUSED
@@ -103,7 +108,7 @@ def check_paused(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> Rea
 
 
 def check_trading_state(
-    p: Proposal, t: Terms, s: AccountState, c: PolicyConfig
+    p: object, t: object, s: AccountState, c: PolicyConfig
 ) -> ReasonCode | None:
     state = s.trading_state
     if state is None:
@@ -267,7 +272,7 @@ def check_size_vs_adv(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -
 # -- rate limits and buying power ------------------------------------------------------------
 
 
-def check_duplicate(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+def check_duplicate(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
     if c.duplicate_window_s == 0:
         return None
     recent = s.recent
@@ -276,7 +281,7 @@ def check_duplicate(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> 
     return R.DUPLICATE_ORDER if recent.duplicates > 0 else None
 
 
-def check_order_rate(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+def check_order_rate(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
     recent = s.recent
     if recent is None:
         return R.MISSING_RECENT_ORDERS
@@ -286,7 +291,7 @@ def check_order_rate(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) ->
 
 
 def check_orders_per_day(
-    p: Proposal, t: Terms, s: AccountState, c: PolicyConfig
+    p: object, t: object, s: AccountState, c: PolicyConfig
 ) -> ReasonCode | None:
     count = s.orders_24h
     if count is None:
@@ -294,7 +299,7 @@ def check_orders_per_day(
     return R.MAX_ORDERS_PER_DAY if count >= c.max_orders_per_day else None
 
 
-def check_open_orders(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+def check_open_orders(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
     open_orders = s.open_orders
     if open_orders is None:
         return R.MISSING_OPEN_ORDERS
@@ -399,7 +404,7 @@ def check_max_positions(
 # -- breakers and reconciliation -------------------------------------------------------------
 
 
-def check_drawdown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+def check_drawdown(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
     equity = s.equity
     if equity is None:
         return R.MISSING_EQUITY
@@ -412,7 +417,7 @@ def check_drawdown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> R
     return None
 
 
-def check_daily_loss(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+def check_daily_loss(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
     equity = s.equity
     if equity is None:
         return R.MISSING_EQUITY
@@ -449,7 +454,7 @@ def check_cooldown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> R
 
 
 def check_unknown_broker_orders(
-    p: Proposal, t: Terms, s: AccountState, c: PolicyConfig
+    p: object, t: object, s: AccountState, c: PolicyConfig
 ) -> ReasonCode | None:
     unknown = s.unknown_broker_orders
     if unknown is None:
