@@ -10,6 +10,10 @@
   signed in) or ``--sandbox`` (an embedded sandbox venue on loopback). With neither, and no
   sign-in, the embedded sandbox is used and the run says so.
 - ``ORDERGATE_APPROVAL_WEBHOOK``: a URL told of every new pending approval (POST JSON).
+- The Crypto Trading REST API key ``ordergate login --crypto-api`` stores in the home
+  (``crypto_key_file``): when it is there, a live run has the REST rail as a crypto lane,
+  at ``ORDERGATE_CRYPTO_REST_URL`` (default Robinhood's ``https://trading.robinhood.com``;
+  the embedded sandbox serves its own, and registers the stored key's public key).
 - ``--sandbox-start ISO`` (``ordergate serve``) or ``ORDERGATE_SANDBOX_START`` (ISO-8601
   instant, embedded sandbox only): the run's *market* clock starts there and runs at wall
   speed, for demos and tests in a chosen session (e.g. a Tuesday 10:00 New York). Security
@@ -36,6 +40,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from ordergate.client import Config, ordergate_home
+from ordergate.client.crypto_rest import default_key_file
 from ordergate.core import (
     Clock,
     ClockMode,
@@ -77,6 +82,8 @@ class Settings:
     """The embedded sandbox's agentic account type (``None``: the venue's default)."""
     sandbox_option_level: int | None = None
     """The embedded sandbox's agentic account option level (``None``: the venue's default)."""
+    crypto_rest_url: str | None = None
+    """Where the Crypto Trading REST API is (``None``: Robinhood's)."""
 
     @classmethod
     def resolve(
@@ -99,6 +106,9 @@ class Settings:
         webhook = os.environ.get("ORDERGATE_APPROVAL_WEBHOOK") or None
         if webhook is not None and not webhook.startswith(("https://", "http://")):
             raise ConfigError("ORDERGATE_APPROVAL_WEBHOOK", "the webhook is an http(s) URL")
+        rest_url = os.environ.get("ORDERGATE_CRYPTO_REST_URL") or None
+        if rest_url is not None and not rest_url.startswith(("https://", "http://")):
+            raise ConfigError("ORDERGATE_CRYPTO_REST_URL", "the REST API is an http(s) URL")
         if sandbox_start is not None:
             start = _instant("sandbox_start", sandbox_start)
         else:
@@ -120,6 +130,7 @@ class Settings:
             sandbox_speed=speed,
             sandbox_account_type=account_type,
             sandbox_option_level=option_level,
+            crypto_rest_url=rest_url,
         )
         if start is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
             raise ConfigError(
@@ -136,6 +147,10 @@ class Settings:
         ):
             if value is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
                 raise ConfigError(key, "only the embedded sandbox's account can be set up")
+        if rest_url is not None and settings.upstream_choice is UpstreamChoice.SANDBOX:
+            raise ConfigError(
+                "ORDERGATE_CRYPTO_REST_URL", "the embedded sandbox serves its own REST API"
+            )
         return settings
 
     def clocks(self) -> Clocks:
@@ -152,6 +167,11 @@ class Settings:
     def token_file(self) -> Path:
         """Where ``ordergate login`` keeps the tokens (the client's default)."""
         return Config().token_file
+
+    @property
+    def crypto_key_file(self) -> Path:
+        """Where ``ordergate login --crypto-api`` keeps the Crypto Trading REST API key."""
+        return default_key_file(self.home)
 
     @property
     def upstream_choice(self) -> UpstreamChoice:

@@ -8,6 +8,13 @@ A run that may need no call at all (``ordergate status`` over a paper book with 
 price) asks for it ``deferred``: the venue then starts on the first call that needs it, and
 the agentic account's number — the one thing every run reads from it — is known beforehand
 (``EMBEDDED_ACCOUNT``: the venue's answer for its default seed, pinned by a test).
+
+When ``ordergate login --crypto-api`` stored a Crypto Trading REST API key in the home, the
+upstream carries the REST client too (``crypto_rest``): at ``ORDERGATE_CRYPTO_REST_URL`` or
+Robinhood's, or at the embedded sandbox, which registers the stored key's public key under
+a fresh API key of its own (so the same private key signs there). A damaged key file stops
+the run (``CryptoKeyRequired``, naming the file) rather than running without the rail the
+owner configured. A deferred run, which places nothing, opens no REST client.
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from typing import TYPE_CHECKING
 
 from ordergate.client import Config, DeferredCaller, Robinhood, TokenSet
 from ordergate.client import write_token_file as write_tokens
-from ordergate.core import Clock
+from ordergate.client.crypto_rest import DEFAULT_REST_URL, ApiKey, CryptoRest, read_key_file
+from ordergate.core import Clock, Secret
 from ordergate.runtime._settings import Settings, UpstreamChoice
 
 if TYPE_CHECKING:
@@ -40,17 +48,19 @@ class Upstream:
     url: str | None  # None: the embedded venue of a deferred run, not started (yet)
     account: str | None = None  # the agentic account, when it is known without asking
     deferred: DeferredCaller | None = None  # a deferred run's caller: ``.opened`` once called
+    crypto_rest: CryptoRest | None = None  # the REST rail, when a key is stored
 
     @property
     def note(self) -> str:
+        rail = "" if self.crypto_rest is None else f"; crypto REST rail: {self.crypto_rest.origin}"
         if self.choice is UpstreamChoice.SANDBOX:
             if self.url is None:
                 return (
                     "upstream: the embedded sandbox venue, started if a call needs it"
                     " (no real account)"
                 )
-            return f"upstream: the embedded sandbox venue at {self.url} (no real account)"
-        return f"upstream: {self.url}"
+            return f"upstream: the embedded sandbox venue at {self.url} (no real account){rail}"
+        return f"upstream: {self.url}{rail}"
 
 
 @asynccontextmanager
@@ -75,8 +85,28 @@ async def open_upstream(
         url = Config.signed_in(settings.token_file).url
     from ordergate.client import connect  # the MCP SDK: only once a session is opened
 
-    async with connect(Config(url=url, token_file=settings.token_file), clock=clock) as rh:
-        yield Upstream(rh, choice, url)
+    async with (
+        connect(Config(url=url, token_file=settings.token_file), clock=clock) as rh,
+        _crypto_rest(settings, settings.crypto_rest_url or DEFAULT_REST_URL) as rest,
+    ):
+        yield Upstream(rh, choice, url, crypto_rest=rest)
+
+
+@asynccontextmanager
+async def _crypto_rest(
+    settings: Settings, base_url: str, *, sandbox: Sandbox | None = None
+) -> AsyncIterator[CryptoRest | None]:
+    """The REST client on the stored key (``None`` without one)."""
+    path = settings.crypto_key_file
+    if not path.exists():
+        yield None
+        return
+    key = read_key_file(path)
+    if sandbox is not None:
+        issued = sandbox.rest_keys.register(key.public_key)
+        key = ApiKey(Secret(issued["api_key"]), key.private_key)
+    async with CryptoRest(key=key, base_url=base_url) as rest:
+        yield rest
 
 
 @contextmanager
@@ -122,8 +152,11 @@ async def _embedded_sandbox(clock: Clock, settings: Settings) -> AsyncIterator[U
             url = sandbox.mcp_url
             from ordergate.client import connect
 
-            async with connect(Config(url=url, token_file=token_file), clock=clock) as rh:
-                yield Upstream(rh, UpstreamChoice.SANDBOX, url)
+            async with (
+                connect(Config(url=url, token_file=token_file), clock=clock) as rh,
+                _crypto_rest(settings, base_url, sandbox=sandbox) as rest,
+            ):
+                yield Upstream(rh, UpstreamChoice.SANDBOX, url, crypto_rest=rest)
 
 
 @asynccontextmanager

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ordergate.client import Robinhood
+from ordergate.client.crypto_rest import CryptoRest
 from ordergate.core import Clock, SecurityClock, ToolError
 from ordergate.execution import Arming, Guard, arm, paper_session
 from ordergate.ledger import Ledger, open_ledger
@@ -75,6 +76,7 @@ async def open_guard(
             guard_on(
                 upstream.rh,
                 account=upstream.account,
+                crypto_rest=upstream.crypto_rest,
                 policy=policy,
                 ledger=opened,
                 clock=clock,
@@ -101,13 +103,16 @@ async def guard_on(
     reconcile_every: float | None = None,
     webhook_url: str | None = None,
     console_url: str | None = None,
+    crypto_rest: CryptoRest | None = None,
 ) -> AsyncIterator[tuple[Guard, Arming]]:
     """The guard for the account ``rh`` is signed in to, and how it was armed: live only when
     ``arm`` says so from ``rh``'s own ``tools/list``, else paper on ``ledger``'s paper book.
     Raises ``ToolError`` when the account cannot be read. ``account``: the agentic account
     when it is known without asking ``rh`` (a deferred embedded venue); a paper policy is
     then armed without reading ``tools/list`` (``arm`` does not look at it), so nothing is
-    called until the guard needs a price."""
+    called until the guard needs a price. ``crypto_rest``: the Crypto Trading REST client
+    when a key is stored; live, the venue then has the REST rail as a crypto lane beside the
+    MCP's, and the policy's ``crypto.route`` picks one per filing."""
     tools: list[dict[str, Any]] | None = None
     if account is None or policy.mode is not Mode.PAPER:
         try:
@@ -119,7 +124,7 @@ async def guard_on(
         account = (await rh.accounts.agentic()).account_number
     venue: Venue
     if arming.live:
-        venue = RobinhoodVenue.through(rh, clock=clock)
+        venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=crypto_rest)
     else:
         venue = PaperVenue(
             PaperBook(ledger.engine, clock=clock, starting_cash=policy.paper_cash_usd),

@@ -134,6 +134,11 @@ class CryptoRest:
     def __repr__(self) -> str:
         return f"CryptoRest(origin={self._origin!r})"
 
+    @property
+    def origin(self) -> str:
+        """Where requests go (``scheme://host[:port]``)."""
+        return self._origin
+
     # -- the endpoints ----------------------------------------------------------------------
 
     async def account(self) -> RestAccount:

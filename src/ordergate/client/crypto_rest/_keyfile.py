@@ -25,8 +25,10 @@ class CryptoKeyRequired(ToolError):
         super().__init__(f"{reason}; run `{command_hint('login --crypto-api')}` to store one")
 
 
-def default_key_file() -> Path:
-    return ordergate_home() / "robinhood-crypto-api.json"
+def default_key_file(home: Path | None = None) -> Path:
+    """Where ``ordergate login --crypto-api`` keeps the key: in ``home`` (the ordergate home
+    unless given)."""
+    return (ordergate_home() if home is None else home) / "robinhood-crypto-api.json"
 
 
 def write_key_file(path: Path, key: ApiKey) -> None:
