@@ -120,7 +120,9 @@ SURFACE = {
         "ORDER_WINDOW", "PAPER_AGENT", "PaperAccount", "PaperAccountReader", "PaperAnswerReader",
         "PaperBook", "PaperClosedTrade", "PaperEquity", "PaperExecutor", "PaperFill",
         "PaperOrder", "PaperUnanswered", "PaperVenue", "closed_trades", "instrument_id",
-        "order_wire", "paper_orders_of", "paper_portfolio", "paper_positions",
+        "order_wire", "paper_orders_of", "paper_portfolio", "paper_positions", "ANSWERED",
+        "FORWARDED", "QUOTED_SIZE", "QUOTE_REUSE", "EnginePaperVenue", "PaperCaller",
+        "book_name", "listing_of",
     },
     "ordergate.venues.robinhood": {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
@@ -234,7 +236,8 @@ SURFACE = {
     },
     "ordergate.client": {
         "MAX_PAGES", "field_name", "AuthorizationServer", "discover", "register",
-        "request_tokens", "request_tokens_blocking", "coalesce", "Wire", "WireAnswer",
+        "request_tokens", "request_tokens_blocking", "result_data", "coalesce", "Wire",
+        "WireAnswer",
         "BusinessError", "Caller", "Config", "DeferredCaller", "DEFAULT_URL", "ENV_ACCESS_TOKEN",
         "ENV_REFRESH_TOKEN",
         "HTTPStatusError", "JsonRpcCaller", "LoginRequired", "Refresh", "ResponseParseError",

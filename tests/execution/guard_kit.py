@@ -22,12 +22,12 @@ from venue_testkit import START, VenueClient
 
 from ordergate.client import Config, Robinhood, connect
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock
-from ordergate.execution import Guard, paper_session
-from ordergate.ledger import Ledger, open_ledger
+from ordergate.execution import Guard, Outcome, paper_session
+from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, Proposal, parse_policy
 from ordergate.sandbox import SandboxConfig, SandboxServer
 from ordergate.venues import AccountReader, OrderExecutor, Venue
-from ordergate.venues.paper import PaperBook, PaperVenue
+from ordergate.venues.paper import EnginePaperVenue, PaperBook, PaperVenue
 from ordergate.venues.robinhood import ClientQuoteSource, RobinhoodVenue
 
 BOUND_S = 30
@@ -117,6 +117,14 @@ class Desk:
     def step(self, seconds: float) -> None:
         self.clock.advance(timedelta(seconds=seconds))
 
+    async def settled(self, outcome: Outcome, *, seconds: float = 5) -> FilingStatus:
+        """``outcome``'s filing status once the venue's clock has run ``seconds`` (a market
+        order at the venue, or on its engine, fills within them) and a reconciler pass has
+        booked it."""
+        self.step(seconds)
+        await self.guard.reconcile()
+        return self.ledger.filing(outcome.filing_id).status
+
     def guard_with(self, config: PolicyConfig, **extra: Any) -> Guard:
         """Another guard on the same ledger, broker and clock, under ``config``."""
         return Guard(
@@ -144,9 +152,10 @@ async def desk(
     venue: dict[str, Any] | None = None,
     grace: timedelta = timedelta(minutes=2),
     record_clock: SteppedClock | None = None,
+    engine: bool = False,
 ) -> AsyncIterator[Desk]:
     """``record_clock``: the ledger's own clock (a run's wall time), when it is not the
-    venue's."""
+    venue's. ``engine``: paper on the venue's own engine (``EnginePaperVenue``)."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     settings: dict[str, Any] = {"port": 0, "seed": 7, **(venue or {})}
@@ -168,6 +177,15 @@ async def desk(
             port: Venue
             if live:
                 port = RobinhoodVenue.through(rh, clock=clock)
+            elif engine:
+                port = EnginePaperVenue.on(
+                    rh,
+                    ledger.engine,
+                    clock=clock,
+                    cash=rules.paper_cash_usd,
+                    slippage_bps=rules.paper_slippage_bps,
+                    account=account,
+                )
             else:
                 port = PaperVenue(
                     PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd),

@@ -20,6 +20,7 @@ from ordergate.client._caller import Caller
 from ordergate.client._coalesce import coalesce
 from ordergate.client._config import DEFAULT_URL, Config, ordergate_home
 from ordergate.client._deferred import DeferredCaller
+from ordergate.client._envelope import result_data
 from ordergate.client._errors import (
     BusinessError,
     HTTPStatusError,
@@ -106,5 +107,6 @@ __all__ = [
     "register",
     "request_tokens",
     "request_tokens_blocking",
+    "result_data",
     "write_token_file",
 ]

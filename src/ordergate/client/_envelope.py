@@ -14,7 +14,7 @@ from typing import Any
 from ordergate.client._errors import BusinessError, ResponseParseError, RpcError
 from ordergate.core import decode_json
 
-__all__ = ["decode_body", "unwrap_result"]
+__all__ = ["decode_body", "result_data", "unwrap_result"]
 
 
 def _not_json(constant: str) -> Any:
@@ -88,6 +88,12 @@ def unwrap_result(message: dict[str, Any], *, tool: str) -> Any:
     if not isinstance(payload, dict) or "data" not in payload:
         raise ResponseParseError("the result has no data envelope", tool=tool)
     return payload["data"]
+
+
+def result_data(result: dict[str, Any], *, tool: str) -> Any:
+    """The ``data`` of a ``tools/call`` result (a ``CallToolResult`` as a dict), raising as
+    a call over the wire does: a simulator's answer reads exactly as the venue's."""
+    return unwrap_result({"result": result}, tool=tool)
 
 
 def _text_payload(result: dict[str, Any], tool: str) -> Any:

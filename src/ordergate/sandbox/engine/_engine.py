@@ -84,8 +84,10 @@ ENGINE_TOOLS = (
 class EquityEngine:
     """The venue's equity engine for one ``book``, on ``prices``, kept in ``database``.
 
-    ``seed`` fixes the account numbers and ids (deterministic, as the sandbox's); ``cash``
-    is the book's starting cash, used only when the book is first created. The database
+    ``seed`` fixes the account numbers and ids (deterministic, as the sandbox's);
+    ``agentic_numbers`` gives the agentic account's ``(account_number, rhs_account_number)``
+    instead (paper carries the upstream's account); ``cash`` is the book's starting cash,
+    used only when the book is first created. The database
     must be migrated (``ordergate.store.migrate``).
     """
 
@@ -98,10 +100,11 @@ class EquityEngine:
         clock: Clock,
         seed: int = 0,
         cash: Decimal = Decimal("100000.00"),
+        agentic_numbers: tuple[str, str] | None = None,
     ) -> None:
         self._database = database
         self._tables = BookTables(book)
-        self._venue = Venue(seed=seed, clock=clock, cash=cash)
+        self._venue = Venue(seed=seed, clock=clock, cash=cash, agentic_numbers=agentic_numbers)
         self._desk = EquityDesk(self._venue, market=prices)
         self._desk.archive = self._tables
         self._desk.closed_archive = self._tables
@@ -148,6 +151,28 @@ class EquityEngine:
             return [order_wire(order) for order in reversed(orders)]
 
         return self._in_turn(listing)
+
+    def symbols(self) -> frozenset[str]:
+        """The symbols of the book's open orders and open lots as committed: what a call may
+        need a price for. Reads the book's row (without locking it); the open state is
+        decoded only when another engine moved it on since this one's last call (nothing is
+        synced or written)."""
+        with self._database.connect() as connection:
+            self._tables.bind(connection)
+            try:
+                row = self._tables.stored()
+            finally:
+                self._tables.bind(None)
+        if row is None:
+            return frozenset()
+        if row.version == self._version:
+            orders, lots = self._desk.live_orders(), self._desk.positions.all_lots()
+        else:
+            state = decode_state(json.loads(row.state))
+            orders, lots = state.orders, state.lots
+        return frozenset(o.symbol for o in orders if o.is_open) | frozenset(
+            lot.symbol for lot in lots
+        )
 
     def _in_turn(self, work: Callable[[], T]) -> T:
         """``work`` on the book brought up to the clock, in one write transaction on its row

@@ -33,6 +33,7 @@ _CREATE = text(
     "INSERT INTO venue_books (book, version, state) VALUES (:book, 0, :state) "
     "ON CONFLICT (book) DO NOTHING"
 )
+_STORED = text("SELECT version, state FROM venue_books WHERE book = :book")
 _LOCK_SQLITE = text("SELECT version, state FROM venue_books WHERE book = :book")
 _LOCK_POSTGRES = text("SELECT version, state FROM venue_books WHERE book = :book FOR UPDATE")
 _WRITE = text("UPDATE venue_books SET version = :version, state = :state WHERE book = :book")
@@ -104,6 +105,11 @@ class BookTables:
         statement = _LOCK_POSTGRES if connection.dialect.name == "postgresql" else _LOCK_SQLITE
         version, state = connection.execute(statement, {"book": self.book}).one()
         return BookRow(int(version), str(state))
+
+    def stored(self) -> BookRow | None:
+        """The book's stored open state, read without locking it (``None``: no book yet)."""
+        row = self.connection.execute(_STORED, {"book": self.book}).first()
+        return None if row is None else BookRow(int(row[0]), str(row[1]))
 
     def write(self, version: int, state: str) -> None:
         self.connection.execute(_WRITE, {"book": self.book, "version": version, "state": state})

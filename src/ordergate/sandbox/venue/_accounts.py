@@ -71,10 +71,22 @@ class Accounts:
         approval_required: bool,
         account_type: str = "cash",
         option_level: int = 2,
+        agentic_numbers: tuple[str, str] | None = None,
     ) -> None:
+        """``agentic_numbers``: the agentic account's ``(account_number,
+        rhs_account_number)`` when they are given (a paper book carrying the upstream's
+        account); else both are drawn from ``ids`` as the sandbox's own."""
+        number, rhs_number = (
+            agentic_numbers
+            if agentic_numbers is not None
+            else (
+                ids.account_number("individual"),
+                ids.account_number("rhs-individual", width=10),
+            )
+        )
         agentic = Account(
-            account_number=ids.account_number("individual"),
-            rhs_account_number=ids.account_number("rhs-individual", width=10),
+            account_number=number,
+            rhs_account_number=rhs_number,
             type=account_type,
             brokerage_account_type="individual",
             nickname="Agentic",
@@ -95,6 +107,11 @@ class Accounts:
             option_level="option_level_1",
             cash=Decimal("25000.00"),
         )
+        if {agentic.account_number, agentic.rhs_account_number} & {
+            ira.account_number,
+            ira.rhs_account_number,
+        }:
+            raise ValueError("the agentic account's numbers must not be the IRA's")
         self._by_number = {a.account_number: a for a in (agentic, ira)}
         self._by_rhs = {a.rhs_account_number: a for a in (agentic, ira)}
 

@@ -36,6 +36,7 @@ class Venue:
         approval_required: bool = False,
         account_type: str = "cash",
         option_level: int = 2,
+        agentic_numbers: tuple[str, str] | None = None,
     ) -> None:
         self.seed = seed
         self.clock = clock
@@ -47,6 +48,7 @@ class Venue:
             approval_required=approval_required,
             account_type=account_type,
             option_level=option_level,
+            agentic_numbers=agentic_numbers,
         )
         self.faults = Faults()
         self.desks: list[Desk] = []

@@ -8,6 +8,12 @@ migrations are ``ordergate/execution/migrations``, the owner that created them);
 answers (``paper_portfolio``, ``paper_positions``, ``paper_orders_of``, realised P&L from
 ``closed_trades``) are in the venue's wire shapes (``order_wire`` …); ``PaperAnswerReader``
 reads the account back from them as an MCP agent would.
+
+``EnginePaperVenue`` is the paper venue that runs the venue's own engine instead
+(``ordergate.sandbox.engine.EquityEngine``): the live lane over a ``PaperCaller``, whose
+account and equity-order tools (``ANSWERED``) the engine answers from a paper book in the
+ledger's database (``book_name``) on the upstream's observed quotes (``QUOTE_REUSE``,
+slippage in the feed), every other tool the upstream. The wiring moves to it next.
 """
 
 from ordergate.venues.paper._account import PaperAccountReader
@@ -20,18 +26,34 @@ from ordergate.venues.paper._answers import (
     paper_positions,
 )
 from ordergate.venues.paper._book import PaperAccount, PaperBook, PaperOrder
+from ordergate.venues.paper._caller import (
+    ANSWERED,
+    FORWARDED,
+    QUOTE_REUSE,
+    QUOTED_SIZE,
+    PaperCaller,
+    book_name,
+    listing_of,
+)
+from ordergate.venues.paper._engine_venue import EnginePaperVenue
 from ordergate.venues.paper._orders import PaperExecutor
 from ordergate.venues.paper._pnl import PaperClosedTrade, PaperFill, closed_trades
 from ordergate.venues.paper._venue import PaperEquity, PaperVenue
 from ordergate.venues.paper._wire import PAPER_AGENT, instrument_id, order_wire
 
 __all__ = [
+    "ANSWERED",
+    "FORWARDED",
     "ORDER_WINDOW",
     "PAPER_AGENT",
+    "QUOTED_SIZE",
+    "QUOTE_REUSE",
+    "EnginePaperVenue",
     "PaperAccount",
     "PaperAccountReader",
     "PaperAnswerReader",
     "PaperBook",
+    "PaperCaller",
     "PaperClosedTrade",
     "PaperEquity",
     "PaperExecutor",
@@ -39,8 +61,10 @@ __all__ = [
     "PaperOrder",
     "PaperUnanswered",
     "PaperVenue",
+    "book_name",
     "closed_trades",
     "instrument_id",
+    "listing_of",
     "order_wire",
     "paper_orders_of",
     "paper_portfolio",

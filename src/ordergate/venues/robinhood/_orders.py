@@ -82,15 +82,19 @@ def _refusal(error: BusinessError) -> BrokerRefusal:
 class LiveExecutor:
     """Reviews, places, looks up, polls and cancels equity orders at Robinhood (``rh``)."""
 
-    def __init__(self, rh: Robinhood, *, lookup_pages: int = DEFAULT_LOOKUP_PAGES) -> None:
+    def __init__(
+        self, rh: Robinhood, *, lookup_pages: int = DEFAULT_LOOKUP_PAGES, paper: bool = False
+    ) -> None:
         if lookup_pages < 1:
             raise ValueError("lookup_pages must be at least 1")
         self._rh = rh
         self._lookup_pages = lookup_pages
+        self._paper = paper
 
     @property
     def paper(self) -> bool:
-        return False
+        """True over a paper caller (``ordergate.venues.paper``): nothing reaches a market."""
+        return self._paper
 
     async def review(self, ticket: Ticket) -> Review:
         """The broker's checks and quote for the ticket, and the terms priced from that quote."""

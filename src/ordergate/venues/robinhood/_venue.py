@@ -110,9 +110,12 @@ class RobinhoodVenue:
     """Robinhood, the real market: its equity lane ``equity`` and its crypto lanes ``crypto``
     (``None`` when it is given none)."""
 
-    def __init__(self, equity: RobinhoodEquity, crypto: CryptoLanes | None = None) -> None:
+    def __init__(
+        self, equity: RobinhoodEquity, crypto: CryptoLanes | None = None, *, paper: bool = False
+    ) -> None:
         self._equity = equity
         self._crypto = crypto
+        self._paper = paper
 
     @classmethod
     def through(
@@ -123,27 +126,30 @@ class RobinhoodVenue:
         lookup_pages: int = DEFAULT_LOOKUP_PAGES,
         max_pages: int = MAX_PAGES,
         crypto_rest: CryptoRest | None = None,
+        paper: bool = False,
     ) -> RobinhoodVenue:
         """Robinhood through the typed client ``rh``: the live executor, the client-backed
         account reader and quote source, and the crypto lanes: the MCP's crypto tools
         (``McpCrypto``, offered when the MCP lists ``crypto_place``) and, given the REST
         client ``crypto_rest`` (a Crypto Trading API key is configured), the REST rail
-        (``RestCrypto``)."""
+        (``RestCrypto``). ``paper``: ``rh`` calls a paper caller (its equity lane answers
+        paper, and no crypto lane is given: nothing may reach a market)."""
         lanes: list[CryptoLane] = [McpCrypto(rh, lookup_pages=lookup_pages)]
         if crypto_rest is not None:
             lanes.append(RestCrypto(crypto_rest))
         return cls(
             RobinhoodEquity(
-                LiveExecutor(rh, lookup_pages=lookup_pages),
+                LiveExecutor(rh, lookup_pages=lookup_pages, paper=paper),
                 ClientAccountReader(rh, clock=clock, max_pages=max_pages),
                 ClientQuoteSource(rh),
             ),
-            CryptoLanes(*lanes, mcp_offered=McpCryptoOffered(rh)),
+            None if paper else CryptoLanes(*lanes, mcp_offered=McpCryptoOffered(rh)),
+            paper=paper,
         )
 
     @property
     def paper(self) -> bool:
-        return False
+        return self._paper
 
     @property
     def equity(self) -> RobinhoodEquity:

@@ -1,0 +1,344 @@
+"""``PaperCaller``: a ``Caller`` whose account and equity-order tools the venue's own engine
+answers, on prices read from the upstream; every other tool is the upstream's.
+
+Paper trading is the live lane over this caller (``PaperVenue``), so a paper answer is the
+venue's own answer (``ordergate.sandbox.engine.EquityEngine``: its desks, rules, sessions,
+lots, P&L, splits and expiry, in the venue's wire format) read by the same client code as a
+live one. What the caller does with each tool:
+
+- ``ANSWERED`` (the portfolio, reviews, placing and cancelling equity orders, orders,
+  positions, tax lots, realised P&L): run on the engine, in a worker thread, one call at a
+  time per caller (the engine is not thread-safe; a second process or replica on the same
+  database takes turns on the book's row). An ``{error}`` result raises the ``ToolError`` a
+  call over the wire raises (``ordergate.client.result_data``: one reading of a result);
+  an engine that cannot answer at all (its database failing) is a ``TransportError``, so an
+  order it was placing may be live and is looked up by ``ref_id``.
+- ``FORWARDED`` (the account list, the approval setting, the margin upgrade, tradability):
+  the upstream's. The engine's book carries the upstream's agentic account numbers, so the
+  account the upstream lists is the paper account. A tradability answer lists its symbols
+  in the feed as it passes.
+- ``get_equity_quotes``: the upstream's, observed into the feed as it passes, and answered
+  with the paper market's bid and ask (``slippage_bps`` against the trader).
+- everything else (historicals, instruments, search …): the upstream's, unchanged.
+
+Prices. Before an engine call that can move or price the book (all but realised P&L), the
+caller observes fresh upstream quotes into the engine's ``ObservedPrices``: one
+``get_equity_quotes`` for every symbol needed (the call's, the book's open orders' and open
+lots'), except a symbol observed within ``QUOTE_REUSE`` of the clock. A symbol is listed on
+first sight from the upstream's tradability (``listing_of``); one the upstream does not list
+stays unlisted and the engine refuses it. An upstream that does not answer leaves the feed as
+it was: the engine then refuses what needs a price it does not have (fail closed). An
+observation is stamped with the upstream's quote time, never later than this clock. The
+feed's bid is lowered and its ask raised by ``slippage_bps`` (each rounded to the tick away
+from the trader), so the guard's reads and the engine's fills are one paper market.
+
+Splits: the upstream tells of none (its quotes carry split-adjusted closes only), so a split
+is handed to the feed by whoever learns of it (``split``): the engine then re-bases every
+lot when the clock reaches it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime, timedelta
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from typing import Any, Final
+from uuid import NAMESPACE_URL, uuid5
+
+import anyio
+from sqlalchemy import Engine
+
+from ordergate.client import ToolError, TransportError, result_data
+from ordergate.client.accounts import Account, AccountsClient
+from ordergate.client.equity import EquityTradability, TradabilityResult
+from ordergate.client.market import EquityQuotes
+from ordergate.core import Clock, to_wire
+from ordergate.sandbox.engine import (
+    ENGINE_TOOLS,
+    EquityEngine,
+    EquityListing,
+    ObservedPrices,
+    observed_quote,
+)
+from ordergate.store import blocking
+
+__all__ = [
+    "ANSWERED",
+    "FORWARDED",
+    "QUOTED_SIZE",
+    "QUOTE_REUSE",
+    "PaperCaller",
+    "book_name",
+    "listing_of",
+]
+
+logger = logging.getLogger(__name__)
+
+QUOTE_REUSE: Final = timedelta(seconds=1)
+"""A symbol observed within this much of the clock is not read from the upstream again."""
+QUOTED_SIZE: Final = Decimal(1_000_000)
+"""The size each side of an observed quote shows (the upstream's quotes carry none): one
+look at the market fills any order the paper account can pay for."""
+FORWARDED: Final = frozenset(
+    {
+        "get_accounts",
+        "get_trade_approval_setting",
+        "get_limited_margin_upgrade_info",
+        "get_equity_tradability",
+    }
+)
+"""The engine's tools the upstream answers instead: facts of the real account, not the book."""
+ANSWERED: Final = frozenset(ENGINE_TOOLS) - FORWARDED
+"""The tools the engine answers from the paper book."""
+_UNPRICED: Final = frozenset({"get_realized_pnl", "get_pnl_trade_history"})
+_QUOTES: Final = "get_equity_quotes"
+_TRADABILITY: Final = "get_equity_tradability"
+_TRADABILITY_BATCH: Final = 10
+_BPS: Final = Decimal(10_000)
+_CENT: Final = Decimal("0.01")
+_SUB_CENT: Final = Decimal("0.0001")
+_INSTRUMENTS: Final = uuid5(NAMESPACE_URL, "https://ordergate/paper/instrument")
+
+
+def book_name(account_number: str) -> str:
+    """The paper book of the upstream's agentic account ``account_number``."""
+    return f"paper:{account_number}"
+
+
+def listing_of(tradability: EquityTradability) -> EquityListing:
+    """An upstream tradability entry as the engine's listing; the instrument id is a fixed
+    UUID of the symbol (the upstream's tradability names none)."""
+    symbol = tradability.symbol.strip().upper()
+    name = tradability.name or symbol
+    return EquityListing(
+        symbol=symbol,
+        instrument_id=str(uuid5(_INSTRUMENTS, symbol)),
+        name=name,
+        simple_name=tradability.simple_name or name,
+        tradeable=bool(tradability.tradeable),
+        fractional=tradability.fractional_tradability == "tradable",
+        all_day=tradability.all_day_tradability == "tradable",
+        country=tradability.country or "US",
+        state=tradability.state or "active",
+    )
+
+
+def _tick(price: Decimal) -> Decimal:
+    return _CENT if price >= 1 else _SUB_CENT
+
+
+def slipped_bid(bid: Decimal, slippage_bps: int) -> Decimal:
+    """``bid`` lowered by ``slippage_bps``, rounded down to its tick (a seller gets less)."""
+    if slippage_bps == 0 or bid <= 0:
+        return bid
+    moved = bid * (1 - slippage_bps / _BPS)
+    return moved.quantize(_tick(moved), ROUND_FLOOR)
+
+
+def slipped_ask(ask: Decimal, slippage_bps: int) -> Decimal:
+    """``ask`` raised by ``slippage_bps``, rounded up to its tick (a buyer pays more)."""
+    if slippage_bps == 0 or ask <= 0:
+        return ask
+    moved = ask * (1 + slippage_bps / _BPS)
+    return moved.quantize(_tick(moved), ROUND_CEILING)
+
+
+class PaperCaller:
+    """A ``Caller`` answering the engine's tools from a paper book on ``database`` and the
+    rest from ``upstream`` (see the module docstring).
+
+    ``cash`` is the book's starting cash (used when the book is first created);
+    ``account``: the upstream's agentic account number when known (checked against the
+    upstream's account list when the engine is first needed). The book is opened on the
+    first call that needs it, so nothing is sent upstream before.
+    """
+
+    def __init__(
+        self,
+        upstream: Any,
+        database: Engine,
+        *,
+        clock: Clock,
+        cash: Decimal,
+        slippage_bps: int = 0,
+        account: str | None = None,
+    ) -> None:
+        if slippage_bps < 0:
+            raise ValueError("slippage_bps must not be negative")
+        self._upstream = upstream
+        self._database = database
+        self._clock = clock
+        self._cash = cash
+        self._slippage = slippage_bps
+        self._account = account
+        self.prices = ObservedPrices()
+        """The engine's feed (what the caller observed, listed and was told of splits)."""
+        self._engine: EquityEngine | None = None
+        self._opening = anyio.Lock()
+        self._turn = threading.Lock()
+        self._observed: dict[str, datetime] = {}
+
+    @property
+    def slippage_bps(self) -> int:
+        return self._slippage
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        if name == _QUOTES:
+            data = await self._upstream.call(name, arguments)
+            self._observe(data, self._clock.now())
+            return self._slipped(data)
+        if name == _TRADABILITY:
+            data = await self._upstream.call(name, arguments)
+            self._list(data)
+            return data
+        if name not in ANSWERED:
+            return await self._upstream.call(name, arguments)
+        engine = await self.engine()
+        if name not in _UNPRICED:
+            wanted = set(await blocking(self._symbols, engine))
+            symbol = arguments.get("symbol")
+            if isinstance(symbol, str) and symbol.strip():
+                wanted.add(symbol.strip().upper())
+            await self._price(engine, wanted)
+        try:
+            result = await blocking(self._run, engine, name, dict(arguments))
+        except ToolError:
+            raise
+        except Exception as error:
+            raise TransportError(
+                f"the paper book did not answer ({type(error).__name__})", tool=name
+            ) from None
+        return result_data(result, tool=name)
+
+    async def engine(self) -> EquityEngine:
+        """The engine on the paper book of the upstream's agentic account (opened once)."""
+        if self._engine is None:
+            async with self._opening:
+                if self._engine is None:
+                    self._engine = await self._open()
+        return self._engine
+
+    def split(self, symbol: str, ratio: Decimal, at: datetime) -> None:
+        """Hand the feed a ``ratio``-for-1 split of ``symbol`` effective at ``at`` (the
+        symbol must be listed: it is, once the paper book has priced it)."""
+        self.prices.split(symbol.strip().upper(), ratio, at)
+
+    # -- the book --------------------------------------------------------------------------
+
+    async def _open(self) -> EquityEngine:
+        agentic = await _agentic(self._upstream)
+        if self._account is not None and agentic.account_number != self._account:
+            raise TransportError(
+                "the upstream's agentic account is not the one the paper book trades",
+                tool="get_accounts",
+            )
+        numbers = (agentic.account_number, agentic.rhs_account_number or agentic.account_number)
+        return EquityEngine(
+            self._database,
+            book=book_name(agentic.account_number),
+            prices=self.prices,
+            clock=self._clock,
+            cash=self._cash,
+            agentic_numbers=numbers,
+        )
+
+    def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> Any:
+        with self._turn:
+            return engine.call(name, arguments)
+
+    def _symbols(self, engine: EquityEngine) -> frozenset[str]:
+        with self._turn:
+            return engine.symbols()
+
+    # -- the feed --------------------------------------------------------------------------
+
+    async def _price(self, engine: EquityEngine, symbols: Iterable[str]) -> None:
+        """Observe fresh upstream quotes of ``symbols`` (listing them first); a symbol seen
+        within ``QUOTE_REUSE`` is not read again. An upstream failure leaves the feed as is."""
+        now = self._clock.now()
+        stale = sorted(s for s in symbols if not self._fresh(s, now))
+        if not stale:
+            return
+        unlisted = [s for s in stale if self.prices.listing(s) is None]
+        account = engine.account.account_number
+        try:
+            for start in range(0, len(unlisted), _TRADABILITY_BATCH):
+                chunk = unlisted[start : start + _TRADABILITY_BATCH]
+                arguments = {"account_number": account, "symbols": chunk}
+                self._list(await self._upstream.call(_TRADABILITY, arguments))
+            listed = [s for s in stale if self.prices.listing(s) is not None]
+            if listed:
+                self._observe(await self._upstream.call(_QUOTES, {"symbols": listed}), now)
+        except ToolError as error:
+            logger.info("paper prices not refreshed: %s", error.code)
+
+    def _fresh(self, symbol: str, now: datetime) -> bool:
+        seen = self._observed.get(symbol)
+        return seen is not None and seen <= now < seen + QUOTE_REUSE
+
+    def _list(self, data: Any) -> None:
+        try:
+            answer = TradabilityResult.model_validate(data)
+        except ValueError:
+            return
+        for entry in answer.results:
+            self.prices.list(listing_of(entry))
+
+    def _observe(self, data: Any, now: datetime) -> None:
+        try:
+            answer = EquityQuotes.model_validate(data)
+        except ValueError:
+            return
+        for result in answer.results:
+            if result is None or result.quote is None:
+                continue
+            quote = observed_quote(result.quote, bid_size=QUOTED_SIZE, ask_size=QUOTED_SIZE)
+            if quote is None or self.prices.listing(quote.symbol) is None:
+                continue
+            self.prices.observe(
+                replace(
+                    quote,
+                    bid=slipped_bid(quote.bid, self._slippage),
+                    ask=slipped_ask(quote.ask, self._slippage),
+                    at=min(quote.at, now),
+                )
+            )
+            self._observed[quote.symbol] = now
+
+    def _slipped(self, data: Any) -> Any:
+        """The upstream's quotes answer with the paper market's bid and ask."""
+        if self._slippage == 0 or not isinstance(data, dict):
+            return data
+        results = data.get("results")
+        if not isinstance(results, list):
+            return data
+        moved: list[Any] = []
+        for result in results:
+            quote = result.get("quote") if isinstance(result, dict) else None
+            if not isinstance(quote, dict):
+                moved.append(result)
+                continue
+            quote = dict(quote)
+            for key, slip in (("bid_price", slipped_bid), ("ask_price", slipped_ask)):
+                price = _decimal(quote.get(key))
+                if price is not None:
+                    quote[key] = to_wire(slip(price, self._slippage))
+            moved.append({**result, "quote": quote})
+        return {**data, "results": moved}
+
+
+def _decimal(value: object) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, (str, int, Decimal)):
+        return None
+    try:
+        number = Decimal(value)
+    except ArithmeticError:
+        return None
+    return number if number.is_finite() else None
+
+
+async def _agentic(upstream: Any) -> Account:
+    return await AccountsClient(upstream).agentic()

@@ -1,0 +1,75 @@
+"""``EnginePaperVenue``: paper trading as a ``Venue`` — the live lane over a ``PaperCaller``.
+
+Nothing is copied from the live lane: ``EnginePaperVenue`` is ``RobinhoodVenue.through`` a typed
+client whose caller is a ``PaperCaller``, so the executor, the account reader and the quote
+source are the live ones and read the engine's answers exactly as they read the broker's.
+What differs is only what answers: the venue's own engine on a paper book in the ledger's
+database (orders, positions, portfolio, P&L), the upstream for the rest. As live, a
+decision's whole view is read in ``sight``, placing records nothing in the venue's
+transaction (the guard records the placement, and a crash is recovered by ``lookup`` on the
+filing's ``ref_id``), and an agent reads the account as the guard does.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Engine
+
+from ordergate.client import Robinhood
+from ordergate.core import Clock
+from ordergate.venues.paper._caller import PaperCaller
+from ordergate.venues.robinhood import RobinhoodEquity, RobinhoodVenue
+
+__all__ = ["EnginePaperVenue"]
+
+
+class EnginePaperVenue:
+    """Paper trading: nothing reaches a market; the venue's engine answers on the upstream's
+    prices (``caller``)."""
+
+    def __init__(self, caller: PaperCaller, *, clock: Clock) -> None:
+        self._caller = caller
+        self._live = RobinhoodVenue.through(Robinhood(caller), clock=clock, paper=True)
+
+    @classmethod
+    def on(
+        cls,
+        upstream: Any,
+        database: Engine,
+        *,
+        clock: Clock,
+        cash: Decimal,
+        slippage_bps: int = 0,
+        account: str | None = None,
+    ) -> EnginePaperVenue:
+        """Paper over ``upstream`` (a ``Caller``: a ``Robinhood`` client is one), its book in
+        ``database`` (the ledger's engine)."""
+        caller = PaperCaller(
+            upstream,
+            database,
+            clock=clock,
+            cash=cash,
+            slippage_bps=slippage_bps,
+            account=account,
+        )
+        return cls(caller, clock=clock)
+
+    @property
+    def caller(self) -> PaperCaller:
+        """What answers the paper account's tools (the gateway sends an agent's reads here)."""
+        return self._caller
+
+    @property
+    def paper(self) -> bool:
+        return True
+
+    @property
+    def equity(self) -> RobinhoodEquity:
+        return self._live.equity
+
+    @property
+    def crypto(self) -> None:
+        """The engine has no crypto desk: paper crypto orders are refused."""
+        return None

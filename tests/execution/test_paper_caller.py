@@ -1,0 +1,220 @@
+"""``EnginePaperVenue`` and its ``PaperCaller``: the live lane over a caller whose account and
+order tools the venue's own engine answers, on a paper book in the ledger's database, on the
+upstream's quotes (a real sandbox venue on loopback is the upstream)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from client_testkit import rhs_account_number
+from guard_kit import buy, desk, policy
+
+from ordergate.client import BusinessError, Robinhood, TransportError
+from ordergate.execution import Guard
+from ordergate.ledger import FilingStatus
+from ordergate.store import engine_for, normalise_url
+from ordergate.venues import EquityLane, Venue
+from ordergate.venues.paper import EnginePaperVenue, PaperCaller, book_name
+
+pytestmark = pytest.mark.anyio
+BOUND_S = 10
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Counting:
+    """The real upstream, with the tools it was asked for counted."""
+
+    def __init__(self, upstream: Robinhood) -> None:
+        self.upstream = upstream
+        self.asked: Counter[str] = Counter()
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        self.asked[name] += 1
+        return await self.upstream.call(name, arguments)
+
+
+def engine_caller(venue: Venue) -> PaperCaller:
+    assert isinstance(venue, EnginePaperVenue)
+    return venue.caller
+
+
+def order(account: str, **terms: Any) -> dict[str, Any]:
+    return {"account_number": account, "symbol": "SPY", "side": "buy", "type": "market", **terms}
+
+
+async def test_the_paper_venue_is_the_live_lane_marked_paper(tmp_path: Path) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        venue = d.port
+        assert isinstance(venue, EnginePaperVenue) and isinstance(venue, Venue)
+        assert venue.crypto is None
+        assert isinstance(venue.equity, EquityLane)
+        assert venue.paper is True and venue.equity.orders.paper is True
+        # An agent reads the account as the guard does.
+        assert venue.equity.answers_for(d.ledger, "agent") is venue.equity.account
+
+
+async def test_the_paper_book_carries_the_upstreams_agentic_account(tmp_path: Path) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Counting(d.rh)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal("2500"))
+        with anyio.fail_after(BOUND_S):
+            portfolio = await caller.call("get_portfolio", {"account_number": d.account})
+            accounts = await caller.call("get_accounts", {})
+        assert Decimal(portfolio["cash"]) == Decimal("2500")
+        engine = await caller.engine()
+        assert engine.book == book_name(d.account)
+        assert engine.account.account_number == d.account
+        assert engine.account.rhs_account_number == rhs_account_number(d.venue)
+        # The account list is the upstream's: the paper account is the one it names.
+        agentic = [a for a in accounts["accounts"] if a["agentic_allowed"]]
+        assert [a["account_number"] for a in agentic] == [d.account]
+        assert upstream.asked["get_accounts"] == 2 and upstream.asked["get_portfolio"] == 0
+
+
+async def test_a_paper_caller_for_another_account_than_the_upstreams_answers_nothing(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        caller = PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1), account="X1")
+        with pytest.raises(TransportError) as caught, anyio.fail_after(BOUND_S):
+            await caller.call("get_portfolio", {"account_number": "X1"})
+        assert caught.value.tool == "get_accounts"
+
+
+async def test_a_symbol_observed_within_the_reuse_window_is_not_read_again(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Counting(d.rh)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(10_000))
+        with anyio.fail_after(BOUND_S):
+            await caller.call("review_equity_order", order(d.account, quantity="1"))
+            await caller.call("review_equity_order", order(d.account, quantity="2"))
+        assert upstream.asked["get_equity_quotes"] == 1
+        assert upstream.asked["get_equity_tradability"] == 1  # listed on first sight
+        d.step(2)
+        with anyio.fail_after(BOUND_S):
+            await caller.call("review_equity_order", order(d.account, quantity="1"))
+        assert upstream.asked["get_equity_quotes"] == 2
+        assert upstream.asked["get_equity_tradability"] == 1
+
+
+async def test_slippage_moves_the_quote_the_guard_reads_and_the_engine_fills_alike(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        caller = PaperCaller(
+            d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(10_000), slippage_bps=25
+        )
+        upstream = d.quote("SPY")
+        with anyio.fail_after(BOUND_S):
+            quotes = await caller.call("get_equity_quotes", {"symbols": ["SPY"]})
+            review = await caller.call("review_equity_order", order(d.account, quantity="1"))
+        seen = quotes["results"][0]["quote"]
+        ask, bid = Decimal(upstream["ask_price"]), Decimal(upstream["bid_price"])
+        assert Decimal(seen["ask_price"]) == (ask * Decimal("1.0025")).quantize(
+            Decimal("0.01"), "ROUND_CEILING"
+        )
+        assert Decimal(seen["bid_price"]) == (bid * Decimal("0.9975")).quantize(
+            Decimal("0.01"), "ROUND_FLOOR"
+        )
+        assert Decimal(review["quote_data"]["ask_price"]) == Decimal(seen["ask_price"])
+        assert Decimal(review["quote_data"]["bid_price"]) == Decimal(seen["bid_price"])
+        with pytest.raises(ValueError, match="slippage_bps"):
+            PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1), slippage_bps=-1)
+
+
+async def test_a_venue_refusal_raises_the_business_error_a_wire_call_raises(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        caller = engine_caller(d.port)
+        with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
+            await caller.call("place_equity_order", order(d.account, dollar_amount="10.005"))
+        assert caught.value.tool == "place_equity_order"
+        assert caught.value.field == "dollar_amount"
+
+
+async def test_a_symbol_the_upstream_does_not_list_is_refused_by_the_engine(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        caller = engine_caller(d.port)
+        with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
+            await caller.call("review_equity_order", order(d.account, symbol="ZZZZQ", quantity="1"))
+        assert caught.value.field == "symbol"
+        assert caller.prices.listing("ZZZZQ") is None
+
+
+async def test_a_paper_book_that_cannot_be_written_is_no_answer(tmp_path: Path) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        unmigrated = engine_for(normalise_url(f"sqlite:///{tmp_path / 'empty.db'}"))
+        try:
+            caller = PaperCaller(d.rh, unmigrated, clock=d.clock, cash=Decimal(1))
+            with pytest.raises(TransportError) as caught, anyio.fail_after(BOUND_S):
+                await caller.call("get_realized_pnl", {"rhs_account_number": "1"})
+            assert caught.value.tool == "get_realized_pnl"
+            assert "paper book did not answer" in str(caught.value)
+        finally:
+            unmigrated.dispose()
+
+
+async def test_market_data_and_every_other_tool_are_the_upstreams(tmp_path: Path) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Counting(d.rh)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(1))
+        with anyio.fail_after(BOUND_S):
+            found = await caller.call("search", {"query": "SPY"})
+            setting = await caller.call("get_trade_approval_setting", {"account_number": d.account})
+        assert any(e["symbol"] == "SPY" for e in found["results"])
+        assert "human_must_approve_trades" in str(setting)
+        assert upstream.asked == Counter({"search": 1, "get_trade_approval_setting": 1})
+
+
+async def test_an_allowed_market_buy_through_the_engine_is_placed_and_the_reconciler_books_its_fill(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        ask = Decimal(d.quote("SPY")["ask_price"])
+        outcome = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent-1")
+        assert outcome.status is FilingStatus.SUBMITTED and outcome.order_id is not None
+        # The venue's engine fills it as its clock runs, as the venue does.
+        assert await d.settled(outcome) is FilingStatus.FILLED
+        fills = d.ledger.orders.executions(outcome.filing_id)
+        assert [(f.quantity, f.price) for f in fills] == [(Decimal(2), ask)]
+        assert d.ledger.rolling_spend(d.account).notional == Decimal(2) * ask
+        assert d.ledger.verify().ok
+
+
+async def test_a_second_engine_paper_venue_on_the_same_ledger_trades_the_same_book(
+    tmp_path: Path,
+) -> None:
+    """A fresh paper venue (another process or replica on the database) reads the book the
+    first one wrote, pricing what it holds before it answers."""
+    async with desk(tmp_path, engine=True) as d:
+        first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
+        assert await d.settled(first) is FilingStatus.FILLED
+        venue = EnginePaperVenue.on(
+            d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1), account=d.account
+        )
+        view = await venue.equity.account.read(d.account, "SPY")
+        assert view.positions is not None and set(view.positions) == {"AAPL"}
+        assert view.equity is not None and view.cash is not None
+        assert view.equity > view.cash  # the holding is priced, not left out
+        guard = Guard(
+            policy=policy(), ledger=d.ledger, venue=venue, account=d.account, clock=d.clock
+        )
+        second = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
+        assert await d.settled(second) is FilingStatus.FILLED, second.reasons
+        again = await d.reader.read(d.account, None)
+        assert again.positions is not None and set(again.positions) == {"AAPL", "SPY"}
