@@ -130,7 +130,7 @@ async def test_a_breaker_the_agent_obeys_starts_the_cooldown_its_buys_then_meet(
         ledger.controls.set_high_water_mark(Decimal(10) ** 9)
         halted = await run.agent.tick()
         assert halted.state is not AgentState.RUNNING and halted.orders == ()
-        assert ledger.controls.breaker_tripped_at() == OPEN
+        assert ledger.controls.breaker_tripped_at(run.running.guard.account) == OPEN
         ledger.controls.set_high_water_mark(Decimal(1))  # recovered: the breaker is clear
         run.clock.advance(timedelta(minutes=30) - timedelta(seconds=1))
         cooling = await run.agent.tick()

@@ -38,7 +38,7 @@ async def test_buys_are_refused_cooldown_until_the_second_the_cooldown_after_a_b
         tripped_at = d.clock.now()
         tripped = await d.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in tripped.reasons
-        assert d.ledger.controls.breaker_tripped_at() == tripped_at
+        assert d.ledger.controls.breaker_tripped_at(d.account) == tripped_at
         # The equity is its own high again: the breaker no longer refuses, the cooldown does.
         d.ledger.controls.set_high_water_mark(Decimal(1))
         d.step(MINUTES * 60 - 1)
@@ -58,7 +58,7 @@ async def test_without_a_cooldown_a_breakers_refusal_is_not_recorded(tmp_path: P
         d.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
         tripped = await d.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in tripped.reasons
-        assert d.ledger.controls.breaker_tripped_at() is None
+        assert d.ledger.controls.breaker_tripped_at(d.account) is None
 
 
 @pytest.mark.req("wall.cooldown")
@@ -105,7 +105,7 @@ async def test_a_cooldown_begun_while_a_buy_awaits_approval_refuses_it_at_review
         held = await d.guard.submit(buy("SPY"), identity="agent")
         assert held.status is FilingStatus.PENDING_APPROVAL and held.approval_id is not None
         tripped_at = d.clock.now()
-        d.ledger.controls.breaker_tripped(tripped_at, ["drawdown_halt"])
+        d.ledger.controls.breaker_tripped(tripped_at, ["drawdown_halt"], account=d.account)
         refused = await d.guard.approve(held.approval_id, by="owner")
         assert refused.status is FilingStatus.REFUSED and refused.stage is Stage.REVIEW
         assert refused.reasons == ("cooldown",)
@@ -114,3 +114,27 @@ async def test_a_cooldown_begun_while_a_buy_awaits_approval_refuses_it_at_review
         tripped = tripped_at.isoformat().replace("+00:00", "Z")
         assert f"cooldown: a breaker was last found tripped at {tripped}" in refused.message
         assert f"buys are refused until {until} (cooldown.minutes = {MINUTES})" in refused.message
+
+
+@pytest.mark.req("wall.cooldown.per-account")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
+async def test_a_breaker_tripped_on_one_account_cools_down_that_account_and_not_another(
+    tmp_path: Path, live: bool
+) -> None:
+    config = policy(f"[cooldown]\nminutes = {MINUTES}\n[limits]\nduplicate_window_s = 0")
+    url = f"sqlite:///{tmp_path / 'one-ledger.db'}"
+    (tmp_path / "b").mkdir()
+    # Two accounts (two venues' agentic accounts) on one ledger.
+    async with (
+        desk(tmp_path, live=live, config=config, ledger_url=url) as a,
+        desk(tmp_path / "b", live=live, config=config, ledger_url=url, venue={"seed": 8}) as b,
+    ):
+        assert a.account != b.account
+        a.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        tripped = await a.guard.submit(buy("SPY"), identity="agent")
+        assert "drawdown_halt" in tripped.reasons
+        a.ledger.controls.set_high_water_mark(Decimal(1))  # the breaker is clear again
+        assert (await a.guard.submit(buy("SPY"), identity="agent")).reasons == ("cooldown",)
+        elsewhere = await b.guard.submit(buy("SPY"), identity="agent")
+        assert elsewhere.status is not FilingStatus.REFUSED, elsewhere.reasons
+        assert b.ledger.controls.breaker_tripped_at(b.account) is None

@@ -12,8 +12,10 @@ import pytest
 
 from ordergate.core import SteppedClock
 from ordergate.ledger import MARK_EVERY, Decision, Filing, Ledger, RollingCaps, Spend
+from ordergate.ledger._controls import BREAKER_TRIP_KEY
+from ordergate.ledger._controls import _write as write_control
 from ordergate.ledger._equity import marked_near
-from ordergate.store import reading
+from ordergate.store import iso, reading, write_transaction
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")
 
@@ -129,9 +131,41 @@ def test_the_breaker_trip_a_decision_reads_is_the_latest_one_recorded(
 ) -> None:
     assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at is None
     first = clock.now()
-    ledger.controls.breaker_tripped(first, ["drawdown_halt"])
+    ledger.controls.breaker_tripped(first, ["drawdown_halt"], account="acct-1")
     later = first + timedelta(minutes=5)
-    ledger.controls.breaker_tripped(later, ["daily_loss_halt", "drawdown_halt"])
-    ledger.controls.breaker_tripped(first, ["drawdown_halt"])  # an older instant: kept later
-    assert ledger.controls.breaker_tripped_at() == later
+    ledger.controls.breaker_tripped(later, ["daily_loss_halt", "drawdown_halt"], account="acct-1")
+    # An older instant: the later one is kept.
+    ledger.controls.breaker_tripped(first, ["drawdown_halt"], account="acct-1")
+    assert ledger.controls.breaker_tripped_at("acct-1") == later
     assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at == later
+
+
+@pytest.mark.req("wall.cooldown.per-account")
+def test_a_breaker_tripped_on_one_account_is_not_read_by_another(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    tripped = clock.now()
+    ledger.controls.breaker_tripped(tripped, ["drawdown_halt"], account="acct-1")
+    assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at == tripped
+    assert ledger.decision_reads("acct-2", now=clock.now()).breaker_tripped_at is None
+    assert ledger.controls.breaker_tripped_at("acct-2") is None
+    # Each account's trip is a control on the chain: ``verify`` holds it as it holds the rest.
+    assert ledger.verify().ok
+
+
+@pytest.mark.req("wall.cooldown.per-account")
+def test_a_ledger_wide_trip_kept_from_before_applies_to_every_account_until_a_later_own(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    # Written as the ledger did before trips were kept per account (migration 0030).
+    old = clock.now()
+    with write_transaction(ledger.engine) as connection:
+        write_control(connection, BREAKER_TRIP_KEY, {"at": iso(old), "reasons": []}, old)
+    for account in ("acct-1", "acct-2"):
+        assert ledger.decision_reads(account, now=clock.now()).breaker_tripped_at == old
+        assert ledger.controls.breaker_tripped_at(account) == old
+    later = old + timedelta(minutes=1)
+    ledger.controls.breaker_tripped(later, ["drawdown_halt"], account="acct-2")
+    assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at == old
+    assert ledger.decision_reads("acct-2", now=clock.now()).breaker_tripped_at == later
+    assert ledger.verify().ok

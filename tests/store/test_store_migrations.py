@@ -18,7 +18,7 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0024",
+    "ledger": "0030",
     "execution": "0007",
     "gateway": "0025",
     "owner": "0019",

@@ -124,6 +124,10 @@ REQUIREMENTS: dict[str, str] = {
     "wall.cooldown": (
         "issue 27: buys are refused cooldown for [cooldown] minutes after a breaker last refused"
     ),
+    "wall.cooldown.per-account": (
+        "issue 27: a breaker tripped on one account cools down that account only; a "
+        "ledger-wide trip recorded before trips were per account applies to every account"
+    ),
     "wall.size-vs-adv": (
         "issue 27: an order's quantity above max_adv_pct of the symbol's average daily volume "
         "(the venue's day bars) is refused size_vs_adv; no volume refuses"

@@ -128,7 +128,11 @@ class Agent:
             self._reader, account=guard.account, symbols=self._strategy.symbols, signal=signal
         )
         breakers = breaker_state(
-            snapshot.equity, ledger=guard.ledger, policy=guard.policy, now=signal.at
+            snapshot.equity,
+            ledger=guard.ledger,
+            policy=guard.policy,
+            now=signal.at,
+            account=guard.account,
         )
         check = self.book.reconcile(snapshot)
         if check.halt_buying or check.splits:

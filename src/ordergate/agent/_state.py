@@ -39,17 +39,17 @@ class Breakers:
 
 
 def breaker_state(
-    equity: Decimal | None, *, ledger: Ledger, policy: PolicyConfig, now: datetime
+    equity: Decimal | None, *, ledger: Ledger, policy: PolicyConfig, now: datetime, account: str
 ) -> Breakers:
     """The state the breakers put the agent in at ``equity`` and ``now`` (unknown equity:
-    no new buys)."""
+    no new buys); a tripped breaker is noted on ``account``."""
     if ledger.controls.pause_state().paused:
         return Breakers(AgentState.HALTED, ("paused",))
     read = trading_read(ledger, policy, equity, now=now)
     if read.state == "active":
         return Breakers(AgentState.RUNNING, ())
     # A breaker the agent obeys is one tripped: the cooldown after it counts from now.
-    note_trip(ledger, policy, read.reasons, at=now)
+    note_trip(ledger, policy, read.reasons, at=now, account=account)
     tripped = tuple(_said(code, equity, policy) for code in read.reasons) or ("equity unknown",)
     state = AgentState.REDUCING if policy.reducing_exempt else AgentState.HALTED
     return Breakers(state, tripped)

@@ -75,12 +75,18 @@ def trading_read(
 
 
 def note_trip(
-    ledger: Ledger, policy: PolicyConfig, reasons: Sequence[str], *, at: datetime
+    ledger: Ledger,
+    policy: PolicyConfig,
+    reasons: Sequence[str],
+    *,
+    at: datetime,
+    account: str,
 ) -> None:
-    """Blocking: a breaker was found tripped at ``at`` (the deciding clock's instant) —
-    by the guard refusing an order, or by an agent planning its tick — so the cooldown of
-    ``[cooldown] minutes`` counts from it. Nothing is written when no cooldown is set or
-    none of ``reasons`` is a breaker's."""
+    """Blocking: a breaker was found tripped on ``account`` at ``at`` (the deciding clock's
+    instant) — by the guard refusing an order, or by an agent planning its tick — so that
+    account's cooldown of ``[cooldown] minutes`` counts from it (another account's does
+    not). Nothing is written when no cooldown is set or none of ``reasons`` is a
+    breaker's."""
     tripped = [reason for reason in reasons if reason in BREAKER_CODES]
     if tripped and policy.cooldown_minutes:
-        ledger.controls.breaker_tripped(at, tripped)
+        ledger.controls.breaker_tripped(at, tripped, account=account)

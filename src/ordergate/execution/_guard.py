@@ -483,7 +483,9 @@ class Guard:
         if not tripped:
             return
         policy = self._policy
-        await blocking(note_trip, self._ledger, policy, tripped, at=self._clock.now())
+        await blocking(
+            note_trip, self._ledger, policy, tripped, at=self._clock.now(), account=self._account
+        )
         if policy.halt_cancels_open:
             await self.cancel_open(identity=BREAKER, why="breaker tripped: " + ", ".join(tripped))
 

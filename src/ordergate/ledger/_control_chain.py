@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, desc, insert, select
+from sqlalchemy import Connection, bindparam, desc, func, insert, select
 
 from ordergate.ledger._canonical import GENESIS, SEPARATOR, chain_hash
 from ordergate.ledger._models import ChainHead, VerifyResult
@@ -46,8 +46,8 @@ _LATEST = (
 KEYS = frozenset(
     {"pause", "high_water_mark", "session_start_equity", "applied_policy", "breaker_trip"}
 )
-"""The controls the ledger writes (``_controls``): each is looked for even when its row is
-gone."""
+"""The controls the ledger writes (``_controls``; and one ``breaker_trip:<account>`` per
+account, found on the chain): each is looked for even when its row is gone."""
 _BATCH = 1000
 
 
@@ -112,7 +112,7 @@ def _current(connection: Connection, checked: int) -> VerifyResult:
     holds (``ix_control_events_key``: key, seq, read backwards; the controls table is a
     handful of rows)."""
     rows = {row.key: row for row in connection.execute(select(controls))}
-    for key in sorted(set(rows) | KEYS):
+    for key in sorted(set(rows) | KEYS | _chained_keys(connection)):
         chained = connection.execute(_LATEST, {"key": key}).first()
         held = rows.get(key)
         if chained is None:
@@ -126,6 +126,21 @@ def _current(connection: Connection, checked: int) -> VerifyResult:
             reason = f"controls.{key} differs from its value on the controls chain (edited)"
             return bad(_CHAIN, chained.seq, None, reason)
     return VerifyResult(ok=True, checked=checked)
+
+
+_NEXT_KEY = select(func.min(control_events.c.key)).where(control_events.c.key > bindparam("key"))
+
+
+def _chained_keys(connection: Connection) -> set[str]:
+    """Every key the chain names, so an account's breaker trip (``breaker_trip:<account>``)
+    is looked for as the fixed keys are: one seek of ``ix_control_events_key`` a key (a
+    handful), never the chain's rows."""
+    keys: set[str] = set()
+    key = connection.execute(_NEXT_KEY, {"key": ""}).scalar()
+    while key is not None:
+        keys.add(key)
+        key = connection.execute(_NEXT_KEY, {"key": key}).scalar()
+    return keys
 
 
 def _digest(row: Any) -> str:

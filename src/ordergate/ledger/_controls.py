@@ -1,7 +1,7 @@
 """Controls shared by every process on the ledger: the pause flag (kill switch), the drawdown
 breaker's equity high-water mark, the session-start equity of the daily-loss halt, the last
-time a breaker refused an order (the cooldown counts from it), and the policy the owner last
-applied.
+time a breaker refused an order on each account (``breaker_trip:<account>``: the cooldown
+counts from it), and the policy the owner last applied.
 
 Each is one row of ``controls`` holding canonical JSON, and each write of one is chained
 (``_control_chain``), so ``verify`` finds a row edited by hand. Pausing, resuming and applying a
@@ -38,11 +38,13 @@ __all__ = [
     "Controls",
     "PauseState",
     "SessionEquity",
+    "later_trip",
     "pause_of",
     "paused_from",
     "policy_sha256",
     "read_pause",
     "session_of",
+    "trip_key",
     "tripped_at",
 ]
 
@@ -51,6 +53,13 @@ HWM_KEY = _HWM = "high_water_mark"
 SESSION_KEY = _SESSION = "session_start_equity"
 _POLICY = "applied_policy"
 BREAKER_TRIP_KEY = _TRIP = "breaker_trip"
+"""The ledger-wide trip written before trips were kept per account (ledger migration 0030):
+never written now, and read as applying to every account (fail closed)."""
+
+
+def trip_key(account: str) -> str:
+    """The control holding when a breaker was last found tripped on ``account``."""
+    return f"{_TRIP}:{account}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +137,14 @@ def tripped_at(stored: Any) -> datetime | None:
     """When a breaker was last found tripped, as its stored row's JSON says (``None``:
     never)."""
     return None if stored is None else parse_iso(stored["at"])
+
+
+def later_trip(ledger_wide: Any, own: Any) -> datetime | None:
+    """When a breaker was last found tripped on an account: its own trip's row, or the
+    ledger-wide one written before trips were kept per account, whichever is later (each
+    its stored JSON, ``None``: none)."""
+    instants = [at for at in (tripped_at(ledger_wide), tripped_at(own)) if at is not None]
+    return max(instants, default=None)
 
 
 def session_of(stored: Any) -> SessionEquity | None:
@@ -208,20 +225,22 @@ class Controls:
                 mark_equity(connection, account, equity, source=source, at=when)
         return mark
 
-    def breaker_tripped(self, at: datetime, reasons: Sequence[str]) -> None:
-        """A breaker refused an order at ``at`` (the deciding clock's instant) for
-        ``reasons``: the cooldown after a trip counts from the latest such instant."""
+    def breaker_tripped(self, at: datetime, reasons: Sequence[str], *, account: str) -> None:
+        """A breaker refused an order on ``account`` at ``at`` (the deciding clock's
+        instant) for ``reasons``: that account's cooldown after a trip counts from the latest
+        such instant (another account's does not)."""
+        key = trip_key(account)
         with write_transaction(self._engine) as connection:
-            stored = _read(connection, _TRIP)
+            take_locks(connection, "controls")
+            stored = _read(connection, key)
             if stored is not None and parse_iso(stored["at"]) >= at:
                 return
-            _write(
-                connection, _TRIP, {"at": iso(at), "reasons": sorted(reasons)}, self._clock.now()
-            )
+            _write(connection, key, {"at": iso(at), "reasons": sorted(reasons)}, self._clock.now())
 
-    def breaker_tripped_at(self) -> datetime | None:
+    def breaker_tripped_at(self, account: str) -> datetime | None:
+        """When a breaker was last found tripped on ``account`` (``later_trip``)."""
         with reading(self._engine) as connection:
-            return tripped_at(_read(connection, _TRIP))
+            return later_trip(_read(connection, _TRIP), _read(connection, trip_key(account)))
 
     def session_start_equity(self) -> SessionEquity | None:
         with reading(self._engine) as connection:

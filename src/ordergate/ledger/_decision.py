@@ -2,7 +2,8 @@
 
 Each decision (stage A, stage B) reads an account's rolling 24 h spend and order count, the
 high-water mark, the session-start equity, the pause flag, when a breaker last refused an
-order, and whether the account's equity
+order on the account (its own trip, or the ledger-wide one kept from before trips were kept
+per account, whichever is later), and whether the account's equity
 curve has a mark from the last minute (so none is due). Each is a scalar subquery of one
 ``SELECT`` by its own index (``ix_reservations_window``, the ``controls`` primary key,
 ``ix_equity_marks_account``), so the decision's record costs one statement, not five, and
@@ -26,7 +27,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import BigInteger, Connection, bindparam, func, select
+from sqlalchemy import BigInteger, BindParameter, Connection, bindparam, func, select
 from sqlalchemy.sql.selectable import ScalarSelect
 
 from ordergate.core import to_us
@@ -38,9 +39,10 @@ from ordergate.ledger._controls import (
     SESSION_KEY,
     PauseState,
     SessionEquity,
+    later_trip,
     pause_of,
     session_of,
-    tripped_at,
+    trip_key,
 )
 from ordergate.ledger._equity import MARK_EVERY, MARK_NEAR
 from ordergate.ledger._filing import window_bounds, window_sums
@@ -76,7 +78,7 @@ class DecisionReads:
     breaker_tripped_at: datetime | None = None  # a breaker last found tripped (None: never)
 
 
-def _control(key: str) -> ScalarSelect[Any]:
+def _control(key: str | BindParameter[str]) -> ScalarSelect[Any]:
     return select(controls.c.value).where(controls.c.key == key).scalar_subquery()
 
 
@@ -112,6 +114,7 @@ _READS = Statement(
         _control(SESSION_KEY),
         _control(PAUSE_KEY),
         _control(BREAKER_TRIP_KEY),
+        _control(bindparam("trip_key")),
         MARK_NEAR.scalar_subquery(),
         _recent("minute"),
         _recent("minute", _IDENTITY),
@@ -149,9 +152,10 @@ def decision_reads(
         "same_low": same_low,
         "identity": identity or "",
         "terms": canonical_json(terms) if terms is not None else "",
+        "trip_key": trip_key(account),
     }
     row = _READS.first(connection, params)
-    units, ops, mark, session, pause, trip, near, in_minute, mine, same = row
+    units, ops, mark, session, pause, trip, own_trip, near, in_minute, mine, same = row
     return DecisionReads(
         spend=Spend(notional=from_units(int(units)), orders=int(ops)),
         high_water_mark=None if mark is None else Decimal(json.loads(mark)),
@@ -159,8 +163,12 @@ def decision_reads(
         pause=pause_of(None if pause is None else json.loads(pause)),
         marked_recently=near is not None,
         recent=RecentFilings(int(mine), int(in_minute), int(same)) if asked else None,
-        breaker_tripped_at=tripped_at(None if trip is None else json.loads(trip)),
+        breaker_tripped_at=later_trip(_json(trip), _json(own_trip)),
     )
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
 
 
 def _micros(span: timedelta) -> int:

@@ -170,10 +170,13 @@ approvals = Table(
     Index("ix_approvals_state", "state", "expires_at"),
 )
 
+# Migration 0030: keys as long as an account and a prefix (``breaker_trip:<account>``).
+_KEY = 240
+
 controls = Table(
     "controls",
     metadata,
-    Column("key", String(100), primary_key=True),
+    Column("key", String(_KEY), primary_key=True),
     Column("value", Text, nullable=False),
     Column("updated_at", String(_TIME), nullable=False),
 )
@@ -184,7 +187,7 @@ control_events = Table(
     "control_events",
     metadata,
     Column("seq", BigInteger, primary_key=True, autoincrement=False),
-    Column("key", String(100), nullable=False),
+    Column("key", String(_KEY), nullable=False),
     Column("value", Text, nullable=False),
     Column("updated_at", String(_TIME), nullable=False),
     Column("prev_hash", String(_HASH), nullable=False),
