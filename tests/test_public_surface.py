@@ -107,7 +107,9 @@ SURFACE = {
         "ReconcileReport", "Reconciler", "arm", "calendar_session", "paper_session",
         "deny_approval", "end_filing", "filing_terms", "pinned_contract", "proposal_of",
         "read_status", "terms_sha256", "ticket_of", "TradingRead", "trading_read",
-        "note_trip",
+        "note_trip", "CRYPTO_KIND", "CRYPTO_NOT_OFFERED", "CRYPTO_NOT_ON_PAPER",
+        "CryptoNotOffered", "crypto_filing_terms", "crypto_hold_for", "crypto_proposal_of",
+        "crypto_ticket_of",
     },
     "ordergate.venues": {
         "AccountReader", "AccountView", "BrokerFill", "BrokerOrder", "BrokerRefusal",

@@ -10,12 +10,25 @@
 reserve → approval → review + stage B → place → unanswered handling) over a ``Venue``
 (``ordergate.venues``: the port; ``ordergate.venues.paper``'s ``PaperVenue`` by default,
 ``ordergate.venues.robinhood``'s ``RobinhoodVenue`` only when ``arm`` says live), through
-its equity lane and never asking which venue it is. The ``Reconciler`` follows every order
-to its end and converges the spend to the fills.
+its equity lane and never asking which venue it is; ``Guard.submit_crypto`` runs a crypto
+order the same way on its crypto lane (``CRYPTO_KIND`` filings). The ``Reconciler`` follows
+every order to its end and converges the spend to the fills.
 """
 
 from ordergate.execution._arming import ORDER_PATH_TOOLS, Arming, arm, pinned_contract
 from ordergate.execution._breakers import TradingRead, note_trip, trading_read
+from ordergate.execution._crypto import (
+    CRYPTO_NOT_OFFERED,
+    CRYPTO_NOT_ON_PAPER,
+    CryptoNotOffered,
+    crypto_hold_for,
+)
+from ordergate.execution._crypto_terms import (
+    CRYPTO_KIND,
+    crypto_filing_terms,
+    crypto_proposal_of,
+    crypto_ticket_of,
+)
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._guard import BREAKER, ApprovalNotifier, Guard
 from ordergate.execution._keyed import REF_ID_REUSED
@@ -49,6 +62,9 @@ __all__ = [
     "BROKER_CHECKS_FAILED",
     "BROKER_REFUSED",
     "BROKER_REFUSED_CANCEL",
+    "CRYPTO_KIND",
+    "CRYPTO_NOT_OFFERED",
+    "CRYPTO_NOT_ON_PAPER",
     "DEFAULT_GRACE",
     "NOT_AT_BROKER",
     "NO_ANSWER",
@@ -58,6 +74,7 @@ __all__ = [
     "ApprovalNotifier",
     "Arming",
     "CancelReport",
+    "CryptoNotOffered",
     "Guard",
     "GuardStatus",
     "Outcome",
@@ -66,6 +83,10 @@ __all__ = [
     "TradingRead",
     "arm",
     "calendar_session",
+    "crypto_filing_terms",
+    "crypto_hold_for",
+    "crypto_proposal_of",
+    "crypto_ticket_of",
     "deny_approval",
     "end_filing",
     "filing_terms",

@@ -30,6 +30,9 @@ fresh UUID per order and the same one on a retry): it is filed with the filing, 
 identity, and an order under a key already filed answers the first filing and files nothing
 (``_keyed``).
 
+A crypto order takes the same path on the venue's crypto lane (``submit_crypto``,
+``execution/_crypto.py``); ``approve`` and ``cancel`` carry a crypto filing on that lane.
+
 Every refusal and every ending is on the chained record; every decision is in the journal.
 ``submit``, ``approve``, ``deny``, ``cancel`` and ``cancel_open`` each run in the account's turn
 (``Ledger.turns``): from the first read of the caps through the place call no other order on
@@ -54,6 +57,8 @@ import anyio
 
 from ordergate.core import Clock, RealtimeClock, to_wire
 from ordergate.execution._breakers import BREAKER_CODES, note_trip
+from ordergate.execution._crypto import review_and_place_crypto, submit_crypto
+from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_account_of
 from ordergate.execution._endings import deny_approval, end_filing
 from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import hold_for
@@ -90,6 +95,7 @@ from ordergate.ledger import (
 )
 from ordergate.policy import (
     AccountState,
+    CryptoProposal,
     PolicyConfig,
     Proposal,
     ProposalError,
@@ -225,6 +231,7 @@ class Guard:
             session=session or calendar_session,
             source="paper" if venue.paper else "broker",
         )
+        crypto = venue.crypto
         self.reconciler = Reconciler(
             ledger,
             self._lane.orders,
@@ -233,6 +240,7 @@ class Guard:
             grace=grace,
             caps=self._caps,
             alert=alert,
+            crypto=None if crypto is None else crypto.lanes,
         )
 
     @classmethod
@@ -373,6 +381,17 @@ class Guard:
             return await self._ask_approval(record)
         return await self._review_and_place(record, identity)
 
+    @_in_turn
+    async def submit_crypto(
+        self, proposal: CryptoProposal, *, identity: str, agent_key: UUID | None = None
+    ) -> Outcome:
+        """Run a crypto order through the order path on the venue's crypto lane, in the
+        account's turn (``execution/_crypto.py``). ``proposal.account`` is the crypto account
+        (``rhs_account_number``). Raises ``CryptoNotOffered`` when the venue has no crypto
+        lane (on paper: ``crypto_not_on_paper``), ``ProposalError`` for a proposal without
+        its account, ``AccountBusyError`` as ``submit`` does (nothing is filed)."""
+        return await submit_crypto(self, proposal, identity=identity, agent_key=agent_key)
+
     async def keyed(self, proposal: Proposal, *, identity: str, agent_key: UUID) -> Outcome | None:
         """The answer to ``proposal`` under ``agent_key`` when ``identity`` already filed an
         order under that key, else ``None``: where that filing stands now when ``proposal``
@@ -427,7 +446,10 @@ class Guard:
             detail={"approval_id": str(approval.id), "by": by},
         )
         approved = approval.notional if approval.notional is not None else record.notional
-        outcome = await self._review_and_place(record, by, approved=approved)
+        if record.kind == CRYPTO_KIND:
+            outcome = await review_and_place_crypto(self, record, by, approved=approved)
+        else:
+            outcome = await self._review_and_place(record, by, approved=approved)
         # An order held again answers with its new approval.
         return dataclasses.replace(outcome, approval_id=outcome.approval_id or approval.id)
 
@@ -462,9 +484,14 @@ class Guard:
         order_id = await blocking(self._order_id, record.id)
         if order_id is None or record.status.terminal:
             return Outcome(record.id, record.status)
-        orders = self._lane.orders
-        await orders.cancel(self._account, order_id)
-        order = await orders.poll(self._account, order_id)
+        if record.kind == CRYPTO_KIND:
+            lane, account = self.reconciler.crypto_lane(record), crypto_account_of(record)
+            await lane.cancel(account, order_id)
+            order = await lane.poll(account, order_id)
+        else:
+            orders = self._lane.orders
+            await orders.cancel(self._account, order_id)
+            order = await orders.poll(self._account, order_id)
         status = await self.reconciler.settle(record, order)
         return Outcome(record.id, status, order_id=order_id)
 

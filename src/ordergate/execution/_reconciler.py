@@ -24,6 +24,10 @@ For each unfinished filing of the account (oldest first):
   the market whatever they say), its executions booked, ``late_order_adopted`` journalled,
   the owner alerted (``alert``), and trading paused when the account is now over a cap.
 
+A crypto filing (``kind`` ``crypto_order``) is followed the same way on the crypto lane its
+filing names (``lane``: the lane it was placed on), at the crypto account it names; a filing
+naming a lane the venue does not have is left for a person (an error of the pass).
+
 A broker that does not answer leaves the filing as it is, to be tried on the next pass.
 ``grace`` must exceed the time a place call may take (its timeout), or a slow place could be
 declared not placed while it is still in flight.
@@ -33,12 +37,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
 from ordergate.core import Clock, OrderState, market_speed, to_wire
+from ordergate.execution._crypto_terms import (
+    CRYPTO_KIND,
+    crypto_account_of,
+    crypto_ticket_of,
+    lane_of,
+)
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
     ApprovalState,
@@ -52,7 +62,7 @@ from ordergate.ledger import (
 )
 from ordergate.policy import ProposalError
 from ordergate.store import blocking
-from ordergate.venues import BrokerOrder, BrokerRefusal, NoAnswer, OrderExecutor
+from ordergate.venues import BrokerOrder, BrokerRefusal, CryptoLane, NoAnswer, OrderExecutor
 
 __all__ = ["DEFAULT_GRACE", "LATE_BATCH", "Alert", "ReconcileReport", "Reconciler", "status_of"]
 
@@ -132,10 +142,13 @@ class Reconciler:
         broker_approval_grace: timedelta = DEFAULT_BROKER_APPROVAL_GRACE,
         caps: RollingCaps | None = None,
         alert: Alert | None = None,
+        crypto: Mapping[str, CryptoLane] | None = None,
     ) -> None:
         """``caps``: the rolling caps a late order is weighed against (``None``: none, so it
-        never pauses); ``alert``: told of each late order adopted."""
+        never pauses); ``alert``: told of each late order adopted; ``crypto``: the venue's
+        crypto lanes by name, which crypto filings are followed on."""
         self._ledger = ledger
+        self._crypto = dict(crypto or {})
         self.caps = caps
         self._alert = alert
         self._executor = executor
@@ -173,9 +186,7 @@ class Reconciler:
         for filing_id in watched:
             try:
                 record = await blocking(self._ledger.filing, filing_id)
-                found = await self._executor.lookup(
-                    ticket_of(record), since=self._venue_since(record)
-                )
+                found = await self._lookup(record)
             except NoAnswer:
                 report.unreachable += 1
                 continue
@@ -272,13 +283,12 @@ class Reconciler:
             return
         known = await blocking(self._order_id, record)
         if known is not None:
-            order = await self._executor.poll(self._account, known)
+            order = await self._poll(record, known)
             await self.settle(record, order, report)
             return
         if status not in _IN_DOUBT and status is not FilingStatus.AWAITING_BROKER_APPROVAL:
             return
-        ticket = ticket_of(record)
-        found = await self._executor.lookup(ticket, since=self._venue_since(record))
+        found = await self._lookup(record)
         if found is not None:
             report.adopted += 1
             await blocking(
@@ -299,6 +309,26 @@ class Reconciler:
             await blocking(self._not_placed, record)
             report.not_placed += 1
             report.moved += 1
+
+    def crypto_lane(self, record: FilingRecord) -> CryptoLane:
+        """The crypto lane ``record`` was placed on; ``ProposalError`` (field ``lane``) when
+        the venue has no lane of that name."""
+        lane = self._crypto.get(lane_of(record))
+        if lane is None:
+            raise ProposalError("lane", "the venue has no crypto lane of the filing's name")
+        return lane
+
+    async def _poll(self, record: FilingRecord, order_id: str) -> BrokerOrder:
+        if record.kind == CRYPTO_KIND:
+            return await self.crypto_lane(record).poll(crypto_account_of(record), order_id)
+        return await self._executor.poll(self._account, order_id)
+
+    async def _lookup(self, record: FilingRecord) -> BrokerOrder | None:
+        since = self._venue_since(record)
+        if record.kind == CRYPTO_KIND:
+            lane = self.crypto_lane(record)
+            return await lane.lookup(crypto_ticket_of(record), since=since)
+        return await self._executor.lookup(ticket_of(record), since=since)
 
     async def settle(
         self, record: FilingRecord, order: BrokerOrder, report: ReconcileReport | None = None

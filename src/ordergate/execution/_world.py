@@ -32,6 +32,7 @@ from uuid import UUID
 
 from ordergate.core import Clock, Side
 from ordergate.execution._breakers import session_day
+from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_proposal_of
 from ordergate.execution._losses import LOSS_FILINGS, losing_closes
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
@@ -155,7 +156,7 @@ class World:
                 cash=view.cash,
                 buying_power=view.buying_power,
                 positions=view.positions,
-                open_orders=_open_orders(record.open_filings, proposal, chosen),
+                open_orders=_open_orders(record.open_filings, proposal.symbol, chosen),
                 unknown_broker_orders=record.unknown_broker_orders,
                 spent_24h=record.spent,
                 orders_24h=record.orders,
@@ -169,6 +170,48 @@ class World:
                 cooldown=Cooldown(record.breaker_tripped_at, losses),
             ),
             view,
+        )
+
+    def with_account(
+        self,
+        symbol: str,
+        view: AccountView,
+        *,
+        own: FilingRecord | None = None,
+        filer: Filer | None = None,
+        losses_of: str | None = None,
+    ) -> AccountState:
+        """Blocking: a view another lane read whole (a crypto lane's, ``symbol`` its pair)
+        merged with the ledger's record, as ``with_record`` merges the equity lane's: the
+        same spend, pace, pause, marks (the high-water mark and the session-start equity on
+        the view's equity, the one formula the breakers read) and open orders. No session
+        (crypto trades 24/7) and no average daily volume."""
+        now = self._clock.now()
+        with self._ledger.reading():
+            record = self._read_record(view, now, own, filer)
+            losses = (
+                losing_closes(self._ledger.orders.fills_of(losses_of, limit=LOSS_FILINGS))
+                if losses_of is not None
+                else ()
+            )
+        return AccountState(
+            now=now,
+            equity=view.equity,
+            high_water_mark=record.high_water_mark,
+            session_start_equity=record.session_start_equity,
+            cash=view.cash,
+            buying_power=view.buying_power,
+            positions=view.positions,
+            open_orders=_open_orders(record.open_filings, symbol, view.quote),
+            unknown_broker_orders=record.unknown_broker_orders,
+            spent_24h=record.spent,
+            orders_24h=record.orders,
+            trading_state=TradingState.ACTIVE,
+            paused=record.paused,
+            quote=view.quote,
+            tradable=view.tradable,
+            recent=record.recent,
+            cooldown=Cooldown(record.breaker_tripped_at, losses),
         )
 
     def _read_record(
@@ -262,26 +305,36 @@ def _is_live_filing(ledger: Ledger, ref_id: UUID) -> bool:
 
 
 def _open_orders(
-    filings: tuple[FilingRecord, ...], proposal: Proposal, quote: Quote | None
+    filings: tuple[FilingRecord, ...], symbol: str, quote: Quote | None
 ) -> tuple[OpenOrder, ...] | None:
-    """Our unfinished filings as open orders. A dollar-amount order's quantity is estimated
-    at the quote; the engine only weighs same-symbol orders' quantities (to tell whether an
-    order reduces a position), so an unpriceable one of that symbol makes the list unknown."""
+    """Our unfinished filings (equity and crypto) as open orders. A dollar-amount order's
+    quantity is estimated at the quote; the engine only weighs same-symbol orders'
+    quantities (to tell whether an order reduces a position), so an unpriceable one of that
+    symbol makes the list unknown."""
     orders: list[OpenOrder] = []
     for filing in filings:
         try:
-            filed = proposal_of(filing.terms)
+            filed = _filed(filing)
         except ProposalError:
             return None
-        quantity = filed.quantity
+        held, side, quantity, notional = filed
         if quantity is None:
-            price = _price(quote, filed.side) if filed.symbol == proposal.symbol else None
-            if price is None and filed.symbol == proposal.symbol:
+            price = _price(quote, side) if held == symbol else None
+            if price is None and held == symbol:
                 return None
-            assert filed.notional is not None
-            quantity = filed.notional / price if price is not None else Decimal(0)
-        orders.append(OpenOrder(symbol=filed.symbol, side=filed.side, quantity=quantity))
+            assert notional is not None
+            quantity = notional / price if price is not None else Decimal(0)
+        orders.append(OpenOrder(symbol=held, side=side, quantity=quantity))
     return tuple(orders)
+
+
+def _filed(filing: FilingRecord) -> tuple[str, Side, Decimal | None, Decimal | None]:
+    """A filing's instrument, side, quantity and dollar amount, whichever kind it is."""
+    if filing.kind == CRYPTO_KIND:
+        crypto = crypto_proposal_of(filing.terms)
+        return crypto.pair, crypto.side, crypto.asset_quantity, crypto.quote_amount
+    equity = proposal_of(filing.terms)
+    return equity.symbol, equity.side, equity.quantity, equity.notional
 
 
 def _price(quote: Quote | None, side: Side) -> Decimal | None:
