@@ -315,3 +315,127 @@ async def test_no_answer_from_the_rest_venue_means_the_order_may_be_live(
     assert quote is None
     assert (view.cash, view.holding, view.open_orders, view.equity) == (None, None, None, None)
     assert len(view.notes) == 3
+
+
+@pytest.mark.anyio
+async def test_the_rate_limit_the_client_keeps_refuses_before_anything_is_sent(
+    sandbox: VenueClient, rhs: str
+) -> None:
+    async with CryptoRest(key=issued(sandbox), base_url=sandbox.base_url, max_wait_s=0) as rest:
+        rest.bucket.drain()
+        with anyio.fail_after(BOUND_S), pytest.raises(BrokerRefusal) as refused:
+            await RestCrypto(rest, account=rhs).place(ticket(rhs))
+    assert refused.value.code == "rate_limited"
+    assert mcp_orders(sandbox, rhs) == []
+
+
+@pytest.mark.anyio
+async def test_a_review_the_venue_refuses_or_cannot_price_places_nothing(
+    sandbox: VenueClient, rhs: str
+) -> None:
+    async with rest_lane(sandbox, account=rhs) as lane:
+        with anyio.fail_after(BOUND_S):
+            with pytest.raises(BrokerRefusal) as refused:
+                await lane.review(ticket(rhs, pair="NOPE-USD"))
+            with pytest.raises(NoAnswer, match="no best bid/ask"):
+                await lane.review(ticket(rhs, pair="NOPE-USD", asset_quantity=None,
+                                         quote_amount=Decimal("5")))  # fmt: skip
+    assert refused.value.code == "validation_error"
+    assert mcp_orders(sandbox, rhs) == []
+
+
+@pytest.mark.anyio
+async def test_an_unreadable_key_account_refuses_the_order_before_it_is_sent(rhs: str) -> None:
+    key = ApiKey(Secret("rh-api-unreachable"), Secret("A" * 43 + "="))
+    async with CryptoRest(key=key, base_url="http://127.0.0.1:9") as rest:
+        with anyio.fail_after(BOUND_S), pytest.raises(BrokerRefusal) as refused:
+            await RestCrypto(rest).place(ticket(rhs))
+    assert refused.value.code == "account_unreadable"
+
+
+# -- answers the sandbox never gives, scripted -------------------------------------------
+
+QUOTE_ROW = {"symbol": "BTC-USD", "price": "100", "bid_inclusive_of_sell_spread": "99",
+             "sell_spread": "0", "ask_inclusive_of_buy_spread": "101", "buy_spread": "0",
+             "timestamp": "2026-12-01T15:00:00Z"}  # fmt: skip
+
+
+def scripted(answers: dict[str, Any]) -> CryptoRest:
+    """A REST client whose venue answers ``answers`` by path (a dict, or a function of the
+    request); a path not in the script is a 500."""
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        answer = answers.get(request.url.path)
+        if callable(answer):
+            answer = answer(request)
+        if answer is None:
+            return httpx2.Response(500)
+        return httpx2.Response(200, json=answer)
+
+    key = ApiKey(Secret("rh-api-scripted"), Secret("A" * 43 + "="))
+    return CryptoRest(key=key, base_url="http://venue.test", transport=httpx2.MockTransport(handle))
+
+
+def order_row(ticket_: CryptoTicket, **fields: Any) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": "0b0f6a52-0000-4000-8000-000000000001", "account_number": ticket_.account,
+        "symbol": "BTC-USD", "client_order_id": str(ticket_.ref_id), "side": "buy",
+        "type": "market", "state": "open", "average_price": None,
+        "filled_asset_quantity": "0", "executions": [],
+        "created_at": "2026-12-01T15:00:00Z", "updated_at": "2026-12-01T15:00:00Z",
+        "market_order_config": {"asset_quantity": "0.01"},
+    }  # fmt: skip
+    row.update(fields)
+    return row
+
+
+@pytest.mark.anyio
+async def test_a_place_answered_under_another_client_order_id_is_no_answer_about_ours() -> None:
+    order = ticket("123")
+    other = order_row(order, client_order_id=str(uuid4()))
+    async with scripted({"/api/v1/crypto/trading/orders/": other}) as rest:
+        with pytest.raises(NoAnswer, match="another client_order_id"):
+            await RestCrypto(rest, account="123").place(order)
+
+
+@pytest.mark.anyio
+async def test_an_estimate_for_another_pair_is_no_answer_and_a_5xx_is_no_answer() -> None:
+    wrong = {"results": [{**QUOTE_ROW, "symbol": "ETH-USD", "side": "ask", "quantity": "0.01"}]}
+    async with scripted({"/api/v1/crypto/marketdata/estimated_price/": wrong}) as rest:
+        lane = RestCrypto(rest, account="123")
+        with pytest.raises(NoAnswer, match="another order"):
+            await lane.review(ticket("123"))
+    async with scripted({}) as rest:
+        lane = RestCrypto(rest, account="123")
+        with pytest.raises(NoAnswer):
+            await lane.review(ticket("123"))
+        with pytest.raises(NoAnswer):
+            await lane.cancel("123", "0b0f6a52-0000-4000-8000-000000000001")
+
+
+@pytest.mark.anyio
+async def test_an_undocumented_state_is_kept_as_text_and_counts_open() -> None:
+    order = ticket("123")
+    path = "/api/v1/crypto/trading/orders/0b0f6a52-0000-4000-8000-000000000001/"
+    async with scripted({path: order_row(order)}) as rest:
+        polled = await RestCrypto(rest).poll("123", "0b0f6a52-0000-4000-8000-000000000001")
+    assert polled.state == "open" and not polled.terminal
+    assert polled.quantity == Decimal("0.01") and polled.ref_id == order.ref_id
+
+
+@pytest.mark.anyio
+async def test_holdings_without_a_mark_or_listed_twice_leave_the_holding_unknown() -> None:
+    account = {"account_number": "123", "status": "active", "buying_power": "1000",
+               "buying_power_currency": "USD"}  # fmt: skip
+    held = {"account_number": "123", "asset_code": "DOGE", "total_quantity": "5",
+            "quantity_available_for_trading": "5"}  # fmt: skip
+    listings = {"/api/v1/crypto/trading/accounts/": account,
+                "/api/v1/crypto/trading/orders/": {"next": None, "results": []},
+                "/api/v1/crypto/marketdata/best_bid_ask/": {"results": [QUOTE_ROW]}}  # fmt: skip
+    for rows, why in (([held], "no mark for DOGE"), ([held, held], "an asset is listed twice")):
+        answers = {**listings, "/api/v1/crypto/trading/holdings/": {"next": None, "results": rows}}
+        async with scripted(answers) as rest:
+            view = await RestCrypto(rest).read("123", "BTC-USD")
+        assert view.holding is None and view.crypto_equity is None and view.equity is None
+        assert view.cash == Decimal("1000") and view.open_orders == ()
+        assert view.notes == (f"holdings: {why}",)

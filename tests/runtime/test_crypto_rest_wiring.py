@@ -14,13 +14,15 @@ from uuid import uuid4
 import anyio
 import owner_testkit
 import pytest
+from client_testkit import rhs_account_number, write_minted
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from venue_testkit import running_venue
 
 from ordergate.client.crypto_rest import ApiKey, CryptoKeyRequired, write_key_file
 from ordergate.core import ConfigError, Secret, SecurityClock, Side, SteppedClock
 from ordergate.policy import CryptoProposal, parse_policy
-from ordergate.runtime import Settings, open_guard
+from ordergate.runtime import Settings, open_guard, open_upstream
 from ordergate.venues import CryptoTicket
 
 POLICY = """\
@@ -126,3 +128,25 @@ def test_the_rest_url_is_an_http_url_and_not_for_the_embedded_sandbox(
     with pytest.raises(ConfigError) as sandboxed:
         Settings.resolve(sandbox=True)
     assert sandboxed.value.key == "ORDERGATE_CRYPTO_REST_URL"
+
+
+@pytest.mark.anyio
+async def test_a_signed_in_upstream_takes_the_stored_key_to_the_configured_rest_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORDERGATE_HOME", str(tmp_path))
+    with running_venue() as venue:
+        write_minted(venue, tmp_path / "robinhood-tokens.json", expires_at=None)
+        issued = venue.admin("crypto_api_keys", {})
+        owner_testkit.SECRETS.add(issued["private_key"])
+        key = ApiKey(Secret(issued["api_key"]), Secret(issued["private_key"]))
+        write_key_file(tmp_path / "robinhood-crypto-api.json", key)
+        monkeypatch.setenv("ORDERGATE_CRYPTO_REST_URL", venue.base_url)
+        configured = Settings.resolve(policy=tmp_path / "policy.toml")
+        with anyio.fail_after(BOUND_S):
+            async with open_upstream(configured, clock=SteppedClock(start=START)) as upstream:
+                assert upstream.crypto_rest is not None
+                assert upstream.crypto_rest.origin == venue.base_url
+                account = await upstream.crypto_rest.account()
+        assert account.account_number == rhs_account_number(venue)
+        assert upstream.note == f"upstream: {venue.mcp_url}; crypto REST rail: {venue.base_url}"

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from typing import Any, Literal
 
 import anyio
@@ -64,6 +64,7 @@ from ordergate.venues.robinhood._mapping import describe, parse_ref_id
 
 __all__ = ["RestCrypto", "rest_broker_order", "rest_request"]
 
+_ESTIMATE_STEP = Decimal("0.00000001")
 _CONFIGS = (
     "market_order_config",
     "limit_order_config",
@@ -228,7 +229,9 @@ class RestCrypto:
         far = None if quote is None else (quote.ask if side is Side.BUY else quote.bid)
         if far is None or dollars is None:
             raise NoAnswer("review: no best bid/ask to size the order in units")
-        return dollars / far
+        # An estimate's size: a unit of the finest step any pair trades in is exact enough.
+        units = (dollars / far).quantize(_ESTIMATE_STEP, rounding=ROUND_DOWN)
+        return max(units, _ESTIMATE_STEP)
 
     async def place(self, ticket: CryptoTicket) -> Placement:
         request = rest_request(ticket)
