@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from ordergate.bench import BENCHES, _policy
 from ordergate.cli import app
 from ordergate.policy import ReasonCode, Stage, evaluate
+from ordergate.policy.options import Strategy, evaluate_options
 
 
 def test_policy_is_a_registered_bench() -> None:
@@ -32,6 +33,14 @@ def test_the_scenario_allows_refuses_and_reduces_as_named() -> None:
     assert _policy._baseline(*cases["evaluate_allowed"])
 
 
+def test_the_option_case_is_a_four_leg_iron_condor_that_passes_every_check() -> None:
+    ((proposal, terms, state, config),) = _policy.option_scenario().values()
+    decision = evaluate_options(proposal, terms, state, config, Stage.ESTIMATE)
+    assert len(proposal.legs) == 4
+    assert decision.allowed and decision.strategy is Strategy.IRON_CONDOR
+    assert decision.max_loss == Decimal(820) and decision.requires_approval
+
+
 def test_bench_policy_prints_the_baseline_then_each_case_against_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -44,6 +53,7 @@ def test_bench_policy_prints_the_baseline_then_each_case_against_it(
         "evaluate_allowed",
         "evaluate_refused",
         "evaluate_reducing",
+        "evaluate_options_four_leg",
     ]
     baseline, *compared = lines
     assert baseline["bench"] == "policy" and baseline["n"] == 100

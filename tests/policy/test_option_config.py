@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from ordergate.core import ConfigError
-from ordergate.policy import DEFAULTS, changed_keys, loosened_keys, parse_policy
+from ordergate.policy import (
+    DEFAULT_POLICY_TOML,
+    DEFAULTS,
+    changed_keys,
+    loosened_keys,
+    parse_policy,
+)
 from ordergate.policy.options import OptionsPolicy, Strategy
 
 D = Decimal
@@ -159,3 +165,14 @@ def test_enabling_options_loosens_and_removing_them_tightens() -> None:
     assert loosened_keys(BASE, DEFAULTS) == ()
     assert changed_keys(BASE, DEFAULTS) == ("options",)
     assert changed_keys(BASE, BASE) == ()
+
+
+def test_the_default_files_commented_options_say_what_omitting_them_does() -> None:
+    lines = DEFAULT_POLICY_TOML.split("# [options]", 1)[1].split("\n\n", 1)[0].splitlines()
+    settings = [
+        line.removeprefix("# ").split("  #", 1)[0]
+        for line in lines[1:]
+        if line.startswith("# ") and "=" in line.split("#")[1]
+    ]
+    options = parse_policy("[options]\n" + "\n".join(settings)).options
+    assert options == OptionsPolicy(underlyings=frozenset({"SPY"}))

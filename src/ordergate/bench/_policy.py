@@ -11,9 +11,12 @@ rounds, each call timed with ``time.perf_counter_ns``:
   floor of any pure-Python evaluation over these inputs;
 - ``evaluate_allowed``: a $50 AAPL buy that passes every rule;
 - ``evaluate_refused``: a $400 buy over the order and rolling caps (both reported);
-- ``evaluate_reducing``: a sell that closes a held position (the exempt rule set).
+- ``evaluate_reducing``: a sell that closes a held position (the exempt rule set);
+- ``evaluate_options_four_leg``: ``evaluate_options`` on an iron condor (four legs, each with
+  a fresh quote) that passes every option check and the shared account checks, under the
+  same policy's ``[options]``.
 
-Goals (issue 5): p50 ≤ 15 µs, p99 ≤ 50 µs.
+Goals (issue 5): p50 ≤ 15 µs, p99 ≤ 50 µs; the four-leg option case (issue 28): p50 ≤ 30 µs.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from ordergate.bench._stats import Summary, summarise, timed_ns
-from ordergate.core import Side
+from ordergate.core import OptionDirection, OptionPositionEffect, OptionType, Side
 from ordergate.policy import (
     AccountState,
     Cooldown,
@@ -41,6 +44,18 @@ from ordergate.policy import (
     estimate_terms,
     evaluate,
     parse_policy,
+)
+from ordergate.policy.options import (
+    HeldOption,
+    OptionContract,
+    OptionHoldings,
+    OptionLeg,
+    OptionProposal,
+    OptionQuote,
+    OptionState,
+    OptionTerms,
+    estimate_option_terms,
+    evaluate_options,
 )
 
 __all__ = ["POLICY_TOML", "SIZES", "run_policy_bench", "scenario"]
@@ -78,11 +93,24 @@ types = ["market", "limit"]
 sessions = ["regular_hours"]
 fractional = true
 short = false
+[options]
+underlyings = ["SPY", "QQQ", "AAPL"]
+strategies = ["long_call", "long_put", "debit_vertical", "credit_vertical", "iron_condor",
+              "covered_call", "cash_secured_put", "closing"]
+max_contracts = 4
+max_premium_usd = "400"
+max_daily_premium_usd = "1200"
+max_loss_usd = "1000"
+min_days_to_expiry = 7
+max_days_to_expiry = 45
+no_open_last_minutes = 30
+price_collar_bps = 800
 """
 
 _NOW = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 
 Case = tuple[Proposal, Terms, AccountState, PolicyConfig]
+OptionCase = tuple[OptionProposal, OptionTerms, OptionState, PolicyConfig]
 
 
 def scenario() -> dict[str, Case]:
@@ -135,6 +163,44 @@ def scenario() -> dict[str, Case]:
     }
 
 
+def option_scenario() -> dict[str, OptionCase]:
+    """The measured option case: an iron condor on SPY, allowed, on the equity cases' account."""
+    policy = parse_policy(POLICY_TOML)
+    d = Decimal
+    expiry = _NOW.date() + timedelta(days=17)
+    put, call = OptionType.PUT, OptionType.CALL
+    buy, sell, opening = Side.BUY, Side.SELL, OptionPositionEffect.OPEN
+    book = (
+        ("a1", buy, put, 430, "0.90", "1.00"),
+        ("a2", sell, put, 440, "1.90", "2.00"),
+        ("a3", sell, call, 460, "1.40", "1.50"),
+        ("a4", buy, call, 470, "0.60", "0.70"),
+    )
+    legs = tuple(
+        OptionLeg(f"opt-{key}", OptionContract("SPY", expiry, d(strike), kind), side, opening)
+        for key, side, kind, strike, _, _ in book
+    )
+    quotes = {
+        f"opt-{key}": OptionQuote(f"opt-{key}", d(bid), d(ask), _NOW - timedelta(seconds=2))
+        for key, _, _, _, bid, ask in book
+    }
+    condor = OptionProposal(
+        legs=legs, quantity=1, direction=OptionDirection.CREDIT, limit_price=d("1.80")
+    )
+    account = scenario()["evaluate_allowed"][2]
+    held = OptionContract("SPY", expiry, d(450), call)
+    state = OptionState(
+        account=account,
+        quotes=quotes,
+        holdings=OptionHoldings(
+            shares=d(3), options={"opt-held": HeldOption(held, 1)}, cash=account.cash
+        ),
+        premium_24h=d("180.00"),
+    )
+    terms = estimate_option_terms(condor, quotes)
+    return {"evaluate_options_four_leg": (condor, terms, state, policy)}
+
+
 def _baseline(proposal: Proposal, terms: Terms, state: AccountState, config: PolicyConfig) -> bool:
     """About as many attribute reads and Decimal comparisons as the engine, no logic."""
     notional = terms.notional
@@ -177,6 +243,8 @@ def run_policy_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
     }
     for name, case in cases.items():
         calls[name] = _bind_evaluate(case)
+    for name, option_case in option_scenario().items():
+        calls[name] = _bind_options(option_case)
     if not calls["attribute_access_baseline"]():
         raise RuntimeError("policy bench: the baseline scenario is not healthy")
     for call in calls.values():
@@ -207,5 +275,14 @@ def _bind_evaluate(case: Case) -> Callable[[], object]:
 
     def call() -> object:
         return evaluate(proposal, terms, state, config, Stage.ESTIMATE)
+
+    return call
+
+
+def _bind_options(case: OptionCase) -> Callable[[], object]:
+    proposal, terms, state, config = case
+
+    def call() -> object:
+        return evaluate_options(proposal, terms, state, config, Stage.ESTIMATE)
 
     return call

@@ -61,6 +61,23 @@ minutes = 0                    # buys refused this long after a breaker last ref
 loss_streak = 0                # this many losing closed trades of one agent... (0: not counted)
 loss_window_minutes = 60       # ...within this many minutes start its cooldown
 
+# [options]                    # absent: every option order is refused (options_not_enabled)
+# underlyings = ["SPY"]        # the symbols whose options may be traded
+# strategies = ["long_call", "long_put", "covered_call", "cash_secured_put", "closing"]
+#                              # shapes recognised from the legs and holdings, also:
+#                              # debit_vertical, credit_vertical, iron_condor, iron_butterfly,
+#                              # straddle, strangle, calendar, naked_call, naked_put, unrecognised
+# max_contracts = 1            # contracts per order (quantity x the largest leg ratio)
+# max_premium_usd = "100"      # one order's premium (per share x 100 x quantity)
+# max_daily_premium_usd = "500"  # premium in any rolling 24 h, debit and credit alike
+# max_loss_usd = "100"         # the most one order can lose at expiry, from its legs
+# undefined_risk = false       # true lets an order with unbounded loss (a naked call) pass
+# min_days_to_expiry = 1       # every opening leg's expiry at least this many days away...
+# max_days_to_expiry = 60      # ...and at most this many
+# no_open_last_minutes = 30    # no opening leg expiring today in the session's last minutes
+# price_collar_bps = 1000      # the net limit this far from the legs' net mid at most
+# split_daily_budget = false   # true: premium no longer counts against max_daily_usd
+
 [paper]
 starting_cash_usd = "10000"    # the paper account's cash before its first fill
 slippage_bps = 0               # paper buys fill this far above the ask, sells below the bid

@@ -186,49 +186,39 @@ def max_loss(proposal: OptionProposal, strategy: Strategy, net_price: Decimal) -
         return ZERO
     legs = proposal.legs
     earliest = min(leg.contract.expiry for leg in legs)
-    premium = -net_price if proposal.direction is OptionDirection.DEBIT else net_price
-    # Per unit and per share: a constant, a slope in the underlying's price S, and the
-    # payoff's kinks, each (strike, weight of max(S − strike, 0) or max(strike − S, 0)).
-    constant = premium
+    # Per unit and per share, the payoff in the underlying's price S is piecewise linear:
+    # its value at S = 0, its slope just above 0, and at each strike the slope rises by the
+    # leg's weight (a call starts to pay there; a put stops paying there).
+    value = -net_price if proposal.direction is OptionDirection.DEBIT else net_price
     slope = ZERO
-    calls: list[tuple[Decimal, int]] = []
-    puts: list[tuple[Decimal, int]] = []
+    kinks: dict[Decimal, int] = {}
     for leg in legs:
         contract = leg.contract
         weight = leg.sign * leg.ratio
+        strike = contract.strike
         if contract.expiry == earliest or leg.side is _BUY:
-            (calls if contract.kind is _CALL else puts).append((contract.strike, weight))
+            if contract.kind is _PUT:
+                value += weight * strike
+                slope -= weight
+            kinks[strike] = kinks.get(strike, 0) + weight
         elif contract.kind is _CALL:
             slope += weight  # sold, outliving the expiry: at most the underlying's price
         else:
-            constant += weight * contract.strike  # sold: a put is worth at most its strike
+            value += weight * strike  # sold, outliving the expiry: a put is worth its strike
     if strategy is Strategy.COVERED_CALL:
         # The covering shares, counted as delivered at the call's strike.
         shares = legs[0].ratio
         slope += shares
-        constant -= shares * legs[0].contract.strike
-    # Past the top strike every call's payoff rises with S, every put's is flat.
-    if slope + sum(weight for _, weight in calls) < 0:
-        return None
-    points = {ZERO, *(strike for strike, _ in calls), *(strike for strike, _ in puts)}
-    worst = min(_payoff(price, constant, slope, calls, puts) for price in points)
+        value -= shares * legs[0].contract.strike
+    worst = value
+    at = ZERO
+    for strike in sorted(kinks):
+        value += slope * (strike - at)
+        worst = min(worst, value)
+        slope += kinks[strike]
+        at = strike
+    if slope < 0:
+        return None  # it falls for ever past the top strike
     if worst >= 0:
         return ZERO
     return -worst * MULTIPLIER * proposal.quantity
-
-
-def _payoff(
-    price: Decimal,
-    constant: Decimal,
-    slope: Decimal,
-    calls: list[tuple[Decimal, int]],
-    puts: list[tuple[Decimal, int]],
-) -> Decimal:
-    value = constant + slope * price
-    for strike, weight in calls:
-        if price > strike:
-            value += weight * (price - strike)
-    for strike, weight in puts:
-        if price < strike:
-            value += weight * (strike - price)
-    return value
