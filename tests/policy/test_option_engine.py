@@ -4,7 +4,7 @@ adversarial shapes of the issue, the equity engine's shared checks, and fail-clo
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -48,6 +48,7 @@ from ordergate.policy.options import (
     OptionTerms,
     Strategy,
 )
+from ordergate.policy.options._engine import _market_date
 
 D = Decimal
 
@@ -57,6 +58,7 @@ def test_the_baseline_condor_is_allowed_with_its_strategy_premium_and_max_loss()
     assert decision.allowed and decision.reasons == ()
     assert decision.strategy is Strategy.IRON_CONDOR
     assert (decision.premium_usd, decision.max_loss) == (D(180), D(820))
+    assert decision.net_mid == D("1.80")
     assert not decision.requires_approval and not decision.reduces_position
 
 
@@ -476,3 +478,17 @@ def test_every_failing_check_is_reported_once() -> None:
         found
     )
     assert CALL and CREDIT  # the kit's names used above
+
+
+@pytest.mark.parametrize(
+    ("now", "day"),
+    [
+        (datetime(2026, 12, 2, 4, 59, tzinfo=UTC), date(2026, 12, 1)),  # EST: 23:59
+        (datetime(2026, 12, 2, 5, 0, tzinfo=UTC), date(2026, 12, 2)),
+        (datetime(2026, 7, 2, 3, 59, tzinfo=UTC), date(2026, 7, 1)),  # EDT: 23:59
+        (datetime(2026, 7, 2, 4, 0, tzinfo=UTC), date(2026, 7, 2)),
+        (datetime(2026, 7, 2, 4, 30, tzinfo=timezone(timedelta(hours=2))), date(2026, 7, 1)),
+    ],
+)
+def test_the_market_date_is_new_yorks_either_side_of_midnight(now: datetime, day: date) -> None:
+    assert _market_date(now) == day

@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from decimal import ROUND_DOWN, ROUND_UP, Decimal
 
+from ordergate.calendar import NEW_YORK
 from ordergate.core import to_wire
 from ordergate.policy import (
     AccountState,
@@ -20,6 +21,7 @@ from ordergate.policy import (
     RecentOrders,
     Terms,
 )
+from ordergate.policy.options import OptionDecision, OptionProposal, OptionState, OptionTerms
 from ordergate.venues import ADV_SESSIONS
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "collar_figures",
     "cooldown_figures",
     "money_figures",
+    "option_figures",
     "pace_figures",
     "quote_figures",
     "refusal_figures",
@@ -322,4 +325,95 @@ def cooldown_figures(
         f"{policy.loss_streak} within cooldown.loss_window_minutes = "
         f"{policy.loss_window_minutes}); buys are refused for cooldown.minutes = {minutes} "
         "after the loss that completed the streak.",
+    )
+
+
+def option_figures(
+    decision: OptionDecision,
+    proposal: OptionProposal,
+    terms: OptionTerms,
+    state: OptionState,
+    policy: PolicyConfig,
+) -> tuple[str, ...]:
+    """The numbers behind an option order's refusal at either stage, one fixed sentence per
+    code that has them, as ``refusal_figures`` gives an equity order's: the premium, the
+    rolling 24 h premium and the shared daily budget, the max loss (and the strategy it was
+    recognised as), the contracts, the expiries outside the window, the net price against the
+    legs' net mid, buying power; then the shared checks' own (``pace_figures``,
+    ``account_figures``). ``decision`` is what ``evaluate_options`` answered on ``terms``
+    (the stage's estimate or review) and ``state``."""
+    reasons = decision.codes
+    options = policy.options
+    if options is None:
+        return ()
+    figures: list[str] = []
+    premium = decision.premium_usd
+    account = state.account
+    named = f"this {decision.strategy.value}"
+    if R.OPTION_CONTRACTS_OVER_CAP in reasons:
+        figures.append(
+            f"option_contracts_over_cap: {proposal.contracts} contracts "
+            f"(options.max_contracts = {options.max_contracts}); trade fewer."
+        )
+    if R.OPTION_EXPIRY_OUTSIDE_WINDOW in reasons and account.now is not None:
+        today = account.now.astimezone(NEW_YORK).date()
+        days = sorted({(leg.contract.expiry - today).days for leg in proposal.legs if leg.opens})
+        figures.append(
+            f"option_expiry_outside_window: opening legs expire in "
+            f"{', '.join(str(day) for day in days)} day(s) (options.min_days_to_expiry = "
+            f"{options.min_days_to_expiry}, options.max_days_to_expiry = "
+            f"{options.max_days_to_expiry})."
+        )
+    if R.OPTION_OPEN_TOO_LATE in reasons:
+        figures.append(
+            "option_open_too_late: a leg opening today expires today, within the session's "
+            f"last {options.no_open_last_minutes} minutes (options.no_open_last_minutes = "
+            f"{options.no_open_last_minutes}); closing is still taken."
+        )
+    if R.OPTION_UNDEFINED_RISK in reasons:
+        figures.append(
+            f"option_undefined_risk: {named}'s loss is unbounded "
+            "(options.undefined_risk = false); cover it (hold the shares, buy the wing)."
+        )
+    price = proposal.limit_price if proposal.limit_price is not None else terms.premium
+    if R.OPTION_PRICE_COLLAR in reasons and decision.net_mid is not None and price is not None:
+        figures.append(
+            f"option_price_collar: the order's net {proposal.direction.value} {_usd(price)} "
+            f"against the legs' net mid {_usd(decision.net_mid)} "
+            f"(options.price_collar_bps = {options.price_collar_bps})."
+        )
+    if premium is not None:
+        order = _usd(premium)
+        if R.OPTION_PREMIUM_OVER_CAP in reasons:
+            figures.append(
+                f"option_premium_over_cap: this order's premium is {order} "
+                f"(options.max_premium_usd = {_usd(options.max_premium_usd)})."
+            )
+        if R.OPTION_DAILY_PREMIUM_OVER_CAP in reasons and state.premium_24h is not None:
+            figures.append(
+                f"option_daily_premium_over_cap: {_usd(state.premium_24h)} of option premium "
+                f"in the last 24 h, and this order's is {order} "
+                f"(options.max_daily_premium_usd = {_usd(options.max_daily_premium_usd)})."
+            )
+        if R.MAX_DAILY_USD in reasons and account.spent_24h is not None:
+            figures.append(
+                f"max_daily_usd: {_usd(account.spent_24h)} spent in the last 24 h, and this "
+                f"order's premium is {order} (limits.max_daily_usd = "
+                f"{_usd(policy.max_daily_usd)}; options.split_daily_budget = false)."
+            )
+        if R.INSUFFICIENT_BUYING_POWER in reasons and account.buying_power is not None:
+            figures.append(
+                f"insufficient_buying_power: this debit is {order} with {_usd(terms.fees)} "
+                f"fees, against {_usd(account.buying_power)} buying power"
+                + ("." if account.cash is None else f" and {_usd(account.cash)} cash.")
+            )
+    if R.OPTION_MAX_LOSS_OVER_CAP in reasons and decision.max_loss is not None:
+        figures.append(
+            f"option_max_loss_over_cap: {named} can lose {_usd(decision.max_loss)} at expiry "
+            f"(options.max_loss_usd = {_usd(options.max_loss_usd)})."
+        )
+    return (
+        *figures,
+        *pace_figures(reasons, account.recent, policy),
+        *account_figures(reasons, account, policy),
     )

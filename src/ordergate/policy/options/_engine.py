@@ -36,7 +36,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 from ordergate.calendar import NEW_YORK, CalendarError, NyseCalendar
@@ -84,17 +84,35 @@ class OptionState:
 @dataclass(frozen=True, slots=True)
 class OptionDecision(Decision):
     """A ``Decision`` with what it was decided on: the recognised ``strategy``, the order's
-    ``max_loss`` (USD; ``None``: unbounded or unpriced) and ``premium_usd`` (``None``:
-    unpriced), for the record and the owner's approvals."""
+    ``max_loss`` (USD; ``None``: unbounded or unpriced), ``premium_usd`` (``None``:
+    unpriced) and the legs' ``net_mid`` the collar weighed (per share, in the order's
+    direction; ``None``: the quotes did not give one), for the record, the refusal's figures
+    and the owner's approvals."""
 
     strategy: Strategy
     max_loss: Decimal | None
     premium_usd: Decimal | None
+    net_mid: Decimal | None = None
 
 
 @functools.cache
 def _calendar() -> NyseCalendar:
     return NyseCalendar()
+
+
+_EDT = timedelta(hours=4)
+_EST = timedelta(hours=5)
+
+
+def _market_date(now: datetime) -> date:
+    """New York's calendar date at ``now``. New York is 4 or 5 hours behind UTC, so outside
+    the hour where the two disagree the date needs no time-zone lookup (a hot-path saving
+    of about 3 µs of the four-leg bench's 16)."""
+    if now.tzinfo is UTC:
+        early, late = (now - _EST).date(), (now - _EDT).date()
+        if early == late:
+            return early
+    return now.astimezone(NEW_YORK).date()
 
 
 def _session_close(day: date) -> datetime | None:
@@ -130,7 +148,9 @@ def evaluate_options(
     if not closing:
         found.append(check_trading_state(proposal, terms, account, config))
     found.extend(_order_checks(proposal, strategy, loss, premium, holdings, account, options))
-    found.extend(_market_checks(proposal, terms, state, config, options))
+    market, mid = _market_checks(proposal, terms, state, config, options)
+    if market is not None:
+        found.append(market)
     if not review:
         found.append(check_duplicate(proposal, terms, account, config))
         found.append(check_order_rate(proposal, terms, account, config))
@@ -150,11 +170,11 @@ def evaluate_options(
             reasons.append(code)
     if reasons:
         return OptionDecision(
-            False, tuple(reasons), stage, False, closing, strategy, loss, premium_usd
+            False, tuple(reasons), stage, False, closing, strategy, loss, premium_usd, mid
         )
     at_risk = premium_usd if closing else loss
     approval = config.approval.requires(at_risk)
-    return OptionDecision(True, (), stage, approval, closing, strategy, loss, premium_usd)
+    return OptionDecision(True, (), stage, approval, closing, strategy, loss, premium_usd, mid)
 
 
 def _order_checks(
@@ -197,7 +217,7 @@ def _expiry_checks(
     if now is None:
         return [R.MISSING_NOW]
     found: list[ReasonCode | None] = []
-    today = now.astimezone(NEW_YORK).date()
+    today = _market_date(now)
     expiries = {leg.contract.expiry for leg in proposal.legs if leg.opens}
     low, high = options.min_days_to_expiry, options.max_days_to_expiry
     if any(not low <= (expiry - today).days <= high for expiry in expiries):
@@ -218,37 +238,39 @@ def _market_checks(
     state: OptionState,
     config: PolicyConfig,
     options: OptionsPolicy,
-) -> list[ReasonCode | None]:
+) -> tuple[ReasonCode | None, Decimal | None]:
+    """The legs' quotes and the collar: the first failing code, and the legs' net mid."""
     quotes = state.quotes
     if quotes is None:
-        return [R.NO_QUOTE]
+        return R.NO_QUOTE, None
     now = state.account.now
     # The legs' net mid, doubled to stay exact: what one unit of the order is worth.
     mid2 = Decimal(0)
     for leg in proposal.legs:
         quote = quotes.get(leg.option_id)
         if quote is None:
-            return [R.NO_QUOTE]
+            return R.NO_QUOTE, None
         bid, ask = quote.bid, quote.ask
         if bid is None or ask is None or bid <= 0 or ask <= 0:
-            return [R.MISSING_BID_ASK]
+            return R.MISSING_BID_ASK, None
         if ask < bid:
-            return [R.CROSSED_QUOTE]
+            return R.CROSSED_QUOTE, None
         if quote.at is None:
-            return [R.MISSING_QUOTE_TIME]
+            return R.MISSING_QUOTE_TIME, None
         if now is None:
-            return [R.MISSING_NOW]
+            return R.MISSING_NOW, None
         if abs(now - quote.at) > config.max_quote_age:
-            return [R.STALE_QUOTE]
+            return R.STALE_QUOTE, None
         mid2 += leg.sign * leg.ratio * (bid + ask)
     if proposal.direction is not OptionDirection.DEBIT:
         mid2 = -mid2
+    mid = mid2 / 2
     price = proposal.limit_price if proposal.limit_price is not None else terms.premium
     if price is None:
-        return [R.MISSING_PREMIUM]
+        return R.MISSING_PREMIUM, mid
     if mid2 <= 0 or abs(price * 2 - mid2) * 10000 > options.price_collar_bps * mid2:
-        return [R.OPTION_PRICE_COLLAR]
-    return []
+        return R.OPTION_PRICE_COLLAR, mid
+    return None, mid
 
 
 def _buying_power(
