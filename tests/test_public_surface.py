@@ -116,7 +116,8 @@ SURFACE = {
         "EquityLane", "NoAnswer", "OrderExecutor", "Placement", "QuoteSource", "QuotesNeeded",
         "Review", "Sighting", "Ticket", "Venue", "canonical_order_id", "ADV_LOOKBACK",
         "CryptoLane", "CryptoLanes", "CryptoReview", "CryptoTicket", "CryptoView",
-        "LANE_UNAVAILABLE", "ADV_SESSIONS", "VolumeSource",
+        "LANE_UNAVAILABLE", "OptionAccount", "OptionLane", "OptionReview",
+        "OptionTicket", "ADV_SESSIONS", "VolumeSource",
     },
     "ordergate.venues.paper": {
         "ORDER_WINDOW", "PAPER_AGENT", "PaperAccount", "PaperAccountReader", "PaperAnswerReader",
@@ -130,6 +131,7 @@ SURFACE = {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
         "RobinhoodEquity", "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
         "McpCrypto", "McpCryptoOffered", "RestCrypto", "crypto_broker_order",
+        "RobinhoodOptions",
     },
     "ordergate.runtime": {
         "approval_announcement",

@@ -17,13 +17,16 @@ CANCEL = Permission.ORDERS_CANCEL
 WATCH = Permission.WATCHLISTS_WRITE
 ALERT = Permission.ALERTS_WRITE
 SCAN = Permission.SCANNER_WRITE
+O_REVIEW = Permission.OPTIONS_REVIEW
+O_PLACE = Permission.OPTIONS_PLACE
+O_CANCEL = Permission.OPTIONS_CANCEL
 
 # Every tool of the captured inventory and the permission it needs (None: no profile).
 EXPECTED: dict[str, Permission | None] = {
     "add_option_to_watchlist": WATCH, "add_to_watchlist": WATCH,
     "cancel_advanced_order": CANCEL, "cancel_crypto_order": CANCEL,
-    "cancel_equity_order": CANCEL, "cancel_option_exercise": CANCEL,
-    "cancel_option_order": CANCEL, "create_alert": ALERT, "create_scan": SCAN,
+    "cancel_equity_order": CANCEL, "cancel_option_exercise": None,
+    "cancel_option_order": O_CANCEL, "create_alert": ALERT, "create_scan": SCAN,
     "create_watchlist": WATCH, "delete_alert": ALERT, "exercise_option": None,
     "follow_watchlist": WATCH, "get_accounts": A, "get_advanced_orders": O,
     "get_alert_log": A, "get_alerts": A, "get_crypto_account_onboarding_info": A,
@@ -44,10 +47,10 @@ EXPECTED: dict[str, Permission | None] = {
     "get_sec_filing_facts_catalog": R, "get_sec_filing_index": R,
     "get_trade_approval_setting": A, "get_watchlist_items": A, "get_watchlists": A,
     "mark_alerts_read": ALERT, "place_advanced_order": None, "place_crypto_order": None,
-    "place_equity_order": PLACE, "place_option_order": None, "preview_crypto_order": REVIEW,
+    "place_equity_order": PLACE, "place_option_order": O_PLACE, "preview_crypto_order": REVIEW,
     "preview_scan": M, "remove_from_watchlist": WATCH, "remove_option_from_watchlist": WATCH,
     "review_advanced_order": REVIEW, "review_equity_order": REVIEW,
-    "review_option_order": REVIEW, "run_scan": A, "search": M, "unfollow_watchlist": WATCH,
+    "review_option_order": O_REVIEW, "run_scan": A, "search": M, "unfollow_watchlist": WATCH,
     "update_alert": ALERT, "update_scan_config": SCAN, "update_scan_filters": SCAN,
     "update_watchlist": WATCH,
 }  # fmt: skip
@@ -67,12 +70,21 @@ def test_every_permission_is_needed_by_some_inventory_tool_and_has_a_phrase() ->
     assert set(PERMISSION_PHRASES) == set(Permission)
 
 
-def test_the_vocabulary_is_the_issues_ten_permissions_and_cancel_any() -> None:
+def test_the_vocabulary_is_the_issues_ten_permissions_cancel_any_and_the_option_three() -> None:
     assert {p.value for p in Permission} == {
         "account.read", "market.read", "research.read", "orders.read", "orders.review",
         "orders.place", "orders.cancel", "watchlists.write", "alerts.write", "scanner.write",
-        "orders.cancel_any",
+        "orders.cancel_any", "options.review", "options.place", "options.cancel",
     }  # fmt: skip
+
+
+def test_option_orders_need_the_option_permissions_and_an_exercise_none() -> None:
+    assert permission_for("place_option_order") is Permission.OPTIONS_PLACE
+    assert permission_for("review_option_order") is Permission.OPTIONS_REVIEW
+    assert permission_for("cancel_option_order") is Permission.OPTIONS_CANCEL
+    assert permission_for("exercise_option") is None
+    assert permission_for("cancel_option_exercise") is None
+    assert permission_for("place_option_spread_order") is None
 
 
 @pytest.mark.parametrize(
@@ -112,7 +124,8 @@ def test_a_destructive_annotation_takes_the_permission_away_unless_it_cancels() 
 
 
 def test_a_read_only_annotation_cannot_grant_a_write_a_read_permission() -> None:
-    assert permission_for("place_option_order", {"readOnlyHint": True}) is None
+    assert permission_for("place_crypto_order", {"readOnlyHint": True}) is None
+    assert permission_for("place_option_order", {"readOnlyHint": True}) is Permission.OPTIONS_PLACE
     assert permission_for("create_alert", {"readOnlyHint": True}) is Permission.ALERTS_WRITE
 
 

@@ -44,6 +44,7 @@ def test_trader_sees_reads_and_the_equity_order_path_but_no_other_placing() -> N
     assert _visible("monitor") < seen
     assert not {"place_option_order", "place_crypto_order", "place_advanced_order"} & seen
     assert "exercise_option" not in seen
+    assert not {"review_option_order", "cancel_option_order", "cancel_option_exercise"} & seen
     assert not {"create_watchlist", "create_alert", "create_scan"} & seen
     assert {name for name in seen if name.startswith("place_")} == {"place_equity_order"}
 
@@ -108,6 +109,6 @@ def test_a_permitted_call_has_no_refusal() -> None:
 
 def test_a_tool_no_profile_may_call_is_refused_even_for_a_profile_holding_everything() -> None:
     everything = Profile("all", "", frozenset(Permission))
-    sentence = refusal_for(everything, "place_option_order")
+    sentence = refusal_for(everything, "exercise_option")
     assert sentence is not None
-    assert "place_option_order" in sentence
+    assert "exercise_option" in sentence

@@ -64,6 +64,7 @@ from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import hold_for
 from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
 from ordergate.execution._kill_switch import CancelReport, cancel_open
+from ordergate.execution._options import OPTION_KIND, review_and_place, submit_option
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
     APPROVAL_DENIED,
@@ -106,6 +107,7 @@ from ordergate.policy import (
     evaluate,
 )
 from ordergate.policy import Decision as PolicyDecision
+from ordergate.policy.options import OptionProposal
 from ordergate.store import blocking
 from ordergate.venues import (
     AccountReader,
@@ -241,6 +243,7 @@ class Guard:
             caps=self._caps,
             alert=alert,
             crypto=None if crypto is None else crypto.lanes,
+            options=venue.options,
         )
 
     @classmethod
@@ -311,6 +314,17 @@ class Guard:
     @property
     def ledger(self) -> Ledger:
         return self._ledger
+
+    @property
+    def world(self) -> World:
+        """The account's side of a decision, merged with the record (``World``)."""
+        return self._world
+
+    @property
+    def caps(self) -> RollingCaps:
+        """The rolling caps a filing reserves against (the policy's daily dollars and
+        orders)."""
+        return self._caps
 
     @property
     def clock(self) -> Clock:
@@ -392,6 +406,29 @@ class Guard:
         its account, ``AccountBusyError`` as ``submit`` does (nothing is filed)."""
         return await submit_crypto(self, proposal, identity=identity, agent_key=agent_key)
 
+    @_in_turn
+    async def submit_option(
+        self, proposal: OptionProposal, *, identity: str, agent_key: UUID | None = None
+    ) -> Outcome:
+        """Run the option order ``proposal`` through its order path (``execution._options``)
+        under ``identity``, in the account's turn: filed with every leg, stage A on the legs'
+        quotes, stage B on the venue's review, placed only as filed. Raises
+        ``ProposalError`` for a proposal naming another account and ``AccountBusyError``
+        when the turn did not come (nothing is filed either way)."""
+        return await submit_option(self, proposal, identity=identity, agent_key=agent_key)
+
+    async def end_filing(
+        self,
+        record: FilingRecord,
+        status: FilingStatus,
+        reasons: tuple[str, ...],
+        *,
+        stage: Stage | None = None,
+        broker_code: str | None = None,
+    ) -> Outcome:
+        """End ``record`` here with ``reasons`` and release what it held."""
+        return await self._end(record, status, reasons, stage=stage, broker_code=broker_code)
+
     async def keyed(self, proposal: Proposal, *, identity: str, agent_key: UUID) -> Outcome | None:
         """The answer to ``proposal`` under ``agent_key`` when ``identity`` already filed an
         order under that key, else ``None``: where that filing stands now when ``proposal``
@@ -448,6 +485,8 @@ class Guard:
         approved = approval.notional if approval.notional is not None else record.notional
         if record.kind == CRYPTO_KIND:
             outcome = await review_and_place_crypto(self, record, by, approved=approved)
+        elif record.kind == OPTION_KIND:
+            outcome = await review_and_place(self, record)
         else:
             outcome = await self._review_and_place(record, by, approved=approved)
         # An order held again answers with its new approval.
@@ -488,6 +527,11 @@ class Guard:
             lane, account = self.reconciler.crypto_lane(record), crypto_account_of(record)
             await lane.cancel(account, order_id)
             order = await lane.poll(account, order_id)
+        elif record.kind == OPTION_KIND:
+            options = self._venue.options
+            assert options is not None  # an option order was placed only on a venue taking them
+            await options.cancel(self._account, order_id)
+            order = await options.poll(self._account, order_id)
         else:
             orders = self._lane.orders
             await orders.cancel(self._account, order_id)
@@ -541,6 +585,11 @@ class Guard:
         return await self.reconciler.run_once()
 
     # -- steps -----------------------------------------------------------------------------
+
+    async def ask_approval(self, record: FilingRecord) -> Outcome:
+        """Hold the accepted filing ``record`` for the owner's approval (its reservation
+        kept) and announce it."""
+        return await self._ask_approval(record)
 
     async def _ask_approval(self, record: FilingRecord) -> Outcome:
         approval = await blocking(

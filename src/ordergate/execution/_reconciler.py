@@ -26,7 +26,10 @@ For each unfinished filing of the account (oldest first):
 
 A crypto filing (``kind`` ``crypto_order``) is followed the same way on the crypto lane its
 filing names (``lane``: the lane it was placed on), at the crypto account it names; a filing
-naming a lane the venue does not have is left for a person (an error of the pass).
+naming a lane the venue does not have is left for a person (an error of the pass). An option
+filing (``kind`` ``option_order``) is followed on the venue's option lane (``options``): its
+fills booked at the premium of each strategy unit in dollars, so its reservation ends at the
+premium that filled, or is released when it was cancelled or expired unfilled.
 
 A broker that does not answer leaves the filing as it is, to be tried on the next pass.
 ``grace`` must exceed the time a place call may take (its timeout), or a slow place could be
@@ -49,6 +52,7 @@ from ordergate.execution._crypto_terms import (
     crypto_ticket_of,
     lane_of,
 )
+from ordergate.execution._options import OPTION_KIND, option_ticket_of
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
     ApprovalState,
@@ -62,7 +66,14 @@ from ordergate.ledger import (
 )
 from ordergate.policy import ProposalError
 from ordergate.store import blocking
-from ordergate.venues import BrokerOrder, BrokerRefusal, CryptoLane, NoAnswer, OrderExecutor
+from ordergate.venues import (
+    BrokerOrder,
+    BrokerRefusal,
+    CryptoLane,
+    NoAnswer,
+    OptionLane,
+    OrderExecutor,
+)
 
 __all__ = ["DEFAULT_GRACE", "LATE_BATCH", "Alert", "ReconcileReport", "Reconciler", "status_of"]
 
@@ -143,11 +154,14 @@ class Reconciler:
         caps: RollingCaps | None = None,
         alert: Alert | None = None,
         crypto: Mapping[str, CryptoLane] | None = None,
+        options: OptionLane | None = None,
     ) -> None:
         """``caps``: the rolling caps a late order is weighed against (``None``: none, so it
         never pauses); ``alert``: told of each late order adopted; ``crypto``: the venue's
-        crypto lanes by name, which crypto filings are followed on."""
+        crypto lanes by name, which crypto filings are followed on; ``options``: its option
+        lane, which option filings are followed on."""
         self._ledger = ledger
+        self._options = options
         self._crypto = dict(crypto or {})
         self.caps = caps
         self._alert = alert
@@ -318,9 +332,18 @@ class Reconciler:
             raise ProposalError("lane", "the venue has no crypto lane of the filing's name")
         return lane
 
+    def option_lane(self) -> OptionLane:
+        """The venue's option lane; ``BrokerRefusal`` when it has none (an option filing is
+        then left for a person)."""
+        if self._options is None:
+            raise BrokerRefusal("options_not_on_venue", "this venue takes no option orders")
+        return self._options
+
     async def _poll(self, record: FilingRecord, order_id: str) -> BrokerOrder:
         if record.kind == CRYPTO_KIND:
             return await self.crypto_lane(record).poll(crypto_account_of(record), order_id)
+        if record.kind == OPTION_KIND:
+            return await self.option_lane().poll(self._account, order_id)
         return await self._executor.poll(self._account, order_id)
 
     async def _lookup(self, record: FilingRecord) -> BrokerOrder | None:
@@ -328,6 +351,8 @@ class Reconciler:
         if record.kind == CRYPTO_KIND:
             lane = self.crypto_lane(record)
             return await lane.lookup(crypto_ticket_of(record), since=since)
+        if record.kind == OPTION_KIND:
+            return await self.option_lane().lookup(option_ticket_of(record), since=since)
         return await self._executor.lookup(ticket_of(record), since=since)
 
     async def settle(

@@ -30,10 +30,11 @@ from decimal import Decimal
 from typing import Any
 from uuid import UUID
 
-from ordergate.core import Clock, Side
+from ordergate.core import Clock, OptionDirection, Side
 from ordergate.execution._breakers import session_day
 from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_proposal_of
 from ordergate.execution._losses import LOSS_FILINGS, losing_closes
+from ordergate.execution._option_terms import OPTION_KIND, proposal_of_option
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
 from ordergate.policy import (
@@ -307,7 +308,7 @@ def _is_live_filing(ledger: Ledger, ref_id: UUID) -> bool:
 def _open_orders(
     filings: tuple[FilingRecord, ...], symbol: str, quote: Quote | None
 ) -> tuple[OpenOrder, ...] | None:
-    """Our unfinished filings (equity and crypto) as open orders. A dollar-amount order's
+    """Our unfinished filings (equity, crypto and option) as open orders. A dollar-amount order's
     quantity is estimated at the quote; the engine only weighs same-symbol orders'
     quantities (to tell whether an order reduces a position), so an unpriceable one of that
     symbol makes the list unknown."""
@@ -329,7 +330,12 @@ def _open_orders(
 
 
 def _filed(filing: FilingRecord) -> tuple[str, Side, Decimal | None, Decimal | None]:
-    """A filing's instrument, side, quantity and dollar amount, whichever kind it is."""
+    """A filing's instrument, side, quantity and dollar amount, whichever kind it is (an
+    option order's: its underlying, with no shares of its own)."""
+    if filing.kind == OPTION_KIND:
+        option = proposal_of_option(filing.terms)
+        side = Side.BUY if option.direction is OptionDirection.DEBIT else Side.SELL
+        return option.underlying, side, Decimal(0), None
     if filing.kind == CRYPTO_KIND:
         crypto = crypto_proposal_of(filing.terms)
         return crypto.pair, crypto.side, crypto.asset_quantity, crypto.quote_amount

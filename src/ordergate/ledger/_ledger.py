@@ -264,12 +264,23 @@ class Ledger:
 
     # -- reservations --------------------------------------------------------------------
 
-    def rolling_spend(self, account: str = "", *, now: datetime | None = None) -> Spend:
+    def rolling_spend(
+        self, account: str = "", *, now: datetime | None = None, kind: str | None = None
+    ) -> Spend:
         """Reserved + filled notional and orders of ``account`` over the last 24 hours
-        (released reservations count zero, corrected ones what actually filled)."""
+        (released reservations count zero, corrected ones what actually filled); with
+        ``kind``, of its filings of that kind only (an option order's premium: each
+        reservation in ix_reservations_window joined to its filing by primary key)."""
         instant = now if now is not None else self._clock.now()
         with reading(self._engine) as connection:
-            units, ops = _window(connection, account, to_us(instant))
+            if kind is None:
+                units, ops = _window(connection, account, to_us(instant))
+            else:
+                low, high = window_bounds(to_us(instant))
+                row = _KIND_WINDOW_SUMS.first(
+                    connection, {"account": account, "low": low, "high": high, "kind": kind}
+                )
+                units, ops = int(row[0]), int(row[1])
         return Spend(notional=from_units(units), orders=ops)
 
     def decision_reads(
@@ -589,6 +600,17 @@ _RESERVATION = Statement(
     ).where(_BY_FILING)
 )
 _SET_RESERVATION = Statement(update(reservations).where(_BY_FILING))
+_KIND_WINDOW_SUMS = Statement(
+    select(
+        *window_sums(
+            reservations.c.account == bindparam("account"),
+            reservations.c.created_us > bindparam("low", type_=BigInteger),
+            reservations.c.created_us <= bindparam("high", type_=BigInteger),
+            filings.c.id == reservations.c.filing_id,
+            filings.c.kind == bindparam("kind"),
+        )
+    )
+)
 _AROUND = Statement(
     select(reservations.c.created_us, reservations.c.amount_units).where(
         reservations.c.account == bindparam("account"),

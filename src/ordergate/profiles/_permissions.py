@@ -2,8 +2,10 @@
 
 A permission is one kind of thing an agent may do through the gateway. The list is closed:
 a profile naming anything else is refused at load. Moving money (transfers, deposits) and
-placing anything but equity orders have no permission at all — the gateway refuses those
-whatever the profile says, so no profile can grant them.
+placing anything but equity and option orders have no permission at all — the gateway refuses
+those whatever the profile says, so no profile can grant them. Option orders have permissions
+of their own (``options.review``, ``options.place``, ``options.cancel``), which no built-in
+profile grants; exercising a contract is the owner's act, never a permission.
 
 ``orders.cancel_any`` is the one permission no tool needs by itself: beside
 ``orders.cancel`` it lets a connection cancel orders it did not file (placed in the Robinhood
@@ -31,6 +33,9 @@ class Permission(StrEnum):
     ORDERS_PLACE = "orders.place"
     ORDERS_CANCEL = "orders.cancel"
     ORDERS_CANCEL_ANY = "orders.cancel_any"
+    OPTIONS_REVIEW = "options.review"
+    OPTIONS_PLACE = "options.place"
+    OPTIONS_CANCEL = "options.cancel"
     WATCHLISTS_WRITE = "watchlists.write"
     ALERTS_WRITE = "alerts.write"
     SCANNER_WRITE = "scanner.write"
@@ -46,6 +51,9 @@ PERMISSION_PHRASES: Mapping[Permission, str] = MappingProxyType(
         Permission.ORDERS_PLACE: "placing orders",
         Permission.ORDERS_CANCEL: "cancelling orders",
         Permission.ORDERS_CANCEL_ANY: "cancelling orders it did not file",
+        Permission.OPTIONS_REVIEW: "reviewing option orders",
+        Permission.OPTIONS_PLACE: "placing option orders",
+        Permission.OPTIONS_CANCEL: "cancelling option orders",
         Permission.WATCHLISTS_WRITE: "changing watchlists",
         Permission.ALERTS_WRITE: "changing alerts",
         Permission.SCANNER_WRITE: "changing saved scans",

@@ -23,14 +23,19 @@ description. ``None`` means no profile may call the tool. The rule, in order:
                                  (quotes, historicals, price book, chains,
                                  instruments, indexes, currency pairs, the scanner's
                                  catalogue) → ``market.read``. No match: ``account.read``
-   simulations (review, preview) an order word → ``orders.review``; else as a read
-   place / submit                only an equity order (``place_order``,
+   simulations (review, preview) an option order → ``options.review``; another order
+                                 word → ``orders.review``; else as a read
+   place / submit                an equity order (``place_order``,
                                  ``place_equity_order``: no word but
                                  ``equity``/``stock``/``order``) → ``orders.place``;
-                                 options, crypto, advanced orders, exercises, money
+                                 an option order (``place_option_order``: no word but
+                                 ``option``/``order``) → ``options.place``;
+                                 crypto, advanced orders, exercises, money
                                  moves → ``None``
-   cancel / delete / revoke      an order or an exercise → ``orders.cancel``; an alert,
-                                 a watchlist, a scan → its ``*.write``; else ``None``
+   cancel / delete / revoke      an option order → ``options.cancel``; an exercise
+                                 (the owner's act) → ``None``; another order →
+                                 ``orders.cancel``; an alert, a watchlist, a scan → its
+                                 ``*.write``; else ``None``
    add / remove / create /       exactly one of watchlist, alert, scan → its
    update / follow / unfollow /  ``*.write``; else ``None``
    mark
@@ -102,9 +107,12 @@ _READ_TABLES: tuple[tuple[Permission, frozenset[str]], ...] = (
 
 _PLACE_VERBS = frozenset({"place", "submit"})
 _EQUITY_ORDER_WORDS = frozenset({"equity", "stock", "order"})
+_OPTION_WORDS = frozenset({"option", "options"})
+_OPTION_ORDER_WORDS = frozenset({"option", "order"})
+_EXERCISE_WORDS = frozenset({"exercise", "exercises"})
 
 _CANCEL_TABLE: tuple[tuple[Permission, frozenset[str]], ...] = (
-    (Permission.ORDERS_CANCEL, frozenset({"order", "orders", "exercise", "exercises"})),
+    (Permission.ORDERS_CANCEL, frozenset({"order", "orders"})),
     (Permission.ALERTS_WRITE, frozenset({"alert", "alerts"})),
     (Permission.WATCHLISTS_WRITE, frozenset({"watchlist", "watchlists"})),
     (Permission.SCANNER_WRITE, frozenset({"scan", "scans"})),
@@ -150,14 +158,22 @@ def permission_for(
     if tool_class in (ToolClass.READ, ToolClass.ENROLL_LINK):
         return _read_permission(objects)
     if tool_class is ToolClass.SIMULATE:
+        if objects & _ORDER_WORDS and objects & _OPTION_WORDS:
+            return Permission.OPTIONS_REVIEW
         if objects & _ORDER_WORDS:
             return Permission.ORDERS_REVIEW
         return _read_permission(objects)
     if tool_class is ToolClass.MONEY:
         if verb in _PLACE_VERBS and "order" in objects and objects <= _EQUITY_ORDER_WORDS:
             return Permission.ORDERS_PLACE
+        if verb in _PLACE_VERBS and objects == _OPTION_ORDER_WORDS:
+            return Permission.OPTIONS_PLACE
         return None
     if tool_class is ToolClass.CANCEL:
+        if objects & _EXERCISE_WORDS:
+            return None  # an exercise is the owner's act (and so is withdrawing one)
+        if objects & _OPTION_WORDS and objects & _ORDER_WORDS:
+            return Permission.OPTIONS_CANCEL
         for permission, table in _CANCEL_TABLE:
             if objects & table:
                 return permission

@@ -1,6 +1,7 @@
 """Venues: the one port (``Venue``) the order path speaks to every venue through.
 
-A ``Venue`` has a lane per asset class (``venue.equity``; ``venue.crypto``, its
+A ``Venue`` has a lane per asset class (``venue.equity``; ``venue.options``, an
+``OptionLane`` or ``None``; ``venue.crypto``, its
 ``CryptoLanes`` — an MCP and/or a REST ``CryptoLane`` and the choice of one per filing by
 the policy's ``crypto.route`` — or ``None``); each lane answers orders
 (review, place, lookup by ``ref_id``, poll by id, cancel), the account's side of a decision
@@ -15,6 +16,7 @@ compared with the record.
 
 from ordergate.venues._crypto import CryptoLane, CryptoReview, CryptoTicket, CryptoView
 from ordergate.venues._crypto_lanes import LANE_UNAVAILABLE, CryptoLanes
+from ordergate.venues._options import OptionAccount, OptionLane, OptionReview, OptionTicket
 from ordergate.venues._order_ids import canonical_order_id
 from ordergate.venues._protocols import (
     AccountReader,
@@ -48,6 +50,10 @@ __all__ = [
     "CryptoView",
     "EquityLane",
     "NoAnswer",
+    "OptionAccount",
+    "OptionLane",
+    "OptionReview",
+    "OptionTicket",
     "OrderExecutor",
     "Placement",
     "QuoteSource",

@@ -4,8 +4,9 @@ class.
 ::
 
     venue.paper                 True when nothing reaches a real market
-    venue.equity                the equity lane (``EquityLane``); an options lane follows as
-                                venue.options, of the same shape
+    venue.equity                the equity lane (``EquityLane``)
+    venue.options               the option lane (``OptionLane``, ``_options``), or ``None``
+                                where the venue has no option desk (paper, for now)
     venue.crypto                the crypto lanes (``CryptoLanes``: the MCP's, the REST API's
                                 or both, each a ``CryptoLane``) and the one choice of a lane
                                 per filing; ``None`` when the venue trades no crypto
@@ -37,6 +38,7 @@ from typing import Protocol, TypeVar, runtime_checkable
 from ordergate.ledger import Ledger
 from ordergate.policy import Quote
 from ordergate.venues._crypto_lanes import CryptoLanes
+from ordergate.venues._options import OptionLane
 from ordergate.venues._protocols import (
     AccountReader,
     AccountView,
@@ -146,6 +148,12 @@ class Venue(Protocol):
 
     @property
     def equity(self) -> EquityLane: ...
+
+    @property
+    def options(self) -> OptionLane | None:
+        """The venue's options; ``None`` when it takes no option orders (each is refused
+        before anything is sent)."""
+        ...
 
     @property
     def crypto(self) -> CryptoLanes | None:

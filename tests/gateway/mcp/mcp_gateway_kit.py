@@ -230,13 +230,19 @@ async def gateway(
     profiles_home: Path | None = None,
     live: bool = False,
     ledger_url: str | None = None,
+    account_type: str = "cash",
+    option_level: int = 2,
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue: a paper venue, or with ``live`` the venue
-    itself; the ledger is SQLite in ``tmp_path`` unless ``ledger_url`` names another."""
+    itself; the ledger is SQLite in ``tmp_path`` unless ``ledger_url`` names another. The
+    venue's agentic account is of ``account_type`` at ``option_level``."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     with (
-        SandboxServer(SandboxConfig(port=0, seed=7), clock=clock) as sandbox,
+        SandboxServer(
+            SandboxConfig(port=0, seed=7, account_type=account_type, option_level=option_level),
+            clock=clock,
+        ) as sandbox,
         VenueClient(sandbox.base_url) as client,
     ):
         client.sign_in()

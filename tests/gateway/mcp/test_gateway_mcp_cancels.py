@@ -181,15 +181,15 @@ async def test_a_profile_granting_cancel_any_forwards_the_canonical_id_and_recor
 
 
 @pytest.mark.req("gateway.bypass.cancel-foreign-order")
-async def test_an_exercise_cancel_is_an_order_cancel_the_gateway_never_filed(
+async def test_withdrawing_an_exercise_is_the_owners_act_refused_whatever_the_profile(
     tmp_path: Path,
 ) -> None:
-    async with gateway(tmp_path) as gw:
+    async with gateway(tmp_path, profile="custodian", profiles_home=custodian_home(tmp_path)) as gw:
         refused = await gw.refusal(
             "cancel_option_exercise",
             {"account_number": gw.account, "option_id": str(uuid.uuid4())},
         )
-    assert refused["code"] == "NOT_YOUR_ORDER"
+    assert refused["code"] == "PROFILE_REFUSED"
     assert gw.backend.forwarded == []
 
 

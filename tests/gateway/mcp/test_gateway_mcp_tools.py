@@ -368,8 +368,7 @@ async def test_a_placing_tool_disguised_by_its_description_is_refused_by_its_nam
     ("tool", "code", "opening"),
     [
         ("place_crypto_order", "CRYPTO_NOT_FILED", "Crypto orders are not placed"),
-        ("place_option_order", "OPTIONS_NOT_FILED", "Option orders and exercises are not"),
-        ("exercise_option", "OPTIONS_NOT_FILED", "Option orders and exercises are not"),
+        ("exercise_option", "OPTIONS_NOT_FILED", "exercise_option was not sent"),
         ("place_advanced_order", "ADVANCED_NOT_FILED", "Advanced orders are not placed"),
     ],
 )

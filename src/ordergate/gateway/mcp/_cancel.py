@@ -52,6 +52,7 @@ RECORD_UNREADABLE = Failure(
 )
 GUARD_CANCEL_FAILED = Failure("cancel of a filing", broker=True, cancel=True, level=logging.INFO)
 FORWARD_FAILED = Failure("cancel", broker=True, cancel=True, level=logging.INFO)
+_ORDER_CANCELS = frozenset({Permission.ORDERS_CANCEL, Permission.OPTIONS_CANCEL})
 _CANCEL_TOOK = frozenset({FilingStatus.CANCELLED, FilingStatus.DENIED})
 """Ended by the cancel: the order cancelled, or its pending approval denied."""
 
@@ -83,7 +84,7 @@ def _takes_order_id(descriptor: Mapping[str, Any]) -> bool:
 async def cancel(call: Call) -> dict[str, Any]:
     descriptor = call.descriptor or {}
     order_tool = call.listing.order_tool if call.listing is not None else None
-    if needs(descriptor, order_tool) is not Permission.ORDERS_CANCEL:
+    if needs(descriptor, order_tool) not in _ORDER_CANCELS:
         return await _forward(call, call.arguments, order_id=None)
     any_order = call.profile is not None and call.profile.allows(Permission.ORDERS_CANCEL_ANY)
     if ORDER_ID not in call.arguments and not _takes_order_id(descriptor):

@@ -11,7 +11,8 @@ connection's:
   not listed, and a call to one is refused with the permission it lacks;
 - ``tools/call``: routed by the words of the tool's name (``_routing``) to one handler per
   route — ``_read.forward`` (reads, reviews), ``_order.order`` (the equity order tool
-  through the guard), ``_cancel.cancel`` (only the connection's own orders), ``_gate`` (the
+  through the guard), ``_option_order`` (the option order tool through the guard, and its
+  review), ``_cancel.cancel`` (only the connection's own orders), ``_gate`` (the
   gateway's own tools); everything else is refused with a plain sentence and nothing is
   sent. Each handler runs under the one refusal wrapper (``_refusing``).
 
@@ -38,6 +39,7 @@ from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._held import REFUSED, HeldOrders
+from ordergate.gateway.mcp._option_order import option_order, option_review
 from ordergate.gateway.mcp._order import order
 from ordergate.gateway.mcp._paper_reads import BOOK_READS, FORWARD, REFUSE, paper_entry
 from ordergate.gateway.mcp._principal import Principal
@@ -90,6 +92,8 @@ Handler = Callable[[Call], Awaitable[Result]]
 HANDLERS: Mapping[Route, Handler] = {
     Route.FORWARD: forward,
     Route.ORDER: order,
+    Route.OPTION_ORDER: option_order,
+    Route.OPTION_REVIEW: option_review,
     Route.CANCEL: cancel,
 }
 

@@ -5,11 +5,15 @@ spaces), never by its description, which the upstream may word as it likes — a
 ``submit_order_status`` places, whatever its description says:
 
 - the equity order tool (found by capability, ``place_order``) runs the guard's order path;
+- the option order tool (``place_option_order``: no word but ``place``, ``option``,
+  ``order``) runs the guard's option order path, and its review (``review_option_order``)
+  is checked as that path would file it before it is forwarded;
 - reads, ``review_*``/``preview_*`` simulations and enrolment links are forwarded unchanged;
 - cancels (``cancel``/``delete``/``revoke``) go to the cancel rules (``_cancel``: a
   connection cancels only its own orders) and are recorded;
-- every other tool that places, exercises or moves money (options, crypto, advanced orders,
-  transfers) is refused with a plain sentence naming what it would have done;
+- every other tool that places, exercises or moves money (exercises — the owner's act —,
+  crypto, advanced orders, replaces, transfers) is refused with a plain sentence naming what
+  it would have done;
 - a tool the upstream marks destructive (``annotations.destructiveHint: true``) is refused
   unless it cancels;
 - an unknown verb counts as a write and is refused.
@@ -30,6 +34,8 @@ __all__ = ["Route", "Routing", "route"]
 _FORWARDED = frozenset({ToolClass.READ, ToolClass.SIMULATE, ToolClass.ENROLL_LINK})
 _CRYPTO = frozenset({"crypto", "coin", "coins", "bitcoin", "btc", "eth", "pair", "pairs"})
 _OPTIONS = frozenset({"option", "options", "exercise", "leg", "legs", "spread", "spreads"})
+_OPTION_PLACE = ("place", "option", "order")
+_OPTION_REVIEW = ("review", "option", "order")
 _ADVANCED = frozenset({"advanced", "bracket", "oco", "contingent", "conditional", "trailing"})
 _MONEY_MOVES = frozenset(
     {
@@ -44,6 +50,10 @@ class Route(Enum):
     """The equity order tool: the guard's order path."""
     FORWARD = "forward"
     """Forwarded unchanged."""
+    OPTION_ORDER = "option_order"
+    """The option order tool: the guard's option order path."""
+    OPTION_REVIEW = "option_review"
+    """The option review: checked as the option path files, then forwarded."""
     CANCEL = "cancel"
     """The cancel rules (``_cancel``), recorded in the journal."""
     REFUSE = "refuse"
@@ -82,8 +92,9 @@ def _money_refusal(name: str, words: set[str]) -> Routing:
     if words & _OPTIONS:
         return _refuse(
             "OPTIONS_NOT_FILED",
-            f"Option orders and exercises are not placed through the gateway: {name} was not "
-            "sent. The gateway places only equity orders, each filed and checked first.",
+            f"{name} was not sent: the gateway places option orders only through "
+            "place_option_order, each filed and checked first, and an exercise is the account "
+            "owner's act, never an agent's.",
         )
     if words & _ADVANCED:
         return _refuse(
@@ -113,6 +124,11 @@ def route(descriptor: Mapping[str, Any], *, order_tool: str | None) -> Routing:
     tool_class = classify(name)
     if tool_class is ToolClass.CANCEL:
         return Routing(Route.CANCEL)
+    words = name_words(name)
+    if tuple(words) == _OPTION_PLACE and tool_class is ToolClass.MONEY:
+        return Routing(Route.OPTION_ORDER)
+    if tuple(words) == _OPTION_REVIEW and tool_class is ToolClass.SIMULATE:
+        return Routing(Route.OPTION_REVIEW)
     if tool_class is ToolClass.MONEY:
         return _money_refusal(name, set(name_words(name)))
     if _destructive(descriptor):

@@ -70,6 +70,12 @@ class EnginePaperVenue:
         return self._live.equity
 
     @property
+    def options(self) -> None:
+        """The engine has no option desk: paper option orders are refused
+        (``options_not_on_paper``) before anything is filed."""
+        return None
+
+    @property
     def crypto(self) -> None:
         """The engine has no crypto desk: paper crypto orders are refused."""
         return None

@@ -143,6 +143,12 @@ class PaperVenue:
         return self._equity
 
     @property
+    def options(self) -> None:
+        """Paper has no option desk yet: option orders are refused before anything is
+        filed (``options_not_on_paper``)."""
+        return None
+
+    @property
     def crypto(self) -> None:
         """The paper book has no crypto desk: paper crypto orders are refused."""
         return None

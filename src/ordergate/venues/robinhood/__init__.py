@@ -6,8 +6,9 @@
 reads the account's side of a decision; ``ClientQuoteSource`` a symbol's quote and
 tradability; ``McpCrypto`` the crypto lane over the MCP's crypto tools (``rhs_account_number``,
 ``ref_id`` = the filing's id); ``RestCrypto`` the crypto lane over the Crypto Trading REST
-API (``client_order_id`` = the filing's id); ``MarketVolumes`` a symbol's average daily
-volume from the day bars.
+API (``client_order_id`` = the filing's id); ``RobinhoodOptions`` the option lane
+(contracts, quotes, holdings, and orders as one ``OptionOrderRequest`` per ticket);
+``MarketVolumes`` a symbol's average daily volume from the day bars.
 ``held_positions`` and ``open_broker_orders`` read the venue's wire rows as
 plain values (a paper account's answers are read with them too).
 """
@@ -21,6 +22,7 @@ from ordergate.venues.robinhood._account import (
 )
 from ordergate.venues.robinhood._crypto import McpCrypto, crypto_broker_order
 from ordergate.venues.robinhood._crypto_rest import RestCrypto
+from ordergate.venues.robinhood._options import RobinhoodOptions
 from ordergate.venues.robinhood._orders import LiveExecutor
 from ordergate.venues.robinhood._readiness import McpCryptoOffered
 from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
@@ -35,6 +37,7 @@ __all__ = [
     "McpCryptoOffered",
     "RestCrypto",
     "RobinhoodEquity",
+    "RobinhoodOptions",
     "RobinhoodVenue",
     "Unreadable",
     "crypto_broker_order",

@@ -32,6 +32,7 @@ from ordergate.venues import (
 from ordergate.venues.robinhood._account import ClientAccountReader, ClientQuoteSource
 from ordergate.venues.robinhood._crypto import McpCrypto
 from ordergate.venues.robinhood._crypto_rest import RestCrypto
+from ordergate.venues.robinhood._options import RobinhoodOptions
 from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor
 from ordergate.venues.robinhood._readiness import McpCryptoOffered
 
@@ -107,15 +108,21 @@ class RobinhoodEquity:
 
 
 class RobinhoodVenue:
-    """Robinhood, the real market: its equity lane ``equity`` and its crypto lanes ``crypto``
-    (``None`` when it is given none)."""
+    """Robinhood, the real market: its equity lane ``equity``, its crypto lanes ``crypto`` and
+    its option lane ``options`` (each ``None`` when it is given none)."""
 
     def __init__(
-        self, equity: RobinhoodEquity, crypto: CryptoLanes | None = None, *, paper: bool = False
+        self,
+        equity: RobinhoodEquity,
+        crypto: CryptoLanes | None = None,
+        *,
+        paper: bool = False,
+        options: RobinhoodOptions | None = None,
     ) -> None:
         self._equity = equity
         self._crypto = crypto
         self._paper = paper
+        self._options = options
 
     @classmethod
     def through(
@@ -132,19 +139,22 @@ class RobinhoodVenue:
         account reader and quote source, and the crypto lanes: the MCP's crypto tools
         (``McpCrypto``, offered when the MCP lists ``crypto_place``) and, given the REST
         client ``crypto_rest`` (a Crypto Trading API key is configured), the REST rail
-        (``RestCrypto``). ``paper``: ``rh`` calls a paper caller (its equity lane answers
-        paper, and no crypto lane is given: nothing may reach a market)."""
+        (``RestCrypto``); and the option tools (``RobinhoodOptions``). ``paper``: ``rh`` calls
+        a paper caller (its equity lane answers paper, and no crypto or option lane is given:
+        nothing may reach a market)."""
+        account = ClientAccountReader(rh, clock=clock, max_pages=max_pages)
         lanes: list[CryptoLane] = [McpCrypto(rh, lookup_pages=lookup_pages)]
         if crypto_rest is not None:
             lanes.append(RestCrypto(crypto_rest))
         return cls(
             RobinhoodEquity(
                 LiveExecutor(rh, lookup_pages=lookup_pages, paper=paper),
-                ClientAccountReader(rh, clock=clock, max_pages=max_pages),
+                account,
                 ClientQuoteSource(rh),
             ),
             None if paper else CryptoLanes(*lanes, mcp_offered=McpCryptoOffered(rh)),
             paper=paper,
+            options=None if paper else RobinhoodOptions(rh, account, lookup_pages=lookup_pages),
         )
 
     @property
@@ -154,6 +164,10 @@ class RobinhoodVenue:
     @property
     def equity(self) -> RobinhoodEquity:
         return self._equity
+
+    @property
+    def options(self) -> RobinhoodOptions | None:
+        return self._options
 
     @property
     def crypto(self) -> CryptoLanes | None:

@@ -1,0 +1,122 @@
+"""Each strategy shape through the gateway against the sandbox in live mode (a margin account
+at option level 3): recognised from its legs and the account's holdings, filed with every
+leg, placed under the filing's id, filled, and its reservation ending at the premium that
+filled (the venue's ``processed_premium``)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_gateway_kit import Gateway
+from options_kit import (
+    leg,
+    natural,
+    near_money,
+    option_gateway,
+    option_journal,
+    option_policy,
+    order,
+    venue_orders,
+)
+
+from ordergate.ledger import FilingStatus
+
+pytestmark = pytest.mark.anyio
+
+CENT = Decimal("0.01")
+SLACK = Decimal("0.05")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _filled(gw: Gateway, legs: list[dict[str, Any]], strategy: str) -> None:
+    """Place ``legs`` at their natural net (with a little slack), let the venue fill it,
+    reconcile; the order is recognised as ``strategy``, filled, and the account's rolling
+    option premium is what the venue says filled."""
+    net = natural(gw, legs)
+    direction = "debit" if net > 0 else "credit"
+    price = (abs(net) + SLACK) if direction == "debit" else (abs(net) - SLACK)
+    placed = await gw.call(
+        "place_option_order",
+        order(gw, legs, price=price.quantize(CENT), direction=direction),
+    )
+    data = placed["structuredContent"]["data"]
+    assert data["status"] == "submitted", (data["reasons"], data["message"])
+    record = gw.ledger.filing(data["filing_id"])
+    assert [item["option_id"] for item in record.terms["legs"]] == [
+        item["option_id"] for item in legs
+    ]
+    assert option_journal(gw, record.id)["strategy"] == strategy
+    gw.clock.advance(timedelta(seconds=3))
+    await gw.guard.reconcile()
+    assert gw.ledger.filing(record.id).status is FilingStatus.FILLED
+    (sent,) = [o for o in venue_orders(gw) if o["id"] == data["order_id"]]
+    assert sent["state"] == "filled"
+    spent = gw.ledger.rolling_spend(gw.account, kind="option_order").notional
+    assert spent == Decimal(sent["processed_premium"])
+
+
+async def test_a_long_call_fills_and_holds_its_premium(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        await _filled(gw, [leg(near_money(gw, "call")["id"])], "long_call")
+
+
+async def test_a_cash_secured_put_fills_and_holds_its_premium(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        put = near_money(gw, "put", -2)
+        await _filled(gw, [leg(put["id"], "sell")], "cash_secured_put")
+
+
+async def test_a_covered_call_over_shares_bought_through_the_gateway_fills(
+    tmp_path: Path,
+) -> None:
+    config = option_policy(limits='max_order_usd = "100000"\nmax_daily_usd = "200000"')
+    async with option_gateway(tmp_path, config=config) as gw:
+        bought = await gw.call(
+            "place_equity_order",
+            {
+                "account_number": gw.account,
+                "symbol": "AAPL",
+                "side": "buy",
+                "type": "market",
+                "quantity": "100",
+                "time_in_force": "gfd",
+            },
+        )
+        assert bought["isError"] is False, bought
+        gw.clock.advance(timedelta(seconds=3))
+        await gw.guard.reconcile()
+        call = near_money(gw, "call", 2)
+        await _filled(gw, [leg(call["id"], "sell")], "covered_call")
+
+
+async def test_a_debit_vertical_fills_and_holds_its_debit(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        low, high = near_money(gw, "call"), near_money(gw, "call", 2)
+        await _filled(gw, [leg(low["id"]), leg(high["id"], "sell")], "debit_vertical")
+
+
+async def test_a_credit_vertical_fills_and_holds_its_credit(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        high, low = near_money(gw, "put"), near_money(gw, "put", -2)
+        await _filled(gw, [leg(high["id"], "sell"), leg(low["id"])], "credit_vertical")
+
+
+async def test_an_iron_condor_at_level_3_on_margin_fills_and_holds_its_credit(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        legs = [
+            leg(near_money(gw, "put", -2)["id"]),
+            leg(near_money(gw, "put", -1)["id"], "sell"),
+            leg(near_money(gw, "call", 1)["id"], "sell"),
+            leg(near_money(gw, "call", 2)["id"]),
+        ]
+        await _filled(gw, legs, "iron_condor")

@@ -1,0 +1,204 @@
+"""Option orders through the gateway against the sandbox in live mode (a margin account at
+option level 3): each strategy shape filed with every leg, placed only as filed under the
+filing's id, followed to its fill, and its reservation ending at the premium that filled."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_gateway_kit import Gateway, gateway
+from options_kit import contracts, leg, near_money, option_gateway, order, quote, venue_orders
+
+from ordergate.ledger import FilingStatus
+
+pytestmark = pytest.mark.anyio
+
+HUNDRED = Decimal(100)
+CENT = Decimal("0.01")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _data(result: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = result["structuredContent"]["data"]
+    return data
+
+
+async def _fill(gw: Gateway) -> None:
+    """Let the venue confirm and look at the order, then reconcile."""
+    gw.clock.advance(timedelta(seconds=3))
+    await gw.guard.reconcile()
+
+
+async def test_a_long_call_is_filed_with_its_leg_placed_under_the_filing_id_and_filled(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        _, ask = quote(gw, call["id"])
+        placed = await gw.call(
+            "place_option_order", order(gw, [leg(call["id"])], price=ask, direction="debit")
+        )
+        data = _data(placed)
+        assert placed["isError"] is False, placed
+        assert data["status"] == "submitted"
+        [record] = gw.filings()
+        assert record.kind == "option_order"
+        assert record.terms["legs"] == [
+            {
+                "option_id": call["id"],
+                "underlying": "AAPL",
+                "expiry": call["expiration_date"],
+                "strike": record.terms["legs"][0]["strike"],
+                "type": "call",
+                "side": "buy",
+                "position_effect": "open",
+                "ratio": 1,
+            }
+        ]
+        assert Decimal(record.terms["legs"][0]["strike"]) == Decimal(call["strike_price"])
+        [sent] = venue_orders(gw)
+        assert sent["id"] == data["order_id"]
+        await _fill(gw)
+        assert gw.ledger.filing(record.id).status is FilingStatus.FILLED
+        [sent] = venue_orders(gw)
+        paid = Decimal(sent["processed_premium"])
+        assert gw.ledger.rolling_spend(gw.account).notional == paid
+
+
+async def test_the_built_in_trader_may_not_place_option_orders(tmp_path: Path) -> None:
+    async with gateway(tmp_path, live=True, account_type="margin", option_level=3) as gw:
+        call = near_money(gw, "call")
+        error = await gw.refusal(
+            "place_option_order", order(gw, [leg(call["id"])], price=CENT, direction="debit")
+        )
+        filings = gw.filings()
+    assert error["code"] == "PROFILE_REFUSED"
+    assert "(options.place)" in error["message"]
+    assert filings == []
+
+
+async def test_on_paper_an_option_order_is_refused_options_not_on_paper_and_nothing_filed(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path, live=False) as gw:
+        call = near_money(gw, "call")
+        error = await gw.refusal(
+            "place_option_order", order(gw, [leg(call["id"])], price=CENT, direction="debit")
+        )
+        filings = gw.filings()
+        sent = venue_orders(gw)
+    assert error["code"] == "OPTIONS_NOT_ON_PAPER"
+    assert filings == [] and sent == []
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"strategy": "covered_call"}, "ARGUMENT_NOT_FILED"),
+        ({"stop_price": "1.00"}, "ARGUMENT_NOT_FILED"),
+        ({"market_hours": "regular_hours"}, "ARGUMENT_NOT_FILED"),
+        ({"legs": "not a list"}, "INVALID_ORDER"),
+        ({"quantity": "1.5"}, "INVALID_ORDER"),
+        ({"direction": "sideways"}, "INVALID_ORDER"),
+        ({"ref_id": "not-a-uuid"}, "INVALID_ARGUMENT"),
+    ],
+)
+async def test_an_argument_the_filing_cannot_name_is_refused_before_anything_is_filed(
+    tmp_path: Path, change: dict[str, Any], code: str
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        arguments = {**order(gw, [leg(call["id"])], price=CENT, direction="debit"), **change}
+        error = await gw.refusal("place_option_order", arguments)
+        filings = gw.filings()
+        sent = venue_orders(gw)
+    assert error["code"] == code
+    assert filings == [] and sent == []
+
+
+async def test_a_leg_naming_a_field_the_filing_cannot_is_refused_naming_it(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        covered = {**leg(call["id"], "sell"), "covered": True}
+        error = await gw.refusal(
+            "place_option_order", order(gw, [covered], price=CENT, direction="credit")
+        )
+        sent = venue_orders(gw)
+    assert error["code"] == "ARGUMENT_NOT_FILED"
+    assert "`covered` (in legs[0])" in error["message"]
+    assert sent == []
+
+
+async def test_an_option_id_not_in_the_chain_is_refused_and_nothing_is_filed_or_sent(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        error = await gw.refusal(
+            "place_option_order",
+            order(gw, [leg(str(uuid.uuid4()))], price=CENT, direction="debit"),
+        )
+        filings = gw.filings()
+        sent = venue_orders(gw)
+    assert error["code"] == "OPTION_NOT_IN_CHAIN"
+    assert filings == [] and sent == []
+
+
+async def test_legs_on_two_underlyings_are_refused_with_their_own_code(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        aapl = near_money(gw, "call")
+        other = near_money(gw, "call", symbol="MSFT")
+        error = await gw.refusal(
+            "place_option_order",
+            order(gw, [leg(aapl["id"]), leg(other["id"], "sell")], price=CENT, direction="debit"),
+        )
+        sent = venue_orders(gw)
+    assert error["code"] == "OPTION_LEGS_MIXED_UNDERLYINGS"
+    assert sent == []
+
+
+async def test_a_fifth_leg_is_refused_with_its_own_code(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        calls = contracts(gw, "call")[:5]
+        error = await gw.refusal(
+            "place_option_order",
+            order(gw, [leg(c["id"]) for c in calls], price=CENT, direction="debit"),
+        )
+        sent = venue_orders(gw)
+    assert error["code"] == "OPTION_LEGS_TOO_MANY"
+    assert sent == []
+
+
+async def test_an_own_option_order_is_cancelled_through_the_guard_and_its_hold_released(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        put = near_money(gw, "put")
+        bid, _ = quote(gw, put["id"])
+        resting = (bid * Decimal("0.8")).quantize(CENT)  # under the ask: it rests
+        placed = await gw.call(
+            "place_option_order", order(gw, [leg(put["id"])], price=resting, direction="debit")
+        )
+        order_id = _data(placed)["order_id"]
+        held = gw.ledger.rolling_spend(gw.account).notional
+        cancelled = await gw.call(
+            "cancel_option_order", {"account_number": gw.account, "order_id": order_id}
+        )
+        [record] = gw.filings()
+        released = gw.ledger.rolling_spend(gw.account).notional
+        [sent] = venue_orders(gw)
+    assert held == resting * HUNDRED
+    assert cancelled["isError"] is False and _data(cancelled) == {"accepted": True}
+    assert gw.ledger.filing(record.id).status is FilingStatus.CANCELLED
+    assert sent["state"] in ("cancelled", "canceled")
+    assert released == 0
