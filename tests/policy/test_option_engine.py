@@ -35,6 +35,7 @@ from ordergate.calendar import NyseCalendar
 from ordergate.policy import (
     Approval,
     ApprovalKind,
+    Cooldown,
     MarketSession,
     PolicyConfig,
     RecentOrders,
@@ -492,3 +493,22 @@ def test_every_failing_check_is_reported_once() -> None:
 )
 def test_the_market_date_is_new_yorks_either_side_of_midnight(now: datetime, day: date) -> None:
     assert _market_date(now) == day
+
+
+def test_a_cooldown_refuses_opening_orders_and_lets_closing_ones_out() -> None:
+    cooling = policy(cooldown_minutes=30)
+    tripped = account(cooldown=Cooldown(NOW - timedelta(minutes=29)))
+    assert codes(state=option_state(account=tripped), config=cooling) == {"cooldown"}
+    over = account(cooldown=Cooldown(NOW - timedelta(minutes=30)))
+    assert codes(state=option_state(account=over), config=cooling) == set()
+    assert codes(state=option_state(account=account(cooldown=None)), config=cooling) == {
+        "missing_data:cooldown"
+    }
+    held = leg(BUY, 450)
+    closing = order(leg(SELL, 450, effect=CLOSE), price="2.00")
+    state = option_state(
+        account=tripped,
+        quotes=quotes(book={held.option_id: ("1.95", "2.05")}),
+        holdings=OptionHoldings(options={held.option_id: HeldOption(held.contract, 1)}),
+    )
+    assert codes(closing, state, cooling) == set()

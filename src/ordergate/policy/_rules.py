@@ -428,7 +428,15 @@ def check_daily_loss(p: object, t: object, s: AccountState, c: PolicyConfig) -> 
 
 
 def check_cooldown(p: Proposal, t: Terms, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
-    if c.cooldown_minutes == 0 or p.side is _SELL:
+    if p.side is _SELL:
+        return None
+    return check_cooling(p, t, s, c)
+
+
+def check_cooling(p: object, t: object, s: AccountState, c: PolicyConfig) -> ReasonCode | None:
+    """The cooldown on any order that takes on risk (an equity buy, an opening option order):
+    the account's side of ``check_cooldown``."""
+    if c.cooldown_minutes == 0:
         return None
     cooldown = s.cooldown
     if cooldown is None:

@@ -23,7 +23,8 @@ Otherwise every check runs and every failing code is reported once, in this orde
    ``option_daily_premium_over_cap`` (the rolling 24 h premium plus this order's),
    ``max_daily_usd`` (the same premium against the daily dollar budget shared with
    equities, unless ``split_daily_budget``), ``option_max_loss_over_cap``;
-6. the breakers (``drawdown_halt``, ``daily_loss_halt``) and ``unknown_broker_orders``.
+6. the breakers (``drawdown_halt``, ``daily_loss_halt``), ``cooldown`` (an order with an
+   opening leg, as an equity buy) and ``unknown_broker_orders``.
 
 A ``closing`` order skips the trading state and unknown broker orders always, and the money
 caps and breakers when ``reducing_exempt`` (the default), as a reducing equity order does.
@@ -46,6 +47,7 @@ from ordergate.policy._decision import Decision, Stage
 from ordergate.policy._options_config import OptionsPolicy, Strategy
 from ordergate.policy._reasons import ReasonCode
 from ordergate.policy._rules import (
+    check_cooling,
     check_daily_loss,
     check_drawdown,
     check_duplicate,
@@ -162,6 +164,8 @@ def evaluate_options(
         found.extend(_money_checks(premium_usd, loss, state, config, options))
         found.append(check_drawdown(proposal, terms, account, config))
         found.append(check_daily_loss(proposal, terms, account, config))
+    if proposal.opens:
+        found.append(check_cooling(proposal, terms, account, config))
     if not closing:
         found.append(check_unknown_broker_orders(proposal, terms, account, config))
     reasons: list[ReasonCode] = []
