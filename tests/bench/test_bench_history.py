@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from pg_testkit import database
+from sqlalchemy import text
 from typer.testing import CliRunner
 
 from ordergate.bench import BENCHES, _history
 from ordergate.bench._history_seed import History, seed_history
 from ordergate.cli import app
 from ordergate.core import Side, SteppedClock
-from ordergate.ledger import FilingStatus, open_ledger
+from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal
 from ordergate.venues.paper import PaperBook
 
@@ -54,7 +56,8 @@ def test_the_seeded_history_is_ended_filings_on_a_valid_chain(
         assert ledger.orders.get(filled.id).state == "filled"
         assert ledger.approvals.for_filing(filled.id) is not None
         book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(1000))
-        assert (book.cash("acct"), book.positions("acct")) == (Decimal(1000), {})
+        # Eight buys at the ask and eight sells at the bid: flat, less eight spreads.
+        assert (book.cash("acct"), book.positions("acct")) == (Decimal("999.84"), {})
         assert ledger.rolling_spend("acct").orders == 0  # all of it long before the bench
 
 
@@ -104,3 +107,98 @@ def test_a_quick_run_prints_every_case_beside_its_h0_baseline(
     assert "bench history: seeding 30 ended filings" in result.stderr
     assert "bench history: verified" in result.stderr
     assert "bench history: round 2/2" in result.stderr
+
+
+# Columns that name an instant, a position in a chain or an id minted per order: they differ
+# between any two runs; everything else of a row is compared.
+_PER_RUN = {
+    "seq", "id", "filing_id", "ref_id", "order_id", "broker_order_id", "created_at",
+    "created_us", "updated_at", "executed_at", "expires_at", "decided_at", "prev_hash", "hash",
+    "account_seq",
+}  # fmt: skip
+_OWN_TABLES = {
+    "filings": "id", "filing_events": "filing_id", "reservations": "filing_id",
+    "approvals": "filing_id", "decisions": "filing_id", "orders": "ref_id",
+    "executions": "ref_id", "paper_orders": "ref_id", "open_filings": "filing_id",
+}  # fmt: skip
+
+
+def _rows_of(ledger: Ledger, filing_ids: list[str]) -> dict[str, list[tuple[object, ...]]]:
+    """Every row the order path wrote for ``filing_ids`` (in their order), table by table,
+    without what differs between any two runs; ids minted per order inside a detail are
+    replaced by their place among the filing's ids."""
+    shapes: dict[str, list[tuple[object, ...]]] = {}
+    with ledger.engine.connect() as connection:
+        for table, key in _OWN_TABLES.items():
+            found: list[tuple[object, ...]] = []
+            for filing_id in filing_ids:
+                rows = connection.execute(
+                    text(f"SELECT * FROM {table} WHERE {key} = :key"), {"key": filing_id}
+                ).mappings()
+                ordered = sorted(rows, key=lambda row: row.get("seq") or 0)
+                found += [_kept(dict(row)) for row in ordered]
+            shapes[table] = found
+        shapes["paper_fills"] = [
+            _kept(dict(row))
+            for filing_id in filing_ids
+            for row in connection.execute(
+                text(
+                    "SELECT paper_fills.* FROM paper_fills JOIN paper_orders"
+                    " ON paper_orders.order_id = paper_fills.order_id"
+                    " WHERE paper_orders.ref_id = :key"
+                ),
+                {"key": filing_id},
+            ).mappings()
+        ]
+        shapes["paper_positions"] = [
+            tuple(row) for row in connection.execute(text("SELECT * FROM paper_positions"))
+        ]
+    return shapes
+
+
+def _kept(row: dict[str, object]) -> tuple[object, ...]:
+    kept: list[object] = []
+    for column, value in sorted(row.items()):
+        if column in _PER_RUN:
+            continue
+        if column == "detail" and isinstance(value, str):
+            detail = json.loads(value)
+            for minted in ("approval_id", "order_id", "expires_at"):
+                if minted in detail:
+                    detail[minted] = minted
+            value = json.dumps(detail, sort_keys=True)
+        kept.append((column, value))
+    return tuple(kept)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+async def test_the_seeded_own_orders_are_the_rows_the_bench_order_path_writes(
+    backend: str, tmp_path: Path
+) -> None:
+    placed_clock = SteppedClock(start=_history.START)
+    with (
+        database(backend, tmp_path / "placed") as url,
+        open_ledger(url, clock=placed_clock) as placed,
+    ):
+        desk = await _history.open_desk(placed, placed_clock, 0)
+        resting = {str(record.id) for record in placed.filings_of(_history.IDENTITY, limit=10)}
+        for _ in range(4):
+            await _history.one_order(desk)
+            placed_clock.advance(timedelta(seconds=1))
+        mine = [
+            r for r in placed.filings_of(_history.IDENTITY, limit=10) if str(r.id) not in resting
+        ]
+        real = _rows_of(placed, [str(record.id) for record in reversed(mine)])
+    seeded_clock = SteppedClock(start=_history.START)
+    with (
+        database(backend, tmp_path / "seeded") as url,
+        open_ledger(url, clock=seeded_clock) as ledger,
+    ):
+        own = History(_history.ACCOUNT, _history.IDENTITY, 4, own=True)
+        assert seed_history(ledger, own, before=_history.START, progress=lambda _: None) == 4
+        assert ledger.verify().ok
+        seeded = ledger.filings_of(_history.IDENTITY, limit=10)
+        rows = _rows_of(ledger, [str(record.id) for record in reversed(seeded)])
+    assert [len(real[table]) for table in real] == [4, 20, 4, 4, 8, 4, 4, 4, 0, 4, 1]
+    assert rows == real

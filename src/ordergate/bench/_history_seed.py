@@ -5,10 +5,14 @@ transaction), so their chains, reservations and heads are the ledger's. What hap
 each afterwards is written in bulk on the same transaction's driver cursor, as the order path
 would have left it, each account's filings taking ten endings in turn:
 
-- eight filled (four buys, four sells of one share of SPY at $100, so the paper account ends
-  flat): events ``pending_approval``, ``approved``, ``submitted``, ``filled``, ``correct``;
-  the reservation corrected to the fill; an approved approval, the broker's order and its
-  execution, a filled paper order and its paper fill (and the paper account's holding);
+- eight filled (four buys at the ask, $100.01, four sells at the bid, $99.99, of one share of
+  SPY, so the paper account ends flat), each with every row the bench's own order leaves
+  (``History.own``: its account's orders are all of this ending, on no other account;
+  ``tests/bench/test_bench_history.py`` proves the rows equal the real path's): events
+  ``pending_approval``, ``approved``, ``submitted``, ``filled``, ``correct``; the
+  reservation corrected to the fill; an approved approval, the journal's two entries (stage
+  A by the agent, stage B by the owner who approved), the broker's order and its execution,
+  a filled paper order and its paper fill (and the paper account's holding);
 - one denied: ``pending_approval``, ``denied``, ``release``; a denied approval;
 - one not placed (no answer, then not found at the broker): ``pending_approval``,
   ``approved``, ``unanswered``, ``not_placed``, ``release``.
@@ -31,9 +35,10 @@ from typing import Any
 from uuid import uuid4
 
 from ordergate.core import MarketHours, OrderType, Side, TimeInForce, to_wire
-from ordergate.execution import filing_terms
+from ordergate.execution import filing_terms, terms_sha256
 from ordergate.ledger import (
     Filing,
+    FilingRecord,
     Ledger,
     RollingCaps,
     canonical_json,
@@ -48,9 +53,13 @@ __all__ = ["CHUNK", "History", "seed_history"]
 
 CHUNK = 1000
 _CAPS = RollingCaps(max_daily_usd=Decimal(10) ** 12, max_orders_per_day=10**9)
-_PRICE = Decimal(100)
-_NOTIONAL = Decimal("105.00")
+# The bench's market (``_history._Market``): a buy fills at the ask, a sell at the bid; a
+# market buy holds the ask and 5 % slippage (in cents, up), a sell holds nothing.
+_PRICE = {"buy": Decimal("100.01"), "sell": Decimal("99.99")}
+_HOLD = {"buy": Decimal("105.02"), "sell": Decimal(0)}
 _ENDINGS = ("filled",) * 8 + ("denied", "not_placed")
+_OWN = ("filled",)
+_APPROVAL_TTL = timedelta(minutes=15)
 _STEP = timedelta(hours=1)  # between chunks: the history spans days, long before the bench
 
 
@@ -63,6 +72,9 @@ class History:
     identity: str
     count: int
     others: int = 10
+    own: bool = False
+    """The account's own orders alone, as the bench places them: every one filled, buys and
+    sells in turn, nothing on other accounts (``others`` is not read)."""
 
 
 def seed_history(
@@ -76,13 +88,14 @@ def seed_history(
     returns the number of filings written."""
     say = progress or _stderr
     plan = [(history.account, history.identity)] * history.count
-    plan += [
-        (f"{history.account}-other-{index % history.others}", f"other-agent-{index % 7}")
-        for index in range(history.count if history.others else 0)
-    ]
+    if not history.own:
+        plan += [
+            (f"{history.account}-other-{index % history.others}", f"other-agent-{index % 7}")
+            for index in range(history.count if history.others else 0)
+        ]
     chunks = (len(plan) + CHUNK - 1) // CHUNK
     start = before - timedelta(days=2) - chunks * _STEP
-    writer = _Writer(ledger)
+    writer = _Writer(ledger, _OWN if history.own else _ENDINGS)
     for number in range(chunks):
         items = plan[number * CHUNK : (number + 1) * CHUNK]
         instant = start + number * _STEP
@@ -111,13 +124,16 @@ def _proposal(side: Side) -> Proposal:
 class _Writer:
     """Writes chunks, carrying the events chain's head from one to the next."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, endings: tuple[str, ...]) -> None:
         self._ledger = ledger
+        self._endings = endings
         head = ledger.event_head()
         self._seq = head.seq
         self._link = head.hash
         self._places: dict[str, int] = {}
-        self._held: dict[str, Decimal] = {}
+        # account → (shares, cost): the paper book's holding, its cost what the buys paid
+        # less what the sells took in (as the book keeps it).
+        self._held: dict[str, tuple[Decimal, Decimal]] = {}
 
     def finish(self) -> None:
         """Write the paper accounts' holdings the seeded fills add up to."""
@@ -128,13 +144,15 @@ class _Writer:
                     "VALUES (?, ?, ?, ?)"
                 ),
                 [
-                    (account, "SPY", to_wire(shares), to_wire(shares * _PRICE))
-                    for account, shares in sorted(self._held.items())
+                    (account, "SPY", to_wire(shares), to_wire(cost))
+                    for account, (shares, cost) in sorted(self._held.items())
                 ],
             )
 
     def _hold(self, account: str, side: str) -> None:
-        self._held[account] = self._held.get(account, Decimal(0)) + (1 if side == "buy" else -1)
+        shares, cost = self._held.get(account, (Decimal(0), Decimal(0)))
+        sign = 1 if side == "buy" else -1
+        self._held[account] = (shares + sign, cost + sign * _PRICE[side])
 
     def chunk(self, items: list[tuple[str, str]], instant: datetime) -> None:
         filings = []
@@ -144,23 +162,27 @@ class _Writer:
             places.append(place)
             # Within each account: buys and sells in turn, the endings in turn.
             side = Side.BUY if place % 2 == 0 else Side.SELL
-            filings.append(
-                (Filing(identity, filing_terms(_proposal(side), account), account), _NOTIONAL)
-            )
+            terms = filing_terms(_proposal(side), account)
+            filings.append((Filing(identity, terms, account), _HOLD[side.value]))
         results = self._ledger.file_many(filings, caps=_CAPS, now=instant)
         rows = _Rows()
         for place, result in zip(places, results, strict=True):
             record = result.record
-            ending = _ENDINGS[place % len(_ENDINGS)]
+            ending = self._endings[place % len(self._endings)]
             when = instant + timedelta(seconds=1)
-            rows.approval(record.id, when, "denied" if ending == "denied" else "approved")
-            self._event(rows, record.id, when, "status", "pending_approval", {})
+            approval = rows.approval(
+                record.id, terms_sha256(record.terms), when,
+                "denied" if ending == "denied" else "approved",
+            )  # fmt: skip
+            expires = {"approval_id": approval, "expires_at": (when + _APPROVAL_TTL).isoformat()}
+            self._event(rows, record.id, when, "status", "pending_approval", expires)
             if ending == "denied":
                 self._event(rows, record.id, when, "status", "denied", {"reasons": ["denied"]})
                 self._event(rows, record.id, when, "release", "", {})
                 rows.reservation(record.id, "released", 0, 0)
                 continue
-            self._event(rows, record.id, when, "status", "approved", {"by": "owner"})
+            approved = {"approval_id": approval, "by": "owner"}
+            self._event(rows, record.id, when, "status", "approved", approved)
             if ending == "not_placed":
                 self._event(rows, record.id, when, "status", "unanswered", {})
                 self._event(rows, record.id, when, "status", "not_placed", {"looked_up": True})
@@ -169,14 +191,18 @@ class _Writer:
                 continue
             order_id = f"paper-{uuid4().hex}"
             side_text = str(record.terms["side"])
+            price = _PRICE[side_text]
+            # What a sell fills does not count toward the day's spend (``_reconciler``).
+            spent = price if record.notional > 0 else Decimal(0)
+            rows.decisions(record, side_text, when)
             self._event(rows, record.id, when, "status", "submitted", {"order_id": order_id})
             self._event(
                 rows, record.id, when, "status", "filled",
                 {"order_id": order_id, "state": "filled", "cumulative_quantity": "1"},
             )  # fmt: skip
-            self._event(rows, record.id, when, "correct", "", {"filled_notional": "100"})
-            rows.reservation(record.id, "corrected", to_units(_PRICE), 1)
-            rows.filled(record.id, record.account, order_id, side_text, when)
+            self._event(rows, record.id, when, "correct", "", {"filled_notional": to_wire(spent)})
+            rows.reservation(record.id, "corrected", to_units(spent), 1)
+            rows.filled(record.id, record.account, order_id, side_text, price, when)
             self._hold(record.account, side_text)
         rows.write(self._ledger)
 
@@ -203,14 +229,31 @@ class _Rows:
         self.executions: list[tuple[Any, ...]] = []
         self.paper_orders: list[tuple[Any, ...]] = []
         self.paper_fills: list[tuple[Any, ...]] = []
+        self.decided: list[tuple[Any, ...]] = []
         self.ended: list[tuple[Any, ...]] = []
 
-    def approval(self, filing_id: Any, when: datetime, state: str) -> None:
+    def approval(self, filing_id: Any, digest: str, when: datetime, state: str) -> str:
         at = iso(when)
+        approval_id = str(uuid4())
         self.approvals.append(
-            (str(uuid4()), str(filing_id), "0" * 64, at, iso(when + timedelta(minutes=15)),
-             state, at, "owner")
+            (approval_id, str(filing_id), digest, at, iso(when + _APPROVAL_TTL), state, at,
+             "owner")
         )  # fmt: skip
+        return approval_id
+
+    def decisions(self, record: FilingRecord, side: str, when: datetime) -> None:
+        """The journal's entries of a placed order: stage A by the agent that filed it,
+        stage B by the owner who approved it (``Guard._journal``)."""
+        at, key, price = iso(when), str(record.id), to_wire(_PRICE[side])
+        for identity, stage in ((record.identity, "estimate"), ("owner", "review")):
+            detail = {
+                "allowed": True, "notional": price, "price": price, "quantity": "1",
+                "reasons": [], "reduces_position": side == "sell",
+                "requires_approval": True, "stage": stage,
+            }  # fmt: skip
+            self.decided.append(
+                (at, identity, key, f"policy_{stage}", "allowed", canonical_json(detail))
+            )
 
     def reservation(self, filing_id: Any, state: str, units: int, ops: int) -> None:
         # Every seeded filing ends with its reservation settled: it is no longer open.
@@ -218,16 +261,19 @@ class _Rows:
         self.ended.append((str(filing_id),))
 
     def filled(
-        self, filing_id: Any, account: str, order_id: str, side: str, when: datetime
-    ) -> None:
-        at, key, price = iso(when), str(filing_id), str(_PRICE)
-        self.orders.append((key, order_id, "filled", "1", price, at))
-        self.executions.append((f"{order_id}-1", key, order_id, "1", price, at, "fill"))
+        self, filing_id: Any, account: str, order_id: str, side: str, price: Decimal,
+        when: datetime,
+    ) -> None:  # fmt: skip
+        at, key, price_text = iso(when), str(filing_id), to_wire(price)
+        self.orders.append((key, order_id, "filled", "1", price_text, at))
+        self.executions.append((f"{order_id}-1", key, order_id, "1", price_text, at, "fill"))
         self.paper_orders.append(
             (order_id, key, account, "SPY", side, "market", "1", None, None, None, "gfd",
              "regular_hours", "filled", False, None, at, at)
         )  # fmt: skip
-        self.paper_fills.append((f"{order_id}-1", order_id, account, "SPY", side, "1", price, at))
+        self.paper_fills.append(
+            (f"{order_id}-1", order_id, account, "SPY", side, "1", price_text, at)
+        )
 
     def write(self, ledger: Ledger) -> None:
         with _cursor(ledger) as (cursor, dialect_sql):
@@ -239,6 +285,7 @@ class _Rows:
                 (_INSERT_EXECUTIONS, self.executions),
                 (_INSERT_PAPER_ORDERS, self.paper_orders),
                 (_INSERT_PAPER_FILLS, self.paper_fills),
+                (_INSERT_DECISIONS, self.decided),
                 (_DELETE_OPEN, self.ended),
             ):
                 if rows:
@@ -287,6 +334,10 @@ _INSERT_PAPER_ORDERS = (
     "dollar_amount, limit_price, stop_price, time_in_force, market_hours, state, triggered, "
     "reject_reason, created_at, updated_at) VALUES "
     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_DECISIONS = (
+    "INSERT INTO decisions (created_at, identity, filing_id, kind, why, detail) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
 )
 _INSERT_PAPER_FILLS = (
     "INSERT INTO paper_fills (id, order_id, account, symbol, side, quantity, price, "
