@@ -10,7 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from pg_testkit import database
+from pg_testkit import PG_ENV, database, pg_server
 from sqlalchemy import text
 from typer.testing import CliRunner
 
@@ -81,32 +81,66 @@ async def test_a_measured_call_that_did_not_do_what_it_measures_stops_the_bench(
             await _history.one_pass(desk)
 
 
-def test_a_quick_run_prints_every_case_beside_its_h0_baseline(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    tiny = _history.Sizes(
-        histories=(0, 30), rounds=2, orders=1, passes=2, records=3, warmup=1, page=4
-    )
-    monkeypatch.setitem(_history.SIZES, "quick", tiny)
-    result = CliRunner().invoke(app, ["bench", "history", "--quick"])
-    assert result.exit_code == 0, result.output
-    lines = [json.loads(line, parse_float=Decimal) for line in result.stdout.splitlines()]
-    assert [line["case"] for line in lines] == [
-        "order_h0", "order_h30", "reconcile_h0", "reconcile_h30", "record_h0", "record_h30",
-    ]  # fmt: skip
+_TINY = _history.Sizes(
+    histories=(0, 30), own=(20,), rounds=2, orders=1, passes=2, records=3, warmup=1, page=4
+)
+
+
+def _cases_of(output: str, prefix: str = "") -> list[dict[str, object]]:
+    lines = [json.loads(line, parse_float=Decimal) for line in output.splitlines()]
     assert {line["bench"] for line in lines} == {"history"}
     counts = {"order": 2, "reconcile": 4, "record": 6}
     for line in lines:
-        case, _, size = line["case"].partition("_h")
+        case, _, size = str(line["case"]).removeprefix(prefix).partition("_")
         assert line["n"] == counts[case]
         assert line["p50_us"] > 0 and line["p99_us"] >= line["p50_us"]
-        if size == "0":
+        if size == "h0":
             assert "baseline" not in line and "ratio" not in line
         else:
-            assert line["baseline"] == f"{case}_h0" and line["ratio"] > 0
+            assert line["baseline"] == f"{prefix}{case}_h0" and line["ratio"] > 0
+    return lines
+
+
+def test_a_quick_run_prints_every_case_beside_its_h0_baseline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(_history.SIZES, "quick", _TINY)
+    monkeypatch.delenv(PG_ENV, raising=False)
+    result = CliRunner().invoke(app, ["bench", "history", "--quick"])
+    assert result.exit_code == 0, result.output
+    assert [line["case"] for line in _cases_of(result.stdout)] == [
+        "order_h0", "order_h30", "order_own_h20",
+        "reconcile_h0", "reconcile_h30", "reconcile_own_h20",
+        "record_h0", "record_h30", "record_own_h20",
+    ]  # fmt: skip
     assert "bench history: seeding 30 ended filings" in result.stderr
+    assert "bench history: seeding 20 of the account's own ended orders" in result.stderr
     assert "bench history: verified" in result.stderr
     assert "bench history: round 2/2" in result.stderr
+    assert "Postgres" not in result.stderr
+
+
+def test_with_pg_the_same_cases_follow_on_postgres_beside_pg_h0(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    url = pg_server()
+    tiny = _history.Sizes(
+        histories=(0,), own=(20,), rounds=2, orders=1, passes=2, records=3, warmup=1, page=4
+    )
+    monkeypatch.setitem(_history.SIZES, "quick", tiny)
+    monkeypatch.delenv(PG_ENV)
+    result = CliRunner().invoke(app, ["bench", "history", "--quick", "--pg", url])
+    assert result.exit_code == 0, result.output
+    sqlite, postgres = result.stdout.splitlines()[:6], result.stdout.splitlines()[6:]
+    assert [line["case"] for line in _cases_of("\n".join(sqlite))] == [
+        "order_h0", "order_own_h20", "reconcile_h0", "reconcile_own_h20", "record_h0",
+        "record_own_h20",
+    ]  # fmt: skip
+    assert [line["case"] for line in _cases_of("\n".join(postgres), "pg_")] == [
+        "pg_order_h0", "pg_order_own_h20", "pg_reconcile_h0", "pg_reconcile_own_h20",
+        "pg_record_h0", "pg_record_own_h20",
+    ]  # fmt: skip
+    assert "bench history: the same on Postgres" in result.stderr
 
 
 # Columns that name an instant, a position in a chain or an id minted per order: they differ

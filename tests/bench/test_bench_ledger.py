@@ -118,7 +118,10 @@ def test_bench_pg_reports_an_unreachable_server_without_its_password(
     [
         (["ledger", "--pg", "::hunter2-not-shown::"], "not a database URL"),
         (["ledger", "--pg", "sqlite:///hunter2-not-shown.db"], "not a postgresql:// URL"),
-        (["policy", "--pg", "postgresql://u:hunter2-not-shown@h/d"], "only the ledger bench"),
+        (
+            ["policy", "--pg", "postgresql://u:hunter2-not-shown@h/d"],
+            "only the ledger and history benches",
+        ),
     ],
 )
 def test_bench_pg_refuses_what_is_not_a_postgres_server_for_the_ledger_bench(

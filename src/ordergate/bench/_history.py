@@ -1,10 +1,16 @@
 """``ordergate bench history``: what an order costs as the ledger's history grows.
 
-One ledger per history size, each a SQLite file in a scratch directory: empty (the baseline),
+One ledger per history, each a SQLite file in a scratch directory: empty (the baseline),
 then seeded with that many *ended* filings on the bench's own account and identity plus as
 many on ten other accounts (``_history_seed``: filled, denied and not-placed orders with their
-events, approvals, broker orders, executions and paper fills; the seeded ledger is verified
-before anything is measured). Sizes: 0, 10,000 and 100,000 (``--quick``: 0 and 20,000).
+events, approvals, broker orders, executions and paper fills), and, beside them, ledgers
+holding that many of the account's *own* orders alone (``History.own``: every one filled, with
+every row the bench's own order path writes, its journal entries included; the bench's test
+proves the seeded rows equal those of orders placed through the guard). Each seeded ledger is
+verified before anything is measured. Sizes: 0, 10,000 and 100,000 of each (``--quick``: 0,
+20,000 ended filings and 5,000 own orders). With ``--pg URL`` (or ``ORDERGATE_TEST_PG_URL``)
+the same ledgers are measured again on Postgres, each in a scratch database of its own, after
+the SQLite ones; their cases are named ``pg_…`` and compared with ``pg_…_h0``.
 
 Every ledger gets the same guard, in paper: the paper book on the ledger, quotes from a fixed
 in-process market (SPY 99.99 × 100.01, tradable, stamped with the clock's instant), a stepped
@@ -20,17 +26,21 @@ Cases, one JSON line each; each ``_hN`` beside its ``_h0`` (``baseline``, ``rati
 - ``reconcile_hN``: one reconciler pass alone (overdue approvals, the account's open
   filings, each resting order polled);
 - ``record_hN``: ``gate_record``'s answer for the bench identity (its latest 50 filings with
-  their statuses), whose own history is the seeded one.
+  their statuses), whose own history is the seeded one;
+- ``order_own_hN``, ``reconcile_own_hN``, ``record_own_hN``: the same on the ledger of the
+  account's own N orders, beside the same ``_h0``.
 
 The ledgers take turns call by call (an order on each, then the next order on each …), in
-rounds, so machine noise falls on each alike. Goal (issue 14): every
-``order_hN`` ratio ≤ 1.2. Progress goes to stderr.
+rounds, so machine noise falls on each alike. Goals: every ``order_hN`` ratio ≤ 1.2 (issue
+14), and every ``order_own_hN`` ratio ≤ 1.2, on SQLite and on Postgres (issue 31). Progress
+goes to stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import sys
 import tempfile
 import time
@@ -42,6 +52,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ordergate.bench._history_seed import History, seed_history
+from ordergate.bench._ledger import scratch_postgres
 from ordergate.bench._stats import Summary, summarise
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock
 from ordergate.execution import Guard, paper_session
@@ -99,6 +110,7 @@ starting_cash_usd = "1000000"
 @dataclass(frozen=True, slots=True)
 class Sizes:
     histories: tuple[int, ...]  # ended filings on the bench account (and as many elsewhere)
+    own: tuple[int, ...]  # the account's own ended orders alone (beside ``histories``'s 0)
     rounds: int  # alternating rounds over the ledgers
     orders: int  # orders per ledger per round
     passes: int  # reconciler passes per ledger per round
@@ -111,9 +123,17 @@ class Sizes:
 
 
 SIZES = {
-    "quick": Sizes(histories=(0, 20_000), rounds=3, orders=8, passes=20, records=20, warmup=3),
+    "quick": Sizes(
+        histories=(0, 20_000), own=(5_000,), rounds=3, orders=8, passes=20, records=20, warmup=3
+    ),
     "full": Sizes(
-        histories=(0, 10_000, 100_000), rounds=5, orders=20, passes=40, records=40, warmup=5
+        histories=(0, 10_000, 100_000),
+        own=(10_000, 100_000),
+        rounds=5,
+        orders=20,
+        passes=40,
+        records=40,
+        warmup=5,
     ),
 }
 
@@ -149,7 +169,7 @@ class _Market:
 
 @dataclass
 class _Desk:
-    history: int
+    label: str  # ``hN`` or ``own_hN``
     ledger: Ledger
     guard: Guard
     clock: SteppedClock
@@ -157,14 +177,32 @@ class _Desk:
     samples: dict[str, list[int]] = field(default_factory=dict)
 
 
-def run_history_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
+def run_history_bench(
+    *, quick: bool, emit: Callable[[Summary], None], pg_url: str | None = None
+) -> None:
     sizes = SIZES["quick" if quick else "full"]
     with tempfile.TemporaryDirectory() as home:
-        desks = asyncio.run(_measure(Path(home), sizes))
+        root = Path(home)
+
+        def sqlite(name: str, stack: ExitStack) -> str:
+            return f"sqlite:///{root / f'{name}.db'}"
+
+        _emit(asyncio.run(_measure(sqlite, sizes)), "", emit)
+    url = pg_url or os.environ.get("ORDERGATE_TEST_PG_URL")
+    if url:
+        _say("bench history: the same on Postgres")
+
+        def postgres(name: str, stack: ExitStack) -> str:
+            return stack.enter_context(scratch_postgres(url))
+
+        _emit(asyncio.run(_measure(postgres, sizes)), "pg_", emit)
+
+
+def _emit(desks: list[_Desk], prefix: str, emit: Callable[[Summary], None]) -> None:
     for case in ("order", "reconcile", "record"):
         baseline: Summary | None = None
         for desk in desks:
-            summary = summarise(BENCH, f"{case}_h{desk.history}", desk.samples[case])
+            summary = summarise(BENCH, f"{prefix}{case}_{desk.label}", desk.samples[case])
             if baseline is None:
                 baseline = summary
                 emit(summary)
@@ -172,9 +210,16 @@ def run_history_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
                 emit(summary.compared_with(baseline))
 
 
-async def _measure(root: Path, sizes: Sizes) -> list[_Desk]:
+async def _measure(database: Callable[[str, ExitStack], str], sizes: Sizes) -> list[_Desk]:
+    plan = [(history, False) for history in sizes.histories]
+    plan += [(history, True) for history in sizes.own]
     with ExitStack() as stack:
-        desks = [await _open(root, history, stack) for history in sizes.histories]
+        desks = []
+        for history, own in plan:
+            clock = SteppedClock(start=START)
+            name = f"own_h{history}" if own else f"h{history}"
+            ledger = stack.enter_context(open_ledger(database(name, stack), clock=clock))
+            desks.append(await open_desk(ledger, clock, history, own=own))
         warm_orders = max(sizes.warmup, sizes.page - _RESTING)
         for case, count in _cases(warm_orders, sizes.warmup, sizes.warmup):
             await _run(desks, case, count, keep=False)
@@ -189,20 +234,26 @@ def _cases(orders: int, passes: int, records: int) -> list[tuple[str, int]]:
     return [("order", orders), ("reconcile", passes), ("record", records)]
 
 
-async def _open(root: Path, history: int, stack: ExitStack) -> _Desk:
-    clock = SteppedClock(start=START)
-    ledger = stack.enter_context(open_ledger(f"sqlite:///{root / f'h{history}.db'}", clock=clock))
-    return await open_desk(ledger, clock, history)
-
-
 async def open_desk(
-    ledger: Ledger, clock: SteppedClock, history: int, *, progress: Callable[[str], None] = _say
+    ledger: Ledger,
+    clock: SteppedClock,
+    history: int,
+    *,
+    own: bool = False,
+    progress: Callable[[str], None] = _say,
 ) -> _Desk:
     """The bench's paper guard on ``ledger`` (clock at ``START``), after seeding ``history``
-    ended filings and checking that the seeded ledger verifies, with its resting orders."""
+    ended filings (``own``: the account's own orders alone) and checking that the seeded
+    ledger verifies, with its resting orders."""
     if history:
-        progress(f"bench history: seeding {history} ended filings (and as many on other accounts)")
-        seed_history(ledger, History(ACCOUNT, IDENTITY, history), before=START, progress=progress)
+        if own:
+            progress(f"bench history: seeding {history} of the account's own ended orders")
+        else:
+            progress(
+                f"bench history: seeding {history} ended filings (and as many on other accounts)"
+            )
+        shape = History(ACCOUNT, IDENTITY, history, own=own)
+        seed_history(ledger, shape, before=START, progress=progress)
         started = time.perf_counter()
         verified = ledger.verify()
         _expect(verified.ok, f"the seeded ledger does not verify: {verified.reason}")
@@ -214,7 +265,7 @@ async def open_desk(
     market = _Market(clock)
     venue = PaperVenue(book, market, session=paper_session, clock=clock)
     guard = Guard(policy=_POLICY, ledger=ledger, venue=venue, account=ACCOUNT, clock=clock)
-    desk = _Desk(history, ledger, guard, clock)
+    desk = _Desk(f"own_h{history}" if own else f"h{history}", ledger, guard, clock)
     for _ in range(_RESTING):
         resting = await _through(desk, _resting_buy())
         _expect(resting is FilingStatus.SUBMITTED, f"a resting order ended {resting}")

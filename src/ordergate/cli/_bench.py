@@ -1,7 +1,7 @@
 """``ordergate bench NAME``: one JSON object per measured case on stdout.
 
-``--pg URL`` names the Postgres server of the ledger bench's Postgres cases (else
-``ORDERGATE_TEST_PG_URL``). The URL's password is never printed: not in errors about the URL,
+``--pg URL`` names the Postgres server of the ledger and history benches' Postgres cases
+(else ``ORDERGATE_TEST_PG_URL``). The URL's password is never printed: not in errors about the URL,
 not when the server fails (its messages are shown with the password masked).
 """
 
@@ -18,7 +18,7 @@ from ordergate.core import register_secret
 
 __all__ = ["bench"]
 
-_PG_BENCHES = frozenset({"ledger"})
+_PG_BENCHES = frozenset({"ledger", "history"})
 
 
 def bench(
@@ -29,7 +29,7 @@ def bench(
         typer.Option(
             "--pg",
             metavar="URL",
-            help="Postgres server for the ledger bench's Postgres cases, e.g. "
+            help="Postgres server for the ledger and history benches' Postgres cases, e.g. "
             "postgresql://postgres@127.0.0.1:5432/test (default: ORDERGATE_TEST_PG_URL). "
             "The bench works in a scratch database it creates and drops.",
             show_default=False,
@@ -55,7 +55,9 @@ def _run(name: str, quick: bool, pg: str | None, emit: Callable[[Summary], None]
         BENCHES[name](quick=quick, emit=emit)
         return
     if name not in _PG_BENCHES:
-        raise typer.BadParameter("only the ledger bench has Postgres cases", param_hint="--pg")
+        raise typer.BadParameter(
+            "only the ledger and history benches have Postgres cases", param_hint="--pg"
+        )
     import psycopg
     from sqlalchemy.exc import SQLAlchemyError
 
