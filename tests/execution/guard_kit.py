@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import owner_testkit
 from client_testkit import account_number, write_minted
 from venue_testkit import START, VenueClient
 
 from ordergate.client import Config, Robinhood, connect
-from ordergate.core import MarketHours, OrderType, Side, SteppedClock
+from ordergate.client.crypto_rest import ApiKey, CryptoRest
+from ordergate.core import MarketHours, OrderType, Secret, Side, SteppedClock
 from ordergate.execution import Guard, Outcome, paper_session
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, Proposal, parse_policy
@@ -153,9 +155,12 @@ async def desk(
     grace: timedelta = timedelta(minutes=2),
     record_clock: SteppedClock | None = None,
     engine: bool = False,
+    rest: dict[str, Any] | None = None,
 ) -> AsyncIterator[Desk]:
     """``record_clock``: the ledger's own clock (a run's wall time), when it is not the
-    venue's. ``engine``: paper on the venue's own engine (``EnginePaperVenue``)."""
+    venue's. ``engine``: paper on the venue's own engine (``EnginePaperVenue``). ``rest``:
+    live, the venue's REST rail too, on a key the sandbox issued (the ``CryptoRest``
+    arguments to change: ``now``, ``transport``)."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     settings: dict[str, Any] = {"port": 0, "seed": 7, **(venue or {})}
@@ -176,7 +181,15 @@ async def desk(
             account = account_number(client)
             port: Venue
             if live:
-                port = RobinhoodVenue.through(rh, clock=clock)
+                crypto_rest = None
+                if rest is not None:
+                    issued = client.admin("crypto_api_keys", {})
+                    owner_testkit.SECRETS.add(issued["private_key"])
+                    key = ApiKey(Secret(issued["api_key"]), Secret(issued["private_key"]))
+                    crypto_rest = await stack.enter_async_context(
+                        CryptoRest(key=key, base_url=client.base_url, **rest)
+                    )
+                port = RobinhoodVenue.through(rh, clock=clock, crypto_rest=crypto_rest)
             elif engine:
                 port = EnginePaperVenue.on(
                     rh,

@@ -2,7 +2,8 @@
 
 The same endpoints as ``https://trading.robinhood.com/api/v1/crypto/...``, served from the
 venue's crypto desk, so an order placed here is the order the MCP's crypto tools list (one
-account: the agentic one's ``rhs_account_number``). Every request is checked as Robinhood
+account: the agentic one's ``rhs_account_number``), brought up to the venue's clock before
+each answer as a tool call is. Every request is checked as Robinhood
 checks it before anything is read or done: a known ``x-api-key``, an ``x-timestamp`` at most
 30 s from now and an ``x-signature`` that verifies under the key's registered public key
 over ``ordergate.client.crypto_rest.signed_message`` (the one definition the client signs).
@@ -123,6 +124,9 @@ def rest_routes(
             )
             if problem is not None:
                 return _client_error(401, problem)
+            # The desks brought up to the clock first, as every MCP tool call does: REST and
+            # the MCP answer one account at one instant.
+            venue.sync()
             try:
                 answer = await handler(request, body)
             except VenueError as error:
