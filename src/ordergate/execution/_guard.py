@@ -425,9 +425,13 @@ class Guard:
         *,
         stage: Stage | None = None,
         broker_code: str | None = None,
+        figures: tuple[str, ...] = (),
     ) -> Outcome:
-        """End ``record`` here with ``reasons`` and release what it held."""
-        return await self._end(record, status, reasons, stage=stage, broker_code=broker_code)
+        """End ``record`` here with ``reasons`` (``figures``: the numbers behind them) and
+        release what it held."""
+        return await self._end(
+            record, status, reasons, stage=stage, broker_code=broker_code, figures=figures
+        )
 
     async def keyed(self, proposal: Proposal, *, identity: str, agent_key: UUID) -> Outcome | None:
         """The answer to ``proposal`` under ``agent_key`` when ``identity`` already filed an

@@ -48,6 +48,7 @@ from ordergate.core import (
     Side,
     to_wire,
 )
+from ordergate.execution._figures import option_figures
 from ordergate.execution._option_terms import (
     OPTION_KIND,
     option_terms,
@@ -215,11 +216,13 @@ async def submit_option(
         record = await blocking(_refuse, guard, proposal, identity, agent_key)
         return Outcome(record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE)
     market = await _read_market(guard, lane, proposal)
-    decision, record = await blocking(
+    decision, record, figures = await blocking(
         _estimate_and_file, guard, proposal, identity, market, agent_key
     )
     if record.reasons:
-        return Outcome(record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE)
+        return Outcome(
+            record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE, figures=figures
+        )
     if decision.requires_approval:
         return await guard.ask_approval(record)
     return await review_and_place(guard, record)
@@ -283,11 +286,12 @@ def _estimate_and_file(
     identity: str,
     market: _Market,
     agent_key: UUID | None,
-) -> tuple[OptionDecision, FilingRecord]:
+) -> tuple[OptionDecision, FilingRecord, tuple[str, ...]]:
     """Stage A (blocking): the contracts checked against the venue's, the policy on the
     estimate from the legs' quotes, then the filing, its reservation of the premium against
     the caps (refused by the ledger when a concurrent filing closed one) and its journal
-    entry, in one transaction committed before anything is sent."""
+    entry, in one transaction committed before anything is sent. Also the numbers behind a
+    refusal (``option_figures``)."""
     policy = guard.policy
     terms = option_terms(proposal, guard.account)
     filer = Filer(identity, terms, timedelta(seconds=policy.duplicate_window_s))
@@ -300,7 +304,8 @@ def _estimate_and_file(
     with guard.ledger.transaction(guard.account):
         record = guard.ledger.file_and_reserve(filing, notional=hold, caps=guard.caps).record
         _journal(guard, record, identity, decision, estimate, record.reasons, hold)
-    return decision, record
+    figures = option_figures(decision, proposal, estimate, state, policy) if reasons else ()
+    return decision, record, figures
 
 
 def _journal(
@@ -364,9 +369,11 @@ async def review_and_place(guard: Guard, record: FilingRecord) -> Outcome:
         return await guard.end_filing(
             record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
         )
-    refused, status = await blocking(_check_review, guard, record, ticket, review, market)
+    refused, status, figures = await blocking(_check_review, guard, record, ticket, review, market)
     if refused:
-        return await guard.end_filing(record, FilingStatus.REFUSED, refused, stage=Stage.REVIEW)
+        return await guard.end_filing(
+            record, FilingStatus.REFUSED, refused, stage=Stage.REVIEW, figures=figures
+        )
     if status.terminal:
         return Outcome(record.id, status)
     try:
@@ -392,10 +399,11 @@ def _check_review(
     ticket: OptionTicket,
     review: OptionReview,
     market: _Market,
-) -> tuple[tuple[str, ...], FilingStatus]:
+) -> tuple[tuple[str, ...], FilingStatus, tuple[str, ...]]:
     """Stage B (blocking): the policy on the reviewed terms and a fresh state (the review's
     quotes where it gave them), journalled; when it passes, the reservation repriced to the
-    reviewed premium against the caps, in one transaction."""
+    reviewed premium against the caps, in one transaction. Why it refused (nothing when it
+    passed), the filing's status, and the refusal's numbers."""
     ledger = guard.ledger
     proposal = ticket.proposal
     quotes = {**market.quotes, **review.quotes}
@@ -408,11 +416,12 @@ def _check_review(
     with ledger.transaction(guard.account, events=True):
         _journal(guard, record, record.identity, decision, review.terms, reasons, hold)
         if reasons:
-            return reasons, record.status
+            figures = option_figures(decision, proposal, review.terms, state, guard.policy)
+            return reasons, record.status, figures
         over = ledger.reprice(record.id, hold, caps=guard.caps)
         if over is not None:
-            return (over,), record.status
-        return (), ledger.filing(record.id).status
+            return (over,), record.status, ()
+        return (), ledger.filing(record.id).status, ()
 
 
 def _submitted(guard: Guard, record: FilingRecord, order: BrokerOrder) -> FilingStatus:

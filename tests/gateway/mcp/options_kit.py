@@ -3,7 +3,7 @@ and quotes read through its own tools, and the arguments of ``place_option_order
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -37,17 +37,25 @@ price_collar_bps = 5000
 """
 
 
-def option_policy(options: str = OPTIONS, limits: str = "") -> PolicyConfig:
+def option_policy(options: str = OPTIONS, limits: str = "", **keys: str) -> PolicyConfig:
     """The gateway's open test policy with option orders enabled (``[options]``), margin on;
-    ``limits`` replaces lines of its ``[limits]`` (``"max_daily_usd = ..."``)."""
+    ``limits``' lines (``max_daily_usd = "..."``) replace or join its ``[limits]``, and each
+    of ``keys`` replaces that ``[options]`` key (its TOML value)."""
     text = OPEN_POLICY.replace("[orders]\n", "[orders]\nmargin = true\n")
     for line in limits.splitlines():
         key = line.split("=")[0].strip()
-        if key:
-            text = "\n".join(
-                line if row.split("=")[0].strip() == key else row for row in text.splitlines()
-            )
-    return parse_policy(text + options)
+        rows = text.splitlines()
+        if any(row.split("=")[0].strip() == key for row in rows):
+            text = "\n".join(line if row.split("=")[0].strip() == key else row for row in rows)
+        else:
+            text = text.replace("[limits]\n", f"[limits]\n{line}\n")
+    for key, value in keys.items():
+        rows = options.splitlines()
+        assert any(row.split("=")[0].strip() == key for row in rows), key
+        options = "\n".join(
+            f"{key} = {value}" if row.split("=")[0].strip() == key else row for row in rows
+        )
+    return parse_policy(text + "\n" + options)
 
 
 def option_home(tmp_path: Path) -> Path:
@@ -59,7 +67,12 @@ def option_home(tmp_path: Path) -> Path:
 
 @asynccontextmanager
 async def option_gateway(
-    tmp_path: Path, *, live: bool = True, level: int = 3, config: PolicyConfig | None = None
+    tmp_path: Path,
+    *,
+    live: bool = True,
+    level: int = 3,
+    config: PolicyConfig | None = None,
+    extra_tools: Sequence[dict[str, Any]] = (),
 ) -> AsyncIterator[Gateway]:
     """The gateway (live: the venue itself) on a margin account at option ``level``, its
     connections under the ``optiontrader`` profile."""
@@ -71,6 +84,7 @@ async def option_gateway(
         profiles_home=option_home(tmp_path),
         account_type="margin",
         option_level=level,
+        extra_tools=extra_tools,
     ) as gw:
         yield gw
 
