@@ -95,8 +95,8 @@ SURFACE = {
         "ACCOUNT_LOCKS", "BUSY_TIMEOUT_MS", "FILINGS_GATE", "Statement", "StoreError",
         "StoreSchemaError", "UUID_WIDTH",
         "account_lock_params", "blocking", "default_url", "engine_for", "iso", "lock_accounts",
-        "migrate", "normalise_url", "parse_iso", "reading", "step_memo", "take_locks",
-        "write_transaction",
+        "migrate", "normalise_url", "parse_iso", "purge_freed", "reading", "step_memo",
+        "take_locks", "write_transaction",
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
@@ -168,7 +168,14 @@ SURFACE = {
     },
     "ordergate.gateway.custody": {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",
-        "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault",
+        "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault", "Progress", "Rotation",
+        "rotate_keys",
+    },
+    "ordergate.gateway.keys": {
+        "ENVELOPE_PREFIX", "ENV_KEY_PROVIDER", "ENV_MASTER_SECRET_PREVIOUS", "ENV_PKCS11_MODULE",
+        "ENV_PKCS11_PIN", "ENV_PKCS11_PIN_FILE", "ENV_PKCS11_TOKEN", "KEK_LABEL_PREFIX",
+        "Envelope", "KeyProvider", "KeyProviderError", "MasterSecretProvider", "Pkcs11Provider",
+        "open_envelope", "provider_from_env", "read_pin_file", "rewrapped", "seal_envelope",
     },
     "ordergate.callers": {
         "CALLER_PATTERN", "DEFAULT_CACHE_SIZE", "ENV_CALLER_TOKEN_KEY", "ENV_MASTER_SECRET",

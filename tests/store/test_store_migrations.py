@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0030",
     "execution": "0007",
-    "gateway": "0025",
+    "gateway": "0032",
     "owner": "0019",
     "record": "0009",
     "sandbox": "0022",
@@ -124,7 +124,10 @@ def test_the_ledger_main_wrote_opens_in_the_per_package_layout_with_every_row(
 
 
 # Columns later revisions added, with the value they take on a row from before them.
-_ADDED = {"approvals": {"notional": None}}
+_ADDED = {
+    "approvals": {"notional": None},
+    "connections": {"data_key_wrapped": None, "kek_id": None},
+}
 
 
 def _without_added(rows: dict[str, list[dict[str, object]]]) -> dict[str, list[dict[str, object]]]:

@@ -39,6 +39,7 @@ lazy_commands(
     Lazy("connections", "ordergate.cli._connections", "connections_app", "The clients connected through the gateway: list them, revoke one.", SERVE),  # noqa: E501
     Lazy("token", "ordergate.cli._token", "token_app", "Caller-bound capability tokens for agents that cannot run an OAuth flow.", SERVE),  # noqa: E501
     Lazy("call", "ordergate.cli._call", "call_command", "Call one tool through the gateway with the caller token in ORDERGATE_CALLER_TOKEN.", SERVE),  # noqa: E501
+    Lazy("keys", "ordergate.cli._keys", "keys_app", "The keys that wrap each sealed connection's data key: rotate them.", SERVE),  # noqa: E501
     Lazy("service", "ordergate.cli._service", "service_app", "Run the gateway as its own system user (systemd).", SERVE),  # noqa: E501
     Lazy("sandbox", "ordergate.cli._sandbox", "sandbox_app", "The sandbox venue: a faithful simulation of Robinhood's Agentic Trading MCP.", SERVE),  # noqa: E501
     Lazy("owner", "ordergate.cli._owner", "owner_app", "The owner's credential: the code every owner act asks for.", OWNER),  # noqa: E501

@@ -40,7 +40,8 @@ from ordergate.core import ConfigError, Secret, ToolError
 
 if TYPE_CHECKING:
     from ordergate.callers import CallerKey
-    from ordergate.gateway.server import Serving
+    from ordergate.gateway.server import GatewayConfig, Serving
+    from ordergate.runtime import Settings
 
 __all__ = ["serve_command"]
 
@@ -81,6 +82,20 @@ def serve_command(
             )
         ),
     ] = "auto",
+    key_provider: Annotated[
+        str,
+        typer.Option(
+            "--key-provider",
+            envvar="ORDERGATE_KEY_PROVIDER",
+            help=(
+                "Who holds the key that wraps each sealed connection's data key: 'master' "
+                "(derived from ORDERGATE_MASTER_SECRET) or 'pkcs11' (a non-extractable key on "
+                "the token ORDERGATE_PKCS11_MODULE and ORDERGATE_PKCS11_TOKEN name; its PIN in "
+                "the 0600 file ORDERGATE_PKCS11_PIN_FILE or in ORDERGATE_PKCS11_PIN, never "
+                "on the command line). See `ordergate keys rotate --help`."
+            ),
+        ),
+    ] = "master",
     redis: Annotated[
         str | None,
         typer.Option(
@@ -178,12 +193,8 @@ def serve_command(
     With one owner session it also grades each filled placement a trading day on and
     marks the account's equity every five minutes for the console's equity curve.
     """
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from ordergate._serving import bind_socket, run_fast
-    from ordergate.gateway.server import Custody, GatewayConfig, RateLimits, run_gateway
-    from ordergate.ledger import LedgerError
-    from ordergate.profiles import ProfileError
+    from ordergate.gateway.keys import KeyProviderError, provider_from_env
+    from ordergate.gateway.server import Custody, GatewayConfig, RateLimits
     from ordergate.runtime import check_home
 
     settings = settings_from(policy, db, upstream, sandbox, sandbox_start)
@@ -198,9 +209,13 @@ def serve_command(
             chosen = Custody(custody)
         except ValueError:
             raise ConfigError("custody", "must be auto, owner or sealed") from None
+        keys = (
+            provider_from_env(os.environ, Secret(master), choice=key_provider) if master else None
+        )
         config = GatewayConfig(
             custody=chosen,
             master_secret=Secret(master) if master else None,
+            key_provider=keys,
             redis_url=redis,
             caller_key=_caller_key(),
             limits=RateLimits().overridden(rate_limit or []),
@@ -215,6 +230,23 @@ def serve_command(
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None
+    except KeyProviderError as error:
+        raise fail(f"key provider: {error}", 2) from None
+    try:
+        _run(settings, config, host, port)
+    finally:
+        if keys is not None:
+            keys.close()
+
+
+def _run(settings: Settings, config: GatewayConfig, host: str, port: int) -> None:
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ordergate._serving import bind_socket, run_fast
+    from ordergate.gateway.server import run_gateway
+    from ordergate.ledger import LedgerError
+    from ordergate.profiles import ProfileError
+
     try:
         # Bound now (a taken port fails here, and port 0 is known for the banner), listening
         # only once the gateway has loaded its policy and profiles: a script that waits for

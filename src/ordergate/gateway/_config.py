@@ -22,6 +22,7 @@ from ordergate.callers import CallerKey
 from ordergate.core import ConfigError, Secret
 from ordergate.gateway._proxies import TrustedProxies
 from ordergate.gateway._seal import MIN_SECRET_LENGTH
+from ordergate.gateway.keys import KeyProvider
 
 __all__ = ["DEFAULT_PORT", "RATE_CLASSES", "Custody", "GatewayConfig", "RateLimits", "is_loopback"]
 
@@ -123,6 +124,9 @@ class GatewayConfig:
     tools_cache: timedelta = timedelta(minutes=10)
     custody: Custody = Custody.AUTO
     master_secret: Secret | None = None
+    key_provider: KeyProvider | None = None
+    """Holds the key-encryption key that wraps each sealed connection's data key
+    (``ordergate.gateway.keys``: ``--key-provider``); ``None``: the master secret's."""
     redis_url: str | None = None
     caller_key: CallerKey | None = None
     """The host's caller-token key; without it the gateway honours no caller token."""

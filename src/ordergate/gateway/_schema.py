@@ -70,6 +70,8 @@ connections = Table(
     Column("upstream_expires_at", String(_TIME)),
     Column("created_at", String(_TIME), nullable=False),
     Column("last_used_at", String(_TIME), nullable=False),
+    Column("data_key_wrapped", Text),
+    Column("kek_id", String(64), index=True),
 )
 
 gateway_codes = Table(

@@ -62,6 +62,7 @@ from ordergate.gateway.desk._wiring import (
     owner_desk,
     rearm_note,
 )
+from ordergate.gateway.keys import MasterSecretProvider
 from ordergate.gateway.mcp import GatewayBackend
 from ordergate.gateway.oauth import GatewayAuth, GatewayStore
 from ordergate.gateway.oauth._owner_code import OwnerCode
@@ -456,6 +457,9 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
     settings, config, security_clock = start.settings, start.config, start.security_clock
     async with _wall(start) as wall:
         sealer = Sealer(config.master_secret) if config.master_secret is not None else None
+        keys = config.key_provider
+        if keys is None and config.master_secret is not None:
+            keys = MasterSecretProvider(config.master_secret)
         with ExitStack() as venue:
             if settings.upstream_url is not None:
                 upstream_url, upstream_note = (
@@ -474,12 +478,13 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                 vault = (
                     Vault(
                         wall.ledger.engine,
+                        keys=keys,
                         sealer=sealer,
                         store=store,
                         clock=security_clock,
                         upstream_url=upstream_url,
                     )
-                    if sealer is not None
+                    if sealer is not None and keys is not None
                     else None
                 )
                 vaults.append(vault if vault is not None else NoVault(NO_MASTER_SECRET))
@@ -499,8 +504,9 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
 
             auth, erase = _auth(start, wall, sign_in)
             custody_note = (
-                "connections: each person signs in at the upstream; the session is sealed"
-                if sealer is not None
+                "connections: each person signs in at the upstream; the session is sealed "
+                f"under a data key of its own, wrapped by {keys!r}"
+                if sealer is not None and keys is not None
                 else f"connections: none can be made: {NO_MASTER_SECRET}"
             )
             async with SealedBackend.running(

@@ -16,6 +16,7 @@ from ordergate.store._engine import (
     engine_for,
     lock_accounts,
     normalise_url,
+    purge_freed,
     take_locks,
     write_transaction,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "migrate",
     "normalise_url",
     "parse_iso",
+    "purge_freed",
     "reading",
     "step_memo",
     "take_locks",

@@ -59,6 +59,7 @@ __all__ = [
     "engine_for",
     "lock_accounts",
     "normalise_url",
+    "purge_freed",
     "take_locks",
     "write_transaction",
 ]
@@ -137,7 +138,21 @@ def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
     cursor.execute("PRAGMA journal_mode = WAL")
     cursor.execute("PRAGMA synchronous = FULL")
     cursor.execute("PRAGMA foreign_keys = ON")
+    # What a write frees (an erased connection's sealed session and data key) is zeroed in the
+    # file, not left in a free page or cell for a copy of the file to carry (``purge_freed``).
+    cursor.execute("PRAGMA secure_delete = ON")
     cursor.close()
+
+
+def purge_freed(engine: Engine) -> None:
+    """After an erase: on SQLite, copy the write-ahead log into the database file and truncate
+    it, so a copy of the files taken from now on holds no old version of an erased row (the
+    file's freed space is zeroed: ``secure_delete``). On Postgres the old row versions stay
+    until the table is vacuumed."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.connect() as db:
+        db.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _sqlite_begin(connection: Connection) -> None:

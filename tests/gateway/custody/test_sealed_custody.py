@@ -47,7 +47,8 @@ def test_a_person_signs_in_at_the_venue_and_the_connection_lists_and_orders_on_t
     assert row["state"] == "live"
     # The profile chosen on the consent page survived the round trip through the venue.
     assert row["profile"] == "trader"
-    assert row["upstream_sealed"].startswith("v1.")
+    assert row["upstream_sealed"].startswith("v2.")
+    assert row["kek_id"].startswith("master-") and row["data_key_wrapped"]
     assert "access_token" not in row["upstream_sealed"]
 
 

@@ -56,11 +56,14 @@ def open_sealed_connection(
     client_id: str,
     profile: str,
     sealed: str,
+    data_key_wrapped: str,
+    kek_id: str,
     expires_at: datetime | None,
     now: datetime,
 ) -> None:
     """Inside ``tx``: a new live connection holding its own upstream session, ``sealed``
-    (``ordergate.gateway._seal``) with ``connection_id`` as associated data."""
+    under its data key (``ordergate.gateway.keys``) with ``connection_id`` as associated data;
+    the data key as ``kek_id`` wrapped it."""
     tx.execute(
         insert(connections).values(
             id=connection_id,
@@ -69,6 +72,8 @@ def open_sealed_connection(
             profile=profile,
             state=ConnectionState.LIVE,
             upstream_sealed=sealed,
+            data_key_wrapped=data_key_wrapped,
+            kek_id=kek_id,
             upstream_expires_at=iso(expires_at) if expires_at is not None else None,
             created_at=iso(now),
             last_used_at=iso(now),
@@ -89,7 +94,13 @@ def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
     result = tx.execute(
         update(connections)
         .where(connections.c.id == connection_id, connections.c.state != ConnectionState.ERASED)
-        .values(state=ConnectionState.ERASED, upstream_sealed=None, upstream_expires_at=None)
+        .values(
+            state=ConnectionState.ERASED,
+            upstream_sealed=None,
+            upstream_expires_at=None,
+            data_key_wrapped=None,
+            kek_id=None,
+        )
     )
     return result.rowcount == 1
 

@@ -41,7 +41,7 @@ from ordergate.gateway.oauth._grants import Grants
 from ordergate.gateway.oauth._records import SCOPE, Connection, ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, new_id, sha256_hex
 from ordergate.oauth import Authorization, Client
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, purge_freed, write_transaction
 
 __all__ = ["DEFAULT_IDLE", "UNUSED_CLIENT", "GatewayStore", "pending_authorization"]
 
@@ -216,9 +216,17 @@ class GatewayStore:
                     connections.c.id == connection_id,
                     connections.c.state == ConnectionState.LIVE,
                 )
-                .values(state=ConnectionState.DEAD, upstream_sealed=None, upstream_expires_at=None)
+                .values(
+                    state=ConnectionState.DEAD,
+                    upstream_sealed=None,
+                    upstream_expires_at=None,
+                    data_key_wrapped=None,
+                    kek_id=None,
+                )
             )
         self.grants.forget_verified()
+        if result.rowcount == 1:
+            purge_freed(self._engine)
         return result.rowcount == 1
 
     def erase(self, connection_id: str) -> bool:
@@ -226,9 +234,12 @@ class GatewayStore:
         one left to erase."""
         try:
             with write_transaction(self._engine) as tx:
-                return erase_connection(tx, connection_id)
+                erased = erase_connection(tx, connection_id)
         finally:
             self.grants.forget_verified()
+        if erased:
+            purge_freed(self._engine)
+        return erased
 
     def erase_idle(self, older_than: timedelta = DEFAULT_IDLE) -> int:
         """Erase every connection unused for ``older_than`` and every abandoned consent whose
@@ -258,6 +269,7 @@ class GatewayStore:
             _forget_unused_clients(tx, now)
         if idle:  # an expired token's grant is refused by the cache at its expiry already
             self.grants.forget_verified()
+            purge_freed(self._engine)
         return len(idle)
 
 

@@ -1,0 +1,127 @@
+"""Rotating the key-encryption key: every data key re-wrapped, no session opened.
+
+``rotate_keys`` has the key provider make a new KEK current (a PKCS#11 token makes one; the
+master secret's KEK is new when the secret is, the old one kept as
+``ORDERGATE_MASTER_SECRET_PREVIOUS``), then moves each connection's wrapped data key onto it
+one row at a time, under that row's lock, inside the provider (``rewrap``: on a token the data
+key is unwrapped there as a sensitive object and wrapped again; no session is ever decrypted).
+Only when no row names an old KEK any more does the provider retire it. Interrupted anywhere,
+every row still names a KEK the provider holds, so every connection still opens; run it again
+to finish. A row whose data key does not unwrap (its KEK is not this provider's) is left as it
+was and counted; its KEK is never retired by this run.
+
+Connections still sealed the old way (``v1.``, under the master secret's own key) are moved to
+data keys of their own first, as their next use would move them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import Engine, select, update
+
+from ordergate.client import LoginRequired
+from ordergate.gateway._schema import connections
+from ordergate.gateway._seal import PREFIX as LEGACY_PREFIX
+from ordergate.gateway._seal import Sealer
+from ordergate.gateway.custody._vault import move_legacy
+from ordergate.gateway.keys import KeyProvider, KeyProviderError, rewrapped
+from ordergate.gateway.oauth._records import ConnectionState
+from ordergate.store import purge_freed, write_transaction
+
+__all__ = ["Progress", "Rotation", "rotate_keys"]
+
+Progress = Callable[[int, int], None]
+"""Called after each row with (rows done, rows to do)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rotation:
+    """What a rotation did: the KEK every data key is under now, how many were re-wrapped,
+    how many ``v1.`` sessions moved to data keys of their own, the KEKs retired, and the
+    connections whose data key did not unwrap (left as they were)."""
+
+    key_id: str
+    rewrapped: int = 0
+    moved: int = 0
+    retired: list[str] = field(default_factory=list)
+    unopened: list[str] = field(default_factory=list)
+
+
+def rotate_keys(
+    engine: Engine,
+    keys: KeyProvider,
+    *,
+    sealer: Sealer | None = None,
+    progress: Progress | None = None,
+) -> Rotation:
+    """Rotate ``keys``' KEK and re-wrap every connection's data key under it (with the master
+    secret's ``sealer``, the ``v1.`` sessions are first moved to data keys of their own)."""
+    table = connections.c
+    unopened: list[str] = []
+    moved = 0
+    if sealer is not None:
+        with engine.connect() as db:
+            legacy = (
+                db.execute(
+                    select(table.id).where(
+                        table.state == ConnectionState.LIVE,
+                        table.upstream_sealed.startswith(LEGACY_PREFIX, autoescape=True),
+                    )
+                )
+                .scalars()
+                .all()
+            )
+        for connection_id in legacy:
+            try:
+                moved += move_legacy(engine, keys, sealer, connection_id)
+            except LoginRequired:
+                unopened.append(connection_id)
+    key_id = keys.rotate()
+    with engine.connect() as db:
+        todo = (
+            db.execute(
+                select(table.id)
+                .where(table.data_key_wrapped.is_not(None), table.kek_id != key_id)
+                .order_by(table.id)
+            )
+            .scalars()
+            .all()
+        )
+    done = 0
+    for connection_id in todo:
+        try:
+            done += _rewrap_one(engine, keys, connection_id, key_id)
+        except KeyProviderError:
+            unopened.append(connection_id)
+        if progress is not None:
+            progress(done + len(unopened), len(todo))
+    with engine.connect() as db:
+        in_use = set(
+            db.execute(select(table.kek_id).where(table.data_key_wrapped.is_not(None)).distinct())
+            .scalars()
+            .all()
+        )
+    retired = keys.retire(in_use)
+    purge_freed(engine)  # the old wraps, gone from the rows, gone from the file too
+    return Rotation(key_id=key_id, rewrapped=done, moved=moved, retired=retired, unopened=unopened)
+
+
+def _rewrap_one(engine: Engine, keys: KeyProvider, connection_id: str, key_id: str) -> bool:
+    table = connections.c
+    with write_transaction(engine) as tx:
+        row = tx.execute(
+            select(table.data_key_wrapped, table.kek_id)
+            .where(table.id == connection_id)
+            .with_for_update()
+        ).first()
+        if row is None or row.data_key_wrapped is None or row.kek_id in (None, key_id):
+            return False  # erased, or moved meanwhile
+        new_id, blob = rewrapped(keys, data_key_wrapped=row.data_key_wrapped, kek_id=row.kek_id)
+        tx.execute(
+            update(connections)
+            .where(table.id == connection_id)
+            .values(data_key_wrapped=blob, kek_id=new_id)
+        )
+    return True
