@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Annotated
 
 import typer
 
@@ -26,21 +27,24 @@ keys_app = typer.Typer(
     no_args_is_help=True,
 )
 
-KeyProviderOption = typer.Option(
-    "--key-provider",
-    envvar="ORDERGATE_KEY_PROVIDER",
-    help=(
-        "Who holds the key-encryption key: 'master' (derived from ORDERGATE_MASTER_SECRET) or "
-        "'pkcs11' (the token ORDERGATE_PKCS11_MODULE and ORDERGATE_PKCS11_TOKEN name; its PIN "
-        "in the 0600 file ORDERGATE_PKCS11_PIN_FILE or in ORDERGATE_PKCS11_PIN, never on the "
-        "command line). Use the gateway's own."
+KeyProviderOption = Annotated[
+    str,
+    typer.Option(
+        "--key-provider",
+        envvar="ORDERGATE_KEY_PROVIDER",
+        help=(
+            "Who holds the key-encryption key: 'master' (derived from ORDERGATE_MASTER_SECRET) "
+            "or 'pkcs11' (the token ORDERGATE_PKCS11_MODULE and ORDERGATE_PKCS11_TOKEN name; "
+            "its PIN in the 0600 file ORDERGATE_PKCS11_PIN_FILE or in ORDERGATE_PKCS11_PIN, "
+            "never on the command line). Use the gateway's own."
+        ),
     ),
-)
+]
 
 
 @keys_app.command("rotate")
 def rotate_command(
-    key_provider: str = KeyProviderOption,
+    key_provider: KeyProviderOption = "master",
     as_json: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -58,7 +62,7 @@ def rotate_command(
     that holds its key).
     """
     from ordergate.core import ConfigError, Secret
-    from ordergate.gateway import Sealer
+    from ordergate.gateway import Sealer, SealError
     from ordergate.gateway.custody import rotate_keys
     from ordergate.gateway.keys import KeyProviderError, provider_from_env
 
@@ -67,8 +71,9 @@ def rotate_command(
         raise fail("ORDERGATE_MASTER_SECRET: must be set (the gateway's own)", 2)
     try:
         keys = provider_from_env(os.environ, Secret(master), choice=key_provider)
-        sealer = Sealer(Secret(master))
-    except ConfigError as error:
+        previous = os.environ.get("ORDERGATE_MASTER_SECRET_PREVIOUS") or ""
+        sealers = [Sealer(Secret(value)) for value in (master, previous) if value]
+    except (ConfigError, SealError) as error:
         raise fail(f"configuration: {error}", 2) from None
     except KeyProviderError as error:
         raise fail(f"key provider: {error}", 2) from None
@@ -79,7 +84,7 @@ def rotate_command(
             typer.echo(f"re-wrapped {done}/{total}", err=True)
 
     try:
-        rotation = rotate_keys(ledger.engine, keys, sealer=sealer, progress=progress)
+        rotation = rotate_keys(ledger.engine, keys, sealers=sealers, progress=progress)
     except KeyProviderError as error:
         raise fail(f"key provider: {error}", 2) from None
     finally:

@@ -13,7 +13,7 @@ The request path, in the order a request meets it:
   ``_callers``: the one verifier that resolves a bearer token — OAuth or caller-bound
   (``ordergate.callers``) — to the request's ``Principal`` (connection, identity, profile);
 - ``custody``: where each connection signs in at the upstream and keeps that session sealed
-  (``_seal``: AES-256-GCM, key by HKDF from ``ORDERGATE_MASTER_SECRET``), else ``_owner``:
+  (under a data key of its own, wrapped by a key provider's KEK: ``keys``), else ``_owner``:
   every connection acts on the owner's one session;
 - ``mcp``: the MCP methods — the profile's view of the upstream's tools, routing by the words
   of a tool's name to one handler per route (reads forwarded, the equity order tool through

@@ -34,9 +34,10 @@ class Custody(StrEnum):
 
     ``owner``: the one session ``ordergate login`` (or the embedded sandbox) set up; each
     client the owner approves acts on it. ``sealed``: after approving, the person signs in at
-    the upstream and the connection keeps that session of its own, sealed under
-    ``ORDERGATE_MASTER_SECRET``. ``auto``: ``sealed`` for an upstream URL nobody has signed in
-    to with ``ordergate login``, else ``owner``.
+    the upstream and the connection keeps that session of its own, sealed under a data key
+    wrapped by the key provider's KEK (``ORDERGATE_MASTER_SECRET``'s, or a PKCS#11 token's).
+    ``auto``: ``sealed`` for an upstream URL nobody has signed in to with ``ordergate login``,
+    else ``owner``.
     """
 
     AUTO = "auto"

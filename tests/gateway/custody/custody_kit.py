@@ -23,6 +23,7 @@ from ordergate.core import Secret, SteppedClock
 from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
 from ordergate.gateway._schema import connections
 from ordergate.gateway._serve import GatewayServer
+from ordergate.gateway.keys import KeyProvider
 from ordergate.runtime import Settings
 from ordergate.sandbox import Sandbox, SandboxConfig, SandboxServer
 
@@ -151,6 +152,7 @@ def custodian(
     access_ttl: timedelta = timedelta(days=9),
     db_url: str | None = None,
     policy: str = POLICY,
+    key_provider: KeyProvider | None = None,
 ) -> Iterator[Custodian]:
     home = tmp_path / "home"
     home.mkdir()
@@ -177,6 +179,7 @@ def custodian(
             port=0,
             custody=Custody.SEALED,
             master_secret=Secret(master) if master is not None else None,
+            key_provider=key_provider,
             limits=RateLimits(register=many, authorize=many, token=many, mcp=many, burst=many),
             caller_key=CallerKey.derive(Secret(master)) if master is not None else None,
         )

@@ -16,7 +16,7 @@ data keys of their own first, as their next use would move them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine, select, update
@@ -53,15 +53,15 @@ def rotate_keys(
     engine: Engine,
     keys: KeyProvider,
     *,
-    sealer: Sealer | None = None,
+    sealers: Sequence[Sealer] = (),
     progress: Progress | None = None,
 ) -> Rotation:
     """Rotate ``keys``' KEK and re-wrap every connection's data key under it (with the master
-    secret's ``sealer``, the ``v1.`` sessions are first moved to data keys of their own)."""
+    secrets' ``sealers``, the ``v1.`` sessions are first moved to data keys of their own)."""
     table = connections.c
     unopened: list[str] = []
     moved = 0
-    if sealer is not None:
+    if sealers:
         with engine.connect() as db:
             legacy = (
                 db.execute(
@@ -75,7 +75,7 @@ def rotate_keys(
             )
         for connection_id in legacy:
             try:
-                moved += move_legacy(engine, keys, sealer, connection_id)
+                moved += move_legacy(engine, keys, sealers, connection_id)
             except LoginRequired:
                 unopened.append(connection_id)
     key_id = keys.rotate()

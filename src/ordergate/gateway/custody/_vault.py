@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import datetime
 from typing import Any, Protocol
@@ -122,7 +122,7 @@ def _unopenable(connection_id: str, error: KeyProviderError) -> LoginRequired:
 
 
 def _opened(
-    keys: KeyProvider, legacy: Sealer | None, row: Any, connection_id: str
+    keys: KeyProvider, legacy: Sequence[Sealer], row: Any, connection_id: str
 ) -> tuple[TokenSet, Envelope | None]:
     """The row's token set and its data key (``None`` for a ``v1.`` row, not yet moved)."""
     if row.upstream_sealed is None:
@@ -130,10 +130,9 @@ def _opened(
     aad = connection_id.encode("ascii")
     try:
         if row.upstream_sealed.startswith(LEGACY_PREFIX):
-            if legacy is None:
-                raise SealError("no master secret to open a v1 session")
-            plain = legacy.unseal(row.upstream_sealed, aad=aad)
-            return TokenSet.from_json(json.loads(plain)), None
+            return TokenSet.from_json(
+                json.loads(_legacy_open(legacy, row.upstream_sealed, aad))
+            ), None
         if row.data_key_wrapped is None or row.kek_id is None:
             raise SealError("a sealed session without its data key")
         plain, data_key = open_envelope(
@@ -157,6 +156,16 @@ def _opened(
         raise LoginRequired(SESSION_ENDED) from None
 
 
+def _legacy_open(legacy: Sequence[Sealer], sealed: str, aad: bytes) -> bytes:
+    """A ``v1.`` session opened by the master secret (or the previous one) that sealed it."""
+    for sealer in legacy:
+        try:
+            return sealer.unseal(sealed, aad=aad)
+        except SealError:
+            continue
+    raise SealError("no master secret opens this v1 session")
+
+
 def _reseal_legacy(
     engine: Engine, keys: KeyProvider, connection_id: str, legacy: str, tokens: TokenSet
 ) -> None:
@@ -176,7 +185,9 @@ def _reseal_legacy(
     _log.info("a connection's session moved to a data key of its own")
 
 
-def move_legacy(engine: Engine, keys: KeyProvider, sealer: Sealer, connection_id: str) -> bool:
+def move_legacy(
+    engine: Engine, keys: KeyProvider, sealers: Sequence[Sealer], connection_id: str
+) -> bool:
     """Move a live ``v1.`` connection (sealed under the master secret's own key) to a data key
     of its own now, as its next use would. Whether it moved; ``LoginRequired`` when its session
     does not open."""
@@ -186,7 +197,7 @@ def move_legacy(engine: Engine, keys: KeyProvider, sealer: Sealer, connection_id
         return False
     if row.upstream_sealed is None or not row.upstream_sealed.startswith(LEGACY_PREFIX):
         return False
-    tokens, _ = _opened(keys, sealer, row, connection_id)
+    tokens, _ = _opened(keys, sealers, row, connection_id)
     _reseal_legacy(engine, keys, connection_id, row.upstream_sealed, tokens)
     return True
 
@@ -205,7 +216,7 @@ class Vault:
     ) -> None:
         self._engine = engine
         self._keys = keys
-        self._legacy = sealer
+        self._legacy = [sealer] if sealer is not None else []
         self._store = store
         self._clock = clock
         self._config = Config(url=upstream_url, name=client_name)

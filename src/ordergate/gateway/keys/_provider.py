@@ -20,6 +20,8 @@ Every failure raises ``KeyProviderError`` naming the key id and what is missing,
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import stat
 import threading
 from collections.abc import Iterable, Mapping
@@ -210,26 +212,15 @@ class Pkcs11Provider:
             raise KeyProviderError("python-pkcs11 is not installed") from None
         self._pkcs11 = pkcs11
         self._label = token_label
-        self._lock = threading.Lock()
+        self._closed = False
         if not Path(module).is_file():
             raise KeyProviderError(
                 f"{ENV_PKCS11_MODULE}: no PKCS#11 module at {module} (for SoftHSM2: "
                 "apt-get install softhsm2)"
             )
-        try:
-            lib = pkcs11.lib(module)
-            token = lib.get_token(token_label=token_label)
-            self._session: Any = token.open(user_pin=pin.reveal(), rw=True)
-        except pkcs11.NoSuchToken:
-            raise KeyProviderError(
-                f"{ENV_PKCS11_TOKEN}: no token labelled {token_label!r} in {module}"
-            ) from None
-        except pkcs11.PinIncorrect:
-            raise KeyProviderError(f"the PIN for token {token_label!r} is refused") from None
-        except pkcs11.PKCS11Error as error:
-            raise KeyProviderError(
-                f"the PKCS#11 token {token_label!r} cannot be opened ({type(error).__name__})"
-            ) from None
+        self._opened = _open_token(pkcs11, module, token_label, pin)
+        self._session: Any = self._opened.session
+        self._lock = self._opened.lock
         if not self._keks():
             self.rotate()
 
@@ -382,8 +373,68 @@ class Pkcs11Provider:
         return result
 
     def close(self) -> None:
-        with self._lock:
-            self._session.close()
+        if not self._closed:
+            self._closed = True
+            _close_token(self._opened)
+
+
+class _OpenToken:
+    """One logged-in session per token in a process: PKCS#11 logs a whole application in and
+    out at once, so every provider on the same token shares it (and its lock)."""
+
+    def __init__(self, key: tuple[str, str], session: Any, pin_digest: bytes) -> None:
+        self.key = key
+        self.session = session
+        self.pin_digest = pin_digest
+        self.lock = threading.Lock()
+        self.users = 0
+
+
+_OPEN: dict[tuple[str, str], _OpenToken] = {}
+_OPEN_LOCK = threading.Lock()
+
+
+def _pin_digest(pin: Secret) -> bytes:
+    return hashlib.sha256(b"ordergate pkcs11 pin\0" + pin.reveal().encode("utf-8")).digest()
+
+
+def _open_token(pkcs11: Any, module: str, token_label: str, pin: Secret) -> _OpenToken:
+    key = (module, token_label)
+    with _OPEN_LOCK:
+        opened = _OPEN.get(key)
+        if opened is not None:
+            if not hmac.compare_digest(opened.pin_digest, _pin_digest(pin)):
+                raise KeyProviderError(f"the PIN for token {token_label!r} is refused")
+            opened.users += 1
+            return opened
+        try:
+            lib = pkcs11.lib(module)
+            token = lib.get_token(token_label=token_label)
+            session = token.open(user_pin=pin.reveal(), rw=True)
+        except pkcs11.NoSuchToken:
+            raise KeyProviderError(
+                f"{ENV_PKCS11_TOKEN}: no token labelled {token_label!r} in {module}"
+            ) from None
+        except pkcs11.PinIncorrect:
+            raise KeyProviderError(f"the PIN for token {token_label!r} is refused") from None
+        except pkcs11.PKCS11Error as error:
+            raise KeyProviderError(
+                f"the PKCS#11 token {token_label!r} cannot be opened ({type(error).__name__})"
+            ) from None
+        opened = _OpenToken(key, session, _pin_digest(pin))
+        opened.users = 1
+        _OPEN[key] = opened
+        return opened
+
+
+def _close_token(opened: _OpenToken) -> None:
+    with _OPEN_LOCK:
+        opened.users -= 1
+        if opened.users > 0:
+            return
+        _OPEN.pop(opened.key, None)
+        with opened.lock:
+            opened.session.close()
 
 
 def provider_from_env(
