@@ -214,6 +214,13 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.custody.refresh": "issue 6: upstream tokens refreshed within a minute of expiry",
     "gateway.custody.revocation": "issue 6: an upstream revocation marks the connection dead",
     "gateway.custody.no-master-secret": "issue 6: without the master secret nobody is connected",
+    # Issue 30 §4: per-tenant keys under a key service
+    "gateway.keys.rotation": "issue 30 §4: rotation re-wraps every data key; all still work",
+    "gateway.keys.resumable": "issue 30 §4: an interrupted rotation leaves all openable",
+    "gateway.keys.no-token": "issue 30 §4: master secret without the token: no session",
+    "gateway.keys.shredding": "issue 30 §4: an erased session is in no copy taken after",
+    "gateway.keys.v1-moves": "issue 30 §4: a v1 session moves to a data key on use",
+    "gateway.keys.master-rotation": "issue 30 §4: keys rotate moves to a new master secret",
     # Issue 14 §3: replicas that share one cap
     "gateway.replicas.one-cap": "issue 14 §3: 30 clients, 3 replicas: no cap passed, all on record",
     "gateway.replicas.sessions": "issue 14 §3: a session begun on one replica continues on another",

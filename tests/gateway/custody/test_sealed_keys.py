@@ -112,7 +112,7 @@ def token_keys() -> Iterator[Pkcs11Provider]:
         provider.close()
 
 
-@pytest.mark.req("gateway.custody.keys.pkcs11-rotation")
+@pytest.mark.req("gateway.keys.rotation")
 @pytest.mark.parametrize("kind", ["sqlite", "postgres"])
 def test_rotation_on_the_token_rewraps_every_data_key_and_every_connection_still_works(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
@@ -152,7 +152,7 @@ def test_rotation_on_the_token_rewraps_every_data_key_and_every_connection_still
             _tokens(token_keys, old)
 
 
-@pytest.mark.req("gateway.custody.keys.crash-safe-rotation")
+@pytest.mark.req("gateway.keys.resumable")
 def test_a_rotation_interrupted_midway_leaves_every_connection_openable_and_a_rerun_finishes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
 ) -> None:
@@ -175,7 +175,7 @@ def test_a_rotation_interrupted_midway_leaves_every_connection_openable_and_a_re
         assert all(_quotes(gateway, person) == "SPY" for person in people)
 
 
-@pytest.mark.req("gateway.custody.keys.no-token-no-session")
+@pytest.mark.req("gateway.keys.no-token")
 def test_a_ledger_copied_off_the_rail_read_with_the_master_secret_but_no_token_opens_no_session(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
 ) -> None:
@@ -207,7 +207,7 @@ async def _open_session(vault: Vault, connection_id: str) -> None:
         raise AssertionError("a session opened")  # pragma: no cover - the test fails here
 
 
-@pytest.mark.req("gateway.custody.keys.crypto-shredding")
+@pytest.mark.req("gateway.keys.shredding")
 @pytest.mark.parametrize("provider", ["master", "pkcs11"])
 def test_an_erased_connections_session_is_gone_from_a_copy_of_the_ledger_taken_after(
     provider: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
@@ -255,7 +255,7 @@ def _holds(gateway: Custodian, row: dict[str, Any], token: str) -> bool:
     return bool(row["id"] == connection_id)
 
 
-@pytest.mark.req("gateway.custody.keys.legacy-moves")
+@pytest.mark.req("gateway.keys.v1-moves")
 def test_a_session_sealed_before_data_keys_moves_to_one_of_its_own_on_use_without_signing_in(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -281,7 +281,7 @@ def test_a_session_sealed_before_data_keys_moves_to_one_of_its_own_on_use_withou
         assert _quotes(gateway, person) == "SPY"
 
 
-@pytest.mark.req("gateway.custody.keys.master-rotation")
+@pytest.mark.req("gateway.keys.master-rotation")
 def test_ordergate_keys_rotate_moves_every_data_key_to_a_new_master_secret(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
