@@ -138,3 +138,27 @@ async def test_a_breaker_tripped_on_one_account_cools_down_that_account_and_not_
         elsewhere = await b.guard.submit(buy("SPY"), identity="agent")
         assert elsewhere.status is not FilingStatus.REFUSED, elsewhere.reasons
         assert b.ledger.controls.breaker_tripped_at(b.account) is None
+
+
+@pytest.mark.req("wall.cooldown.loss-window")
+async def test_a_streak_at_the_start_of_its_window_counts_however_many_filings_follow_it(
+    tmp_path: Path,
+) -> None:
+    config = policy(
+        f"[cooldown]\nminutes = {MINUTES}\nloss_streak = 2\nloss_window_minutes = 60\n"
+        "[limits]\nduplicate_window_s = 0\nmax_orders_per_minute = 1000\n"
+        "max_account_orders_per_minute = 1000\nmax_orders_per_day = 1000"
+    )
+    async with desk(tmp_path, config=config) as d:
+        for _ in range(2):  # two losing round trips (each loses the spread on paper)
+            for proposal in (buy("SPY"), sell("SPY")):
+                outcome = await d.guard.submit(proposal, identity="agent")
+                assert outcome.status is FilingStatus.FILLED, outcome.reasons
+        # 250 filings after the streak, inside the window: more than the 200 filings before
+        # it that are read for the buys a sell closes.
+        for _ in range(250):
+            refused = await d.guard.submit(buy("SPY"), identity="agent")
+            assert refused.reasons == ("cooldown",)
+            d.step(1)
+        assert len(d.ledger.filings_of("agent", limit=1000)) == 254
+        assert "cooldown: 2 of your closed trades lost in the last 90 minutes" in refused.message

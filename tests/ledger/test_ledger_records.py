@@ -165,3 +165,37 @@ def test_esc_bytes_and_newlines_in_a_why_are_not_kept_raw_in_the_journal(
     assert entry.detail == {"note": "a\\x9bb\\rc", "keep": ["plain text"]}
     assert "\x1b" not in stored_why and "\n" not in stored_why
     assert "\x9b" not in stored_detail and "\\u009b" not in stored_detail.lower()
+
+
+def _filed_and_filled(ledger: Ledger, clock: SteppedClock, number: int) -> UUID:
+    caps = RollingCaps(Decimal(10**9), 10**6)
+    terms = {"symbol": "SPY", "side": "buy"}
+    ref = ledger.file_and_reserve(Filing("agent", terms), notional=Decimal(1), caps=caps)
+    fill = Execution(f"x-{number}", ref.record.id, f"o-{number}", Decimal(1), Decimal(number),
+                     clock.now())  # fmt: skip
+    assert ledger.orders.book_execution(fill)
+    return ref.record.id
+
+
+@pytest.mark.req("wall.cooldown.loss-window")
+def test_an_identitys_fills_are_its_windows_however_many_and_a_bounded_number_before_it(
+    ledger: Ledger, clock: SteppedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small pages, so the read goes back page by page.
+    monkeypatch.setattr("ordergate.ledger._records._PAGE", 2)
+    assert ledger.orders.fills_of("agent", limit=3, since=clock.now()) == []
+    before = [_filed_and_filled(ledger, clock, number) for number in range(1, 6)]
+    clock.advance(timedelta(minutes=1))
+    since = clock.now()
+    window = [_filed_and_filled(ledger, clock, number) for number in range(6, 13)]
+    caps = RollingCaps(Decimal(1000), 100)
+    ledger.file_and_reserve(Filing("other", {"s": "SPY"}), notional=Decimal(5), caps=caps)
+    # The window's seven filings, and three before them.
+    read = ledger.orders.fills_of("agent", limit=3, since=since)
+    assert [fill.ref_id for fill in read] == [*before[-3:], *window]
+    # Fewer before the window than asked: all of them.
+    assert len(ledger.orders.fills_of("agent", limit=50, since=since)) == 12
+    # Without a window, the latest ``limit``.
+    assert [fill.ref_id for fill in ledger.orders.fills_of("agent", limit=4)] == window[-4:]
+    with pytest.raises(ValueError, match="limit"):
+        ledger.orders.fills_of("agent", limit=0)

@@ -128,6 +128,10 @@ REQUIREMENTS: dict[str, str] = {
         "issue 27: a breaker tripped on one account cools down that account only; a "
         "ledger-wide trip recorded before trips were per account applies to every account"
     ),
+    "wall.cooldown.loss-window": (
+        "issue 27: the loss streak counts every losing closed trade in the cooldown's window, "
+        "however many filings there are, read from the window by an index"
+    ),
     "wall.size-vs-adv": (
         "issue 27: an order's quantity above max_adv_pct of the symbol's average daily volume "
         "(the venue's day bars) is refused size_vs_adv; no volume refuses"

@@ -64,6 +64,7 @@ from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import hold_for
 from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
 from ordergate.execution._kill_switch import CancelReport, cancel_open
+from ordergate.execution._losses import LossRead
 from ordergate.execution._options import OPTION_KIND, review_and_place, submit_option
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
@@ -908,11 +909,13 @@ class Guard:
             raise ProposalError("approval", "this approval is for another account")
         return approval, record
 
-    def _losses_of(self, identity: str) -> str | None:
-        """Whose losing closed trades a stage reads: the filer's, when the policy counts a
-        streak."""
+    def _losses_of(self, identity: str) -> LossRead | None:
+        """Whose losing closed trades a stage reads, and over what window: the filer's,
+        when the policy counts a streak."""
         policy = self._policy
-        return identity if policy.loss_streak and policy.cooldown_minutes else None
+        if not (policy.loss_streak and policy.cooldown_minutes):
+            return None
+        return LossRead(identity, policy.cooldown + policy.loss_window)
 
     async def _volume(self, symbol: str) -> Decimal | None:
         """The symbol's average daily volume, read only when the policy weighs it."""

@@ -2,28 +2,41 @@
 
 A closed trade is one of the identity's sell filings that filled (in part or whole): its
 fills close shares of the identity's own earlier buy fills of that symbol, first in, first
-out, and it lost when its proceeds were below the cost of the shares it closed. Only the
-identity's latest ``LOSS_FILINGS`` filings are read (the cost of a decision stays bounded):
-a sell whose buys are older than those closes nothing that can be priced, and is not
-counted. Exact ``Decimal`` throughout; the answer is each losing trade's last fill's instant,
-oldest first.
+out, and it lost when its proceeds were below the cost of the shares it closed. The streak's
+window is read whole (``LossRead``: every filing of the identity filed within the cooldown
+and its loss window, however many, ``Orders.fills_of`` by ``ix_filings_identity``) with the
+identity's ``LOSS_FILINGS`` filings before it for the buys its sells close (the cost of a
+decision stays bounded by the window): a sell whose buys are older than those closes nothing
+that can be priced, and is not counted. Exact ``Decimal`` throughout; the answer is each
+losing trade's last fill's instant, oldest first.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Iterable
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from decimal import Decimal
 from uuid import UUID
 
 from ordergate.core import ZERO, Side
 from ordergate.ledger import IdentityFill
 
-__all__ = ["LOSS_FILINGS", "losing_closes"]
+__all__ = ["LOSS_FILINGS", "LossRead", "losing_closes"]
 
 LOSS_FILINGS = 200
-"""How many of the identity's latest filings the streak is read from."""
+"""How many of the identity's filings before the streak's window are read for the buys its
+sells close."""
+
+
+@dataclass(frozen=True, slots=True)
+class LossRead:
+    """Whose losing closed trades a decision reads, and how far back: ``window`` is the
+    cooldown and the loss window together (a loss older than that refuses nothing)."""
+
+    identity: str
+    window: timedelta
 
 
 def losing_closes(fills: Iterable[IdentityFill]) -> tuple[datetime, ...]:

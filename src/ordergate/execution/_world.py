@@ -33,7 +33,7 @@ from uuid import UUID
 from ordergate.core import Clock, OptionDirection, Side
 from ordergate.execution._breakers import session_day
 from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_proposal_of
-from ordergate.execution._losses import LOSS_FILINGS, losing_closes
+from ordergate.execution._losses import LOSS_FILINGS, LossRead, losing_closes
 from ordergate.execution._option_terms import OPTION_KIND, proposal_of_option
 from ordergate.execution._terms import proposal_of
 from ordergate.ledger import FilingRecord, Ledger, UnknownFilingError
@@ -126,7 +126,7 @@ class World:
         final: bool = True,
         filer: Filer | None = None,
         volume: Decimal | None = None,
-        losses_of: str | None = None,
+        losses_of: LossRead | None = None,
     ) -> WorldView:
         """Blocking: the venue's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
@@ -136,17 +136,14 @@ class World:
         (then those are unpriced, and what needs them unknown).
         With ``filer`` (stage A) the filer's recent orders are read in the same statement.
         ``volume``: the symbol's average daily volume, when the guard read it. ``losses_of``:
-        the identity whose losing closed trades the cooldown counts (read only when given)."""
+        whose losing closed trades the cooldown counts, and over what window (read only
+        when given: the window's filings, however many, and ``LOSS_FILINGS`` before it)."""
         now = self._clock.now()
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
             view = self._lane.view(seen, final=final)
             record = self._read_record(view, now, own, filer)
-            losses = (
-                losing_closes(self._ledger.orders.fills_of(losses_of, limit=LOSS_FILINGS))
-                if losses_of is not None
-                else ()
-            )
+            losses = () if losses_of is None else self._losses(losses_of)
         chosen = quote if quote is not None else view.quote
         return WorldView(
             AccountState(
@@ -180,7 +177,7 @@ class World:
         *,
         own: FilingRecord | None = None,
         filer: Filer | None = None,
-        losses_of: str | None = None,
+        losses_of: LossRead | None = None,
     ) -> AccountState:
         """Blocking: a view another lane read whole (a crypto lane's, ``symbol`` its pair)
         merged with the ledger's record, as ``with_record`` merges the equity lane's: the
@@ -190,11 +187,7 @@ class World:
         now = self._clock.now()
         with self._ledger.reading():
             record = self._read_record(view, now, own, filer)
-            losses = (
-                losing_closes(self._ledger.orders.fills_of(losses_of, limit=LOSS_FILINGS))
-                if losses_of is not None
-                else ()
-            )
+            losses = () if losses_of is None else self._losses(losses_of)
         return AccountState(
             now=now,
             equity=view.equity,
@@ -214,6 +207,12 @@ class World:
             recent=record.recent,
             cooldown=Cooldown(record.breaker_tripped_at, losses),
         )
+
+    def _losses(self, read: LossRead) -> tuple[datetime, ...]:
+        # The window in the record's time, as the filings are stamped.
+        since = self._ledger.now() - read.window
+        fills = self._ledger.orders.fills_of(read.identity, limit=LOSS_FILINGS, since=since)
+        return losing_closes(fills)
 
     def _read_record(
         self, view: AccountView, now: datetime, own: FilingRecord | None, filer: Filer | None

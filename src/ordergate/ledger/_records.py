@@ -131,26 +131,55 @@ _EXECUTIONS_OF = Statement(
     .order_by(executions.c.executed_at, executions.c.id)
 )
 _INSERT_DECISION = Statement(insert(decisions))
-# The executions of an identity's latest filings (ix_filings_identity: identity, seq, read
-# backwards to the limit; each filing's executions by ix_executions_ref_id), oldest first.
-_LATEST_OF = (
-    select(filings.c.id, filings.c.seq, filings.c.terms)
-    .where(filings.c.identity == bindparam("b_identity"))
-    .order_by(filings.c.seq.desc())
-    .limit(bindparam("b_limit"))
-    .subquery()
-)
-_FILLS_OF = Statement(
+# The executions of an identity's filings from a ``seq`` on (ix_filings_identity: identity,
+# seq, a range; each filing's executions by ix_executions_ref_id), oldest first.
+_FILLS_FROM = Statement(
     select(
-        _LATEST_OF.c.id,
-        _LATEST_OF.c.terms,
+        filings.c.id,
+        filings.c.terms,
         executions.c.quantity,
         executions.c.price,
         executions.c.executed_at,
     )
-    .select_from(_LATEST_OF.join(executions, executions.c.ref_id == _LATEST_OF.c.id))
-    .order_by(executions.c.executed_at, _LATEST_OF.c.seq, executions.c.id)
+    .select_from(filings.join(executions, executions.c.ref_id == filings.c.id))
+    .where(filings.c.identity == bindparam("b_identity"), filings.c.seq >= bindparam("b_low"))
+    .order_by(executions.c.executed_at, filings.c.seq, executions.c.id)
 )
+# An identity's filings before a ``seq``, newest first, a page at a time (ix_filings_identity
+# read backwards).
+_FILED_BEFORE = Statement(
+    select(filings.c.seq, filings.c.created_at)
+    .where(filings.c.identity == bindparam("b_identity"), filings.c.seq < bindparam("b_before"))
+    .order_by(filings.c.seq.desc())
+    .limit(bindparam("b_page"))
+)
+_PAGE = 500
+_LAST_SEQ = 2**62
+
+
+def _lowest_seq(
+    connection: Connection, identity: str, since: datetime | None, limit: int
+) -> int | None:
+    """The oldest ``seq`` of ``identity``'s filings filed at or after ``since`` (every one,
+    however many) and of the ``limit`` filed before them; ``None`` when it has none. Read
+    backwards from the newest, a page at a time, so the cost is the window's filings and
+    ``limit`` more, never the identity's history."""
+    low: int | None = None
+    before, earlier = _LAST_SEQ, 0
+    while True:
+        page = _FILED_BEFORE.rows(
+            connection, {"b_identity": identity, "b_before": before, "b_page": _PAGE}
+        )
+        for row in page:
+            low = int(row.seq)
+            if earlier == 0 and since is not None and parse_iso(row.created_at) >= since:
+                continue  # in the window
+            earlier += 1
+            if earlier >= limit:
+                return low
+        if len(page) < _PAGE:
+            return low
+        before = int(page[-1].seq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,16 +271,21 @@ class Orders:
             return False
         return True
 
-    def fills_of(self, identity: str, *, limit: int) -> list[IdentityFill]:
-        """The executions of ``identity``'s latest ``limit`` filings, oldest first (at one
-        instant, in filing order) (inside
-        the decision's read when one is open). Cost: ``limit`` filings and their
-        executions."""
+    def fills_of(
+        self, identity: str, *, limit: int, since: datetime | None = None
+    ) -> list[IdentityFill]:
+        """The executions of ``identity``'s filings filed at or after ``since`` (the
+        ledger's time; every one, however many) and of its ``limit`` filings before them
+        (without ``since``: its latest ``limit``), oldest first (at one instant, in filing
+        order) (inside the decision's read when one is open). Cost: those filings and their
+        executions, read by ``ix_filings_identity``."""
         if limit < 1:
             raise ValueError("limit must be positive")
-        params = {"b_identity": identity, "b_limit": limit}
         with reading(self._engine) as connection:
-            rows = _FILLS_OF.rows(connection, params)
+            low = _lowest_seq(connection, identity, since, limit)
+            if low is None:
+                return []
+            rows = _FILLS_FROM.rows(connection, {"b_identity": identity, "b_low": low})
         fills = []
         for row in rows:
             terms = json.loads(row.terms)
