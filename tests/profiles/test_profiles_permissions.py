@@ -17,6 +17,8 @@ CANCEL = Permission.ORDERS_CANCEL
 WATCH = Permission.WATCHLISTS_WRITE
 ALERT = Permission.ALERTS_WRITE
 SCAN = Permission.SCANNER_WRITE
+C_PLACE = Permission.CRYPTO_PLACE
+C_CANCEL = Permission.CRYPTO_CANCEL
 O_REVIEW = Permission.OPTIONS_REVIEW
 O_PLACE = Permission.OPTIONS_PLACE
 O_CANCEL = Permission.OPTIONS_CANCEL
@@ -24,7 +26,7 @@ O_CANCEL = Permission.OPTIONS_CANCEL
 # Every tool of the captured inventory and the permission it needs (None: no profile).
 EXPECTED: dict[str, Permission | None] = {
     "add_option_to_watchlist": WATCH, "add_to_watchlist": WATCH,
-    "cancel_advanced_order": CANCEL, "cancel_crypto_order": CANCEL,
+    "cancel_advanced_order": CANCEL, "cancel_crypto_order": C_CANCEL,
     "cancel_equity_order": CANCEL, "cancel_option_exercise": None,
     "cancel_option_order": O_CANCEL, "create_alert": ALERT, "create_scan": SCAN,
     "create_watchlist": WATCH, "delete_alert": ALERT, "exercise_option": None,
@@ -46,7 +48,7 @@ EXPECTED: dict[str, Permission | None] = {
     "get_scans": A, "get_sec_filing": R, "get_sec_filing_facts": R,
     "get_sec_filing_facts_catalog": R, "get_sec_filing_index": R,
     "get_trade_approval_setting": A, "get_watchlist_items": A, "get_watchlists": A,
-    "mark_alerts_read": ALERT, "place_advanced_order": None, "place_crypto_order": None,
+    "mark_alerts_read": ALERT, "place_advanced_order": None, "place_crypto_order": C_PLACE,
     "place_equity_order": PLACE, "place_option_order": O_PLACE, "preview_crypto_order": REVIEW,
     "preview_scan": M, "remove_from_watchlist": WATCH, "remove_option_from_watchlist": WATCH,
     "review_advanced_order": REVIEW, "review_equity_order": REVIEW,
@@ -70,11 +72,14 @@ def test_every_permission_is_needed_by_some_inventory_tool_and_has_a_phrase() ->
     assert set(PERMISSION_PHRASES) == set(Permission)
 
 
-def test_the_vocabulary_is_the_issues_ten_permissions_cancel_any_and_the_option_three() -> None:
+def test_the_vocabulary_is_the_issues_ten_permissions_cancel_any_the_option_three_and_crypto() -> (
+    None
+):
     assert {p.value for p in Permission} == {
         "account.read", "market.read", "research.read", "orders.read", "orders.review",
         "orders.place", "orders.cancel", "watchlists.write", "alerts.write", "scanner.write",
         "orders.cancel_any", "options.review", "options.place", "options.cancel",
+        "crypto.place", "crypto.cancel",
     }  # fmt: skip
 
 
@@ -103,7 +108,8 @@ def test_an_unknown_verb_or_a_money_move_needs_a_permission_no_profile_has(name:
 def test_the_gateways_equity_order_tool_needs_orders_place() -> None:
     assert permission_for("place_order") is Permission.ORDERS_PLACE
     assert permission_for("submit_equity_order") is Permission.ORDERS_PLACE
-    assert permission_for("place_crypto_order") is None
+    assert permission_for("place_crypto_order") is Permission.CRYPTO_PLACE
+    assert permission_for("place_crypto_bundle_order") is None
 
 
 def test_a_read_with_unknown_objects_needs_account_read_the_most_private_read() -> None:
@@ -124,7 +130,8 @@ def test_a_destructive_annotation_takes_the_permission_away_unless_it_cancels() 
 
 
 def test_a_read_only_annotation_cannot_grant_a_write_a_read_permission() -> None:
-    assert permission_for("place_crypto_order", {"readOnlyHint": True}) is None
+    assert permission_for("place_advanced_order", {"readOnlyHint": True}) is None
+    assert permission_for("place_crypto_order", {"readOnlyHint": True}) is Permission.CRYPTO_PLACE
     assert permission_for("place_option_order", {"readOnlyHint": True}) is Permission.OPTIONS_PLACE
     assert permission_for("create_alert", {"readOnlyHint": True}) is Permission.ALERTS_WRITE
 

@@ -36,6 +36,8 @@ class Permission(StrEnum):
     OPTIONS_REVIEW = "options.review"
     OPTIONS_PLACE = "options.place"
     OPTIONS_CANCEL = "options.cancel"
+    CRYPTO_PLACE = "crypto.place"
+    CRYPTO_CANCEL = "crypto.cancel"
     WATCHLISTS_WRITE = "watchlists.write"
     ALERTS_WRITE = "alerts.write"
     SCANNER_WRITE = "scanner.write"
@@ -54,6 +56,8 @@ PERMISSION_PHRASES: Mapping[Permission, str] = MappingProxyType(
         Permission.OPTIONS_REVIEW: "reviewing option orders",
         Permission.OPTIONS_PLACE: "placing option orders",
         Permission.OPTIONS_CANCEL: "cancelling option orders",
+        Permission.CRYPTO_PLACE: "placing crypto orders",
+        Permission.CRYPTO_CANCEL: "cancelling crypto orders",
         Permission.WATCHLISTS_WRITE: "changing watchlists",
         Permission.ALERTS_WRITE: "changing alerts",
         Permission.SCANNER_WRITE: "changing saved scans",

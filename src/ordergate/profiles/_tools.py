@@ -29,13 +29,13 @@ description. ``None`` means no profile may call the tool. The rule, in order:
                                  ``place_equity_order``: no word but
                                  ``equity``/``stock``/``order``) → ``orders.place``;
                                  an option order (``place_option_order``: no word but
-                                 ``option``/``order``) → ``options.place``;
-                                 crypto, advanced orders, exercises, money
-                                 moves → ``None``
-   cancel / delete / revoke      an option order → ``options.cancel``; an exercise
-                                 (the owner's act) → ``None``; another order →
-                                 ``orders.cancel``; an alert, a watchlist, a scan → its
-                                 ``*.write``; else ``None``
+                                 ``option``/``order``) → ``options.place``; a crypto
+                                 order (``place_crypto_order``) → ``crypto.place``;
+                                 advanced orders, exercises, money moves → ``None``
+   cancel / delete / revoke      an option order → ``options.cancel``; a crypto order →
+                                 ``crypto.cancel``; an exercise (the owner's act) →
+                                 ``None``; another order → ``orders.cancel``; an alert,
+                                 a watchlist, a scan → its ``*.write``; else ``None``
    add / remove / create /       exactly one of watchlist, alert, scan → its
    update / follow / unfollow /  ``*.write``; else ``None``
    mark
@@ -111,7 +111,10 @@ _OPTION_WORDS = frozenset({"option", "options"})
 _OPTION_ORDER_WORDS = frozenset({"option", "order"})
 _EXERCISE_WORDS = frozenset({"exercise", "exercises"})
 
+_CRYPTO_ORDER_WORDS = frozenset({"crypto", "order"})
+
 _CANCEL_TABLE: tuple[tuple[Permission, frozenset[str]], ...] = (
+    (Permission.CRYPTO_CANCEL, frozenset({"crypto"})),
     (Permission.ORDERS_CANCEL, frozenset({"order", "orders"})),
     (Permission.ALERTS_WRITE, frozenset({"alert", "alerts"})),
     (Permission.WATCHLISTS_WRITE, frozenset({"watchlist", "watchlists"})),
@@ -168,6 +171,8 @@ def permission_for(
             return Permission.ORDERS_PLACE
         if verb in _PLACE_VERBS and objects == _OPTION_ORDER_WORDS:
             return Permission.OPTIONS_PLACE
+        if verb == "place" and objects == _CRYPTO_ORDER_WORDS:
+            return Permission.CRYPTO_PLACE
         return None
     if tool_class is ToolClass.CANCEL:
         if objects & _EXERCISE_WORDS:

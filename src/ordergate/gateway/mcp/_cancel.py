@@ -1,6 +1,7 @@
 """Cancels: a connection cancels only the orders it filed.
 
-A cancel of an order or an exercise (a tool that needs ``orders.cancel``) names the order by
+A cancel of an order or an exercise (a tool that needs ``orders.cancel``, or
+``crypto.cancel`` for a crypto order) names the order by
 ``order_id``, read in its canonical spelling (``canonical_order_id``: an upper-case, braced,
 ``urn:uuid:`` or dashless UUID is the same order; anything else is refused,
 ``INVALID_ORDER_ID``). Then, looked up on the record:
@@ -52,7 +53,9 @@ RECORD_UNREADABLE = Failure(
 )
 GUARD_CANCEL_FAILED = Failure("cancel of a filing", broker=True, cancel=True, level=logging.INFO)
 FORWARD_FAILED = Failure("cancel", broker=True, cancel=True, level=logging.INFO)
-_ORDER_CANCELS = frozenset({Permission.ORDERS_CANCEL, Permission.OPTIONS_CANCEL})
+_ORDER_CANCELS = frozenset(
+    {Permission.ORDERS_CANCEL, Permission.OPTIONS_CANCEL, Permission.CRYPTO_CANCEL}
+)
 _CANCEL_TOOK = frozenset({FilingStatus.CANCELLED, FilingStatus.DENIED})
 """Ended by the cancel: the order cancelled, or its pending approval denied."""
 

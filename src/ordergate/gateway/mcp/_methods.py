@@ -12,7 +12,8 @@ connection's:
 - ``tools/call``: routed by the words of the tool's name (``_routing``) to one handler per
   route — ``_read.forward`` (reads, reviews), ``_order.order`` (the equity order tool
   through the guard), ``_option_order`` (the option order tool through the guard, and its
-  review), ``_cancel.cancel`` (only the connection's own orders), ``_gate`` (the
+  review), ``_crypto_order`` (the crypto order tool through the guard, and its preview),
+  ``_cancel.cancel`` (only the connection's own orders), ``_gate`` (the
   gateway's own tools); everything else is refused with a plain sentence and nothing is
   sent. Each handler runs under the one refusal wrapper (``_refusing``).
 
@@ -37,6 +38,7 @@ from ordergate.gateway.mcp._call import OUTSIDE_MCP, Call, Desk
 from ordergate.gateway.mcp._cancel import cancel
 from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
+from ordergate.gateway.mcp._crypto_order import crypto_order, crypto_preview
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._held import REFUSED, HeldOrders
 from ordergate.gateway.mcp._option_order import option_order, option_review
@@ -94,6 +96,8 @@ HANDLERS: Mapping[Route, Handler] = {
     Route.ORDER: order,
     Route.OPTION_ORDER: option_order,
     Route.OPTION_REVIEW: option_review,
+    Route.CRYPTO_ORDER: crypto_order,
+    Route.CRYPTO_PREVIEW: crypto_preview,
     Route.CANCEL: cancel,
 }
 

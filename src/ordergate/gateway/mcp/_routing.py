@@ -8,6 +8,9 @@ spaces), never by its description, which the upstream may word as it likes — a
 - the option order tool (``place_option_order``: no word but ``place``, ``option``,
   ``order``) runs the guard's option order path, and its review (``review_option_order``)
   is checked as that path would file it before it is forwarded;
+- the crypto order tool (``place_crypto_order``: no word but ``place``, ``crypto``,
+  ``order``) runs the guard's crypto order path, and its preview (``preview_crypto_order``)
+  is checked as that path would file it before it is forwarded;
 - reads, ``review_*``/``preview_*`` simulations and enrolment links are forwarded unchanged;
 - cancels (``cancel``/``delete``/``revoke``) go to the cancel rules (``_cancel``: a
   connection cancels only its own orders) and are recorded;
@@ -33,6 +36,8 @@ __all__ = ["Route", "Routing", "route"]
 
 _FORWARDED = frozenset({ToolClass.READ, ToolClass.SIMULATE, ToolClass.ENROLL_LINK})
 _CRYPTO = frozenset({"crypto", "coin", "coins", "bitcoin", "btc", "eth", "pair", "pairs"})
+_CRYPTO_PLACE = ("place", "crypto", "order")
+_CRYPTO_PREVIEW = ("preview", "crypto", "order")
 _OPTIONS = frozenset({"option", "options", "exercise", "leg", "legs", "spread", "spreads"})
 _OPTION_PLACE = ("place", "option", "order")
 _OPTION_REVIEW = ("review", "option", "order")
@@ -54,6 +59,10 @@ class Route(Enum):
     """The option order tool: the guard's option order path."""
     OPTION_REVIEW = "option_review"
     """The option review: checked as the option path files, then forwarded."""
+    CRYPTO_ORDER = "crypto_order"
+    """The crypto order tool: the guard's crypto order path."""
+    CRYPTO_PREVIEW = "crypto_preview"
+    """The crypto preview: checked as the crypto path files, then forwarded."""
     CANCEL = "cancel"
     """The cancel rules (``_cancel``), recorded in the journal."""
     REFUSE = "refuse"
@@ -86,8 +95,8 @@ def _money_refusal(name: str, words: set[str]) -> Routing:
     if words & _CRYPTO:
         return _refuse(
             "CRYPTO_NOT_FILED",
-            f"Crypto orders are not placed through the gateway: {name} was not sent. The "
-            "gateway places only equity orders, each filed and checked first.",
+            f"{name} was not sent: the gateway places crypto orders only through "
+            "place_crypto_order, each filed and checked first.",
         )
     if words & _OPTIONS:
         return _refuse(
@@ -124,11 +133,15 @@ def route(descriptor: Mapping[str, Any], *, order_tool: str | None) -> Routing:
     tool_class = classify(name)
     if tool_class is ToolClass.CANCEL:
         return Routing(Route.CANCEL)
-    words = name_words(name)
-    if tuple(words) == _OPTION_PLACE and tool_class is ToolClass.MONEY:
+    words = tuple(name_words(name))
+    if words == _OPTION_PLACE and tool_class is ToolClass.MONEY:
         return Routing(Route.OPTION_ORDER)
-    if tuple(words) == _OPTION_REVIEW and tool_class is ToolClass.SIMULATE:
+    if words == _OPTION_REVIEW and tool_class is ToolClass.SIMULATE:
         return Routing(Route.OPTION_REVIEW)
+    if words == _CRYPTO_PLACE and tool_class is ToolClass.MONEY:
+        return Routing(Route.CRYPTO_ORDER)
+    if words == _CRYPTO_PREVIEW and tool_class is ToolClass.SIMULATE:
+        return Routing(Route.CRYPTO_PREVIEW)
     if tool_class is ToolClass.MONEY:
         return _money_refusal(name, set(name_words(name)))
     if _destructive(descriptor):

@@ -1,0 +1,258 @@
+"""Crypto orders through the gateway against the sandbox (live): ``place_crypto_order`` filed
+and placed through the guard, ``preview_crypto_order`` checked then forwarded,
+``cancel_crypto_order`` through the cancel rules; market and limit, buys and sells, by
+quantity and by dollars, the hold ending at what filled; arguments the filing cannot name,
+and orders the policy refuses, never reach the venue; the profile must grant crypto.place;
+paper refuses CRYPTO_NOT_ON_PAPER."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from client_testkit import rhs_account_number
+from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
+
+from ordergate.ledger import FilingStatus
+from ordergate.policy import PolicyConfig, parse_policy
+
+pytestmark = pytest.mark.anyio
+
+D = Decimal
+
+
+def crypto_table(
+    pairs: str = '["BTC-USD", "ETH-USD"]', max_order_usd: str = "2000", collar: int = 500
+) -> str:
+    return (
+        f'\n[crypto]\npairs = {pairs}\nmax_order_usd = "{max_order_usd}"\n'
+        f'max_position_pct = "100"\nprice_collar_bps = {collar}\n'
+    )
+
+
+CRYPTO = crypto_table()
+CRYPTO_TRADER = """
+name: crypto_trader
+description: Reads, and places and cancels crypto orders.
+permissions: [account.read, market.read, orders.read, orders.review, crypto.place, crypto.cancel]
+"""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def home(tmp_path: Path) -> Path:
+    where = tmp_path / "home"
+    (where / "profiles").mkdir(parents=True)
+    (where / "profiles" / "crypto_trader.yaml").write_text(CRYPTO_TRADER)
+    return where
+
+
+def rules(extra: str = CRYPTO, *, daily: str = "20000") -> PolicyConfig:
+    base = OPEN_POLICY.replace('max_daily_usd = "20000"', f'max_daily_usd = "{daily}"')
+    return parse_policy(base + extra)
+
+
+def order(gw: Gateway, **fields: Any) -> dict[str, Any]:
+    arguments: dict[str, Any] = {
+        "rhs_account_number": rhs_account_number(gw.venue),
+        "symbol": "BTC-USD",
+        "side": "buy",
+        "type": "market",
+        "quantity": "0.01",
+    }
+    arguments.update(fields)
+    return {name: value for name, value in arguments.items() if value is not None}
+
+
+def venue_orders(gw: Gateway) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = gw.venue.data(
+        "get_crypto_orders", {"rhs_account_number": rhs_account_number(gw.venue)}
+    )["orders"]
+    return listed
+
+
+def data_of(result: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = result["structuredContent"]["data"]
+    return data
+
+
+async def settle(gw: Gateway, filing_id: str, steps: int = 10) -> FilingStatus:
+    for _ in range(steps):
+        status = gw.ledger.filing(filing_id).status
+        if status.terminal:
+            return status
+        _step(gw)
+        await gw.guard.reconcile()
+    return gw.ledger.filing(filing_id).status
+
+
+def _step(gw: Gateway) -> None:
+    gw.clock.advance(timedelta(seconds=1))
+
+
+def filled(gw: Gateway, filing_id: str) -> Decimal:
+    return sum((f.notional for f in gw.ledger.orders.executions(filing_id)), D(0))
+
+
+def live(tmp_path: Path, extra: str = CRYPTO, *, daily: str = "20000") -> Any:
+    return gateway(
+        tmp_path,
+        live=True,
+        config=rules(extra, daily=daily),
+        profile="crypto_trader",
+        profiles_home=home(tmp_path),
+    )
+
+
+async def test_market_buys_by_quantity_and_dollars_and_a_sell_end_at_what_filled(
+    tmp_path: Path,
+) -> None:
+    async with live(tmp_path) as gw:
+        by_units = data_of(await gw.call("place_crypto_order", order(gw)))
+        by_dollars = data_of(
+            await gw.call(
+                "place_crypto_order",
+                order(gw, symbol="ETH-USD", quantity=None, dollar_amount="300.00"),
+            )
+        )
+        assert by_units["status"] == by_dollars["status"] == "submitted", (by_units, by_dollars)
+        assert await settle(gw, by_units["filing_id"]) is FilingStatus.FILLED
+        assert await settle(gw, by_dollars["filing_id"]) is FilingStatus.FILLED
+        sold = data_of(
+            await gw.call("place_crypto_order", order(gw, side="sell", quantity="0.005"))
+        )
+        assert sold["status"] == "submitted", sold
+        assert await settle(gw, sold["filing_id"]) is FilingStatus.FILLED
+        spent = gw.ledger.rolling_spend(gw.account).notional
+        assert spent == filled(gw, by_units["filing_id"]) + filled(gw, by_dollars["filing_id"])
+        refs = {o["ref_id"] for o in venue_orders(gw)}
+        assert refs == {by_units["filing_id"], by_dollars["filing_id"], sold["filing_id"]}
+        record = gw.ledger.filing(by_units["filing_id"])
+        assert record.kind == "crypto_order" and record.terms["lane"] == "mcp"
+
+
+async def test_a_limit_buy_rests_and_is_cancelled_through_the_gateway(tmp_path: Path) -> None:
+    async with live(tmp_path, crypto_table(collar=10000)) as gw:
+        placed = data_of(
+            await gw.call(
+                "place_crypto_order",
+                order(gw, type="limit", limit_price="50000.00", time_in_force="gtc"),
+            )
+        )
+        assert placed["status"] == "submitted"
+        _step(gw)
+        _step(gw)
+        cancelled = await gw.call(
+            "cancel_crypto_order",
+            {"rhs_account_number": rhs_account_number(gw.venue), "order_id": placed["order_id"]},
+        )
+        assert data_of(cancelled) == {"accepted": True}
+        assert gw.ledger.filing(placed["filing_id"]).status is FilingStatus.CANCELLED
+        assert gw.ledger.rolling_spend(gw.account).notional == 0
+
+
+async def test_a_big_order_fills_partially_then_wholly(tmp_path: Path) -> None:
+    async with live(tmp_path, crypto_table(max_order_usd="40000"), daily="90000") as gw:
+        placed = data_of(await gw.call("place_crypto_order", order(gw, quantity="0.3")))
+        seen = set()
+        for _ in range(10):
+            _step(gw)
+            await gw.guard.reconcile()
+            seen.add(gw.ledger.filing(placed["filing_id"]).status)
+        assert FilingStatus.PARTIALLY_FILLED in seen, seen
+        assert gw.ledger.filing(placed["filing_id"]).status is FilingStatus.FILLED
+        assert gw.ledger.rolling_spend(gw.account).notional == filled(gw, placed["filing_id"])
+
+
+async def test_an_order_the_venue_rejects_holds_nothing(tmp_path: Path) -> None:
+    async with live(tmp_path) as gw:
+        gw.venue.faults(reject_orders=1)
+        placed = data_of(await gw.call("place_crypto_order", order(gw)))
+        await settle(gw, placed["filing_id"])
+        assert gw.ledger.filing(placed["filing_id"]).status in (
+            FilingStatus.REJECTED,
+            FilingStatus.FAILED,
+        )
+        assert gw.ledger.rolling_spend(gw.account).notional == 0
+
+
+async def test_a_quantity_one_cent_over_the_cap_at_the_ask_is_refused_and_nothing_sent(
+    tmp_path: Path,
+) -> None:
+    async with live(tmp_path) as gw:
+        quote = gw.venue.data("get_crypto_quotes", {"symbols": ["BTC-USD"]})["results"][0]
+        cap = D(quote["ask_price"]) * D("0.01") - D("0.01")
+        gw.guard.use_policy(rules(crypto_table(max_order_usd=str(cap))))
+        refused = await gw.call("place_crypto_order", order(gw))
+        data = data_of(refused)
+        assert refused["isError"] is True and data["reasons"] == ["max_order_usd"]
+        assert f"(crypto.max_order_usd = ${cap.quantize(D('0.01'))})" in data["message"]
+        assert venue_orders(gw) == []
+
+
+@pytest.mark.parametrize(
+    ("fields", "code"),
+    [
+        ({"quantity": "1e-3"}, "INVALID_ORDER"),
+        ({"quantity": "0.0000000000000000001"}, "INVALID_ORDER"),
+        ({"quantity": "abc"}, "INVALID_ORDER"),
+        ({"type": "trailing"}, "INVALID_ORDER"),
+        ({"tax_lots": [{"open_lot_id": "x", "quantity": "1"}]}, "ARGUMENT_NOT_FILED"),
+        ({"symbol": " BTC-USD"}, "INVALID_ORDER"),
+        ({"rhs_account_number": None}, "MISSING_ARGUMENT"),
+        ({"ref_id": "not-a-uuid"}, "INVALID_ARGUMENT"),
+    ],
+)
+async def test_arguments_the_filing_cannot_name_are_refused_before_anything_is_filed(
+    tmp_path: Path, fields: dict[str, Any], code: str
+) -> None:
+    async with live(tmp_path) as gw:
+        error = await gw.refusal("place_crypto_order", order(gw, **fields))
+        preview = await gw.refusal("preview_crypto_order", order(gw, **fields))
+        assert error["code"] == code
+        if code != "INVALID_ARGUMENT":  # a preview carries no ref_id to check
+            assert preview["code"] == code
+        assert gw.filings() == [] and venue_orders(gw) == []
+
+
+async def test_a_pair_not_allowed_is_refused_on_the_record_and_nothing_sent(
+    tmp_path: Path,
+) -> None:
+    async with live(tmp_path, crypto_table(pairs='["ETH-USD"]')) as gw:
+        refused = data_of(await gw.call("place_crypto_order", order(gw)))
+        assert refused["status"] == "refused"
+        assert "crypto_pair_not_allowed" in refused["reasons"]
+        assert venue_orders(gw) == []
+
+
+async def test_a_preview_the_filing_can_name_is_forwarded(tmp_path: Path) -> None:
+    async with live(tmp_path) as gw:
+        preview = await gw.call("preview_crypto_order", order(gw))
+        assert data_of(preview)["symbol"] == "BTC-USD"
+        assert venue_orders(gw) == [] and gw.filings() == []
+
+
+async def test_the_trader_profile_may_not_place_crypto(tmp_path: Path) -> None:
+    async with gateway(tmp_path, live=True, config=rules()) as gw:
+        names = {tool["name"] for tool in await gw.tools()}
+        assert "place_crypto_order" not in names and "cancel_crypto_order" not in names
+        error = await gw.refusal("place_crypto_order", order(gw))
+        assert error["code"] == "PROFILE_REFUSED"
+        assert "crypto.place" in error["message"]
+        assert venue_orders(gw) == []
+
+
+async def test_paper_refuses_crypto_orders_crypto_not_on_paper(tmp_path: Path) -> None:
+    async with gateway(
+        tmp_path, config=rules(), profile="crypto_trader", profiles_home=home(tmp_path)
+    ) as gw:
+        error = await gw.refusal("place_crypto_order", order(gw))
+        preview = await gw.refusal("preview_crypto_order", order(gw))
+        assert error["code"] == preview["code"] == "CRYPTO_NOT_ON_PAPER"
+        assert gw.filings() == [] and venue_orders(gw) == []
