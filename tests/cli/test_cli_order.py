@@ -137,6 +137,23 @@ def test_the_same_order_again_at_once_is_refused_as_a_duplicate_with_exit_3(
     assert other["status"] == "pending_approval", other["reasons"]
 
 
+@pytest.mark.req("policy.order-rate")
+def test_an_order_past_the_minutes_rate_is_refused_order_rate_with_its_numbers_and_exit_3(
+    person: Person,
+) -> None:
+    for step in range(5):  # five different orders in one minute, each held for approval
+        placed = person.json("order", "SPY", "buy", "--qty", f"0.1{step}", "--sandbox")
+        assert placed["status"] == "pending_approval", placed["reasons"]
+        person.minute -= 1  # the next command starts at the same instant
+    sixth = person.run("order", "SPY", "buy", "--qty", "0.2", "--sandbox")
+    assert sixth.exit_code == 3, sixth.output
+    assert "order_rate" in sixth.stdout and "status    refused" in sixth.stdout
+    assert "5 orders accepted from you in the last minute" in sixth.stdout
+    assert "(limits.max_orders_per_minute = 5)" in sixth.stdout
+    # The five held orders are open too: the sentence names them against the cap.
+    assert "max_open_orders: 5 open orders (5 filed here, 0 at the broker" in sixth.stdout
+
+
 @pytest.mark.req("wall.agent-key.once")
 def test_the_same_ref_id_again_answers_the_first_filing_and_another_order_under_it_exits_3(
     person: Person,

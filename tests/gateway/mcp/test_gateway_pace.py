@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_gateway_kit import Gateway, gateway
+from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
 
 from ordergate.ledger import FilingStatus
+from ordergate.policy import parse_policy
 
 pytestmark = pytest.mark.anyio
 
@@ -36,6 +37,7 @@ def _buy(account: str, quantity: str = "1") -> dict[str, Any]:
 
 async def _send(gw: Gateway, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await gw.call("place_equity_order", arguments)
+    assert "data" in result["structuredContent"], result
     data: dict[str, Any] = result["structuredContent"]["data"]
     assert result["isError"] is (data["status"] == "refused")
     if data["status"] == "refused":
@@ -45,23 +47,62 @@ async def _send(gw: Gateway, arguments: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _at_the_venue(gw: Gateway) -> list[str]:
+    """The ``ref_id`` of every order the venue itself holds for the account (live)."""
+    orders = gw.venue.data("get_equity_orders", {"account_number": gw.account})["orders"]
+    return [str(order["ref_id"]) for order in orders]
+
+
+async def _loop(gw: Gateway, *, live: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    """The same order every 100 ms for 60 s on the stepped clock: the answers, and the
+    filings placed (reconciled, live, so each has ended)."""
+    answers = []
+    for _ in range(int(timedelta(seconds=60) / TICK)):
+        answers.append(await _send(gw, _buy(gw.account)))
+        gw.clock.advance(TICK)
+    placed = [a["filing_id"] for a in answers if a["status"] != "refused"]
+    if live:
+        await gw.guard.reconcile()
+    return answers, placed
+
+
 @pytest.mark.req("policy.duplicate-order")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
 async def test_the_same_order_every_100_ms_for_a_minute_is_placed_once_a_window(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with gateway(tmp_path) as gw:
-        answers = []
-        for _ in range(int(timedelta(seconds=60) / TICK)):
-            answers.append(await _send(gw, _buy(gw.account)))
-            gw.clock.advance(TICK)
-        placed = [a["filing_id"] for a in answers if a["status"] != "refused"]
+    async with gateway(tmp_path, live=live) as gw:
+        answers, placed = await _loop(gw, live=live)
         refusals = Counter(tuple(a["reasons"]) for a in answers if a["status"] == "refused")
         ended = {gw.ledger.filing(key).status for key in placed}
+        at_venue = _at_the_venue(gw) if live else placed
     # At 0 s and 30 s (the window is 30 s from the order accepted, not from the refusals).
     assert [answers.index(a) for a in answers if a["status"] != "refused"] == [0, 300]
     assert refusals == Counter({("duplicate_order",): 598})
     assert ended == {FilingStatus.FILLED}
     assert "limits.duplicate_window_s = 30" in answers[1]["message"]
+    # Each placed filing reached the venue once, and nothing else did.
+    assert sorted(at_venue) == sorted(placed)
+
+
+@pytest.mark.req("policy.order-rate")
+@pytest.mark.parametrize("live", [False, True], ids=["paper", "live"])
+async def test_the_same_order_every_100_ms_without_a_duplicate_window_reaches_the_rate_and_no_more(
+    tmp_path: Path, live: bool
+) -> None:
+    config = parse_policy(OPEN_POLICY.replace("[limits]", "[limits]\nduplicate_window_s = 0"))
+    # Live, the orders stay open until reconciled: the gateway's own cap on an identity's
+    # open orders is raised so that the wall's rate is what stops the loop.
+    async with gateway(tmp_path, live=live, config=config, max_open=100) as gw:
+        answers, placed = await _loop(gw, live=live)
+        refusals = Counter(tuple(a["reasons"]) for a in answers if a["status"] == "refused")
+        at_venue = _at_the_venue(gw) if live else placed
+    # The first five in the minute pass stage A (max_orders_per_minute = 5); the rest are
+    # refused order_rate until the first leaves the minute, at 60 s.
+    assert [answers.index(a) for a in answers if a["status"] != "refused"] == [0, 1, 2, 3, 4]
+    assert refusals == Counter({("order_rate",): 595})
+    assert "limits.max_orders_per_minute = 5" in answers[5]["message"]
+    assert sorted(at_venue) == sorted(placed)
 
 
 @pytest.mark.req("policy.order-rate")
