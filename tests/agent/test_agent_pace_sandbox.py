@@ -87,3 +87,22 @@ async def test_the_rebalancers_order_past_max_orders_per_minute_is_refused_order
         _never_sent(run, held)
         run.clock.advance(timedelta(seconds=1))  # the first tick's two are a minute old
         await _filled(run)
+
+
+@pytest.mark.anyio
+async def test_the_rebalancers_order_past_max_orders_per_day_is_refused_naming_the_days_count(
+    tmp_path: Path,
+) -> None:
+    policy = _limits("duplicate_window_s = 0").replace(
+        "max_orders_per_day = 200", "max_orders_per_day = 3"
+    )
+    async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
+        await _filled(run)
+        run.clock.advance(timedelta(minutes=1))
+        # The third order of the day is under the cap and goes; the fourth meets it.
+        third, fourth = (outcome for _, outcome in (await _tick(run)).orders)
+        assert third.status is FilingStatus.FILLED, third
+        assert fourth.reasons == ("max_orders_per_day",) and fourth.order_id is None
+        assert (
+            "max_orders_per_day: 3 orders filed in the last 24 h (limits.max_orders_per_day = 3)"
+        ) in fourth.message
