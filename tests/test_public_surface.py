@@ -39,6 +39,7 @@ SURFACE = {
     "ordergate.sandbox.engine": {
         "BookMismatch", "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing",
         "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
+        "CryptoMarket", "ObservedCryptoPrices", "VenueCryptoMarket",
         "observed_quote",
     },
     "ordergate.oauth": {

@@ -22,6 +22,7 @@ from ordergate.sandbox.tools import equity_pnl as pnl_tools
 from ordergate.sandbox.tools import options as options_tools
 from ordergate.sandbox.venue import Venue
 from ordergate.sandbox.venue._crypto import CryptoDesk
+from ordergate.sandbox.venue._crypto_market import CryptoMarket
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._options import OptionsDesk
 from ordergate.sandbox.venue._positions import TaxLot
@@ -172,6 +173,7 @@ def build(
     approval_required: bool = False,
     account_type: str = "cash",
     option_level: int = 2,
+    crypto_market: CryptoMarket | None = None,
 ) -> Desks:
     clock = SteppedClock(start=start)
     venue = Venue(
@@ -184,7 +186,7 @@ def build(
     )
     equity = EquityDesk(venue)
     options = OptionsDesk(venue)
-    crypto = CryptoDesk(venue)
+    crypto = CryptoDesk(venue, market=crypto_market)
     for desk in (equity, options, crypto):
         venue.add_desk(desk)
     table = tool_table(TOOLS)

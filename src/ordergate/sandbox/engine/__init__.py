@@ -4,10 +4,13 @@ ordergate's database: what paper trading runs (see ``EquityEngine``).
 ``ObservedPrices`` is the feed made of quotes handed to it (what paper reads from the
 upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed, and
 ``observed_quote`` turns an upstream ``get_equity_quotes`` entry into an ``EquityQuote``.
+``ObservedCryptoPrices`` is the crypto desk's feed of the same kind (``CryptoMarket``; the
+seeded one is ``VenueCryptoMarket``).
 """
 
 from ordergate.sandbox.engine._engine import ENGINE_TOOLS, BookMismatch, EquityEngine
 from ordergate.sandbox.engine._upstream import observed_quote
+from ordergate.sandbox.venue._crypto_market import CryptoMarket, VenueCryptoMarket
 from ordergate.sandbox.venue._equity_market import (
     EquityListing,
     EquityMarket,
@@ -15,18 +18,25 @@ from ordergate.sandbox.venue._equity_market import (
     Split,
     VenueEquityMarket,
 )
-from ordergate.sandbox.venue._observed_prices import DEFAULT_MAX_AGE, ObservedPrices
+from ordergate.sandbox.venue._observed_prices import (
+    DEFAULT_MAX_AGE,
+    ObservedCryptoPrices,
+    ObservedPrices,
+)
 
 __all__ = [
     "DEFAULT_MAX_AGE",
     "ENGINE_TOOLS",
     "BookMismatch",
+    "CryptoMarket",
     "EquityEngine",
     "EquityListing",
     "EquityMarket",
     "EquityQuote",
+    "ObservedCryptoPrices",
     "ObservedPrices",
     "Split",
+    "VenueCryptoMarket",
     "VenueEquityMarket",
     "observed_quote",
 ]

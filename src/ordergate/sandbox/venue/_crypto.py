@@ -18,6 +18,9 @@ Nothing happens in the background. ``sync(now)`` walks each open order forward:
    York, ``gfw`` until the next Monday's, ``gfm`` until the first of the next month's; then
    it is ``canceled`` (crypto's spelling) with whatever filled.
 
+Prices come from the desk's ``CryptoMarket`` (the seeded market unless another is given):
+without a usable quote an order is refused and a resting one waits.
+
 Buys hold buying power (remaining units x the held price) until they end; executions move
 cash and units (average cost, see ``_crypto_book``). No fees: Robinhood earns on the spread.
 Placing, cancelling and the walk through time are every desk's (``_order_desk``).
@@ -33,11 +36,13 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from ordergate.core import ZERO, CryptoOrderState, CryptoTimeInForce, Side
-from ordergate.sandbox.market import CryptoPair, CryptoQuote, UnknownInstrument
+from ordergate.sandbox.market import CryptoPair, CryptoQuote
 from ordergate.sandbox.venue._accounts import Account
 from ordergate.sandbox.venue._crypto_book import CryptoHoldings
+from ordergate.sandbox.venue._crypto_market import CryptoMarket, VenueCryptoMarket
 from ordergate.sandbox.venue._crypto_model import CryptoExecution, CryptoOrder, CryptoTerms
 from ordergate.sandbox.venue._crypto_rules import check_crypto_terms
+from ordergate.sandbox.venue._equity_rules import quote_unavailable
 from ordergate.sandbox.venue._order_desk import (
     APPROVAL_TTL,
     CONFIRM_DELAY,
@@ -111,20 +116,23 @@ class CryptoDesk(OrderDesk[CryptoOrder, CryptoTerms]):
     lifecycle = CRYPTO_LIFECYCLE
     account_field = "rhs_account_number"
 
-    def __init__(self, venue: Venue) -> None:
+    def __init__(self, venue: Venue, *, market: CryptoMarket | None = None) -> None:
         super().__init__(venue)
+        self.market: CryptoMarket = market or VenueCryptoMarket(venue.market)
         self.holdings = CryptoHoldings()
 
     # -- reading ---------------------------------------------------------------------------
 
     def pair(self, symbol: str) -> CryptoPair | None:
-        try:
-            return self._venue.market.universe.crypto_pair(symbol.strip())
-        except UnknownInstrument:
-            return None
+        return self.market.pair(symbol.strip().upper())
 
     def quote(self, pair: CryptoPair, at: datetime) -> CryptoQuote:
-        return self._venue.market.crypto_quote(pair.symbol, at)
+        """The pair's quote at ``at``; ``UNAVAILABLE`` without a usable one (nothing is
+        priced or marked at an invented price)."""
+        quote = self.market.quote(pair.symbol, at)
+        if quote is None:
+            raise quote_unavailable(pair.symbol)
+        return quote
 
     def held_for_sells(self, account_number: str, currency_code: str) -> Decimal:
         return sum(
@@ -223,7 +231,9 @@ class CryptoDesk(OrderDesk[CryptoOrder, CryptoTerms]):
 
     def _look(self, order: CryptoOrder, at: datetime) -> None:
         terms = order.terms
-        quote = self.quote(terms.pair, at)
+        quote = self.market.quote(terms.pair.symbol, at)
+        if quote is None:
+            return
         buying = terms.side is Side.BUY
         if not order.triggered:
             stop = terms.stop_price

@@ -1,4 +1,5 @@
-"""``ObservedPrices``: the equity desk's market made of quotes handed to it.
+"""``ObservedPrices`` and ``ObservedCryptoPrices``: the equity and crypto desks' markets made
+of quotes handed to them.
 
 Paper trading runs the venue's own engine on prices read from the upstream broker. Whoever
 reads them hands each quote here (``observe``: bid, ask, last, sizes and the instant they
@@ -24,29 +25,34 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Generic, TypeVar
 
 from ordergate.calendar import NyseCalendar
+from ordergate.sandbox.market import CryptoPair, CryptoQuote
 from ordergate.sandbox.venue._equity_market import EquityListing, EquityQuote, Split
 
-__all__ = ["DEFAULT_MAX_AGE", "ObservedPrices"]
+__all__ = ["DEFAULT_MAX_AGE", "ObservedCryptoPrices", "ObservedPrices"]
 
 DEFAULT_MAX_AGE = timedelta(minutes=1)
 
+L = TypeVar("L")
+Q = TypeVar("Q")
+
 
 @dataclass(slots=True)
-class _Observations:
-    """One symbol's observed quotes, oldest first (``instants`` mirrors ``quotes``' ``at``)."""
+class _Observations(Generic[Q]):
+    """One symbol's observed quotes, oldest first (``instants`` holds each one's instant)."""
 
     instants: list[datetime]
-    quotes: list[EquityQuote]
+    quotes: list[Q]
 
-    def add(self, quote: EquityQuote, window: timedelta | None) -> None:
-        index = bisect.bisect_right(self.instants, quote.at)
-        if index and self.instants[index - 1] == quote.at:
+    def add(self, at: datetime, quote: Q, window: timedelta | None) -> None:
+        index = bisect.bisect_right(self.instants, at)
+        if index and self.instants[index - 1] == at:
             # The same instant observed again: the later observation replaces it.
             self.quotes[index - 1] = quote
         else:
-            self.instants.insert(index, quote.at)
+            self.instants.insert(index, at)
             self.quotes.insert(index, quote)
         if window is not None:
             # Keep the newest observation at or before the window's start: it still answers.
@@ -55,12 +61,47 @@ class _Observations:
                 del self.instants[:cut]
                 del self.quotes[:cut]
 
-    def at(self, instant: datetime) -> EquityQuote | None:
+    def at(self, instant: datetime) -> tuple[datetime, Q] | None:
         index = bisect.bisect_right(self.instants, instant) - 1
-        return self.quotes[index] if index >= 0 else None
+        return (self.instants[index], self.quotes[index]) if index >= 0 else None
 
 
-class ObservedPrices:
+class _Observed(Generic[L, Q]):
+    """Listings and the quotes observed for them, each usable for ``max_age`` (what every
+    observed feed shares; see the module docstring)."""
+
+    def __init__(self, max_age: timedelta | None) -> None:
+        if max_age is not None and max_age <= timedelta(0):
+            raise ValueError("max_age must be positive")
+        self._max_age = max_age
+        self._listings: dict[str, L] = {}
+        self._observed: dict[str, _Observations[Q]] = {}
+
+    @property
+    def max_age(self) -> timedelta | None:
+        return self._max_age
+
+    def _list(self, symbol: str, listing: L) -> None:
+        self._listings[symbol] = listing
+
+    def _observe(self, symbol: str, at: datetime, quote: Q) -> None:
+        if symbol not in self._listings:
+            raise KeyError(f"{symbol} is not listed: list it before observing it")
+        observed = self._observed.setdefault(symbol, _Observations([], []))
+        observed.add(at, quote, self._max_age)
+
+    def _latest(self, symbol: str, at: datetime) -> Q | None:
+        observed = self._observed.get(symbol)
+        found = None if observed is None else observed.at(at)
+        if found is None:
+            return None
+        instant, quote = found
+        if self._max_age is not None and at - instant > self._max_age:
+            return None
+        return quote
+
+
+class ObservedPrices(_Observed[EquityListing, EquityQuote]):
     """An ``EquityMarket`` answering from observed quotes (see the module docstring).
 
     ``max_age=None`` keeps every observation and answers from the latest one however old
@@ -74,34 +115,23 @@ class ObservedPrices:
         calendar: NyseCalendar | None = None,
         max_age: timedelta | None = DEFAULT_MAX_AGE,
     ) -> None:
-        if max_age is not None and max_age <= timedelta(0):
-            raise ValueError("max_age must be positive")
+        super().__init__(max_age)
         self._calendar = calendar if calendar is not None else NyseCalendar()
-        self._max_age = max_age
-        self._listings: dict[str, EquityListing] = {}
-        self._observed: dict[str, _Observations] = {}
         self._splits: list[Split] = []
 
     @property
     def calendar(self) -> NyseCalendar:
         return self._calendar
 
-    @property
-    def max_age(self) -> timedelta | None:
-        return self._max_age
-
     # -- what the reader hands in ----------------------------------------------------------
 
     def list(self, listing: EquityListing) -> None:
         """List (or re-list with new flags) ``listing.symbol``."""
-        self._listings[listing.symbol] = listing
+        self._list(listing.symbol, listing)
 
     def observe(self, quote: EquityQuote) -> None:
         """Record ``quote`` as true from ``quote.at``. The symbol must be listed first."""
-        if quote.symbol not in self._listings:
-            raise KeyError(f"{quote.symbol} is not listed: list it before observing it")
-        observed = self._observed.setdefault(quote.symbol, _Observations([], []))
-        observed.add(quote, self._max_age)
+        self._observe(quote.symbol, quote.at, quote)
 
     def split(self, symbol: str, ratio: Decimal, at: datetime) -> None:
         """Announce a ``ratio``-for-1 split of a listed ``symbol`` effective at ``at``.
@@ -125,10 +155,33 @@ class ObservedPrices:
     def quote(self, symbol: str, at: datetime) -> EquityQuote | None:
         """The latest quote observed at or before ``at`` (stamped with its own instant);
         ``None`` when there is none or it is older than ``max_age``."""
-        observed = self._observed.get(symbol)
-        found = None if observed is None else observed.at(at)
-        if found is None:
-            return None
-        if self._max_age is not None and at - found.at > self._max_age:
-            return None
-        return found
+        return self._latest(symbol, at)
+
+
+class ObservedCryptoPrices(_Observed[CryptoPair, CryptoQuote]):
+    """A ``CryptoMarket`` answering from observed quotes, as ``ObservedPrices`` does for
+    equities (see the module docstring): a pair is listed (``list``: its increments and
+    sizes, as the upstream lists it) before its quotes are observed (``observe``: true from
+    the quote's ``updated_at``). Crypto trades around the clock: no calendar, no splits.
+    """
+
+    def __init__(self, *, max_age: timedelta | None = DEFAULT_MAX_AGE) -> None:
+        super().__init__(max_age)
+
+    def list(self, pair: CryptoPair) -> None:
+        """List (or re-list with new increments and sizes) ``pair.symbol``."""
+        self._list(pair.symbol, pair)
+
+    def observe(self, quote: CryptoQuote) -> None:
+        """Record ``quote`` as true from ``quote.updated_at``. The pair must be listed first."""
+        self._observe(quote.symbol, quote.updated_at, quote)
+
+    def pair(self, symbol: str) -> CryptoPair | None:
+        """The pair listed as ``symbol`` (a bare ``BTC`` means its USD pair, as the venue
+        reads it)."""
+        return self._listings.get(symbol) or self._listings.get(f"{symbol}-USD")
+
+    def quote(self, symbol: str, at: datetime) -> CryptoQuote | None:
+        """The latest quote of ``symbol`` observed at or before ``at``; ``None`` when there
+        is none or it is older than ``max_age``."""
+        return self._latest(symbol, at)
