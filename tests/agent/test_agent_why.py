@@ -34,6 +34,7 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
         "snapshot",
         "filing",
         "filed",
+        "order",
         "check",
         "check",
         "approval",
@@ -44,8 +45,9 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
     assert "rebalancer (rebalance, running, regular): SPY at 0.00 %" in lines[0]
     assert tick.snapshot.digest in lines[1]
     assert lines[3] == "filed by   rebalancer"  # an agent's own identity: no client to name
-    assert "estimate: allowed" in lines[4] and "review: allowed" in lines[5]
-    assert "filled" in lines[7]
+    assert lines[4].startswith("order      equity_order  ") and "symbol=SPY" in lines[4]
+    assert "estimate: allowed" in lines[5] and "review: allowed" in lines[6]
+    assert "filled" in lines[8]
     assert chain["decision"]["snapshot_digest"] == tick.snapshot.digest
     as_json = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db, "--json"])
     assert json.loads(as_json.stdout)["filing"]["id"] == str(outcome.filing_id)

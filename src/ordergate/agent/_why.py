@@ -64,6 +64,7 @@ def filing_chain(ledger: Ledger, filing_id: UUID | str) -> dict[str, Any]:
             "outcome": record.outcome.value,
             "status": record.status.value,
             "reasons": list(record.reasons),
+            "kind": record.kind,
             "terms": record.terms,
         },
         "checks": checks,

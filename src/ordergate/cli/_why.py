@@ -1,7 +1,8 @@
 """``ordergate why FILING``: the chain behind one filing, from the ledger.
 
-decision → filing → checks (stage A ``estimate``, stage B ``review``) → approval →
-placement → fills → grade, and who filed it (the client's registered name beside the
+decision → filing → the order (its kind and terms: an equity, option or crypto order) →
+checks (stage A ``estimate``, stage B ``review``) → approval → placement → fills → grade,
+and who filed it (the client's registered name beside the
 identity, when a gateway connection filed it). The filing is named by its id or by a start
 of it that only one filing's id has. Reads the ledger only. Exit 0, 2 when the ledger cannot
 be opened, the filing is unknown or the start is several filings'.
@@ -59,6 +60,18 @@ def why_command(
         typer.echo(inert(line))
 
 
+_UNSHOWN = frozenset({"account_number", "rhs_account_number"})
+
+
+def _order_line(filing: dict[str, Any]) -> str:
+    """The filed order: its kind and its terms as filed (the accounts left out), so an
+    equity, option or crypto filing reads as what it asked for (a crypto order's ``pair``,
+    ``asset_quantity`` or ``quote_amount`` and the ``lane`` it went to)."""
+    terms = filing.get("terms") or {}
+    shown = " ".join(f"{name}={terms[name]}" for name in sorted(terms) if name not in _UNSHOWN)
+    return f"order      {filing.get('kind', '?')}  {shown}"
+
+
 def _lines(chain: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     decision = chain["decision"]
@@ -77,6 +90,7 @@ def _lines(chain: dict[str, Any]) -> list[str]:
         f"{filing['status']}{reasons}"
     )
     lines.append(f"filed by   {named(filing['identity'], filing['client_name'])}")
+    lines.append(_order_line(filing))
     lines.extend(f"check      {check['stage']}: {check['why']}" for check in chain["checks"])
     approval = chain["approval"]
     lines.append(

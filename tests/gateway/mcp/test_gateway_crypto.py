@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 from client_testkit import rhs_account_number
 from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
+from typer.testing import CliRunner
 
+from ordergate.cli import app
 from ordergate.ledger import FilingStatus
 from ordergate.policy import PolicyConfig, parse_policy
 
@@ -135,6 +137,25 @@ async def test_market_buys_by_quantity_and_dollars_and_a_sell_end_at_what_filled
         assert refs == {by_units["filing_id"], by_dollars["filing_id"], sold["filing_id"]}
         record = gw.ledger.filing(by_units["filing_id"])
         assert record.kind == "crypto_order" and record.terms["lane"] == "mcp"
+        shown = data_of(await gw.call("gate_record"))
+    # What the agent and the owner see of a crypto filing: its kind, pair, size and lane.
+    [entry] = [f for f in shown["filings"] if f["filing_id"] == by_units["filing_id"]]
+    assert (entry["kind"], entry["pair"], entry["asset_quantity"], entry["lane"]) == (
+        "crypto_order",
+        "BTC-USD",
+        "0.01",
+        "mcp",
+    )
+    assert entry["status"] == "filled" and "rhs_account_number" not in entry
+    why = CliRunner().invoke(
+        app,
+        ["why", by_units["filing_id"], "--db", f"sqlite:///{tmp_path / 'gateway-ledger.db'}"],
+    )
+    assert why.exit_code == 0, why.output
+    assert "order      crypto_order  asset_quantity=0.01 lane=mcp pair=BTC-USD side=buy" in (
+        why.stdout
+    )
+    assert "placement  " in why.stdout and "fill       " in why.stdout
 
 
 async def test_a_limit_buy_rests_and_is_cancelled_through_the_gateway(tmp_path: Path) -> None:

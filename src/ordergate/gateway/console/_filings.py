@@ -53,10 +53,11 @@ def requested(record: FilingRecord) -> str:
     if record.outcome is not FilingStatus.REFUSED:
         return usd(record.notional)
     terms = record.terms
-    dollars = terms.get("dollar_amount")
+    dollars = terms.get("dollar_amount") or terms.get("quote_amount")
     if dollars:
         return usd(dollars)
-    shares, limit = terms.get("quantity"), terms.get("limit_price")
+    # A crypto order's size is its asset_quantity (units of the pair's asset).
+    shares, limit = terms.get("quantity") or terms.get("asset_quantity"), terms.get("limit_price")
     try:
         if shares and limit:
             return usd(Decimal(str(shares)) * Decimal(str(limit)))
@@ -73,7 +74,8 @@ def filings_view(
     records = ledger.recent_filings(limit=WINDOW, identity=wanted.identity, outcome=wanted.outcome)
     shown = []
     for record in records:
-        symbol = str(record.terms.get("symbol") or "")
+        # A crypto filing names its instrument ``pair`` (``BTC-USD``).
+        symbol = str(record.terms.get("symbol") or record.terms.get("pair") or "")
         if wanted.symbol is not None and symbol.upper() != wanted.symbol:
             continue
         if wanted.reason is not None and wanted.reason not in record.reasons:

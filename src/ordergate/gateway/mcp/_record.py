@@ -40,10 +40,14 @@ _NEVER_PLACED = frozenset(
 )
 _SHOWN_TERMS = (
     "symbol",
+    "pair",
+    "lane",
     "side",
     "type",
     "quantity",
+    "asset_quantity",
     "dollar_amount",
+    "quote_amount",
     "limit_price",
     "stop_price",
     "time_in_force",
@@ -57,8 +61,9 @@ HOW = (
     "reviews are forwarded unchanged, except that in paper mode your orders, positions, "
     "portfolio, cash and buying power answer from the paper book (guide: 'Paper: …') and "
     "other account reads are refused. You cancel only the orders you filed through the "
-    "gateway (cancels are recorded). Options, crypto, "
-    "advanced orders, transfers and any other tool that would place or move something the "
+    "gateway (cancels are recorded). Option orders go through place_option_order and "
+    "crypto orders through place_crypto_order, filed and checked the same way (live only). "
+    "Advanced orders, transfers and any other tool that would place or move something the "
     "gateway cannot file are refused. If an order gets no answer from the broker, read your "
     "open orders before sending it again."
 )
@@ -96,6 +101,7 @@ def _shown(ledger: Ledger, record: FilingRecord, *, paper: bool) -> dict[str, An
         "filed_at": record.created_at.isoformat(),
         "status": record.status.value,
         "reasons": list(record.reasons),
+        "kind": record.kind,
     }
     for name in _SHOWN_TERMS:
         value = record.terms.get(name)
