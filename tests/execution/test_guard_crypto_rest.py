@@ -80,6 +80,7 @@ def lane(d: Desk, filing_id: object) -> str:
     return named
 
 
+@pytest.mark.req("wall.crypto.rest-rail")
 async def test_a_market_buy_by_quantity_on_the_rest_rail_is_placed_under_its_id_and_filled(
     tmp_path: Path,
 ) -> None:
@@ -168,6 +169,7 @@ async def test_route_rest_without_a_key_is_refused_on_the_record_and_nothing_is_
 # -- the route: readiness read from the MCP's own tools/list -----------------------------
 
 
+@pytest.mark.req("wall.crypto.route-once")
 async def test_auto_takes_the_rest_rail_when_readiness_is_off_and_the_mcp_when_it_is_on(
     tmp_path: Path,
 ) -> None:
@@ -185,6 +187,7 @@ async def test_auto_takes_the_rest_rail_when_readiness_is_off_and_the_mcp_when_i
         assert await follow(d, on.filing_id) is FilingStatus.FILLED
 
 
+@pytest.mark.req("wall.crypto.route-once")
 async def test_readiness_lost_between_filing_and_placement_never_places_on_the_rest_rail(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +204,7 @@ async def test_readiness_lost_between_filing_and_placement_never_places_on_the_r
         assert venue_orders(d) == []
 
 
+@pytest.mark.req("wall.crypto.route-once")
 async def test_readiness_gained_between_filing_and_placement_places_once_on_the_rest_rail(
     tmp_path: Path,
 ) -> None:
@@ -219,6 +223,7 @@ async def test_readiness_gained_between_filing_and_placement_places_once_on_the_
 # -- the venue's own refusals of a bad request, through the guard ------------------------
 
 
+@pytest.mark.req("wall.crypto.rest-rail")
 async def test_a_timestamp_31_s_old_is_refused_at_the_venue_and_nothing_is_placed(
     tmp_path: Path,
 ) -> None:
@@ -249,6 +254,7 @@ class _Tampering(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+@pytest.mark.req("wall.crypto.rest-rail")
 async def test_a_signature_over_another_body_is_refused_at_the_venue_and_nothing_is_placed(
     tmp_path: Path,
 ) -> None:

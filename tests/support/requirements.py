@@ -173,6 +173,16 @@ REQUIREMENTS: dict[str, str] = {
         "approval_slippage_pct is held for the owner again"
     ),
     "wall.live-arming": "issue 5 §4: live only with tools/list read, compatible, real money set",
+    "wall.crypto.route-once": (
+        "issue 29 §4: crypto.route auto takes the MCP when its tools/list resolves crypto_place "
+        "and the REST rail otherwise, chosen once per filing; a readiness change before "
+        "placement never places one order on both"
+    ),
+    "wall.crypto.rest-rail": (
+        "issue 29 §3: the REST rail through the guard, placed under client_order_id = the "
+        "filing's id and reconciled on that lane; a stale timestamp or a signature over "
+        "another body refused at the venue, nothing placed"
+    ),
     "wall.crash.no-duplicate-no-loss": "issue 5 acceptance: SIGKILL around place; no dup, no loss",
     "wall.property.caps-hold": "issue 5 acceptance: any interleaving keeps 24 h spend/ops in cap",
     # The gateway (issue 6; seed 001's threat list) and its custody
