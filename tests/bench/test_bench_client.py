@@ -12,10 +12,11 @@ from ordergate.bench import _client
 from ordergate.cli import app
 
 
-def test_bench_client_prints_the_raw_baseline_then_typed_sdk_and_rest_against_it(
+def test_bench_client_prints_the_raw_baseline_then_typed_sdk_rest_and_guard_crypto_against_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(_client.SIZES, "quick", (2, 5, 2))
+    monkeypatch.setattr(_client, "GUARD_SHARE", 5)
     result = CliRunner().invoke(app, ["bench", "client", "--quick"])
     assert result.exit_code == 0, result.output
     lines = [json.loads(line, parse_float=Decimal) for line in result.output.splitlines()]
@@ -25,13 +26,15 @@ def test_bench_client_prints_the_raw_baseline_then_typed_sdk_and_rest_against_it
         "sdk_call_tool",
         "rest_signing",
         "rest_best_bid_ask",
+        "guard_crypto_mcp",
+        "guard_crypto_rest",
     ]
     baseline, *compared = lines
     assert baseline["bench"] == "client"
     assert baseline["n"] == 10
     assert "ratio" not in baseline
     for line in compared:
-        assert line["n"] == 10
+        assert line["n"] == (2 if line["case"].startswith("guard_") else 10)
         assert line["baseline"] == "raw_jsonrpc_post"
         # Signing is pure CPU, well under 1 % of a loopback round trip: its ratio may round
         # to 0.00; every other case is at least one round trip.

@@ -226,7 +226,7 @@ async def test_selling_what_is_not_held_is_refused_by_the_venue_and_nothing_is_l
 
 
 @pytest.mark.anyio
-async def test_an_order_the_venue_rejects_reads_back_rejected(
+async def test_an_order_the_venue_rejects_reads_back_failed_as_the_api_names_it(
     sandbox: VenueClient, rhs: str
 ) -> None:
     sandbox.faults(reject_orders=1)
@@ -235,7 +235,7 @@ async def test_an_order_the_venue_rejects_reads_back_rejected(
             placement = await lane.place(ticket(rhs))
             assert placement.order is not None
             ended = await follow(lane, sandbox, rhs, placement.order)
-    assert ended.state is OrderState.REJECTED and ended.cumulative_quantity == 0
+    assert ended.state is OrderState.FAILED and ended.cumulative_quantity == 0
 
 
 @pytest.mark.anyio
@@ -414,13 +414,17 @@ async def test_an_estimate_for_another_pair_is_no_answer_and_a_5xx_is_no_answer(
 
 
 @pytest.mark.anyio
-async def test_an_undocumented_state_is_kept_as_text_and_counts_open() -> None:
+async def test_an_open_order_reads_confirmed_and_an_undocumented_state_is_kept_as_text() -> None:
     order = ticket("123")
     path = "/api/v1/crypto/trading/orders/0b0f6a52-0000-4000-8000-000000000001/"
-    async with scripted({path: order_row(order)}) as rest:
-        polled = await RestCrypto(rest).poll("123", "0b0f6a52-0000-4000-8000-000000000001")
-    assert polled.state == "open" and not polled.terminal
+    states = iter(["open", "held_for_review"])
+    async with scripted({path: lambda _: order_row(order, state=next(states))}) as rest:
+        lane = RestCrypto(rest)
+        polled = await lane.poll("123", "0b0f6a52-0000-4000-8000-000000000001")
+        unknown = await lane.poll("123", "0b0f6a52-0000-4000-8000-000000000001")
+    assert polled.state is OrderState.CONFIRMED and not polled.terminal
     assert polled.quantity == Decimal("0.01") and polled.ref_id == order.ref_id
+    assert unknown.state == "held_for_review" and not unknown.terminal
 
 
 @pytest.mark.anyio

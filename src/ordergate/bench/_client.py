@@ -16,6 +16,13 @@ Beside them, the crypto REST rail against the same venue process (its REST venue
 - ``rest_best_bid_ask``: ``CryptoRest.best_bid_ask("BTC-USD")``, a signed GET answered by
   the venue after it checked the signature, read into the typed model. The client's token
   bucket is opened wide here: held to 100 a minute, the run would measure the limit.
+
+And one crypto order through the guard on each lane, live against the same venue
+(``Guard.submit_crypto`` of a 0.00001 BTC market buy: the lane chosen, the account and pairs
+read, stage A, filed and reserved on a SQLite ledger, reviewed, stage B, placed):
+``guard_crypto_mcp`` (``crypto.route = "mcp"``: ``preview_crypto_order``,
+``place_crypto_order``) and ``guard_crypto_rest`` (``"rest"``: ``estimated_price``, a
+signed POST). A tenth as many of these per round (``GUARD_SHARE``): each places an order.
 """
 
 from __future__ import annotations
@@ -23,19 +30,24 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
-from datetime import timedelta
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx2
 
-from ordergate.bench._process import free_port, venue_process
+from ordergate.bench._process import VENUE_START, free_port, venue_process
 from ordergate.bench._stats import Summary, summarise
 
 if TYPE_CHECKING:
     from mcp.client import ClientSession
+
+    from ordergate.client import Robinhood
+    from ordergate.client.crypto_rest import CryptoRest
 
 __all__ = ["run_client_bench"]
 
@@ -59,6 +71,31 @@ Call = Callable[[], Awaitable[None]]
 
 # (rounds, calls per case per round, warm-up calls per case)
 SIZES = {"quick": (3, 300, 100), "full": (6, 1500, 300)}
+GUARD_SHARE = 10
+"""The guard's crypto cases take one call in this many of the others' (each places an order)."""
+GUARD_CASES = ("guard_crypto_mcp", "guard_crypto_rest")
+_GUARD_POLICY = """
+mode = "live"
+real_money = true
+approval = "never"
+[limits]
+max_order_usd = "1000"
+max_daily_usd = "10000000"
+max_orders_per_day = 1000000
+max_open_orders = 1000000
+max_orders_per_minute = 1000000
+max_account_orders_per_minute = 1000000
+duplicate_window_s = 0
+max_position_pct = "100"
+[symbols]
+allow = ["*"]
+[crypto]
+pairs = ["BTC-USD"]
+max_order_usd = "1000"
+max_position_pct = "100"
+price_collar_bps = 1000
+route = "{route}"
+"""
 
 
 def run_client_bench(*, quick: bool, emit: Callable[[Summary], None]) -> None:
@@ -79,7 +116,8 @@ async def _run(
     samples = await _measure(base, home, *sizes)
     baseline = summarise("client", "raw_jsonrpc_post", samples["raw_jsonrpc_post"])
     emit(baseline)
-    for case in ("typed_market_quotes", "sdk_call_tool", "rest_signing", "rest_best_bid_ask"):
+    cases = ("typed_market_quotes", "sdk_call_tool", "rest_signing", "rest_best_bid_ask")
+    for case in (*cases, *GUARD_CASES):
         emit(summarise("client", case, samples[case]).compared_with(baseline))
 
 
@@ -118,6 +156,7 @@ async def _measure(
         streamable_http_client(url, http_client=sdk_http) as (read, write),
         ClientSession(read, write) as sdk,
         CryptoRest(key=key, base_url=base, bucket=unlimited) as rest,
+        _crypto_guards(rh, rest, home) as guarded,
     ):
         await sdk.initialize()
         await _list_every_tool(sdk)
@@ -144,13 +183,68 @@ async def _measure(
             "rest_signing": rest_sign,
             "rest_best_bid_ask": rest_quote,
         }
-        samples: dict[str, list[int]] = {case: [] for case in cases}
+        samples: dict[str, list[int]] = {case: [] for case in (*cases, *guarded)}
+        share = max(1, per_round // GUARD_SHARE), max(1, warmup // GUARD_SHARE)
         for call in cases.values():
             await _timed(call, warmup)
+        for call in guarded.values():
+            await _timed(call, share[1])
         for _ in range(rounds):
             for case, call in cases.items():
                 samples[case] += await _timed(call, per_round)
+            for case, call in guarded.items():
+                samples[case] += await _timed(call, share[0])
     return samples
+
+
+@asynccontextmanager
+async def _crypto_guards(
+    rh: Robinhood, rest: CryptoRest, home: Path
+) -> AsyncIterator[dict[str, Call]]:
+    """One live guard per lane (one SQLite ledger) on the venue with both lanes, and a call
+    that files and places one crypto order through each."""
+    from ordergate.core import Side, SteppedClock
+    from ordergate.execution import Guard
+    from ordergate.ledger import FilingStatus, open_ledger
+    from ordergate.policy import CryptoProposal, parse_policy
+    from ordergate.venues.robinhood import RobinhoodVenue
+
+    # The venue's clock stands at its start: the guard reads the market (and records) there.
+    clock = SteppedClock(start=datetime.fromisoformat(VENUE_START))
+    agentic = await rh.accounts.agentic()
+    venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=rest)
+    proposal = CryptoProposal(
+        pair="BTC-USD",
+        side=Side.BUY,
+        asset_quantity=Decimal("0.00001"),
+        account=agentic.rhs_account_number,
+    )
+
+    def through(guard: Guard, case: str) -> Call:
+        async def submit() -> None:
+            outcome = await guard.submit_crypto(proposal, identity="bench")
+            if outcome.status is not FilingStatus.SUBMITTED:
+                raise RuntimeError(f"{case}: the order was not placed ({outcome.reasons})")
+
+        return submit
+
+    async with AsyncExitStack() as stack:
+        # One ledger: each guard knows the other's orders (the venue's one crypto account).
+        ledger = stack.enter_context(open_ledger(f"sqlite:///{home / 'crypto.db'}", clock=clock))
+        calls: dict[str, Call] = {}
+        for case in GUARD_CASES:
+            route = case.rsplit("_", 1)[1]
+            guard = await stack.enter_async_context(
+                Guard.open(
+                    policy=parse_policy(_GUARD_POLICY.format(route=route)),
+                    ledger=ledger,
+                    venue=venue,
+                    account=agentic.account_number,
+                    clock=clock,
+                )
+            )
+            calls[case] = through(guard, case)
+        yield calls
 
 
 async def _list_every_tool(session: ClientSession) -> None:

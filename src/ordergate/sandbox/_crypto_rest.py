@@ -8,7 +8,8 @@ checks it before anything is read or done: a known ``x-api-key``, an ``x-timesta
 30 s from now and an ``x-signature`` that verifies under the key's registered public key
 over ``ordergate.client.crypto_rest.signed_message`` (the one definition the client signs).
 A refusal is 401 with Robinhood's error body (``{"type": "client_error", "errors": [...]}``);
-a bad request is 400 ``validation_error`` naming the field (``attr``).
+a bad request is 400 ``validation_error`` naming the field (``attr``). An order's state is
+the API's (``open``, ``partially_filled``, ``filled``, ``canceled``, ``failed``).
 
 Keys are issued on the loopback-only admin (``POST /_sandbox/crypto_api_keys``): the
 sandbox registers the public key given, or makes a key pair and answers its private key once.
@@ -32,6 +33,7 @@ from starlette.routing import Route
 
 from ordergate.client.crypto_rest import public_key_text, signature_problem
 from ordergate.core import (
+    CryptoOrderState,
     CryptoOrderType,
     to_wire,
     wire_money,
@@ -53,6 +55,19 @@ __all__ = ["RestKeys", "rest_routes"]
 TRADING = "/api/v1/crypto/trading"
 MARKETDATA = "/api/v1/crypto/marketdata"
 PAGE = 100
+# The REST API's own order states: the desk's new, queued and confirmed are all "open", and
+# a rejected order "failed".
+_REST_STATES = {
+    CryptoOrderState.NEW: "open",
+    CryptoOrderState.QUEUED: "open",
+    CryptoOrderState.CONFIRMED: "open",
+    CryptoOrderState.REJECTED: "failed",
+}
+
+
+def rest_state(state: CryptoOrderState) -> str:
+    """The desk's order state as the Crypto Trading API names it."""
+    return _REST_STATES.get(state, str(state))
 
 
 @dataclass(slots=True)
@@ -255,7 +270,7 @@ def rest_routes(
             "client_order_id": order.ref_id,
             "side": str(terms.side),
             "type": str(terms.type),
-            "state": str(order.state),
+            "state": rest_state(order.state),
             "average_price": wire_or_none(order.average_price),
             "filled_asset_quantity": wire_quantity(order.cumulative_quantity),
             "executions": [
@@ -286,7 +301,7 @@ def rest_routes(
                 for name, value in (
                     ("symbol", order.terms.symbol),
                     ("side", str(order.terms.side)),
-                    ("state", str(order.state)),
+                    ("state", rest_state(order.state)),
                     ("type", str(order.terms.type)),
                 )
             )

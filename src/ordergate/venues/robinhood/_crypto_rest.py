@@ -18,11 +18,13 @@ live, and ``lookup`` finds it by ``client_order_id``. Never re-sent here.
   so no fee is added.
 - The API trades the account its key belongs to: a ticket naming another account is refused
   (``account_mismatch``) before anything is sent (the key's account is read once).
+- An order's state is the API's: ``open`` (accepted, nothing filled) reads as
+  ``confirmed``; the rest by their names (``canceled`` is ``cancelled``).
 - ``read``: the key's account (``buying_power`` is its cash), its holdings valued at each
-  pair's mark (``price``), its orders not yet ended and the pair's quote; ``equity`` is the
-  crypto account's own (buying power plus holdings). A part that fails leaves its fields
-  ``None`` with a note, so the policy refuses on what it needs (never a zero read for an
-  unknown).
+  pair's mark (``price``), its ``open`` and ``partially_filled`` orders and the pair's
+  quote; ``equity`` is the crypto account's own (buying power plus holdings). A part that
+  fails leaves its fields ``None`` with a note, so the policy refuses on what it needs
+  (never a zero read for an unknown).
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from ordergate.client.crypto_rest import (
     RestOrder,
     RestOrderRequest,
 )
-from ordergate.core import ZERO, CryptoOrderType, Side, wire_time
+from ordergate.core import ZERO, CryptoOrderType, OrderState, Side, wire_time
 from ordergate.policy import (
     CryptoPairRules,
     CryptoQuote,
@@ -65,6 +67,8 @@ from ordergate.venues.robinhood._mapping import describe, parse_ref_id
 __all__ = ["RestCrypto", "rest_broker_order", "rest_request"]
 
 _ESTIMATE_STEP = Decimal("0.00000001")
+_OPEN = "open"  # the API's one state for an order accepted and not yet filled
+_OPEN_STATES = (_OPEN, "partially_filled")
 _CONFIGS = (
     "market_order_config",
     "limit_order_config",
@@ -107,7 +111,7 @@ def rest_broker_order(order: RestOrder) -> BrokerOrder:
         ref_id=parse_ref_id(order.client_order_id),
         symbol=order.symbol,
         side=order.side,
-        state=crypto_state(order.state),
+        state=OrderState.CONFIRMED if order.state == _OPEN else crypto_state(order.state),
         quantity=Decimal(asked) if isinstance(asked, str) else None,
         cumulative_quantity=order.filled_asset_quantity,
         average_price=order.average_price,
@@ -362,5 +366,7 @@ class RestCrypto:
         return held, quote
 
     async def _open_orders(self) -> tuple[BrokerOrder, ...]:
-        listed = await self._rest.orders()
+        """The API's open and partially filled orders: two listings bounded by what is open,
+        not by the account's history."""
+        listed = [order for state in _OPEN_STATES for order in await self._rest.orders(state=state)]
         return tuple(rest_broker_order(order) for order in listed if not order.ended)
