@@ -129,6 +129,26 @@ async def test_on_the_rest_rail_a_buy_by_dollars_then_limit_and_market_sells_end
         assert d.ledger.rolling_spend(d.account).notional == spent
 
 
+async def test_a_big_buy_on_the_rest_rail_fills_over_several_executions_partially_in_between(
+    tmp_path: Path,
+) -> None:
+    wide = policy('[limits]\nmax_daily_usd = "100000"\n' + REST)
+    async with desk(tmp_path, live=True, config=wide, rest={}) as d:
+        # The venue's desk executes at most $25000 a look: 0.3 BTC takes two looks or more.
+        outcome = await d.guard.submit_crypto(crypto(d, asset_quantity=D("0.3")), identity="a")
+        seen = set()
+        for _ in range(10):
+            d.step(1)
+            await d.guard.reconcile()
+            seen.add(d.ledger.filing(outcome.filing_id).status)
+        assert lane(d, outcome.filing_id) == "rest"
+        assert FilingStatus.PARTIALLY_FILLED in seen
+        assert d.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED
+        units, dollars = filled(d, outcome.filing_id)
+        assert units == D("0.3") and len(d.ledger.orders.executions(outcome.filing_id)) >= 2
+        assert d.ledger.rolling_spend(d.account).notional == dollars
+
+
 async def test_a_resting_limit_on_the_rest_rail_is_cancelled_through_the_guard(
     tmp_path: Path,
 ) -> None:
