@@ -4,8 +4,8 @@ test. Without the module the test skips naming the install command (in CI it fai
 ``system_testkit``).
 
 SoftHSM reads ``SOFTHSM2_CONF`` once, when the module is first loaded into the process, so
-the configuration and every token the process hands out are made once, at the first
-``new_token``, before anything loads the module.
+the configuration is made once, at the first ``new_token``, before anything loads the
+module; see ``new_token`` for how later tokens become visible.
 """
 
 from __future__ import annotations
@@ -68,29 +68,36 @@ def _configuration() -> Path:
 def new_token() -> Token:
     """A fresh, initialised token with a random label and PIN, never handed out before.
 
-    SoftHSM lists the tokens of its directory as they were when the module was loaded, so the
-    process's tokens are all made at the first call, before anything loads it."""
-    if not _pool:
+    SoftHSM lists the tokens of its directory as they were when the module was loaded (or
+    last re-initialised), so tokens are made in batches: the first before anything loads the
+    module, the next ones while no provider holds a session (between tests, when few are
+    left), the module then re-initialised to see them. A test takes at most a few."""
+    if len(_pool) < LOW and not _sessions_open():
         _fill_pool()
-    if not _pool:  # pragma: no cover - the pool is sized for every test of a process
-        raise AssertionError(f"more than {POOL} tokens taken in one test process")
+    if not _pool:  # pragma: no cover - refilled between tests, long before it runs out
+        raise AssertionError("no SoftHSM token left: a test took more than the pool's margin")
     return _pool.pop()
 
 
-POOL = 24
+BATCH = 16
+LOW = 6
 _pool: list[Token] = []
-_filled = False
+_loaded = False
+
+
+def _sessions_open() -> bool:
+    from ordergate.gateway.keys import _provider
+
+    return bool(_provider._OPEN)
 
 
 def _fill_pool() -> None:
-    global _filled
-    if _filled:
-        return
+    global _loaded
     if not Path(SOFTHSM_MODULE).is_file():
         missing("SoftHSM2", SOFTHSM_HOW, "hold key-encryption keys on a real PKCS#11 token")
     util = program("softhsm2-util", SOFTHSM_HOW, "make a PKCS#11 token")
     conf = _configuration()
-    for _ in range(POOL):
+    for _ in range(BATCH):
         label = "og-" + secrets.token_hex(6)
         pin = secrets.token_hex(8)
         subprocess.run(
@@ -101,4 +108,8 @@ def _fill_pool() -> None:
             timeout=30,
         )
         _pool.append(Token(module=SOFTHSM_MODULE, label=label, pin=pin))
-    _filled = True
+    if _loaded:
+        import pkcs11
+
+        pkcs11.lib(SOFTHSM_MODULE).reinitialize()
+    _loaded = True

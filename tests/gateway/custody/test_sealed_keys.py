@@ -6,7 +6,10 @@ token; an erased connection's session gone from the file."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -360,3 +363,41 @@ def test_serve_refuses_a_key_provider_it_cannot_use_naming_it(
     assert result.exit_code == 2, result.output
     assert says in result.output
     assert "1234" not in result.output
+
+
+@pytest.mark.req("gateway.keys.rotation")
+def test_ordergate_keys_rotate_in_another_process_moves_the_serving_rails_keys_on_the_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = new_token()
+    serving_keys = token.provider()
+    try:
+        with custodian(tmp_path, monkeypatch, key_provider=serving_keys) as gateway:
+            people = [gateway.connect() for _ in range(2)]
+            env = {
+                **os.environ,
+                **token.env(),
+                "ORDERGATE_MASTER_SECRET": MASTER,
+                "ORDERGATE_HOME": str(gateway.home),
+            }
+            env.pop("ORDERGATE_DB_URL", None)
+            done = subprocess.run(
+                [sys.executable, "-m", "ordergate", "keys", "rotate"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            assert "every data key is under ordergate-kek-0002: 2 re-wrapped" in done.stdout
+            assert "retired: ordergate-kek-0001" in done.stdout
+            assert "re-wrapped 2/2" in done.stderr
+            assert token.pin not in done.stdout + done.stderr
+            # The serving rail sees the token's new KEK: its people go on, a new one joins
+            # under it.
+            assert all(_quotes(gateway, person) == "SPY" for person in people)
+            assert _quotes(gateway, gateway.connect()) == "SPY"
+            assert {row["kek_id"] for row in gateway.rows()} == {"ordergate-kek-0002"}
+    finally:
+        serving_keys.close()
