@@ -37,11 +37,15 @@ price_collar_bps = 5000
 """
 
 
-def option_policy(options: str = OPTIONS, limits: str = "", **keys: str) -> PolicyConfig:
-    """The gateway's open test policy with option orders enabled (``[options]``), margin on;
+def option_policy(
+    options: str = OPTIONS, limits: str = "", approval: str = "never", **keys: str
+) -> PolicyConfig:
+    """The gateway's open test policy with option orders enabled (``[options]``), margin on,
+    approval ``approval``;
     ``limits``' lines (``max_daily_usd = "..."``) replace or join its ``[limits]``, and each
     of ``keys`` replaces that ``[options]`` key (its TOML value)."""
     text = OPEN_POLICY.replace("[orders]\n", "[orders]\nmargin = true\n")
+    text = text.replace('approval = "never"', f'approval = "{approval}"')
     for line in limits.splitlines():
         key = line.split("=")[0].strip()
         rows = text.splitlines()

@@ -140,6 +140,22 @@ def option_order(order: WireOptionOrder) -> BrokerOrder:
     )
 
 
+def _same_terms(order: WireOptionOrder, ticket: OptionTicket) -> bool:
+    """Whether the venue's ``order`` is of exactly ``ticket``'s terms."""
+    proposal = ticket.proposal
+    legs = {
+        (leg.option_id, leg.side, leg.position_effect, leg.ratio_quantity) for leg in order.legs
+    }
+    wanted = {(leg.option_id, leg.side, leg.position_effect, leg.ratio) for leg in proposal.legs}
+    price = proposal.limit_price
+    return (
+        legs == wanted
+        and order.quantity == proposal.quantity
+        and order.direction is proposal.direction
+        and (price is None or order.price == price)
+    )
+
+
 class RobinhoodOptions:
     """Robinhood's options through the typed client ``rh``; the account's cash, buying
     power and shares from the equity lane's ``account`` reader."""
@@ -254,15 +270,23 @@ class RobinhoodOptions:
         return Placement(order=order)
 
     async def lookup(self, ticket: OptionTicket, *, since: datetime) -> BrokerOrder | None:
+        """The ticket's order among the account's option orders created since ``since``: the
+        one under its ``ref_id``, or — the captured option order carries no ``ref_id`` — the
+        one of exactly its terms (legs, quantity, direction, net price) when no order
+        carries one. ``None`` only when the walk saw every order since and none was it."""
+        matched = None
         try:
             async for order in self._rh.options.iter_orders(
                 ticket.account, created_at_gte=since, max_pages=self._lookup_pages
             ):
-                if parse_ref_id(order.ref_id) == ticket.ref_id:
-                    return option_order(order)
+                if order.ref_id is not None:
+                    if parse_ref_id(order.ref_id) == ticket.ref_id:
+                        return option_order(order)
+                elif matched is None and _same_terms(order, ticket):
+                    matched = order
         except Exception as error:
             raise _no_answer("lookup", error) from None
-        return None
+        return None if matched is None else option_order(matched)
 
     async def poll(self, account: str, order_id: str) -> BrokerOrder:
         try:

@@ -1,0 +1,181 @@
+"""The guard's option order path against the sandbox in live mode, by its edges: an answer
+lost or never sent, a rejection, a review without an answer, an approval, a day's end, a
+contract the venue does not list or lists otherwise, and paper — each ending with the
+reservation at what actually happened and nothing sent twice."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from datetime import date, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_gateway_kit import Gateway
+from options_kit import near_money, option_gateway, option_policy, quote, venue_orders
+
+from ordergate.core import OptionDirection, OptionPositionEffect, OptionType, Side
+from ordergate.ledger import FilingStatus
+from ordergate.policy.options import OptionContract, OptionLeg, OptionProposal
+
+pytestmark = pytest.mark.anyio
+
+CENT = Decimal("0.01")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def _long_call(gw: Gateway, price: Decimal | None = None) -> OptionProposal:
+    call = near_money(gw, "call")
+    _, ask = quote(gw, call["id"])
+    contract = OptionContract(
+        underlying="AAPL",
+        expiry=date.fromisoformat(call["expiration_date"]),
+        strike=Decimal(call["strike_price"]),
+        kind=OptionType.CALL,
+    )
+    return OptionProposal(
+        legs=(OptionLeg(call["id"], contract, Side.BUY, OptionPositionEffect.OPEN),),
+        quantity=1,
+        direction=OptionDirection.DEBIT,
+        limit_price=price if price is not None else ask,
+        account=gw.account,
+    )
+
+
+def _fault_before(gw: Gateway, step: str, fault: dict[str, Any]) -> None:
+    """Set ``fault`` at the venue right before the option lane's ``step`` call."""
+    lane = gw.guard.venue.options
+    assert lane is not None
+    real: Callable[..., Awaitable[Any]] = getattr(lane, step)
+
+    async def faulted(*args: Any, **kwargs: Any) -> Any:
+        gw.venue.admin("faults", fault)
+        return await real(*args, **kwargs)
+
+    setattr(lane, step, faulted)
+
+
+def _held(gw: Gateway) -> Decimal:
+    return gw.ledger.rolling_spend(gw.account, kind="option_order").notional
+
+
+async def test_an_answer_lost_after_the_venue_placed_it_is_unanswered_then_adopted_by_its_terms(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        proposal = _long_call(gw)
+        assert proposal.limit_price is not None
+        _fault_before(gw, "place", {"drop_after": 1})
+        outcome = await gw.guard.submit_option(proposal, identity="a")
+        assert outcome.status is FilingStatus.UNANSWERED
+        assert _held(gw) == proposal.limit_price * 100  # still held: it may be live
+        report = await gw.guard.reconcile()
+        assert report.adopted == 1
+        assert gw.ledger.filing(outcome.filing_id).status in (
+            FilingStatus.SUBMITTED,
+            FilingStatus.FILLED,
+        )
+        assert len(venue_orders(gw)) == 1  # nothing was sent again
+
+
+async def test_a_place_that_never_reached_the_venue_is_declared_not_placed_after_the_grace(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        _fault_before(gw, "place", {"drop_before": 1})
+        outcome = await gw.guard.submit_option(_long_call(gw), identity="a")
+        assert outcome.status is FilingStatus.UNANSWERED
+        gw.clock.advance(timedelta(seconds=121))
+        report = await gw.guard.reconcile()
+        assert report.not_placed == 1
+        assert gw.ledger.filing(outcome.filing_id).status is FilingStatus.NOT_PLACED
+        assert _held(gw) == 0
+        assert venue_orders(gw) == []
+
+
+async def test_a_review_without_an_answer_ends_the_filing_and_sends_nothing(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        _fault_before(gw, "review", {"drop_before": 1})
+        outcome = await gw.guard.submit_option(_long_call(gw), identity="a")
+        assert outcome.status is FilingStatus.FAILED
+        assert outcome.reasons == ("review_unanswered",)
+        assert _held(gw) == 0
+        assert venue_orders(gw) == []
+
+
+async def test_a_rejection_after_submission_ends_the_filing_and_releases_its_premium(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        gw.venue.admin("faults", {"reject_orders": 1})
+        outcome = await gw.guard.submit_option(_long_call(gw), identity="a")
+        gw.clock.advance(timedelta(seconds=3))
+        await gw.guard.reconcile()
+        assert gw.ledger.filing(outcome.filing_id).status is FilingStatus.REJECTED
+        assert _held(gw) == 0
+
+
+async def test_a_resting_order_cancelled_at_the_days_end_releases_its_premium(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        proposal = _long_call(gw)
+        assert proposal.limit_price is not None
+        resting = replace(
+            proposal, limit_price=(proposal.limit_price * Decimal("0.55")).quantize(CENT)
+        )
+        outcome = await gw.guard.submit_option(resting, identity="a")
+        assert outcome.status is FilingStatus.SUBMITTED
+        assert _held(gw) > 0
+        gw.clock.advance(timedelta(hours=6, minutes=1))  # past the regular close: it ends
+        await gw.guard.reconcile()
+        assert gw.ledger.filing(outcome.filing_id).status is FilingStatus.CANCELLED
+        assert _held(gw) == 0
+
+
+async def test_an_option_order_held_for_approval_is_sent_only_once_the_owner_approves(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path, config=option_policy(approval="always")) as gw:
+        held = await gw.guard.submit_option(_long_call(gw), identity="a")
+        assert held.status is FilingStatus.PENDING_APPROVAL and held.approval_id is not None
+        assert venue_orders(gw) == []
+        approved = await gw.guard.approve(held.approval_id, by="owner")
+        assert approved.status is FilingStatus.SUBMITTED
+        assert len(venue_orders(gw)) == 1
+
+
+async def test_a_contract_the_venue_lists_otherwise_or_not_at_all_is_refused_and_filed(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        proposal = _long_call(gw)
+        (real,) = proposal.legs
+        wrong = replace(real, contract=replace(real.contract, strike=real.contract.strike + 1))
+        mismatch = await gw.guard.submit_option(replace(proposal, legs=(wrong,)), identity="a")
+        unlisted = replace(real, option_id="00000000-0000-4000-8000-000000000000")
+        missing = await gw.guard.submit_option(replace(proposal, legs=(unlisted,)), identity="a")
+        sent = venue_orders(gw)
+    assert mismatch.status is FilingStatus.REFUSED
+    assert mismatch.reasons[0] == "option_contract_mismatch"
+    assert missing.reasons[0] == "option_not_in_chain"
+    assert sent == []
+
+
+async def test_on_paper_the_guard_files_an_option_order_refused_options_not_on_paper(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path, live=False) as gw:
+        outcome = await gw.guard.submit_option(_long_call(gw), identity="a")
+        record = gw.ledger.filing(outcome.filing_id)
+    assert outcome.status is FilingStatus.REFUSED
+    assert outcome.reasons == ("options_not_on_paper",)
+    assert record.kind == "option_order"
