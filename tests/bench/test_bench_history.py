@@ -120,6 +120,7 @@ def test_a_quick_run_prints_every_case_beside_its_h0_baseline(
     assert "Postgres" not in result.stderr
 
 
+@pytest.mark.req("bench.history.own")
 def test_with_pg_the_same_cases_follow_on_postgres_beside_pg_h0(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -206,6 +207,7 @@ def _kept(row: dict[str, object]) -> tuple[object, ...]:
 
 
 @pytest.mark.anyio
+@pytest.mark.req("bench.history.own")
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_the_seeded_own_orders_are_the_rows_the_bench_order_path_writes(
     backend: str, tmp_path: Path

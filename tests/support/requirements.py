@@ -361,6 +361,9 @@ REQUIREMENTS: dict[str, str] = {
     "ledger.open-filings-derived": "issue 14 §1: open set kept with its events, equal to them",
     "ledger.verify-since": "issue 14 §1: verify only what follows a checkpoint",
     "bench.history": "issue 14 §1: bench history, order_hN beside order_h0",
+    "bench.history.own": "issue 31 §2: bench history, the account's own orders (order_own_hN), "
+    "seeded with the rows its order path writes, on SQLite and Postgres",
+    "bench.memory": "issue 31 §3: bench memory, a gateway's RSS after 1,000 and 10,000 orders",
     # Issue 14 §4: the hot path near its floor
     "bench.gateway.bare-hop": "issue 14 §4: bench gateway, bare_hop_read beside gateway_read",
     # Issue 13 §3–4: every real client connects

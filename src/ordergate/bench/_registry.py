@@ -10,6 +10,7 @@ from ordergate.bench._discovery import run_discovery_bench
 from ordergate.bench._gateway import run_gateway_bench
 from ordergate.bench._history import run_history_bench
 from ordergate.bench._ledger import run_ledger_bench
+from ordergate.bench._memory import run_memory_bench
 from ordergate.bench._owner import run_owner_bench
 from ordergate.bench._policy import run_policy_bench
 from ordergate.bench._sandbox import run_sandbox_bench
@@ -29,6 +30,7 @@ BENCHES: dict[str, Bench] = {
     "gateway": run_gateway_bench,
     "tokens": run_tokens_bench,
     "history": run_history_bench,
+    "memory": run_memory_bench,
     "cli": run_cli_bench,
     "owner": run_owner_bench,
 }
