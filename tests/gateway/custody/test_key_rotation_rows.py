@@ -130,3 +130,22 @@ def test_a_sealed_row_without_its_data_key_fails_closed_and_ends_nothing(
 
     with pytest.raises(LoginRequired, match="has ended"):
         anyio.run(use)
+
+
+def test_a_connection_wrapped_under_the_old_kek_during_a_rotation_is_moved_before_it_ends(
+    ledger: Ledger,
+) -> None:
+    _row(ledger, "first", master=OTHER)
+    _row(ledger, "second", master=OTHER)
+    keys = MasterSecretProvider(Secret(MASTER), previous=[Secret(OTHER)])
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if len(seen) == 1:  # a rail that had not yet seen the new KEK connects someone
+            _row(ledger, "meanwhile", master=OTHER)
+
+    rotation = rotate_keys(ledger.engine, keys, progress=progress)
+    assert rotation.rewrapped == 3 and rotation.unopened == []
+    assert seen == [(1, 2), (2, 2), (1, 1)]
+    assert set(_kek_ids(ledger).values()) == {keys.key_id}

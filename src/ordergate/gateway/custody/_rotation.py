@@ -5,10 +5,11 @@ master secret's KEK is new when the secret is, the old one kept as
 ``ORDERGATE_MASTER_SECRET_PREVIOUS``), then moves each connection's wrapped data key onto it
 one row at a time, under that row's lock, inside the provider (``rewrap``: on a token the data
 key is unwrapped there as a sensitive object and wrapped again; no session is ever decrypted).
-Only when no row names an old KEK any more does the provider retire it. Interrupted anywhere,
-every row still names a KEK the provider holds, so every connection still opens; run it again
-to finish. A row whose data key does not unwrap (its KEK is not this provider's) is left as it
-was and counted; its KEK is never retired by this run.
+It sweeps again until no row names an old KEK (a rail that wrapped a new connection's key a
+moment before the new KEK existed), and only then does the provider retire the old ones.
+Interrupted anywhere, every row still names a KEK the provider holds, so every connection
+still opens; run it again to finish. A row whose data key does not unwrap (its KEK is not this
+provider's) is left as it was and counted; its KEK is never retired by this run.
 
 Connections still sealed the old way (``v1.``, under the master secret's own key) are moved to
 data keys of their own first, as their next use would move them.
@@ -33,7 +34,8 @@ from ordergate.store import purge_freed, write_transaction
 __all__ = ["Progress", "Rotation", "rotate_keys"]
 
 Progress = Callable[[int, int], None]
-"""Called after each row with (rows done, rows to do)."""
+"""Called after each row with (rows done, rows to do) in the sweep."""
+_SWEEPS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,24 +81,32 @@ def rotate_keys(
             except LoginRequired:
                 unopened.append(connection_id)
     key_id = keys.rotate()
-    with engine.connect() as db:
-        todo = (
-            db.execute(
-                select(table.id)
-                .where(table.data_key_wrapped.is_not(None), table.kek_id != key_id)
-                .order_by(table.id)
-            )
-            .scalars()
-            .all()
-        )
     done = 0
-    for connection_id in todo:
-        try:
-            done += _rewrap_one(engine, keys, connection_id, key_id)
-        except KeyProviderError:
-            unopened.append(connection_id)
-        if progress is not None:
-            progress(done + len(unopened), len(todo))
+    left: set[str] = set()
+    # Swept again until nothing is left under an old KEK: a connection made meanwhile by a
+    # rail that wrapped its key a moment before the new KEK existed is moved too, before any
+    # old KEK is retired.
+    for _ in range(_SWEEPS):
+        with engine.connect() as db:
+            todo = [
+                connection_id
+                for connection_id in db.execute(
+                    select(table.id)
+                    .where(table.data_key_wrapped.is_not(None), table.kek_id != key_id)
+                    .order_by(table.id)
+                ).scalars()
+                if connection_id not in left
+            ]
+        if not todo:
+            break
+        for number, connection_id in enumerate(todo, 1):
+            try:
+                done += _rewrap_one(engine, keys, connection_id, key_id)
+            except KeyProviderError:
+                unopened.append(connection_id)
+                left.add(connection_id)
+            if progress is not None:
+                progress(number, len(todo))
     with engine.connect() as db:
         in_use = set(
             db.execute(select(table.kek_id).where(table.data_key_wrapped.is_not(None)).distinct())
