@@ -1,5 +1,6 @@
-"""The equity engine's records as JSON and back, exactly: an order with its terms and
-executions, a tax lot, a closed trade, and the open state of a whole book.
+"""The engine's records as JSON and back, exactly: an equity order with its terms and
+executions, a tax lot, a crypto order and holding, a closed trade, and the open state of a
+whole book.
 
 Amounts are ``Decimal`` strings (``str`` round-trips every digit), instants the store's one
 time encoding (``ordergate.store.iso``, microseconds, UTC). A decoded record equals the one
@@ -9,12 +10,25 @@ wrote it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from ordergate.core import MarketHours, OrderState, OrderType, PlacedAgent, Side, TimeInForce
+from ordergate.core import (
+    CryptoOrderState,
+    CryptoOrderType,
+    CryptoTimeInForce,
+    MarketHours,
+    OrderState,
+    OrderType,
+    PlacedAgent,
+    Side,
+    TimeInForce,
+)
+from ordergate.sandbox.market import CryptoPair, Tradability
+from ordergate.sandbox.venue._crypto_book import CryptoHolding
+from ordergate.sandbox.venue._crypto_model import CryptoExecution, CryptoOrder, CryptoTerms
 from ordergate.sandbox.venue._equity_market import EquityListing
 from ordergate.sandbox.venue._equity_model import EquityOrder, Execution, OrderTerms
 from ordergate.sandbox.venue._positions import ClosedTrade, TaxLot
@@ -23,9 +37,11 @@ from ordergate.store import iso, parse_iso
 __all__ = [
     "OpenState",
     "decode_closed_trade",
+    "decode_crypto_order",
     "decode_order",
     "decode_state",
     "encode_closed_trade",
+    "encode_crypto_order",
     "encode_order",
     "encode_state",
 ]
@@ -185,6 +201,144 @@ def _decode_lot(raw: Json) -> TaxLot:
     )
 
 
+_PAIR_AMOUNTS = (
+    "base_price",
+    "quote_increment",
+    "asset_increment",
+    "min_order_size",
+    "max_order_size",
+)
+
+
+def _pair(pair: CryptoPair) -> Json:
+    raw: Json = {name: str(getattr(pair, name)) for name in _PAIR_AMOUNTS}
+    raw.update(
+        symbol=pair.symbol,
+        name=pair.name,
+        asset_code=pair.asset_code,
+        spread_bp=pair.spread_bp,
+        volatility=pair.volatility,
+        quote_code=pair.quote_code,
+        tradability=str(pair.tradability),
+    )
+    return raw
+
+
+def _unpair(raw: Json) -> CryptoPair:
+    return CryptoPair(
+        symbol=raw["symbol"],
+        name=raw["name"],
+        asset_code=raw["asset_code"],
+        spread_bp=raw["spread_bp"],
+        volatility=raw["volatility"],
+        quote_code=raw["quote_code"],
+        tradability=Tradability(raw["tradability"]),
+        **{name: Decimal(raw[name]) for name in _PAIR_AMOUNTS},
+    )
+
+
+def encode_crypto_order(order: CryptoOrder) -> Json:
+    terms = order.terms
+    return {
+        "id": order.id,
+        "ref_id": order.ref_id,
+        "terms": {
+            "account_number": terms.account_number,
+            "rhs_account_number": terms.rhs_account_number,
+            "pair": _pair(terms.pair),
+            "side": str(terms.side),
+            "type": str(terms.type),
+            "quantity": str(terms.quantity),
+            "dollar_amount": _dec(terms.dollar_amount),
+            "limit_price": _dec(terms.limit_price),
+            "stop_price": _dec(terms.stop_price),
+            "time_in_force": str(terms.time_in_force),
+            "estimated_price": str(terms.estimated_price),
+        },
+        "created_at": iso(order.created_at),
+        "confirm_at": iso(order.confirm_at),
+        "expires_at": _when(order.expires_at),
+        "state": str(order.state),
+        "placed_agent": str(order.placed_agent),
+        "updated_at": _when(order.updated_at),
+        "next_check": _when(order.next_check),
+        "executions": [
+            [e.id, str(e.price), str(e.quantity), str(e.notional), iso(e.timestamp)]
+            for e in order.executions
+        ],
+        "reject_reason": order.reject_reason,
+        "doomed_reason": order.doomed_reason,
+        "sequence": order.sequence,
+        "triggered": order.triggered,
+    }
+
+
+def decode_crypto_order(raw: Json) -> CryptoOrder:
+    terms = raw["terms"]
+    return CryptoOrder(
+        id=raw["id"],
+        ref_id=raw["ref_id"],
+        terms=CryptoTerms(
+            account_number=terms["account_number"],
+            rhs_account_number=terms["rhs_account_number"],
+            pair=_unpair(terms["pair"]),
+            side=Side(terms["side"]),
+            type=CryptoOrderType(terms["type"]),
+            quantity=Decimal(terms["quantity"]),
+            dollar_amount=_undec(terms["dollar_amount"]),
+            limit_price=_undec(terms["limit_price"]),
+            stop_price=_undec(terms["stop_price"]),
+            time_in_force=CryptoTimeInForce(terms["time_in_force"]),
+            estimated_price=Decimal(terms["estimated_price"]),
+        ),
+        created_at=parse_iso(raw["created_at"]),
+        confirm_at=parse_iso(raw["confirm_at"]),
+        expires_at=_unwhen(raw["expires_at"]),
+        state=CryptoOrderState(raw["state"]),
+        placed_agent=PlacedAgent(raw["placed_agent"]),
+        updated_at=_unwhen(raw["updated_at"]),
+        next_check=_unwhen(raw["next_check"]),
+        executions=[
+            CryptoExecution(
+                id=e_id,
+                price=Decimal(price),
+                quantity=Decimal(quantity),
+                notional=Decimal(notional),
+                timestamp=parse_iso(at),
+            )
+            for e_id, price, quantity, notional, at in raw["executions"]
+        ],
+        reject_reason=raw["reject_reason"],
+        doomed_reason=raw["doomed_reason"],
+        sequence=raw["sequence"],
+        triggered=raw["triggered"],
+    )
+
+
+def _encode_holding(holding: CryptoHolding) -> Json:
+    return {
+        "holding_id": holding.holding_id,
+        "account_number": holding.account_number,
+        "pair": _pair(holding.pair),
+        "quantity": str(holding.quantity),
+        "cost": str(holding.cost),
+        "opened_at": iso(holding.opened_at),
+        "updated_at": iso(holding.updated_at),
+    }
+
+
+def _decode_holding(raw: Json) -> CryptoHolding:
+    return CryptoHolding(
+        holding_id=raw["holding_id"],
+        account_number=raw["account_number"],
+        pair=_unpair(raw["pair"]),
+        quantity=Decimal(raw["quantity"]),
+        cost=Decimal(raw["cost"]),
+        opened_at=parse_iso(raw["opened_at"]),
+        updated_at=parse_iso(raw["updated_at"]),
+    )
+
+
 _TRADE_AMOUNTS = ("quantity", "open_price", "close_price", "cost_basis", "proceeds", "fees")
 _TRADE_TEXT = (
     "trade_id",
@@ -227,6 +381,9 @@ class OpenState:
     splits_applied: frozenset[tuple[str, Decimal, datetime]]
     orders: list[EquityOrder]
     lots: list[TaxLot]
+    crypto_sequence: int = 0
+    crypto_orders: list[CryptoOrder] = field(default_factory=list)
+    crypto_holdings: list[CryptoHolding] = field(default_factory=list)
 
 
 def encode_state(state: OpenState) -> Json:
@@ -245,6 +402,9 @@ def encode_state(state: OpenState) -> Json:
         ),
         "orders": [encode_order(order) for order in state.orders],
         "lots": [_encode_lot(lot) for lot in state.lots],
+        "crypto_sequence": state.crypto_sequence,
+        "crypto_orders": [encode_crypto_order(order) for order in state.crypto_orders],
+        "crypto_holdings": [_encode_holding(holding) for holding in state.crypto_holdings],
     }
 
 
@@ -264,4 +424,8 @@ def decode_state(raw: Json) -> OpenState:
         ),
         orders=[decode_order(order) for order in raw["orders"]],
         lots=[_decode_lot(lot) for lot in raw["lots"]],
+        # A book stored before the engine carried crypto has none open.
+        crypto_sequence=raw.get("crypto_sequence", 0),
+        crypto_orders=[decode_crypto_order(order) for order in raw.get("crypto_orders", [])],
+        crypto_holdings=[_decode_holding(h) for h in raw.get("crypto_holdings", [])],
     )

@@ -1,17 +1,21 @@
-"""``EquityEngine``: the sandbox venue's own equity engine, on any price feed, kept in
-ordergate's database so that it survives restarts and is shared by processes and replicas.
+"""``EquityEngine``: the sandbox venue's own equity and crypto engine, on any price feeds,
+kept in ordergate's database so that it survives restarts and is shared by processes and
+replicas.
 
 What runs is the venue itself (its ``Venue``, accounts and ``EquityDesk``, its tools and their
 wire formats): an answer is the venue's own answer, so it validates against the captured
-output schemas by construction. Only the prices differ: the desk reads them from the feed it
-is given (``ObservedPrices`` for paper trading, the seeded market for a sandbox).
+output schemas by construction. Only the prices differ: the equity and crypto desks read them
+from the feeds they are given (``ObservedPrices`` and ``ObservedCryptoPrices`` for paper
+trading, the seeded market for a sandbox).
 
 How the state is kept, and why this shape. A book's state splits in two:
 
-- what is open (cash, buying-power holds, open orders, open lots, the id and order counters,
-  the splits applied) is one JSON document in ``venue_books``, with a version;
-- what has ended (orders, closed trades) is appended to ``venue_ended_orders`` and
-  ``venue_closed_trades`` in the transaction that ended it, and dropped from memory.
+- what is open (cash, buying-power holds, open equity and crypto orders, open lots, crypto
+  holdings, the id and order counters, the splits applied) is one JSON document in
+  ``venue_books``, with a version;
+- what has ended (orders, closed trades) is appended to ``venue_ended_orders`` (crypto
+  orders: ``venue_ended_crypto_orders``) and ``venue_closed_trades`` in the transaction that
+  ended it, and dropped from memory.
 
 Every call (``call`` runs a tool; ``order_by_ref`` and ``open_orders`` read an order by its
 ``ref_id`` and the open orders, in ``get_equity_orders``' shape) is one write transaction:
@@ -49,6 +53,8 @@ from ordergate.sandbox.engine._codec import OpenState, decode_state, encode_stat
 from ordergate.sandbox.engine._tables import BookTables, dump
 from ordergate.sandbox.tools import ToolTable
 from ordergate.sandbox.venue import Account, Venue
+from ordergate.sandbox.venue._crypto import CryptoDesk
+from ordergate.sandbox.venue._crypto_market import CryptoMarket
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import EquityMarket
 from ordergate.sandbox.venue._equity_wire import order_wire
@@ -77,12 +83,21 @@ ENGINE_TOOLS = (
     "get_equity_tax_lots",
     "get_realized_pnl",
     "get_pnl_trade_history",
+    "preview_crypto_order",
+    "place_crypto_order",
+    "cancel_crypto_order",
+    "get_crypto_orders",
+    "get_crypto_positions",
 )
-"""The venue's tools the engine answers (equities, the account, realised P&L)."""
+"""The venue's tools the engine answers (equities, crypto orders and holdings, the account,
+realised P&L). The crypto market data (``get_currency_pairs``, ``get_crypto_quotes``) stays
+the upstream's."""
 
 
 class EquityEngine:
-    """The venue's equity engine for one ``book``, on ``prices``, kept in ``database``.
+    """The venue's equity and crypto engine for one ``book``, on ``prices`` (equities) and
+    ``crypto_prices`` (crypto pairs; the venue's seeded market when not given), kept in
+    ``database``.
 
     ``seed`` fixes the account numbers and ids (deterministic, as the sandbox's);
     ``agentic_numbers`` gives the agentic account's ``(account_number, rhs_account_number)``
@@ -97,6 +112,7 @@ class EquityEngine:
         *,
         book: str,
         prices: EquityMarket,
+        crypto_prices: CryptoMarket | None = None,
         clock: Clock,
         seed: int = 0,
         cash: Decimal = Decimal("100000.00"),
@@ -109,6 +125,10 @@ class EquityEngine:
         self._desk.archive = self._tables
         self._desk.closed_archive = self._tables
         self._venue.add_desk(self._desk)
+        self._crypto = CryptoDesk(self._venue, market=crypto_prices)
+        self._crypto.archive = self._tables.crypto_orders
+        self._crypto.closed_archive = self._tables.crypto_trades
+        self._venue.add_desk(self._crypto)
         self._table = ToolTable(specs={name: load_inventory()[name] for name in ENGINE_TOOLS})
         self._trades = 0
         self._initial = dump(encode_state(self._open_state()))
@@ -186,7 +206,8 @@ class EquityEngine:
                 self._venue.sync()
                 result = work()
                 self._tables.end_orders(self._desk.evict_ended())
-                trades = self._desk.positions.drain_closed()
+                self._tables.crypto_orders.end(self._crypto.evict_ended())
+                trades = self._desk.positions.drain_closed() + self._crypto.holdings.drain_closed()
                 self._tables.close_trades(self._trades, trades)
                 self._trades += len(trades)
                 state = dump(encode_state(self._open_state()))
@@ -206,7 +227,7 @@ class EquityEngine:
     # -- the open state ----------------------------------------------------------------------
 
     def _open_state(self) -> OpenState:
-        venue, desk = self._venue, self._desk
+        venue, desk, crypto = self._venue, self._desk, self._crypto
         accounts = venue.accounts.all()
         return OpenState(
             ids=venue.ids.issued,
@@ -218,6 +239,9 @@ class EquityEngine:
             splits_applied=frozenset(desk.splits_applied),
             orders=desk.live_orders(),
             lots=desk.positions.all_lots(),
+            crypto_sequence=crypto.sequence,
+            crypto_orders=crypto.live_orders(),
+            crypto_holdings=crypto.holdings.all(),
         )
 
     def _load(self, state: OpenState) -> None:
@@ -234,4 +258,6 @@ class EquityEngine:
         desk.restore(state.orders, state.sequence)
         desk.positions.restore(state.lots)
         desk.splits_applied = set(state.splits_applied)
+        self._crypto.restore(state.crypto_orders, state.crypto_sequence)
+        self._crypto.holdings.restore(state.crypto_holdings)
         self._trades = state.trades

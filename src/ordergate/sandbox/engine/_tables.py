@@ -1,5 +1,5 @@
-"""The engine's tables (revision 0022): one book's open state, its ended orders and closed
-trades. Every statement names the key or index it uses; none scans a book's history.
+"""The engine's tables (revisions 0022, 0033): one book's open state, its ended orders and
+closed trades. Every statement names the key or index it uses; none scans a book's history.
 
 - ``venue_books`` (primary key ``book``): the open state and its version, read and locked at
   the start of every call (``FOR UPDATE`` on Postgres; SQLite's ``BEGIN IMMEDIATE`` already
@@ -7,27 +7,35 @@ trades. Every statement names the key or index it uses; none scans a book's hist
 - ``venue_ended_orders``: by ``(book, order_id)``, by ``(book, account, ref_key)`` (unique:
   one order per ``ref_id``, as the venue answers a repeated one), listed by
   ``(book, account, sequence)``.
+- ``venue_ended_crypto_orders`` (0033): the same for crypto orders (their own ``ref_id``
+  space, as the venue keeps one per desk).
 - ``venue_closed_trades``: by ``(book, account, ordinal)``, in the order they were booked.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Connection, text
 
 from ordergate.sandbox.engine._codec import (
     decode_closed_trade,
+    decode_crypto_order,
     decode_order,
     encode_closed_trade,
+    encode_crypto_order,
     encode_order,
 )
 from ordergate.sandbox.venue._equity_model import EquityOrder
+from ordergate.sandbox.venue._order_model import Order
 from ordergate.sandbox.venue._positions import ClosedTrade
 from ordergate.store import iso
 
-__all__ = ["BookRow", "BookTables", "dump"]
+__all__ = ["BookRow", "BookTables", "EndedOrders", "dump"]
+
+OrderT = TypeVar("OrderT", bound=Order[Any, Any, Any])
 
 _CREATE = text(
     "INSERT INTO venue_books (book, version, state) VALUES (:book, 0, :state) "
@@ -37,22 +45,31 @@ _STORED = text("SELECT version, state FROM venue_books WHERE book = :book")
 _LOCK_SQLITE = text("SELECT version, state FROM venue_books WHERE book = :book")
 _LOCK_POSTGRES = text("SELECT version, state FROM venue_books WHERE book = :book FOR UPDATE")
 _WRITE = text("UPDATE venue_books SET version = :version, state = :state WHERE book = :book")
-_END_ORDER = text(
-    "INSERT INTO venue_ended_orders (book, order_id, account, ref_key, sequence, body) "
-    "VALUES (:book, :order_id, :account, :ref_key, :sequence, :body)"
-)
-_ORDER_BY_ID = text(
-    "SELECT body FROM venue_ended_orders "
-    "WHERE book = :book AND order_id = :order_id AND account = :account"
-)
-_ORDER_BY_REF = text(
-    "SELECT body FROM venue_ended_orders "
-    "WHERE book = :book AND account = :account AND ref_key = :ref_key"
-)
-_ORDERS = text(
-    "SELECT body FROM venue_ended_orders WHERE book = :book AND account = :account "
-    "ORDER BY sequence"
-)
+_ENDED_TABLES = ("venue_ended_orders", "venue_ended_crypto_orders")
+
+
+class _EndedSql:
+    """The statements on one table of ended orders (its name is one of ``_ENDED_TABLES``)."""
+
+    def __init__(self, table: str) -> None:
+        assert table in _ENDED_TABLES
+        self.end = text(
+            f"INSERT INTO {table} (book, order_id, account, ref_key, sequence, body) "
+            "VALUES (:book, :order_id, :account, :ref_key, :sequence, :body)"
+        )
+        self.by_id = text(
+            f"SELECT body FROM {table} "
+            "WHERE book = :book AND order_id = :order_id AND account = :account"
+        )
+        self.by_ref = text(
+            f"SELECT body FROM {table} "
+            "WHERE book = :book AND account = :account AND ref_key = :ref_key"
+        )
+        self.listing = text(
+            f"SELECT body FROM {table} WHERE book = :book AND account = :account ORDER BY sequence"
+        )
+
+
 _CLOSE_TRADE = text(
     "INSERT INTO venue_closed_trades (book, ordinal, account, closed_at, body) "
     "VALUES (:book, :ordinal, :account, :closed_at, :body)"
@@ -84,6 +101,11 @@ class BookTables:
     def __init__(self, book: str) -> None:
         self.book = book
         self._connection: Connection | None = None
+        self.equity_orders = EndedOrders(self, "venue_ended_orders", encode_order, decode_order)
+        self.crypto_orders = EndedOrders(
+            self, "venue_ended_crypto_orders", encode_crypto_order, decode_crypto_order
+        )
+        self.crypto_trades = _CryptoClosed(self)
 
     def bind(self, connection: Connection | None) -> None:
         """Read and write on ``connection`` from now on (``None``: outside any call)."""
@@ -117,37 +139,16 @@ class BookTables:
     # -- ended orders ------------------------------------------------------------------------
 
     def end_orders(self, orders: list[EquityOrder]) -> None:
-        if orders:
-            self.connection.execute(
-                _END_ORDER,
-                [
-                    {
-                        "book": self.book,
-                        "order_id": order.id,
-                        "account": order.account_number,
-                        "ref_key": order.ref_id.lower(),
-                        "sequence": order.sequence,
-                        "body": dump(encode_order(order)),
-                    }
-                    for order in orders
-                ],
-            )
+        self.equity_orders.end(orders)
 
     def order(self, account_number: str, order_id: str) -> EquityOrder | None:
-        row = self.connection.execute(
-            _ORDER_BY_ID, {"book": self.book, "order_id": order_id, "account": account_number}
-        ).first()
-        return None if row is None else decode_order(json.loads(row[0]))
+        return self.equity_orders.order(account_number, order_id)
 
     def by_ref(self, account_number: str, ref_id: str) -> EquityOrder | None:
-        row = self.connection.execute(
-            _ORDER_BY_REF, {"book": self.book, "account": account_number, "ref_key": ref_id}
-        ).first()
-        return None if row is None else decode_order(json.loads(row[0]))
+        return self.equity_orders.by_ref(account_number, ref_id)
 
     def orders(self, account_number: str) -> list[EquityOrder]:
-        rows = self.connection.execute(_ORDERS, {"book": self.book, "account": account_number})
-        return [decode_order(json.loads(body)) for (body,) in rows]
+        return self.equity_orders.orders(account_number)
 
     # -- closed trades -----------------------------------------------------------------------
 
@@ -168,5 +169,71 @@ class BookTables:
             )
 
     def closed(self, account_number: str) -> list[ClosedTrade]:
+        """The account's closed equity trades, oldest first (``crypto_closed``: crypto's)."""
+        return self._closed(account_number, crypto=False)
+
+    def crypto_closed(self, account_number: str) -> list[ClosedTrade]:
+        return self._closed(account_number, crypto=True)
+
+    def _closed(self, account_number: str, *, crypto: bool) -> list[ClosedTrade]:
         rows = self.connection.execute(_TRADES, {"book": self.book, "account": account_number})
-        return [decode_closed_trade(json.loads(body)) for (body,) in rows]
+        trades = [decode_closed_trade(json.loads(body)) for (body,) in rows]
+        return [t for t in trades if (t.asset_class == "crypto") == crypto]
+
+
+class _CryptoClosed:
+    """The book's closed crypto trades, as the crypto desk reads them back."""
+
+    def __init__(self, tables: BookTables) -> None:
+        self._tables = tables
+
+    def closed(self, account_number: str) -> list[ClosedTrade]:
+        return self._tables.crypto_closed(account_number)
+
+
+class EndedOrders(Generic[OrderT]):
+    """One book's ended orders of one kind, in their table, on the book's transaction."""
+
+    def __init__(
+        self,
+        tables: BookTables,
+        table: str,
+        encode: Callable[[OrderT], dict[str, Any]],
+        decode: Callable[[dict[str, Any]], OrderT],
+    ) -> None:
+        self._tables = tables
+        self._sql = _EndedSql(table)
+        self._encode: Callable[[OrderT], dict[str, Any]] = encode
+        self._decode: Callable[[dict[str, Any]], OrderT] = decode
+
+    def end(self, orders: list[OrderT]) -> None:
+        if orders:
+            self._tables.connection.execute(
+                self._sql.end,
+                [
+                    {
+                        "book": self._tables.book,
+                        "order_id": order.id,
+                        "account": order.account_number,
+                        "ref_key": order.ref_id.lower(),
+                        "sequence": order.sequence,
+                        "body": dump(self._encode(order)),
+                    }
+                    for order in orders
+                ],
+            )
+
+    def order(self, account_number: str, order_id: str) -> OrderT | None:
+        keys = {"book": self._tables.book, "order_id": order_id, "account": account_number}
+        row = self._tables.connection.execute(self._sql.by_id, keys).first()
+        return None if row is None else self._decode(json.loads(row[0]))
+
+    def by_ref(self, account_number: str, ref_id: str) -> OrderT | None:
+        keys = {"book": self._tables.book, "account": account_number, "ref_key": ref_id}
+        row = self._tables.connection.execute(self._sql.by_ref, keys).first()
+        return None if row is None else self._decode(json.loads(row[0]))
+
+    def orders(self, account_number: str) -> list[OrderT]:
+        keys = {"book": self._tables.book, "account": account_number}
+        rows = self._tables.connection.execute(self._sql.listing, keys)
+        return [self._decode(json.loads(body)) for (body,) in rows]

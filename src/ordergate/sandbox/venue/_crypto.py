@@ -42,6 +42,7 @@ from ordergate.sandbox.venue._crypto_book import CryptoHoldings
 from ordergate.sandbox.venue._crypto_market import CryptoMarket, VenueCryptoMarket
 from ordergate.sandbox.venue._crypto_model import CryptoExecution, CryptoOrder, CryptoTerms
 from ordergate.sandbox.venue._crypto_rules import check_crypto_terms
+from ordergate.sandbox.venue._equity import ClosedTrades
 from ordergate.sandbox.venue._equity_rules import quote_unavailable
 from ordergate.sandbox.venue._order_desk import (
     APPROVAL_TTL,
@@ -120,6 +121,9 @@ class CryptoDesk(OrderDesk[CryptoOrder, CryptoTerms]):
         super().__init__(venue)
         self.market: CryptoMarket = market or VenueCryptoMarket(venue.market)
         self.holdings = CryptoHoldings()
+        self.closed_archive: ClosedTrades | None = None
+        """Where closed trades drained from ``holdings`` are read back from (``None``: none
+        are drained)."""
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -162,7 +166,10 @@ class CryptoDesk(OrderDesk[CryptoOrder, CryptoTerms]):
         return {"crypto_value": self.market_value(account_number)}
 
     def closed_trades(self, account_number: str) -> list[ClosedTrade]:
-        return self.holdings.closed(account_number)
+        trades = self.holdings.closed(account_number)
+        if self.closed_archive is not None:
+            trades = self.closed_archive.closed(account_number) + trades
+        return trades
 
     # -- checking and placing --------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 A buy adds units and their cost. A sell takes units out at the average cost per unit and
 books one ``ClosedTrade`` (asset class ``crypto``, symbol the currency code): cost basis the
-units' share of the cost, proceeds the execution's notional.
+units' share of the cost, proceeds the execution's notional. Closed trades stay in memory
+unless the caller takes them (``drain_closed``) to store them.
 """
 
 from __future__ import annotations
@@ -63,6 +64,19 @@ class CryptoHoldings:
 
     def closed(self, account_number: str) -> list[ClosedTrade]:
         return [trade for trade in self._closed if trade.account_number == account_number]
+
+    def all(self) -> list[CryptoHolding]:
+        """Every holding, emptied ones too, in the order first bought."""
+        return list(self._holdings.values())
+
+    def restore(self, holdings: list[CryptoHolding]) -> None:
+        """Replace the holdings with ``holdings`` (read back from storage)."""
+        self._holdings = {(h.account_number, h.currency_code): h for h in holdings}
+
+    def drain_closed(self) -> list[ClosedTrade]:
+        """Hand over the closed trades booked since the last drain (the caller stores them)."""
+        drained, self._closed = self._closed, []
+        return drained
 
     def buy(
         self,
