@@ -218,3 +218,51 @@ async def test_a_second_engine_paper_venue_on_the_same_ledger_trades_the_same_bo
         assert await d.settled(second) is FilingStatus.FILLED, second.reasons
         again = await d.reader.read(d.account, None)
         assert again.positions is not None and set(again.positions) == {"AAPL", "SPY"}
+
+
+class CountingPaper(PaperCaller):
+    """A paper caller with the tools the live lane asked of it counted."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.asked: Counter[str] = Counter()
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        self.asked[name] += 1
+        return await super().call(name, arguments)
+
+
+async def test_a_decisions_open_orders_are_the_engines_open_ones_not_a_walk_of_the_history(
+    tmp_path: Path,
+) -> None:
+    """The paper reader asks the engine for what is open (its memory), never walks the
+    order listing: a decision costs what is open, not the account's history."""
+    async with desk(tmp_path, engine=True) as d:
+        caller = CountingPaper(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        venue = EnginePaperVenue(caller, clock=d.clock)
+        with anyio.fail_after(BOUND_S):
+            for _ in range(3):
+                await caller.call("place_equity_order", order(d.account, quantity="1"))
+            d.step(5)  # the market orders fill and end
+            resting = await caller.call(
+                "place_equity_order",
+                order(d.account, quantity="1", type="limit", limit_price="1.00"),
+            )
+            d.step(2)
+            listed = await caller.call("get_equity_orders", {"account_number": d.account})
+            caller.asked.clear()
+            view = await venue.equity.account.read(d.account, "SPY")
+        assert caller.asked["get_equity_orders"] == 0
+        assert view.open_orders is not None
+        assert [o.order_id for o in view.open_orders] == [resting["order"]["id"]]
+        ended = [o for o in listed["orders"] if o["state"] == "filled"]
+        assert len(ended) == 3  # the history the read did not walk
+
+
+async def test_open_orders_of_another_account_than_the_books_are_the_engines_refusal(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        caller = engine_caller(d.port)
+        with pytest.raises(BusinessError), anyio.fail_after(BOUND_S):
+            await caller.open_orders("NOT-THE-BOOK")

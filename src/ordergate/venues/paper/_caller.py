@@ -53,7 +53,12 @@ from sqlalchemy import Engine
 
 from ordergate.client import ToolError, TransportError, result_data
 from ordergate.client.accounts import Account, AccountsClient
-from ordergate.client.equity import EquityTradability, TradabilityResult
+from ordergate.client.equity import (
+    EquityOrder,
+    EquityOrdersPage,
+    EquityTradability,
+    TradabilityResult,
+)
 from ordergate.client.market import EquityQuotes
 from ordergate.core import Clock, to_wire
 from ordergate.sandbox.engine import (
@@ -213,6 +218,25 @@ class PaperCaller:
             ) from None
         return result_data(result, tool=name)
 
+    async def open_orders(self, account: str) -> list[EquityOrder]:
+        """``account``'s open orders, newest first, from the engine's memory of what is open
+        (priced first, as a listing is): what a decision reads, at the cost of what is open,
+        never of the book's history. Another account than the book's is asked of the
+        engine's listing, which refuses it as the venue does."""
+        engine = await self.engine()
+        if account != engine.account.account_number:
+            page = await self.call("get_equity_orders", {"account_number": account})
+            return EquityOrdersPage.model_validate(page).orders
+        await self._price(engine, await blocking(self._symbols, engine))
+        try:
+            listed = await blocking(self._listed_open, engine)
+        except Exception as error:
+            raise TransportError(
+                f"the paper book did not answer ({type(error).__name__})",
+                tool="get_equity_orders",
+            ) from None
+        return [EquityOrder.model_validate(order) for order in listed]
+
     async def engine(self) -> EquityEngine:
         """The engine on the paper book of the upstream's agentic account (opened once)."""
         if self._engine is None:
@@ -248,6 +272,10 @@ class PaperCaller:
     def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> Any:
         with self._turn:
             return engine.call(name, arguments)
+
+    def _listed_open(self, engine: EquityEngine) -> list[dict[str, Any]]:
+        with self._turn:
+            return engine.open_orders()
 
     def _symbols(self, engine: EquityEngine) -> frozenset[str]:
         with self._turn:

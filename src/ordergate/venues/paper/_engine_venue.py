@@ -31,7 +31,9 @@ class EnginePaperVenue:
 
     def __init__(self, caller: PaperCaller, *, clock: Clock) -> None:
         self._caller = caller
-        self._live = RobinhoodVenue.through(Robinhood(caller), clock=clock, paper=True)
+        self._live = RobinhoodVenue.through(
+            Robinhood(caller), clock=clock, paper=True, open_orders=caller.open_orders
+        )
 
     @classmethod
     def on(

@@ -10,7 +10,10 @@ raises for a failed read. The rules, all failing closed:
 - a position is valued at its ``market_value``, else ``quantity × last_trade_price``; when
   any position has neither, or a symbol is listed twice, ``positions`` is ``None``;
 - ``open_orders`` are every order not in a terminal state (an unknown state counts as
-  open), walked to the end of the listing within ``max_pages`` pages, or ``None``;
+  open), walked to the end of the listing within ``max_pages`` pages, or ``None``; a venue
+  that can list what is open directly (``open_orders``: the paper book's engine keeps its
+  open orders apart from its history) is asked that instead, so the read costs what is
+  open, never the account's history;
 - the quote is the venue's quote for exactly that symbol (``venue_quote``), or ``None``;
 - a symbol the tradability tool does not list is not tradable (``False``).
 
@@ -35,9 +38,13 @@ from ordergate.policy import Position, Quote
 from ordergate.venues._protocols import AccountView, BrokerOrder
 from ordergate.venues.robinhood._mapping import broker_order, describe, venue_quote
 
+OpenOrders = Callable[[str], Awaitable[Iterable[EquityOrder]]]
+"""An account's open orders, listed by the venue directly (newest first, as the listing)."""
+
 __all__ = [
     "ClientAccountReader",
     "ClientQuoteSource",
+    "OpenOrders",
     "fetch_quote",
     "fetch_tradable",
     "held_positions",
@@ -92,15 +99,24 @@ class ClientAccountReader:
     """Reads an account and one symbol's market through ``rh``; see the module rules.
 
     ``clock`` is the reader's time source (kept for the caller's wiring: no read uses it);
-    ``max_pages`` bounds the position and order listings.
+    ``max_pages`` bounds the position and order listings; ``open_orders`` lists the open
+    orders directly when the venue can (else the order listing is walked).
     """
 
-    def __init__(self, rh: Robinhood, *, clock: Clock, max_pages: int = MAX_PAGES) -> None:
+    def __init__(
+        self,
+        rh: Robinhood,
+        *,
+        clock: Clock,
+        max_pages: int = MAX_PAGES,
+        open_orders: OpenOrders | None = None,
+    ) -> None:
         if max_pages < 1:
             raise ValueError("max_pages must be at least 1")
         self._rh = rh
         self.clock = clock
         self._max_pages = max_pages
+        self._listed_open = open_orders
 
     async def read(
         self,
@@ -158,6 +174,8 @@ class ClientAccountReader:
         )
 
     async def _open_orders(self, account: str) -> tuple[BrokerOrder, ...]:
+        if self._listed_open is not None:
+            return open_broker_orders(await self._listed_open(account))
         return open_broker_orders(
             [
                 order

@@ -29,7 +29,11 @@ from ordergate.venues import (
     Sighting,
     Ticket,
 )
-from ordergate.venues.robinhood._account import ClientAccountReader, ClientQuoteSource
+from ordergate.venues.robinhood._account import (
+    ClientAccountReader,
+    ClientQuoteSource,
+    OpenOrders,
+)
 from ordergate.venues.robinhood._crypto import McpCrypto
 from ordergate.venues.robinhood._crypto_rest import RestCrypto
 from ordergate.venues.robinhood._options import RobinhoodOptions
@@ -134,6 +138,7 @@ class RobinhoodVenue:
         max_pages: int = MAX_PAGES,
         crypto_rest: CryptoRest | None = None,
         paper: bool = False,
+        open_orders: OpenOrders | None = None,
     ) -> RobinhoodVenue:
         """Robinhood through the typed client ``rh``: the live executor, the client-backed
         account reader and quote source, and the crypto lanes: the MCP's crypto tools
@@ -141,8 +146,9 @@ class RobinhoodVenue:
         client ``crypto_rest`` (a Crypto Trading API key is configured), the REST rail
         (``RestCrypto``); and the option tools (``RobinhoodOptions``). ``paper``: ``rh`` calls
         a paper caller (its equity lane answers paper, and no crypto or option lane is given:
-        nothing may reach a market)."""
-        account = ClientAccountReader(rh, clock=clock, max_pages=max_pages)
+        nothing may reach a market). ``open_orders``: the venue lists an account's open
+        orders directly (the account reader asks it instead of walking the listing)."""
+        account = ClientAccountReader(rh, clock=clock, max_pages=max_pages, open_orders=open_orders)
         lanes: list[CryptoLane] = [McpCrypto(rh, lookup_pages=lookup_pages)]
         if crypto_rest is not None:
             lanes.append(RestCrypto(crypto_rest))
