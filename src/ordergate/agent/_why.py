@@ -19,6 +19,8 @@ from ordergate.record import grades_of
 __all__ = ["filing_chain"]
 
 _GRADES_LOOKED_AT = 1000
+OPTION_FIGURES = ("strategy", "max_loss", "premium_usd", "premium", "fees", "collateral")
+"""What an option order's checks were decided on, as its journal entries hold them."""
 
 
 def filing_chain(ledger: Ledger, filing_id: UUID | str) -> dict[str, Any]:
@@ -27,7 +29,12 @@ def filing_chain(ledger: Ledger, filing_id: UUID | str) -> dict[str, Any]:
     entries = ledger.journal.for_filing(record.id)
     decision = next((e for e in entries if e.kind == ORDER), None)
     checks = [
-        {"stage": e.detail.get("stage"), "why": e.why, "reasons": e.detail.get("reasons", [])}
+        {
+            "stage": e.detail.get("stage"),
+            "why": e.why,
+            "reasons": e.detail.get("reasons", []),
+            **{name: e.detail[name] for name in OPTION_FIGURES if name in e.detail},
+        }
         for e in entries
         if e.kind.startswith("policy_")
     ]

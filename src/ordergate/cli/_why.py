@@ -60,7 +60,13 @@ def why_command(
         typer.echo(inert(line))
 
 
-_UNSHOWN = frozenset({"account_number", "rhs_account_number"})
+_UNSHOWN = frozenset({"account_number", "rhs_account_number", "legs"})
+_OPTION_FIGURES = (
+    ("strategy", "strategy "),
+    ("max_loss", "max loss $"),
+    ("premium_usd", "premium $"),
+    ("collateral", "collateral $"),
+)
 
 
 def _order_line(filing: dict[str, Any]) -> str:
@@ -70,6 +76,32 @@ def _order_line(filing: dict[str, Any]) -> str:
     terms = filing.get("terms") or {}
     shown = " ".join(f"{name}={terms[name]}" for name in sorted(terms) if name not in _UNSHOWN)
     return f"order      {filing.get('kind', '?')}  {shown}"
+
+
+def _leg_lines(filing: dict[str, Any]) -> list[str]:
+    """An option order's legs, one a line: side, effect, ratio and the contract."""
+    legs = (filing.get("terms") or {}).get("legs") or []
+    return [
+        f"leg        {leg.get('side')} to {leg.get('position_effect')} {leg.get('ratio')}x "
+        f"{leg.get('underlying')} {leg.get('expiry')} {leg.get('strike')} {leg.get('type')}  "
+        f"{leg.get('option_id')}"
+        for leg in legs
+        if isinstance(leg, dict)
+    ]
+
+
+def _check_line(check: dict[str, Any]) -> str:
+    """A check, and what an option order's was decided on (strategy, max loss, premium,
+    collateral)."""
+    figures = []
+    for name, label in _OPTION_FIGURES:
+        if name in check:
+            value = check[name]
+            if value is None:
+                value = "unbounded" if name == "max_loss" else "unknown"
+            figures.append(f"{label}{value}")
+    line = f"check      {check['stage']}: {check['why']}"
+    return line + (f"  ({', '.join(figures)})" if figures else "")
 
 
 def _lines(chain: dict[str, Any]) -> list[str]:
@@ -91,7 +123,8 @@ def _lines(chain: dict[str, Any]) -> list[str]:
     )
     lines.append(f"filed by   {named(filing['identity'], filing['client_name'])}")
     lines.append(_order_line(filing))
-    lines.extend(f"check      {check['stage']}: {check['why']}" for check in chain["checks"])
+    lines.extend(_leg_lines(filing))
+    lines.extend(_check_line(check) for check in chain["checks"])
     approval = chain["approval"]
     lines.append(
         "approval   not needed"

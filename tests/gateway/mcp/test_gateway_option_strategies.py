@@ -22,7 +22,9 @@ from options_kit import (
     order,
     venue_orders,
 )
+from typer.testing import CliRunner
 
+from ordergate.cli import app
 from ordergate.ledger import FilingStatus
 
 pytestmark = pytest.mark.anyio
@@ -120,3 +122,29 @@ async def test_an_iron_condor_at_level_3_on_margin_fills_and_holds_its_credit(
             leg(near_money(gw, "call", 2)["id"]),
         ]
         await _filled(gw, legs, "iron_condor")
+
+
+async def test_an_option_filing_shows_each_leg_its_strategy_max_loss_and_premium(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        low, high = near_money(gw, "call"), near_money(gw, "call", 2)
+        await _filled(gw, [leg(low["id"]), leg(high["id"], "sell")], "debit_vertical")
+        shown = await gw.call("gate_record")
+        (filing,) = shown["structuredContent"]["data"]["filings"]
+    assert filing["kind"] == "option_order" and filing["direction"] == "debit"
+    assert [item["option_id"] for item in filing["legs"]] == [low["id"], high["id"]]
+    assert [item["side"] for item in filing["legs"]] == ["buy", "sell"]
+    db = f"sqlite:///{tmp_path / 'gateway-ledger.db'}"
+    result = CliRunner().invoke(app, ["why", filing["filing_id"], "--db", db])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    legs = [line for line in lines if line.startswith("leg ")]
+    assert len(legs) == 2
+    assert legs[0].startswith("leg        buy to open 1x AAPL ") and low["id"] in legs[0]
+    assert legs[1].startswith("leg        sell to open 1x AAPL ") and high["id"] in legs[1]
+    checks = [line for line in lines if line.startswith("check ")]
+    assert len(checks) == 2
+    for line in checks:
+        assert "strategy debit_vertical" in line
+        assert "max loss $" in line and "premium $" in line

@@ -52,6 +52,7 @@ _SHOWN_TERMS = (
     "stop_price",
     "time_in_force",
     "market_hours",
+    "direction",
 )
 
 HOW = (
@@ -107,6 +108,11 @@ def _shown(ledger: Ledger, record: FilingRecord, *, paper: bool) -> dict[str, An
         value = record.terms.get(name)
         if value is not None:
             entry[name] = str(value)
+    legs = record.terms.get("legs")
+    if isinstance(legs, list):  # an option order's: each leg with its contract
+        entry["legs"] = [
+            {key: str(value) for key, value in leg.items()} for leg in legs if isinstance(leg, dict)
+        ]
     placed = record.accepted and record.status not in _NEVER_PLACED
     fills = ledger.orders.executions(record.id) if placed else []
     entry.update(_fills(fills, paper=paper))
