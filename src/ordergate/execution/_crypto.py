@@ -26,6 +26,7 @@ A venue without a crypto lane (the paper book) refuses before anything is filed
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -211,11 +212,19 @@ def _figures(
 
 
 async def _read(
-    lane: CryptoLane, account: str, pair: str
+    guard: Guard, lane: CryptoLane, account: str, pair: str
 ) -> tuple[CryptoView, CryptoPairRules | None]:
     """The account's side and the pair's rules, read at once (the rules ``None`` when the
-    venue cannot list its pairs: the policy refuses ``missing_data:pair_rules``)."""
+    venue cannot list its pairs: the policy refuses ``missing_data:pair_rules``).
+
+    The view's ``equity`` is the account's as the equity lane reads it (the brokerage's
+    total value, its crypto holdings included): the one figure the breakers, the marks and
+    ``max_position_pct`` weigh whichever lane or asset an order is on, so a crypto account
+    read on its own (the REST rail's) never stands in for the whole account."""
     found: dict[str, Any] = {}
+
+    async def equity() -> None:
+        found["equity"] = await guard.venue.equity.account.read(guard.account, None)
 
     async def pairs() -> None:
         try:
@@ -229,8 +238,12 @@ async def _read(
     async with anyio.create_task_group() as group:
         group.start_soon(pairs)
         group.start_soon(read)
+        group.start_soon(equity)
     listed: Mapping[str, CryptoPairRules] = found["pairs"]
-    return found["view"], listed.get(pair)
+    whole: AccountView = found["equity"]
+    view: CryptoView = found["view"]
+    view = dataclasses.replace(view, equity=whole.equity, notes=(*view.notes, *whole.notes))
+    return view, listed.get(pair)
 
 
 async def submit_crypto(
@@ -253,7 +266,7 @@ async def submit_crypto(
     except BrokerRefusal as refusal:
         return await _refuse(guard, proposal, identity, agent_key, (refusal.code,))
     filed = crypto_filing_terms(proposal, guard.account, lane.name)
-    view, rules = await _read(lane, proposal.account, proposal.pair)
+    view, rules = await _read(guard, lane, proposal.account, proposal.pair)
     try:
         decision, result, state, terms = await blocking(
             _estimate_and_file, guard, view, rules, proposal, filed, identity, agent_key
@@ -413,7 +426,7 @@ async def review_and_place_crypto(
             found["error"] = error
 
     async def read() -> None:
-        found["read"] = await _read(lane, ticket.account, ticket.proposal.pair)
+        found["read"] = await _read(guard, lane, ticket.account, ticket.proposal.pair)
 
     async with anyio.create_task_group() as group:
         group.start_soon(review)
