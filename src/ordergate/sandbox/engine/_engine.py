@@ -54,10 +54,14 @@ from ordergate.sandbox.engine._tables import BookTables, dump
 from ordergate.sandbox.tools import ToolTable
 from ordergate.sandbox.venue import Account, Venue
 from ordergate.sandbox.venue._crypto import CryptoDesk
+from ordergate.sandbox.venue._crypto_book import CryptoHolding
 from ordergate.sandbox.venue._crypto_market import CryptoMarket
+from ordergate.sandbox.venue._crypto_model import CryptoOrder
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import EquityMarket
+from ordergate.sandbox.venue._equity_model import EquityOrder
 from ordergate.sandbox.venue._equity_wire import order_wire
+from ordergate.sandbox.venue._positions import TaxLot
 from ordergate.store import write_transaction
 
 __all__ = ["ENGINE_TOOLS", "BookMismatch", "EquityEngine"]
@@ -173,10 +177,32 @@ class EquityEngine:
         return self._in_turn(listing)
 
     def symbols(self) -> frozenset[str]:
-        """The symbols of the book's open orders and open lots as committed: what a call may
-        need a price for. Reads the book's row (without locking it); the open state is
-        decoded only when another engine moved it on since this one's last call (nothing is
-        synced or written)."""
+        """The symbols of the book's open equity orders and open lots as committed: what a
+        call may need an equity price for. Reads the book's row (without locking it); the
+        open state is decoded only when another engine moved it on since this one's last
+        call (nothing is synced or written)."""
+        state = self._committed()
+        if state is None:
+            return frozenset()
+        orders, lots = state[0], state[1]
+        return frozenset(o.symbol for o in orders if o.is_open) | frozenset(
+            lot.symbol for lot in lots
+        )
+
+    def pairs(self) -> frozenset[str]:
+        """The crypto pairs of the book's open crypto orders and holdings as committed: what
+        a call may need a crypto quote for (read as ``symbols`` is)."""
+        state = self._committed()
+        if state is None:
+            return frozenset()
+        orders, holdings = state[2], state[3]
+        return frozenset(o.terms.symbol for o in orders if o.is_open) | frozenset(
+            h.pair.symbol for h in holdings if h.quantity
+        )
+
+    def _committed(
+        self,
+    ) -> tuple[list[EquityOrder], list[TaxLot], list[CryptoOrder], list[CryptoHolding]] | None:
         with self._database.connect() as connection:
             self._tables.bind(connection)
             try:
@@ -184,15 +210,17 @@ class EquityEngine:
             finally:
                 self._tables.bind(None)
         if row is None:
-            return frozenset()
+            return None
         if row.version == self._version:
-            orders, lots = self._desk.live_orders(), self._desk.positions.all_lots()
-        else:
-            state = decode_state(json.loads(row.state))
-            orders, lots = state.orders, state.lots
-        return frozenset(o.symbol for o in orders if o.is_open) | frozenset(
-            lot.symbol for lot in lots
-        )
+            crypto = self._crypto
+            return (
+                self._desk.live_orders(),
+                self._desk.positions.all_lots(),
+                crypto.live_orders(),
+                crypto.holdings.all(),
+            )
+        state = decode_state(json.loads(row.state))
+        return state.orders, state.lots, state.crypto_orders, state.crypto_holdings
 
     def _in_turn(self, work: Callable[[], T]) -> T:
         """``work`` on the book brought up to the clock, in one write transaction on its row

@@ -17,8 +17,13 @@ live one. What the caller does with each tool:
   the upstream's. The engine's book carries the upstream's agentic account numbers, so the
   account the upstream lists is the paper account. A tradability answer lists its symbols
   in the feed as it passes.
-- ``get_equity_quotes``: the upstream's, observed into the feed as it passes, and answered
-  with the paper market's bid and ask (``slippage_bps`` against the trader).
+- ``get_equity_quotes`` and ``get_crypto_quotes``: the upstream's, observed into the feeds
+  as they pass, and answered with the paper market's bid and ask (``slippage_bps`` against
+  the trader).
+- the crypto order tools (``preview_crypto_order``, ``place_crypto_order``,
+  ``cancel_crypto_order``, ``get_crypto_orders``, ``get_crypto_positions``): the engine's
+  crypto desk, on the book's crypto holdings and cash; ``get_currency_pairs`` stays the
+  upstream's.
 - everything else (historicals, instruments, search …): the upstream's, unchanged.
 
 Prices. Before an engine call that can move or price the book (all but realised P&L), the
@@ -31,6 +36,13 @@ it was: the engine then refuses what needs a price it does not have (fail closed
 observation is stamped with the upstream's quote time, never later than this clock. The
 feed's bid is lowered and its ask raised by ``slippage_bps`` (each rounded to the tick away
 from the trader), so the guard's reads and the engine's fills are one paper market.
+
+Crypto prices the same way: before an engine call, one ``get_crypto_quotes`` for every pair
+needed (the call's ``symbol`` for a crypto tool, the book's open crypto orders' and
+holdings' pairs) except one observed within ``QUOTE_REUSE``, into ``ObservedCryptoPrices``
+with the same slippage (rounded to the pair's price increment). A pair is listed on first
+sight from the upstream's ``get_currency_pairs`` (its increments and sizes, ``pair_of``);
+one the upstream does not list stays unlisted and the engine refuses it.
 
 Splits: the upstream tells of none (its quotes carry split-adjusted closes only), so a split
 is handed to the feed by whoever learns of it (``split``): the engine then re-bases every
@@ -53,6 +65,7 @@ from sqlalchemy import Engine
 
 from ordergate.client import ToolError, TransportError, result_data
 from ordergate.client.accounts import Account, AccountsClient
+from ordergate.client.crypto import CryptoClient, CryptoQuotes, CurrencyPair
 from ordergate.client.equity import (
     EquityOrder,
     EquityOrdersPage,
@@ -60,14 +73,16 @@ from ordergate.client.equity import (
     TradabilityResult,
 )
 from ordergate.client.market import EquityQuotes
-from ordergate.core import Clock, to_wire
+from ordergate.core import ZERO, Clock, to_wire
 from ordergate.sandbox.engine import (
     ENGINE_TOOLS,
     EquityEngine,
     EquityListing,
+    ObservedCryptoPrices,
     ObservedPrices,
     observed_quote,
 )
+from ordergate.sandbox.market import CryptoPair, CryptoQuote, Tradability
 from ordergate.store import blocking
 
 __all__ = [
@@ -100,6 +115,18 @@ ANSWERED: Final = frozenset(ENGINE_TOOLS) - FORWARDED
 """The tools the engine answers from the paper book."""
 _UNPRICED: Final = frozenset({"get_realized_pnl", "get_pnl_trade_history"})
 _QUOTES: Final = "get_equity_quotes"
+_CRYPTO_QUOTES: Final = "get_crypto_quotes"
+_CRYPTO_TOOLS: Final = frozenset(
+    {
+        "preview_crypto_order",
+        "place_crypto_order",
+        "cancel_crypto_order",
+        "get_crypto_orders",
+        "get_crypto_positions",
+    }
+)
+_CRYPTO_KEY: Final = "crypto:"
+_NO_MAX_SIZE: Final = Decimal(10) ** 12
 _TRADABILITY: Final = "get_equity_tradability"
 _TRADABILITY_BATCH: Final = 10
 _BPS: Final = Decimal(10_000)
@@ -131,24 +158,49 @@ def listing_of(tradability: EquityTradability) -> EquityListing:
     )
 
 
+def pair_of(pair: CurrencyPair) -> CryptoPair | None:
+    """An upstream ``get_currency_pairs`` entry as the engine's pair (its increments and
+    sizes); ``None`` when it names no quantity or price increment (nothing is made up)."""
+    asset_increment = pair.min_order_quantity_increment or pair.asset_currency.increment
+    quote_increment = pair.min_order_price_increment or pair.quote_currency.increment
+    if not asset_increment or not quote_increment:
+        return None
+    tradable = pair.tradability == "tradable" and not pair.display_only
+    return CryptoPair(
+        symbol=pair.symbol.strip().upper(),
+        name=pair.name or pair.symbol,
+        asset_code=pair.asset_currency.code,
+        base_price=ZERO,
+        quote_increment=quote_increment,
+        asset_increment=asset_increment,
+        min_order_size=pair.min_order_size,
+        max_order_size=pair.max_order_size or _NO_MAX_SIZE,
+        spread_bp=0,
+        volatility=0,
+        quote_code=pair.quote_currency.code,
+        tradability=Tradability.TRADABLE if tradable else Tradability.UNTRADABLE,
+    )
+
+
 def _tick(price: Decimal) -> Decimal:
     return _CENT if price >= 1 else _SUB_CENT
 
 
-def slipped_bid(bid: Decimal, slippage_bps: int) -> Decimal:
-    """``bid`` lowered by ``slippage_bps``, rounded down to its tick (a seller gets less)."""
+def slipped_bid(bid: Decimal, slippage_bps: int, tick: Decimal | None = None) -> Decimal:
+    """``bid`` lowered by ``slippage_bps``, rounded down to its tick (a seller gets less;
+    ``tick``: the instrument's, else a cent at and above a dollar)."""
     if slippage_bps == 0 or bid <= 0:
         return bid
     moved = bid * (1 - slippage_bps / _BPS)
-    return moved.quantize(_tick(moved), ROUND_FLOOR)
+    return moved.quantize(tick or _tick(moved), ROUND_FLOOR)
 
 
-def slipped_ask(ask: Decimal, slippage_bps: int) -> Decimal:
+def slipped_ask(ask: Decimal, slippage_bps: int, tick: Decimal | None = None) -> Decimal:
     """``ask`` raised by ``slippage_bps``, rounded up to its tick (a buyer pays more)."""
     if slippage_bps == 0 or ask <= 0:
         return ask
     moved = ask * (1 + slippage_bps / _BPS)
-    return moved.quantize(_tick(moved), ROUND_CEILING)
+    return moved.quantize(tick or _tick(moved), ROUND_CEILING)
 
 
 class PaperCaller:
@@ -181,6 +233,8 @@ class PaperCaller:
         self._account = account
         self.prices = ObservedPrices()
         """The engine's feed (what the caller observed, listed and was told of splits)."""
+        self.crypto_prices = ObservedCryptoPrices()
+        """The engine's crypto feed (the pairs listed and the quotes observed)."""
         self._engine: EquityEngine | None = None
         self._opening = anyio.Lock()
         self._turn = threading.Lock()
@@ -195,6 +249,10 @@ class PaperCaller:
             data = await self._upstream.call(name, arguments)
             self._observe(data, self._clock.now())
             return self._slipped(data)
+        if name == _CRYPTO_QUOTES:
+            data = await self._upstream.call(name, arguments)
+            self._observe_crypto(data, self._clock.now())
+            return self._slipped_crypto(data)
         if name == _TRADABILITY:
             data = await self._upstream.call(name, arguments)
             self._list(data)
@@ -204,10 +262,12 @@ class PaperCaller:
         engine = await self.engine()
         if name not in _UNPRICED:
             wanted = set(await blocking(self._symbols, engine))
+            pairs = set(await blocking(self._pairs, engine))
             symbol = arguments.get("symbol")
             if isinstance(symbol, str) and symbol.strip():
-                wanted.add(symbol.strip().upper())
+                (pairs if name in _CRYPTO_TOOLS else wanted).add(symbol.strip().upper())
             await self._price(engine, wanted)
+            await self._price_crypto(pairs)
         try:
             result = await blocking(self._run, engine, name, dict(arguments))
         except ToolError:
@@ -264,6 +324,7 @@ class PaperCaller:
             self._database,
             book=book_name(agentic.account_number),
             prices=self.prices,
+            crypto_prices=self.crypto_prices,
             clock=self._clock,
             cash=self._cash,
             agentic_numbers=numbers,
@@ -280,6 +341,10 @@ class PaperCaller:
     def _symbols(self, engine: EquityEngine) -> frozenset[str]:
         with self._turn:
             return engine.symbols()
+
+    def _pairs(self, engine: EquityEngine) -> frozenset[str]:
+        with self._turn:
+            return engine.pairs()
 
     # -- the feed --------------------------------------------------------------------------
 
@@ -302,6 +367,78 @@ class PaperCaller:
                 self._observe(await self._upstream.call(_QUOTES, {"symbols": listed}), now)
         except ToolError as error:
             logger.info("paper prices not refreshed: %s", error.code)
+
+    async def _price_crypto(self, symbols: Iterable[str]) -> None:
+        """Observe fresh upstream quotes of the crypto pairs ``symbols`` in one
+        ``get_crypto_quotes``, as ``_price`` does for equities; a pair not listed yet is
+        listed first from the upstream's ``get_currency_pairs``."""
+        now = self._clock.now()
+        stale = sorted(s for s in symbols if not self._fresh(_CRYPTO_KEY + s, now))
+        if not stale:
+            return
+        try:
+            if any(self.crypto_prices.pair(s) is None for s in stale):
+                async for entry in CryptoClient(self._upstream).iter_pairs():
+                    pair = pair_of(entry)
+                    if pair is not None:
+                        self.crypto_prices.list(pair)
+            listed = sorted({p.symbol for s in stale if (p := self.crypto_prices.pair(s))})
+            if listed:
+                data = await self._upstream.call(_CRYPTO_QUOTES, {"symbols": listed})
+                self._observe_crypto(data, now)
+        except ToolError as error:
+            logger.info("paper crypto prices not refreshed: %s", error.code)
+
+    def _observe_crypto(self, data: Any, now: datetime) -> None:
+        try:
+            answer = CryptoQuotes.model_validate(data)
+        except ValueError:
+            return
+        for quote in answer.results:
+            pair = self.crypto_prices.pair(quote.symbol.strip().upper())
+            prices = (quote.bid_price, quote.ask_price, quote.mark_price)
+            if pair is None or any(price <= 0 for price in prices):
+                continue
+            at = now if quote.updated_at is None else min(quote.updated_at, now)
+            tick = pair.quote_increment
+            self.crypto_prices.observe(
+                CryptoQuote(
+                    symbol=pair.symbol,
+                    id=pair.id,
+                    bid_price=slipped_bid(quote.bid_price, self._slippage, tick),
+                    ask_price=slipped_ask(quote.ask_price, self._slippage, tick),
+                    mark_price=quote.mark_price,
+                    open_price=quote.open_price or quote.mark_price,
+                    high_price=quote.high_price or quote.mark_price,
+                    low_price=quote.low_price or quote.mark_price,
+                    volume=quote.volume or ZERO,
+                    updated_at=at,
+                )
+            )
+            self._observed[_CRYPTO_KEY + pair.symbol] = now
+
+    def _slipped_crypto(self, data: Any) -> Any:
+        """The upstream's crypto quotes answer with the paper market's bid and ask."""
+        if self._slippage == 0 or not isinstance(data, dict):
+            return data
+        results = data.get("results")
+        if not isinstance(results, list):
+            return data
+        moved: list[Any] = []
+        for quote in results:
+            if not isinstance(quote, dict):
+                moved.append(quote)
+                continue
+            symbol = quote.get("symbol")
+            pair = self.crypto_prices.pair(str(symbol).strip().upper())
+            tick = None if pair is None else pair.quote_increment
+            quote = dict(quote)
+            for key, slip in (("bid_price", slipped_bid), ("ask_price", slipped_ask)):
+                price = _decimal(quote.get(key))
+                if price is not None:
+                    quote[key] = to_wire(slip(price, self._slippage, tick))
+            moved.append(quote)
+        return {**data, "results": moved}
 
     def _fresh(self, symbol: str, now: datetime) -> bool:
         seen = self._observed.get(symbol)

@@ -1,0 +1,120 @@
+"""``PaperCaller``'s crypto: the engine's crypto desk answers the crypto order tools on the
+paper book, on crypto quotes read from the upstream (a real sandbox venue on loopback): one
+``get_crypto_quotes`` for the pairs a call needs, reused within ``QUOTE_REUSE``, slipped
+against the trader; a pair listed on first sight from the upstream's ``get_currency_pairs``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from client_testkit import rhs_account_number
+from guard_kit import desk
+
+from ordergate.client import BusinessError, Robinhood
+from ordergate.venues.paper import PaperCaller
+
+pytestmark = pytest.mark.anyio
+BOUND_S = 10
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Counting:
+    """The real upstream, with the tools it was asked for counted."""
+
+    def __init__(self, upstream: Robinhood) -> None:
+        self.upstream = upstream
+        self.asked: Counter[str] = Counter()
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        self.asked[name] += 1
+        return await self.upstream.call(name, arguments)
+
+
+def crypto(rhs: str, **terms: Any) -> dict[str, Any]:
+    return {"rhs_account_number": rhs, "symbol": "BTC-USD", "side": "buy", "type": "market",
+            **terms}  # fmt: skip
+
+
+async def _upstream_quote(rh: Robinhood) -> dict[str, Any]:
+    data = await rh.call("get_crypto_quotes", {"symbols": ["BTC-USD"]})
+    quote: dict[str, Any] = data["results"][0]
+    return quote
+
+
+async def test_a_paper_crypto_buy_fills_on_the_upstreams_ask_in_the_paper_book(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Counting(d.rh)
+        rhs = rhs_account_number(d.venue)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        with anyio.fail_after(BOUND_S):
+            ask = Decimal((await _upstream_quote(d.rh))["ask_price"])
+            preview = await caller.call("preview_crypto_order", crypto(rhs, quantity="0.1"))
+            placed = await caller.call("place_crypto_order", crypto(rhs, quantity="0.1"))
+        assert Decimal(preview["quote"]["ask_price"]) == ask
+        assert upstream.asked["get_currency_pairs"] == 1  # listed on first sight
+        assert upstream.asked["get_crypto_quotes"] == 1  # reused within the window
+        assert "place_crypto_order" not in upstream.asked  # nothing reaches a market
+        d.step(2)
+        with anyio.fail_after(BOUND_S):
+            ask = Decimal((await _upstream_quote(d.rh))["ask_price"])
+            orders = await caller.call(
+                "get_crypto_orders", {"rhs_account_number": rhs, "order_id": placed["order"]["id"]}
+            )
+            positions = await caller.call("get_crypto_positions", {"rhs_account_number": rhs})
+        filled = orders["orders"][0]
+        assert filled["state"] == "filled"
+        assert Decimal(filled["average_price"]) == ask
+        assert [(p["currency_code"], p["quantity"]) for p in positions["positions"]] == [
+            ("BTC", "0.1")
+        ]
+        assert upstream.asked["get_currency_pairs"] == 1
+        upstream_orders = await d.rh.call("get_crypto_orders", {"rhs_account_number": rhs})
+        assert upstream_orders["orders"] == []
+
+
+async def test_slippage_moves_the_crypto_quote_read_and_the_price_filled_alike(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        rhs = rhs_account_number(d.venue)
+        caller = PaperCaller(
+            d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000), slippage_bps=25
+        )
+        with anyio.fail_after(BOUND_S):
+            upstream = await _upstream_quote(d.rh)
+            preview = await caller.call("preview_crypto_order", crypto(rhs, quantity="0.1"))
+            quotes = await caller.call("get_crypto_quotes", {"symbols": ["BTC-USD"]})
+        seen = quotes["results"][0]
+        ask, bid = Decimal(upstream["ask_price"]), Decimal(upstream["bid_price"])
+        assert Decimal(seen["ask_price"]) == (ask * Decimal("1.0025")).quantize(
+            Decimal("0.01"), "ROUND_CEILING"
+        )
+        assert Decimal(seen["bid_price"]) == (bid * Decimal("0.9975")).quantize(
+            Decimal("0.01"), "ROUND_FLOOR"
+        )
+        assert Decimal(preview["quote"]["ask_price"]) == Decimal(seen["ask_price"])
+        assert Decimal(preview["quote"]["bid_price"]) == Decimal(seen["bid_price"])
+
+
+async def test_a_pair_the_upstream_does_not_list_is_refused_by_the_engine(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        rhs = rhs_account_number(d.venue)
+        caller = PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1000))
+        with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
+            await caller.call("preview_crypto_order", crypto(rhs, symbol="ZZZ-USD", quantity="1"))
+        assert (caught.value.code, caught.value.field) == ("NOT_FOUND", "symbol")
+        assert caller.crypto_prices.pair("ZZZ-USD") is None
