@@ -277,3 +277,25 @@ async def test_paper_refuses_crypto_orders_crypto_not_on_paper(tmp_path: Path) -
         preview = await gw.refusal("preview_crypto_order", order(gw))
         assert error["code"] == preview["code"] == "CRYPTO_NOT_ON_PAPER"
         assert gw.filings() == [] and venue_orders(gw) == []
+
+
+async def test_a_retry_under_its_ref_id_answers_the_first_filing_even_at_the_open_cap(
+    tmp_path: Path,
+) -> None:
+    async with gateway(
+        tmp_path,
+        live=True,
+        config=rules(crypto_table(collar=10000)),
+        profile="crypto_trader",
+        profiles_home=home(tmp_path),
+        max_open=1,
+    ) as gw:
+        key = "0f0e0d0c-0b0a-4908-8706-050403020100"
+        resting = order(gw, type="limit", limit_price="50000.00", time_in_force="gtc", ref_id=key)
+        first = data_of(await gw.call("place_crypto_order", resting))
+        again = data_of(await gw.call("place_crypto_order", resting))
+        other = await gw.refusal("place_crypto_order", order(gw, type="limit",
+                                 limit_price="50000.00", time_in_force="gtc"))  # fmt: skip
+        assert first["status"] == "submitted" and again["filing_id"] == first["filing_id"]
+        assert other["code"] == "TOO_MANY_OPEN"
+        assert len(venue_orders(gw)) == 1

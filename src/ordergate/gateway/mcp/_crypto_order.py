@@ -10,7 +10,8 @@ filed, naming it (``ARGUMENT_NOT_FILED``); so is a value its field does not take
 (``INVALID_ORDER``, naming the field: scientific notation, more places than any pair takes,
 an unknown type). Paper trading has no crypto desk: both tools are refused there
 (``CRYPTO_NOT_ON_PAPER``), nothing filed or sent. As for equities, at most ``max_open``
-unfinished filings per identity, counted in the account's turn.
+unfinished filings per identity, counted in the account's turn (a retry under a ``ref_id``
+already filed answers its first filing, never ``TOO_MANY_OPEN``).
 """
 
 from __future__ import annotations
@@ -144,11 +145,19 @@ async def crypto_order(call: Call) -> dict[str, Any]:
     max_open = call.desk.max_open
     try:
         async with guard.turn():
+            # A retry under a key already filed answers its first filing (the guard's own
+            # keyed answer) before anything counts it as a new order.
+            retry = False
+            if key is not None:
+                filed = await step(
+                    blocking(guard.ledger.keyed_filing, call.identity, key), RECORD_UNREADABLE
+                )
+                retry = filed is not None
             count = await step(
                 blocking(open_count, guard.ledger, guard.account, call.identity),
                 RECORD_UNREADABLE,
             )
-            if count >= max_open:
+            if not retry and count >= max_open:
                 refuse(
                     "TOO_MANY_OPEN",
                     f"You already have {count} orders open through the gateway (at most "
