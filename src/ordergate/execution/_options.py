@@ -34,6 +34,7 @@ All of it runs in the account's turn (``Guard.submit_option`` takes it).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -225,7 +226,7 @@ async def submit_option(
         )
     if decision.requires_approval:
         return await guard.ask_approval(record)
-    return await review_and_place(guard, record)
+    return await review_and_place(guard, record, market)
 
 
 def _refuse(
@@ -353,16 +354,40 @@ def _wire(value: Decimal | None) -> str | None:
     return None if value is None else to_wire(value)
 
 
-async def review_and_place(guard: Guard, record: FilingRecord) -> Outcome:
+async def review_and_place(
+    guard: Guard, record: FilingRecord, market: _Market | None = None
+) -> Outcome:
     """Review, stage B, place a filed option order (the caller holds the account's turn):
-    after stage A, or once the owner approved it."""
+    right after stage A (``market``: what it read of the contracts and holdings, kept; the
+    account's view is read again while the review is under way, the quotes are the
+    review's), or once the owner approved it (everything read again)."""
     lane = guard.venue.options
     if lane is None:  # a filing approved after the venue changed: nothing is sent
         return await guard.end_filing(record, FilingStatus.REFUSED, (OPTIONS_NOT_ON_PAPER,))
     ticket = option_ticket_of(record)
-    market = await _read_market(guard, lane, ticket.proposal)
+    reviewed: dict[str, Any] = {}
+
+    async def review_it() -> None:
+        try:
+            reviewed["review"] = await lane.review(ticket)
+        except (NoAnswer, BrokerRefusal) as error:  # raised again below, outside the group
+            reviewed["error"] = error
+
+    async def read_again() -> None:
+        if market is None:
+            reviewed["market"] = await _read_market(guard, lane, ticket.proposal)
+        else:
+            seen = await guard.world.seen(_carrier(ticket.proposal, guard.account))
+            reviewed["market"] = dataclasses.replace(market, seen=seen)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(review_it)
+        group.start_soon(read_again)
+    market = reviewed["market"]
     try:
-        review = await lane.review(ticket)
+        if "error" in reviewed:
+            raise reviewed["error"]
+        review: OptionReview = reviewed["review"]
     except NoAnswer:
         return await guard.end_filing(record, FilingStatus.FAILED, (REVIEW_UNANSWERED,))
     except BrokerRefusal as refusal:
