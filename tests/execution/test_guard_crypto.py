@@ -18,6 +18,7 @@ from ordergate.core import CryptoOrderType, Side
 from ordergate.execution import CRYPTO_KIND, CryptoNotOffered
 from ordergate.ledger import FilingStatus
 from ordergate.policy import CryptoProposal, ProposalError
+from ordergate.runtime import approval_announcement
 
 pytestmark = pytest.mark.anyio
 
@@ -196,6 +197,15 @@ async def test_an_approval_carries_a_crypto_order_on_to_the_venue(tmp_path: Path
         held = await d.guard.submit_crypto(crypto(d), identity="a")
         assert held.status is FilingStatus.PENDING_APPROVAL and held.approval_id
         assert venue_orders(d) == []
+        told = approval_announcement(
+            d.ledger.approvals.get(held.approval_id), d.ledger.filing(held.filing_id)
+        )
+        assert (told["kind"], told["pair"], told["asset_quantity"], told["lane"]) == (
+            "crypto_order",
+            "BTC-USD",
+            "0.01",
+            "mcp",
+        )
         approved = await d.guard.approve(held.approval_id, by="owner")
         assert approved.status is FilingStatus.SUBMITTED
         assert [o["ref_id"] for o in venue_orders(d)] == [str(held.filing_id)]

@@ -36,6 +36,7 @@ def approval_announcement(approval: Approval, record: FilingRecord) -> dict[str,
         "approval_id": str(approval.id),
         "filing_id": str(record.id),
         "identity": record.identity,
+        "kind": record.kind,
         "symbol": terms.get("symbol"),
         "side": terms.get("side"),
         "type": terms.get("type"),
@@ -43,6 +44,11 @@ def approval_announcement(approval: Approval, record: FilingRecord) -> dict[str,
         "dollar_amount": terms.get("dollar_amount"),
         "limit_price": terms.get("limit_price"),
         "stop_price": terms.get("stop_price"),
+        # A crypto order's own names (``None`` for an equity order's).
+        "pair": terms.get("pair"),
+        "asset_quantity": terms.get("asset_quantity"),
+        "quote_amount": terms.get("quote_amount"),
+        "lane": terms.get("lane"),
         # The estimate this approval asks for: the filing's, or the reviewed notional of an
         # order held again because it moved past what the owner approved.
         "notional": to_wire(
