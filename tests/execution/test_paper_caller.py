@@ -56,7 +56,7 @@ async def test_the_paper_venue_is_the_live_lane_marked_paper(tmp_path: Path) -> 
     async with desk(tmp_path, engine=True) as d:
         venue = d.port
         assert isinstance(venue, EnginePaperVenue) and isinstance(venue, Venue)
-        assert venue.crypto is None
+        assert venue.crypto is not None and set(venue.crypto.lanes) == {"mcp"}
         assert isinstance(venue.equity, EquityLane)
         assert venue.paper is True and venue.equity.orders.paper is True
         # An agent reads the account as the guard does.

@@ -7,7 +7,9 @@ What differs is only what answers: the venue's own engine on a paper book in the
 database (orders, positions, portfolio, P&L), the upstream for the rest. As live, a
 decision's whole view is read in ``sight``, placing records nothing in the venue's
 transaction (the guard records the placement, and a crash is recovered by ``lookup`` on the
-filing's ``ref_id``), and an agent reads the account as the guard does.
+filing's ``ref_id``), and an agent reads the account as the guard does. Crypto orders take
+the live MCP crypto lane (``McpCrypto``) over the same caller, so the engine's crypto desk
+answers them; the REST rail is never used on paper.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from sqlalchemy import Engine
 
 from ordergate.client import Robinhood
 from ordergate.core import Clock
+from ordergate.venues import CryptoLanes
 from ordergate.venues.paper._caller import PaperCaller
-from ordergate.venues.robinhood import RobinhoodEquity, RobinhoodVenue
+from ordergate.venues.robinhood import McpCrypto, RobinhoodEquity, RobinhoodVenue
 
 __all__ = ["EnginePaperVenue"]
 
@@ -31,9 +34,13 @@ class EnginePaperVenue:
 
     def __init__(self, caller: PaperCaller, *, clock: Clock) -> None:
         self._caller = caller
+        rh = Robinhood(caller)
         self._live = RobinhoodVenue.through(
-            Robinhood(caller), clock=clock, paper=True, open_orders=caller.open_orders
+            rh, clock=clock, paper=True, open_orders=caller.open_orders
         )
+        # Paper crypto is the MCP lane over the paper caller (the engine's crypto desk): the
+        # REST rail never runs on paper, so every route leads to the MCP lane.
+        self._crypto = CryptoLanes(McpCrypto(rh), mcp_offered=_offered)
 
     @classmethod
     def on(
@@ -78,6 +85,11 @@ class EnginePaperVenue:
         return None
 
     @property
-    def crypto(self) -> None:
-        """The engine has no crypto desk: paper crypto orders are refused."""
-        return None
+    def crypto(self) -> CryptoLanes:
+        """The MCP crypto lane over the paper caller: the engine's crypto desk fills on the
+        upstream's crypto quotes (``route = "rest"`` has no lane on paper)."""
+        return self._crypto
+
+
+async def _offered() -> bool:
+    return True
