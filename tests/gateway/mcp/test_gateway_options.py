@@ -12,7 +12,16 @@ from typing import Any
 
 import pytest
 from mcp_gateway_kit import Gateway, gateway
-from options_kit import contracts, leg, near_money, option_gateway, order, quote, venue_orders
+from options_kit import (
+    contracts,
+    leg,
+    natural,
+    near_money,
+    option_gateway,
+    order,
+    quote,
+    venue_orders,
+)
 
 from ordergate.ledger import FilingStatus
 
@@ -202,3 +211,73 @@ async def test_an_own_option_order_is_cancelled_through_the_guard_and_its_hold_r
     assert gw.ledger.filing(record.id).status is FilingStatus.CANCELLED
     assert sent["state"] in ("cancelled", "canceled")
     assert released == 0
+
+
+async def test_a_review_the_filing_could_name_is_forwarded_and_places_nothing(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        _, ask = quote(gw, call["id"])
+        arguments = order(gw, [leg(call["id"])], price=ask, direction="debit")
+        reviewed = await gw.call("review_option_order", arguments)
+        refused = await gw.refusal("review_option_order", {**arguments, "strategy": "covered"})
+        sent = venue_orders(gw)
+        filings = gw.filings()
+    assert reviewed["isError"] is False, reviewed
+    assert reviewed["structuredContent"]["data"]["order_checks"]["alertType"] == "none"
+    assert refused["code"] == "ARGUMENT_NOT_FILED"
+    assert sent == [] and filings == []
+
+
+async def test_a_single_leg_market_order_is_priced_at_the_far_side_and_filed(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        arguments = order(gw, [leg(call["id"])], price=None, direction="debit")
+        del arguments["direction"]  # a single leg's direction is its side's
+        placed = await gw.call("place_option_order", arguments)
+        [record] = gw.filings()
+    assert _data(placed)["status"] == "submitted", _data(placed)
+    assert record.terms["type"] == "market" and record.terms["direction"] == "debit"
+    assert "limit_price" not in record.terms
+
+
+@pytest.mark.parametrize(
+    ("legs", "code"),
+    [
+        (["not an object"], "INVALID_ORDER"),
+        ([{"side": "buy", "position_effect": "open"}], "INVALID_ORDER"),
+        ([{"option_id": "x", "side": "sideways", "position_effect": "open"}], "INVALID_ORDER"),
+    ],
+)
+async def test_a_leg_the_filing_cannot_read_is_refused_before_anything_is_filed(
+    tmp_path: Path, legs: list[Any], code: str
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        if legs and isinstance(legs[0], dict) and legs[0].get("option_id") == "x":
+            legs = [{**legs[0], "option_id": call["id"]}]
+        arguments = order(gw, [leg(call["id"])], price=CENT, direction="debit")
+        error = await gw.refusal("place_option_order", {**arguments, "legs": legs})
+        filings = gw.filings()
+    assert error["code"] == code
+    assert filings == []
+
+
+async def test_a_spread_at_level_2_is_refused_by_the_venue_at_review_and_nothing_placed(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path, level=2) as gw:
+        legs = [leg(near_money(gw, "call")["id"]), leg(near_money(gw, "call", 2)["id"], "sell")]
+        net = natural(gw, legs)
+        placed = await gw.call(
+            "place_option_order", order(gw, legs, price=net.quantize(CENT), direction="debit")
+        )
+        sent = venue_orders(gw)
+        spent = gw.ledger.rolling_spend(gw.account, kind="option_order").notional
+    data = _data(placed)
+    assert data["status"] == "rejected", data
+    assert data["reasons"] == ["broker_refused"]
+    assert sent == [] and spent == 0
