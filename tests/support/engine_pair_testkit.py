@@ -1,8 +1,9 @@
 """The seeded sandbox venue and the engine on observed prices, stepped together.
 
-Every call runs first on the seeded venue (whose equity desk reads the seeded market through
-a ``Recorder``), then on an ``EquityEngine`` whose only prices are the quotes the recorder
-saw, handed to its ``ObservedPrices``; the two answers must be equal, and the seeded one is
+Every call runs first on the seeded venue (whose equity and crypto desks read the seeded market
+through a ``Recorder`` and a ``CryptoRecorder``), then on an ``EquityEngine`` whose only
+prices are the quotes the recorders saw, handed to its ``ObservedPrices`` and
+``ObservedCryptoPrices``; the two answers must be equal, and the seeded one is
 returned. A split the seeded venue makes is announced to the engine's feed.
 """
 
@@ -24,18 +25,23 @@ from ordergate.sandbox.engine import (
     EquityEngine,
     EquityListing,
     EquityQuote,
+    ObservedCryptoPrices,
     ObservedPrices,
     Split,
+    VenueCryptoMarket,
     VenueEquityMarket,
 )
+from ordergate.sandbox.market import CryptoPair, CryptoQuote
 from ordergate.sandbox.venue import Venue
+from ordergate.sandbox.venue._crypto import CryptoDesk
 from ordergate.sandbox.venue._equity import EquityDesk
 
-__all__ = ["SEED", "START", "SYMBOLS", "Pair", "Recorder", "build_pair"]
+__all__ = ["PAIRS", "SEED", "START", "SYMBOLS", "CryptoRecorder", "Pair", "Recorder", "build_pair"]
 
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # Tuesday, 10:00 in New York
 SEED = 7
 SYMBOLS = ("SPY", "AAPL")
+PAIRS = ("BTC-USD", "ETH-USD")
 _books = itertools.count()
 
 
@@ -65,6 +71,22 @@ class Recorder:
         self._market.split(symbol, ratio, at)
 
 
+class CryptoRecorder:
+    """The seeded market as the crypto desk reads it, keeping every quote it answers."""
+
+    def __init__(self, market: VenueCryptoMarket) -> None:
+        self._market = market
+        self.seen: list[CryptoQuote] = []
+
+    def pair(self, symbol: str) -> CryptoPair | None:
+        return self._market.pair(symbol)
+
+    def quote(self, symbol: str, at: datetime) -> CryptoQuote:
+        quote = self._market.quote(symbol, at)
+        self.seen.append(quote)
+        return quote
+
+
 @dataclass
 class Pair:
     """The seeded venue and the engine, stepped together."""
@@ -76,6 +98,8 @@ class Pair:
     prices: ObservedPrices
     engine: EquityEngine
     database: Engine
+    crypto_recorder: CryptoRecorder
+    crypto_prices: ObservedCryptoPrices
 
     def __post_init__(self) -> None:
         self.table = tool_table(ENGINE_TOOLS)
@@ -86,6 +110,9 @@ class Pair:
         for quote in self.recorder.seen:
             self.prices.observe(quote)
         self.recorder.seen.clear()
+        for crypto_quote in self.crypto_recorder.seen:
+            self.crypto_prices.observe(crypto_quote)
+        self.crypto_recorder.seen.clear()
 
     def call(self, name: str, **args: Any) -> dict[str, Any]:
         """``name`` on both; the two answers must be equal. Returns the seeded one."""
@@ -127,6 +154,8 @@ class Pair:
         rhs = self.account.rhs_account_number
         self.call("get_realized_pnl", account_number=rhs)
         self.call("get_pnl_trade_history", account_number=rhs)
+        self.call("get_crypto_orders", rhs_account_number=rhs)
+        self.call("get_crypto_positions", rhs_account_number=rhs)
 
     def restart(self) -> None:
         """The engine's process ends; a new one opens the book from what it committed."""
@@ -134,6 +163,7 @@ class Pair:
             self.database,
             book=self.engine.book,
             prices=self.prices,
+            crypto_prices=self.crypto_prices,
             clock=self.clock,
             seed=self.seeded.seed,
         )
@@ -156,12 +186,26 @@ def build_pair(database: Engine, *, seed: int = SEED, start: datetime = START) -
     recorder = Recorder(VenueEquityMarket(seeded.market))
     desk = EquityDesk(seeded, market=recorder)
     seeded.add_desk(desk)
+    crypto_recorder = CryptoRecorder(VenueCryptoMarket(seeded.market))
+    seeded.add_desk(CryptoDesk(seeded, market=crypto_recorder))
+    crypto_prices = ObservedCryptoPrices(max_age=None)
+    for symbol in PAIRS:
+        found = crypto_recorder.pair(symbol)
+        assert found is not None
+        crypto_prices.list(found)
     prices = ObservedPrices(calendar=seeded.market.calendar, max_age=None)
     for symbol in SYMBOLS:
         listing = recorder.listing(symbol)
         assert listing is not None
         prices.list(listing)
     engine = EquityEngine(
-        database, book=f"differential-{next(_books)}", prices=prices, clock=clock, seed=seed
+        database,
+        book=f"differential-{next(_books)}",
+        prices=prices,
+        crypto_prices=crypto_prices,
+        clock=clock,
+        seed=seed,
     )
-    return Pair(clock, seeded, desk, recorder, prices, engine, database)
+    return Pair(
+        clock, seeded, desk, recorder, prices, engine, database, crypto_recorder, crypto_prices
+    )
