@@ -40,6 +40,7 @@ SURFACE = {
         "BookMismatch", "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing",
         "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
         "CryptoMarket", "ObservedCryptoPrices", "VenueCryptoMarket",
+        "OptionMarket", "ObservedOptionPrices", "VenueOptionMarket",
         "observed_quote",
     },
     "ordergate.oauth": {

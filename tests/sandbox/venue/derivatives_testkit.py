@@ -24,6 +24,7 @@ from ordergate.sandbox.venue import Venue
 from ordergate.sandbox.venue._crypto import CryptoDesk
 from ordergate.sandbox.venue._crypto_market import CryptoMarket
 from ordergate.sandbox.venue._equity import EquityDesk
+from ordergate.sandbox.venue._option_market import OptionMarket
 from ordergate.sandbox.venue._options import OptionsDesk
 from ordergate.sandbox.venue._positions import TaxLot
 
@@ -174,6 +175,7 @@ def build(
     account_type: str = "cash",
     option_level: int = 2,
     crypto_market: CryptoMarket | None = None,
+    option_market: OptionMarket | None = None,
 ) -> Desks:
     clock = SteppedClock(start=start)
     venue = Venue(
@@ -185,7 +187,7 @@ def build(
         option_level=option_level,
     )
     equity = EquityDesk(venue)
-    options = OptionsDesk(venue)
+    options = OptionsDesk(venue, market=option_market)
     crypto = CryptoDesk(venue, market=crypto_market)
     for desk in (equity, options, crypto):
         venue.add_desk(desk)

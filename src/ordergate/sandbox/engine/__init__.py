@@ -5,7 +5,8 @@ ordergate's database: what paper trading runs (see ``EquityEngine``).
 upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed, and
 ``observed_quote`` turns an upstream ``get_equity_quotes`` entry into an ``EquityQuote``.
 ``ObservedCryptoPrices`` is the crypto desk's feed of the same kind (``CryptoMarket``; the
-seeded one is ``VenueCryptoMarket``).
+seeded one is ``VenueCryptoMarket``), ``ObservedOptionPrices`` the options desk's
+(``OptionMarket``; the seeded one is ``VenueOptionMarket``).
 """
 
 from ordergate.sandbox.engine._engine import ENGINE_TOOLS, BookMismatch, EquityEngine
@@ -21,8 +22,10 @@ from ordergate.sandbox.venue._equity_market import (
 from ordergate.sandbox.venue._observed_prices import (
     DEFAULT_MAX_AGE,
     ObservedCryptoPrices,
+    ObservedOptionPrices,
     ObservedPrices,
 )
+from ordergate.sandbox.venue._option_market import OptionMarket, VenueOptionMarket
 
 __all__ = [
     "DEFAULT_MAX_AGE",
@@ -34,9 +37,12 @@ __all__ = [
     "EquityMarket",
     "EquityQuote",
     "ObservedCryptoPrices",
+    "ObservedOptionPrices",
     "ObservedPrices",
+    "OptionMarket",
     "Split",
     "VenueCryptoMarket",
     "VenueEquityMarket",
+    "VenueOptionMarket",
     "observed_quote",
 ]

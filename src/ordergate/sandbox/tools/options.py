@@ -79,7 +79,7 @@ def _collateral(venue: Venue, review: OptionReview) -> dict[str, Any] | None:
     calls = sum(cover(opened(terms.legs, terms.quantity)).calls.values())
     equities: list[dict[str, Any]] = []
     if calls:
-        underlying = venue.market.option_chain(terms.chain_symbol).underlying_instrument_id
+        underlying = _underlying_instrument_id(venue, review)
         equities.append(
             {
                 "instrument_id": underlying,
@@ -99,6 +99,21 @@ def _collateral(venue: Venue, review: OptionReview) -> dict[str, Any] | None:
         },
         "equities": equities,
     }
+
+
+def _underlying_instrument_id(venue: Venue, review: OptionReview) -> str:
+    """The underlying's instrument id, from its option chain; when the desk's market lists
+    no chain of it, from the shares' listing (the shares cover the calls), as an exercise
+    books them."""
+    desk = options_desk(venue)
+    symbol = review.terms.chain_symbol
+    chain = desk.market.chain(symbol)
+    if chain is not None:
+        return chain.underlying_instrument_id
+    equity = desk.equity_desk()
+    listing = None if equity is None else equity.listing(symbol)
+    fallback = review.terms.legs[0].instrument.chain_id
+    return listing.instrument_id if listing is not None else fallback
 
 
 def _warnings(review: OptionReview) -> list[str]:

@@ -1,5 +1,5 @@
-"""``ObservedPrices`` and ``ObservedCryptoPrices``: the equity and crypto desks' markets made
-of quotes handed to them.
+"""``ObservedPrices``, ``ObservedCryptoPrices`` and ``ObservedOptionPrices``: the equity,
+crypto and options desks' markets made of quotes handed to them.
 
 Paper trading runs the venue's own engine on prices read from the upstream broker. Whoever
 reads them hands each quote here (``observe``: bid, ask, last, sizes and the instant they
@@ -28,10 +28,21 @@ from decimal import Decimal
 from typing import Generic, TypeVar
 
 from ordergate.calendar import NyseCalendar
-from ordergate.sandbox.market import CryptoPair, CryptoQuote
-from ordergate.sandbox.venue._equity_market import EquityListing, EquityQuote, Split
+from ordergate.sandbox.market import (
+    CryptoPair,
+    CryptoQuote,
+    OptionChain,
+    OptionInstrument,
+    OptionQuote,
+)
+from ordergate.sandbox.venue._equity_market import (
+    EquityListing,
+    EquityMarket,
+    EquityQuote,
+    Split,
+)
 
-__all__ = ["DEFAULT_MAX_AGE", "ObservedCryptoPrices", "ObservedPrices"]
+__all__ = ["DEFAULT_MAX_AGE", "ObservedCryptoPrices", "ObservedOptionPrices", "ObservedPrices"]
 
 DEFAULT_MAX_AGE = timedelta(minutes=1)
 
@@ -185,3 +196,48 @@ class ObservedCryptoPrices(_Observed[CryptoPair, CryptoQuote]):
         """The latest quote of ``symbol`` observed at or before ``at``; ``None`` when there
         is none or it is older than ``max_age``."""
         return self._latest(symbol, at)
+
+
+class ObservedOptionPrices(_Observed[OptionInstrument, OptionQuote]):
+    """An ``OptionMarket`` answering from observed quotes, as ``ObservedPrices`` does for
+    equities (see the module docstring): a contract is listed (``list``: as the upstream's
+    ``get_option_instruments`` lists it) before its quotes are observed (``observe``: true
+    from the quote's ``updated_at``); a chain is known once listed (``list_chain``). The
+    underlying's price is read from the equity feed ``equities`` (its last trade), under
+    that feed's own ``max_age``.
+    """
+
+    def __init__(
+        self, equities: EquityMarket, *, max_age: timedelta | None = DEFAULT_MAX_AGE
+    ) -> None:
+        super().__init__(max_age)
+        self._equities = equities
+        self._chains: dict[str, OptionChain] = {}
+
+    def list(self, instrument: OptionInstrument) -> None:
+        """List (or re-list with a new state or ticks) ``instrument.id``."""
+        self._list(instrument.id, instrument)
+
+    def list_chain(self, chain: OptionChain) -> None:
+        """List (or re-list) the option chain of ``chain.symbol``."""
+        self._chains[chain.symbol] = chain
+
+    def observe(self, quote: OptionQuote) -> None:
+        """Record ``quote`` as true from ``quote.updated_at``. The contract must be listed
+        first."""
+        self._observe(quote.instrument_id, quote.updated_at, quote)
+
+    def instrument(self, option_id: str) -> OptionInstrument | None:
+        return self._listings.get(option_id)
+
+    def chain(self, symbol: str) -> OptionChain | None:
+        return self._chains.get(symbol)
+
+    def quote(self, option_id: str, at: datetime) -> OptionQuote | None:
+        """The latest quote of ``option_id`` observed at or before ``at``; ``None`` when
+        there is none or it is older than ``max_age``."""
+        return self._latest(option_id, at)
+
+    def underlying_price(self, instrument: OptionInstrument, at: datetime) -> Decimal | None:
+        quote = self._equities.quote(instrument.chain_symbol, at)
+        return None if quote is None else quote.last

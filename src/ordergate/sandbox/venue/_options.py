@@ -15,6 +15,9 @@ Nothing happens in the background. ``sync(now)`` moves the desk forward through 
 2. exercises whose regular close has come, then expirations (settled in cash at intrinsic
    value): see ``_options_settlement``.
 
+Prices come from the desk's ``OptionMarket`` (the seeded market unless another is given):
+without a usable quote an order is refused, a resting one waits and a mark is refused.
+
 Cash moves by premium x 100 per contract. A working order holds its estimated debit plus
 the cash securing the puts it sells to open; a short put position keeps that cash held
 (``strike x 100`` a contract) until it is closed, expires or settles. Placing, cancelling
@@ -39,15 +42,12 @@ from ordergate.core import (
     Side,
     TimeInForce,
 )
-from ordergate.sandbox.market import (
-    MULTIPLIER,
-    OptionInstrument,
-    OptionQuote,
-    UnknownInstrument,
-)
+from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionQuote
 from ordergate.sandbox.venue._accounts import Account
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import session_window
+from ordergate.sandbox.venue._equity_rules import quote_unavailable
+from ordergate.sandbox.venue._option_market import OptionMarket, VenueOptionMarket
 from ordergate.sandbox.venue._options_book import OptionPositions
 from ordergate.sandbox.venue._options_cover import Holding, cover, opened
 from ordergate.sandbox.venue._options_model import (
@@ -135,8 +135,9 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
     # in fewer looks per order.
     max_looks = 200
 
-    def __init__(self, venue: Venue) -> None:
+    def __init__(self, venue: Venue, *, market: OptionMarket | None = None) -> None:
         super().__init__(venue)
+        self.market: OptionMarket = market or VenueOptionMarket(venue.market)
         self.positions = OptionPositions()
         self.settlement = Settlement(venue, self)
 
@@ -147,13 +148,15 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
     # -- reading ---------------------------------------------------------------------------
 
     def instrument(self, option_id: str) -> OptionInstrument | None:
-        try:
-            return self._venue.market.option_instrument(option_id.strip().lower())
-        except UnknownInstrument:
-            return None
+        return self.market.instrument(option_id.strip().lower())
 
     def quote(self, option_id: str, at: datetime) -> OptionQuote:
-        return self._venue.market.option_quote(option_id, at)
+        """The contract's quote at ``at``; ``UNAVAILABLE`` without a usable one (nothing is
+        priced or marked at an invented price)."""
+        quote = self.market.quote(option_id, at)
+        if quote is None:
+            raise quote_unavailable(option_id)
+        return quote
 
     def exercises(self, account_number: str) -> list[OptionExercise]:
         return self.settlement.exercises(account_number)
@@ -319,7 +322,9 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         terms = order.terms
         prices: list[Decimal] = []
         for leg in terms.legs:
-            quote = self.quote(leg.option_id, at)
+            quote = self.market.quote(leg.option_id, at)
+            if quote is None:
+                return
             price = quote.ask_price if leg.side is Side.BUY else quote.bid_price
             if price <= 0:
                 return

@@ -18,7 +18,9 @@ regular close (``cancel_option_exercise`` withdraws it until then):
 
 Expiration: a position still open when its contract expires (the regular close of the
 expiration date) is settled in cash at intrinsic value, from the underlying's price at that
-close, and books a closed trade at that price. The sandbox never exercises automatically.
+close, and books a closed trade at that price; without a usable price of the underlying at
+that close (a market of observed quotes may have none) the position stays open until one
+is known. The sandbox never exercises automatically.
 """
 
 from __future__ import annotations
@@ -256,7 +258,9 @@ class Settlement:
     def _expire(self, position: OptionPosition) -> None:
         instrument = position.instrument
         at = instrument.expires_at
-        spot = self._desk.quote(instrument.id, at).underlying_price
+        spot = self._desk.market.underlying_price(instrument, at)
+        if spot is None:
+            return
         strike = instrument.strike_price
         gap = spot - strike if instrument.type is OptionType.CALL else strike - spot
         intrinsic = cents(max(ZERO, gap))
