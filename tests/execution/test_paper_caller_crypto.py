@@ -15,8 +15,17 @@ import anyio
 import pytest
 from client_testkit import rhs_account_number
 from guard_kit import desk
+from pydantic import BaseModel
 
 from ordergate.client import BusinessError, Robinhood
+from ordergate.client.crypto import (
+    CryptoOrder,
+    CryptoOrdersPage,
+    CryptoPositionsPage,
+    CryptoPreview,
+    CryptoQuotes,
+)
+from ordergate.inventory import load_inventory
 from ordergate.venues.paper import PaperCaller
 
 pytestmark = pytest.mark.anyio
@@ -118,3 +127,61 @@ async def test_a_pair_the_upstream_does_not_list_is_refused_by_the_engine(
             await caller.call("preview_crypto_order", crypto(rhs, symbol="ZZZ-USD", quantity="1"))
         assert (caught.value.code, caught.value.field) == ("NOT_FOUND", "symbol")
         assert caller.crypto_prices.pair("ZZZ-USD") is None
+
+
+_READ_AS: dict[str, tuple[type[BaseModel], str | None]] = {
+    "preview_crypto_order": (CryptoPreview, None),
+    "place_crypto_order": (CryptoOrder, "order"),
+    "cancel_crypto_order": (CryptoOrder, "order"),
+    "get_crypto_orders": (CryptoOrdersPage, None),
+    "get_crypto_positions": (CryptoPositionsPage, None),
+    "get_crypto_quotes": (CryptoQuotes, None),
+}
+
+
+def _valid(name: str, answer: Any) -> None:
+    # The capture holds no output schema for the crypto tools: an answer is checked by the
+    # typed client's strict models, what the live lane reads it with.
+    assert load_inventory()[name].output_schema is None
+    model, key = _READ_AS[name]
+    model.model_validate(answer if key is None else answer[key])
+
+
+async def test_every_paper_crypto_answer_reads_as_the_live_lane_reads_the_venues(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        rhs = rhs_account_number(d.venue)
+        caller = PaperCaller(
+            d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000), slippage_bps=10
+        )
+        with anyio.fail_after(BOUND_S):
+            bid = Decimal((await _upstream_quote(d.rh))["bid_price"])
+            answers: list[tuple[str, Any]] = [
+                ("preview_crypto_order", await caller.call(
+                    "preview_crypto_order", crypto(rhs, dollar_amount="100.00"))),
+                ("place_crypto_order", await caller.call(
+                    "place_crypto_order", crypto(rhs, quantity="0.01"))),
+            ]  # fmt: skip
+            low = str((bid * Decimal("0.9")).quantize(Decimal("0.01")))
+            resting = await caller.call(
+                "place_crypto_order", crypto(rhs, type="limit", quantity="0.01", limit_price=low)
+            )
+            answers.append(("place_crypto_order", resting))
+            d.step(2)
+            answers += [
+                ("cancel_crypto_order", await caller.call(
+                    "cancel_crypto_order",
+                    {"rhs_account_number": rhs, "order_id": resting["order"]["id"]})),
+                ("get_crypto_orders", await caller.call(
+                    "get_crypto_orders", {"rhs_account_number": rhs})),
+                ("get_crypto_positions", await caller.call(
+                    "get_crypto_positions", {"rhs_account_number": rhs})),
+                ("get_crypto_quotes", await caller.call(
+                    "get_crypto_quotes", {"symbols": ["BTC-USD"]})),
+            ]  # fmt: skip
+        for name, answer in answers:
+            _valid(name, answer)
+        states = {o["state"] for o in answers[4][1]["orders"]}
+        assert states == {"filled", "canceled"}
+        assert answers[5][1]["positions"]
