@@ -84,6 +84,28 @@ async def test_an_answer_lost_after_the_venue_placed_it_is_unanswered_then_adopt
         assert len(venue_orders(gw)) == 1  # nothing was sent again
 
 
+async def test_a_lost_answer_matching_two_orders_of_its_terms_is_adopted_by_neither(
+    tmp_path: Path,
+) -> None:
+    """The captured option order carries no ``ref_id``: when two orders at the venue have
+    exactly a lost ticket's terms, which is its own cannot be told, so neither is taken for
+    it and its premium stays held."""
+    async with option_gateway(tmp_path) as gw:
+        proposal = _long_call(gw)
+        assert proposal.limit_price is not None
+        first = await gw.guard.submit_option(proposal, identity="a")
+        assert first.status is FilingStatus.SUBMITTED
+        _fault_before(gw, "place", {"drop_after": 1})
+        # Another identity: the same terms from one identity are a duplicate order.
+        lost = await gw.guard.submit_option(proposal, identity="b")
+        assert lost.status is FilingStatus.UNANSWERED, lost.reasons
+        report = await gw.guard.reconcile()
+        assert report.adopted == 0
+        assert gw.ledger.filing(lost.filing_id).status is FilingStatus.UNANSWERED
+        assert _held(gw) == 2 * proposal.limit_price * 100
+        assert len(venue_orders(gw)) == 2  # nothing was sent again
+
+
 async def test_a_place_that_never_reached_the_venue_is_declared_not_placed_after_the_grace(
     tmp_path: Path,
 ) -> None:

@@ -273,8 +273,10 @@ class RobinhoodOptions:
         """The ticket's order among the account's option orders created since ``since``: the
         one under its ``ref_id``, or — the captured option order carries no ``ref_id`` — the
         one of exactly its terms (legs, quantity, direction, net price) when no order
-        carries one. ``None`` only when the walk saw every order since and none was it."""
-        matched = None
+        carries one. ``None`` only when the walk saw every order since and none was it.
+        Two orders of exactly its terms are no answer (``NoAnswer``): which one is the
+        ticket's cannot be told, so neither is taken for it and its hold stays."""
+        matched = []
         try:
             async for order in self._rh.options.iter_orders(
                 ticket.account, created_at_gte=since, max_pages=self._lookup_pages
@@ -282,11 +284,16 @@ class RobinhoodOptions:
                 if order.ref_id is not None:
                     if parse_ref_id(order.ref_id) == ticket.ref_id:
                         return option_order(order)
-                elif matched is None and _same_terms(order, ticket):
-                    matched = order
+                elif _same_terms(order, ticket):
+                    matched.append(order)
         except Exception as error:
             raise _no_answer("lookup", error) from None
-        return None if matched is None else option_order(matched)
+        if len(matched) > 1:
+            raise NoAnswer(
+                f"lookup: {len(matched)} option orders of exactly the ticket's terms and no "
+                "ref_id: which one is the ticket's cannot be told"
+            )
+        return option_order(matched[0]) if matched else None
 
     async def poll(self, account: str, order_id: str) -> BrokerOrder:
         try:
