@@ -103,6 +103,11 @@ def seed_history(
         if number % 20 == 19 or number == chunks - 1:
             say(f"bench history: seeded {min(len(plan), (number + 1) * CHUNK)}/{len(plan)}")
     writer.finish()
+    if ledger.dialect == "postgresql":
+        # A ledger that grew over a year has been analysed by autovacuum; one bulk-loaded a
+        # moment ago has not, and the planner would weigh its tables as empty.
+        with ledger.engine.connect() as connection:
+            connection.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("ANALYZE")
     return len(plan)
 
 
