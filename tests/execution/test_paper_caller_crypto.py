@@ -24,12 +24,16 @@ from ordergate.client.crypto import (
     CryptoPositionsPage,
     CryptoPreview,
     CryptoQuotes,
+    CurrencyPair,
 )
 from ordergate.inventory import load_inventory
+from ordergate.sandbox.market import Tradability
 from ordergate.venues.paper import PaperCaller
+from ordergate.venues.paper._caller import pair_of
 
 pytestmark = pytest.mark.anyio
 BOUND_S = 10
+D = Decimal
 
 
 @pytest.fixture
@@ -185,3 +189,58 @@ async def test_every_paper_crypto_answer_reads_as_the_live_lane_reads_the_venues
         states = {o["state"] for o in answers[4][1]["orders"]}
         assert states == {"filled", "canceled"}
         assert answers[5][1]["positions"]
+
+
+class FailingQuotes(Counting):
+    """The real upstream, except that its crypto quotes are refused."""
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        if name == "get_crypto_quotes":
+            raise BusinessError("no quotes now", tool=name, code="UNAVAILABLE")
+        return await super().call(name, arguments)
+
+
+async def test_an_upstream_without_crypto_quotes_leaves_the_feed_and_nothing_is_priced(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        rhs = rhs_account_number(d.venue)
+        caller = PaperCaller(FailingQuotes(d.rh), d.ledger.engine, clock=d.clock, cash=D(1000))
+        with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
+            await caller.call("preview_crypto_order", crypto(rhs, quantity="0.01"))
+        assert (caught.value.code, caught.value.field) == ("UNAVAILABLE", "symbol")
+        assert caller.crypto_prices.pair("BTC-USD") is not None  # listed, never quoted
+
+
+def _pair(**changes: Any) -> CurrencyPair:
+    listed: dict[str, Any] = {
+        "id": "p", "symbol": "btc-usd", "tradability": "tradable",
+        "asset_currency": {"id": "a", "code": "BTC", "increment": "0.00000001"},
+        "quote_currency": {"id": "q", "code": "USD", "increment": "0.01"},
+        "min_order_size": "0.000001",
+    }  # fmt: skip
+    listed.update(changes)
+    return CurrencyPair.model_validate(listed)
+
+
+def test_a_pair_is_listed_with_the_upstreams_increments_and_never_made_up() -> None:
+    listed = pair_of(_pair())
+    assert listed is not None
+    assert (listed.symbol, listed.asset_increment, listed.quote_increment) == (
+        "BTC-USD", D("0.00000001"), D("0.01")
+    )  # fmt: skip
+    assert listed.tradability is Tradability.TRADABLE
+    assert pair_of(_pair(display_only=True)).tradability is Tradability.UNTRADABLE  # type: ignore[union-attr]
+    no_step = {"id": "a", "code": "BTC"}
+    assert pair_of(_pair(asset_currency=no_step)) is None
+
+
+async def test_a_crypto_quotes_answer_the_caller_cannot_read_passes_as_it_came(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        caller = PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=D(1), slippage_bps=10)
+        for odd in ("text", {"results": "none"}, {"results": ["x", {"symbol": "ZZZ-USD"}]}):
+            assert caller._slipped_crypto(odd) == odd
+            caller._observe_crypto(odd, d.clock.now())
+        assert caller.crypto_prices.pair("ZZZ-USD") is None
