@@ -60,6 +60,7 @@ from ordergate.execution._breakers import BREAKER_CODES, note_trip
 from ordergate.execution._crypto import review_and_place_crypto, submit_crypto
 from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_account_of
 from ordergate.execution._endings import deny_approval, end_filing
+from ordergate.execution._exercise import EXERCISE_KIND, file_exercise, send_exercise
 from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import hold_for
 from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
@@ -418,6 +419,19 @@ class Guard:
         when the turn did not come (nothing is filed either way)."""
         return await submit_option(self, proposal, identity=identity, agent_key=agent_key)
 
+    @_in_turn
+    async def request_exercise(
+        self, *, act: str, option_id: str, quantity: int | None, identity: str
+    ) -> Outcome:
+        """File an option exercise (``act`` ``exercise``, ``quantity`` contracts) or the
+        withdrawal of one (``cancel_exercise``) asked by ``identity``, and hold it for the
+        owner whatever the policy or profile says: it is sent only once the owner approves
+        (``approve``), in the account's turn (``execution._exercise``). ``ProposalError``
+        naming the field for a request that cannot be filed (nothing filed)."""
+        return await file_exercise(
+            self, act=act, option_id=option_id, quantity=quantity, identity=identity
+        )
+
     async def end_filing(
         self,
         record: FilingRecord,
@@ -492,6 +506,8 @@ class Guard:
             outcome = await review_and_place_crypto(self, record, by, approved=approved)
         elif record.kind == OPTION_KIND:
             outcome = await review_and_place(self, record)
+        elif record.kind == EXERCISE_KIND:
+            outcome = await send_exercise(self, record)
         else:
             outcome = await self._review_and_place(record, by, approved=approved)
         # An order held again answers with its new approval.

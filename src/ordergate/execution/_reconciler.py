@@ -52,6 +52,7 @@ from ordergate.execution._crypto_terms import (
     crypto_ticket_of,
     lane_of,
 )
+from ordergate.execution._exercise import EXERCISE_KIND
 from ordergate.execution._options import OPTION_KIND, option_ticket_of
 from ordergate.execution._terms import ticket_of
 from ordergate.ledger import (
@@ -293,8 +294,8 @@ class Reconciler:
 
     async def _follow(self, record: FilingRecord, report: ReconcileReport) -> None:
         status = record.status
-        if status is FilingStatus.PENDING_APPROVAL:
-            return
+        if status is FilingStatus.PENDING_APPROVAL or record.kind == EXERCISE_KIND:
+            return  # an exercise sent unanswered is a person's to settle: never sent again
         known = await blocking(self._order_id, record)
         if known is not None:
             order = await self._poll(record, known)

@@ -13,6 +13,8 @@
                                     buying-power effect, its alerts (stage B); places nothing
     lane.place / lookup / poll / cancel
                                     as ``OrderExecutor``'s, for an ``OptionTicket``
+    lane.exercise / cancel_exercise the owner's acts on held contracts (sent only once the
+                                    owner approved the filing: ``execution._exercise``)
 
 An option order reads back as a ``BrokerOrder``: ``symbol`` is the underlying, ``side`` buy for
 a debit and sell for a credit, ``quantity`` and ``cumulative_quantity`` in strategy units, and
@@ -110,4 +112,14 @@ class OptionLane(Protocol):
 
     async def cancel(self, account: str, order_id: str) -> None:
         """Ask to cancel. ``BrokerRefusal`` when refused, ``NoAnswer`` when unanswered."""
+        ...
+
+    async def exercise(self, account: str, option_id: str, quantity: int, *, ref_id: UUID) -> str:
+        """Ask to exercise ``quantity`` long contracts of ``option_id`` under ``ref_id``; the
+        venue's exercise id. ``BrokerRefusal`` when refused, ``NoAnswer`` when unanswered."""
+        ...
+
+    async def cancel_exercise(self, account: str, option_id: str) -> tuple[str, ...]:
+        """Withdraw the pending exercises of ``option_id``; the ids withdrawn. ``BrokerRefusal``
+        when refused, ``NoAnswer`` when unanswered."""
         ...

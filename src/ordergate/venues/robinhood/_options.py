@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from uuid import UUID
 
 from pydantic import ValidationError
 
@@ -309,3 +310,21 @@ class RobinhoodOptions:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
             raise _no_answer("cancel", error) from None
+
+    async def exercise(self, account: str, option_id: str, quantity: int, *, ref_id: UUID) -> str:
+        try:
+            done = await self._rh.options.exercise(account, option_id, quantity, ref_id=ref_id)
+        except BusinessError as error:
+            raise BrokerRefusal(error.code, str(error)) from None
+        except Exception as error:
+            raise _no_answer("exercise", error) from None
+        return done.id
+
+    async def cancel_exercise(self, account: str, option_id: str) -> tuple[str, ...]:
+        try:
+            withdrawn = await self._rh.options.cancel_exercise(account, option_id)
+        except BusinessError as error:
+            raise BrokerRefusal(error.code, str(error)) from None
+        except Exception as error:
+            raise _no_answer("cancel_exercise", error) from None
+        return tuple(item.id for item in withdrawn or ())
