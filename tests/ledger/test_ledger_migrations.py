@@ -39,7 +39,8 @@ TABLES = {
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
     "owner_guard", "owner_prepared_acts", "owner_settings", "owner_sources",
     "paper_fills", "paper_orders", "paper_positions", "reservations",
-    "venue_books", "venue_closed_trades", "venue_ended_crypto_orders", "venue_ended_orders",
+    "venue_books", "venue_closed_trades", "venue_ended_crypto_orders",
+    "venue_ended_option_orders", "venue_ended_orders",
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")

@@ -23,7 +23,7 @@ HEADS = {
     "gateway": "0032",
     "owner": "0019",
     "record": "0009",
-    "sandbox": "0033",
+    "sandbox": "0034",
 }
 OWNED = {
     "ledger": {"agent_keys", "approvals", "chain_heads", "control_events", "controls",
@@ -37,7 +37,7 @@ OWNED = {
               "owner_sources"},
     "record": {"grades", "grading_cursor"},
     "sandbox": {"venue_books", "venue_closed_trades", "venue_ended_crypto_orders",
-                "venue_ended_orders"},
+                "venue_ended_option_orders", "venue_ended_orders"},
 }  # fmt: skip
 
 pytestmark = pytest.mark.req("store.owned-migrations")

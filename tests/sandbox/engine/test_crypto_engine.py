@@ -210,7 +210,7 @@ def test_ended_crypto_orders_and_trades_leave_memory_and_read_back_from_storage(
     with db.begin() as connection:
         paper.engine._tables.bind(connection)
         try:
-            trades = paper.engine._tables.crypto_closed(number)
+            trades = paper.engine._tables.crypto_trades.closed(number)
             assert paper.engine._tables.closed(number) == []
         finally:
             paper.engine._tables.bind(None)

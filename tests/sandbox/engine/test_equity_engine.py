@@ -247,7 +247,7 @@ def test_an_unknown_tool_is_refused_and_changes_nothing(db: Engine) -> None:
     clock = SteppedClock(start=START)
     paper = Paper(db, clock)
     with pytest.raises(UnknownTool):
-        paper.engine.call("place_option_order", {})
+        paper.engine.call("exercise_option", {})
     paper.observe("600.00")
     assert paper.call("get_portfolio")["cash"] == "100000.00"
 

@@ -1,6 +1,6 @@
 """The engine's records as JSON and back, exactly: an equity order with its terms and
-executions, a tax lot, a crypto order and holding, a closed trade, and the open state of a
-whole book.
+executions, a tax lot, a crypto order and holding, an option order and position (each with
+its contracts), a closed trade, and the open state of a whole book.
 
 Amounts are ``Decimal`` strings (``str`` round-trips every digit), instants the store's one
 time encoding (``ordergate.store.iso``, microseconds, UTC). A decoded record equals the one
@@ -11,7 +11,7 @@ wrote it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -20,17 +20,33 @@ from ordergate.core import (
     CryptoOrderType,
     CryptoTimeInForce,
     MarketHours,
+    OptionDirection,
+    OptionPositionEffect,
     OrderState,
     OrderType,
     PlacedAgent,
     Side,
     TimeInForce,
 )
-from ordergate.sandbox.market import CryptoPair, Tradability
+from ordergate.sandbox.market import (
+    CryptoPair,
+    MinTicks,
+    OptionInstrument,
+    OptionType,
+    Tradability,
+)
 from ordergate.sandbox.venue._crypto_book import CryptoHolding
 from ordergate.sandbox.venue._crypto_model import CryptoExecution, CryptoOrder, CryptoTerms
 from ordergate.sandbox.venue._equity_market import EquityListing
 from ordergate.sandbox.venue._equity_model import EquityOrder, Execution, OrderTerms
+from ordergate.sandbox.venue._options_book import OptionPosition
+from ordergate.sandbox.venue._options_model import (
+    OptionExecution,
+    OptionLeg,
+    OptionOrder,
+    OptionOrderType,
+    OptionTerms,
+)
 from ordergate.sandbox.venue._positions import ClosedTrade, TaxLot
 from ordergate.store import iso, parse_iso
 
@@ -38,10 +54,14 @@ __all__ = [
     "OpenState",
     "decode_closed_trade",
     "decode_crypto_order",
+    "decode_option_order",
+    "decode_option_position",
     "decode_order",
     "decode_state",
     "encode_closed_trade",
     "encode_crypto_order",
+    "encode_option_order",
+    "encode_option_position",
     "encode_order",
     "encode_state",
 ]
@@ -339,6 +359,164 @@ def _decode_holding(raw: Json) -> CryptoHolding:
     )
 
 
+_TICKS = ("above_tick", "below_tick", "cutoff_price")
+
+
+def _instrument(instrument: OptionInstrument) -> Json:
+    return {
+        "id": instrument.id,
+        "chain_id": instrument.chain_id,
+        "chain_symbol": instrument.chain_symbol,
+        "type": str(instrument.type),
+        "strike_price": str(instrument.strike_price),
+        "expiration_date": instrument.expiration_date.isoformat(),
+        "expires_at": iso(instrument.expires_at),
+        "sellout_datetime": iso(instrument.sellout_datetime),
+        "state": instrument.state,
+        "tradability": str(instrument.tradability),
+        "min_ticks": [str(getattr(instrument.min_ticks, name)) for name in _TICKS],
+        "occ_symbol": instrument.occ_symbol,
+        "trade_value_multiplier": str(instrument.trade_value_multiplier),
+        "underlying_type": instrument.underlying_type,
+    }
+
+
+def _uninstrument(raw: Json) -> OptionInstrument:
+    return OptionInstrument(
+        id=raw["id"],
+        chain_id=raw["chain_id"],
+        chain_symbol=raw["chain_symbol"],
+        type=OptionType(raw["type"]),
+        strike_price=Decimal(raw["strike_price"]),
+        expiration_date=date.fromisoformat(raw["expiration_date"]),
+        expires_at=parse_iso(raw["expires_at"]),
+        sellout_datetime=parse_iso(raw["sellout_datetime"]),
+        state=raw["state"],
+        tradability=Tradability(raw["tradability"]),
+        min_ticks=MinTicks(*(Decimal(tick) for tick in raw["min_ticks"])),
+        occ_symbol=raw["occ_symbol"],
+        trade_value_multiplier=Decimal(raw["trade_value_multiplier"]),
+        underlying_type=raw["underlying_type"],
+    )
+
+
+def encode_option_order(order: OptionOrder) -> Json:
+    terms = order.terms
+    return {
+        "id": order.id,
+        "ref_id": order.ref_id,
+        "terms": {
+            "account_number": terms.account_number,
+            "legs": [
+                [
+                    _instrument(leg.instrument),
+                    str(leg.side),
+                    str(leg.position_effect),
+                    leg.ratio_quantity,
+                ]
+                for leg in terms.legs
+            ],
+            "direction": str(terms.direction),
+            "type": str(terms.type),
+            "quantity": terms.quantity,
+            "price": _dec(terms.price),
+            "time_in_force": str(terms.time_in_force),
+            "estimated_price": str(terms.estimated_price),
+            "collateral": str(terms.collateral),
+        },
+        "leg_ids": list(order.leg_ids),
+        "created_at": iso(order.created_at),
+        "confirm_at": iso(order.confirm_at),
+        "expires_at": iso(order.expires_at),
+        "state": str(order.state),
+        "placed_agent": str(order.placed_agent),
+        "updated_at": _when(order.updated_at),
+        "next_check": _when(order.next_check),
+        "executions": [
+            [[e.id, str(e.price), e.quantity, iso(e.timestamp)] for e in leg]
+            for leg in order.executions
+        ],
+        "net_price": _dec(order.net_price),
+        "reject_reason": order.reject_reason,
+        "doomed_reason": order.doomed_reason,
+        "sequence": order.sequence,
+    }
+
+
+def decode_option_order(raw: Json) -> OptionOrder:
+    terms = raw["terms"]
+    return OptionOrder(
+        id=raw["id"],
+        ref_id=raw["ref_id"],
+        terms=OptionTerms(
+            account_number=terms["account_number"],
+            legs=tuple(
+                OptionLeg(
+                    instrument=_uninstrument(instrument),
+                    side=Side(side),
+                    position_effect=OptionPositionEffect(effect),
+                    ratio_quantity=ratio,
+                )
+                for instrument, side, effect, ratio in terms["legs"]
+            ),
+            direction=OptionDirection(terms["direction"]),
+            type=OptionOrderType(terms["type"]),
+            quantity=terms["quantity"],
+            price=_undec(terms["price"]),
+            time_in_force=TimeInForce(terms["time_in_force"]),
+            estimated_price=Decimal(terms["estimated_price"]),
+            collateral=Decimal(terms["collateral"]),
+        ),
+        leg_ids=tuple(raw["leg_ids"]),
+        created_at=parse_iso(raw["created_at"]),
+        confirm_at=parse_iso(raw["confirm_at"]),
+        expires_at=parse_iso(raw["expires_at"]),
+        state=OrderState(raw["state"]),
+        placed_agent=PlacedAgent(raw["placed_agent"]),
+        updated_at=_unwhen(raw["updated_at"]),
+        next_check=_unwhen(raw["next_check"]),
+        executions=[
+            [
+                OptionExecution(
+                    id=e_id, price=Decimal(price), quantity=quantity, timestamp=parse_iso(at)
+                )
+                for e_id, price, quantity, at in leg
+            ]
+            for leg in raw["executions"]
+        ],
+        net_price=_undec(raw["net_price"]),
+        reject_reason=raw["reject_reason"],
+        doomed_reason=raw["doomed_reason"],
+        sequence=raw["sequence"],
+    )
+
+
+def encode_option_position(position: OptionPosition) -> Json:
+    return {
+        "position_id": position.position_id,
+        "account_number": position.account_number,
+        "instrument": _instrument(position.instrument),
+        "quantity": position.quantity,
+        "average_price": str(position.average_price),
+        "opened_at": iso(position.opened_at),
+        "updated_at": iso(position.updated_at),
+        "opens": [[iso(at), contracts, str(price)] for at, contracts, price in position.opens],
+    }
+
+
+def decode_option_position(raw: Json) -> OptionPosition:
+    return OptionPosition(
+        position_id=raw["position_id"],
+        account_number=raw["account_number"],
+        instrument=_uninstrument(raw["instrument"]),
+        quantity=raw["quantity"],
+        average_price=Decimal(raw["average_price"]),
+        opened_at=parse_iso(raw["opened_at"]),
+        updated_at=parse_iso(raw["updated_at"]),
+        opens=[(parse_iso(at), contracts, Decimal(price)) for at, contracts, price in raw["opens"]],
+    )
+
+
 _TRADE_AMOUNTS = ("quantity", "open_price", "close_price", "cost_basis", "proceeds", "fees")
 _TRADE_TEXT = (
     "trade_id",
@@ -384,6 +562,9 @@ class OpenState:
     crypto_sequence: int = 0
     crypto_orders: list[CryptoOrder] = field(default_factory=list)
     crypto_holdings: list[CryptoHolding] = field(default_factory=list)
+    option_sequence: int = 0
+    option_orders: list[OptionOrder] = field(default_factory=list)
+    option_positions: list[OptionPosition] = field(default_factory=list)
 
 
 def encode_state(state: OpenState) -> Json:
@@ -405,6 +586,9 @@ def encode_state(state: OpenState) -> Json:
         "crypto_sequence": state.crypto_sequence,
         "crypto_orders": [encode_crypto_order(order) for order in state.crypto_orders],
         "crypto_holdings": [_encode_holding(holding) for holding in state.crypto_holdings],
+        "option_sequence": state.option_sequence,
+        "option_orders": [encode_option_order(order) for order in state.option_orders],
+        "option_positions": [encode_option_position(p) for p in state.option_positions],
     }
 
 
@@ -428,4 +612,8 @@ def decode_state(raw: Json) -> OpenState:
         crypto_sequence=raw.get("crypto_sequence", 0),
         crypto_orders=[decode_crypto_order(order) for order in raw.get("crypto_orders", [])],
         crypto_holdings=[_decode_holding(h) for h in raw.get("crypto_holdings", [])],
+        # A book stored before the engine carried options has none open.
+        option_sequence=raw.get("option_sequence", 0),
+        option_orders=[decode_option_order(order) for order in raw.get("option_orders", [])],
+        option_positions=[decode_option_position(p) for p in raw.get("option_positions", [])],
     )

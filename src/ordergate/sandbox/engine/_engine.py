@@ -1,21 +1,26 @@
-"""``EquityEngine``: the sandbox venue's own equity and crypto engine, on any price feeds,
+"""``EquityEngine``: the sandbox venue's own equity, crypto and options engine, on any price
+feeds,
 kept in ordergate's database so that it survives restarts and is shared by processes and
 replicas.
 
 What runs is the venue itself (its ``Venue``, accounts and ``EquityDesk``, its tools and their
 wire formats): an answer is the venue's own answer, so it validates against the captured
-output schemas by construction. Only the prices differ: the equity and crypto desks read them
-from the feeds they are given (``ObservedPrices`` and ``ObservedCryptoPrices`` for paper
-trading, the seeded market for a sandbox).
+output schemas by construction. Only the prices differ: the equity, crypto and options desks
+read them from the feeds they are given (``ObservedPrices``, ``ObservedCryptoPrices`` and
+``ObservedOptionPrices`` for paper trading, the seeded market for a sandbox).
 
 How the state is kept, and why this shape. A book's state splits in two:
 
-- what is open (cash, buying-power holds, open equity and crypto orders, open lots, crypto
-  holdings, the id and order counters, the splits applied) is one JSON document in
-  ``venue_books``, with a version;
+- what is open (cash, buying-power holds, open equity, crypto and option orders, open lots,
+  crypto holdings, option positions, the id and order counters, the splits applied) is one
+  JSON document in ``venue_books``, with a version;
 - what has ended (orders, closed trades) is appended to ``venue_ended_orders`` (crypto
-  orders: ``venue_ended_crypto_orders``) and ``venue_closed_trades`` in the transaction that
-  ended it, and dropped from memory.
+  orders: ``venue_ended_crypto_orders``, option orders: ``venue_ended_option_orders``) and
+  ``venue_closed_trades`` in the transaction that ended it, and dropped from memory.
+
+Option exercises are not carried (the engine does not answer ``exercise_option``); an option
+position left open at its expiration settles in cash at intrinsic value on the underlying's
+price at that close, as the venue's options desk settles it.
 
 Every call (``call`` runs a tool; ``order_by_ref`` and ``open_orders`` read an order by its
 ``ref_id`` and the open orders, in ``get_equity_orders``' shape) is one write transaction:
@@ -61,6 +66,8 @@ from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import EquityMarket
 from ordergate.sandbox.venue._equity_model import EquityOrder
 from ordergate.sandbox.venue._equity_wire import order_wire
+from ordergate.sandbox.venue._option_market import OptionMarket
+from ordergate.sandbox.venue._options import OptionsDesk
 from ordergate.sandbox.venue._positions import TaxLot
 from ordergate.store import write_transaction
 
@@ -92,21 +99,27 @@ ENGINE_TOOLS = (
     "cancel_crypto_order",
     "get_crypto_orders",
     "get_crypto_positions",
+    "review_option_order",
+    "place_option_order",
+    "cancel_option_order",
+    "get_option_orders",
+    "get_option_positions",
 )
-"""The venue's tools the engine answers (equities, crypto orders and holdings, the account,
-realised P&L). The crypto market data (``get_currency_pairs``, ``get_crypto_quotes``) stays
-the upstream's."""
+"""The venue's tools the engine answers (equities, crypto orders and holdings, option orders
+and positions, the account, realised P&L). The market data (``get_currency_pairs``,
+``get_crypto_quotes``, the option chains, instruments and quotes) stays the upstream's."""
 
 
 class EquityEngine:
-    """The venue's equity and crypto engine for one ``book``, on ``prices`` (equities) and
-    ``crypto_prices`` (crypto pairs; the venue's seeded market when not given), kept in
-    ``database``.
+    """The venue's equity, crypto and options engine for one ``book``, on ``prices``
+    (equities), ``crypto_prices`` (crypto pairs) and ``option_prices`` (option contracts; the
+    venue's seeded market when either is not given), kept in ``database``.
 
     ``seed`` fixes the account numbers and ids (deterministic, as the sandbox's);
     ``agentic_numbers`` gives the agentic account's ``(account_number, rhs_account_number)``
     instead (paper carries the upstream's account); ``cash`` is the book's starting cash,
-    used only when the book is first created. The database
+    used only when the book is first created; ``account_type`` and ``option_level`` are the
+    agentic account's (the venue's defaults: a cash account at option level 2). The database
     must be migrated (``ordergate.store.migrate``).
     """
 
@@ -117,14 +130,24 @@ class EquityEngine:
         book: str,
         prices: EquityMarket,
         crypto_prices: CryptoMarket | None = None,
+        option_prices: OptionMarket | None = None,
         clock: Clock,
         seed: int = 0,
         cash: Decimal = Decimal("100000.00"),
         agentic_numbers: tuple[str, str] | None = None,
+        account_type: str = "cash",
+        option_level: int = 2,
     ) -> None:
         self._database = database
         self._tables = BookTables(book)
-        self._venue = Venue(seed=seed, clock=clock, cash=cash, agentic_numbers=agentic_numbers)
+        self._venue = Venue(
+            seed=seed,
+            clock=clock,
+            cash=cash,
+            agentic_numbers=agentic_numbers,
+            account_type=account_type,
+            option_level=option_level,
+        )
         self._desk = EquityDesk(self._venue, market=prices)
         self._desk.archive = self._tables
         self._desk.closed_archive = self._tables
@@ -133,6 +156,10 @@ class EquityEngine:
         self._crypto.archive = self._tables.crypto_orders
         self._crypto.closed_archive = self._tables.crypto_trades
         self._venue.add_desk(self._crypto)
+        self._options = OptionsDesk(self._venue, market=option_prices)
+        self._options.archive = self._tables.option_orders
+        self._options.closed_archive = self._tables.option_trades
+        self._venue.add_desk(self._options)
         self._table = ToolTable(specs={name: load_inventory()[name] for name in ENGINE_TOOLS})
         self._trades = 0
         self._initial = dump(encode_state(self._open_state()))
@@ -235,7 +262,12 @@ class EquityEngine:
                 result = work()
                 self._tables.end_orders(self._desk.evict_ended())
                 self._tables.crypto_orders.end(self._crypto.evict_ended())
-                trades = self._desk.positions.drain_closed() + self._crypto.holdings.drain_closed()
+                self._tables.option_orders.end(self._options.evict_ended())
+                trades = (
+                    self._desk.positions.drain_closed()
+                    + self._crypto.holdings.drain_closed()
+                    + self._options.positions.drain_closed()
+                )
                 self._tables.close_trades(self._trades, trades)
                 self._trades += len(trades)
                 state = dump(encode_state(self._open_state()))
@@ -270,6 +302,9 @@ class EquityEngine:
             crypto_sequence=crypto.sequence,
             crypto_orders=crypto.live_orders(),
             crypto_holdings=crypto.holdings.all(),
+            option_sequence=self._options.sequence,
+            option_orders=self._options.live_orders(),
+            option_positions=self._options.positions.all(),
         )
 
     def _load(self, state: OpenState) -> None:
@@ -288,4 +323,6 @@ class EquityEngine:
         desk.splits_applied = set(state.splits_applied)
         self._crypto.restore(state.crypto_orders, state.crypto_sequence)
         self._crypto.holdings.restore(state.crypto_holdings)
+        self._options.restore(state.option_orders, state.option_sequence)
+        self._options.positions.restore(state.option_positions)
         self._trades = state.trades

@@ -1,4 +1,4 @@
-"""The engine's tables (revisions 0022, 0033): one book's open state, its ended orders and
+"""The engine's tables (revisions 0022, 0033, 0034): one book's open state, its ended orders and
 closed trades. Every statement names the key or index it uses; none scans a book's history.
 
 - ``venue_books`` (primary key ``book``): the open state and its version, read and locked at
@@ -7,8 +7,9 @@ closed trades. Every statement names the key or index it uses; none scans a book
 - ``venue_ended_orders``: by ``(book, order_id)``, by ``(book, account, ref_key)`` (unique:
   one order per ``ref_id``, as the venue answers a repeated one), listed by
   ``(book, account, sequence)``.
-- ``venue_ended_crypto_orders`` (0033): the same for crypto orders (their own ``ref_id``
-  space, as the venue keeps one per desk).
+- ``venue_ended_crypto_orders`` (0033) and ``venue_ended_option_orders`` (0034): the same
+  for crypto and option orders (their own ``ref_id`` spaces, as the venue keeps one per
+  desk).
 - ``venue_closed_trades``: by ``(book, account, ordinal)``, in the order they were booked.
 """
 
@@ -23,9 +24,11 @@ from sqlalchemy import Connection, text
 from ordergate.sandbox.engine._codec import (
     decode_closed_trade,
     decode_crypto_order,
+    decode_option_order,
     decode_order,
     encode_closed_trade,
     encode_crypto_order,
+    encode_option_order,
     encode_order,
 )
 from ordergate.sandbox.venue._equity_model import EquityOrder
@@ -45,7 +48,7 @@ _STORED = text("SELECT version, state FROM venue_books WHERE book = :book")
 _LOCK_SQLITE = text("SELECT version, state FROM venue_books WHERE book = :book")
 _LOCK_POSTGRES = text("SELECT version, state FROM venue_books WHERE book = :book FOR UPDATE")
 _WRITE = text("UPDATE venue_books SET version = :version, state = :state WHERE book = :book")
-_ENDED_TABLES = ("venue_ended_orders", "venue_ended_crypto_orders")
+_ENDED_TABLES = ("venue_ended_orders", "venue_ended_crypto_orders", "venue_ended_option_orders")
 
 
 class _EndedSql:
@@ -105,7 +108,11 @@ class BookTables:
         self.crypto_orders = EndedOrders(
             self, "venue_ended_crypto_orders", encode_crypto_order, decode_crypto_order
         )
-        self.crypto_trades = _CryptoClosed(self)
+        self.crypto_trades = _Closed(self, "crypto")
+        self.option_orders = EndedOrders(
+            self, "venue_ended_option_orders", encode_option_order, decode_option_order
+        )
+        self.option_trades = _Closed(self, "option")
 
     def bind(self, connection: Connection | None) -> None:
         """Read and write on ``connection`` from now on (``None``: outside any call)."""
@@ -169,26 +176,26 @@ class BookTables:
             )
 
     def closed(self, account_number: str) -> list[ClosedTrade]:
-        """The account's closed equity trades, oldest first (``crypto_closed``: crypto's)."""
-        return self._closed(account_number, crypto=False)
+        """The account's closed equity trades, oldest first (``crypto_trades`` and
+        ``option_trades`` read the other desks')."""
+        return self.closed_of(account_number, "equity")
 
-    def crypto_closed(self, account_number: str) -> list[ClosedTrade]:
-        return self._closed(account_number, crypto=True)
-
-    def _closed(self, account_number: str, *, crypto: bool) -> list[ClosedTrade]:
+    def closed_of(self, account_number: str, asset_class: str) -> list[ClosedTrade]:
+        """The account's closed trades of ``asset_class``, oldest first."""
         rows = self.connection.execute(_TRADES, {"book": self.book, "account": account_number})
         trades = [decode_closed_trade(json.loads(body)) for (body,) in rows]
-        return [t for t in trades if (t.asset_class == "crypto") == crypto]
+        return [t for t in trades if t.asset_class == asset_class]
 
 
-class _CryptoClosed:
-    """The book's closed crypto trades, as the crypto desk reads them back."""
+class _Closed:
+    """The book's closed trades of one desk (``asset_class``), as that desk reads them back."""
 
-    def __init__(self, tables: BookTables) -> None:
+    def __init__(self, tables: BookTables, asset_class: str) -> None:
         self._tables = tables
+        self._asset_class = asset_class
 
     def closed(self, account_number: str) -> list[ClosedTrade]:
-        return self._tables.crypto_closed(account_number)
+        return self._tables.closed_of(account_number, self._asset_class)
 
 
 class EndedOrders(Generic[OrderT]):

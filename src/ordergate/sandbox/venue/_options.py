@@ -44,7 +44,7 @@ from ordergate.core import (
 )
 from ordergate.sandbox.market import MULTIPLIER, OptionInstrument, OptionQuote
 from ordergate.sandbox.venue._accounts import Account
-from ordergate.sandbox.venue._equity import EquityDesk
+from ordergate.sandbox.venue._equity import ClosedTrades, EquityDesk
 from ordergate.sandbox.venue._equity_market import session_window
 from ordergate.sandbox.venue._equity_rules import quote_unavailable
 from ordergate.sandbox.venue._option_market import OptionMarket, VenueOptionMarket
@@ -140,6 +140,9 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         self.market: OptionMarket = market or VenueOptionMarket(venue.market)
         self.positions = OptionPositions()
         self.settlement = Settlement(venue, self)
+        self.closed_archive: ClosedTrades | None = None
+        """Where closed trades drained from ``positions`` are read back from (``None``: none
+        are drained)."""
 
     @property
     def calendar(self) -> NyseCalendar:
@@ -231,7 +234,10 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         return {"options_value": self.market_value(account_number)}
 
     def closed_trades(self, account_number: str) -> list[ClosedTrade]:
-        return self.positions.closed(account_number)
+        trades = self.positions.closed(account_number)
+        if self.closed_archive is not None:
+            trades = self.closed_archive.closed(account_number) + trades
+        return trades
 
     # -- checking and placing --------------------------------------------------------------
 

@@ -8,7 +8,8 @@ open the other way while one is held. Opening more averages the premium; closing
 - short: proceeds = open premium received, cost basis = close premium paid.
 
 Exercise removes contracts without a closed trade: their premium moves into the shares'
-cost basis (call) or out of the sale's proceeds (put), as the tax rules have it.
+cost basis (call) or out of the sale's proceeds (put), as the tax rules have it. Closed
+trades stay in memory unless the caller takes them (``drain_closed``) to store them.
 """
 
 from __future__ import annotations
@@ -75,6 +76,19 @@ class OptionPositions:
 
     def closed(self, account_number: str) -> list[ClosedTrade]:
         return [trade for trade in self._closed if trade.account_number == account_number]
+
+    def all(self) -> list[OptionPosition]:
+        """Every position, flat ones too, in the order first opened."""
+        return list(self._positions.values())
+
+    def restore(self, positions: list[OptionPosition]) -> None:
+        """Replace the positions with ``positions`` (read back from storage)."""
+        self._positions = {(p.account_number, p.option_id): p for p in positions}
+
+    def drain_closed(self) -> list[ClosedTrade]:
+        """Hand over the closed trades booked since the last drain (the caller stores them)."""
+        drained, self._closed = self._closed, []
+        return drained
 
     def open(
         self,
