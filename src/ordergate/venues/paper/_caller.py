@@ -79,6 +79,7 @@ from ordergate.sandbox.engine import (
     EquityEngine,
     EquityListing,
     ObservedCryptoPrices,
+    ObservedOptionPrices,
     ObservedPrices,
     observed_quote,
 )
@@ -235,6 +236,10 @@ class PaperCaller:
         """The engine's feed (what the caller observed, listed and was told of splits)."""
         self.crypto_prices = ObservedCryptoPrices()
         """The engine's crypto feed (the pairs listed and the quotes observed)."""
+        self.option_prices = ObservedOptionPrices(self.prices)
+        """The engine's option feed: nothing is listed or observed into it yet, so the
+        engine's options desk prices nothing (an option order is refused, never priced on
+        the sandbox's seeded market)."""
         self._engine: EquityEngine | None = None
         self._opening = anyio.Lock()
         self._turn = threading.Lock()
@@ -325,6 +330,7 @@ class PaperCaller:
             book=book_name(agentic.account_number),
             prices=self.prices,
             crypto_prices=self.crypto_prices,
+            option_prices=self.option_prices,
             clock=self._clock,
             cash=self._cash,
             agentic_numbers=numbers,
