@@ -101,7 +101,9 @@ async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_or
 ) -> None:
     server = sandbox_gateway(tmp_path, monkeypatch)
     codes = enrol(tmp_path / "home")
-    browser = ConsentBrowser(profile="trader", owner_code=codes.next)
+    browser = ConsentBrowser(
+        profile="trader", owner_code=codes.next, person_now=server.security_clock.now
+    )
     storage = MemoryTokenStorage()
     with server as url:
         placed = await _sdk_agent_places_an_order(url, browser, storage)
@@ -124,7 +126,9 @@ async def test_the_mcp_sdk_client_signs_in_at_the_venue_through_a_sealed_gateway
     config = GatewayConfig(port=0, custody=Custody.SEALED, master_secret=Secret("s" * 40))
     server = sandbox_gateway(tmp_path, monkeypatch, config=config)
     codes = enrol(tmp_path / "home")
-    browser = ConsentBrowser(profile="trader", owner_code=codes.next)
+    browser = ConsentBrowser(
+        profile="trader", owner_code=codes.next, person_now=server.security_clock.now
+    )
     storage = MemoryTokenStorage()
     with server as url:
         placed = await _sdk_agent_places_an_order(url, browser, storage)

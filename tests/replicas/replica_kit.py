@@ -32,7 +32,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from oauth_testkit import challenge_of, new_verifier, parse_form
+from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from replica_process import READY
 from system_testkit import HAPROXY_HOW, program
@@ -183,7 +183,9 @@ class Replicas:
                 upstream.url.join(tag["action"] or ""), data={**form.hidden, "decision": "approve"}
             )
             assert signed_in.status_code == 302, signed_in.text
-            back = person.get(signed_in.headers["location"])
+            enrolment = person.get(signed_in.headers["location"])
+            enrolled, _ = person_enrolment(enrolment.text, OPEN)
+            back = person.post(self.url + "/oauth/callback", data=enrolled)
             assert back.status_code == 302, back.text
             params = query(back.headers["location"])
             tokens = person.post(

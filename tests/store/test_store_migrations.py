@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0030",
     "execution": "0007",
-    "gateway": "0032",
+    "gateway": "0035",
     "owner": "0019",
     "record": "0009",
     "sandbox": "0034",
@@ -127,7 +127,12 @@ def test_the_ledger_main_wrote_opens_in_the_per_package_layout_with_every_row(
 # Columns later revisions added, with the value they take on a row from before them.
 _ADDED = {
     "approvals": {"notional": None},
-    "connections": {"data_key_wrapped": None, "kek_id": None},
+    "connections": {
+        "data_key_wrapped": None,
+        "kek_id": None,
+        "person_totp_sealed": None,
+        "person_totp_step": None,
+    },
 }
 
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
+import re
 import secrets
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+import pyotp
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from ordergate.sandbox.oauth import SHARED_CLIENT_ID, OAuthServer
@@ -150,6 +154,19 @@ class MemoryTokenStorage:
 
 
 _MAX_HOPS = 8
+_OTPAUTH = re.compile(r'<code id="otpauth">([^<]+)</code>')
+
+
+def person_enrolment(page_text: str, at: datetime) -> tuple[dict[str, str], str]:
+    """A hosted rail's enrolment page (after the upstream sign-in), answered: the form to
+    post back to the callback path with the person's first code at ``at``, and the secret
+    the page showed (the person's authenticator keeps it)."""
+    found = _OTPAUTH.search(page_text)
+    assert found is not None, page_text
+    uri = html.unescape(found.group(1))
+    secret = parse_qs(urlsplit(uri).query)["secret"][0]
+    form = {**parse_form(page_text).hidden, "person_code": pyotp.TOTP(secret).at(at)}
+    return form, secret
 
 
 class ConsentBrowser:
@@ -163,8 +180,11 @@ class ConsentBrowser:
         timeout_s: float = 30.0,
         profile: str | None = None,
         owner_code: Callable[[], str] | None = None,
+        person_now: Callable[[], datetime] | None = None,
     ) -> None:
         self.timeout_s = timeout_s
+        self.person_now = person_now or (lambda: datetime.now().astimezone())
+        self.person_secrets: list[str] = []
         self.profile = profile
         self.owner_code = owner_code
         self.visited: list[str] = []
@@ -188,7 +208,11 @@ class ConsentBrowser:
                     break
                 self.visited.append(location)
                 answer = await browser.get(location)
-                if answer.status_code == 200:
+                if answer.status_code == 200 and 'name="person_code"' in answer.text:
+                    form, secret = person_enrolment(answer.text, self.person_now())
+                    self.person_secrets.append(secret)
+                    answer = await browser.post(answer.url.copy_with(query=None), data=form)
+                elif answer.status_code == 200:
                     answer = await self._approve(browser, answer, None)
         params = redirect_params(answer)
         self.result = AuthorizationCodeResult(

@@ -11,7 +11,7 @@ the store's one time encoding (``ordergate.store.iso``).
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, MetaData, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, MetaData, String, Table, Text
 
 __all__ = [
     "caller_mints",
@@ -72,6 +72,8 @@ connections = Table(
     Column("last_used_at", String(_TIME), nullable=False),
     Column("data_key_wrapped", Text),
     Column("kek_id", String(64), index=True),
+    Column("person_totp_sealed", Text),
+    Column("person_totp_step", BigInteger),
 )
 
 gateway_codes = Table(

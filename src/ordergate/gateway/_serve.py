@@ -47,6 +47,7 @@ from ordergate.gateway.custody import (
     UpstreamSignIn,
     Vault,
 )
+from ordergate.gateway.custody._person import PersonCodes
 from ordergate.gateway.desk import (
     ChannelServer,
     GuardFor,
@@ -380,6 +381,7 @@ async def _served(
     use_policy: Callable[[PolicyConfig], Awaitable[bool]],
     running: Running | None,
     notes: tuple[str | None, ...],
+    persons: PersonCodes | None = None,
 ) -> tuple[OwnerDesk, Serving]:
     """The owner's desk on the wall and what ``on_ready`` is told; ``use_policy`` enforces an
     applied policy and answers whether the gateway trades live now."""
@@ -401,6 +403,7 @@ async def _served(
         clock=start.security_clock,
         on_policy=on_policy,
         webhook=WebhookNotifier(settings.webhook_url) if settings.webhook_url else None,
+        persons=persons,
     )
     said = (*notes, await enrolment_note(desk), console_note(settings))
     serving = Serving(
@@ -473,6 +476,11 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     f"upstream: the embedded sandbox venue at {upstream_url} (no real account)"
                 )
             vaults: list[SessionSource] = []
+            persons = (
+                PersonCodes(wall.ledger.engine, keys=keys, ledger=wall.ledger, clock=security_clock)
+                if sealer is not None and keys is not None
+                else None
+            )
 
             def sign_in(store: GatewayStore) -> UpstreamSignIn:
                 vault = (
@@ -500,6 +508,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     vault=vault,
                     issuer=start.public_url,
                     clock=security_clock,
+                    persons=persons,
                 )
 
             auth, erase = _auth(start, wall, sign_in)
@@ -529,6 +538,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     use_policy=backend.use_policy,
                     running=None,
                     notes=(wall.in_force[1], upstream_note, custody_note),
+                    persons=persons,
                 )
                 yield auth, backend, serving, desk
 
@@ -582,6 +592,11 @@ class GatewayServer:
         if loop is None:
             raise RuntimeError("the gateway is not serving")
         return asyncio.run_coroutine_threadsafe(work, loop).result(timeout_s)
+
+    @property
+    def security_clock(self) -> SecurityClock:
+        """The clock tokens, codes and approvals are timed by."""
+        return self._security_clock
 
     @property
     def auth(self) -> GatewayAuth | None:

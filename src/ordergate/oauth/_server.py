@@ -236,6 +236,11 @@ class AuthorizationServer:
             )
         if self._sign_in is not None:
             routes.append(
-                Route(self._sign_in.callback_path, self._sign_in.callback, methods=["GET"])
+                Route(
+                    self._sign_in.callback_path,
+                    self._sign_in.callback,
+                    methods=["GET", "POST"],
+                    max_body_size=cap,
+                )
             )
         return routes

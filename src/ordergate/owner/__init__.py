@@ -70,7 +70,14 @@ from ordergate.owner._sources import (
     acting_from,
     current_source,
 )
-from ordergate.owner._totp import DIGITS, INTERVAL_S, looks_like_code, provisioning_uri
+from ordergate.owner._totp import (
+    DIGITS,
+    INTERVAL_S,
+    looks_like_code,
+    matching_step,
+    new_totp_secret,
+    provisioning_uri,
+)
 
 __all__ = [
     "BUSY",
@@ -120,7 +127,9 @@ __all__ = [
     "check_passphrase_rules",
     "current_source",
     "looks_like_code",
+    "matching_step",
     "new_enrolment",
+    "new_totp_secret",
     "passphrase_matches",
     "provisioning_uri",
     "read_enrolment",

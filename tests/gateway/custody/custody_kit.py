@@ -12,8 +12,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+import pyotp
 import pytest
-from oauth_testkit import challenge_of, new_verifier, parse_form
+from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from sqlalchemy import Engine, select
 
@@ -55,6 +56,7 @@ class Custodian:
     home: Path
     codes: OwnerCodes | None = None
     minted: list[str] = field(default_factory=list, repr=False)
+    secrets: list[str] = field(default_factory=list, repr=False)
 
     def browser(self) -> httpx2.Client:
         """A fresh browser: its own cookie jar, following nothing by itself."""
@@ -116,7 +118,7 @@ class Custodian:
             to_upstream = self.approve(person, client_id, challenge_of(verifier))
             assert to_upstream.status_code == 302, to_upstream.text
             callback = self.sign_in_upstream(person, to_upstream.headers["location"])
-            back = person.get(callback)
+            back = self.enrol(person, person.get(callback))
         assert back.status_code == 302, back.text
         params = query(back.headers["location"])
         assert params["state"] == "client-state"
@@ -137,6 +139,22 @@ class Custodian:
         self.minted += [params["code"], body["access_token"], body["refresh_token"]]
         access: str = body["access_token"]
         return access
+
+    def enrol(self, browser: httpx2.Client, page: httpx2.Response) -> httpx2.Response:
+        """The person's own code enrolled on the page the callback shows, confirmed with a
+        first code: the callback's answer then (a 302 to the client). The secret is kept
+        (``secrets``: one per connection, in the order connected)."""
+        assert page.status_code == 200, page.text
+        self.clock.advance(timedelta(seconds=30))
+        form, secret = person_enrolment(page.text, self.clock.now())
+        self.secrets.append(secret)
+        return browser.post(self.url + "/oauth/callback", data=form)
+
+    def person_code(self, secret: str) -> str:
+        """The person's current code, a step later than any used before (the clock is stepped
+        one step forward first: a code is spent once)."""
+        self.clock.advance(timedelta(seconds=30))
+        return pyotp.TOTP(secret).at(self.clock.now())
 
     def rows(self) -> list[dict[str, Any]]:
         with self.engine.connect() as db:

@@ -1,17 +1,20 @@
-"""The owner's desk in sealed custody: a held order is carried on by the guard of the
-connection that filed it, whichever identity it filed under, and only with the owner code."""
+"""The owner's desk in sealed custody (a hosted rail): a held order is carried on by the guard
+of the connection that filed it, whichever identity it filed under, and only with the code the
+person who owns that connection enrolled on the consent flow — never the operator's."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
 import httpx2
 import pytest
-from custody_kit import MASTER, OPEN, Custodian, custodian
+from custody_kit import MASTER, Custodian, custodian
 from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE, channel_act
+from sqlalchemy import text
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
@@ -48,31 +51,96 @@ def _approve(home: Path, approval_id: object, code: str | None) -> httpx2.Respon
     return channel_act(home, "approve", {"approval_id": str(approval_id)}, code)
 
 
+def _person_acts(served: Custodian) -> list[dict[str, object]]:
+    with served.engine.connect() as db:
+        rows = db.execute(
+            text("SELECT identity, why, detail FROM decisions WHERE kind = 'person_act'")
+        )
+        return [
+            {"identity": row.identity, "why": row.why, "detail": json.loads(row.detail)}
+            for row in rows
+        ]
+
+
 @pytest.mark.req("owner.act.approve")
-def test_a_held_order_of_a_sealed_connection_is_placed_on_its_own_session_with_the_code(
+def test_a_held_order_of_a_sealed_connection_is_placed_on_its_own_session_with_the_persons_code(
     held: Custodian,
 ) -> None:
     data = _place(held.url, held.connect())
+    [secret] = held.secrets
     assert _approve(held.home, data["approval_id"], None).status_code == 401
-    approved = _approve(held.home, data["approval_id"], PASSPHRASE)
+    operator = _approve(held.home, data["approval_id"], PASSPHRASE)
+    assert operator.status_code == 403, operator.text
+    assert operator.json()["error"]["code"] == "person_code_wrong"
+    approved = _approve(held.home, data["approval_id"], held.person_code(secret))
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] == "filled" and approved.json()["mode"] == "paper"
+    outcomes = [entry["why"] for entry in _person_acts(held)]
+    assert outcomes[-3:] == [
+        "person act approve refused (person_code_required)",
+        "person act approve refused (person_code_wrong)",
+        "person act approve authorised",
+    ]
+
+
+def test_the_persons_code_is_spent_once(held: Custodian) -> None:
+    token = held.connect()
+    [secret] = held.secrets
+    first = _place(held.url, token)
+    held.clock.advance(timedelta(seconds=31))  # not a duplicate of the first
+    second = _place(held.url, token)
+    code = held.person_code(secret)
+    assert _approve(held.home, first["approval_id"], code).status_code == 200
+    replayed = _approve(held.home, second["approval_id"], code)
+    assert replayed.status_code == 403, replayed.text
+    assert replayed.json()["error"]["code"] == "person_code_replayed"
+
+
+def test_two_people_on_one_rail_each_approve_only_their_own_held_orders_with_their_own_code(
+    held: Custodian,
+) -> None:
+    alice_token, bob_token = held.connect(), held.connect()
+    alice_secret, bob_secret = held.secrets
+    alice = _place(held.url, alice_token)
+    held.clock.advance(timedelta(seconds=31))
+    bob = _place(held.url, bob_token)
+    for approval, other_secret in (
+        (alice["approval_id"], bob_secret),
+        (bob["approval_id"], alice_secret),
+    ):
+        crossed = _approve(held.home, approval, held.person_code(other_secret))
+        assert crossed.status_code == 403, crossed.text
+        assert crossed.json()["error"]["code"] == "person_code_wrong"
+        operator = _approve(held.home, approval, PASSPHRASE)
+        assert operator.status_code == 403, operator.text
+    for approval, secret in (
+        (alice["approval_id"], alice_secret),
+        (bob["approval_id"], bob_secret),
+    ):
+        approved = _approve(held.home, approval, held.person_code(secret))
+        assert approved.status_code == 200, approved.text
+        assert approved.json()["status"] == "filled"
+    refused = [entry for entry in _person_acts(held) if "refused" in str(entry["why"])]
+    assert len(refused) == 4
+    assert len({entry["identity"] for entry in refused}) == 2
 
 
 def test_a_held_order_of_a_caller_bound_to_a_sealed_connection_is_placed_on_that_session(
     held: Custodian,
 ) -> None:
     held.connect()
+    [secret] = held.secrets
     [row] = held.rows()
     token = mint(
         CallerKey.derive(Secret(MASTER)),
         caller="nightly",
         profile="trader",
         ttl=timedelta(minutes=15),
-        now=OPEN,
+        now=held.clock.now(),
         connection=row["id"],
     ).reveal()
     data = _place(held.url, token)
-    approved = _approve(held.home, data["approval_id"], PASSPHRASE)
+    assert _approve(held.home, data["approval_id"], PASSPHRASE).status_code == 403
+    approved = _approve(held.home, data["approval_id"], held.person_code(secret))
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] == "filled"

@@ -16,7 +16,11 @@ The callback (``GET /oauth/callback``), in this order:
 3. the answer must come from the upstream's issuer (RFC 9207 ``iss``, when sent); an upstream
    ``error`` goes back to the client as ``access_denied``;
 4. the code is exchanged with the verifier (RFC 7636); the token set is sealed on a new
-   connection and the client gets the gateway's own single-use code, with its ``state``.
+   connection and the client gets the gateway's own single-use code, with its ``state``;
+5. on a hosted rail (``persons``), before that redirect, the person enrols a code of their
+   own for the connection: the page shows its ``otpauth://`` URI and QR code once and posts
+   a first code back to the callback path (the form sealed by the rail, the browser bound by
+   a cookie); only once it is confirmed does the client get its code (``_person``).
 
 Without ``ORDERGATE_MASTER_SECRET`` nothing can be sealed, so nobody is connected: the consent
 page says why instead (``unavailable``).
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import logging
 
 import anyio.to_thread
@@ -37,9 +42,10 @@ from starlette.responses import Response
 
 from ordergate.client import TokenSet, ToolError, request_tokens
 from ordergate.core import Clock
-from ordergate.gateway._seal import Sealer
+from ordergate.gateway._seal import Sealer, SealError
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._held import HeldSignIn, SignIns
+from ordergate.gateway.custody._person import PersonCodes, enrolment_page, new_secret
 from ordergate.gateway.custody._vault import Vault
 from ordergate.gateway.oauth._pages import error_page
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
@@ -52,6 +58,8 @@ __all__ = ["BIND_COOKIE", "CALLBACK_PATH", "NO_MASTER_SECRET", "UpstreamSignIn"]
 _log = logging.getLogger(__name__)
 
 BIND_COOKIE = "ordergate_bind"
+ENROL_COOKIE = "ordergate_enrol"
+_ENROL_AAD = b"person-enrolment"
 NO_MASTER_SECRET = (
     "this gateway cannot hold a brokerage session: ORDERGATE_MASTER_SECRET is not set where "
     "it runs, so it connects nobody (its owner must set it and restart it)"
@@ -75,7 +83,9 @@ class UpstreamSignIn:
         issuer: str,
         clock: Clock,
         bind_ttl_s: int = 600,
+        persons: PersonCodes | None = None,
     ) -> None:
+        self._persons = persons
         self._store = store
         self._signins = SignIns(store.engine, clock=clock)
         self._authority = authority
@@ -138,6 +148,8 @@ class UpstreamSignIn:
         return response
 
     async def callback(self, request: Request) -> Response:
+        if request.method == "POST":
+            return await self.confirm(request)
         response = await self._callback(request)
         response.delete_cookie(
             BIND_COOKIE, path=CALLBACK_PATH, secure=self._secure, httponly=True, samesite="lax"
@@ -196,13 +208,85 @@ class UpstreamSignIn:
             resource=authority.server.resource,
             scope=granted.scope or authority.server.scope,
         )
-        opener = self._vault.opener(tokens)
+        secret = new_secret() if self._persons is not None else None
+        opened: list[str] = []
+        opener = self._vault.opener(tokens, person_secret=secret, opened=opened)
         ours = await anyio.to_thread.run_sync(
             lambda: self._store.grants.issue_code(authorization, opener=opener)
         )
-        return redirect_with(
+        back = redirect_with(
             authorization.redirect_uri,
             {"code": ours, "state": authorization.state, "iss": self._issuer},
+        )
+        if self._persons is None:
+            return back
+        return await self._enrolment_page(opened[0], back.headers["location"])
+
+    # -- the person's own code, enrolled before the client gets its code --------------------
+
+    async def _enrolment_page(self, connection_id: str, location: str) -> Response:
+        assert self._sealer is not None and self._persons is not None
+        persons = self._persons
+        uri = await anyio.to_thread.run_sync(lambda: persons.enrolling_uri(connection_id))
+        if uri is None:  # pragma: no cover - the row was written a moment ago
+            return error_page(_EXPIRED)
+        browser = mint()
+        held = json.dumps(
+            {"c": connection_id, "l": location, "b": hashlib.sha256(browser.encode()).hexdigest()}
+        ).encode("utf-8")
+        sealed = self._sealer.seal(held, aad=_ENROL_AAD)
+        response = enrolment_page(uri, sealed=sealed, action=CALLBACK_PATH)
+        response.set_cookie(
+            ENROL_COOKIE,
+            browser,
+            max_age=self._bind_ttl_s,
+            path=CALLBACK_PATH,
+            secure=self._secure,
+            httponly=True,
+            samesite="strict",
+        )
+        return response
+
+    async def confirm(self, request: Request) -> Response:
+        """``POST`` of the enrolment page: the person's first code confirms their own code,
+        then the client gets its code. A wrong code shows the page again."""
+        if self._sealer is None or self._persons is None:
+            return error_page(NO_MASTER_SECRET, status_code=503)
+        form = await request.form()
+        sealed, code = form.get("enrolment"), form.get("person_code")
+        if not isinstance(sealed, str) or not isinstance(code, str) or len(sealed) > 4096:
+            return error_page("the enrolment form is incomplete")
+        try:
+            held = json.loads(self._sealer.unseal(sealed, aad=_ENROL_AAD))
+        except (SealError, ValueError):
+            return error_page("the enrolment form was not one this rail issued", status_code=403)
+        browser = request.cookies.get(ENROL_COOKIE, "")
+        digest = hashlib.sha256(browser.encode("utf-8")).hexdigest()
+        if not browser or not hmac.compare_digest(digest, str(held.get("b", ""))):
+            return error_page(_OTHER_BROWSER, status_code=403)
+        persons, connection_id = self._persons, str(held["c"])
+        if await anyio.to_thread.run_sync(lambda: persons.confirm(connection_id, code.strip())):
+            response = Response(
+                status_code=302,
+                headers={
+                    "location": str(held["l"]),
+                    "cache-control": "no-store",
+                    "referrer-policy": "no-referrer",
+                },
+            )
+            response.delete_cookie(
+                ENROL_COOKIE, path=CALLBACK_PATH, secure=self._secure, httponly=True
+            )
+            return response
+        uri = await anyio.to_thread.run_sync(lambda: persons.enrolling_uri(connection_id))
+        if uri is None:
+            return error_page(_EXPIRED)
+        return enrolment_page(
+            uri,
+            sealed=sealed,
+            action=CALLBACK_PATH,
+            problem="that code is not the current one of this enrolment; type the code "
+            "your authenticator shows now",
         )
 
     def _to_client(self, authorization: Authorization, *, error: ErrorCode) -> Response:

@@ -45,10 +45,11 @@ from ordergate.client import (
     connect_with,
     request_tokens_blocking,
 )
-from ordergate.core import Clock
+from ordergate.core import Clock, Secret
 from ordergate.gateway._schema import connections
 from ordergate.gateway._seal import PREFIX as LEGACY_PREFIX
 from ordergate.gateway._seal import Sealer, SealError
+from ordergate.gateway.custody._person import seal_person_secret
 from ordergate.gateway.keys import (
     Envelope,
     KeyProvider,
@@ -224,9 +225,17 @@ class Vault:
     def __repr__(self) -> str:
         return "Vault(<sealed>)"
 
-    def opener(self, tokens: TokenSet) -> ConnectionOpener:
+    def opener(
+        self,
+        tokens: TokenSet,
+        *,
+        person_secret: Secret | None = None,
+        opened: list[str] | None = None,
+    ) -> ConnectionOpener:
         """A connection opener (``Grants.issue_code``) that keeps ``tokens``, sealed, on the new
-        connection, in the code's own transaction."""
+        connection, in the code's own transaction; with ``person_secret``, also the person's
+        own code to enrol, under the same data key (``_person``). The new id is appended to
+        ``opened``."""
 
         def open_connection(tx: SqlConnection, authorization: Authorization, now: datetime) -> str:
             connection_id = new_id()
@@ -242,6 +251,18 @@ class Vault:
                 expires_at=tokens.expires_at,
                 now=now,
             )
+            if person_secret is not None:
+                tx.execute(
+                    update(connections)
+                    .where(connections.c.id == connection_id)
+                    .values(
+                        person_totp_sealed=seal_person_secret(
+                            self._keys, person_secret, connection_id, envelope
+                        )
+                    )
+                )
+            if opened is not None:
+                opened.append(connection_id)
             return connection_id
 
         return open_connection

@@ -51,6 +51,14 @@ from ordergate.core import (
 )
 from ordergate.gateway._caller_mints import revoke_mints
 from ordergate.gateway._owner import digest_in
+from ordergate.gateway.custody._person import (
+    NO_PERSON_CODES,
+    OPERATOR_CREDENTIAL,
+    PersonCodes,
+    PersonRefused,
+    journal_person_refusal,
+    sealed_connection_of,
+)
 from ordergate.gateway.desk._connections import (
     CALLER_PREFIX,
     client_names,
@@ -74,6 +82,7 @@ from ordergate.gateway.oauth import GatewayStore
 from ordergate.ledger import (
     FilingRecord,
     Ledger,
+    LedgerError,
 )
 from ordergate.owner import (
     OWNER_IDENTITY,
@@ -116,8 +125,10 @@ class OwnerDesk:
         on_policy: PolicyHook | None = None,
         clock: Clock | None = None,
         delayed: DelayedActs | None = None,
+        persons: PersonCodes | None = None,
     ) -> None:
         self._authority = authority
+        self._persons = persons
         self._ledger = ledger
         self._store = store
         self._guard_for = guard_for
@@ -263,6 +274,8 @@ class OwnerDesk:
         except PreparedRefused as refused:
             raise DeskError(refused.status, refused.reason, str(refused)) from None
         if prepared.state == "done":
+            if prepared.act == OwnerAct.APPROVE and await self._person_of(prepared.params):
+                raise DeskError(409, "prepared_act_used", "That prepared act was already run.")
             if prepared.needs_code and vouched is None:
                 await self._authorize(code, prepared.act, digest=digest, act_id=act_id)
             return _replayed(prepared.outcome or {})
@@ -276,7 +289,11 @@ class OwnerDesk:
                 "What that act was prepared on changed since; prepare it again.",
             )
         credential: Credential | None = None
-        if plan.needs_code:
+        person = await self._person_of(plan.params) if plan.act is OwnerAct.APPROVE else None
+        if person is not None:
+            detail = {**plan.detail, "act_id": act_id}
+            credential = await self._person_authorize(person, code, vouched, plan.act, detail)
+        elif plan.needs_code:
             detail = {**plan.detail, "act_id": act_id}
             if vouched is not None and plan.act is OwnerAct.APPROVE:
                 await self._held.passkey_may_approve(plan)
@@ -295,6 +312,51 @@ class OwnerDesk:
             raise
         await blocking(self._prepared.finish, act_id, _kept(outcome))
         return outcome
+
+    # -- a person's own acts on a hosted rail (``custody._person``) ---------------------------
+
+    async def _person_of(self, params: Mapping[str, Any]) -> str | None:
+        """The sealed connection (a person's, on a hosted rail) that filed the order an
+        approval holds; ``None`` for the owner's own filings."""
+        approval_id = str(params.get("approval_id", ""))
+
+        def read() -> str | None:
+            try:
+                approval = self._ledger.approvals.get(approval_id)
+                identity = self._ledger.filing(approval.filing_id).identity
+            except (LedgerError, ValueError):
+                return None
+            return sealed_connection_of(self._store.engine, identity)
+
+        return await blocking(read)
+
+    async def _person_authorize(
+        self,
+        connection_id: str,
+        code: str | None,
+        vouched: Credential | None,
+        act: OwnerAct,
+        detail: Mapping[str, Any],
+    ) -> Credential:
+        """Only the person's own code authorizes an act in their connection: the operator's
+        code, passkey or a desk without the person's codes is refused (journalled)."""
+        persons = self._persons
+        try:
+            if persons is None:
+                await blocking(
+                    journal_person_refusal, self._ledger, connection_id, act, NO_PERSON_CODES,
+                    detail,
+                )  # fmt: skip
+                raise PersonRefused(NO_PERSON_CODES)
+            if vouched is not None:
+                await blocking(persons.refuse, connection_id, act, OPERATOR_CREDENTIAL, detail)
+                raise PersonRefused(OPERATOR_CREDENTIAL)
+            await blocking(
+                lambda: persons.authorize(connection_id, code, act=act.value, detail=detail)
+            )
+        except PersonRefused as refused:
+            raise DeskError(refused.status, refused.reason, str(refused)) from None
+        return Credential.TOTP
 
     async def _plan(self, act: str, params: Mapping[str, Any]) -> Plan:
         if act == OwnerAct.APPROVE:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ordergate.callers import CallerKey
 from ordergate.core import Clock, ConfigError, command_hint
 from ordergate.gateway._config import GatewayConfig
+from ordergate.gateway.custody._person import PersonCodes
 from ordergate.gateway.desk._delayed import DelayedActs
 from ordergate.gateway.desk._desk import OwnerDesk
 from ordergate.gateway.desk._held import GuardFor
@@ -72,10 +73,12 @@ def owner_desk(
     clock: Clock,
     on_policy: PolicyHook | None = None,
     webhook: WebhookNotifier | None = None,
+    persons: PersonCodes | None = None,
 ) -> OwnerDesk:
     """The owner's desk on ``ledger``, as the running gateway and the command line acting on
     the ledger directly both compose it; ``clock`` is security time (the owner's delays run on
-    it); what waits for the delay is announced on ``webhook``, when there is one."""
+    it); what waits for the delay is announced on ``webhook``, when there is one; ``persons``:
+    on a hosted rail, the people's own codes for their connections' acts."""
     delayed = DelayedActs(
         Delays(ledger, clock=clock), announce=webhook.announce if webhook is not None else None
     )
@@ -91,6 +94,7 @@ def owner_desk(
         on_policy=on_policy,
         clock=clock,
         delayed=delayed,
+        persons=persons,
     )
 
 

@@ -100,6 +100,8 @@ def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
             upstream_expires_at=None,
             data_key_wrapped=None,
             kek_id=None,
+            person_totp_sealed=None,
+            person_totp_step=None,
         )
     )
     return result.rowcount == 1

@@ -222,6 +222,8 @@ class GatewayStore:
                     upstream_expires_at=None,
                     data_key_wrapped=None,
                     kek_id=None,
+                    person_totp_sealed=None,
+                    person_totp_step=None,
                 )
             )
         self.grants.forget_verified()
