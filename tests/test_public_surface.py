@@ -41,7 +41,7 @@ SURFACE = {
         "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
         "CryptoMarket", "ObservedCryptoPrices", "VenueCryptoMarket",
         "OptionMarket", "ObservedOptionPrices", "VenueOptionMarket",
-        "observed_quote",
+        "observed_option_instrument", "observed_option_quote", "observed_quote",
     },
     "ordergate.oauth": {
         "Authorization", "AuthorizationServer", "AuthorizationStore", "BAD_CODE", "BAD_REFRESH",

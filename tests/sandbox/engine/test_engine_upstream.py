@@ -8,8 +8,18 @@ from typing import Any
 
 import pytest
 
+from ordergate.calendar import NyseCalendar
 from ordergate.client.market import EquityQuote as UpstreamQuote
-from ordergate.sandbox.engine import observed_quote
+from ordergate.client.options import OptionInstrument as UpstreamInstrument
+from ordergate.client.options import OptionQuote as UpstreamOptionQuote
+from ordergate.core import SteppedClock
+from ordergate.sandbox.engine import (
+    observed_option_instrument,
+    observed_option_quote,
+    observed_quote,
+)
+from ordergate.sandbox.market import Market, OptionInstrument
+from ordergate.sandbox.tools._option_wire import instrument_wire, option_quote_wire
 
 BID_TIME = datetime(2026, 12, 1, 15, 0, 3, tzinfo=UTC)
 ASK_TIME = datetime(2026, 12, 1, 15, 0, 1, tzinfo=UTC)
@@ -64,3 +74,44 @@ def test_an_upstream_quote_without_a_positive_price_is_no_usable_quote(field: st
 def test_a_quoted_size_must_be_positive() -> None:
     with pytest.raises(ValueError):
         observed_quote(_upstream(), bid_size=Decimal(0), ask_size=Decimal(1))
+
+
+# -- option contracts and quotes ---------------------------------------------------------------
+
+
+def _seeded_contract() -> tuple[Market, OptionInstrument]:
+    clock = SteppedClock(start=datetime(2026, 12, 1, 15, 0, tzinfo=UTC))
+    market = Market(seed=0, clock=clock)
+    day = market.option_chain("AAPL").expiration_dates[0]
+    return market, market.option_instruments("AAPL", expiration=day, option_type="call")[0]
+
+
+def test_an_upstream_option_contract_is_taken_as_the_venue_lists_it() -> None:
+    _, contract = _seeded_contract()
+    upstream = UpstreamInstrument.model_validate(instrument_wire(contract))
+    assert observed_option_instrument(upstream, calendar=NyseCalendar()) == contract
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"min_ticks": None}, {"strike_price": Decimal(0)}, {"trade_value_multiplier": Decimal(0)},
+     {"type": "straddle"}, {"tradability": "maybe"}],
+)  # fmt: skip
+def test_an_option_contract_lacking_what_the_desk_trades_on_is_not_taken(
+    change: dict[str, Any],
+) -> None:
+    _, contract = _seeded_contract()
+    upstream = UpstreamInstrument.model_validate(instrument_wire(contract)).model_copy(
+        update=change
+    )
+    assert observed_option_instrument(upstream, calendar=NyseCalendar()) is None
+
+
+def test_an_upstream_option_quote_is_taken_with_the_underlyings_price_given() -> None:
+    market, contract = _seeded_contract()
+    quote = market.option_quote(contract.id)
+    upstream = UpstreamOptionQuote.model_validate(option_quote_wire(quote))
+    assert observed_option_quote(upstream, underlying_price=quote.underlying_price) == quote
+    for missing in ("updated_at", "previous_close_date", "break_even_price", "volume"):
+        partial = upstream.model_copy(update={missing: None})
+        assert observed_option_quote(partial, underlying_price=Decimal(1)) is None

@@ -3,14 +3,20 @@ ordergate's database: what paper trading runs (see ``EquityEngine``).
 
 ``ObservedPrices`` is the feed made of quotes handed to it (what paper reads from the
 upstream); ``EquityQuote``, ``EquityListing`` and ``Split`` are what it is handed, and
-``observed_quote`` turns an upstream ``get_equity_quotes`` entry into an ``EquityQuote``.
+``observed_quote`` turns an upstream ``get_equity_quotes`` entry into an ``EquityQuote``
+(``observed_option_instrument`` and ``observed_option_quote`` do the same for an option
+contract and its quote).
 ``ObservedCryptoPrices`` is the crypto desk's feed of the same kind (``CryptoMarket``; the
 seeded one is ``VenueCryptoMarket``), ``ObservedOptionPrices`` the options desk's
 (``OptionMarket``; the seeded one is ``VenueOptionMarket``).
 """
 
 from ordergate.sandbox.engine._engine import ENGINE_TOOLS, BookMismatch, EquityEngine
-from ordergate.sandbox.engine._upstream import observed_quote
+from ordergate.sandbox.engine._upstream import (
+    observed_option_instrument,
+    observed_option_quote,
+    observed_quote,
+)
 from ordergate.sandbox.venue._crypto_market import CryptoMarket, VenueCryptoMarket
 from ordergate.sandbox.venue._equity_market import (
     EquityListing,
@@ -44,5 +50,7 @@ __all__ = [
     "VenueCryptoMarket",
     "VenueEquityMarket",
     "VenueOptionMarket",
+    "observed_option_instrument",
+    "observed_option_quote",
     "observed_quote",
 ]

@@ -45,6 +45,7 @@ __all__ = [
     "OptionInstrument",
     "OptionQuote",
     "OptionType",
+    "occ_symbol",
 ]
 
 MULTIPLIER = Decimal(100)
@@ -225,7 +226,8 @@ def expirations(calendar: NyseCalendar, today: date) -> list[date]:
     return sorted(listed)
 
 
-def _occ(symbol: str, expiration: date, kind: OptionType, strike: Decimal) -> str:
+def occ_symbol(symbol: str, expiration: date, kind: OptionType, strike: Decimal) -> str:
+    """The contract's OCC symbol (root padded to six, ``YYMMDD``, ``C``/``P``, strike x 1000)."""
     root = symbol.replace(".", "")
     letter = "C" if kind is OptionType.CALL else "P"
     return f"{root:<6}{expiration:%y%m%d}{letter}{int(strike * 1000):08d}"
@@ -374,7 +376,7 @@ class OptionDesk:
             state="active" if open_ else "expired",
             tradability=Tradability.TRADABLE if open_ else Tradability.UNTRADABLE,
             min_ticks=_PENNY if contract.underlying.penny_program else _NICKELS,
-            occ_symbol=_occ(
+            occ_symbol=occ_symbol(
                 contract.equity.symbol, contract.expiration, contract.type, contract.strike
             ),
         )
