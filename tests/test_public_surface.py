@@ -102,6 +102,7 @@ SURFACE = {
     },
     "ordergate.execution": {
         "APPROVAL_DECIDED", "APPROVAL_DENIED", "APPROVAL_EXPIRED", "APPROVAL_TERMS_ALTERED",
+        "CANCEL_EXERCISE", "EXERCISE", "EXERCISE_KIND",
         "ApprovalNotifier", "Arming", "BREAKER", "BROKER_CHECKS_FAILED", "BROKER_REFUSED",
         "DEFAULT_GRACE", "BROKER_REFUSED_CANCEL", "CancelReport", "NOT_AT_BROKER", "NO_ANSWER",
         "Guard", "GuardStatus", "ORDER_PATH_TOOLS", "Outcome", "REF_ID_REUSED",

@@ -27,9 +27,9 @@ O_CANCEL = Permission.OPTIONS_CANCEL
 EXPECTED: dict[str, Permission | None] = {
     "add_option_to_watchlist": WATCH, "add_to_watchlist": WATCH,
     "cancel_advanced_order": CANCEL, "cancel_crypto_order": C_CANCEL,
-    "cancel_equity_order": CANCEL, "cancel_option_exercise": None,
+    "cancel_equity_order": CANCEL, "cancel_option_exercise": O_CANCEL,
     "cancel_option_order": O_CANCEL, "create_alert": ALERT, "create_scan": SCAN,
-    "create_watchlist": WATCH, "delete_alert": ALERT, "exercise_option": None,
+    "create_watchlist": WATCH, "delete_alert": ALERT, "exercise_option": O_PLACE,
     "follow_watchlist": WATCH, "get_accounts": A, "get_advanced_orders": O,
     "get_alert_log": A, "get_alerts": A, "get_crypto_account_onboarding_info": A,
     "get_crypto_orders": O, "get_crypto_positions": A, "get_crypto_quotes": M,
@@ -83,12 +83,13 @@ def test_the_vocabulary_is_the_issues_ten_permissions_cancel_any_the_option_thre
     }  # fmt: skip
 
 
-def test_option_orders_need_the_option_permissions_and_an_exercise_none() -> None:
+def test_option_orders_and_exercise_requests_need_the_option_permissions() -> None:
     assert permission_for("place_option_order") is Permission.OPTIONS_PLACE
     assert permission_for("review_option_order") is Permission.OPTIONS_REVIEW
     assert permission_for("cancel_option_order") is Permission.OPTIONS_CANCEL
-    assert permission_for("exercise_option") is None
-    assert permission_for("cancel_option_exercise") is None
+    # A request only: every exercise and its withdrawal is held for the owner.
+    assert permission_for("exercise_option") is Permission.OPTIONS_PLACE
+    assert permission_for("cancel_option_exercise") is Permission.OPTIONS_CANCEL
     assert permission_for("place_option_spread_order") is None
 
 

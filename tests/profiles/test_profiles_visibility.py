@@ -109,6 +109,6 @@ def test_a_permitted_call_has_no_refusal() -> None:
 
 def test_a_tool_no_profile_may_call_is_refused_even_for_a_profile_holding_everything() -> None:
     everything = Profile("all", "", frozenset(Permission))
-    sentence = refusal_for(everything, "exercise_option")
+    sentence = refusal_for(everything, "transfer_funds")
     assert sentence is not None
-    assert "exercise_option" in sentence
+    assert "transfer_funds" in sentence

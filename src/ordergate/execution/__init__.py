@@ -30,6 +30,7 @@ from ordergate.execution._crypto_terms import (
     crypto_ticket_of,
 )
 from ordergate.execution._endings import deny_approval, end_filing
+from ordergate.execution._exercise import CANCEL_EXERCISE, EXERCISE, EXERCISE_KIND
 from ordergate.execution._guard import BREAKER, ApprovalNotifier, Guard
 from ordergate.execution._keyed import REF_ID_REUSED
 from ordergate.execution._kill_switch import (
@@ -62,10 +63,13 @@ __all__ = [
     "BROKER_CHECKS_FAILED",
     "BROKER_REFUSED",
     "BROKER_REFUSED_CANCEL",
+    "CANCEL_EXERCISE",
     "CRYPTO_KIND",
     "CRYPTO_NOT_OFFERED",
     "CRYPTO_NOT_ON_PAPER",
     "DEFAULT_GRACE",
+    "EXERCISE",
+    "EXERCISE_KIND",
     "NOT_AT_BROKER",
     "NO_ANSWER",
     "ORDER_PATH_TOOLS",

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from ordergate.execution._outcome import BROKER_REFUSED, Outcome
 from ordergate.ledger import Decision, Filing, FilingRecord, FilingStatus
@@ -50,12 +51,23 @@ _NOT_IN_CHAIN = "option_not_in_chain"
 
 
 async def file_exercise(
-    guard: Guard, *, act: str, option_id: str, quantity: int | None, identity: str
+    guard: Guard,
+    *,
+    act: str,
+    option_id: str,
+    quantity: int | None,
+    identity: str,
+    agent_key: UUID | None = None,
 ) -> Outcome:
     """File the owner's act ``act`` on ``option_id`` (``quantity`` contracts for an exercise)
     asked by ``identity`` and hold it for the owner (see the module docstring). Call it in
-    the account's turn. ``ProposalError`` naming the field for a request that cannot be
-    filed (nothing filed)."""
+    the account's turn. Under an ``agent_key`` ``identity`` already filed under, that
+    filing's standing (nothing filed again). ``ProposalError`` naming the field for a
+    request that cannot be filed (nothing filed)."""
+    if agent_key is not None:
+        earlier = await blocking(guard.ledger.keyed_filing, identity, agent_key)
+        if earlier is not None:
+            return await guard.standing(earlier.id)
     if act not in _ACTS:
         raise ProposalError("act", f"one of {', '.join(_ACTS)}")
     if not isinstance(option_id, str) or not option_id:
@@ -90,6 +102,7 @@ async def file_exercise(
         kind=EXERCISE_KIND,
         decision=Decision.REFUSE if reasons else Decision.ACCEPT,
         reasons=reasons,
+        agent_key=agent_key,
     )
     result = await blocking(
         guard.ledger.file_and_reserve, filing, notional=Decimal(0), caps=guard.caps

@@ -421,15 +421,27 @@ class Guard:
 
     @_in_turn
     async def request_exercise(
-        self, *, act: str, option_id: str, quantity: int | None, identity: str
+        self,
+        *,
+        act: str,
+        option_id: str,
+        quantity: int | None,
+        identity: str,
+        agent_key: UUID | None = None,
     ) -> Outcome:
         """File an option exercise (``act`` ``exercise``, ``quantity`` contracts) or the
         withdrawal of one (``cancel_exercise``) asked by ``identity``, and hold it for the
         owner whatever the policy or profile says: it is sent only once the owner approves
         (``approve``), in the account's turn (``execution._exercise``). ``ProposalError``
-        naming the field for a request that cannot be filed (nothing filed)."""
+        naming the field for a request that cannot be filed (nothing filed). Under an
+        ``agent_key`` ``identity`` already filed under, that filing's standing."""
         return await file_exercise(
-            self, act=act, option_id=option_id, quantity=quantity, identity=identity
+            self,
+            act=act,
+            option_id=option_id,
+            quantity=quantity,
+            identity=identity,
+            agent_key=agent_key,
         )
 
     async def end_filing(

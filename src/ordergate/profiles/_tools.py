@@ -31,10 +31,13 @@ description. ``None`` means no profile may call the tool. The rule, in order:
                                  an option order (``place_option_order``: no word but
                                  ``option``/``order``) → ``options.place``; a crypto
                                  order (``place_crypto_order``) → ``crypto.place``;
-                                 advanced orders, exercises, money moves → ``None``
+                                 an exercise request (``exercise_option``, always held
+                                 for the owner) → ``options.place``;
+                                 advanced orders, money moves → ``None``
    cancel / delete / revoke      an option order → ``options.cancel``; a crypto order →
-                                 ``crypto.cancel``; an exercise (the owner's act) →
-                                 ``None``; another order → ``orders.cancel``; an alert,
+                                 ``crypto.cancel``; withdrawing an option exercise (a
+                                 request held for the owner) → ``options.cancel``;
+                                 another order → ``orders.cancel``; an alert,
                                  a watchlist, a scan → its ``*.write``; else ``None``
    add / remove / create /       exactly one of watchlist, alert, scan → its
    update / follow / unfollow /  ``*.write``; else ``None``
@@ -171,12 +174,15 @@ def permission_for(
             return Permission.ORDERS_PLACE
         if verb in _PLACE_VERBS and objects == _OPTION_ORDER_WORDS:
             return Permission.OPTIONS_PLACE
+        if verb == "exercise" and objects and objects <= _OPTION_WORDS:
+            return Permission.OPTIONS_PLACE  # a request only: always held for the owner
         if verb == "place" and objects == _CRYPTO_ORDER_WORDS:
             return Permission.CRYPTO_PLACE
         return None
     if tool_class is ToolClass.CANCEL:
         if objects & _EXERCISE_WORDS:
-            return None  # an exercise is the owner's act (and so is withdrawing one)
+            # A request only: withdrawing an exercise is held for the owner too.
+            return Permission.OPTIONS_CANCEL if objects & _OPTION_WORDS else None
         if objects & _OPTION_WORDS and objects & _ORDER_WORDS:
             return Permission.OPTIONS_CANCEL
         for permission, table in _CANCEL_TABLE:

@@ -367,7 +367,6 @@ async def test_a_placing_tool_disguised_by_its_description_is_refused_by_its_nam
 @pytest.mark.parametrize(
     ("tool", "code", "opening"),
     [
-        ("exercise_option", "OPTIONS_NOT_FILED", "exercise_option was not sent"),
         ("place_advanced_order", "ADVANCED_NOT_FILED", "Advanced orders are not placed"),
     ],
 )

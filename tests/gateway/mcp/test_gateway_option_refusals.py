@@ -107,16 +107,20 @@ async def test_without_an_options_table_every_option_order_is_refused(tmp_path: 
     assert data["reasons"] == ["options_not_enabled"]
 
 
-async def test_an_exercise_is_not_the_agents_to_send_whatever_its_profile(tmp_path: Path) -> None:
-    async with option_gateway(tmp_path) as gw:
+async def test_an_agents_exercise_is_held_for_the_owner_and_nothing_reaches_the_venue(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:  # a policy that holds no order for approval
         call = near_money(gw, "call")
-        error = await gw.refusal(
+        answer = await gw.call(
             "exercise_option",
             {"account_number": gw.account, "option_id": call["id"], "quantity": 1},
         )
         forwarded = gw.backend.forwarded
-    assert error["code"] == "OPTIONS_NOT_FILED"
-    assert "owner's act" in error["message"]
+        [record] = gw.filings()
+    assert answer["isError"] is False, answer
+    assert answer["structuredContent"]["data"]["status"] == "pending_approval"
+    assert record.kind == "option_exercise"
     assert forwarded == []
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_gateway_kit import Gateway
+from mcp_gateway_kit import Gateway, gateway
 from options_kit import leg, near_money, option_gateway, order, quote
 
 from ordergate.execution import APPROVAL_DECIDED
@@ -181,4 +181,75 @@ async def test_a_request_that_cannot_be_filed_names_its_field_and_files_nothing(
             )
         filings = gw.filings()
     assert raised.value.field == field
+    assert filings == []
+
+
+async def test_an_agents_exercise_through_the_gateway_is_held_until_the_owner_approves_it(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        option_id = await _long_call(gw)
+        key = "5b0c7c5e-3f0e-4f39-9a55-6f1f2d7c9e10"
+        arguments = {
+            "account_number": gw.account,
+            "option_id": option_id,
+            "quantity": "1",
+            "ref_id": key,
+        }
+        answer = await gw.call("exercise_option", arguments)
+        retried = await gw.call("exercise_option", arguments)
+        data = answer["structuredContent"]["data"]
+        before = _pending(gw, option_id)
+        approved = await gw.guard.approve(data["approval_id"], by="owner")
+        after = _pending(gw, option_id)
+        exercises = [f for f in gw.filings() if f.kind == "option_exercise"]
+    assert data["status"] == "pending_approval"
+    assert retried["structuredContent"]["data"]["filing_id"] == data["filing_id"]
+    assert len(exercises) == 1
+    assert before == 0
+    assert approved.status is FilingStatus.FILLED
+    assert after == 1
+
+
+async def test_withdrawing_an_exercise_through_the_gateway_is_held_too(tmp_path: Path) -> None:
+    async with option_gateway(tmp_path) as gw:
+        option_id = await _long_call(gw)
+        answer = await gw.call(
+            "cancel_option_exercise", {"account_number": gw.account, "option_id": option_id}
+        )
+        forwarded = gw.backend.forwarded
+    assert answer["structuredContent"]["data"]["status"] == "pending_approval"
+    assert forwarded == []
+
+
+async def test_the_built_in_trader_may_not_even_ask_for_an_exercise(tmp_path: Path) -> None:
+    async with gateway(tmp_path, live=True, account_type="margin", option_level=3) as gw:
+        call = near_money(gw, "call")
+        error = await gw.refusal(
+            "exercise_option",
+            {"account_number": gw.account, "option_id": call["id"], "quantity": 1},
+        )
+        filings = gw.filings()
+    assert error["code"] == "PROFILE_REFUSED"
+    assert filings == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code", "named"),
+    [
+        ({"allow_shorts": True}, "ARGUMENT_NOT_FILED", "allow_shorts"),
+        ({"quantity": "0"}, "INVALID_ORDER", "quantity"),
+        ({"account_number": "ANOTHER"}, "INVALID_ORDER", "account_number"),
+    ],
+)
+async def test_an_exercise_request_the_gateway_cannot_file_is_refused_naming_its_field(
+    tmp_path: Path, arguments: dict[str, Any], code: str, named: str
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        base = {"account_number": gw.account, "option_id": call["id"], "quantity": 1}
+        error = await gw.refusal("exercise_option", {**base, **arguments})
+        filings = gw.filings()
+    assert error["code"] == code
+    assert named in error["message"]
     assert filings == []

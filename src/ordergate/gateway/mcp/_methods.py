@@ -39,6 +39,7 @@ from ordergate.gateway.mcp._cancel import cancel
 from ordergate.gateway.mcp._capability import capability
 from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._crypto_order import crypto_order, crypto_preview
+from ordergate.gateway.mcp._exercise import option_exercise
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._held import REFUSED, HeldOrders
 from ordergate.gateway.mcp._option_order import option_order, option_review
@@ -96,6 +97,7 @@ HANDLERS: Mapping[Route, Handler] = {
     Route.ORDER: order,
     Route.OPTION_ORDER: option_order,
     Route.OPTION_REVIEW: option_review,
+    Route.OPTION_EXERCISE: option_exercise,
     Route.CRYPTO_ORDER: crypto_order,
     Route.CRYPTO_PREVIEW: crypto_preview,
     Route.CANCEL: cancel,
@@ -317,7 +319,7 @@ class GatewayMethods:
         refused = refusal_for(profile, descriptor, wanted)
         if refused is not None:
             refuse("PROFILE_REFUSED", sentence(refused))
-        if state is not None and routing.route is not Route.ORDER:
+        if state is not None and routing.route not in (Route.ORDER, Route.OPTION_EXERCISE):
             raise RpcError(INVALID_PARAMS, REFUSED)  # only a held order issues one
         call = Call(
             self._desk, principal, profile, name, arguments, listing, descriptor, peer, state

@@ -29,7 +29,7 @@ from ordergate.mcpserve import INVALID_PARAMS, RpcError
 from ordergate.policy import Proposal, ProposalError
 from ordergate.store import blocking
 
-__all__ = ["order"]
+__all__ = ["answered", "order", "resume"]
 
 RECORD_UNREADABLE = Failure(
     "counting open filings", message="The gateway could not read its record, so nothing was filed."
@@ -42,18 +42,23 @@ ORDER_PATH_FAILED = Failure(
 )
 
 
-async def order(call: Call) -> dict[str, Any]:
+async def resume(call: Call) -> dict[str, Any]:
+    """A stateless client's retry of a call held for the owner (its ``requestState``)."""
     held = call.desk.held
+    if held is None:
+        raise RpcError(INVALID_PARAMS, REFUSED)
+    return await held.resumed(
+        await call.guard(),
+        call.request_state,
+        owner=call.principal.session_owner,
+        tool=call.name,
+        arguments=call.arguments,
+    )
+
+
+async def order(call: Call) -> dict[str, Any]:
     if call.request_state is not None:  # a retry of an order held for the owner
-        if held is None:
-            raise RpcError(INVALID_PARAMS, REFUSED)
-        return await held.resumed(
-            await call.guard(),
-            call.request_state,
-            owner=call.principal.session_owner,
-            tool=call.name,
-            arguments=call.arguments,
-        )
+        return await resume(call)
     descriptor = call.descriptor or {}
     schema = descriptor.get("inputSchema")
     try:
@@ -91,6 +96,13 @@ async def order(call: Call) -> dict[str, Any]:
             f"Another order on this account held its turn for over {busy.bound_s:g} s. "
             "Nothing was filed; send it again.",
         )
+    return await answered(call, guard, outcome)
+
+
+async def answered(call: Call, guard: Guard, outcome: Outcome) -> dict[str, Any]:
+    """The answer to ``outcome``: a filing held for the owner answers a client that takes URL
+    elicitations with the owner's console page (``_held``), any other as its filing."""
+    held = call.desk.held
     answer = order_result(outcome, paper=guard.paper)
     peer = call.peer
     if (

@@ -12,10 +12,13 @@ spaces), never by its description, which the upstream may word as it likes — a
   ``order``) runs the guard's crypto order path, and its preview (``preview_crypto_order``)
   is checked as that path would file it before it is forwarded;
 - reads, ``review_*``/``preview_*`` simulations and enrolment links are forwarded unchanged;
+- an exercise (``exercise_option``) and its withdrawal (``cancel_option_exercise``) are the
+  owner's acts: the call files a request held for the owner (``_exercise``), sent to the
+  venue only once the owner approves;
 - cancels (``cancel``/``delete``/``revoke``) go to the cancel rules (``_cancel``: a
   connection cancels only its own orders) and are recorded;
-- every other tool that places, exercises or moves money (exercises — the owner's act —,
-  crypto, advanced orders, replaces, transfers) is refused with a plain sentence naming what
+- every other tool that places or moves money (other option tools, crypto, advanced
+  orders, replaces, transfers) is refused with a plain sentence naming what
   it would have done;
 - a tool the upstream marks destructive (``annotations.destructiveHint: true``) is refused
   unless it cancels;
@@ -41,6 +44,7 @@ _CRYPTO_PREVIEW = ("preview", "crypto", "order")
 _OPTIONS = frozenset({"option", "options", "exercise", "leg", "legs", "spread", "spreads"})
 _OPTION_PLACE = ("place", "option", "order")
 _OPTION_REVIEW = ("review", "option", "order")
+_OPTION_EXERCISES = (("exercise", "option"), ("cancel", "option", "exercise"))
 _ADVANCED = frozenset({"advanced", "bracket", "oco", "contingent", "conditional", "trailing"})
 _MONEY_MOVES = frozenset(
     {
@@ -59,6 +63,8 @@ class Route(Enum):
     """The option order tool: the guard's option order path."""
     OPTION_REVIEW = "option_review"
     """The option review: checked as the option path files, then forwarded."""
+    OPTION_EXERCISE = "option_exercise"
+    """An exercise or its withdrawal: filed and held for the owner (the owner's act)."""
     CRYPTO_ORDER = "crypto_order"
     """The crypto order tool: the guard's crypto order path."""
     CRYPTO_PREVIEW = "crypto_preview"
@@ -102,8 +108,8 @@ def _money_refusal(name: str, words: set[str]) -> Routing:
         return _refuse(
             "OPTIONS_NOT_FILED",
             f"{name} was not sent: the gateway places option orders only through "
-            "place_option_order, each filed and checked first, and an exercise is the account "
-            "owner's act, never an agent's.",
+            "place_option_order, each filed and checked first; an exercise is asked for with "
+            "exercise_option and held for the account owner.",
         )
     if words & _ADVANCED:
         return _refuse(
@@ -131,9 +137,11 @@ def route(descriptor: Mapping[str, Any], *, order_tool: str | None) -> Routing:
     if order_tool is not None and name == order_tool:
         return Routing(Route.ORDER)
     tool_class = classify(name)
+    words = tuple(name_words(name))
+    if words in _OPTION_EXERCISES and tool_class in (ToolClass.MONEY, ToolClass.CANCEL):
+        return Routing(Route.OPTION_EXERCISE)
     if tool_class is ToolClass.CANCEL:
         return Routing(Route.CANCEL)
-    words = tuple(name_words(name))
     if words == _OPTION_PLACE and tool_class is ToolClass.MONEY:
         return Routing(Route.OPTION_ORDER)
     if words == _OPTION_REVIEW and tool_class is ToolClass.SIMULATE:
