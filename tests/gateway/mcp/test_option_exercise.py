@@ -253,3 +253,22 @@ async def test_an_exercise_request_the_gateway_cannot_file_is_refused_naming_its
     assert error["code"] == code
     assert named in error["message"]
     assert filings == []
+
+
+async def test_an_approved_exercise_whose_answer_is_lost_is_unanswered_and_never_sent_again(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        option_id = await _long_call(gw)
+        held = await gw.guard.request_exercise(
+            act="exercise", option_id=option_id, quantity=1, identity="agent"
+        )
+        assert held.approval_id is not None
+        gw.venue.admin("faults", {"drop_after": 1})  # the venue takes it; its answer is lost
+        approved = await gw.guard.approve(held.approval_id, by="owner")
+        await gw.guard.reconcile()
+        status = gw.ledger.filing(held.filing_id).status
+        pending = _pending(gw, option_id)
+    assert approved.status is FilingStatus.UNANSWERED
+    assert status is FilingStatus.UNANSWERED
+    assert pending == 1
