@@ -40,7 +40,27 @@ class Counting:
         return await self.upstream.call(name, arguments)
 
 
-async def test_an_option_order_on_paper_without_observed_contracts_is_refused_not_sent(
+async def _call_contract(d: Any) -> str:
+    chains = await d.rh.call("get_option_chains", {"underlying_symbol": "AAPL"})
+    day = chains["chains"][0]["expiration_dates"][0]
+    found = await d.rh.call(
+        "get_option_instruments", {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"}
+    )
+    instruments = sorted(found["instruments"], key=lambda i: Decimal(i["strike_price"]))
+    option_id: str = instruments[len(instruments) // 2]["id"]
+    return option_id
+
+
+def _order(number: str, option_id: str, price: str) -> dict[str, Any]:
+    return {
+        "account_number": number,
+        "legs": [{"option_id": option_id, "side": "buy", "position_effect": "open",
+                  "ratio_quantity": 1}],
+        "quantity": "1", "type": "limit", "price": price, "direction": "debit",
+    }  # fmt: skip
+
+
+async def test_a_paper_long_call_fills_on_the_upstreams_ask_in_the_paper_book(
     tmp_path: Path,
 ) -> None:
     async with desk(tmp_path, engine=True) as d:
@@ -48,23 +68,39 @@ async def test_an_option_order_on_paper_without_observed_contracts_is_refused_no
         number = account_number(d.venue)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
         with anyio.fail_after(BOUND_S):
-            chains = await d.rh.call("get_option_chains", {"underlying_symbol": "AAPL"})
-            day = chains["chains"][0]["expiration_dates"][0]
-            found = await d.rh.call(
-                "get_option_instruments",
-                {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"},
-            )
-            option_id = found["instruments"][0]["id"]
-            order = {
-                "account_number": number,
-                "legs": [{"option_id": option_id, "side": "buy", "position_effect": "open",
-                          "ratio_quantity": 1}],
-                "quantity": "1", "type": "limit", "price": "1.00", "direction": "debit",
-            }  # fmt: skip
-            for tool in ("review_option_order", "place_option_order"):
-                with pytest.raises(BusinessError) as caught:
-                    await caller.call(tool, order)
-                assert caught.value.code == "NOT_FOUND"  # no contract listed, none invented
-            positions = await caller.call("get_option_positions", {"account_number": number})
-        assert positions["positions"] == []
+            option_id = await _call_contract(d)
+            quotes = await d.rh.call("get_option_quotes", {"instrument_ids": [option_id]})
+            ask = Decimal(quotes["results"][0]["quote"]["ask_price"])
+            order = _order(number, option_id, str(ask + 1))
+            review = await caller.call("review_option_order", order)
+            placed = await caller.call("place_option_order", order)
+        assert review
+        assert upstream.asked["get_option_instruments"] == 1  # listed on first sight
+        assert upstream.asked["get_option_quotes"] == 1  # reused within the window
         assert not {"review_option_order", "place_option_order"} & set(upstream.asked)
+        d.step(2)
+        d.step(2)
+        with anyio.fail_after(BOUND_S):
+            orders = await caller.call(
+                "get_option_orders", {"account_number": number, "order_id": placed["order"]["id"]}
+            )
+            positions = await caller.call("get_option_positions", {"account_number": number})
+        assert orders["orders"][0]["state"] == "filled"
+        assert [p["option_id"] for p in positions["positions"]] == [option_id]
+        upstream_positions = await d.rh.call("get_option_positions", {"account_number": number})
+        assert upstream_positions["positions"] == []
+
+
+async def test_an_option_the_upstream_does_not_list_is_refused_by_the_engine(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Counting(d.rh)
+        number = account_number(d.venue)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        unknown = "00000000-0000-4000-8000-000000000000"
+        with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
+            await caller.call("place_option_order", _order(number, unknown, "1.00"))
+        assert caught.value.code == "NOT_FOUND"  # no contract listed, none invented
+        assert caller.option_prices.instrument(unknown) is None
+        assert "place_option_order" not in upstream.asked

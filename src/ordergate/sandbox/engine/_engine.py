@@ -68,6 +68,8 @@ from ordergate.sandbox.venue._equity_model import EquityOrder
 from ordergate.sandbox.venue._equity_wire import order_wire
 from ordergate.sandbox.venue._option_market import OptionMarket
 from ordergate.sandbox.venue._options import OptionsDesk
+from ordergate.sandbox.venue._options_book import OptionPosition
+from ordergate.sandbox.venue._options_model import OptionOrder
 from ordergate.sandbox.venue._positions import TaxLot
 from ordergate.store import write_transaction
 
@@ -227,9 +229,30 @@ class EquityEngine:
             h.pair.symbol for h in holdings if h.quantity
         )
 
+    def option_ids(self) -> frozenset[str]:
+        """The option contracts of the book's open option orders' legs and open option
+        positions as committed: what a call may need an option quote for (read as
+        ``symbols`` is)."""
+        state = self._committed()
+        if state is None:
+            return frozenset()
+        orders, positions = state[4], state[5]
+        legs = frozenset(leg.option_id for o in orders if o.is_open for leg in o.terms.legs)
+        return legs | frozenset(p.option_id for p in positions if p.quantity)
+
     def _committed(
         self,
-    ) -> tuple[list[EquityOrder], list[TaxLot], list[CryptoOrder], list[CryptoHolding]] | None:
+    ) -> (
+        tuple[
+            list[EquityOrder],
+            list[TaxLot],
+            list[CryptoOrder],
+            list[CryptoHolding],
+            list[OptionOrder],
+            list[OptionPosition],
+        ]
+        | None
+    ):
         with self._database.connect() as connection:
             self._tables.bind(connection)
             try:
@@ -245,9 +268,18 @@ class EquityEngine:
                 self._desk.positions.all_lots(),
                 crypto.live_orders(),
                 crypto.holdings.all(),
+                self._options.live_orders(),
+                self._options.positions.all(),
             )
         state = decode_state(json.loads(row.state))
-        return state.orders, state.lots, state.crypto_orders, state.crypto_holdings
+        return (
+            state.orders,
+            state.lots,
+            state.crypto_orders,
+            state.crypto_holdings,
+            state.option_orders,
+            state.option_positions,
+        )
 
     def _in_turn(self, work: Callable[[], T]) -> T:
         """``work`` on the book brought up to the clock, in one write transaction on its row

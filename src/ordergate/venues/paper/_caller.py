@@ -73,6 +73,7 @@ from ordergate.client.equity import (
     TradabilityResult,
 )
 from ordergate.client.market import EquityQuotes
+from ordergate.client.options import OptionInstrumentsPage, OptionQuotes
 from ordergate.core import ZERO, Clock, to_wire
 from ordergate.sandbox.engine import (
     ENGINE_TOOLS,
@@ -81,6 +82,8 @@ from ordergate.sandbox.engine import (
     ObservedCryptoPrices,
     ObservedOptionPrices,
     ObservedPrices,
+    observed_option_instrument,
+    observed_option_quote,
     observed_quote,
 )
 from ordergate.sandbox.market import CryptoPair, CryptoQuote, Tradability
@@ -127,6 +130,18 @@ _CRYPTO_TOOLS: Final = frozenset(
     }
 )
 _CRYPTO_KEY: Final = "crypto:"
+_OPTION_TOOLS: Final = frozenset(
+    {
+        "review_option_order",
+        "place_option_order",
+        "cancel_option_order",
+        "get_option_orders",
+        "get_option_positions",
+    }
+)
+_OPTION_KEY: Final = "option:"
+_OPTION_INSTRUMENTS: Final = "get_option_instruments"
+_OPTION_QUOTES: Final = "get_option_quotes"
 _NO_MAX_SIZE: Final = Decimal(10) ** 12
 _TRADABILITY: Final = "get_equity_tradability"
 _TRADABILITY_BATCH: Final = 10
@@ -134,6 +149,18 @@ _BPS: Final = Decimal(10_000)
 _CENT: Final = Decimal("0.01")
 _SUB_CENT: Final = Decimal("0.0001")
 _INSTRUMENTS: Final = uuid5(NAMESPACE_URL, "https://ordergate/paper/instrument")
+
+
+def _legs_of(arguments: Mapping[str, Any]) -> set[str]:
+    """The option ids an option tool's ``legs`` name (what it may need quotes for)."""
+    legs = arguments.get("legs")
+    if not isinstance(legs, list):
+        return set()
+    return {
+        leg["option_id"].strip().lower()
+        for leg in legs
+        if isinstance(leg, dict) and isinstance(leg.get("option_id"), str)
+    }
 
 
 def book_name(account_number: str) -> str:
@@ -237,9 +264,8 @@ class PaperCaller:
         self.crypto_prices = ObservedCryptoPrices()
         """The engine's crypto feed (the pairs listed and the quotes observed)."""
         self.option_prices = ObservedOptionPrices(self.prices)
-        """The engine's option feed: nothing is listed or observed into it yet, so the
-        engine's options desk prices nothing (an option order is refused, never priced on
-        the sandbox's seeded market)."""
+        """The engine's option feed (the contracts listed and the quotes observed): the
+        options desk prices nothing else (never the sandbox's seeded market)."""
         self._engine: EquityEngine | None = None
         self._opening = anyio.Lock()
         self._turn = threading.Lock()
@@ -271,8 +297,12 @@ class PaperCaller:
             symbol = arguments.get("symbol")
             if isinstance(symbol, str) and symbol.strip():
                 (pairs if name in _CRYPTO_TOOLS else wanted).add(symbol.strip().upper())
+            options = set(await blocking(self._option_ids, engine))
+            if name in _OPTION_TOOLS:
+                options |= _legs_of(arguments)
             await self._price(engine, wanted)
             await self._price_crypto(pairs)
+            await self._price_options(engine, options)
         try:
             result = await blocking(self._run, engine, name, dict(arguments))
         except ToolError:
@@ -352,6 +382,10 @@ class PaperCaller:
         with self._turn:
             return engine.pairs()
 
+    def _option_ids(self, engine: EquityEngine) -> frozenset[str]:
+        with self._turn:
+            return engine.option_ids()
+
     # -- the feed --------------------------------------------------------------------------
 
     async def _price(self, engine: EquityEngine, symbols: Iterable[str]) -> None:
@@ -394,6 +428,50 @@ class PaperCaller:
                 self._observe_crypto(data, now)
         except ToolError as error:
             logger.info("paper crypto prices not refreshed: %s", error.code)
+
+    async def _price_options(self, engine: EquityEngine, option_ids: Iterable[str]) -> None:
+        """Observe fresh upstream quotes of the contracts ``option_ids`` (and their
+        underlyings') in one ``get_option_quotes``, as ``_price`` does for equities; a
+        contract not listed yet is listed first from the upstream's
+        ``get_option_instruments``. An upstream failure leaves the feed as is."""
+        now = self._clock.now()
+        stale = sorted(i for i in option_ids if not self._fresh(_OPTION_KEY + i, now))
+        if not stale:
+            return
+        try:
+            unlisted = [i for i in stale if self.option_prices.instrument(i) is None]
+            if unlisted:
+                data = await self._upstream.call(_OPTION_INSTRUMENTS, {"ids": ",".join(unlisted)})
+                for entry in OptionInstrumentsPage.model_validate(data).instruments:
+                    contract = observed_option_instrument(entry, calendar=self.prices.calendar)
+                    if contract is not None:
+                        self.option_prices.list(contract)
+            listed = [c for i in stale if (c := self.option_prices.instrument(i)) is not None]
+            if not listed:
+                return
+            await self._price(engine, {c.chain_symbol for c in listed})
+            ids = [c.id for c in listed]
+            data = await self._upstream.call(_OPTION_QUOTES, {"instrument_ids": ids})
+            self._observe_options(OptionQuotes.model_validate(data), now)
+        except ToolError as error:
+            logger.info("paper option prices not refreshed: %s", error.code)
+        except ValueError:
+            logger.info("paper option prices not refreshed: an answer could not be read")
+
+    def _observe_options(self, answer: OptionQuotes, now: datetime) -> None:
+        for result in answer.results:
+            upstream = None if result is None else result.quote
+            if upstream is None:
+                continue
+            contract = self.option_prices.instrument(upstream.instrument_id.strip().lower())
+            spot = None if contract is None else self.prices.quote(contract.chain_symbol, now)
+            if contract is None or spot is None:
+                continue
+            quote = observed_option_quote(upstream, underlying_price=spot.last)
+            if quote is None:
+                continue
+            self.option_prices.observe(replace(quote, updated_at=min(quote.updated_at, now)))
+            self._observed[_OPTION_KEY + contract.id] = now
 
     def _observe_crypto(self, data: Any, now: datetime) -> None:
         try:
