@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import anyio
 import httpx2
 import pytest
 from custody_kit import MASTER, Custodian, custodian
@@ -18,6 +19,12 @@ from sqlalchemy import text
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
+from ordergate.gateway.desk import DeskError, owner_desk, policy_baseline
+from ordergate.gateway.oauth import GatewayStore
+from ordergate.ledger import open_ledger
+from ordergate.owner import ENROLMENT_FILE, OwnerAuthority
+from ordergate.profiles import load_profiles
+from ordergate.runtime import Settings
 
 HELD = 'approval = "always"\n[symbols]\nallow = ["SPY"]\n'
 BUY = {
@@ -144,3 +151,31 @@ def test_a_held_order_of_a_caller_bound_to_a_sealed_connection_is_placed_on_that
     approved = _approve(held.home, data["approval_id"], held.person_code(secret))
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] == "filled"
+
+
+def test_a_desk_on_the_ledger_without_the_rail_refuses_a_persons_approval_journalled(
+    held: Custodian,
+) -> None:
+    data = _place(held.url, held.connect())
+    hour = timedelta(hours=1)
+    settings = Settings.resolve()
+    with open_ledger(str(held.engine.url), clock=held.clock) as ledger:
+        store = GatewayStore(
+            ledger.engine, clock=held.clock, access_ttl=hour, refresh_ttl=hour, code_ttl=hour,
+            consent_ttl=hour,
+        )  # fmt: skip
+        desk = owner_desk(
+            settings,
+            authority=OwnerAuthority(enrolment_path=held.home / ENROLMENT_FILE, ledger=ledger),
+            ledger=ledger,
+            store=store,
+            guard_for=None,  # type: ignore[arg-type]  # never reached: refused before
+            mode="ledger",
+            profiles=load_profiles(held.home, policy_baseline(ledger)[0]),
+            caller_key=None,
+            clock=held.clock,
+        )
+        with pytest.raises(DeskError) as refused:
+            anyio.run(desk.approve, str(data["approval_id"]), PASSPHRASE)
+    assert refused.value.status == 403 and refused.value.code == "person_codes_unavailable"
+    assert _person_acts(held)[-1]["why"] == "person act approve refused (person_codes_unavailable)"
