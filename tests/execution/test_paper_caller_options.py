@@ -104,3 +104,37 @@ async def test_an_option_the_upstream_does_not_list_is_refused_by_the_engine(
         assert caught.value.code == "NOT_FOUND"  # no contract listed, none invented
         assert caller.option_prices.instrument(unknown) is None
         assert "place_option_order" not in upstream.asked
+
+
+class Failing(Counting):
+    """The real upstream, with ``get_option_quotes`` refused or answered unreadably."""
+
+    def __init__(self, upstream: Robinhood, answer: Any) -> None:
+        super().__init__(upstream)
+        self.answer = answer
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        if name == "get_option_quotes":
+            self.asked[name] += 1
+            if self.answer is None:
+                raise BusinessError("no quotes now", tool=name, code="UNAVAILABLE")
+            return self.answer
+        return await super().call(name, arguments)
+
+
+@pytest.mark.parametrize("answer", [None, {"results": "not a list"}])
+async def test_without_readable_option_quotes_nothing_is_priced_and_the_order_is_refused(
+    tmp_path: Path, answer: Any
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Failing(d.rh, answer)
+        number = account_number(d.venue)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        with anyio.fail_after(BOUND_S):
+            option_id = await _call_contract(d)
+            with pytest.raises(BusinessError) as caught:
+                await caller.call("place_option_order", _order(number, option_id, "100.00"))
+        assert caught.value.code == "UNAVAILABLE"  # listed, but no quote: none invented
+        assert caller.option_prices.instrument(option_id) is not None
+        assert upstream.asked["get_option_quotes"] == 1
+        assert "place_option_order" not in upstream.asked
