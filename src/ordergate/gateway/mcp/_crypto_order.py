@@ -25,9 +25,9 @@ from ordergate.core import CryptoOrderType, CryptoTimeInForce, Side
 from ordergate.execution import CryptoNotOffered, Guard, Outcome
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
+from ordergate.gateway.mcp._order import RECORD_UNREADABLE, refuse_busy, refuse_over_open_cap
 from ordergate.gateway.mcp._proposal import AGENT_KEY, NotFiled, agent_key, shown_name
 from ordergate.gateway.mcp._read import forward
-from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.ledger import AccountBusyError
 from ordergate.policy import CryptoProposal, ProposalError, parse_crypto_amount
@@ -58,9 +58,6 @@ _ENUMS: Mapping[str, type[StrEnum]] = {
     "time_in_force": CryptoTimeInForce,
 }
 
-RECORD_UNREADABLE = Failure(
-    "counting open filings", message="The gateway could not read its record, so nothing was filed."
-)
 ORDER_PATH_FAILED = Failure(
     "the crypto order path",
     "ORDER_PATH_FAILED",
@@ -142,7 +139,6 @@ async def crypto_order(call: Call) -> dict[str, Any]:
     guard = await call.guard()
     if guard.venue.crypto is None:
         _not_offered(CryptoNotOffered(paper=guard.paper))
-    max_open = call.desk.max_open
     try:
         async with guard.turn():
             # A retry under a key already filed answers its first filing (the guard's own
@@ -153,23 +149,11 @@ async def crypto_order(call: Call) -> dict[str, Any]:
                     blocking(guard.ledger.keyed_filing, call.identity, key), RECORD_UNREADABLE
                 )
                 retry = filed is not None
-            count = await step(
-                blocking(open_count, guard.ledger, guard.account, call.identity),
-                RECORD_UNREADABLE,
-            )
-            if not retry and count >= max_open:
-                refuse(
-                    "TOO_MANY_OPEN",
-                    f"You already have {count} orders open through the gateway (at most "
-                    f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
-                )
+            if not retry:
+                await refuse_over_open_cap(call, guard)
             outcome = await step(_submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED)
     except AccountBusyError as busy:
-        refuse(
-            "ACCOUNT_BUSY",
-            f"Another order on this account held its turn for over {busy.bound_s:g} s. "
-            "Nothing was filed; send it again.",
-        )
+        refuse_busy(busy)
     return order_result(outcome, paper=guard.paper)
 
 

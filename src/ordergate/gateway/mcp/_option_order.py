@@ -32,13 +32,12 @@ from ordergate.core import (
 from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer, order_result
 from ordergate.gateway.mcp._call import Call
+from ordergate.gateway.mcp._order import refuse_busy, refuse_over_open_cap
 from ordergate.gateway.mcp._proposal import AGENT_KEY, NotFiled, agent_key, shown_name
-from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.ledger import AccountBusyError
 from ordergate.policy import ProposalError
 from ordergate.policy.options import OptionContract, OptionLeg, OptionProposal
-from ordergate.store import blocking
 
 __all__ = ["option_order", "option_review"]
 
@@ -56,9 +55,6 @@ _LEG_FIELDS = ("option_id", "side", "position_effect", "ratio_quantity")
 _NOT_ON_VENUE = (
     "This venue takes no option orders through the gateway (paper trading has no option "
     "desk yet). Nothing was filed or sent."
-)
-RECORD_UNREADABLE = Failure(
-    "counting open filings", message="The gateway could not read its record, so nothing was filed."
 )
 CHAIN_UNREADABLE = Failure(
     "reading option contracts",
@@ -219,26 +215,12 @@ async def option_order(call: Call) -> dict[str, Any]:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
     proposal = await _proposal(call, guard)
-    max_open = call.desk.max_open
     try:
         async with guard.turn():
-            count = await step(
-                blocking(open_count, guard.ledger, guard.account, call.identity),
-                RECORD_UNREADABLE,
-            )
-            if count >= max_open:
-                refuse(
-                    "TOO_MANY_OPEN",
-                    f"You already have {count} orders open through the gateway (at most "
-                    f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
-                )
+            await refuse_over_open_cap(call, guard)
             outcome = await step(_submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED)
     except AccountBusyError as busy:
-        refuse(
-            "ACCOUNT_BUSY",
-            f"Another order on this account held its turn for over {busy.bound_s:g} s. "
-            "Nothing was filed; send it again.",
-        )
+        refuse_busy(busy)
     return order_result(outcome, paper=guard.paper)
 
 

@@ -29,7 +29,14 @@ from ordergate.mcpserve import INVALID_PARAMS, RpcError
 from ordergate.policy import Proposal, ProposalError
 from ordergate.store import blocking
 
-__all__ = ["answered", "order", "resume"]
+__all__ = [
+    "RECORD_UNREADABLE",
+    "answered",
+    "order",
+    "refuse_busy",
+    "refuse_over_open_cap",
+    "resume",
+]
 
 RECORD_UNREADABLE = Failure(
     "counting open filings", message="The gateway could not read its record, so nothing was filed."
@@ -69,7 +76,6 @@ async def order(call: Call) -> dict[str, Any]:
     except NotFiled as refusal:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
-    max_open = call.desk.max_open
     try:
         async with guard.turn():
             outcome = None
@@ -77,26 +83,37 @@ async def order(call: Call) -> dict[str, Any]:
                 # A retry answers its first filing before anything counts it as a new order.
                 outcome = await step(_keyed(guard, proposal, call.identity, key), RECORD_UNREADABLE)
             if outcome is None:
-                count = await step(
-                    blocking(open_count, guard.ledger, guard.account, call.identity),
-                    RECORD_UNREADABLE,
-                )
-                if count >= max_open:
-                    refuse(
-                        "TOO_MANY_OPEN",
-                        f"You already have {count} orders open through the gateway (at most "
-                        f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
-                    )
+                await refuse_over_open_cap(call, guard)
                 outcome = await step(
                     _submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED
                 )
     except AccountBusyError as busy:
-        refuse(
-            "ACCOUNT_BUSY",
-            f"Another order on this account held its turn for over {busy.bound_s:g} s. "
-            "Nothing was filed; send it again.",
-        )
+        refuse_busy(busy)
     return await answered(call, guard, outcome)
+
+
+async def refuse_over_open_cap(call: Call, guard: Guard) -> None:
+    """Refuse (``TOO_MANY_OPEN``, nothing filed) when ``call``'s identity already has
+    ``max_open`` unfinished filings; run in the account's turn, with the order it allows."""
+    max_open = call.desk.max_open
+    count = await step(
+        blocking(open_count, guard.ledger, guard.account, call.identity), RECORD_UNREADABLE
+    )
+    if count >= max_open:
+        refuse(
+            "TOO_MANY_OPEN",
+            f"You already have {count} orders open through the gateway (at most "
+            f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
+        )
+
+
+def refuse_busy(busy: AccountBusyError) -> NoReturn:
+    """The account's turn did not come within its bound: nothing was filed (``ACCOUNT_BUSY``)."""
+    refuse(
+        "ACCOUNT_BUSY",
+        f"Another order on this account held its turn for over {busy.bound_s:g} s. "
+        "Nothing was filed; send it again.",
+    )
 
 
 async def answered(call: Call, guard: Guard, outcome: Outcome) -> dict[str, Any]:
