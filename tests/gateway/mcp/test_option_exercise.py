@@ -272,3 +272,17 @@ async def test_an_approved_exercise_whose_answer_is_lost_is_unanswered_and_never
     assert approved.status is FilingStatus.UNANSWERED
     assert status is FilingStatus.UNANSWERED
     assert pending == 1
+
+
+async def test_an_exercise_naming_no_option_id_as_text_is_refused_and_nothing_filed(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        answer = await gw.call(
+            "exercise_option",
+            {"account_number": gw.account, "option_id": 7, "quantity": "1"},
+        )
+        exercises = [f for f in gw.filings() if f.kind == "option_exercise"]
+    assert answer["isError"] is True
+    assert "INVALID_ORDER" in str(answer) and "option_id" in str(answer)
+    assert exercises == []

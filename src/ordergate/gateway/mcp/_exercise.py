@@ -17,7 +17,7 @@ from typing import Any
 
 from ordergate.execution import CANCEL_EXERCISE, EXERCISE, Guard, Outcome
 from ordergate.gateway.mcp._call import Call
-from ordergate.gateway.mcp._order import answered, resume
+from ordergate.gateway.mcp._order import answered, refuse_busy, resume
 from ordergate.gateway.mcp._proposal import AGENT_KEY, NotFiled, agent_key, shown_name
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
 from ordergate.ledger import AccountBusyError
@@ -59,26 +59,29 @@ async def option_exercise(call: Call) -> dict[str, Any]:
     account = call.arguments.get("account_number")
     if account is not None and account != guard.account:
         refuse("INVALID_ORDER", "account_number is not this gateway's account. Nothing was filed.")
+    option_id = call.arguments.get("option_id")
+    if not isinstance(option_id, str):
+        refuse("INVALID_ORDER", "option_id must be a string. Nothing was filed or sent.")
     quantity = call.arguments.get("quantity")
     if isinstance(quantity, str) and quantity.isdigit():
         quantity = int(quantity)
     try:
         async with guard.turn():
-            outcome = await step(_request(guard, call, act, quantity, key), REQUEST_FAILED)
+            outcome = await step(
+                _request(guard, call, act, option_id, quantity, key), REQUEST_FAILED
+            )
     except AccountBusyError as busy:
-        refuse(
-            "ACCOUNT_BUSY",
-            f"Another order on this account held its turn for over {busy.bound_s:g} s. "
-            "Nothing was filed; send it again.",
-        )
+        refuse_busy(busy)
     return await answered(call, guard, outcome)
 
 
-async def _request(guard: Guard, call: Call, act: str, quantity: Any, key: Any) -> Outcome:
+async def _request(
+    guard: Guard, call: Call, act: str, option_id: str, quantity: Any, key: Any
+) -> Outcome:
     try:
         return await guard.request_exercise(
             act=act,
-            option_id=call.arguments.get("option_id"),  # type: ignore[arg-type]
+            option_id=option_id,
             quantity=quantity,
             identity=call.identity,
             agent_key=key,
