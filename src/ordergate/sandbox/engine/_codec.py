@@ -10,6 +10,7 @@ wrote it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
@@ -68,6 +69,15 @@ __all__ = [
 
 Json = dict[str, Any]
 
+# A field of a record: its name, how its value is written, how it is read back. A record's
+# codec is a tuple of them (``_encode``/``_decode``); what no field kind fits (a listing, an
+# instrument, lots, executions) is written beside them by hand.
+_Field = tuple[str, Callable[[Any], Any], Callable[[Any], Any]]
+
+
+def _same(value: Any) -> Any:
+    return value
+
 
 def _dec(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
@@ -85,18 +95,67 @@ def _unwhen(value: str | None) -> datetime | None:
     return None if value is None else parse_iso(value)
 
 
-def _listing(listing: EquityListing) -> Json:
-    return {
-        "symbol": listing.symbol,
-        "instrument_id": listing.instrument_id,
-        "name": listing.name,
-        "simple_name": listing.simple_name,
-        "tradeable": listing.tradeable,
-        "fractional": listing.fractional,
-        "all_day": listing.all_day,
-        "country": listing.country,
-        "state": listing.state,
-    }
+def _text(*names: str) -> tuple[_Field, ...]:
+    """Values JSON holds as they are (text, integers, flags, ``None``)."""
+    return tuple((name, _same, _same) for name in names)
+
+
+def _amounts(*names: str) -> tuple[_Field, ...]:
+    return tuple((name, str, Decimal) for name in names)
+
+
+def _maybe_amounts(*names: str) -> tuple[_Field, ...]:
+    return tuple((name, _dec, _undec) for name in names)
+
+
+def _instants(*names: str) -> tuple[_Field, ...]:
+    return tuple((name, iso, parse_iso) for name in names)
+
+
+def _maybe_instants(*names: str) -> tuple[_Field, ...]:
+    return tuple((name, _when, _unwhen) for name in names)
+
+
+def _choice(name: str, kind: Callable[[str], Any]) -> _Field:
+    """An enumeration, written as its value."""
+    return (name, str, kind)
+
+
+def _encode(record: Any, fields: tuple[_Field, ...]) -> Json:
+    return {name: write(getattr(record, name)) for name, write, _ in fields}
+
+
+def _decode(raw: Json, fields: tuple[_Field, ...]) -> Json:
+    """The keyword arguments ``fields`` read back from ``raw``."""
+    return {name: read(raw[name]) for name, _, read in fields}
+
+
+# What every order carries through its life, whatever it trades.
+_ORDER_LIFE = (
+    *_text("id", "ref_id", "reject_reason", "doomed_reason", "sequence"),
+    *_instants("created_at", "confirm_at"),
+    *_maybe_instants("updated_at", "next_check"),
+    _choice("placed_agent", PlacedAgent),
+)
+# What an equity or crypto order's terms carry alike.
+_TICKET = (
+    *_text("account_number"),
+    _choice("side", Side),
+    *_amounts("quantity", "estimated_price"),
+    *_maybe_amounts("dollar_amount", "limit_price", "stop_price"),
+)
+
+_LISTING = _text(
+    "symbol",
+    "instrument_id",
+    "name",
+    "simple_name",
+    "tradeable",
+    "fractional",
+    "all_day",
+    "country",
+    "state",
+)
 
 
 def _lots(pairs: list[tuple[str, Decimal]] | tuple[tuple[str, Decimal], ...] | None) -> Any:
@@ -107,40 +166,33 @@ def _unlots(raw: list[list[str]] | None) -> list[tuple[str, Decimal]] | None:
     return None if raw is None else [(lot_id, Decimal(quantity)) for lot_id, quantity in raw]
 
 
+_EQUITY_TERMS = (
+    *_TICKET,
+    _choice("type", OrderType),
+    _choice("time_in_force", TimeInForce),
+    _choice("market_hours", MarketHours),
+)
+_EQUITY_ORDER = (
+    *_ORDER_LIFE,
+    *_maybe_instants("expires_at"),
+    _choice("state", OrderState),
+    *_text("triggered"),
+)
+
+
 def encode_order(order: EquityOrder) -> Json:
     terms = order.terms
     return {
-        "id": order.id,
-        "ref_id": order.ref_id,
+        **_encode(order, _EQUITY_ORDER),
         "terms": {
-            "account_number": terms.account_number,
-            "listing": _listing(terms.listing),
-            "side": str(terms.side),
-            "type": str(terms.type),
-            "quantity": str(terms.quantity),
-            "dollar_amount": _dec(terms.dollar_amount),
-            "limit_price": _dec(terms.limit_price),
-            "stop_price": _dec(terms.stop_price),
-            "time_in_force": str(terms.time_in_force),
-            "market_hours": str(terms.market_hours),
+            **_encode(terms, _EQUITY_TERMS),
+            "listing": _encode(terms.listing, _LISTING),
             "tax_lots": _lots(terms.tax_lots),
-            "estimated_price": str(terms.estimated_price),
         },
-        "created_at": iso(order.created_at),
-        "confirm_at": iso(order.confirm_at),
-        "expires_at": _when(order.expires_at),
-        "state": str(order.state),
-        "placed_agent": str(order.placed_agent),
-        "updated_at": _when(order.updated_at),
-        "next_check": _when(order.next_check),
         "executions": [
             [e.id, str(e.price), str(e.quantity), iso(e.timestamp), str(e.fees)]
             for e in order.executions
         ],
-        "reject_reason": order.reject_reason,
-        "doomed_reason": order.doomed_reason,
-        "sequence": order.sequence,
-        "triggered": order.triggered,
         "lots_left": _lots(order.lots_left),
     }
 
@@ -148,31 +200,13 @@ def encode_order(order: EquityOrder) -> Json:
 def decode_order(raw: Json) -> EquityOrder:
     terms = raw["terms"]
     tax_lots = _unlots(terms["tax_lots"])
-    created_at = parse_iso(raw["created_at"])
     return EquityOrder(
-        id=raw["id"],
-        ref_id=raw["ref_id"],
+        **_decode(raw, _EQUITY_ORDER),
         terms=OrderTerms(
-            account_number=terms["account_number"],
-            listing=EquityListing(**terms["listing"]),
-            side=Side(terms["side"]),
-            type=OrderType(terms["type"]),
-            quantity=Decimal(terms["quantity"]),
-            dollar_amount=_undec(terms["dollar_amount"]),
-            limit_price=_undec(terms["limit_price"]),
-            stop_price=_undec(terms["stop_price"]),
-            time_in_force=TimeInForce(terms["time_in_force"]),
-            market_hours=MarketHours(terms["market_hours"]),
+            **_decode(terms, _EQUITY_TERMS),
+            listing=EquityListing(**_decode(terms["listing"], _LISTING)),
             tax_lots=None if tax_lots is None else tuple(tax_lots),
-            estimated_price=Decimal(terms["estimated_price"]),
         ),
-        created_at=created_at,
-        confirm_at=parse_iso(raw["confirm_at"]),
-        expires_at=_unwhen(raw["expires_at"]),
-        state=OrderState(raw["state"]),
-        placed_agent=PlacedAgent(raw["placed_agent"]),
-        updated_at=_unwhen(raw["updated_at"]),
-        next_check=_unwhen(raw["next_check"]),
         executions=[
             Execution(
                 id=e_id,
@@ -183,141 +217,57 @@ def decode_order(raw: Json) -> EquityOrder:
             )
             for e_id, price, quantity, at, fees in raw["executions"]
         ],
-        reject_reason=raw["reject_reason"],
-        doomed_reason=raw["doomed_reason"],
-        sequence=raw["sequence"],
-        triggered=raw["triggered"],
         lots_left=_unlots(raw["lots_left"]),
     )
 
 
-def _encode_lot(lot: TaxLot) -> Json:
-    return {
-        "lot_id": lot.lot_id,
-        "account_number": lot.account_number,
-        "symbol": lot.symbol,
-        "instrument_id": lot.instrument_id,
-        "quantity": str(lot.quantity),
-        "original_quantity": str(lot.original_quantity),
-        "price": str(lot.price),
-        "acquired_at": iso(lot.acquired_at),
-        "order_id": lot.order_id,
-        "execution_id": lot.execution_id,
-    }
-
-
-def _decode_lot(raw: Json) -> TaxLot:
-    return TaxLot(
-        lot_id=raw["lot_id"],
-        account_number=raw["account_number"],
-        symbol=raw["symbol"],
-        instrument_id=raw["instrument_id"],
-        quantity=Decimal(raw["quantity"]),
-        original_quantity=Decimal(raw["original_quantity"]),
-        price=Decimal(raw["price"]),
-        acquired_at=parse_iso(raw["acquired_at"]),
-        order_id=raw["order_id"],
-        execution_id=raw["execution_id"],
-    )
-
-
-_PAIR_AMOUNTS = (
-    "base_price",
-    "quote_increment",
-    "asset_increment",
-    "min_order_size",
-    "max_order_size",
+_LOT = (
+    *_text("lot_id", "account_number", "symbol", "instrument_id", "order_id", "execution_id"),
+    *_amounts("quantity", "original_quantity", "price"),
+    *_instants("acquired_at"),
 )
 
+_PAIR = (
+    *_text("symbol", "name", "asset_code", "spread_bp", "volatility", "quote_code"),
+    *_amounts(
+        "base_price", "quote_increment", "asset_increment", "min_order_size", "max_order_size"
+    ),
+    _choice("tradability", Tradability),
+)
 
-def _pair(pair: CryptoPair) -> Json:
-    raw: Json = {name: str(getattr(pair, name)) for name in _PAIR_AMOUNTS}
-    raw.update(
-        symbol=pair.symbol,
-        name=pair.name,
-        asset_code=pair.asset_code,
-        spread_bp=pair.spread_bp,
-        volatility=pair.volatility,
-        quote_code=pair.quote_code,
-        tradability=str(pair.tradability),
-    )
-    return raw
-
-
-def _unpair(raw: Json) -> CryptoPair:
-    return CryptoPair(
-        symbol=raw["symbol"],
-        name=raw["name"],
-        asset_code=raw["asset_code"],
-        spread_bp=raw["spread_bp"],
-        volatility=raw["volatility"],
-        quote_code=raw["quote_code"],
-        tradability=Tradability(raw["tradability"]),
-        **{name: Decimal(raw[name]) for name in _PAIR_AMOUNTS},
-    )
+_CRYPTO_TERMS = (
+    *_TICKET,
+    *_text("rhs_account_number"),
+    _choice("type", CryptoOrderType),
+    _choice("time_in_force", CryptoTimeInForce),
+)
+_CRYPTO_ORDER = (
+    *_ORDER_LIFE,
+    *_maybe_instants("expires_at"),
+    _choice("state", CryptoOrderState),
+    *_text("triggered"),
+)
 
 
 def encode_crypto_order(order: CryptoOrder) -> Json:
     terms = order.terms
     return {
-        "id": order.id,
-        "ref_id": order.ref_id,
-        "terms": {
-            "account_number": terms.account_number,
-            "rhs_account_number": terms.rhs_account_number,
-            "pair": _pair(terms.pair),
-            "side": str(terms.side),
-            "type": str(terms.type),
-            "quantity": str(terms.quantity),
-            "dollar_amount": _dec(terms.dollar_amount),
-            "limit_price": _dec(terms.limit_price),
-            "stop_price": _dec(terms.stop_price),
-            "time_in_force": str(terms.time_in_force),
-            "estimated_price": str(terms.estimated_price),
-        },
-        "created_at": iso(order.created_at),
-        "confirm_at": iso(order.confirm_at),
-        "expires_at": _when(order.expires_at),
-        "state": str(order.state),
-        "placed_agent": str(order.placed_agent),
-        "updated_at": _when(order.updated_at),
-        "next_check": _when(order.next_check),
+        **_encode(order, _CRYPTO_ORDER),
+        "terms": {**_encode(terms, _CRYPTO_TERMS), "pair": _encode(terms.pair, _PAIR)},
         "executions": [
             [e.id, str(e.price), str(e.quantity), str(e.notional), iso(e.timestamp)]
             for e in order.executions
         ],
-        "reject_reason": order.reject_reason,
-        "doomed_reason": order.doomed_reason,
-        "sequence": order.sequence,
-        "triggered": order.triggered,
     }
 
 
 def decode_crypto_order(raw: Json) -> CryptoOrder:
     terms = raw["terms"]
     return CryptoOrder(
-        id=raw["id"],
-        ref_id=raw["ref_id"],
+        **_decode(raw, _CRYPTO_ORDER),
         terms=CryptoTerms(
-            account_number=terms["account_number"],
-            rhs_account_number=terms["rhs_account_number"],
-            pair=_unpair(terms["pair"]),
-            side=Side(terms["side"]),
-            type=CryptoOrderType(terms["type"]),
-            quantity=Decimal(terms["quantity"]),
-            dollar_amount=_undec(terms["dollar_amount"]),
-            limit_price=_undec(terms["limit_price"]),
-            stop_price=_undec(terms["stop_price"]),
-            time_in_force=CryptoTimeInForce(terms["time_in_force"]),
-            estimated_price=Decimal(terms["estimated_price"]),
+            **_decode(terms, _CRYPTO_TERMS), pair=CryptoPair(**_decode(terms["pair"], _PAIR))
         ),
-        created_at=parse_iso(raw["created_at"]),
-        confirm_at=parse_iso(raw["confirm_at"]),
-        expires_at=_unwhen(raw["expires_at"]),
-        state=CryptoOrderState(raw["state"]),
-        placed_agent=PlacedAgent(raw["placed_agent"]),
-        updated_at=_unwhen(raw["updated_at"]),
-        next_check=_unwhen(raw["next_check"]),
         executions=[
             CryptoExecution(
                 id=e_id,
@@ -328,153 +278,97 @@ def decode_crypto_order(raw: Json) -> CryptoOrder:
             )
             for e_id, price, quantity, notional, at in raw["executions"]
         ],
-        reject_reason=raw["reject_reason"],
-        doomed_reason=raw["doomed_reason"],
-        sequence=raw["sequence"],
-        triggered=raw["triggered"],
     )
+
+
+_HOLDING = (
+    *_text("holding_id", "account_number"),
+    *_amounts("quantity", "cost"),
+    *_instants("opened_at", "updated_at"),
+)
 
 
 def _encode_holding(holding: CryptoHolding) -> Json:
-    return {
-        "holding_id": holding.holding_id,
-        "account_number": holding.account_number,
-        "pair": _pair(holding.pair),
-        "quantity": str(holding.quantity),
-        "cost": str(holding.cost),
-        "opened_at": iso(holding.opened_at),
-        "updated_at": iso(holding.updated_at),
-    }
+    return {**_encode(holding, _HOLDING), "pair": _encode(holding.pair, _PAIR)}
 
 
 def _decode_holding(raw: Json) -> CryptoHolding:
-    return CryptoHolding(
-        holding_id=raw["holding_id"],
-        account_number=raw["account_number"],
-        pair=_unpair(raw["pair"]),
-        quantity=Decimal(raw["quantity"]),
-        cost=Decimal(raw["cost"]),
-        opened_at=parse_iso(raw["opened_at"]),
-        updated_at=parse_iso(raw["updated_at"]),
-    )
+    return CryptoHolding(**_decode(raw, _HOLDING), pair=CryptoPair(**_decode(raw["pair"], _PAIR)))
 
 
 _TICKS = ("above_tick", "below_tick", "cutoff_price")
 
+_INSTRUMENT = (
+    *_text("id", "chain_id", "chain_symbol", "state", "occ_symbol", "underlying_type"),
+    _choice("type", OptionType),
+    *_amounts("strike_price", "trade_value_multiplier"),
+    ("expiration_date", date.isoformat, date.fromisoformat),
+    *_instants("expires_at", "sellout_datetime"),
+    _choice("tradability", Tradability),
+    (
+        "min_ticks",
+        lambda ticks: [str(getattr(ticks, name)) for name in _TICKS],
+        lambda raw: MinTicks(*(Decimal(tick) for tick in raw)),
+    ),
+)
 
-def _instrument(instrument: OptionInstrument) -> Json:
-    return {
-        "id": instrument.id,
-        "chain_id": instrument.chain_id,
-        "chain_symbol": instrument.chain_symbol,
-        "type": str(instrument.type),
-        "strike_price": str(instrument.strike_price),
-        "expiration_date": instrument.expiration_date.isoformat(),
-        "expires_at": iso(instrument.expires_at),
-        "sellout_datetime": iso(instrument.sellout_datetime),
-        "state": instrument.state,
-        "tradability": str(instrument.tradability),
-        "min_ticks": [str(getattr(instrument.min_ticks, name)) for name in _TICKS],
-        "occ_symbol": instrument.occ_symbol,
-        "trade_value_multiplier": str(instrument.trade_value_multiplier),
-        "underlying_type": instrument.underlying_type,
-    }
-
-
-def _uninstrument(raw: Json) -> OptionInstrument:
-    return OptionInstrument(
-        id=raw["id"],
-        chain_id=raw["chain_id"],
-        chain_symbol=raw["chain_symbol"],
-        type=OptionType(raw["type"]),
-        strike_price=Decimal(raw["strike_price"]),
-        expiration_date=date.fromisoformat(raw["expiration_date"]),
-        expires_at=parse_iso(raw["expires_at"]),
-        sellout_datetime=parse_iso(raw["sellout_datetime"]),
-        state=raw["state"],
-        tradability=Tradability(raw["tradability"]),
-        min_ticks=MinTicks(*(Decimal(tick) for tick in raw["min_ticks"])),
-        occ_symbol=raw["occ_symbol"],
-        trade_value_multiplier=Decimal(raw["trade_value_multiplier"]),
-        underlying_type=raw["underlying_type"],
-    )
+_OPTION_TERMS = (
+    *_text("account_number", "quantity"),
+    _choice("direction", OptionDirection),
+    _choice("type", OptionOrderType),
+    *_maybe_amounts("price"),
+    _choice("time_in_force", TimeInForce),
+    *_amounts("estimated_price", "collateral"),
+)
+_OPTION_ORDER = (
+    *_ORDER_LIFE,
+    *_instants("expires_at"),
+    _choice("state", OrderState),
+    *_maybe_amounts("net_price"),
+)
 
 
 def encode_option_order(order: OptionOrder) -> Json:
     terms = order.terms
     return {
-        "id": order.id,
-        "ref_id": order.ref_id,
+        **_encode(order, _OPTION_ORDER),
         "terms": {
-            "account_number": terms.account_number,
+            **_encode(terms, _OPTION_TERMS),
             "legs": [
                 [
-                    _instrument(leg.instrument),
+                    _encode(leg.instrument, _INSTRUMENT),
                     str(leg.side),
                     str(leg.position_effect),
                     leg.ratio_quantity,
                 ]
                 for leg in terms.legs
             ],
-            "direction": str(terms.direction),
-            "type": str(terms.type),
-            "quantity": terms.quantity,
-            "price": _dec(terms.price),
-            "time_in_force": str(terms.time_in_force),
-            "estimated_price": str(terms.estimated_price),
-            "collateral": str(terms.collateral),
         },
         "leg_ids": list(order.leg_ids),
-        "created_at": iso(order.created_at),
-        "confirm_at": iso(order.confirm_at),
-        "expires_at": iso(order.expires_at),
-        "state": str(order.state),
-        "placed_agent": str(order.placed_agent),
-        "updated_at": _when(order.updated_at),
-        "next_check": _when(order.next_check),
         "executions": [
             [[e.id, str(e.price), e.quantity, iso(e.timestamp)] for e in leg]
             for leg in order.executions
         ],
-        "net_price": _dec(order.net_price),
-        "reject_reason": order.reject_reason,
-        "doomed_reason": order.doomed_reason,
-        "sequence": order.sequence,
     }
 
 
 def decode_option_order(raw: Json) -> OptionOrder:
     terms = raw["terms"]
     return OptionOrder(
-        id=raw["id"],
-        ref_id=raw["ref_id"],
+        **_decode(raw, _OPTION_ORDER),
         terms=OptionTerms(
-            account_number=terms["account_number"],
+            **_decode(terms, _OPTION_TERMS),
             legs=tuple(
                 OptionLeg(
-                    instrument=_uninstrument(instrument),
+                    instrument=OptionInstrument(**_decode(instrument, _INSTRUMENT)),
                     side=Side(side),
                     position_effect=OptionPositionEffect(effect),
                     ratio_quantity=ratio,
                 )
                 for instrument, side, effect, ratio in terms["legs"]
             ),
-            direction=OptionDirection(terms["direction"]),
-            type=OptionOrderType(terms["type"]),
-            quantity=terms["quantity"],
-            price=_undec(terms["price"]),
-            time_in_force=TimeInForce(terms["time_in_force"]),
-            estimated_price=Decimal(terms["estimated_price"]),
-            collateral=Decimal(terms["collateral"]),
         ),
         leg_ids=tuple(raw["leg_ids"]),
-        created_at=parse_iso(raw["created_at"]),
-        confirm_at=parse_iso(raw["confirm_at"]),
-        expires_at=parse_iso(raw["expires_at"]),
-        state=OrderState(raw["state"]),
-        placed_agent=PlacedAgent(raw["placed_agent"]),
-        updated_at=_unwhen(raw["updated_at"]),
-        next_check=_unwhen(raw["next_check"]),
         executions=[
             [
                 OptionExecution(
@@ -484,66 +378,54 @@ def decode_option_order(raw: Json) -> OptionOrder:
             ]
             for leg in raw["executions"]
         ],
-        net_price=_undec(raw["net_price"]),
-        reject_reason=raw["reject_reason"],
-        doomed_reason=raw["doomed_reason"],
-        sequence=raw["sequence"],
     )
+
+
+_POSITION = (
+    *_text("position_id", "account_number", "quantity"),
+    *_amounts("average_price"),
+    *_instants("opened_at", "updated_at"),
+)
 
 
 def encode_option_position(position: OptionPosition) -> Json:
     return {
-        "position_id": position.position_id,
-        "account_number": position.account_number,
-        "instrument": _instrument(position.instrument),
-        "quantity": position.quantity,
-        "average_price": str(position.average_price),
-        "opened_at": iso(position.opened_at),
-        "updated_at": iso(position.updated_at),
+        **_encode(position, _POSITION),
+        "instrument": _encode(position.instrument, _INSTRUMENT),
         "opens": [[iso(at), contracts, str(price)] for at, contracts, price in position.opens],
     }
 
 
 def decode_option_position(raw: Json) -> OptionPosition:
     return OptionPosition(
-        position_id=raw["position_id"],
-        account_number=raw["account_number"],
-        instrument=_uninstrument(raw["instrument"]),
-        quantity=raw["quantity"],
-        average_price=Decimal(raw["average_price"]),
-        opened_at=parse_iso(raw["opened_at"]),
-        updated_at=parse_iso(raw["updated_at"]),
+        **_decode(raw, _POSITION),
+        instrument=OptionInstrument(**_decode(raw["instrument"], _INSTRUMENT)),
         opens=[(parse_iso(at), contracts, Decimal(price)) for at, contracts, price in raw["opens"]],
     )
 
 
-_TRADE_AMOUNTS = ("quantity", "open_price", "close_price", "cost_basis", "proceeds", "fees")
-_TRADE_TEXT = (
-    "trade_id",
-    "account_number",
-    "asset_class",
-    "symbol",
-    "instrument_id",
-    "open_lot_id",
-    "order_id",
-    "execution_id",
+_TRADE = (
+    *_text(
+        "trade_id",
+        "account_number",
+        "asset_class",
+        "symbol",
+        "instrument_id",
+        "open_lot_id",
+        "order_id",
+        "execution_id",
+    ),
+    *_amounts("quantity", "open_price", "close_price", "cost_basis", "proceeds", "fees"),
+    *_instants("opened_at", "closed_at"),
 )
 
 
 def encode_closed_trade(trade: ClosedTrade) -> Json:
-    raw: Json = {name: getattr(trade, name) for name in _TRADE_TEXT}
-    raw.update({name: str(getattr(trade, name)) for name in _TRADE_AMOUNTS})
-    raw["opened_at"] = iso(trade.opened_at)
-    raw["closed_at"] = iso(trade.closed_at)
-    return raw
+    return _encode(trade, _TRADE)
 
 
 def decode_closed_trade(raw: Json) -> ClosedTrade:
-    fields: Json = {name: raw[name] for name in _TRADE_TEXT}
-    fields.update({name: Decimal(raw[name]) for name in _TRADE_AMOUNTS})
-    return ClosedTrade(
-        opened_at=parse_iso(raw["opened_at"]), closed_at=parse_iso(raw["closed_at"]), **fields
-    )
+    return ClosedTrade(**_decode(raw, _TRADE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -582,7 +464,7 @@ def encode_state(state: OpenState) -> Json:
             [symbol, str(ratio), iso(at)] for symbol, ratio, at in state.splits_applied
         ),
         "orders": [encode_order(order) for order in state.orders],
-        "lots": [_encode_lot(lot) for lot in state.lots],
+        "lots": [_encode(lot, _LOT) for lot in state.lots],
         "crypto_sequence": state.crypto_sequence,
         "crypto_orders": [encode_crypto_order(order) for order in state.crypto_orders],
         "crypto_holdings": [_encode_holding(holding) for holding in state.crypto_holdings],
@@ -607,7 +489,7 @@ def decode_state(raw: Json) -> OpenState:
             (symbol, Decimal(ratio), parse_iso(at)) for symbol, ratio, at in raw["splits_applied"]
         ),
         orders=[decode_order(order) for order in raw["orders"]],
-        lots=[_decode_lot(lot) for lot in raw["lots"]],
+        lots=[TaxLot(**_decode(lot, _LOT)) for lot in raw["lots"]],
         # A book stored before the engine carried crypto has none open.
         crypto_sequence=raw.get("crypto_sequence", 0),
         crypto_orders=[decode_crypto_order(order) for order in raw.get("crypto_orders", [])],
