@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import httpx2
@@ -149,3 +149,53 @@ def test_admin_clock_refuses_to_run_backwards_naming_the_field() -> None:
         )
         assert response.status_code == 400
         assert response.json()["error"]["field"] == "advance_seconds"
+
+
+@pytest.mark.req("sandbox.faults")
+def test_quote_lag_answers_the_symbols_quote_that_many_seconds_behind_the_venue_clock() -> None:
+    with running_venue() as client:
+        account = client.agentic_account()["account_number"]
+        now = client.admin("state")["now"]
+        state = client.faults(quote_lag_s={"spy": 16})
+        quotes = client.data("get_equity_quotes", {"symbols": ["SPY", "MSFT"]})["results"]
+        review = client.data(
+            "review_equity_order",
+            {
+                "account_number": account,
+                "symbol": "SPY",
+                "side": "buy",
+                "type": "market",
+                "quantity": "1",
+            },
+        )["quote_data"]
+        client.faults(quote_lag_s={"SPY": 0})
+        after = client.data("get_equity_quotes", {"symbols": ["SPY"]})["results"][0]["quote"]
+    instant = datetime.fromisoformat(now)
+    spy, msft = quotes[0]["quote"], quotes[1]["quote"]
+    assert state["faults"]["quote_lag_s"] == {"SPY": 16}
+    for stale in (spy, review):
+        for stamp in ("venue_bid_time", "venue_ask_time"):
+            assert instant - datetime.fromisoformat(stale[stamp]) == timedelta(seconds=16)
+    assert datetime.fromisoformat(msft["venue_bid_time"]) == instant
+    assert datetime.fromisoformat(after["venue_bid_time"]) == instant
+
+
+@pytest.mark.req("sandbox.faults")
+@pytest.mark.parametrize(
+    ("lags", "field"),
+    [
+        ([16], "quote_lag_s"),
+        ({"": 16}, "quote_lag_s"),
+        ({"SPY": -1}, "quote_lag_s.SPY"),
+        ({"SPY": "16"}, "quote_lag_s.SPY"),
+        ({"SPY": True}, "quote_lag_s.SPY"),
+    ],
+)
+def test_a_quote_lag_that_is_not_symbols_to_whole_seconds_is_refused_naming_the_field(
+    lags: object, field: str
+) -> None:
+    with running_venue() as client:
+        bad = client.http.post(f"{client.base_url}/_sandbox/faults", json={"quote_lag_s": lags})
+        state = client.admin("state")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == field
+    assert state["faults"]["quote_lag_s"] == {}

@@ -121,6 +121,10 @@ REQUIREMENTS: dict[str, str] = {
         "issue 27: a limit price beyond price_collar_bps from the mid of the quote at filing "
         "is refused at stage A, and of the review's quote at stage B"
     ),
+    "wall.stale-quote": (
+        "issue 27: a quote older than max_quote_age_s (the venue's feed behind its clock) is "
+        "refused stale_quote at stage A and of the review's quote at stage B, nothing sent"
+    ),
     "wall.cooldown": (
         "issue 27: buys are refused cooldown for [cooldown] minutes after a breaker last refused"
     ),

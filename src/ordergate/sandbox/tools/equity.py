@@ -155,16 +155,20 @@ def review_equity_order(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     desk = equity_desk(venue)
     review = desk.review(args)
     terms = review.terms
-    if review.quote is None:
-        raise quote_unavailable(terms.symbol)
     now = venue.now()
+    quote = review.quote
+    lagged = venue.faults.quote_instant(terms.symbol, now)
+    if lagged != now:
+        quote = desk.market.quote(terms.symbol, lagged)
+    if quote is None:
+        raise quote_unavailable(terms.symbol)
     data: dict[str, Any] = {
         "symbol": terms.symbol,
         "side": str(terms.side),
         "type": str(terms.type),
         "quantity": wire_quantity(terms.quantity),
         "order_checks": _order_checks(desk, review, now),
-        "quote_data": quote_wire(review.quote, state=terms.listing.state),
+        "quote_data": quote_wire(quote, state=terms.listing.state),
         "market_data_disclosure": MARKET_DATA_DISCLOSURE,
         "customer_approval_required": review.approval_required,
     }

@@ -2,7 +2,9 @@
 
 Every answer is read from ``venue.market`` at one instant (the clock's now), so the same seed
 and instant give the same bytes, and the tools agree with one another: a quote's previous
-close is the daily bar's close, an index's value is the close of its bar in progress.
+close is the daily bar's close, an index's value is the close of its bar in progress. (The
+one exception is on purpose: a symbol under the ``quote_lag_s`` fault is quoted as it stood
+that many seconds earlier.)
 """
 
 from __future__ import annotations
@@ -100,7 +102,7 @@ def get_equity_quotes(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     missing: list[str] = []
     for symbol in wanted:
         try:
-            quotes.append(market.quote(symbol, now))
+            quotes.append(market.quote(symbol, venue.faults.quote_instant(symbol, now)))
         except UnknownInstrument:
             missing.append(symbol)
     if missing:

@@ -5,6 +5,10 @@ Counters count down per request, so a test says exactly which request fails.
 an unknown tool (an account the MCP does not offer them to: crypto orders before the
 account is enabled for agentic crypto, say). The rate limit
 counts calls per second of *venue* time, so a stepped clock makes it deterministic.
+``quote_lag_s`` (``{"SPY": 16}``) answers a symbol's equity quote (``get_equity_quotes`` and a
+review's ``quote_data``) as it stood that many seconds behind the venue clock, stamps and all:
+a feed that has fallen behind, for the wall's ``stale_quote``. Orders still fill at the
+venue's current prices; ``0`` puts the symbol back in step.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class Faults:
     reject_reason: str = "Order rejected by the venue (simulated)."
     rate_limiter: RateLimiter | None = None
     unlisted_tools: frozenset[str] = frozenset()
+    quote_lag_s: dict[str, int] = field(default_factory=dict)
     _fields: tuple[str, ...] = field(
         default=(
             "latency_ms",
@@ -62,6 +67,7 @@ class Faults:
             "reject_reason",
             "rate_limit_per_s",
             "unlisted_tools",
+            "quote_lag_s",
         ),
         repr=False,
     )
@@ -81,6 +87,8 @@ class Faults:
                 ):
                     raise ConfigError(key, "must be a list of tool names")
                 self.unlisted_tools = frozenset(value)
+            elif key == "quote_lag_s":
+                self.quote_lag_s = _lags(key, value, self.quote_lag_s)
             elif key == "rate_limit_per_s":
                 self.rate_limiter = None if value in (None, 0) else RateLimiter(_whole(key, value))
             else:
@@ -95,12 +103,34 @@ class Faults:
         }
         state["rate_limit_per_s"] = self.rate_limiter.per_second if self.rate_limiter else None
         state["unlisted_tools"] = sorted(self.unlisted_tools)
+        state["quote_lag_s"] = dict(sorted(self.quote_lag_s.items()))
         return state
+
+    def quote_instant(self, symbol: str, now: datetime) -> datetime:
+        """The instant whose quote of ``symbol`` the venue answers at ``now``."""
+        lag = self.quote_lag_s.get(symbol.upper())
+        return now if lag is None else now - timedelta(seconds=lag)
 
     @staticmethod
     def take(counter: int) -> tuple[bool, int]:
         """(fires now, counter after)."""
         return (True, counter - 1) if counter > 0 else (False, 0)
+
+
+def _lags(key: str, value: Any, current: dict[str, int]) -> dict[str, int]:
+    """``current`` with ``value``'s symbols set to their lag (``0`` drops the symbol)."""
+    if not isinstance(value, dict):
+        raise ConfigError(key, "must be an object of symbol: seconds behind the venue clock")
+    lags = dict(current)
+    for symbol, seconds in value.items():
+        if not isinstance(symbol, str) or not symbol.strip():
+            raise ConfigError(key, "each key must be a symbol")
+        lag = _whole(f"{key}.{symbol}", seconds)
+        if lag:
+            lags[symbol.strip().upper()] = lag
+        else:
+            lags.pop(symbol.strip().upper(), None)
+    return lags
 
 
 def _whole(key: str, value: Any) -> int:
