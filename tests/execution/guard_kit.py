@@ -198,6 +198,8 @@ async def desk(
                     cash=rules.paper_cash_usd,
                     slippage_bps=rules.paper_slippage_bps,
                     account=account,
+                    account_type=rules.paper_account_type,
+                    option_level=rules.paper_option_level,
                 )
             else:
                 port = PaperVenue(

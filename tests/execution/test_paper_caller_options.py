@@ -138,3 +138,20 @@ async def test_without_readable_option_quotes_nothing_is_priced_and_the_order_is
         assert caller.option_prices.instrument(option_id) is not None
         assert upstream.asked["get_option_quotes"] == 1
         assert "place_option_order" not in upstream.asked
+
+
+@pytest.mark.parametrize(
+    "tool", ["exercise_option", "cancel_option_exercise", "place_advanced_order"]
+)
+async def test_acts_the_engine_does_not_carry_are_refused_on_paper_and_never_sent_upstream(
+    tmp_path: Path, tool: str
+) -> None:
+    async with desk(tmp_path, engine=True) as d:
+        upstream = Counting(d.rh)
+        number = account_number(d.venue)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
+            option_id = await _call_contract(d)
+            await caller.call(tool, {"account_number": number, "option_id": option_id})
+        assert caught.value.code == "NOT_ON_PAPER"
+        assert upstream.asked == Counter()  # nothing at all reached the real account

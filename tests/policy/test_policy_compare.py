@@ -72,6 +72,8 @@ def test_tightening_and_paper_settings_change_keys_without_loosening_any() -> No
         approval=Approval(ApprovalKind.ALWAYS),
         paper_cash_usd=Decimal(50_000),
         paper_slippage_bps=5,
+        paper_account_type="margin",
+        paper_option_level=3,
         fractional=False,
     )
     assert loosened_keys(BASE, tighter) == ()
@@ -81,6 +83,8 @@ def test_tightening_and_paper_settings_change_keys_without_loosening_any() -> No
         "orders.fractional",
         "paper.starting_cash_usd",
         "paper.slippage_bps",
+        "paper.account_type",
+        "paper.option_level",
     }
 
 

@@ -87,6 +87,8 @@ EXPECTED_DEFAULTS: dict[str, Any] = {
     "approval_slippage_pct": D(2),
     "paper_cash_usd": Decimal(10_000),
     "paper_slippage_bps": 0,
+    "paper_account_type": None,
+    "paper_option_level": None,
     "crypto": None,
     "options": None,
 }
@@ -380,6 +382,11 @@ def test_approval_thresholds_and_their_text() -> None:
         ("[paper]\nslippage_bps = -1", "paper.slippage_bps"),
         ("[paper]\nslippage_bps = 10001", "paper.slippage_bps"),
         ("[paper]\ncash = 5", "paper.cash"),
+        ('[paper]\naccount_type = "ira"', "paper.account_type"),
+        ("[paper]\naccount_type = 1", "paper.account_type"),
+        ("[paper]\noption_level = 4", "paper.option_level"),
+        ("[paper]\noption_level = 0", "paper.option_level"),
+        ('[paper]\noption_level = "3"', "paper.option_level"),
     ],
 )
 def test_the_live_consent_approval_lifetime_and_paper_keys_are_checked_by_key(
@@ -397,6 +404,12 @@ def test_real_money_paper_cash_and_slippage_are_read() -> None:
     assert policy.approval_ttl_s == 60
     assert policy.paper_cash_usd == Decimal("2500.50")
     assert policy.paper_slippage_bps == 5
+
+
+def test_the_paper_books_account_type_and_option_level_are_read_else_left_to_the_upstream() -> None:
+    policy = parse_policy('[paper]\naccount_type = " Margin "\noption_level = 3\n')
+    assert (policy.paper_account_type, policy.paper_option_level) == ("margin", 3)
+    assert (DEFAULTS.paper_account_type, DEFAULTS.paper_option_level) == (None, None)
 
 
 def test_halt_cancels_open_must_be_a_toml_boolean() -> None:

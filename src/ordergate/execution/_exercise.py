@@ -11,7 +11,8 @@
   or ``cancel_exercise``), the account, the ``option_id``, the contract the venue lists
   under it (underlying, expiry, strike, call/put) and, for an exercise, the quantity in
   contracts; nothing else. An id the venue does not list is refused
-  ``option_not_in_chain``; a venue with no option lane (paper) refuses
+  ``option_not_in_chain``; a venue with no option lane, or paper (the paper book's engine
+  carries no exercise, and an exercise must never reach the real account), refuses
   ``options_not_on_paper``. Every refusal is filed; nothing is sent.
 - **Always held.** Every accepted request is held for the owner's approval whatever the
   policy or the profile says (no profile can grant it): the approval machinery of an order
@@ -81,7 +82,7 @@ async def file_exercise(
         terms["quantity"] = quantity
     lane = guard.venue.options
     reasons: tuple[str, ...] = ()
-    if lane is None:
+    if lane is None or guard.venue.paper:
         reasons = (_NOT_ON_PAPER,)
     else:
         listed = await lane.contracts([option_id])
@@ -118,7 +119,7 @@ async def send_exercise(guard: Guard, record: FilingRecord) -> Outcome:
     and end the filing with the venue's answer."""
     lane = guard.venue.options
     terms = record.terms
-    if lane is None:  # pragma: no cover - filed refused on a venue without options
+    if lane is None or guard.venue.paper:  # pragma: no cover - filed refused there
         return await guard.end_filing(record, FilingStatus.FAILED, (_NOT_ON_PAPER,))
     try:
         if terms["act"] == EXERCISE:

@@ -13,8 +13,8 @@
   force and account, and nothing else (``option_terms``). Each leg's contract is read from
   the venue by ``option_id`` first: an id its chains do not list is refused
   ``option_not_in_chain``, a contract other than the one the proposal names
-  ``option_contract_mismatch``; a venue with no option lane (paper) refuses
-  ``options_not_on_paper``. Every refusal is filed; nothing is sent.
+  ``option_contract_mismatch``; a venue with no option lane (the older paper book)
+  refuses ``options_not_on_paper``. Every refusal is filed; nothing is sent.
 - **Stage A** prices the order from each leg's quote (``estimate_option_terms``: a limit at
   its net limit, a market order at the far side) and, in the filing's transaction, reserves
   its premium in dollars (``premium_hold``: per share × 100 × quantity, a debit and a credit

@@ -99,7 +99,12 @@ _COOLDOWN = {
     "loss_window_minutes": "loss_window_minutes",
 }
 _SWITCHES = ("fractional", "short", "margin", "reducing_exempt")
-_PAPER = {"paper_cash_usd": "paper.starting_cash_usd", "paper_slippage_bps": "paper.slippage_bps"}
+_PAPER = {
+    "paper_cash_usd": "paper.starting_cash_usd",
+    "paper_slippage_bps": "paper.slippage_bps",
+    "paper_account_type": "paper.account_type",
+    "paper_option_level": "paper.option_level",
+}
 
 
 def _approval_rank(approval: Approval) -> tuple[int, Decimal]:

@@ -99,6 +99,10 @@ _INTEGER_LIMITS = (
 )
 _LIMIT_SWITCHES = frozenset({"halt_cancels_open"})
 _MAX_BPS = 10_000
+_PAPER_ACCOUNT_TYPES = ("cash", "margin")
+"""The account types a paper book may take (the venue's agentic account types)."""
+_PAPER_OPTION_LEVELS = (1, 2, 3)
+"""The option levels a paper book may take (the venue's)."""
 # The duplicate window reads back at most this far (the ledger's own rolling window).
 _MAX_DUPLICATE_WINDOW_S = 24 * 3600
 _MAX_COOLDOWN_MINUTES = 7 * 24 * 60
@@ -159,6 +163,10 @@ class PolicyConfig:
     is absent and every crypto order is refused): see ``CryptoPolicy``.
     counted) within ``loss_window_minutes``. ``options`` (``[options]``; ``None``: the
     table is absent and every option order is refused): see ``OptionsPolicy``.
+    ``paper_account_type`` and ``paper_option_level`` (``[paper] account_type``,
+    ``option_level``; ``None``: the upstream's agentic account's own): the paper book's
+    account type (``cash`` | ``margin``) and option level (1–3), as the venue's engine
+    applies them to option orders (multi-leg needs margin at level 3).
     """
 
     mode: Mode = Mode.PAPER
@@ -197,6 +205,8 @@ class PolicyConfig:
     approval_slippage_pct: Decimal = Decimal(2)
     paper_cash_usd: Decimal = Decimal(10_000)
     paper_slippage_bps: int = 0
+    paper_account_type: str | None = None
+    paper_option_level: int | None = None
     crypto: CryptoPolicy | None = None
     options: OptionsPolicy | None = None
     max_quote_age: timedelta = field(init=False, repr=False, compare=False)
@@ -229,6 +239,15 @@ class PolicyConfig:
                 raise ConfigError(key, f"must be an integer of at least {low}")
         if self.paper_slippage_bps > _MAX_BPS:
             raise ConfigError("paper.slippage_bps", f"must be at most {_MAX_BPS} (basis points)")
+        account_type = self.paper_account_type
+        if account_type is not None and account_type not in _PAPER_ACCOUNT_TYPES:
+            raise ConfigError(
+                "paper.account_type", f"must be one of {', '.join(_PAPER_ACCOUNT_TYPES)}"
+            )
+        level = self.paper_option_level
+        if level is not None and (isinstance(level, bool) or level not in _PAPER_OPTION_LEVELS):
+            levels = ", ".join(str(item) for item in _PAPER_OPTION_LEVELS)
+            raise ConfigError("paper.option_level", f"must be one of {levels}")
         if self.max_position_pct > 100:
             raise ConfigError("limits.max_position_pct", "must be at most 100 (percent)")
         for key in _INTEGER_LIMITS:
@@ -334,7 +353,7 @@ _TABLES: dict[str, frozenset[str]] = {
     ),
     "symbols": frozenset({"allow", "deny"}),
     "orders": frozenset({"types", "sessions", "fractional", "short", "margin", "reducing_exempt"}),
-    "paper": frozenset({"starting_cash_usd", "slippage_bps"}),
+    "paper": frozenset({"starting_cash_usd", "slippage_bps", "account_type", "option_level"}),
     "cooldown": frozenset({"minutes", "loss_streak", "loss_window_minutes"}),
     "crypto": CRYPTO_KEYS,
     "options": OPTIONS_KEYS,
@@ -400,6 +419,13 @@ def policy_from_mapping(document: Mapping[str, Any]) -> PolicyConfig:
         values["paper_cash_usd"] = _decimal("paper.starting_cash_usd", paper["starting_cash_usd"])
     if "slippage_bps" in paper:
         values["paper_slippage_bps"] = _integer("paper.slippage_bps", paper["slippage_bps"])
+    if "account_type" in paper:
+        account_type = paper["account_type"]
+        if not isinstance(account_type, str) or isinstance(account_type, _TomlFloat):
+            raise ConfigError("paper.account_type", "must be a string")
+        values["paper_account_type"] = account_type.strip().lower()
+    if "option_level" in paper:
+        values["paper_option_level"] = _integer("paper.option_level", paper["option_level"])
     cooldown = document.get("cooldown", {})
     if "minutes" in cooldown:
         values["cooldown_minutes"] = _integer("cooldown.minutes", cooldown["minutes"])

@@ -81,6 +81,8 @@ loss_window_minutes = 60       # ...within this many minutes start its cooldown
 [paper]
 starting_cash_usd = "10000"    # the paper account's cash before its first fill
 slippage_bps = 0               # paper buys fill this far above the ask, sells below the bid
+# account_type = "margin"      # the paper book's account type; unset: the real account's
+# option_level = 3             # 1-3 (multi-leg needs margin at 3); unset: the real account's
 """
 
 

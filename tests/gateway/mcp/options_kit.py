@@ -10,30 +10,30 @@ from pathlib import Path
 from typing import Any
 
 from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
+from option_market_testkit import OPTIONS, contracts, leg, natural, near_money, quote
 
 from ordergate.policy import PolicyConfig, parse_policy
+
+__all__ = [
+    "OPTIONS",
+    "contracts",
+    "leg",
+    "natural",
+    "near_money",
+    "option_gateway",
+    "option_home",
+    "option_journal",
+    "option_policy",
+    "order",
+    "quote",
+    "venue_orders",
+]
 
 OPTION_TRADER = """
 name: optiontrader
 description: Trades equities and options within the account policy.
 permissions: [account.read, market.read, orders.read, orders.review, orders.place,
   orders.cancel, options.review, options.place, options.cancel]
-"""
-
-
-OPTIONS = """
-[options]
-underlyings = ["AAPL"]
-strategies = ["long_call", "long_put", "covered_call", "cash_secured_put", "debit_vertical",
-  "credit_vertical", "iron_condor", "closing"]
-max_contracts = 10
-max_premium_usd = "5000"
-max_daily_premium_usd = "20000"
-max_loss_usd = "100000"
-min_days_to_expiry = 0
-max_days_to_expiry = 400
-no_open_last_minutes = 0
-price_collar_bps = 5000
 """
 
 
@@ -93,41 +93,6 @@ async def option_gateway(
         yield gw
 
 
-def contracts(gw: Gateway, kind: str, symbol: str = "AAPL") -> list[dict[str, Any]]:
-    """The nearest expiry's contracts of ``kind``, by strike."""
-    chain = gw.venue.data("get_option_chains", {"underlying_symbol": symbol})["chains"][0]
-    day = chain["expiration_dates"][0]
-    listed = gw.venue.data(
-        "get_option_instruments",
-        {"chain_symbol": symbol, "expiration_dates": day, "type": kind},
-    )["instruments"]
-    return sorted(listed, key=lambda item: Decimal(item["strike_price"]))
-
-
-def near_money(gw: Gateway, kind: str, offset: int = 0, symbol: str = "AAPL") -> dict[str, Any]:
-    """The contract ``offset`` strikes from the one nearest the underlying's price."""
-    listed = contracts(gw, kind, symbol)
-    quote = gw.venue.data("get_equity_quotes", {"symbols": [symbol]})["results"][0]["quote"]
-    spot = Decimal(quote["last_trade_price"])
-    nearest = min(range(len(listed)), key=lambda i: abs(Decimal(listed[i]["strike_price"]) - spot))
-    return listed[nearest + offset]
-
-
-def quote(gw: Gateway, option_id: str) -> tuple[Decimal, Decimal]:
-    """The contract's (bid, ask) per share."""
-    result = gw.venue.data("get_option_quotes", {"instrument_ids": [option_id]})["results"][0]
-    return Decimal(result["quote"]["bid_price"]), Decimal(result["quote"]["ask_price"])
-
-
-def leg(option_id: str, side: str = "buy", effect: str = "open", ratio: int = 1) -> dict[str, Any]:
-    return {
-        "option_id": option_id,
-        "side": side,
-        "position_effect": effect,
-        "ratio_quantity": ratio,
-    }
-
-
 def order(
     gw: Gateway,
     legs: list[dict[str, Any]],
@@ -157,18 +122,6 @@ def venue_orders(gw: Gateway) -> list[dict[str, Any]]:
         "get_option_orders", {"account_number": gw.account}
     )["orders"]
     return orders
-
-
-def natural(gw: Gateway, legs: list[dict[str, Any]]) -> Decimal:
-    """The legs' net at their natural prices (a buy at the ask, a sell at the bid), per
-    share of one unit: positive for a debit, negative for a credit."""
-    net = Decimal(0)
-    for item in legs:
-        bid, ask = quote(gw, item["option_id"])
-        price = ask if item["side"] == "buy" else bid
-        sign = 1 if item["side"] == "buy" else -1
-        net += sign * item.get("ratio_quantity", 1) * price
-    return net
 
 
 def option_journal(gw: Gateway, filing_id: object, stage: str = "estimate") -> dict[str, Any]:

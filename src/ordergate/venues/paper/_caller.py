@@ -24,6 +24,9 @@ live one. What the caller does with each tool:
   ``cancel_crypto_order``, ``get_crypto_orders``, ``get_crypto_positions``): the engine's
   crypto desk, on the book's crypto holdings and cash; ``get_currency_pairs`` stays the
   upstream's.
+- exercising options and its withdrawal, advanced orders: refused
+  (``BusinessError`` ``NOT_ON_PAPER``), never sent: the engine does not carry them, and
+  forwarded they would act on the real account.
 - everything else (historicals, instruments, search …): the upstream's, unchanged.
 
 Prices. Before an engine call that can move or price the book (all but realised P&L), the
@@ -44,6 +47,12 @@ with the same slippage (rounded to the pair's price increment). A pair is listed
 sight from the upstream's ``get_currency_pairs`` (its increments and sizes, ``pair_of``);
 one the upstream does not list stays unlisted and the engine refuses it.
 
+The account. The book carries the upstream's agentic account numbers and, unless told
+otherwise (``account_type``, ``option_level``: the policy's ``[paper]``), its account type
+and option level, so the engine refuses on paper the option orders the venue would refuse
+the real account (a multi-leg order needs margin at level 3). A type or level the caller
+cannot read counts as the least: a cash account, no options.
+
 Splits: the upstream tells of none (its quotes carry split-adjusted closes only), so a split
 is handed to the feed by whoever learns of it (``split``): the engine then re-bases every
 lot when the clock reaches it.
@@ -63,7 +72,7 @@ from uuid import NAMESPACE_URL, uuid5
 import anyio
 from sqlalchemy import Engine
 
-from ordergate.client import ToolError, TransportError, result_data
+from ordergate.client import BusinessError, ToolError, TransportError, result_data
 from ordergate.client.accounts import Account, AccountsClient
 from ordergate.client.crypto import CryptoClient, CryptoQuotes, CurrencyPair
 from ordergate.client.equity import (
@@ -87,6 +96,7 @@ from ordergate.sandbox.engine import (
     observed_quote,
 )
 from ordergate.sandbox.market import CryptoPair, CryptoQuote, Tradability
+from ordergate.sandbox.venue import ACCOUNT_TYPES, OPTION_LEVELS
 from ordergate.store import blocking
 
 __all__ = [
@@ -117,6 +127,17 @@ FORWARDED: Final = frozenset(
 """The engine's tools the upstream answers instead: facts of the real account, not the book."""
 ANSWERED: Final = frozenset(ENGINE_TOOLS) - FORWARDED
 """The tools the engine answers from the paper book."""
+_NOT_ON_PAPER: Final = frozenset(
+    {
+        "exercise_option",
+        "cancel_option_exercise",
+        "review_advanced_order",
+        "place_advanced_order",
+        "cancel_advanced_order",
+    }
+)
+"""Tools that act on an account and that the engine does not answer: refused on paper,
+never forwarded to the upstream (the real account)."""
 _UNPRICED: Final = frozenset({"get_realized_pnl", "get_pnl_trade_history"})
 _QUOTES: Final = "get_equity_quotes"
 _CRYPTO_QUOTES: Final = "get_crypto_quotes"
@@ -161,6 +182,13 @@ def _legs_of(arguments: Mapping[str, Any]) -> set[str]:
         for leg in legs
         if isinstance(leg, dict) and isinstance(leg.get("option_id"), str)
     }
+
+
+def option_level_of(level: str | None) -> int:
+    """The upstream's ``option_level_N`` as the engine's level ``N``; 0 (no options) for
+    anything else."""
+    digits = (level or "").rsplit("_", 1)[-1]
+    return int(digits) if digits.isdigit() and int(digits) in OPTION_LEVELS else 0
 
 
 def book_name(account_number: str) -> str:
@@ -250,6 +278,8 @@ class PaperCaller:
         cash: Decimal,
         slippage_bps: int = 0,
         account: str | None = None,
+        account_type: str | None = None,
+        option_level: int | None = None,
     ) -> None:
         if slippage_bps < 0:
             raise ValueError("slippage_bps must not be negative")
@@ -259,6 +289,8 @@ class PaperCaller:
         self._cash = cash
         self._slippage = slippage_bps
         self._account = account
+        self._account_type = account_type
+        self._option_level = option_level
         self.prices = ObservedPrices()
         """The engine's feed (what the caller observed, listed and was told of splits)."""
         self.crypto_prices = ObservedCryptoPrices()
@@ -288,6 +320,10 @@ class PaperCaller:
             data = await self._upstream.call(name, arguments)
             self._list(data)
             return data
+        if name in _NOT_ON_PAPER:
+            raise BusinessError(
+                f"{name} is not carried on paper: nothing was sent", tool=name, code="NOT_ON_PAPER"
+            )
         if name not in ANSWERED:
             return await self._upstream.call(name, arguments)
         engine = await self.engine()
@@ -355,6 +391,10 @@ class PaperCaller:
                 tool="get_accounts",
             )
         numbers = (agentic.account_number, agentic.rhs_account_number or agentic.account_number)
+        account_type = self._account_type or agentic.type
+        level = self._option_level
+        if level is None:
+            level = option_level_of(agentic.option_level)
         return EquityEngine(
             self._database,
             book=book_name(agentic.account_number),
@@ -364,6 +404,8 @@ class PaperCaller:
             clock=self._clock,
             cash=self._cash,
             agentic_numbers=numbers,
+            account_type=account_type if account_type in ACCOUNT_TYPES else "cash",
+            option_level=level,
         )
 
     def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> Any:

@@ -9,7 +9,10 @@ decision's whole view is read in ``sight``, placing records nothing in the venue
 transaction (the guard records the placement, and a crash is recovered by ``lookup`` on the
 filing's ``ref_id``), and an agent reads the account as the guard does. Crypto orders take
 the live MCP crypto lane (``McpCrypto``) over the same caller, so the engine's crypto desk
-answers them; the REST rail is never used on paper.
+answers them; the REST rail is never used on paper. Option orders take the live option
+lane (``RobinhoodOptions``) over the same caller: the engine's options desk fills them on
+the upstream's option quotes, with the book's account type and option level (the
+upstream's account's unless the policy's ``[paper]`` names them).
 """
 
 from __future__ import annotations
@@ -23,7 +26,12 @@ from ordergate.client import Robinhood
 from ordergate.core import Clock
 from ordergate.venues import CryptoLanes
 from ordergate.venues.paper._caller import PaperCaller
-from ordergate.venues.robinhood import McpCrypto, RobinhoodEquity, RobinhoodVenue
+from ordergate.venues.robinhood import (
+    McpCrypto,
+    RobinhoodEquity,
+    RobinhoodOptions,
+    RobinhoodVenue,
+)
 
 __all__ = ["EnginePaperVenue"]
 
@@ -41,6 +49,7 @@ class EnginePaperVenue:
         # Paper crypto is the MCP lane over the paper caller (the engine's crypto desk): the
         # REST rail never runs on paper, so every route leads to the MCP lane.
         self._crypto = CryptoLanes(McpCrypto(rh), mcp_offered=_offered)
+        self._options = RobinhoodOptions(rh, self._live.equity.account)
 
     @classmethod
     def on(
@@ -52,9 +61,13 @@ class EnginePaperVenue:
         cash: Decimal,
         slippage_bps: int = 0,
         account: str | None = None,
+        account_type: str | None = None,
+        option_level: int | None = None,
     ) -> EnginePaperVenue:
         """Paper over ``upstream`` (a ``Caller``: a ``Robinhood`` client is one), its book in
-        ``database`` (the ledger's engine)."""
+        ``database`` (the ledger's engine); ``account_type`` and ``option_level``: the
+        book's (``None``: the upstream's agentic account's; the policy's
+        ``paper_account_type`` / ``paper_option_level``)."""
         caller = PaperCaller(
             upstream,
             database,
@@ -62,6 +75,8 @@ class EnginePaperVenue:
             cash=cash,
             slippage_bps=slippage_bps,
             account=account,
+            account_type=account_type,
+            option_level=option_level,
         )
         return cls(caller, clock=clock)
 
@@ -79,10 +94,10 @@ class EnginePaperVenue:
         return self._live.equity
 
     @property
-    def options(self) -> None:
-        """The engine has no option desk: paper option orders are refused
-        (``options_not_on_paper``) before anything is filed."""
-        return None
+    def options(self) -> RobinhoodOptions:
+        """The live option lane over the paper caller: the engine's options desk fills on
+        the upstream's option quotes."""
+        return self._options
 
     @property
     def crypto(self) -> CryptoLanes:

@@ -1,0 +1,270 @@
+"""Paper options end to end through the guard: the live option lane (``RobinhoodOptions``)
+over the paper caller, the venue's own options desk in the engine filling on the upstream's
+option quotes (a real sandbox venue on loopback). Each strategy shape fills after a clock
+step with its reservation at the premium that filled; a position left open settles at its
+expiration; the caps refuse with nothing at the engine; the book takes the upstream
+account's type and option level unless the policy's ``[paper]`` names them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from guard_kit import OPEN_POLICY, Desk, buy, desk
+from option_market_testkit import OPTIONS, leg, natural, near_money
+
+from ordergate.core import OptionDirection, OptionPositionEffect, OptionType, Side
+from ordergate.ledger import FilingStatus
+from ordergate.policy import PolicyConfig, parse_policy
+from ordergate.policy.options import OptionContract, OptionLeg, OptionProposal
+from ordergate.venues.paper import EnginePaperVenue
+
+pytestmark = pytest.mark.anyio
+BOUND_S = 10
+CENT = Decimal("0.01")
+SLACK = Decimal("0.05")
+KIND = "option_order"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def option_policy(paper: str = "", options: str = OPTIONS) -> PolicyConfig:
+    """The guard's open test policy on a big paper account, margin on, with ``options`` and
+    ``paper``'s lines under ``[paper]``."""
+    text = OPEN_POLICY.replace('max_order_usd = "5000"', 'max_order_usd = "100000"')
+    text = text.replace('max_daily_usd = "20000"', 'max_daily_usd = "200000"')
+    text = text.replace('starting_cash_usd = "100000"', 'starting_cash_usd = "1000000"')
+    text = text.replace("[orders]\n", "[orders]\nmargin = true\n")
+    return parse_policy(text + paper + "\n" + options)
+
+
+@asynccontextmanager
+async def paper_options(
+    tmp_path: Path,
+    *,
+    config: PolicyConfig | None = None,
+    account_type: str = "margin",
+    option_level: int = 3,
+) -> AsyncIterator[Desk]:
+    """A guard on paper (``EnginePaperVenue``) over a sandbox whose agentic account is of
+    ``account_type`` at ``option_level``."""
+    venue = {"account_type": account_type, "option_level": option_level}
+    async with desk(tmp_path, engine=True, config=config or option_policy(), venue=venue) as d:
+        yield d
+
+
+def proposal(d: Desk, legs: list[dict[str, Any]], *, quantity: int = 1) -> OptionProposal:
+    """``legs`` at their natural net with a little slack, on the contracts the venue lists."""
+    net = natural(d, legs)
+    debit = net > 0
+    price = (abs(net) + SLACK) if debit else (abs(net) - SLACK)
+    chosen = []
+    for item in legs:
+        (listed,) = d.venue.data("get_option_instruments", {"ids": item["option_id"]})[
+            "instruments"
+        ]
+        contract = OptionContract(
+            underlying=listed["chain_symbol"],
+            expiry=date.fromisoformat(listed["expiration_date"]),
+            strike=Decimal(listed["strike_price"]),
+            kind=OptionType(listed["type"]),
+        )
+        chosen.append(
+            OptionLeg(
+                item["option_id"],
+                contract,
+                Side(item["side"]),
+                OptionPositionEffect(item["position_effect"]),
+            )
+        )
+    return OptionProposal(
+        legs=tuple(chosen),
+        quantity=quantity,
+        direction=OptionDirection.DEBIT if debit else OptionDirection.CREDIT,
+        limit_price=price.quantize(CENT),
+        account=d.account,
+    )
+
+
+def caller(d: Desk) -> Any:
+    assert isinstance(d.port, EnginePaperVenue)
+    return d.port.caller
+
+
+async def engine_orders(d: Desk) -> list[dict[str, Any]]:
+    """The paper book's option orders (the engine's)."""
+    with anyio.fail_after(BOUND_S):
+        listed = await caller(d).call("get_option_orders", {"account_number": d.account})
+    orders: list[dict[str, Any]] = listed["orders"]
+    return orders
+
+
+async def engine_positions(d: Desk) -> dict[str, Decimal]:
+    """The paper book's open option positions: contracts by option id (short negative)."""
+    with anyio.fail_after(BOUND_S):
+        listed = await caller(d).call("get_option_positions", {"account_number": d.account})
+    return {
+        p["option_id"]: Decimal(p["quantity"]) * (-1 if p["type"] == "short" else 1)
+        for p in listed["positions"]
+        if Decimal(p["quantity"])
+    }
+
+
+def held(d: Desk) -> Decimal:
+    return d.ledger.rolling_spend(d.account, kind=KIND).notional
+
+
+async def filled(d: Desk, legs: list[dict[str, Any]], *, quantity: int = 1) -> dict[str, Any]:
+    """``legs`` through the guard on paper, filled on the engine after a clock step; the
+    reservation is the premium the engine says filled. The engine's order."""
+    outcome = await d.guard.submit_option(proposal(d, legs, quantity=quantity), identity="a")
+    assert outcome.status is FilingStatus.SUBMITTED, outcome.reasons
+    assert await d.settled(outcome, seconds=3) is FilingStatus.FILLED
+    (order,) = [o for o in await engine_orders(d) if o["id"] == outcome.order_id]
+    assert order["state"] == "filled"
+    assert held(d) == Decimal(order["processed_premium"])
+    return order
+
+
+async def test_a_long_call_fills_on_paper_and_holds_the_premium_that_filled(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path) as d:
+        call = near_money(d, "call")
+        await filled(d, [leg(call["id"])])
+        assert await engine_positions(d) == {call["id"]: 1}
+        upstream = d.venue.data("get_option_orders", {"account_number": d.account})
+        assert upstream["orders"] == []  # nothing reached the upstream's desk
+
+
+async def test_a_covered_call_over_paper_shares_fills(tmp_path: Path) -> None:
+    async with paper_options(tmp_path) as d:
+        shares = await d.guard.submit(buy("AAPL", quantity=Decimal(100)), identity="a")
+        assert await d.settled(shares, seconds=3) is FilingStatus.FILLED
+        call = near_money(d, "call", 2)
+        await filled(d, [leg(call["id"], "sell")])
+        assert await engine_positions(d) == {call["id"]: -1}
+
+
+async def test_a_cash_secured_put_fills_on_paper(tmp_path: Path) -> None:
+    async with paper_options(tmp_path) as d:
+        put = near_money(d, "put", -2)
+        await filled(d, [leg(put["id"], "sell")])
+        assert await engine_positions(d) == {put["id"]: -1}
+
+
+async def test_a_debit_vertical_fills_on_paper(tmp_path: Path) -> None:
+    async with paper_options(tmp_path) as d:
+        low, high = near_money(d, "call"), near_money(d, "call", 2)
+        await filled(d, [leg(low["id"]), leg(high["id"], "sell")], quantity=2)
+        assert await engine_positions(d) == {low["id"]: 2, high["id"]: -2}
+
+
+async def test_a_credit_vertical_fills_on_paper(tmp_path: Path) -> None:
+    async with paper_options(tmp_path) as d:
+        high, low = near_money(d, "put"), near_money(d, "put", -2)
+        order = await filled(d, [leg(high["id"], "sell"), leg(low["id"])])
+        assert order["direction"] == "credit"
+        assert await engine_positions(d) == {high["id"]: -1, low["id"]: 1}
+
+
+async def test_an_iron_condor_fills_on_paper_at_level_3_on_margin(tmp_path: Path) -> None:
+    async with paper_options(tmp_path) as d:
+        legs = [
+            leg(near_money(d, "put", -2)["id"]),
+            leg(near_money(d, "put", -1)["id"], "sell"),
+            leg(near_money(d, "call", 1)["id"], "sell"),
+            leg(near_money(d, "call", 2)["id"]),
+        ]
+        await filled(d, legs)
+        assert len(await engine_positions(d)) == 4
+
+
+async def test_a_long_call_left_open_settles_at_its_expiration_on_paper(tmp_path: Path) -> None:
+    async with paper_options(tmp_path) as d:
+        call = near_money(d, "call", -2)  # in the money
+        await filled(d, [leg(call["id"])])
+        close = datetime.combine(date.fromisoformat(call["expiration_date"]), time(21), UTC)
+        d.clock.set(close - timedelta(seconds=30))
+        assert await engine_positions(d) == {call["id"]: 1}  # the close's price observed
+        d.clock.set(close + timedelta(minutes=1))
+        assert await engine_positions(d) == {}
+        premium = held(d)
+        await d.guard.reconcile()
+        assert held(d) == premium  # what filled stays reserved; the settlement is cash
+
+
+async def test_an_order_over_the_premium_cap_is_refused_with_nothing_at_the_engine(
+    tmp_path: Path,
+) -> None:
+    tight = OPTIONS.replace('max_premium_usd = "5000"', 'max_premium_usd = "1"')
+    async with paper_options(tmp_path, config=option_policy(options=tight)) as d:
+        outcome = await d.guard.submit_option(
+            proposal(d, [leg(near_money(d, "call")["id"])]), identity="a"
+        )
+        assert outcome.status is FilingStatus.REFUSED
+        assert "option_premium_over_cap" in outcome.reasons, outcome.reasons
+        assert await engine_orders(d) == []
+        assert held(d) == 0
+
+
+async def test_the_daily_premium_cap_refuses_the_order_that_would_pass_it_on_paper(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path) as d:
+        call = near_money(d, "call")
+        first = proposal(d, [leg(call["id"])])
+        assert first.limit_price is not None
+        cap = (first.limit_price * 100 * Decimal("1.5")).quantize(CENT)
+        daily = OPTIONS.replace(
+            'max_daily_premium_usd = "20000"', f'max_daily_premium_usd = "{cap}"'
+        )
+        guard = d.guard_with(option_policy(options=daily))
+        assert (await guard.submit_option(first, identity="a")).status is FilingStatus.SUBMITTED
+        second = await guard.submit_option(first, identity="b")
+        assert second.status is FilingStatus.REFUSED
+        assert len(await engine_orders(d)) == 1
+
+
+async def test_a_vertical_on_a_cash_account_at_level_2_is_refused_by_the_engine(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path, account_type="cash", option_level=2) as d:
+        low, high = near_money(d, "call"), near_money(d, "call", 2)
+        outcome = await d.guard.submit_option(
+            proposal(d, [leg(low["id"]), leg(high["id"], "sell")]), identity="a"
+        )
+        assert outcome.status is FilingStatus.REJECTED
+        assert outcome.reasons == ("broker_refused",)
+        assert await engine_orders(d) == [] and held(d) == 0
+
+
+async def test_the_policys_paper_level_lets_the_paper_book_trade_a_vertical(
+    tmp_path: Path,
+) -> None:
+    config = option_policy(paper='account_type = "margin"\noption_level = 3\n')
+    async with paper_options(tmp_path, config=config, account_type="cash", option_level=2) as d:
+        low, high = near_money(d, "call"), near_money(d, "call", 2)
+        await filled(d, [leg(low["id"]), leg(high["id"], "sell")])
+
+
+async def test_an_exercise_on_paper_is_filed_refused_and_never_reaches_the_real_account(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path) as d:
+        call = near_money(d, "call", -2)
+        await filled(d, [leg(call["id"])])
+        outcome = await d.guard.request_exercise(
+            act="exercise", option_id=call["id"], quantity=1, identity="a"
+        )
+        assert outcome.status is FilingStatus.REFUSED
+        assert outcome.reasons == ("options_not_on_paper",)
