@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import timedelta
 from decimal import ROUND_CEILING, Decimal
 from typing import TYPE_CHECKING, Any
@@ -46,16 +45,15 @@ from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import MARKET_BUY_COLLAR
 from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
 from ordergate.execution._outcome import (
-    APPROVAL_EXCEEDED,
     BROKER_CHECKS_FAILED,
     BROKER_REFUSED,
     REVIEW_UNANSWERED,
     Outcome,
 )
+from ordergate.execution._placing import Reviewed, unrecorded
 from ordergate.execution._world import Filer
 from ordergate.ledger import (
     AgentKeyUsedError,
-    Approval,
     Decision,
     Filing,
     FilingRecord,
@@ -399,14 +397,6 @@ def _estimate_and_file(
     return decision, result, state, terms
 
 
-@dataclass(frozen=True, slots=True)
-class _Checked:
-    refused: tuple[str, ...]
-    status: FilingStatus
-    held_again: Approval | None = None
-    figures: tuple[str, ...] = ()
-
-
 async def review_and_place_crypto(
     guard: Guard, record: FilingRecord, identity: str, *, approved: Decimal | None = None
 ) -> Outcome:
@@ -443,39 +433,10 @@ async def review_and_place_crypto(
     checked = await blocking(
         _check_review, guard, record, identity, ticket, reviewed, view, rules, approved
     )
-    if checked.held_again is not None:
-        await guard._announce(checked.held_again, record)
-        return Outcome(
-            record.id,
-            FilingStatus.PENDING_APPROVAL,
-            (APPROVAL_EXCEEDED,),
-            Stage.REVIEW,
-            checked.held_again.id,
-        )
-    if checked.refused:
-        ended = await guard._end(
-            record, FilingStatus.REFUSED, checked.refused, stage=Stage.REVIEW,
-            figures=checked.figures,
-        )  # fmt: skip
-        await guard._tripped(checked.refused)
-        return ended
-    if checked.status.terminal:
-        return Outcome(record.id, checked.status)
-    try:
-        placement = await lane.place(ticket)
-    except NoAnswer:
-        await blocking(guard.ledger.record_status, record.id, FilingStatus.UNANSWERED)
-        return Outcome(record.id, FilingStatus.UNANSWERED)
-    except BrokerRefusal as refusal:
-        return await guard._end(
-            record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
-        )
-    order = placement.order
-    if order is None:
-        await blocking(guard.ledger.record_status, record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-        return Outcome(record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-    status = await blocking(guard._submitted, record, order)
-    return Outcome(record.id, status, order_id=order.order_id)
+    stopped = await guard.after_review(record, checked)
+    if stopped is not None:
+        return stopped
+    return await guard.placed(record, unrecorded(lane.place(ticket)))
 
 
 def _check_review(
@@ -487,7 +448,7 @@ def _check_review(
     view: CryptoView,
     rules: CryptoPairRules | None,
     approved: Decimal | None,
-) -> _Checked:
+) -> Reviewed:
     """Stage B (blocking): a fresh record read beside the lane's view (on the review's
     quote), the policy on the reviewed terms, its journal entry and, when it passed, the
     hold repriced against the cap, in one transaction (or held again for the owner, as
@@ -512,10 +473,10 @@ def _check_review(
         guard._journal(record, identity, decision, _as_terms(review.terms), reasons)
         if reasons:
             figures = _figures(reasons, state, proposal, review.terms, policy)
-            return _Checked(reasons, record.status, figures=figures)
+            return Reviewed(reasons, record.status, figures=figures)
         if approved is not None and hold > approved * (1 + policy.approval_slippage_pct / 100):
-            return _Checked((), record.status, held_again=guard._hold_again(record, hold))
+            return Reviewed((), record.status, held_again=guard._hold_again(record, hold))
         over = ledger.reprice(record.id, hold, caps=caps)
         if over is not None:
-            return _Checked((over,), record.status)
-        return _Checked((), ledger.filing(record.id).status)
+            return Reviewed((over,), record.status)
+        return Reviewed((), ledger.filing(record.id).status)

@@ -47,7 +47,6 @@ import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -79,6 +78,7 @@ from ordergate.execution._outcome import (
     REVIEW_UNANSWERED,
     Outcome,
 )
+from ordergate.execution._placing import Reviewed
 from ordergate.execution._reconciler import DEFAULT_GRACE, Alert, Reconciler, ReconcileReport
 from ordergate.execution._sessions import calendar_session, next_open_for
 from ordergate.execution._terms import KIND, filing_terms, terms_sha256, ticket_of
@@ -153,15 +153,6 @@ def _in_turn(
             return await method(guard, *args, **kwargs)
 
     return taken
-
-
-@dataclass(frozen=True, slots=True)
-class _Reviewed:
-    refused: tuple[str, ...]  # why stage B stops the order; empty when it goes on
-    status: FilingStatus  # the filing's status as the check read it
-    looked: object | None = None  # what the venue's lane looked at for the placement
-    held_again: Approval | None = None  # the new approval of an order that cost more
-    figures: tuple[str, ...] = ()  # the numbers behind stage B's refusal (``refusal_figures``)
 
 
 class _Reviewing:
@@ -668,6 +659,17 @@ class Guard:
         checked = await self._decided(
             self._check_review, seen, record, identity, ticket, review, approved, volume
         )
+        stopped = await self.after_review(record, checked)
+        if stopped is not None:
+            return stopped
+        return await self.placed(record, self._place(record, ticket, checked.looked, review))
+
+    async def after_review(self, record: FilingRecord, checked: Reviewed) -> Outcome | None:
+        """Where stage B's ``checked`` stops ``record``: held again (an order that came to
+        cost more than its approval), refused (a breaker trips on what trips one), or
+        already ended by a reconciler (past the grace, while it was being reviewed: it is
+        not sent now, under a filing the record says never reached the broker). ``None``:
+        the order goes on to be placed."""
         if checked.held_again is not None:
             await self._announce(checked.held_again, record)
             return Outcome(
@@ -687,13 +689,20 @@ class Guard:
             )
             await self._tripped(checked.refused)
             return ended
-        current = checked.status
-        if current.terminal:
-            # A reconciler ended this filing (past the grace) while it was being reviewed:
-            # it is not sent now, under a filing the record says never reached the broker.
-            return Outcome(record.id, current)
+        if checked.status.terminal:
+            return Outcome(record.id, checked.status)
+        return None
+
+    async def placed(
+        self, record: FilingRecord, placing: Awaitable[tuple[Placement, FilingStatus | None]]
+    ) -> Outcome:
+        """What placing ``record``'s order came to, on the record: unanswered when the venue
+        did not answer (the reconciler looks for it by ``ref_id``), rejected with the
+        venue's code, awaiting the broker's approval when the venue holds it, else
+        submitted with what the venue reported of it. ``placing`` answers the placement and
+        its recorded status when the venue wrote it itself (``None``: still to record)."""
         try:
-            placement, recorded = await self._place(record, ticket, checked.looked, review)
+            placement, recorded = await placing
         except NoAnswer:
             await blocking(self._ledger.record_status, record.id, FilingStatus.UNANSWERED)
             return Outcome(record.id, FilingStatus.UNANSWERED)
@@ -826,7 +835,7 @@ class Guard:
         review: Review,
         approved: Decimal | None,
         volume: Decimal | None,
-    ) -> _Reviewed:
+    ) -> Reviewed:
         """Stage B (blocking): a fresh record read beside the broker's view (``seen``), the
         policy on the reviewed terms, then its journal entry and, when it passed, the
         reservation repriced against the cap and the filing's status read back, in one
@@ -860,14 +869,14 @@ class Guard:
                 figures = refusal_figures(
                     reasons, world.state, quantity, policy, review.terms, proposal.limit_price
                 )
-                return _Reviewed(reasons, record.status, figures=figures)
+                return Reviewed(reasons, record.status, figures=figures)
             if approved is not None and hold > approved * (1 + policy.approval_slippage_pct / 100):
-                return _Reviewed((), record.status, held_again=self._hold_again(record, hold))
+                return Reviewed((), record.status, held_again=self._hold_again(record, hold))
             over = self._ledger.reprice(record.id, hold, caps=caps)
             if over is not None:
-                return _Reviewed((over,), record.status)
+                return Reviewed((over,), record.status)
             status = self._ledger.filing(record.id).status
-            return _Reviewed((), status, self._lane.look(ticket))
+            return Reviewed((), status, self._lane.look(ticket))
 
     def _hold_again(self, record: FilingRecord, notional: Decimal) -> Approval:
         """A new pending approval of ``record`` at ``notional`` (in the caller's

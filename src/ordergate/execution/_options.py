@@ -62,6 +62,7 @@ from ordergate.execution._outcome import (
     REVIEW_UNANSWERED,
     Outcome,
 )
+from ordergate.execution._placing import unrecorded
 from ordergate.execution._world import Filer, Seen
 from ordergate.ledger import Decision, Filing, FilingRecord, FilingStatus
 from ordergate.policy import Proposal, ProposalError, Stage
@@ -79,7 +80,6 @@ from ordergate.policy.options import (
 )
 from ordergate.store import blocking
 from ordergate.venues import (
-    BrokerOrder,
     BrokerRefusal,
     NoAnswer,
     OptionAccount,
@@ -401,21 +401,7 @@ async def review_and_place(
         )
     if status.terminal:
         return Outcome(record.id, status)
-    try:
-        placement = await lane.place(ticket)
-    except NoAnswer:
-        await blocking(guard.ledger.record_status, record.id, FilingStatus.UNANSWERED)
-        return Outcome(record.id, FilingStatus.UNANSWERED)
-    except BrokerRefusal as refusal:
-        return await guard.end_filing(
-            record, FilingStatus.REJECTED, (BROKER_REFUSED,), broker_code=refusal.code
-        )
-    order = placement.order
-    if order is None:
-        await blocking(guard.ledger.record_status, record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-        return Outcome(record.id, FilingStatus.AWAITING_BROKER_APPROVAL)
-    status = await blocking(_submitted, guard, record, order)
-    return Outcome(record.id, status, order_id=order.order_id)
+    return await guard.placed(record, unrecorded(lane.place(ticket)))
 
 
 def _check_review(
@@ -447,11 +433,3 @@ def _check_review(
         if over is not None:
             return (over,), record.status, ()
         return (), ledger.filing(record.id).status, ()
-
-
-def _submitted(guard: Guard, record: FilingRecord, order: BrokerOrder) -> FilingStatus:
-    """A placed option order on the record, as an equity order's is (``Guard``)."""
-    ledger = guard.ledger
-    with ledger.transaction(guard.account, events=True, durable=False):
-        ledger.record_status(record.id, FilingStatus.SUBMITTED, detail={"order_id": order.order_id})
-        return guard.reconciler.settle_now(record, order)
