@@ -86,7 +86,7 @@ SURFACE = {
         "UnknownFilingError", "VerifyResult", "canonical_json", "open_ledger", "verify",
         "AppliedPolicy", "policy_sha256", "write_transaction", "events_after", "EquityMark",
         "EquityMarks", "MARK_EVERY", "AccountBusyError", "AccountTurns", "TURN_BOUND_S",
-        "AgentKeyUsedError",
+        "AgentKeyUsedError", "connection_pause_key", "digest_in",
     },
     "ordergate.record": {
         "BENCHMARK", "BPS_PLACES", "RANK_AFTER", "Closes", "Excess", "GradePass", "Grader",

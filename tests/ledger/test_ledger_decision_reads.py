@@ -169,3 +169,35 @@ def test_a_ledger_wide_trip_kept_from_before_applies_to_every_account_until_a_la
     assert ledger.decision_reads("acct-1", now=clock.now()).breaker_tripped_at == old
     assert ledger.decision_reads("acct-2", now=clock.now()).breaker_tripped_at == later
     assert ledger.verify().ok
+
+
+def test_a_connections_pause_is_read_by_its_own_and_its_bound_callers_decisions_only(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    digest = "d" * 32
+    own, bound = f"conn:{digest}", f"caller:nightly/trader#m1@{digest}"
+    other, owner = "conn:" + "e" * 32, "cli"
+    ledger.controls.pause_connection(digest, "checking", by="operator")
+    paused = {
+        filer: ledger.decision_reads("acct-1", filer=filer).pause
+        for filer in (own, bound, other, owner)
+    }
+    staged = ledger.decision_reads("acct-1", identity=bound, terms=TERMS).pause
+    assert paused[own].paused and paused[own].reason == "checking"
+    assert paused[bound].paused and staged.paused
+    assert not paused[other].paused and not paused[owner].paused
+    ledger.controls.resume_connection(digest, by=own)
+    assert not ledger.decision_reads("acct-1", filer=own).pause.paused
+    assert not ledger.controls.connection_pause(digest).paused
+
+
+def test_the_rail_wide_pause_is_read_whether_or_not_a_connection_is_paused(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    digest = "d" * 32
+    ledger.controls.pause("rail", by="operator")
+    assert ledger.decision_reads("acct-1", filer=f"conn:{digest}").pause.reason == "rail"
+    ledger.controls.pause_connection(digest, "one", by="operator")
+    assert ledger.decision_reads("acct-1", filer=f"conn:{digest}").pause.reason == "rail"
+    ledger.controls.resume(by="operator")
+    assert ledger.decision_reads("acct-1", filer=f"conn:{digest}").pause.reason == "one"

@@ -222,7 +222,10 @@ class World:
         # market's ``now`` names the session day only.
         recorded = ledger.now()
         if filer is None:
-            reads = ledger.decision_reads(self._account, now=recorded)
+            # A review after approval reads the pause of the connection that filed the order.
+            reads = ledger.decision_reads(
+                self._account, now=recorded, filer=own.identity if own is not None else None
+            )
         else:
             reads = ledger.decision_reads(
                 self._account,

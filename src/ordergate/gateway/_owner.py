@@ -12,6 +12,7 @@ import hashlib
 from typing import Any
 
 from ordergate.execution import Guard
+from ordergate.ledger import digest_in
 from ordergate.runtime import Running
 
 __all__ = ["OwnerBackend", "connection_digest", "digest_in", "identity_of"]
@@ -25,16 +26,6 @@ def connection_digest(connection_id: str) -> str:
 def identity_of(connection_id: str) -> str:
     """The identity a connection's filings are recorded under."""
     return "conn:" + connection_digest(connection_id)
-
-
-def digest_in(identity: str) -> str | None:
-    """The connection digest an identity names: a connection's own (``conn:DIGEST``) or a
-    caller token's bound to one (``caller:NAME/PROFILE#MINT@DIGEST``); ``None`` for any other."""
-    if identity.startswith("conn:"):
-        return identity.removeprefix("conn:")
-    if identity.startswith("caller:") and "@" in identity:
-        return identity.rsplit("@", 1)[1]
-    return None
 
 
 class OwnerBackend:

@@ -28,6 +28,7 @@ from ordergate.ledger._canonical import (
     linked_filing_body,
     to_units,
 )
+from ordergate.ledger._connection_pause import connection_pause_key, digest_in
 from ordergate.ledger._controls import (
     AppliedPolicy,
     Controls,
@@ -128,6 +129,8 @@ __all__ = [
     "VerifyResult",
     "canonical_json",
     "chain_hash",
+    "connection_pause_key",
+    "digest_in",
     "event_body",
     "events_after",
     "linked_filing_body",

@@ -1,4 +1,5 @@
-"""Controls shared by every process on the ledger: the pause flag (kill switch), the drawdown
+"""Controls shared by every process on the ledger: the pause flag (kill switch) and each
+connection's own (``pause@<digest>``, ``_connection_pause``), the drawdown
 breaker's equity high-water mark, the session-start equity of the daily-loss halt, the last
 time a breaker refused an order on each account (``breaker_trip:<account>``: the cooldown
 counts from it), and the policy the owner last applied.
@@ -24,6 +25,7 @@ from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from ordergate.core import Clock, inert, to_wire
 from ordergate.ledger._canonical import canonical_json
+from ordergate.ledger._connection_pause import connection_pause_key
 from ordergate.ledger._control_chain import append_control
 from ordergate.ledger._equity import mark_equity, marked_near
 from ordergate.ledger._schema import controls, decisions
@@ -181,6 +183,32 @@ class Controls:
         with reading(self._engine) as connection:
             return read_pause(connection)
 
+    def pause_connection(self, digest: str, reason: str = "", *, by: str) -> PauseState:
+        """Refuse every new order of the connection whose digest is ``digest`` (its own and
+        its bound callers' filings, ``_connection_pause``) from now on, in every process
+        sharing the ledger; journalled under ``by`` like the rail-wide pause."""
+        reason = inert(reason)
+        now = self._clock.now()
+        since = iso(now)
+        stored = {"paused": True, "reason": reason, "since": since}
+        with write_transaction(self._engine, "filings") as connection:
+            _write(connection, connection_pause_key(digest), stored, now)
+            _journal(connection, now, by, "connection_pause", reason, {"connection": digest})
+        return PauseState(True, reason, parse_iso(since))
+
+    def resume_connection(self, digest: str, *, by: str) -> PauseState:
+        """Lift the pause of the connection whose digest is ``digest`` (journalled)."""
+        now = self._clock.now()
+        with write_transaction(self._engine, "filings") as connection:
+            _write(connection, connection_pause_key(digest), {"paused": False}, now)
+            _journal(connection, now, by, "connection_resume", "", {"connection": digest})
+        return PauseState(False)
+
+    def connection_pause(self, digest: str) -> PauseState:
+        """The pause of the connection whose digest is ``digest`` (its own, not the rail's)."""
+        with reading(self._engine) as connection:
+            return pause_of(_read(connection, connection_pause_key(digest)))
+
     def high_water_mark(self) -> Decimal | None:
         with reading(self._engine) as connection:
             stored = _read(connection, _HWM)
@@ -293,9 +321,21 @@ class Controls:
         return AppliedPolicy(digest, text, parse_iso(iso(now)), credential)
 
 
-def _journal(connection: Connection, now: datetime, by: str, kind: str, why: str) -> None:
+def _journal(
+    connection: Connection,
+    now: datetime,
+    by: str,
+    kind: str,
+    why: str,
+    detail: dict[str, str] | None = None,
+) -> None:
     connection.execute(
         insert(decisions).values(
-            created_at=iso(now), identity=by, filing_id=None, kind=kind, why=why, detail="{}"
+            created_at=iso(now),
+            identity=by,
+            filing_id=None,
+            kind=kind,
+            why=why,
+            detail=canonical_json(detail or {}),
         )
     )

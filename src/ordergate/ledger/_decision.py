@@ -1,7 +1,8 @@
 """What a decision reads of the record, besides its open filings, in one statement.
 
 Each decision (stage A, stage B) reads an account's rolling 24 h spend and order count, the
-high-water mark, the session-start equity, the pause flag, when a breaker last refused an
+high-water mark, the session-start equity, the pause flag (the rail's, and the filer's
+connection's: ``_connection_pause``), when a breaker last refused an
 order on the account (its own trip, or the ledger-wide one kept from before trips were kept
 per account, whichever is later), and whether the account's equity
 curve has a mark from the last minute (so none is due). Each is a scalar subquery of one
@@ -32,6 +33,7 @@ from sqlalchemy.sql.selectable import ScalarSelect
 
 from ordergate.core import to_us
 from ordergate.ledger._canonical import canonical_json, from_units
+from ordergate.ledger._connection_pause import connection_pause_key, digest_in
 from ordergate.ledger._controls import (
     BREAKER_TRIP_KEY,
     HWM_KEY,
@@ -113,6 +115,7 @@ _READS = Statement(
         _control(HWM_KEY),
         _control(SESSION_KEY),
         _control(PAUSE_KEY),
+        _control(bindparam("connection_pause")),
         _control(BREAKER_TRIP_KEY),
         _control(bindparam("trip_key")),
         MARK_NEAR.scalar_subquery(),
@@ -131,11 +134,13 @@ def decision_reads(
     identity: str | None = None,
     terms: Mapping[str, Any] | None = None,
     duplicate_window: timedelta = timedelta(0),
+    filer: str | None = None,
 ) -> DecisionReads:
     """The record a decision on ``account`` at ``now`` reads (see the module's notes); with
     ``identity`` and ``terms`` (the proposal's, as they would be filed) its recent filings
-    too (a zero ``duplicate_window`` counts no duplicates). ``TypeError`` for terms without
-    a canonical form."""
+    too (a zero ``duplicate_window`` counts no duplicates). The pause is the rail-wide one
+    or, when that is off, the pause of the connection ``filer`` (else ``identity``) names
+    (``_connection_pause``). ``TypeError`` for terms without a canonical form."""
     now_us = to_us(now)
     low, high = window_bounds(now_us)
     asked = identity is not None and terms is not None
@@ -153,9 +158,12 @@ def decision_reads(
         "identity": identity or "",
         "terms": canonical_json(terms) if terms is not None else "",
         "trip_key": trip_key(account),
+        "connection_pause": _connection_pause_key(filer or identity),
     }
     row = _READS.first(connection, params)
-    units, ops, mark, session, pause, trip, own_trip, near, in_minute, mine, same = row
+    units, ops, mark, session, pause, own_pause, trip, own_trip, near, in_minute, mine, same = row
+    if pause is None or not json.loads(pause)["paused"]:
+        pause = own_pause
     return DecisionReads(
         spend=Spend(notional=from_units(int(units)), orders=int(ops)),
         high_water_mark=None if mark is None else Decimal(json.loads(mark)),
@@ -165,6 +173,13 @@ def decision_reads(
         recent=RecentFilings(int(mine), int(in_minute), int(same)) if asked else None,
         breaker_tripped_at=later_trip(_json(trip), _json(own_trip)),
     )
+
+
+def _connection_pause_key(identity: str | None) -> str:
+    """The control a decision for ``identity`` reads as its connection's pause (``""``, a key
+    no control has, for an identity that names no connection)."""
+    digest = None if identity is None else digest_in(identity)
+    return "" if digest is None else connection_pause_key(digest)
 
 
 def _json(text: str | None) -> Any:

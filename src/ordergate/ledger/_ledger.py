@@ -291,12 +291,14 @@ class Ledger:
         identity: str | None = None,
         terms: Mapping[str, Any] | None = None,
         duplicate_window: timedelta = timedelta(0),
+        filer: str | None = None,
     ) -> DecisionReads:
         """What a decision on ``account`` reads of the record besides its open filings, in
         one statement: the rolling 24 h spend and orders, the high-water mark, the
-        session-start equity, the pause flag, and whether the account's equity curve has a
-        mark within a minute of ``now``; with ``identity`` and ``terms`` (stage A) also the
-        recent accepted filings the order rate and duplicate checks count (``_decision``)."""
+        session-start equity, the pause flag (the rail's, or the connection's ``filer`` or
+        ``identity`` names), and whether the account's equity curve has a mark within a
+        minute of ``now``; with ``identity`` and ``terms`` (stage A) also the recent accepted
+        filings the order rate and duplicate checks count (``_decision``)."""
         instant = now if now is not None else self._clock.now()
         with reading(self._engine) as connection:
             return decision_reads(
@@ -306,6 +308,7 @@ class Ledger:
                 identity=identity,
                 terms=terms,
                 duplicate_window=duplicate_window,
+                filer=filer,
             )
 
     def release(self, filing_id: UUID | str, *, now: datetime | None = None) -> EventRecord | None:

@@ -50,7 +50,7 @@ from ordergate.core import (
     RealtimeClock,
 )
 from ordergate.gateway._caller_mints import revoke_mints
-from ordergate.gateway._owner import digest_in
+from ordergate.gateway._owner import connection_digest, digest_in, identity_of
 from ordergate.gateway.custody._person import (
     NO_PERSON_CODES,
     OPERATOR_CREDENTIAL,
@@ -58,6 +58,13 @@ from ordergate.gateway.custody._person import (
     PersonRefused,
     journal_person_refusal,
     sealed_connection_of,
+)
+from ordergate.gateway.desk._connection_acts import (
+    connection_kind,
+    connection_of,
+    connection_resume_plan,
+    pause_connection,
+    resume_connection,
 )
 from ordergate.gateway.desk._connections import (
     CALLER_PREFIX,
@@ -79,6 +86,7 @@ from ordergate.gateway.desk._plans import (
 )
 from ordergate.gateway.desk._policy_acts import PolicyActs, PolicyHook, policy_baseline
 from ordergate.gateway.oauth import GatewayStore
+from ordergate.gateway.oauth._records import ConnectionKind
 from ordergate.ledger import (
     FilingRecord,
     Ledger,
@@ -274,7 +282,7 @@ class OwnerDesk:
         except PreparedRefused as refused:
             raise DeskError(refused.status, refused.reason, str(refused)) from None
         if prepared.state == "done":
-            if prepared.act == OwnerAct.APPROVE and await self._person_of(prepared.params):
+            if await self._person_for(prepared.act, prepared.params):
                 raise DeskError(409, "prepared_act_used", "That prepared act was already run.")
             if prepared.needs_code and vouched is None:
                 await self._authorize(code, prepared.act, digest=digest, act_id=act_id)
@@ -289,7 +297,7 @@ class OwnerDesk:
                 "What that act was prepared on changed since; prepare it again.",
             )
         credential: Credential | None = None
-        person = await self._person_of(plan.params) if plan.act is OwnerAct.APPROVE else None
+        person = await self._person_for(plan.act, plan.params)
         if person is not None:
             detail = {**plan.detail, "act_id": act_id}
             credential = await self._person_authorize(person, code, vouched, plan.act, detail)
@@ -314,6 +322,18 @@ class OwnerDesk:
         return outcome
 
     # -- a person's own acts on a hosted rail (``custody._person``) ---------------------------
+
+    async def _person_for(self, act: str, params: Mapping[str, Any]) -> str | None:
+        """The sealed connection (a person's) whose owner alone authorizes ``act`` with
+        ``params``: the one that filed the order an approval holds, or the one a resume
+        names; ``None`` for the owner's own."""
+        if act == OwnerAct.APPROVE:
+            return await self._person_of(params)
+        connection_id = connection_of(params) if act == OwnerAct.RESUME else None
+        if connection_id is None:
+            return None
+        kind = await blocking(connection_kind, self._store.engine, connection_id)
+        return connection_id if kind is ConnectionKind.SEALED else None
 
     async def _person_of(self, params: Mapping[str, Any]) -> str | None:
         """The sealed connection (a person's, on a hosted rail) that filed the order an
@@ -370,6 +390,12 @@ class OwnerDesk:
                 )
             return approve_plan(approval, record)
         if act == OwnerAct.RESUME:
+            connection_id = connection_of(params)
+            if connection_id is not None:
+                await blocking(connection_kind, self._store.engine, connection_id)
+                digest = connection_digest(connection_id)
+                pause = await blocking(self._ledger.controls.connection_pause, digest)
+                return connection_resume_plan(connection_id, pause)
             return resume_plan(await blocking(self._ledger.controls.pause_state))
         if act == OwnerAct.POLICY_APPLY:
             baseline, applied_sha = await blocking(policy_baseline, self._ledger)
@@ -406,10 +432,27 @@ class OwnerDesk:
 
     # -- the kill switch -------------------------------------------------------------------
 
-    async def pause(self, reason: str, *, cancel_open: bool = False) -> dict[str, Any]:
+    async def pause(
+        self, reason: str, *, cancel_open: bool = False, connection_id: str | None = None
+    ) -> dict[str, Any]:
         """Pause; with ``cancel_open`` also cancel every working order the gateway filed, on
         every account, once the pause is on the ledger (so none is placed after it): each
-        account's by its guard (``guard_for``), in the account's turn (``Guard.cancel_open``)."""
+        account's by its guard (``guard_for``), in the account's turn (``Guard.cancel_open``).
+        With ``connection_id``: pause that live connection alone (``_connection_acts``; 404
+        for none), no one's consent needed."""
+        if connection_id is not None:
+            if cancel_open:
+                raise DeskError(
+                    400, "invalid_request", "cancel_open pauses the whole rail: omit connection_id."
+                )
+            return await blocking(
+                pause_connection,
+                self._store.engine,
+                self._ledger,
+                connection_id,
+                reason,
+                by=UNVERIFIED,
+            )
 
         def act() -> dict[str, Any]:
             current = self._ledger.controls.pause_state()
@@ -435,10 +478,18 @@ class OwnerDesk:
             reports.extend(report.as_json() for report in done)
         return reports
 
-    async def resume(self, code: str | None) -> dict[str, Any]:
-        return await self._prepared_now(OwnerAct.RESUME, {}, code)
+    async def resume(self, code: str | None, *, connection_id: str | None = None) -> dict[str, Any]:
+        """Resume the rail, or with ``connection_id`` that connection alone (on a sealed one:
+        the person's own code only)."""
+        params = {} if connection_id is None else {"connection_id": connection_id}
+        return await self._prepared_now(OwnerAct.RESUME, params, code)
 
     async def _apply_resume(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
+        connection_id = connection_of(plan.params)
+        if connection_id is not None:
+            person = await self._person_for(plan.act, plan.params)
+            by = OWNER_IDENTITY if person is None else identity_of(person)
+            return await blocking(resume_connection, self._ledger, connection_id, by=by)
         current = await blocking(self._ledger.controls.pause_state)
         if not current.paused:
             return {"paused": False, "changed": False}

@@ -15,11 +15,11 @@ socket; the TCP listener the agent reaches serves none of them. What guards them
 Routes (answers are JSON; a refusal is ``{"error": {"code", "message"}}`` with its status):
 
 - ``GET /owner/status``, ``GET /owner/approvals``, ``GET /owner/connections``;
-- ``POST /owner/approvals/{id}/deny``, ``POST /owner/pause`` ``{reason}``,
+- ``POST /owner/approvals/{id}/deny``, ``POST /owner/pause`` ``{reason, connection_id?}``,
   ``POST /owner/connections/{id}/revoke`` (safer: no code);
 - ``POST /owner/prepare`` ``{act, params}`` → ``{act_id, act, summary, digest, needs_code,
-  expires_at}``, for ``approve`` ``{approval_id}``, ``resume`` ``{}``, ``policy_apply``
-  ``{text}``, ``token_mint`` ``{caller, profile, ttl_s, connection?}``;
+  expires_at}``, for ``approve`` ``{approval_id}``, ``resume`` ``{connection_id?}``,
+  ``policy_apply`` ``{text}``, ``token_mint`` ``{caller, profile, ttl_s, connection?}``;
 - ``POST /owner/authorize`` ``{act_id, digest, owner_code?}`` → the act's answer;
 - ``GET /owner/delayed`` (the acts that wait for the owner's delay), ``POST
   /owner/delayed/cancel`` ``{id?}`` (no code: every waiting act when no id is given).
@@ -126,7 +126,10 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
         cancel_open = body.get("cancel_open", False)
         if not isinstance(cancel_open, bool):
             raise DeskError(400, "invalid_request", "cancel_open must be true or false.")
-        return await desk.pause(reason.strip(), cancel_open=cancel_open)
+        connection_id = _text(body, "connection_id", required=False)
+        return await desk.pause(
+            reason.strip(), cancel_open=cancel_open, connection_id=connection_id
+        )
 
     async def revoke(request: Request, body: dict[str, Any]) -> Any:
         return await desk.revoke(request.path_params["connection_id"])
