@@ -43,7 +43,7 @@ from ordergate.venues._protocols import (
     NoAnswer,
     Placement,
 )
-from ordergate.venues.robinhood._mapping import describe, parse_ref_id
+from ordergate.venues.robinhood._mapping import describe, no_answer, parse_ref_id, placement
 
 __all__ = ["McpCrypto", "crypto_broker_order", "crypto_request", "crypto_state"]
 
@@ -125,10 +125,6 @@ def crypto_quote(quote: WireQuote, pair: str) -> CryptoQuote | None:
     )
 
 
-def _no_answer(action: str, error: Exception) -> NoAnswer:
-    return NoAnswer(f"{action}: no usable answer from the venue ({describe(error)})")
-
-
 class _Unreadable(Exception):
     pass
 
@@ -181,7 +177,7 @@ class McpCrypto:
                     tradable=pair.tradability == "tradable" and pair.display_only is not True,
                 )
         except Exception as error:
-            raise _no_answer("pairs", error) from None
+            raise no_answer("pairs", error) from None
         return rules
 
     async def review(self, ticket: CryptoTicket) -> CryptoReview:
@@ -192,7 +188,7 @@ class McpCrypto:
         except BusinessError as error:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
-            raise _no_answer("review", error) from None
+            raise no_answer("review", error) from None
         proposal = ticket.proposal
         if answer.symbol.upper() != proposal.pair or answer.side is not proposal.side:
             raise NoAnswer("review: the venue answered for another order")
@@ -217,18 +213,9 @@ class McpCrypto:
 
     async def place(self, ticket: CryptoTicket) -> Placement:
         request = crypto_request(ticket)
-        try:
-            result = await self._rh.crypto.place_order(request)
-        except BusinessError as error:
-            raise BrokerRefusal(error.code, str(error)) from None
-        except Exception as error:
-            raise _no_answer("place", error) from None
-        if result.order is None:
-            return Placement(order=None, awaiting_broker_approval=True)
-        order = crypto_broker_order(result.order)
-        if result.order.ref_id is not None and order.ref_id != ticket.ref_id:
-            raise NoAnswer("place: the venue answered with an order under another ref_id")
-        return Placement(order=order)
+        return await placement(
+            self._rh.crypto.place_order(request), crypto_broker_order, ticket.ref_id
+        )
 
     async def lookup(self, ticket: CryptoTicket, *, since: datetime) -> BrokerOrder | None:
         """The ticket's order (by ``ref_id``) among the pair's orders created since ``since``;
@@ -249,14 +236,14 @@ class McpCrypto:
                     return None
                 cursor = page.next
         except Exception as error:
-            raise _no_answer("lookup", error) from None
+            raise no_answer("lookup", error) from None
         raise NoAnswer("lookup: the listing ran past its pages")
 
     async def poll(self, account: str, order_id: str) -> BrokerOrder:
         try:
             order = await self._rh.crypto.order(account, order_id)
         except Exception as error:
-            raise _no_answer("poll", error) from None
+            raise no_answer("poll", error) from None
         return crypto_broker_order(order)
 
     async def cancel(self, account: str, order_id: str) -> None:
@@ -265,7 +252,7 @@ class McpCrypto:
         except BusinessError as error:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
-            raise _no_answer("cancel", error) from None
+            raise no_answer("cancel", error) from None
 
     async def read(self, account: str, pair: str | None) -> CryptoView:
         """Every part at once; a failed part is ``None`` with a note (never raises)."""

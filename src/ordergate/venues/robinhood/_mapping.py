@@ -10,24 +10,35 @@ a failure reads the same wherever it was fetched:
 - ``broker_order``: an ``EquityOrder`` as a ``BrokerOrder``: the ``OrderState`` when known
   and the broker's text otherwise, every execution as a ``BrokerFill``, and the ``ref_id``
   as a ``UUID`` only when it is one.
+- ``placement``: the answer to placing an order, of any asset class, as a ``Placement``
+  (``no_answer``: a failure to read one as ``NoAnswer``).
 - ``describe``: an error as a short label for a note or a message: the tool and the error's
   code (and HTTP status), never its text, so no token or answer body can ride along.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from decimal import Decimal
-from typing import Protocol
+from typing import Any, Protocol
 from uuid import UUID
 
-from ordergate.client import HTTPStatusError
+from ordergate.client import BusinessError, HTTPStatusError
 from ordergate.client.equity import EquityOrder
 from ordergate.core import ToolError
 from ordergate.policy import Quote
-from ordergate.venues._protocols import BrokerFill, BrokerOrder
+from ordergate.venues._protocols import BrokerFill, BrokerOrder, BrokerRefusal, NoAnswer, Placement
 
-__all__ = ["VenueQuote", "broker_order", "describe", "parse_ref_id", "venue_quote"]
+__all__ = [
+    "VenueQuote",
+    "broker_order",
+    "describe",
+    "no_answer",
+    "parse_ref_id",
+    "placement",
+    "venue_quote",
+]
 
 
 class VenueQuote(Protocol):
@@ -112,3 +123,31 @@ def describe(error: Exception) -> str:
     if isinstance(error, HTTPStatusError):
         label += f" {error.status}"
     return label
+
+
+def no_answer(action: str, error: Exception) -> NoAnswer:
+    """``action`` got no answer that can be read (``describe`` labels ``error``): the order
+    may be live."""
+    return NoAnswer(f"{action}: no usable answer from the venue ({describe(error)})")
+
+
+async def placement(
+    sending: Awaitable[Any], read: Callable[[Any], BrokerOrder], ref_id: UUID
+) -> Placement:
+    """What placing an order under ``ref_id`` came to, ``sending`` being the client's call
+    (its answer's ``order`` is ``read`` into a ``BrokerOrder``): a refusal the venue gave is
+    ``BrokerRefusal`` with its code; anything else that fails is ``NoAnswer``; an answer
+    without an order awaits the broker's approval; an order under another ``ref_id`` is
+    ``NoAnswer``, never taken for this one."""
+    try:
+        result = await sending
+    except BusinessError as error:
+        raise BrokerRefusal(error.code, str(error)) from None
+    except Exception as error:
+        raise no_answer("place", error) from None
+    if result.order is None:
+        return Placement(order=None, awaiting_broker_approval=True)
+    order = read(result.order)
+    if result.order.ref_id is not None and order.ref_id != ref_id:
+        raise NoAnswer("place: the venue answered with an order under another ref_id")
+    return Placement(order=order)

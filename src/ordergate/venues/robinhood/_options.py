@@ -42,7 +42,7 @@ from ordergate.venues._protocols import (
     NoAnswer,
     Placement,
 )
-from ordergate.venues.robinhood._mapping import describe, parse_ref_id
+from ordergate.venues.robinhood._mapping import no_answer, parse_ref_id, placement
 
 __all__ = ["RobinhoodOptions", "option_request"]
 
@@ -74,10 +74,6 @@ def option_request(ticket: OptionTicket) -> OptionOrderRequest:
         )
     except ValidationError as error:
         raise BrokerRefusal("invalid_order", field_name(tuple(error.errors()[0]["loc"]))) from None
-
-
-def _no_answer(action: str, error: Exception) -> NoAnswer:
-    return NoAnswer(f"{action}: no usable answer from the venue ({describe(error)})")
 
 
 def _quote(quote: WireOptionQuote) -> OptionQuote:
@@ -184,7 +180,7 @@ class RobinhoodOptions:
         except BusinessError:
             return found  # the venue knows none of them
         except Exception as error:
-            raise _no_answer("contracts", error) from None
+            raise no_answer("contracts", error) from None
         return found
 
     async def quotes(self, option_ids: Sequence[str]) -> Mapping[str, OptionQuote]:
@@ -228,7 +224,7 @@ class RobinhoodOptions:
         except BusinessError as error:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
-            raise _no_answer("review", error) from None
+            raise no_answer("review", error) from None
         if answer.direction is not ticket.proposal.direction:
             raise NoAnswer("review: the venue answered for another order")
         checks = answer.order_checks
@@ -257,18 +253,7 @@ class RobinhoodOptions:
 
     async def place(self, ticket: OptionTicket) -> Placement:
         request = option_request(ticket)
-        try:
-            result = await self._rh.options.place_order(request)
-        except BusinessError as error:
-            raise BrokerRefusal(error.code, str(error)) from None
-        except Exception as error:
-            raise _no_answer("place", error) from None
-        if result.order is None:
-            return Placement(order=None, awaiting_broker_approval=True)
-        order = option_order(result.order)
-        if result.order.ref_id is not None and order.ref_id != ticket.ref_id:
-            raise NoAnswer("place: the venue answered with an order under another ref_id")
-        return Placement(order=order)
+        return await placement(self._rh.options.place_order(request), option_order, ticket.ref_id)
 
     async def lookup(self, ticket: OptionTicket, *, since: datetime) -> BrokerOrder | None:
         """The ticket's order among the account's option orders created since ``since``: the
@@ -288,7 +273,7 @@ class RobinhoodOptions:
                 elif _same_terms(order, ticket):
                     matched.append(order)
         except Exception as error:
-            raise _no_answer("lookup", error) from None
+            raise no_answer("lookup", error) from None
         if len(matched) > 1:
             raise NoAnswer(
                 f"lookup: {len(matched)} option orders of exactly the ticket's terms and no "
@@ -300,7 +285,7 @@ class RobinhoodOptions:
         try:
             order = await self._rh.options.order(account, order_id)
         except Exception as error:
-            raise _no_answer("poll", error) from None
+            raise no_answer("poll", error) from None
         return option_order(order)
 
     async def cancel(self, account: str, order_id: str) -> None:
@@ -309,7 +294,7 @@ class RobinhoodOptions:
         except BusinessError as error:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
-            raise _no_answer("cancel", error) from None
+            raise no_answer("cancel", error) from None
 
     async def exercise(self, account: str, option_id: str, quantity: int, *, ref_id: UUID) -> str:
         try:
@@ -317,7 +302,7 @@ class RobinhoodOptions:
         except BusinessError as error:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
-            raise _no_answer("exercise", error) from None
+            raise no_answer("exercise", error) from None
         return done.id
 
     async def cancel_exercise(self, account: str, option_id: str) -> tuple[str, ...]:
@@ -326,5 +311,5 @@ class RobinhoodOptions:
         except BusinessError as error:
             raise BrokerRefusal(error.code, str(error)) from None
         except Exception as error:
-            raise _no_answer("cancel_exercise", error) from None
+            raise no_answer("cancel_exercise", error) from None
         return tuple(item.id for item in withdrawn or ())

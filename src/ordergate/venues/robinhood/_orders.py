@@ -38,8 +38,9 @@ from ordergate.venues._protocols import (
 )
 from ordergate.venues.robinhood._mapping import (
     broker_order,
-    describe,
+    no_answer,
     parse_ref_id,
+    placement,
     venue_quote,
 )
 
@@ -71,10 +72,6 @@ def order_request(ticket: Ticket) -> EquityOrderRequest:
         raise BrokerRefusal("invalid_order", field_name(tuple(error.errors()[0]["loc"]))) from None
 
 
-def _no_answer(action: str, error: Exception) -> NoAnswer:
-    return NoAnswer(f"{action}: no usable answer from the broker ({describe(error)})")
-
-
 def _refusal(error: BusinessError) -> BrokerRefusal:
     return BrokerRefusal(error.code, str(error))
 
@@ -104,7 +101,7 @@ class LiveExecutor:
         except BusinessError as error:
             raise _refusal(error) from None
         except Exception as error:
-            raise _no_answer("review", error) from None
+            raise no_answer("review", error) from None
         proposal = ticket.proposal
         if answer.symbol.upper() != proposal.symbol.upper() or answer.side is not proposal.side:
             raise NoAnswer("review: the broker answered for another order")
@@ -120,18 +117,7 @@ class LiveExecutor:
     async def place(self, ticket: Ticket) -> Placement:
         """Send the ticket under its ``ref_id``; what the broker answered, never a fill."""
         request = order_request(ticket)
-        try:
-            result = await self._rh.equity.place_order(request)
-        except BusinessError as error:
-            raise _refusal(error) from None
-        except Exception as error:
-            raise _no_answer("place", error) from None
-        if result.order is None:
-            return Placement(order=None, awaiting_broker_approval=True)
-        order = broker_order(result.order)
-        if result.order.ref_id is not None and order.ref_id != ticket.ref_id:
-            raise NoAnswer("place: the broker answered with an order under another ref_id")
-        return Placement(order=order)
+        return await placement(self._rh.equity.place_order(request), broker_order, ticket.ref_id)
 
     async def lookup(self, ticket: Ticket, *, since: datetime) -> BrokerOrder | None:
         """The ticket's order (by ``ref_id``) among the symbol's orders created since ``since``."""
@@ -145,7 +131,7 @@ class LiveExecutor:
                 if parse_ref_id(order.ref_id) == ticket.ref_id:
                     return broker_order(order)
         except Exception as error:
-            raise _no_answer("lookup", error) from None
+            raise no_answer("lookup", error) from None
         return None
 
     async def poll(self, account: str, order_id: str) -> BrokerOrder:
@@ -153,7 +139,7 @@ class LiveExecutor:
         try:
             order = await self._rh.equity.order(account, order_id)
         except Exception as error:
-            raise _no_answer("poll", error) from None
+            raise no_answer("poll", error) from None
         return broker_order(order)
 
     async def cancel(self, account: str, order_id: str) -> None:
@@ -163,4 +149,4 @@ class LiveExecutor:
         except BusinessError as error:
             raise _refusal(error) from None
         except Exception as error:
-            raise _no_answer("cancel", error) from None
+            raise no_answer("cancel", error) from None
