@@ -268,3 +268,56 @@ async def test_an_exercise_on_paper_is_filed_refused_and_never_reaches_the_real_
         )
         assert outcome.status is FilingStatus.REFUSED
         assert outcome.reasons == ("options_not_on_paper",)
+
+
+BIG = 400  # more contracts than the upstream's option quotes display (at most 150 a side)
+ROOMY = (
+    OPTIONS.replace("max_contracts = 10", "max_contracts = 1000")
+    .replace('max_premium_usd = "5000"', 'max_premium_usd = "500000"')
+    .replace('max_daily_premium_usd = "20000"', 'max_daily_premium_usd = "900000"')
+    .replace('max_loss_usd = "100000"', 'max_loss_usd = "900000"')
+)
+
+
+async def test_a_partial_fill_on_paper_is_followed_and_the_hold_ends_at_what_filled(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path, config=option_policy(options=ROOMY)) as d:
+        call = near_money(d, "call", 2)
+        outcome = await d.guard.submit_option(
+            proposal(d, [leg(call["id"])], quantity=BIG), identity="a"
+        )
+        assert outcome.status is FilingStatus.SUBMITTED, outcome.reasons
+        estimate = held(d)
+        assert await d.settled(outcome, seconds=2) is FilingStatus.PARTIALLY_FILLED
+        (order,) = await engine_orders(d)
+        assert order["state"] == "partially_filled"
+        assert 0 < int(order["processed_quantity"]) < BIG
+        assert held(d) <= estimate  # what filled, and the rest at its limit
+        for _ in range(20):
+            if d.ledger.filing(outcome.filing_id).status.terminal:
+                break
+            await d.settled(outcome, seconds=1)
+        assert d.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED
+        (order,) = await engine_orders(d)
+        assert order["processed_quantity"] == str(BIG)
+        assert held(d) == Decimal(order["processed_premium"])
+        assert await engine_positions(d) == {call["id"]: BIG}
+
+
+async def test_a_partly_filled_order_cancelled_on_paper_holds_only_the_premium_that_filled(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path, config=option_policy(options=ROOMY)) as d:
+        call = near_money(d, "call", 2)
+        outcome = await d.guard.submit_option(
+            proposal(d, [leg(call["id"])], quantity=BIG), identity="a"
+        )
+        assert await d.settled(outcome, seconds=2) is FilingStatus.PARTIALLY_FILLED
+        cancelled = await d.guard.cancel(outcome.filing_id, identity="a")
+        (order,) = await engine_orders(d)
+        assert order["state"] == "partially_filled_rest_cancelled"
+        assert cancelled.status is FilingStatus.CANCELLED  # ended, with what filled kept
+        processed = int(order["processed_quantity"])
+        assert held(d) == Decimal(order["processed_premium"]) > 0
+        assert await engine_positions(d) == {call["id"]: processed}

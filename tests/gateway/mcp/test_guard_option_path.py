@@ -201,3 +201,49 @@ async def test_on_paper_the_guard_files_an_option_order_refused_options_not_on_p
     assert outcome.status is FilingStatus.REFUSED
     assert outcome.reasons == ("options_not_on_paper",)
     assert record.kind == "option_order"
+
+
+async def test_a_partial_fill_at_the_venue_is_followed_and_the_hold_ends_at_what_filled(
+    tmp_path: Path,
+) -> None:
+    """200 contracts: more than the venue's quotes display (at most 150 a side), so the first
+    look fills part; the reconciler follows each fill and the hold ends at the premium the
+    venue says filled."""
+    config = option_policy(
+        limits='max_order_usd = "500000"\nmax_daily_usd = "900000"',
+        max_contracts="1000",
+        max_premium_usd='"500000"',
+        max_daily_premium_usd='"900000"',
+        max_loss_usd='"900000"',
+    )
+    async with option_gateway(tmp_path, config=config) as gw:
+        call = near_money(gw, "call", 2)
+        _, ask = quote(gw, call["id"])
+        contract = OptionContract(
+            underlying="AAPL",
+            expiry=date.fromisoformat(call["expiration_date"]),
+            strike=Decimal(call["strike_price"]),
+            kind=OptionType.CALL,
+        )
+        proposal = OptionProposal(
+            legs=(OptionLeg(call["id"], contract, Side.BUY, OptionPositionEffect.OPEN),),
+            quantity=200,
+            direction=OptionDirection.DEBIT,
+            limit_price=ask + CENT,
+            account=gw.account,
+        )
+        outcome = await gw.guard.submit_option(proposal, identity="a")
+        assert outcome.status is FilingStatus.SUBMITTED, outcome.reasons
+        gw.clock.advance(timedelta(seconds=2))
+        await gw.guard.reconcile()
+        assert gw.ledger.filing(outcome.filing_id).status is FilingStatus.PARTIALLY_FILLED
+        for _ in range(20):
+            if gw.ledger.filing(outcome.filing_id).status.terminal:
+                break
+            gw.clock.advance(timedelta(seconds=1))
+            await gw.guard.reconcile()
+        assert gw.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED
+        (sent,) = venue_orders(gw)
+        assert sent["processed_quantity"] == "200"
+        assert len(sent["legs"][0]["executions"]) > 1
+        assert _held(gw) == Decimal(sent["processed_premium"])

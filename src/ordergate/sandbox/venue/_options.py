@@ -6,12 +6,15 @@ Nothing happens in the background. ``sync(now)`` moves the desk forward through 
    first regular-session instant at or after its placement (so one placed on a Saturday
    waits for Monday's open), then ``confirmed`` (or ``rejected`` under the forced-rejection
    fault). From a second after confirmation it is looked at against the quotes of that
-   instant, at least a second apart, during regular sessions only. A look fills the whole
-   order or nothing: every leg at its natural price (ask for a buy, bid for a sell), when
-   the net crosses the limit (a debit at most ``price``, a credit at least ``price``); a
-   market order takes the natural price (a market buy never above the collared price it
-   held). A ``gfd`` order still open at the regular close is cancelled then; a ``gtc`` order
-   when its first contract expires.
+   instant, at least a second apart, during regular sessions only. A look fills every leg
+   at its natural price (ask for a buy, bid for a sell), when the net crosses the limit (a
+   debit at most ``price``, a credit at least ``price``); a market order takes the natural
+   price (a market buy never above the collared price it held). One look fills at most the
+   units every leg's displayed size covers (a leg's size over its ratio), so an order bigger
+   than the quotes show fills over several looks (``partially_filled`` in between; the
+   hold shrinks to what is left, and a cancel ends it ``partially_filled_rest_cancelled``).
+   A ``gfd`` order still open at the regular close is cancelled then; a ``gtc`` order when
+   its first contract expires.
 2. exercises whose regular close has come, then expirations (settled in cash at intrinsic
    value): see ``_options_settlement``.
 
@@ -73,6 +76,8 @@ if TYPE_CHECKING:
     from ordergate.sandbox.venue._venue import Venue
 
 __all__ = ["APPROVAL_TTL", "OptionReview", "OptionsDesk", "options_desk"]
+
+_NET_PLACES = Decimal("0.0001")
 
 
 def _collateral_key(option_id: str) -> str:
@@ -168,9 +173,10 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         return self.settlement.pending(account_number, option_id)
 
     def pending(self, account_number: str, option_id: str, side: Side) -> int:
-        """Contracts of ``option_id`` that open orders of the account would buy or sell."""
+        """Contracts of ``option_id`` that open orders of the account would still buy or
+        sell (what is left of each)."""
         return sum(
-            order.terms.contracts(leg)
+            order.remaining * leg.ratio_quantity
             for order in self.open_orders(account_number)
             for leg in order.terms.legs
             if leg.option_id == option_id and leg.side is side
@@ -179,7 +185,7 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
     def closing(self, account_number: str, option_id: str) -> int:
         """Contracts spoken for by open closing orders and pending exercises."""
         in_orders = sum(
-            order.terms.contracts(leg)
+            order.remaining * leg.ratio_quantity
             for order in self.open_orders(account_number)
             for leg in order.terms.legs
             if leg.option_id == option_id and leg.position_effect is OptionPositionEffect.CLOSE
@@ -213,7 +219,7 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
         held = cover(self.holdings(account_number))
         short_calls = held.calls.get(symbol, 0)
         selling_calls = sum(
-            cover(opened(order.terms.legs, order.terms.quantity)).calls.get(symbol, 0)
+            cover(opened(order.terms.legs, order.remaining)).calls.get(symbol, 0)
             for order in self.open_orders(account_number)
         )
         delivering = self.settlement.delivering(account_number, symbol)
@@ -327,14 +333,20 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
     def _look(self, order: OptionOrder, at: datetime) -> None:
         terms = order.terms
         prices: list[Decimal] = []
+        units = order.remaining
         for leg in terms.legs:
             quote = self.market.quote(leg.option_id, at)
             if quote is None:
                 return
-            price = quote.ask_price if leg.side is Side.BUY else quote.bid_price
+            buying = leg.side is Side.BUY
+            price = quote.ask_price if buying else quote.bid_price
+            size = quote.ask_size if buying else quote.bid_size
             if price <= 0:
                 return
             prices.append(price)
+            units = min(units, int(size) // leg.ratio_quantity)
+        if units <= 0:
+            return
         net = sum(
             (leg.sign * leg.ratio_quantity * p for leg, p in zip(terms.legs, prices, strict=True)),
             ZERO,
@@ -350,14 +362,14 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
             assert terms.price is not None
             if -net < terms.price:
                 return
-        self._fill(order, prices, net, at)
+        self._fill(order, prices, units, at)
 
-    def _fill(self, order: OptionOrder, prices: list[Decimal], net: Decimal, at: datetime) -> None:
+    def _fill(self, order: OptionOrder, prices: list[Decimal], units: int, at: datetime) -> None:
         ids = self._venue.ids
         terms = order.terms
         account = self._account(order)
         for index, (leg, price) in enumerate(zip(terms.legs, prices, strict=True)):
-            contracts = terms.contracts(leg)
+            contracts = units * leg.ratio_quantity
             execution = OptionExecution(
                 id=ids.next("option-execution"), price=price, quantity=contracts, timestamp=at
             )
@@ -384,9 +396,20 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
                     execution_id=execution.id,
                     trade_id=ids.next("option-closed-trade"),
                 )
-        order.net_price = net if terms.direction is OptionDirection.DEBIT else -net
-        self._end(order, OrderState.FILLED, at)
+        done = order.processed_quantity
+        order.net_price = (order.processed_premium / (MULTIPLIER * done)).quantize(_NET_PLACES)
+        if order.remaining:
+            order.state = OrderState.PARTIALLY_FILLED
+            order.updated_at = at
+            self._hold(order, terms.required * order.remaining / terms.quantity)
+        else:
+            self._end(order, OrderState.FILLED, at)
         self.secure(order.account_number)
+
+    def _cancelled_state(self, order: OptionOrder) -> OrderState:
+        if order.processed_quantity:
+            return OrderState.PARTIALLY_FILLED_REST_CANCELLED
+        return OrderState.CANCELLED
 
     def secure(self, account_number: str) -> None:
         """Hold what secures every short contract of the account: a short put's strike, a

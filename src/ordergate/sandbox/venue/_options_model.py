@@ -120,8 +120,9 @@ class OptionExecution:
 
 @dataclass(slots=True, kw_only=True)
 class OptionOrder(Order[OptionTerms, OrderState, list[OptionExecution]]):
-    """One option order and everything that has happened to it. Fills are all-or-none: a
-    fill appends one execution to each leg's list in ``executions``."""
+    """One option order and everything that has happened to it. A fill of some units
+    appends one execution to each leg's list in ``executions`` (``ratio_quantity``
+    contracts of the leg a unit), so the legs' lists grow together."""
 
     leg_ids: tuple[str, ...]
     expires_at: datetime
@@ -134,16 +135,40 @@ class OptionOrder(Order[OptionTerms, OrderState, list[OptionExecution]]):
 
     @property
     def processed_quantity(self) -> int:
-        return self.terms.quantity if self.state is OrderState.FILLED else 0
+        """Units filled so far (each leg's first execution list counts them)."""
+        first = self.terms.legs[0]
+        contracts = sum(e.quantity for e in self.executions[0]) if self.executions else 0
+        return contracts // first.ratio_quantity
+
+    @property
+    def remaining(self) -> int:
+        """Units still to fill."""
+        return self.terms.quantity - self.processed_quantity
+
+    @property
+    def processed_premium(self) -> Decimal:
+        """Dollars paid (debit) or received (credit) for the units filled: each fill's legs,
+        ``sign x price x contracts``, x 100."""
+        paid = sum(
+            (
+                leg.sign * execution.price * execution.quantity
+                for leg, executions in zip(self.terms.legs, self.executions, strict=True)
+                for execution in executions
+            ),
+            ZERO,
+        )
+        if self.terms.direction is OptionDirection.CREDIT:
+            paid = -paid
+        return paid * MULTIPLIER
 
     @property
     def canceled_quantity(self) -> int:
-        ended = self.state in (OrderState.CANCELLED, OrderState.REJECTED)
-        return self.terms.quantity if ended else 0
+        ended = self.state.is_terminal and self.state is not OrderState.FILLED
+        return self.remaining if ended else 0
 
     @property
     def pending_quantity(self) -> int:
-        return self.terms.quantity if self.is_open else 0
+        return self.remaining if self.is_open else 0
 
     @property
     def last_transaction_at(self) -> datetime | None:

@@ -116,7 +116,6 @@ def order_wire(order: OptionOrder, calendar: NyseCalendar) -> dict[str, Any]:
     terms = order.terms
     price = _order_price(terms)
     processed = order.processed_quantity
-    net = order.net_price if order.net_price is not None else Decimal(0)
     last = order.last_transaction_at
     wire: dict[str, Any] = {
         "id": order.id,
@@ -133,7 +132,7 @@ def order_wire(order: OptionOrder, calendar: NyseCalendar) -> dict[str, Any]:
         "price": to_wire(price),
         "stop_price": None,
         "premium": wire_money(price * MULTIPLIER),
-        "processed_premium": wire_money(net * MULTIPLIER * processed),
+        "processed_premium": wire_money(order.processed_premium),
         "trade_value_multiplier": to_wire(MULTIPLIER),
         "time_in_force": str(terms.time_in_force),
         "market_hours": "regular_hours",
