@@ -3,7 +3,7 @@ sharing one stepped clock; and a person's browser that walks both consent pages.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -110,12 +110,13 @@ class Custodian:
         location: str = answer.headers["location"]
         return location
 
-    def connect(self, browser: httpx2.Client | None = None) -> str:
-        """The whole flow in one browser; the gateway access token it ends with."""
+    def connect(self, browser: httpx2.Client | None = None, *, profile: str = "trader") -> str:
+        """The whole flow in one browser (consent under ``profile``); the gateway access
+        token it ends with."""
         verifier = new_verifier()
         client_id = self.register()
         with browser or self.browser() as person:
-            to_upstream = self.approve(person, client_id, challenge_of(verifier))
+            to_upstream = self.approve(person, client_id, challenge_of(verifier), profile)
             assert to_upstream.status_code == 302, to_upstream.text
             callback = self.sign_in_upstream(person, to_upstream.headers["location"])
             back = self.enrol(person, person.get(callback))
@@ -171,9 +172,14 @@ def custodian(
     db_url: str | None = None,
     policy: str = POLICY,
     key_provider: KeyProvider | None = None,
+    profiles: Mapping[str, str] | None = None,
 ) -> Iterator[Custodian]:
+    """``profiles``: each profile file's text by the profile's name, in the gateway's home."""
     home = tmp_path / "home"
     home.mkdir()
+    for name, profile in (profiles or {}).items():
+        (home / "profiles").mkdir(exist_ok=True)
+        (home / "profiles" / f"{name}.yaml").write_text(profile)
     (home / "policy.toml").write_text(policy)
     monkeypatch.setenv("ORDERGATE_HOME", str(home))
     for name in (

@@ -1,0 +1,80 @@
+"""An option exercise on a person's connection (a hosted rail in live mode over the sandbox):
+filed and held like every exercise, and authorized only by the person's own code — the
+operator's code is refused, journalled."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from custody_kit import Custodian, custodian
+from mcp_http_testkit import McpSession
+from owner_testkit import PASSPHRASE, channel_act, owner_channel
+from sqlalchemy import text
+
+LIVE = 'mode = "live"\nreal_money = true\napproval = "never"\n[symbols]\nallow = ["SPY"]\n'
+OPTION_TRADER = """
+name: optiontrader
+description: Trades equities and options within the account policy.
+permissions: [account.read, market.read, orders.read, orders.review, orders.place,
+  orders.cancel, options.review, options.place, options.cancel]
+"""
+
+
+@pytest.fixture
+def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
+    profiles = {"optiontrader": OPTION_TRADER}
+    with custodian(tmp_path, monkeypatch, policy=LIVE, profiles=profiles) as served:
+        yield served
+
+
+def _exercise(served: Custodian, token: str) -> dict[str, Any]:
+    """Ask through the gateway to exercise one AAPL call of the nearest expiry: its answer."""
+    session = McpSession(served.url, token)
+    try:
+        accounts = session.tool("get_accounts", {})["data"]["accounts"]
+        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
+        chain = session.tool("get_option_chains", {"underlying_symbol": "AAPL"})["data"]
+        day = chain["chains"][0]["expiration_dates"][0]
+        listed = session.tool(
+            "get_option_instruments",
+            {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"},
+        )["data"]["instruments"]
+        asked = {"account_number": account, "option_id": listed[0]["id"], "quantity": 1}
+        data: dict[str, Any] = session.tool("exercise_option", asked)["data"]
+    finally:
+        session.close()
+    return data
+
+
+def _approve(served: Custodian, approval_id: object, code: str | None) -> Any:
+    return channel_act(served.home, "approve", {"approval_id": str(approval_id)}, code)
+
+
+def _person_acts(served: Custodian) -> list[str]:
+    with served.engine.connect() as db:
+        rows = db.execute(
+            text("SELECT why, detail FROM decisions WHERE kind = 'person_act' ORDER BY seq")
+        )
+        return [f"{row.why} {json.loads(row.detail).get('credential', '')}".strip() for row in rows]
+
+
+def test_the_operators_code_is_refused_on_a_persons_exercise_journalled(live: Custodian) -> None:
+    token = live.connect(profile="optiontrader")
+    [secret] = live.secrets
+    held = _exercise(live, token)
+    assert held["status"] == "pending_approval", held
+    operator = _approve(live, held["approval_id"], PASSPHRASE)
+    assert operator.status_code == 403, operator.text
+    assert operator.json()["error"]["code"] == "person_code_wrong"
+    assert _person_acts(live)[-1] == "person act approve refused (person_code_wrong) person_totp"
+    with owner_channel(live.home) as http:
+        waiting = http.get("/owner/approvals").json()["approvals"]
+    assert [row["approval_id"] for row in waiting] == [held["approval_id"]]  # nothing sent
+    approved = _approve(live, held["approval_id"], live.person_code(secret))
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["status"] in {"filled", "rejected"}  # sent: the venue answered
+    assert _person_acts(live)[-1] == "person act approve authorised person_totp"
