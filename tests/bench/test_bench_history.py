@@ -8,6 +8,7 @@ from collections import Counter
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pg_testkit import PG_ENV, database, pg_server
@@ -20,7 +21,6 @@ from ordergate.cli import app
 from ordergate.core import Side, SteppedClock
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal
-from ordergate.venues.paper import PaperBook
 
 pytestmark = pytest.mark.req("bench.history")
 
@@ -29,41 +29,52 @@ def test_history_is_a_registered_bench() -> None:
     assert BENCHES["history"] is _history.run_history_bench
 
 
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def _portfolio(ledger: Ledger, clock: SteppedClock) -> dict[str, Any]:
+    venue = _history.paper_venue(ledger, clock)
+    answer: dict[str, Any] = await venue.caller.call(
+        "get_portfolio", {"account_number": _history.ACCOUNT}
+    )
+    return answer
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
-def test_the_seeded_history_is_ended_filings_on_a_valid_chain(
+async def test_the_seeded_history_is_ended_filings_on_a_valid_chain(
     backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     clock = SteppedClock(start=_history.START)
     with database(backend, tmp_path) as url, open_ledger(url, clock=clock) as ledger:
-        history = History("acct", "me", 20, others=3)
+        await _history.open_book(_history.paper_venue(ledger, clock))
+        history = History(_history.ACCOUNT, "me", 20, others=3)
         assert seed_history(ledger, history, before=_history.START) == 40
         assert capsys.readouterr().err == "bench history: seeded 40/40\n"
         assert ledger.verify().ok
         assert ledger.open_filings() == []
         mine = ledger.filings_of("me", limit=100)
-        assert len(mine) == 20 and {record.account for record in mine} == {"acct"}
+        assert len(mine) == 20 and {record.account for record in mine} == {_history.ACCOUNT}
         assert all(record.created_at < _history.START for record in mine)
         endings = Counter(record.status for record in mine)
         assert endings == {
             FilingStatus.FILLED: 16, FilingStatus.DENIED: 2, FilingStatus.NOT_PLACED: 2
         }  # fmt: skip
         others = {record.account for record in ledger.filings_of("other-agent-0", limit=100)}
-        assert others <= {"acct-other-0", "acct-other-1", "acct-other-2"}
+        assert others <= {f"{_history.ACCOUNT}-other-{index}" for index in range(3)}
         filled = next(r for r in mine if r.status is FilingStatus.FILLED)
         assert [event.status for event in ledger.events(filled.id)] == [
             "pending_approval", "approved", "submitted", "filled", "",
         ]  # fmt: skip
         assert ledger.orders.get(filled.id).state == "filled"
         assert ledger.approvals.for_filing(filled.id) is not None
-        book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(1000))
-        # Eight buys at the ask and eight sells at the bid: flat, less eight spreads.
-        assert (book.cash("acct"), book.positions("acct")) == (Decimal("999.84"), {})
-        assert ledger.rolling_spend("acct").orders == 0  # all of it long before the bench
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+        # Eight buys at the ask and eight sells at the bid, each sale paying the venue's
+        # fees: the paper book is flat, less eight spreads and eight fees.
+        portfolio = await _portfolio(ledger, clock)
+        assert (portfolio["cash"], portfolio["equity_value"]) == ("999999.68", "0.00")
+        assert ledger.rolling_spend(_history.ACCOUNT).orders == 0  # long before the bench
 
 
 @pytest.mark.anyio
@@ -154,8 +165,15 @@ _PER_RUN = {
 _OWN_TABLES = {
     "filings": "id", "filing_events": "filing_id", "reservations": "filing_id",
     "approvals": "filing_id", "decisions": "filing_id", "orders": "ref_id",
-    "executions": "ref_id", "paper_orders": "ref_id", "open_filings": "filing_id",
+    "executions": "ref_id", "venue_ended_orders": "ref_key", "open_filings": "filing_id",
 }  # fmt: skip
+# The same inside the engine's bodies (an ended order's, a closed trade's), and the open
+# state's counters that count what else the book has seen (the bench's resting orders).
+_PER_RUN_BODY = _PER_RUN | {
+    "confirm_at", "next_check", "sequence", "execution_id", "open_lot_id", "opened_at", "ref_key",
+    "closed_at", "trade_id",
+}  # fmt: skip
+_BOOK_KEPT = ("cash", "lots", "trades")
 
 
 def _rows_of(ledger: Ledger, filing_ids: list[str]) -> dict[str, list[tuple[object, ...]]]:
@@ -173,28 +191,22 @@ def _rows_of(ledger: Ledger, filing_ids: list[str]) -> dict[str, list[tuple[obje
                 ordered = sorted(rows, key=lambda row: row.get("seq") or 0)
                 found += [_kept(dict(row)) for row in ordered]
             shapes[table] = found
-        shapes["paper_fills"] = [
+        shapes["venue_closed_trades"] = [
             _kept(dict(row))
-            for filing_id in filing_ids
             for row in connection.execute(
-                text(
-                    "SELECT paper_fills.* FROM paper_fills JOIN paper_orders"
-                    " ON paper_orders.order_id = paper_fills.order_id"
-                    " WHERE paper_orders.ref_id = :key"
-                ),
-                {"key": filing_id},
+                text("SELECT * FROM venue_closed_trades ORDER BY ordinal")
             ).mappings()
         ]
-        shapes["paper_positions"] = [
-            tuple(row) for row in connection.execute(text("SELECT * FROM paper_positions"))
-        ]
+        [state] = connection.execute(text("SELECT state FROM venue_books")).scalars()
+        book = json.loads(state)
+        shapes["venue_books"] = [tuple((name, book[name]) for name in _BOOK_KEPT)]
     return shapes
 
 
 def _kept(row: dict[str, object]) -> tuple[object, ...]:
     kept: list[object] = []
     for column, value in sorted(row.items()):
-        if column in _PER_RUN:
+        if column in _PER_RUN_BODY or column == "ordinal":
             continue
         if column == "detail" and isinstance(value, str):
             detail = json.loads(value)
@@ -202,8 +214,20 @@ def _kept(row: dict[str, object]) -> tuple[object, ...]:
                 if minted in detail:
                     detail[minted] = minted
             value = json.dumps(detail, sort_keys=True)
+        if column == "body" and isinstance(value, str):
+            value = json.dumps(_body_kept(json.loads(value)), sort_keys=True)
         kept.append((column, value))
     return tuple(kept)
+
+
+def _body_kept(body: dict[str, Any]) -> dict[str, Any]:
+    """An engine body without what differs between runs (an execution's id and instant)."""
+    kept = {name: value for name, value in body.items() if name not in _PER_RUN_BODY}
+    if "executions" in kept:
+        kept["executions"] = [
+            [price, quantity, fees] for _, price, quantity, _, fees in kept["executions"]
+        ]
+    return kept
 
 
 @pytest.mark.anyio
@@ -231,10 +255,11 @@ async def test_the_seeded_own_orders_are_the_rows_the_bench_order_path_writes(
         database(backend, tmp_path / "seeded") as url,
         open_ledger(url, clock=seeded_clock) as ledger,
     ):
+        await _history.open_book(_history.paper_venue(ledger, seeded_clock))
         own = History(_history.ACCOUNT, _history.IDENTITY, 4, own=True)
         assert seed_history(ledger, own, before=_history.START, progress=lambda _: None) == 4
         assert ledger.verify().ok
         seeded = ledger.filings_of(_history.IDENTITY, limit=10)
         rows = _rows_of(ledger, [str(record.id) for record in reversed(seeded)])
-    assert [len(real[table]) for table in real] == [4, 20, 4, 4, 8, 4, 4, 4, 0, 4, 1]
+    assert [len(real[table]) for table in real] == [4, 20, 4, 4, 8, 4, 4, 4, 0, 2, 1]
     assert rows == real

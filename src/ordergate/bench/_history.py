@@ -3,7 +3,8 @@
 One ledger per history, each a SQLite file in a scratch directory: empty (the baseline),
 then seeded with that many *ended* filings on the bench's own account and identity plus as
 many on ten other accounts (``_history_seed``: filled, denied and not-placed orders with their
-events, approvals, broker orders, executions and paper fills), and, beside them, ledgers
+events, approvals, broker orders, executions and the paper book's ended orders and closed
+trades), and, beside them, ledgers
 holding that many of the account's *own* orders alone (``History.own``: every one filled, with
 every row the bench's own order path writes, its journal entries included; the bench's test
 proves the seeded rows equal those of orders placed through the guard). Each seeded ledger is
@@ -12,8 +13,9 @@ verified before anything is measured. Sizes: 0, 10,000 and 100,000 of each (``--
 the same ledgers are measured again on Postgres, each in a scratch database of its own, after
 the SQLite ones; their cases are named ``pg_…`` and compared with ``pg_…_h0``.
 
-Every ledger gets the same guard, in paper: the paper book on the ledger, quotes from a fixed
-in-process market (SPY 99.99 × 100.01, tradable, stamped with the clock's instant), a stepped
+Every ledger gets the same guard, in paper: the venue's own engine on a paper book in the
+ledger's database (``EnginePaperVenue``), over a fixed in-process upstream (``FixedUpstream``:
+SPY 99.99 × 100.01, tradable, stamped with the clock's instant), a stepped
 clock at Tuesday 2026-12-01 10:00 New York (the regular session), a policy that holds every
 order for approval with limits far out of the way, and three resting limit buys at $95 that
 stay open, so every reconciler pass has orders to poll.
@@ -21,8 +23,10 @@ stay open, so every reconciler pass has orders to poll.
 Cases, one JSON line each; each ``_hN`` beside its ``_h0`` (``baseline``, ``ratio``):
 
 - ``order_hN``: the whole guard path for one share of SPY, buys and sells in turn: file,
-  stage A, hold for approval (``Guard.submit``); approve, review, stage B, reprice, place,
-  the fill settled (``Guard.approve``); then one reconciler pass;
+  stage A, hold for approval (``Guard.submit``); approve, review, stage B, reprice, place
+  (``Guard.approve``); then the clock moves two seconds (the engine confirms a market order
+  a second after it is placed and fills it a second later) and one reconciler pass books
+  the fill;
 - ``reconcile_hN``: one reconciler pass alone (overdue approvals, the account's open
   filings, each resting order polled);
 - ``record_hN``: ``gate_record``'s answer for the bench identity (its latest 50 filings with
@@ -51,15 +55,16 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
+from ordergate.bench._fixed_upstream import FixedUpstream
 from ordergate.bench._history_seed import History, seed_history
 from ordergate.bench._ledger import scratch_postgres
 from ordergate.bench._stats import Summary, summarise
 from ordergate.core import MarketHours, OrderType, Side, SteppedClock
-from ordergate.execution import Guard, paper_session
+from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp import RECORD_LIMIT, record
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
-from ordergate.policy import Proposal, Quote, parse_policy
-from ordergate.venues.paper import PaperBook, PaperVenue
+from ordergate.policy import Proposal, parse_policy
+from ordergate.venues.paper import EnginePaperVenue
 
 __all__ = [
     "ACCOUNT",
@@ -79,6 +84,7 @@ ACCOUNT = "bench-account"
 IDENTITY = "bench-agent"
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # Tuesday 10:00 New York
 _RESTING = 3
+_FILL_STEP = timedelta(seconds=2)  # the engine confirms a market order 1 s on, fills 1 s later
 _POLICY = parse_policy(
     """
 mode = "paper"
@@ -146,25 +152,6 @@ def _expect(holds: bool, failure: str) -> None:
 
 def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
-
-
-class _Market:
-    """A fixed quote for any symbol, stamped now: the same market for every ledger."""
-
-    def __init__(self, clock: SteppedClock) -> None:
-        self._clock = clock
-
-    async def quote(self, symbol: str) -> Quote | None:
-        return Quote(
-            symbol=symbol,
-            bid=Decimal("99.99"),
-            ask=Decimal("100.01"),
-            last=Decimal(100),
-            as_of=self._clock.now(),
-        )
-
-    async def tradable(self, account: str, symbol: str) -> bool | None:
-        return True
 
 
 @dataclass
@@ -245,6 +232,8 @@ async def open_desk(
     """The bench's paper guard on ``ledger`` (clock at ``START``), after seeding ``history``
     ended filings (``own``: the account's own orders alone) and checking that the seeded
     ledger verifies, with its resting orders."""
+    venue = paper_venue(ledger, clock)
+    await open_book(venue)
     if history:
         if own:
             progress(f"bench history: seeding {history} of the account's own ended orders")
@@ -261,15 +250,32 @@ async def open_desk(
             f"bench history: verified {verified.checked} records in "
             f"{time.perf_counter() - started:.1f} s"
         )
-    book = PaperBook(ledger.engine, clock=clock, starting_cash=_POLICY.paper_cash_usd)
-    market = _Market(clock)
-    venue = PaperVenue(book, market, session=paper_session, clock=clock)
     guard = Guard(policy=_POLICY, ledger=ledger, venue=venue, account=ACCOUNT, clock=clock)
     desk = _Desk(f"own_h{history}" if own else f"h{history}", ledger, guard, clock)
     for _ in range(_RESTING):
         resting = await _through(desk, _resting_buy())
-        _expect(resting is FilingStatus.SUBMITTED, f"a resting order ended {resting}")
+        _expect(resting.status is FilingStatus.SUBMITTED, f"a resting order ended {resting.status}")
     return desk
+
+
+def paper_venue(ledger: Ledger, clock: SteppedClock) -> EnginePaperVenue:
+    """Paper on the venue's own engine, its book in ``ledger``'s database, over the bench's
+    fixed market (``FixedUpstream``)."""
+    return EnginePaperVenue.on(
+        FixedUpstream(ACCOUNT, clock=clock),
+        ledger.engine,
+        clock=clock,
+        cash=_POLICY.paper_cash_usd,
+        slippage_bps=_POLICY.paper_slippage_bps,
+        account=ACCOUNT,
+    )
+
+
+async def open_book(venue: EnginePaperVenue) -> None:
+    """Open the account's paper book (the engine creates it on its first call), so that a
+    seed can carry it past what it writes."""
+    portfolio = await venue.caller.call("get_portfolio", {"account_number": ACCOUNT})
+    _expect(Decimal(portfolio["cash"]) > 0, f"the paper book opened with {portfolio}")
 
 
 def _order(side: Side) -> Proposal:
@@ -287,7 +293,7 @@ def _resting_buy() -> Proposal:
     )
 
 
-async def _through(desk: _Desk, proposal: Proposal) -> FilingStatus:
+async def _through(desk: _Desk, proposal: Proposal) -> Outcome:
     """File and hold ``proposal``, then approve it (review, stage B, place)."""
     held = await desk.guard.submit(proposal, identity=IDENTITY)
     _expect(
@@ -295,15 +301,21 @@ async def _through(desk: _Desk, proposal: Proposal) -> FilingStatus:
         f"the bench order was not held for approval: {held.reasons}",
     )
     assert held.approval_id is not None
-    placed = await desk.guard.approve(held.approval_id, by="owner")
-    return placed.status
+    return await desk.guard.approve(held.approval_id, by="owner")
 
 
 async def one_order(desk: _Desk) -> None:
-    """One measured order: the whole guard path, then a reconciler pass."""
-    status = await _through(desk, _order(next(desk.sides)))
-    _expect(status is FilingStatus.FILLED, f"the bench order ended {status}, not filled")
-    await desk.guard.reconcile()
+    """One measured order: the whole guard path, then (the engine fills a market order when
+    its clock moves) a step of the clock and the reconciler pass that books the fill."""
+    placed = await _through(desk, _order(next(desk.sides)))
+    _expect(placed.status is FilingStatus.SUBMITTED, f"the bench order ended {placed.status}")
+    desk.clock.advance(_FILL_STEP)
+    report = await desk.guard.reconcile()
+    status = desk.ledger.filing(placed.filing_id).status
+    _expect(
+        status is FilingStatus.FILLED and not report.errors,
+        f"the bench order ended {status}, not filled ({report.as_json()})",
+    )
 
 
 async def one_pass(desk: _Desk) -> None:

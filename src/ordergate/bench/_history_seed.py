@@ -12,15 +12,17 @@ would have left it, each account's filings taking ten endings in turn:
   ``pending_approval``, ``approved``, ``submitted``, ``filled``, ``correct``; the
   reservation corrected to the fill; an approved approval, the journal's two entries (stage
   A by the agent, stage B by the owner who approved), the broker's order and its execution,
-  a filled paper order and its paper fill (and the paper account's holding);
+  and the paper book's rows of the engine's filled order (``_history_book``: its ended
+  order, a sale's closed trade, the book's counters and cash carried past them);
 - one denied: ``pending_approval``, ``denied``, ``release``; a denied approval;
 - one not placed (no answer, then not found at the broker): ``pending_approval``,
   ``approved``, ``unanswered``, ``not_placed``, ``release``.
 
 The events chain is computed here as ``Ledger.record_status`` would (the same body and hash
 functions), continuing from the ledger's events head, and the seeded ledger is verified
-before anything is measured. The decisions journal is not seeded: nothing on the order path
-reads it. SQLite or Postgres.
+before anything is measured. The account's paper book must be open before the seed (the
+bench opens it: ``_history.open_book``); the other accounts' books get their ended orders and
+closed trades only (the bench never opens them). SQLite or Postgres.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from decimal import Decimal
 from typing import Any
 from uuid import uuid4
 
+from ordergate.bench._fixed_upstream import ASK, BID
+from ordergate.bench._history_book import SeededBooks
 from ordergate.core import MarketHours, OrderType, Side, TimeInForce, to_wire
 from ordergate.execution import filing_terms, terms_sha256
 from ordergate.ledger import (
@@ -53,10 +57,13 @@ __all__ = ["CHUNK", "History", "seed_history"]
 
 CHUNK = 1000
 _CAPS = RollingCaps(max_daily_usd=Decimal(10) ** 12, max_orders_per_day=10**9)
-# The bench's market (``_history._Market``): a buy fills at the ask, a sell at the bid; a
-# market buy holds the ask and 5 % slippage (in cents, up), a sell holds nothing.
-_PRICE = {"buy": Decimal("100.01"), "sell": Decimal("99.99")}
+# The bench's market (``FixedUpstream``): a buy fills at the ask, a sell at the bid; a
+# market buy holds the ask and 5 % slippage (in cents, up), a sell holds nothing; the venue
+# prices a market buy at the same and a sell at the bid.
+_PRICE = {"buy": ASK, "sell": BID}
 _HOLD = {"buy": Decimal("105.02"), "sell": Decimal(0)}
+_ESTIMATED = {"buy": _HOLD["buy"], "sell": BID}
+_FILLED = timedelta(seconds=2)  # the engine fills a market order two seconds after it is placed
 _ENDINGS = ("filled",) * 8 + ("denied", "not_placed")
 _OWN = ("filled",)
 _APPROVAL_TTL = timedelta(minutes=15)
@@ -95,7 +102,7 @@ def seed_history(
         ]
     chunks = (len(plan) + CHUNK - 1) // CHUNK
     start = before - timedelta(days=2) - chunks * _STEP
-    writer = _Writer(ledger, _OWN if history.own else _ENDINGS)
+    writer = _Writer(ledger, _OWN if history.own else _ENDINGS, history.account)
     for number in range(chunks):
         items = plan[number * CHUNK : (number + 1) * CHUNK]
         instant = start + number * _STEP
@@ -129,35 +136,20 @@ def _proposal(side: Side) -> Proposal:
 class _Writer:
     """Writes chunks, carrying the events chain's head from one to the next."""
 
-    def __init__(self, ledger: Ledger, endings: tuple[str, ...]) -> None:
+    def __init__(self, ledger: Ledger, endings: tuple[str, ...], account: str) -> None:
         self._ledger = ledger
         self._endings = endings
         head = ledger.event_head()
         self._seq = head.seq
         self._link = head.hash
         self._places: dict[str, int] = {}
-        # account → (shares, cost): the paper book's holding, its cost what the buys paid
-        # less what the sells took in (as the book keeps it).
-        self._held: dict[str, tuple[Decimal, Decimal]] = {}
+        with ledger.engine.connect() as connection:
+            self._books = SeededBooks(connection, account)
 
     def finish(self) -> None:
-        """Write the paper accounts' holdings the seeded fills add up to."""
-        with _cursor(self._ledger) as (cursor, dialect_sql):
-            cursor.executemany(
-                dialect_sql(
-                    "INSERT INTO paper_positions (account, symbol, quantity, cost) "
-                    "VALUES (?, ?, ?, ?)"
-                ),
-                [
-                    (account, "SPY", to_wire(shares), to_wire(cost))
-                    for account, (shares, cost) in sorted(self._held.items())
-                ],
-            )
-
-    def _hold(self, account: str, side: str) -> None:
-        shares, cost = self._held.get(account, (Decimal(0), Decimal(0)))
-        sign = 1 if side == "buy" else -1
-        self._held[account] = (shares + sign, cost + sign * _PRICE[side])
+        """Carry the account's paper book past the seeded fills."""
+        with self._ledger.engine.begin() as connection:
+            self._books.carry(connection)
 
     def chunk(self, items: list[tuple[str, str]], instant: datetime) -> None:
         filings = []
@@ -170,7 +162,7 @@ class _Writer:
             terms = filing_terms(_proposal(side), account)
             filings.append((Filing(identity, terms, account), _HOLD[side.value]))
         results = self._ledger.file_many(filings, caps=_CAPS, now=instant)
-        rows = _Rows()
+        rows = _Rows(self._books)
         for place, result in zip(places, results, strict=True):
             record = result.record
             ending = self._endings[place % len(self._endings)]
@@ -194,21 +186,26 @@ class _Writer:
                 self._event(rows, record.id, when, "release", "", {})
                 rows.reservation(record.id, "released", 0, 0)
                 continue
-            order_id = f"paper-{uuid4().hex}"
+            order_id, execution_id = str(uuid4()), str(uuid4())
             side_text = str(record.terms["side"])
             price = _PRICE[side_text]
+            filled_at = when + _FILLED
             # What a sell fills does not count toward the day's spend (``_reconciler``).
             spent = price if record.notional > 0 else Decimal(0)
             rows.decisions(record, side_text, when)
             self._event(rows, record.id, when, "status", "submitted", {"order_id": order_id})
             self._event(
-                rows, record.id, when, "status", "filled",
+                rows, record.id, filled_at, "status", "filled",
                 {"order_id": order_id, "state": "filled", "cumulative_quantity": "1"},
             )  # fmt: skip
-            self._event(rows, record.id, when, "correct", "", {"filled_notional": to_wire(spent)})
+            correct = {"filled_notional": to_wire(spent)}
+            self._event(rows, record.id, filled_at, "correct", "", correct)
             rows.reservation(record.id, "corrected", to_units(spent), 1)
-            rows.filled(record.id, record.account, order_id, side_text, price, when)
-            self._hold(record.account, side_text)
+            rows.filled(record.id, order_id, execution_id, price, filled_at)
+            self._books.filled(
+                record.account, str(record.id), order_id, execution_id, side_text, price,
+                _ESTIMATED[side_text], when,
+            )  # fmt: skip
         rows.write(self._ledger)
 
     def _event(
@@ -226,14 +223,13 @@ class _Writer:
 class _Rows:
     """One chunk's rows, by table, written in one transaction."""
 
-    def __init__(self) -> None:
+    def __init__(self, books: SeededBooks) -> None:
+        self.books = books
         self.events: list[tuple[Any, ...]] = []
         self.reservations: list[tuple[Any, ...]] = []
         self.approvals: list[tuple[Any, ...]] = []
         self.orders: list[tuple[Any, ...]] = []
         self.executions: list[tuple[Any, ...]] = []
-        self.paper_orders: list[tuple[Any, ...]] = []
-        self.paper_fills: list[tuple[Any, ...]] = []
         self.decided: list[tuple[Any, ...]] = []
         self.ended: list[tuple[Any, ...]] = []
 
@@ -266,19 +262,11 @@ class _Rows:
         self.ended.append((str(filing_id),))
 
     def filled(
-        self, filing_id: Any, account: str, order_id: str, side: str, price: Decimal,
-        when: datetime,
-    ) -> None:  # fmt: skip
+        self, filing_id: Any, order_id: str, execution_id: str, price: Decimal, when: datetime
+    ) -> None:
         at, key, price_text = iso(when), str(filing_id), to_wire(price)
         self.orders.append((key, order_id, "filled", "1", price_text, at))
-        self.executions.append((f"{order_id}-1", key, order_id, "1", price_text, at, "fill"))
-        self.paper_orders.append(
-            (order_id, key, account, "SPY", side, "market", "1", None, None, None, "gfd",
-             "regular_hours", "filled", False, None, at, at)
-        )  # fmt: skip
-        self.paper_fills.append(
-            (f"{order_id}-1", order_id, account, "SPY", side, "1", price_text, at)
-        )
+        self.executions.append((execution_id, key, order_id, "1", price_text, at, "fill"))
 
     def write(self, ledger: Ledger) -> None:
         with _cursor(ledger) as (cursor, dialect_sql):
@@ -288,10 +276,9 @@ class _Rows:
                 (_INSERT_APPROVALS, self.approvals),
                 (_INSERT_ORDERS, self.orders),
                 (_INSERT_EXECUTIONS, self.executions),
-                (_INSERT_PAPER_ORDERS, self.paper_orders),
-                (_INSERT_PAPER_FILLS, self.paper_fills),
                 (_INSERT_DECISIONS, self.decided),
                 (_DELETE_OPEN, self.ended),
+                *self.books.drain(),
             ):
                 if rows:
                     cursor.executemany(dialect_sql(sql), rows)
@@ -334,17 +321,7 @@ _INSERT_EXECUTIONS = (
     "INSERT INTO executions (id, ref_id, broker_order_id, quantity, price, executed_at, "
     "basis_source) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_PAPER_ORDERS = (
-    "INSERT INTO paper_orders (order_id, ref_id, account, symbol, side, type, quantity, "
-    "dollar_amount, limit_price, stop_price, time_in_force, market_hours, state, triggered, "
-    "reject_reason, created_at, updated_at) VALUES "
-    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 _INSERT_DECISIONS = (
     "INSERT INTO decisions (created_at, identity, filing_id, kind, why, detail) "
     "VALUES (?, ?, ?, ?, ?, ?)"
-)
-_INSERT_PAPER_FILLS = (
-    "INSERT INTO paper_fills (id, order_id, account, symbol, side, quantity, price, "
-    "executed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
