@@ -54,7 +54,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
         with ledger.engine.connect() as connection:
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_ledger")
-            ).all() == [("0030",)]
+            ).all() == [("0031",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_owner")
             ).all() == [("0019",)]

@@ -18,7 +18,7 @@ from ordergate.store._migrate import LEGACY_REVISIONS, OWNERS
 
 MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
-    "ledger": "0030",
+    "ledger": "0031",
     "execution": "0007",
     "gateway": "0035",
     "owner": "0019",

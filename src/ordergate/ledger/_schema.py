@@ -128,7 +128,7 @@ reservations = Table(
     Column("amount_units", BigInteger, nullable=False),
     Column("ops", Integer, nullable=False),
     Column("state", String(16), nullable=False),
-    Index("ix_reservations_window", "account", "created_us"),
+    Index("ix_reservations_window", "account", "created_us", "amount_units", "ops"),
 )
 
 orders = Table(
