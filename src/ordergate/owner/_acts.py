@@ -5,7 +5,8 @@ choosing its profile (``consent``), approving a held order (``approve``), resumi
 pause (``resume``), applying a policy that loosens anything (``policy_apply``), arming live
 mode (``arm_live``, a policy that goes live), minting a caller token that can place or
 cancel (``token_mint``), enrolling again (``enrol``), and, on the owner's console, signing in
-(``console_sign_in``) and registering a passkey (``passkey_register``). Acts that only make
+(``console_sign_in``) and registering a passkey (``passkey_register``); on a hosted rail a
+person disconnects their own connection with their own code (``disconnect``). Acts that only make
 things safer — deny, pause, revoke a connection, tighten the policy, mint a token that cannot
 trade — need none, and are journalled as they are made.
 
@@ -51,6 +52,8 @@ class OwnerAct(StrEnum):
     TOKEN_MINT = "token_mint"
     CONSOLE_SIGN_IN = "console_sign_in"
     PASSKEY_REGISTER = "passkey_register"
+    DISCONNECT = "disconnect"
+    """A person ending their own connection on a hosted rail with their own code."""
 
 
 class Credential(StrEnum):

@@ -27,14 +27,20 @@ from ordergate.owner import OwnerAct
 
 __all__ = [
     "CONNECTION_PARAM",
+    "REVOKE_AT_UPSTREAM",
     "connection_kind",
     "connection_of",
     "connection_resume_plan",
+    "disconnect_plan",
+    "disconnected",
     "pause_connection",
     "resume_connection",
 ]
 
 CONNECTION_PARAM = "connection_id"
+REVOKE_AT_UPSTREAM = "https://robinhood.com/account/settings/security"
+"""Where the account holder revokes the rail's grant at Robinhood itself: the rail erasing
+its copy does not end the grant upstream."""
 
 
 def connection_kind(engine: Engine, connection_id: str) -> ConnectionKind:
@@ -81,6 +87,32 @@ def connection_resume_plan(connection_id: str, pause: PauseState) -> Plan:
         needs_code=True,
         detail=detail,
     )
+
+
+def disconnect_plan(connection_id: str) -> Plan:
+    return Plan(
+        act=OwnerAct.DISCONNECT,
+        params={CONNECTION_PARAM: connection_id},
+        summary=(
+            "disconnect this connection: its tokens stop working and its session, code and "
+            "data key are erased",
+            f"then revoke the grant at Robinhood too: {REVOKE_AT_UPSTREAM}",
+        ),
+        binds={},
+        needs_code=True,
+        detail={"connection": connection_digest(connection_id)},
+    )
+
+
+def disconnected(connection_id: str, erased: bool) -> dict[str, Any]:
+    """The answer to a person's disconnect."""
+    return {
+        CONNECTION_PARAM: connection_id,
+        "disconnected": erased,
+        "revoke_at_upstream": REVOKE_AT_UPSTREAM,
+        "message": "This connection is erased: its tokens no longer work and its session "
+        "cannot be opened again. Revoke the grant at Robinhood as well to end it there.",
+    }
 
 
 def resume_connection(ledger: Ledger, connection_id: str, *, by: str) -> dict[str, Any]:

@@ -63,6 +63,8 @@ from ordergate.gateway.desk._connection_acts import (
     connection_kind,
     connection_of,
     connection_resume_plan,
+    disconnect_plan,
+    disconnected,
     pause_connection,
     resume_connection,
 )
@@ -282,7 +284,9 @@ class OwnerDesk:
         except PreparedRefused as refused:
             raise DeskError(refused.status, refused.reason, str(refused)) from None
         if prepared.state == "done":
-            if await self._person_for(prepared.act, prepared.params):
+            if connection_of(prepared.params) is not None or await self._person_for(
+                prepared.act, prepared.params
+            ):
                 raise DeskError(409, "prepared_act_used", "That prepared act was already run.")
             if prepared.needs_code and vouched is None:
                 await self._authorize(code, prepared.act, digest=digest, act_id=act_id)
@@ -329,7 +333,8 @@ class OwnerDesk:
         names; ``None`` for the owner's own."""
         if act == OwnerAct.APPROVE:
             return await self._person_of(params)
-        connection_id = connection_of(params) if act == OwnerAct.RESUME else None
+        on_connection = act in (OwnerAct.RESUME, OwnerAct.DISCONNECT)
+        connection_id = connection_of(params) if on_connection else None
         if connection_id is None:
             return None
         kind = await blocking(connection_kind, self._store.engine, connection_id)
@@ -397,6 +402,17 @@ class OwnerDesk:
                 pause = await blocking(self._ledger.controls.connection_pause, digest)
                 return connection_resume_plan(connection_id, pause)
             return resume_plan(await blocking(self._ledger.controls.pause_state))
+        if act == OwnerAct.DISCONNECT:
+            connection_id = text_param(params, "connection_id")
+            kind = await blocking(connection_kind, self._store.engine, connection_id)
+            if kind is not ConnectionKind.SEALED:
+                raise DeskError(
+                    409,
+                    "not_a_persons_connection",
+                    "Only a person's own connection is disconnected with their code; revoke "
+                    "this one instead.",
+                )
+            return disconnect_plan(connection_id)
         if act == OwnerAct.POLICY_APPLY:
             baseline, applied_sha = await blocking(policy_baseline, self._ledger)
             return policy_plan(text_param(params, "text"), baseline, applied_sha)
@@ -413,6 +429,7 @@ class OwnerDesk:
             OwnerAct.POLICY_APPLY: self._policies.apply,
             OwnerAct.ARM_LIVE: self._policies.apply,
             OwnerAct.TOKEN_MINT: self._mints.apply,
+            OwnerAct.DISCONNECT: self._apply_disconnect,
         }
         return await appliers[plan.act](plan, credential)
 
@@ -523,6 +540,19 @@ class OwnerDesk:
                 {"connection_id": connection_id},
             )
         return {"connection_id": connection_id, "revoked": erased}
+
+    async def _apply_disconnect(self, plan: Plan, credential: Credential | None) -> dict[str, Any]:
+        connection_id = text_param(plan.params, "connection_id")
+        erased = await blocking(self._store.erase, connection_id)
+        if erased:
+            await blocking(
+                self._ledger.journal.append,
+                identity=identity_of(connection_id),
+                kind="connection_revoked",
+                why="a person disconnected their own connection with their code",
+                detail={"connection": connection_digest(connection_id)},
+            )
+        return disconnected(connection_id, erased)
 
     async def _revoke_caller(self, connection_id: str) -> dict[str, Any]:
         caller, _, mint_id = connection_id.removeprefix(CALLER_PREFIX).partition("#")
