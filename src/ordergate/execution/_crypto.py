@@ -43,7 +43,6 @@ from ordergate.execution._crypto_terms import (
 )
 from ordergate.execution._figures import refusal_figures
 from ordergate.execution._hold import MARKET_BUY_COLLAR
-from ordergate.execution._keyed import REF_ID_REUSED, keyed_outcome
 from ordergate.execution._outcome import (
     BROKER_CHECKS_FAILED,
     BROKER_REFUSED,
@@ -332,24 +331,13 @@ async def _refuse(
 async def _keyed(
     guard: Guard, proposal: CryptoProposal, identity: str, agent_key: UUID
 ) -> Outcome | None:
-    """As ``Guard.keyed``: where the filing under ``agent_key`` stands when ``proposal`` is
-    its order (on the lane it went to), else refused ``ref_id_reused`` (journalled);
-    ``None`` when nothing was filed under the key."""
-    ledger = guard.ledger
-    record = await blocking(ledger.keyed_filing, identity, agent_key)
-    if record is None:
-        return None
-    filed = crypto_filing_terms(proposal, guard.account, record.terms.get("lane"))
-    outcome = await blocking(keyed_outcome, ledger, record, filed)
-    if REF_ID_REUSED in outcome.reasons:
-        await blocking(
-            ledger.journal.append,
-            identity=identity,
-            kind="agent_key",
-            why=f"refused: {REF_ID_REUSED}",
-            detail={"agent_key": str(agent_key), "filed_as": str(record.id)},
-        )
-    return outcome
+    """``Guard.keyed_as`` for a crypto order: its terms as filed on the lane its filing
+    went to."""
+    return await guard.keyed_as(
+        identity,
+        agent_key,
+        lambda record: crypto_filing_terms(proposal, guard.account, record.terms.get("lane")),
+    )
 
 
 def _estimate_and_file(

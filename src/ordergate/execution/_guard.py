@@ -457,12 +457,28 @@ class Guard:
         files the same terms, else refused ``ref_id_reused`` (journalled). Nothing is filed
         or sent either way. Raises ``ProposalError`` for a proposal naming another account."""
         self._own_account(proposal)
+        outcome = await self.keyed_as(
+            identity, agent_key, lambda _: filing_terms(proposal, self._account)
+        )
+        if outcome is not None and OUTSIDE_SESSION in outcome.reasons:
+            next_open = next_open_for(self._clock.now(), proposal.market_hours)
+            return dataclasses.replace(outcome, next_open=next_open)
+        return outcome
+
+    async def keyed_as(
+        self,
+        identity: str,
+        agent_key: UUID,
+        terms_of: Callable[[FilingRecord], dict[str, Any]],
+    ) -> Outcome | None:
+        """Where ``identity``'s filing under ``agent_key`` stands when ``terms_of`` it (the
+        order now sent, as that filing's kind files it) are its terms, else refused
+        ``ref_id_reused`` (journalled); ``None`` when nothing was filed under the key. Every
+        kind of order answers a retry here (``keyed``, crypto, options)."""
         record = await blocking(self._ledger.keyed_filing, identity, agent_key)
         if record is None:
             return None
-        outcome = await blocking(
-            keyed_outcome, self._ledger, record, filing_terms(proposal, self._account)
-        )
+        outcome = await blocking(keyed_outcome, self._ledger, record, terms_of(record))
         if REF_ID_REUSED in outcome.reasons:
             await blocking(
                 self._ledger.journal.append,
@@ -471,9 +487,6 @@ class Guard:
                 why=f"refused: {REF_ID_REUSED}",
                 detail={"agent_key": str(agent_key), "filed_as": str(record.id)},
             )
-        elif OUTSIDE_SESSION in outcome.reasons:
-            next_open = next_open_for(self._clock.now(), proposal.market_hours)
-            return dataclasses.replace(outcome, next_open=next_open)
         return outcome
 
     def _own_account(self, proposal: Proposal) -> None:

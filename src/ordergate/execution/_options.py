@@ -64,7 +64,7 @@ from ordergate.execution._outcome import (
 )
 from ordergate.execution._placing import unrecorded
 from ordergate.execution._world import Filer, Seen
-from ordergate.ledger import Decision, Filing, FilingRecord, FilingStatus
+from ordergate.ledger import AgentKeyUsedError, Decision, Filing, FilingRecord, FilingStatus
 from ordergate.policy import Proposal, ProposalError, Stage
 from ordergate.policy.options import (
     HeldOption,
@@ -212,14 +212,26 @@ async def submit_option(
     Raises ``ProposalError`` for a proposal naming another account (nothing is filed)."""
     if proposal.account is not None and proposal.account != guard.account:
         raise ProposalError("account", "this guard trades one account only")
+    if agent_key is not None:
+        earlier = await _keyed(guard, proposal, identity, agent_key)
+        if earlier is not None:
+            return earlier
     lane = guard.venue.options
     if lane is None:
         record = await blocking(_refuse, guard, proposal, identity, agent_key)
         return Outcome(record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE)
     market = await _read_market(guard, lane, proposal)
-    decision, record, figures = await blocking(
-        _estimate_and_file, guard, proposal, identity, market, agent_key
-    )
+    try:
+        decision, record, figures = await blocking(
+            _estimate_and_file, guard, proposal, identity, market, agent_key
+        )
+    except AgentKeyUsedError:
+        # Filed under the key meanwhile (another process, between the look and the filing).
+        assert agent_key is not None
+        earlier = await _keyed(guard, proposal, identity, agent_key)
+        if earlier is None:
+            raise
+        return earlier
     if record.reasons:
         return Outcome(
             record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE, figures=figures
@@ -227,6 +239,15 @@ async def submit_option(
     if decision.requires_approval:
         return await guard.ask_approval(record)
     return await review_and_place(guard, record, market)
+
+
+async def _keyed(
+    guard: Guard, proposal: OptionProposal, identity: str, agent_key: UUID
+) -> Outcome | None:
+    """``Guard.keyed_as`` for an option order: its terms as an option filing names them."""
+    return await guard.keyed_as(
+        identity, agent_key, lambda _: option_terms(proposal, guard.account)
+    )
 
 
 def _refuse(

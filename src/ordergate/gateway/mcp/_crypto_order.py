@@ -25,13 +25,11 @@ from ordergate.core import CryptoOrderType, CryptoTimeInForce, Side
 from ordergate.execution import CryptoNotOffered, Guard, Outcome
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
-from ordergate.gateway.mcp._order import RECORD_UNREADABLE, refuse_busy, refuse_over_open_cap
+from ordergate.gateway.mcp._order import filed_in_turn
 from ordergate.gateway.mcp._proposal import AGENT_KEY, NotFiled, agent_key, shown_name
 from ordergate.gateway.mcp._read import forward
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
-from ordergate.ledger import AccountBusyError
 from ordergate.policy import CryptoProposal, ProposalError, parse_crypto_amount
-from ordergate.store import blocking
 
 __all__ = ["crypto_order", "crypto_preview", "crypto_proposal_from_arguments"]
 
@@ -139,21 +137,9 @@ async def crypto_order(call: Call) -> dict[str, Any]:
     guard = await call.guard()
     if guard.venue.crypto is None:
         _not_offered(CryptoNotOffered(paper=guard.paper))
-    try:
-        async with guard.turn():
-            # A retry under a key already filed answers its first filing (the guard's own
-            # keyed answer) before anything counts it as a new order.
-            retry = False
-            if key is not None:
-                filed = await step(
-                    blocking(guard.ledger.keyed_filing, call.identity, key), RECORD_UNREADABLE
-                )
-                retry = filed is not None
-            if not retry:
-                await refuse_over_open_cap(call, guard)
-            outcome = await step(_submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED)
-    except AccountBusyError as busy:
-        refuse_busy(busy)
+    outcome = await filed_in_turn(
+        call, guard, key, lambda: _submit(guard, proposal, call.identity, key)
+    )
     return order_result(outcome, paper=guard.paper)
 
 

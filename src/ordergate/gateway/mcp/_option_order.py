@@ -32,10 +32,9 @@ from ordergate.core import (
 from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer, order_result
 from ordergate.gateway.mcp._call import Call
-from ordergate.gateway.mcp._order import refuse_busy, refuse_over_open_cap
+from ordergate.gateway.mcp._order import filed_in_turn
 from ordergate.gateway.mcp._proposal import AGENT_KEY, NotFiled, agent_key, shown_name
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
-from ordergate.ledger import AccountBusyError
 from ordergate.policy import ProposalError
 from ordergate.policy.options import OptionContract, OptionLeg, OptionProposal
 
@@ -215,12 +214,9 @@ async def option_order(call: Call) -> dict[str, Any]:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
     proposal = await _proposal(call, guard)
-    try:
-        async with guard.turn():
-            await refuse_over_open_cap(call, guard)
-            outcome = await step(_submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED)
-    except AccountBusyError as busy:
-        refuse_busy(busy)
+    outcome = await filed_in_turn(
+        call, guard, key, lambda: _submit(guard, proposal, call.identity, key)
+    )
     return order_result(outcome, paper=guard.paper)
 
 

@@ -14,6 +14,7 @@ retry is never ``TOO_MANY_OPEN``; a held one answers as a held order does.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 from uuid import UUID
 
@@ -32,6 +33,7 @@ from ordergate.store import blocking
 __all__ = [
     "RECORD_UNREADABLE",
     "answered",
+    "filed_in_turn",
     "order",
     "refuse_busy",
     "refuse_over_open_cap",
@@ -76,19 +78,9 @@ async def order(call: Call) -> dict[str, Any]:
     except NotFiled as refusal:
         refuse(refusal.code, refusal.message)
     guard = await call.guard()
-    try:
-        async with guard.turn():
-            outcome = None
-            if key is not None:
-                # A retry answers its first filing before anything counts it as a new order.
-                outcome = await step(_keyed(guard, proposal, call.identity, key), RECORD_UNREADABLE)
-            if outcome is None:
-                await refuse_over_open_cap(call, guard)
-                outcome = await step(
-                    _submit(guard, proposal, call.identity, key), ORDER_PATH_FAILED
-                )
-    except AccountBusyError as busy:
-        refuse_busy(busy)
+    outcome = await filed_in_turn(
+        call, guard, key, lambda: _submit(guard, proposal, call.identity, key)
+    )
     return await answered(call, guard, outcome)
 
 
@@ -105,6 +97,27 @@ async def refuse_over_open_cap(call: Call, guard: Guard) -> None:
             f"You already have {count} orders open through the gateway (at most "
             f"{max_open}); wait for one to finish or cancel one. Nothing was filed.",
         )
+
+
+async def filed_in_turn(
+    call: Call, guard: Guard, key: UUID | None, submit: Callable[[], Awaitable[Outcome]]
+) -> Outcome:
+    """``submit`` in the account's turn, under the identity's open cap: an order sent again
+    under a ``ref_id`` already filed (``key``) is no new order, so the cap does not count it
+    and the guard answers its first filing; ``ACCOUNT_BUSY`` when the turn does not come."""
+    try:
+        async with guard.turn():
+            retry = False
+            if key is not None:
+                filed = await step(
+                    blocking(guard.ledger.keyed_filing, call.identity, key), RECORD_UNREADABLE
+                )
+                retry = filed is not None
+            if not retry:
+                await refuse_over_open_cap(call, guard)
+            return await step(submit(), ORDER_PATH_FAILED)
+    except AccountBusyError as busy:
+        refuse_busy(busy)
 
 
 def refuse_busy(busy: AccountBusyError) -> NoReturn:
@@ -138,13 +151,6 @@ async def answered(call: Call, guard: Guard, outcome: Outcome) -> dict[str, Any]
         tool=call.name,
         arguments=call.arguments,
     )
-
-
-async def _keyed(guard: Guard, proposal: Proposal, identity: str, key: UUID) -> Outcome | None:
-    try:
-        return await guard.keyed(proposal, identity=identity, agent_key=key)
-    except ProposalError as error:
-        _invalid(error)
 
 
 async def _submit(guard: Guard, proposal: Proposal, identity: str, key: UUID | None) -> Outcome:
