@@ -11,11 +11,11 @@ the venue is what was filed, and the reconciler follows it on the lane the filin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal, InvalidOperation
 from typing import Any
 from uuid import UUID
 
 from ordergate.core import CryptoOrderType, CryptoTimeInForce, Side
+from ordergate.execution._terms import filed_amount
 from ordergate.ledger import FilingRecord
 from ordergate.policy import CryptoProposal, ProposalError
 from ordergate.venues import CryptoTicket
@@ -55,7 +55,7 @@ def crypto_proposal_of(terms: Mapping[str, Any]) -> CryptoProposal:
     """The ``CryptoProposal`` a crypto filing's stored terms describe; ``ProposalError`` if
     they do not describe one (a damaged or foreign record is never sent)."""
     try:
-        amounts = {name: _amount(name, terms.get(name)) for name in _AMOUNTS}
+        amounts = {name: filed_amount(name, terms.get(name)) for name in _AMOUNTS}
         return CryptoProposal(
             pair=str(terms["pair"]),
             side=Side(terms["side"]),
@@ -86,14 +86,3 @@ def crypto_ticket_of(record: FilingRecord) -> CryptoTicket:
     proposal = crypto_proposal_of(record.terms)
     assert proposal.account is not None
     return CryptoTicket(ref_id=UUID(str(record.id)), account=proposal.account, proposal=proposal)
-
-
-def _amount(name: str, value: object) -> Decimal | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise TypeError(f"{name} is not a decimal string")
-    try:
-        return Decimal(value)
-    except InvalidOperation:
-        raise ValueError(f"{name} is not a decimal") from None

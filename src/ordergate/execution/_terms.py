@@ -20,7 +20,7 @@ from ordergate.ledger import FilingRecord, canonical_json
 from ordergate.policy import Proposal, ProposalError
 from ordergate.venues import Ticket
 
-__all__ = ["KIND", "filing_terms", "proposal_of", "terms_sha256", "ticket_of"]
+__all__ = ["KIND", "filed_amount", "filing_terms", "proposal_of", "terms_sha256", "ticket_of"]
 
 KIND = "equity_order"
 _AMOUNTS = ("quantity", "dollar_amount", "limit_price", "stop_price")
@@ -55,7 +55,7 @@ def proposal_of(terms: Mapping[str, Any]) -> Proposal:
     """The ``Proposal`` a filing's stored terms describe; ``ProposalError`` if they do not
     describe one (a damaged or foreign record is never sent)."""
     try:
-        amounts = {name: _amount(name, terms.get(name)) for name in _AMOUNTS}
+        amounts = {name: filed_amount(name, terms.get(name)) for name in _AMOUNTS}
         return Proposal(
             symbol=str(terms["symbol"]),
             side=Side(terms["side"]),
@@ -81,7 +81,9 @@ def ticket_of(record: FilingRecord) -> Ticket:
     return Ticket(ref_id=UUID(str(record.id)), account=proposal.account, proposal=proposal)
 
 
-def _amount(name: str, value: object) -> Decimal | None:
+def filed_amount(name: str, value: object) -> Decimal | None:
+    """A filed amount read back: ``None``, or the decimal its text spells (``TypeError``
+    for anything but text, ``ValueError`` for text that is no decimal)."""
     if value is None:
         return None
     if not isinstance(value, str):
