@@ -171,7 +171,8 @@ SURFACE = {
         "require_root",
     },
     "ordergate.gateway.custody": {
-        "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "SESSION_ENDED", "SealedBackend",
+        "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "PersonPasskeys", "SESSION_ENDED",
+        "SealedBackend",
         "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault", "Progress", "Rotation",
         "rotate_keys",
     },
@@ -180,6 +181,11 @@ SURFACE = {
         "ENV_PKCS11_PIN", "ENV_PKCS11_PIN_FILE", "ENV_PKCS11_TOKEN", "KEK_LABEL_PREFIX",
         "Envelope", "KeyProvider", "KeyProviderError", "MasterSecretProvider", "Pkcs11Provider",
         "open_envelope", "provider_from_env", "read_pin_file", "rewrapped", "seal_envelope",
+        "unwrapped_data_key",
+    },
+    "ordergate.gateway.passkeys": {
+        "Ceremony", "Holder", "PasskeyError", "RelyingParty", "StoredPasskey",
+        "claimed_credential",
     },
     "ordergate.callers": {
         "CALLER_PATTERN", "DEFAULT_CACHE_SIZE", "ENV_CALLER_TOKEN_KEY", "ENV_MASTER_SECRET",

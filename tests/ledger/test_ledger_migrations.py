@@ -63,7 +63,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0009",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_gateway")
-            ).all() == [("0035",)]
+            ).all() == [("0040",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:

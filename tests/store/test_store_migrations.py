@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0031",
     "execution": "0007",
-    "gateway": "0035",
+    "gateway": "0040",
     "owner": "0019",
     "record": "0009",
     "sandbox": "0034",
@@ -132,6 +132,9 @@ _ADDED = {
         "kek_id": None,
         "person_totp_sealed": None,
         "person_totp_step": None,
+        "person_passkey_sealed": None,
+        "person_passkey_sha256": None,
+        "person_passkey_count": None,
     },
 }
 

@@ -508,6 +508,10 @@ REQUIREMENTS: dict[str, str] = {
     "console.browser": "issue 15 acceptance: in real Chromium (a virtual WebAuthn "
     "authenticator) the owner enrols a passkey, signs in, approves, denies, revokes, pauses "
     "and resumes; each page is screenshotted at a phone and a desktop width",
+    "rail.person.passkey": "issue 30 §1: on a hosted rail the person registers a passkey for "
+    "their own connection on the consent flow (relying party: the rail's public host), sealed "
+    "under the connection's data key and shredded with it; it signs them in to that "
+    "connection's console only, which the operator's session never opens",
     # Issue 26 §1: MCP 2026-07-28 beside the handshake era
     "mcp.stateless.discover": "issue 26 §1, MCP 2026-07-28: server/discover names every "
     "version of both eras; a stateless request opens no session",

@@ -36,6 +36,7 @@ from ordergate.gateway._public_record import public_record_routes
 from ordergate.gateway._sessions import SignedSessions, session_key
 from ordergate.gateway._tool_lists import SharedToolLists
 from ordergate.gateway.console import console, console_url
+from ordergate.gateway.custody import PersonPasskeys
 from ordergate.gateway.desk import OwnerDesk, profile_trades
 from ordergate.gateway.mcp import (
     GatewayBackend,
@@ -98,6 +99,7 @@ def build_gateway_app(
     clock: Clock,
     counter: WindowCounter | None = None,
     desk: OwnerDesk | None = None,
+    person_passkeys: PersonPasskeys | None = None,
     tool_lists: SharedToolLists | None = None,
     public_record: Engine | None = None,
 ) -> Any:
@@ -164,6 +166,7 @@ def build_gateway_app(
                 public_url=public_url,
                 clock=clock,
                 guard=None if sealed else (lambda: backend.guard("")),
+                persons=person_passkeys,
             )
             if desk is not None
             else ()

@@ -1,4 +1,4 @@
-"""The gateway's tables (migrations 0004 to 0025) as SQLAlchemy Core metadata, in the ledger's
+"""The gateway's tables (migrations 0004 to 0040) as SQLAlchemy Core metadata, in the ledger's
 database.
 
 A client id is a registered client's random id, or the URL of a client's metadata document
@@ -74,6 +74,9 @@ connections = Table(
     Column("kek_id", String(64), index=True),
     Column("person_totp_sealed", Text),
     Column("person_totp_step", BigInteger),
+    Column("person_passkey_sealed", Text),
+    Column("person_passkey_sha256", String(_HASH), index=True),
+    Column("person_passkey_count", BigInteger),
 )
 
 gateway_codes = Table(

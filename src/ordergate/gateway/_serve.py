@@ -48,6 +48,7 @@ from ordergate.gateway.custody import (
     Vault,
 )
 from ordergate.gateway.custody._person import PersonCodes
+from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.desk import (
     ChannelServer,
     GuardFor,
@@ -68,6 +69,7 @@ from ordergate.gateway.mcp import GatewayBackend
 from ordergate.gateway.oauth import GatewayAuth, GatewayStore
 from ordergate.gateway.oauth._owner_code import OwnerCode
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
+from ordergate.gateway.passkeys import RelyingParty
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.owner import OwnerAuthority
 from ordergate.policy import PolicyConfig
@@ -106,6 +108,8 @@ class Serving:
     sealed: bool
     profiles: Profiles
     ledger: Ledger | None = None
+    person_passkeys: PersonPasskeys | None = None
+    """On a hosted rail: the people's passkeys, which sign each in to their own console."""
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -199,6 +203,7 @@ async def _serve(
             auth,
             backend,
             desk=desk,
+            person_passkeys=serving.person_passkeys,
             profiles=serving.profiles,
             callers=(
                 CallerVerifier(config.caller_key, clock=security_clock)
@@ -382,6 +387,7 @@ async def _served(
     running: Running | None,
     notes: tuple[str | None, ...],
     persons: PersonCodes | None = None,
+    person_passkeys: PersonPasskeys | None = None,
 ) -> tuple[OwnerDesk, Serving]:
     """The owner's desk on the wall and what ``on_ready`` is told; ``use_policy`` enforces an
     applied policy and answers whether the gateway trades live now."""
@@ -412,6 +418,7 @@ async def _served(
         sealed=running is None,
         profiles=wall.profiles,
         ledger=wall.ledger,
+        person_passkeys=person_passkeys,
     )
     return desk, serving
 
@@ -481,6 +488,17 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                 if sealer is not None and keys is not None
                 else None
             )
+            person_passkeys = (
+                PersonPasskeys(
+                    wall.ledger.engine,
+                    keys=keys,
+                    ledger=wall.ledger,
+                    party=RelyingParty.for_url(start.public_url),
+                    clock=security_clock,
+                )
+                if sealer is not None and keys is not None
+                else None
+            )
 
             def sign_in(store: GatewayStore) -> UpstreamSignIn:
                 vault = (
@@ -509,6 +527,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     issuer=start.public_url,
                     clock=security_clock,
                     persons=persons,
+                    passkeys=person_passkeys,
                 )
 
             auth, erase = _auth(start, wall, sign_in)
@@ -539,6 +558,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     running=None,
                     notes=(wall.in_force[1], upstream_note, custody_note),
                     persons=persons,
+                    person_passkeys=person_passkeys,
                 )
                 yield auth, backend, serving, desk
 

@@ -110,16 +110,23 @@ class Custodian:
         location: str = answer.headers["location"]
         return location
 
-    def connect(self, browser: httpx2.Client | None = None, *, profile: str = "trader") -> str:
-        """The whole flow in one browser (consent under ``profile``); the gateway access
-        token it ends with."""
+    def connect(
+        self,
+        browser: httpx2.Client | None = None,
+        *,
+        profile: str = "trader",
+        passkey: Any = None,
+    ) -> str:
+        """The whole flow in one browser (consent under ``profile``; ``passkey``: a
+        ``SoftPasskey`` registered for the connection on the way); the gateway access token
+        it ends with."""
         verifier = new_verifier()
         client_id = self.register()
         with browser or self.browser() as person:
             to_upstream = self.approve(person, client_id, challenge_of(verifier), profile)
             assert to_upstream.status_code == 302, to_upstream.text
             callback = self.sign_in_upstream(person, to_upstream.headers["location"])
-            back = self.enrol(person, person.get(callback))
+            back = self.enrol(person, person.get(callback), passkey)
         assert back.status_code == 302, back.text
         params = query(back.headers["location"])
         assert params["state"] == "client-state"
@@ -141,14 +148,26 @@ class Custodian:
         access: str = body["access_token"]
         return access
 
-    def enrol(self, browser: httpx2.Client, page: httpx2.Response) -> httpx2.Response:
+    def enrol(
+        self, browser: httpx2.Client, page: httpx2.Response, passkey: Any = None
+    ) -> httpx2.Response:
         """The person's own code enrolled on the page the callback shows, confirmed with a
         first code: the callback's answer then (a 302 to the client). The secret is kept
-        (``secrets``: one per connection, in the order connected)."""
+        (``secrets``: one per connection, in the order connected). With ``passkey`` (a
+        ``SoftPasskey``), it is registered for the connection first, as the page's script
+        does."""
         assert page.status_code == 200, page.text
         self.clock.advance(timedelta(seconds=30))
         form, secret = person_enrolment(page.text, self.clock.now())
         self.secrets.append(secret)
+        if passkey is not None:
+            callback = self.url + "/oauth/callback"
+            begun = browser.post(callback, json={"step": "options", **_only(form, "enrolment")})
+            assert begun.status_code == 200, begun.text
+            made = passkey.create(begun.json()["options"])
+            body = {"step": "register", "ceremony": begun.json()["ceremony"], "credential": made}
+            kept = browser.post(callback, json=body)
+            assert kept.status_code == 200, kept.text
         return browser.post(self.url + "/oauth/callback", data=form)
 
     def person_code(self, secret: str) -> str:
@@ -160,6 +179,10 @@ class Custodian:
     def rows(self) -> list[dict[str, Any]]:
         with self.engine.connect() as db:
             return [dict(row._mapping) for row in db.execute(select(connections))]
+
+
+def _only(form: dict[str, str], name: str) -> dict[str, str]:
+    return {name: form[name]}
 
 
 @contextmanager

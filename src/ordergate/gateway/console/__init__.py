@@ -9,6 +9,10 @@ HttpOnly, SameSite=Strict cookie holding a random id whose SHA-256 alone is stor
 (``_sessions``); a CSRF token on every form, the gateway's own origin on every post, and no
 bearer token ever read (``_web``). Pages are server-rendered (Starlette + Jinja2, htmx for
 the live list); each act goes through the ``OwnerDesk``, the command line's one path.
+
+On a hosted rail each person signs in with the passkey they registered for their connection
+on the consent flow and sees only that connection (``_person_routes``); the operator's pages
+refuse their session, and theirs refuse the operator's.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from ordergate.gateway.console._passkeys import Passkeys, RelyingParty
 from ordergate.gateway.console._routes import console_routes
 from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
 from ordergate.gateway.console._web import COOKIE, PREFIX, Web, origin_of
+from ordergate.gateway.custody import PersonPasskeys
 from ordergate.gateway.desk import OwnerDesk
 from ordergate.owner import DelayedAct, OwnerAct
 from ordergate.store import blocking
@@ -39,9 +44,11 @@ def console(
     public_url: str,
     clock: Clock,
     guard: Callable[[], Awaitable[Guard]] | None = None,
+    persons: PersonPasskeys | None = None,
 ) -> list[BaseRoute]:
     """The console's routes over the gateway's database; ``clock`` is security time;
-    ``guard`` the one guard the gateway trades through (``None`` in sealed custody)."""
+    ``guard`` the one guard the gateway trades through (``None`` in sealed custody);
+    ``persons``: a hosted rail's people's passkeys (each person's own console)."""
     party = RelyingParty.for_url(public_url)
     also = (party.origin,) if party is not None and party.origin != origin_of(public_url) else ()
     web = Web(ConsoleSessions(engine, clock=clock), public_url, also_origins=also)
@@ -54,7 +61,7 @@ def console(
 
     # A registered passkey is kept only once the owner's delay has passed.
     desk.delayed.on_due(OwnerAct.PASSKEY_REGISTER, keep)
-    return console_routes(desk, web, passkeys, budget, account_reader(guard))
+    return console_routes(desk, web, passkeys, budget, account_reader(guard), persons)
 
 
 def console_url(public_url: str) -> str:

@@ -52,7 +52,6 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -64,8 +63,12 @@ from ordergate.gateway.console._budget import AccountRead, BudgetRead
 from ordergate.gateway.console._equity import curve, drawdown, equity_svg
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
+from ordergate.gateway.console._person_routes import MINE, person_routes
 from ordergate.gateway.console._sessions import ConsoleSession
-from ordergate.gateway.console._web import PRE_COOKIE, PREFIX, Refused, Web
+from ordergate.gateway.console._web import PRE_COOKIE, PREFIX, Refused, Web, at_party
+from ordergate.gateway.console._web import read_form as _form
+from ordergate.gateway.console._web import read_json as _json
+from ordergate.gateway.custody import PersonPasskeys
 from ordergate.gateway.desk import DeskError, OwnerDesk
 from ordergate.owner import Credential, OwnerAct, act_digest
 from ordergate.store import blocking
@@ -74,33 +77,10 @@ __all__ = ["console_routes"]
 
 logger = logging.getLogger(__name__)
 
-_FORM = "application/x-www-form-urlencoded"
-_MAX_FORM = 4096
 _MAX_ID = 40  # an approval id (a UUID); the stored challenge is 86 + 1 + this, of 128
 MAX_REASON = 200
 
 Handler = Callable[[Request], Awaitable[Response]]
-
-
-async def _form(request: Request) -> dict[str, str]:
-    kind = request.headers.get("content-type", "").split(";")[0].strip()
-    if kind != _FORM:
-        raise Refused(415, "Send the console's form.")
-    form = await request.form(max_files=0, max_fields=16, max_part_size=_MAX_FORM)
-    return {key: value for key, value in form.items() if isinstance(value, str)}
-
-
-async def _json(request: Request) -> dict[str, Any]:
-    kind = request.headers.get("content-type", "").split(";")[0].strip()
-    if kind != "application/json":
-        raise Refused(415, "Send application/json.")
-    try:
-        body = json.loads(await request.body() or b"{}")
-    except (ValueError, RecursionError):
-        raise Refused(400, "The body must be JSON.") from None
-    if not isinstance(body, dict):
-        raise Refused(400, "The body must be a JSON object.")
-    return body
 
 
 def console_routes(
@@ -109,8 +89,10 @@ def console_routes(
     passkeys: Passkeys,
     budget: BudgetRead,
     account: AccountRead,
+    persons: PersonPasskeys | None = None,
 ) -> list[BaseRoute]:
-    """The console's endpoints, to mount at the gateway's root."""
+    """The console's endpoints, to mount at the gateway's root (with ``persons``, a hosted
+    rail's: each person's console of their own connection too, ``_person_routes``)."""
 
     def guarded(handler: Handler, *, post: bool, as_json: bool = False) -> Handler:
         async def serve(request: Request) -> Response:
@@ -143,6 +125,8 @@ def console_routes(
             session = web.session(request)
             if session is not None and session.owner:
                 return await handler(request, session)
+            if session is not None and session.person is not None:
+                raise Refused(403, "These are the operator's pages: yours are at /console/mine.")
             if session is not None and session.signed_in:
                 return unbound(request)
             if request.method == "POST":
@@ -155,6 +139,8 @@ def console_routes(
 
     async def index(request: Request) -> Response:
         session = web.session(request)
+        if session is not None and session.person is not None:
+            return web.redirect(MINE)
         if session is not None and session.signed_in and not session.owner:
             return unbound(request)
         return web.redirect("/approvals" if session is not None and session.owner else "/sign-in")
@@ -165,7 +151,13 @@ def console_routes(
         if not 0 < len(token) <= 128:
             token = secrets.token_urlsafe(32)
         page = web.page(
-            "sign_in.html", None, status, csrf=token, passkey=passkeys.any(), error=error
+            "sign_in.html",
+            None,
+            status,
+            csrf=token,
+            passkey=passkeys.any(),
+            person_passkeys=persons is not None and persons.party is not None,
+            error=error,
         )
         return web.with_pre_cookie(page, token)
 
@@ -236,20 +228,7 @@ def console_routes(
         return web.with_cookie(answer, raw)
 
     def _at_party(request: Request) -> None:
-        """Refuse a passkey ceremony anywhere but at the relying party's origin."""
-        party = passkeys.party
-        if party is None:
-            raise Refused(
-                400,
-                "Passkeys need a console at localhost or a domain name, never an IP address: "
-                "give the gateway a domain name (--public-url).",
-            )
-        if request.headers.get("origin", "").lower() != party.origin:
-            raise Refused(
-                400,
-                f"Passkeys work only at {party.origin}{PREFIX} (their relying party is "
-                f"{party.rp_id}, never an IP address): open the console there.",
-            )
+        at_party(request, passkeys.party)
 
     def _assert_passkey(
         session: ConsoleSession, purpose: str, credential: str, bound: str = ""
@@ -524,6 +503,7 @@ def console_routes(
             guarded(signed_in(deny), post=True),
             methods=["POST"],
         ),
+        *(person_routes(web, persons, desk, guarded) if persons is not None else ()),
         Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
         Route("/favicon.ico", favicon, methods=["GET"]),
     ]

@@ -14,6 +14,10 @@ Opening the sign-in page stores nothing (its form's CSRF token is a cookie of it
 a new session (a new id, key and CSRF token: no fixation) and ends the old one. A session ends
 when idle for ``IDLE`` or older than ``MAX_AGE``, by the security clock (wall time; never a
 simulated market), and when the owner signs out; ended ones are swept as sessions open.
+
+On a hosted rail a person signs in to the console of their own connection: the session row
+names that connection (``connection_id``, set only at sign-in, never from a request), and
+such a session is never the owner's (``ConsoleSession.person``).
 """
 
 from __future__ import annotations
@@ -57,16 +61,26 @@ class ConsoleSession:
     signed_in: bool
     bound: bool = False
     """Signed in and presented with its key: the owner's console (else it opens nothing)."""
+    connection_id: str | None = None
+    """The connection of a person's session (a hosted rail's); ``None`` for the owner's."""
 
     @property
     def owner(self) -> bool:
-        return self.signed_in and self.bound
+        return self.signed_in and self.bound and self.connection_id is None
+
+    @property
+    def person(self) -> str | None:
+        """The connection whose person this bound session is, else ``None``."""
+        return self.connection_id if self.signed_in and self.bound else None
 
     def csrf_matches(self, presented: str | None) -> bool:
         return same_secret(self.csrf, presented)
 
     def __repr__(self) -> str:  # the CSRF token stays out of logs
-        return f"ConsoleSession(signed_in={self.signed_in}, bound={self.bound})"
+        return (
+            f"ConsoleSession(signed_in={self.signed_in}, bound={self.bound}, "
+            f"person={self.connection_id is not None})"
+        )
 
 
 class ConsoleSessions:
@@ -86,16 +100,22 @@ class ConsoleSessions:
         self._insert(raw, csrf=csrf, key=None)
         return raw, ConsoleSession(_digest(raw), csrf, signed_in=False)
 
-    def sign_in(self, previous: ConsoleSession | None) -> tuple[str, str, ConsoleSession]:
-        """End ``previous`` (if any) and open a signed-in session: the raw id (for the cookie),
-        the key (for the page's ``sessionStorage``) and the session."""
+    def sign_in(
+        self, previous: ConsoleSession | None, *, connection_id: str | None = None
+    ) -> tuple[str, str, ConsoleSession]:
+        """End ``previous`` (if any) and open a signed-in session (the owner's, or with
+        ``connection_id`` the person's of that connection): the raw id (for the cookie), the
+        key (for the page's ``sessionStorage``) and the session."""
         if previous is not None:
             self.end(previous)
         raw, key, csrf = (secrets.token_urlsafe(32) for _ in range(3))
-        self._insert(raw, csrf=csrf, key=key)
-        return raw, key, ConsoleSession(_digest(raw), csrf, signed_in=True, bound=True)
+        self._insert(raw, csrf=csrf, key=key, connection_id=connection_id)
+        session = ConsoleSession(_digest(raw), csrf, True, True, connection_id)
+        return raw, key, session
 
-    def _insert(self, raw: str, *, csrf: str, key: str | None) -> None:
+    def _insert(
+        self, raw: str, *, csrf: str, key: str | None, connection_id: str | None = None
+    ) -> None:
         now = self._clock.now()
         with self._engine.begin() as db:
             self._sweep(db, now)
@@ -105,6 +125,7 @@ class ConsoleSessions:
                     csrf=csrf,
                     signed_in=key is not None,
                     key_sha256=_digest(key) if key is not None else None,
+                    connection_id=connection_id,
                     created_at=iso(now),
                     seen_at=iso(now),
                 )
@@ -133,7 +154,7 @@ class ConsoleSessions:
                     .where(console_sessions.c.id_sha256 == digest)
                     .values(seen_at=iso(now))
                 )
-        return ConsoleSession(digest, row.csrf, bool(row.signed_in), bound)
+        return ConsoleSession(digest, row.csrf, bool(row.signed_in), bound, row.connection_id)
 
     def end(self, session: ConsoleSession) -> None:
         with self._engine.begin() as db:

@@ -1,4 +1,4 @@
-"""The console's tables (migrations 0010 and 0015, the gateway package's) as SQLAlchemy Core
+"""The console's tables (migrations 0010, 0015 and 0040, the gateway package's) as SQLAlchemy Core
 metadata.
 
 See ``ordergate/gateway/migrations/versions/0010_console.py`` and ``0015_console_keys.py`` for
@@ -37,4 +37,5 @@ console_sessions = Table(
     Column("created_at", String(_TIME), nullable=False),
     Column("seen_at", String(_TIME), nullable=False),
     Column("key_sha256", String(_HASH)),
+    Column("connection_id", String(64)),
 )

@@ -21,6 +21,7 @@ On https (``--public-url https://…``) the session cookie is ``__Host-ordergate
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,14 +39,28 @@ from ordergate.gateway.console._sessions import (
     ConsoleSessions,
     same_secret,
 )
+from ordergate.gateway.passkeys import RelyingParty
 
-__all__ = ["COOKIE", "HOST_COOKIE", "KEY_HEADER", "PREFIX", "PRE_COOKIE", "Refused", "Web"]
+__all__ = [
+    "COOKIE",
+    "HOST_COOKIE",
+    "KEY_HEADER",
+    "PREFIX",
+    "PRE_COOKIE",
+    "Refused",
+    "Web",
+    "at_party",
+    "read_form",
+    "read_json",
+]
 
 PREFIX = "/console"
 COOKIE = "ordergate_console"
 HOST_COOKIE = "__Host-ordergate_console"
 PRE_COOKIE = "ordergate_console_sign_in"
 KEY_HEADER = "x-console-key"
+_FORM = "application/x-www-form-urlencoded"
+_MAX_FORM = 4096
 _PRE_AGE = 3600
 # ``same-origin``, not ``no-referrer``: under ``no-referrer`` a browser sends ``Origin: null``
 # with a form post (Fetch, "serializing a request origin"), and every console form is refused.
@@ -80,6 +95,45 @@ class Refused(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+async def read_form(request: Request) -> dict[str, str]:
+    """The console form a post carries (its text fields); ``Refused`` for anything else."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != _FORM:
+        raise Refused(415, "Send the console's form.")
+    form = await request.form(max_files=0, max_fields=16, max_part_size=_MAX_FORM)
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+async def read_json(request: Request) -> dict[str, Any]:
+    """The JSON object a post carries; ``Refused`` for anything else."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != "application/json":
+        raise Refused(415, "Send application/json.")
+    try:
+        body = json.loads(await request.body() or b"{}")
+    except (ValueError, RecursionError):
+        raise Refused(400, "The body must be JSON.") from None
+    if not isinstance(body, dict):
+        raise Refused(400, "The body must be a JSON object.")
+    return body
+
+
+def at_party(request: Request, party: RelyingParty | None) -> None:
+    """Refuse a passkey ceremony anywhere but at the relying party's origin."""
+    if party is None:
+        raise Refused(
+            400,
+            "Passkeys need a console at localhost or a domain name, never an IP address: "
+            "give the gateway a domain name (--public-url).",
+        )
+    if request.headers.get("origin", "").lower() != party.origin:
+        raise Refused(
+            400,
+            f"Passkeys work only at {party.origin}{PREFIX} (their relying party is "
+            f"{party.rp_id}, never an IP address): open the console there.",
+        )
 
 
 def origin_of(url: str) -> str:

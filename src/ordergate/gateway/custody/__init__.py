@@ -4,13 +4,16 @@ The gateway is a public OAuth client of the upstream (``_authority``); after the
 the person signs in there and the callback checks the browser's bind before it exchanges
 anything (``_signin``, ``_held``); the session is sealed on the connection (``_vault``, the
 only place a sealed session is opened) and each connection's calls and orders go out on its
-own session through its own guard (``_backend``). Each session is under a data key of its
+own session through its own guard (``_backend``). On a hosted rail the person enrols a code
+of their own (``_person``) and may register a passkey (``_person_passkeys``) for the
+connection on the same page (``_person_page``). Each session is under a data key of its
 own, wrapped by the key provider's key-encryption key (``ordergate.gateway.keys``);
 ``_rotation`` re-wraps them all under a new one.
 """
 
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._backend import SealedBackend
+from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.custody._rotation import Progress, Rotation, rotate_keys
 from ordergate.gateway.custody._signin import BIND_COOKIE, NO_MASTER_SECRET, UpstreamSignIn
 from ordergate.gateway.custody._vault import SESSION_ENDED, NoVault, SessionSource, Vault
@@ -20,6 +23,7 @@ __all__ = [
     "NO_MASTER_SECRET",
     "SESSION_ENDED",
     "NoVault",
+    "PersonPasskeys",
     "Progress",
     "Rotation",
     "SealedBackend",

@@ -2,7 +2,8 @@
 
 On a hosted rail (sealed custody) the person who signs in at the upstream on the consent
 flow enrols a TOTP secret of their own for that connection (``new_secret``: shown once as an
-``otpauth://`` URI and QR code by the callback, confirmed with a first code, ``confirm``).
+``otpauth://`` URI and QR code on the callback's page, ``_person_page``; confirmed with a
+first code, ``confirm``).
 The secret is sealed under the connection's own data key — the same envelope as its session
 (``ordergate.gateway.keys``), with ``person-totp:<id>`` as associated data — so a rotation of
 the key-encryption key carries it and erasing the connection shreds it.
@@ -16,16 +17,11 @@ operator's owner code is not this connection's code, so it is refused like any w
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from html import escape
 from typing import Any
 
-import qrcode
-import qrcode.image.svg
 from sqlalchemy import Engine, select, update
-from starlette.responses import HTMLResponse
 
 from ordergate.core import Clock, Secret
 from ordergate.gateway._owner import connection_digest, digest_in, identity_of
@@ -40,7 +36,6 @@ from ordergate.gateway.keys import (
 )
 from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
 from ordergate.ledger import Ledger
-from ordergate.oauth import html_page
 from ordergate.owner import matching_step, new_totp_secret, provisioning_uri
 from ordergate.store import write_transaction
 
@@ -50,7 +45,7 @@ __all__ = [
     "PERSON_FIELD",
     "PersonCodes",
     "PersonRefused",
-    "enrolment_page",
+    "journal_person_act",
     "journal_person_refusal",
     "new_secret",
     "person_aad",
@@ -59,10 +54,6 @@ __all__ = [
 ]
 
 PERSON_FIELD = "person_code"
-_STYLE = (
-    "body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem}"
-    "code{word-break:break-all}.problem{color:#a00}svg{width:14rem;height:14rem}"
-)
 
 NOT_ENROLLED = "person_not_enrolled"
 CODE_MISSING = "person_code_required"
@@ -282,45 +273,32 @@ class PersonCodes:
         reason: str | None,
         detail: Mapping[str, Any],
     ) -> None:
-        entry = _entry(act, outcome, reason, detail, self._clock.now().isoformat())
-        entry["credential"] = "person_totp"
-        self._ledger.journal.append(
-            identity=identity_of(connection_id),
-            kind="person_act",
-            why=f"person act {act} {outcome}" + (f" ({reason})" if reason else ""),
-            detail=entry,
-            connection=tx,
-        )
+        journal_person_act(
+            self._ledger, tx, connection_id, act, outcome, reason, detail,
+            credential="person_totp", at=self._clock.now().isoformat(),
+        )  # fmt: skip
 
 
-def _svg_qr(text: str) -> str:
-    image = qrcode.make(text, image_factory=qrcode.image.svg.SvgPathImage)
-    out = io.BytesIO()
-    image.save(out)
-    svg = out.getvalue().decode("utf-8")
-    return svg[svg.index("<svg") :]
-
-
-def enrolment_page(
-    uri: str, *, sealed: str, action: str, problem: str | None = None
-) -> HTMLResponse:
-    """The page on which the person enrols their own code for the new connection."""
-    said = f'<p class="problem" id="problem">{escape(problem)}</p>' if problem else ""
-    body = (
-        "<h1>Your own code for this connection</h1>"
-        "<p>You own this connection. Approving its held orders and its other owner acts "
-        "needs a code from your authenticator app, not the rail operator's. Scan this once "
-        "(it is not shown again), then type the code your app shows.</p>"
-        f'<div id="qr">{_svg_qr(uri)}</div>'
-        f'<p>Or enter it by hand: <code id="otpauth">{escape(uri)}</code></p>'
-        f"{said}"
-        f'<form method="post" action="{escape(action)}">'
-        f'<input type="hidden" name="enrolment" value="{escape(sealed)}">'
-        f'<label>Code <input name="{PERSON_FIELD}" autocomplete="one-time-code" '
-        'inputmode="numeric" required></label> '
-        '<button type="submit" name="decision" value="confirm">Confirm</button></form>'
+def journal_person_act(
+    ledger: Ledger,
+    tx: Any,
+    connection_id: str,
+    act: str,
+    outcome: str,
+    reason: str | None,
+    detail: Mapping[str, Any],
+    *,
+    credential: str,
+    at: str,
+) -> None:
+    """Journal a person's ``act`` on ``connection_id`` (inside ``tx``) as ``person_act`` under
+    the connection's identity, with the ``credential`` it was checked with (never its value)."""
+    entry = _entry(act, outcome, reason, detail, at)
+    entry["credential"] = credential
+    ledger.journal.append(
+        identity=identity_of(connection_id),
+        kind="person_act",
+        why=f"person act {act} {outcome}" + (f" ({reason})" if reason else ""),
+        detail=entry,
+        connection=tx,
     )
-    response = html_page("ordergate — your code", body, style=_STYLE, status_code=200)
-    response.headers["cache-control"] = "no-store"
-    response.headers["referrer-policy"] = "no-referrer"
-    return response

@@ -20,7 +20,11 @@ The callback (``GET /oauth/callback``), in this order:
 5. on a hosted rail (``persons``), before that redirect, the person enrols a code of their
    own for the connection: the page shows its ``otpauth://`` URI and QR code once and posts
    a first code back to the callback path (the form sealed by the rail, the browser bound by
-   a cookie); only once it is confirmed does the client get its code (``_person``).
+   a cookie); only once it is confirmed does the client get its code (``_person``). Before
+   that, the person may register a passkey for the connection (``passkeys``): the page posts
+   the WebAuthn ceremony's two steps to the callback path as JSON, each carrying what the
+   rail sealed (the enrolment form, then the ceremony with its challenge) and bound to the
+   same browser (``_person_passkeys``).
 
 Without ``ORDERGATE_MASTER_SECRET`` nothing can be sealed, so nobody is connected: the consent
 page says why instead (``unavailable``).
@@ -32,25 +36,29 @@ import hashlib
 import hmac
 import json
 import logging
+from typing import Any
 
 import anyio.to_thread
 import httpx2
 from mcp.client.auth import PKCEParameters
 from mcp.client.auth.utils import issuers_match
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from ordergate.client import TokenSet, ToolError, request_tokens
 from ordergate.core import Clock
 from ordergate.gateway._seal import Sealer, SealError
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._held import HeldSignIn, SignIns
-from ordergate.gateway.custody._person import PersonCodes, enrolment_page, new_secret
+from ordergate.gateway.custody._person import PersonCodes, new_secret
+from ordergate.gateway.custody._person_page import enrolment_page
+from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.custody._vault import Vault
 from ordergate.gateway.oauth._pages import error_page
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
 from ordergate.gateway.oauth._store import GatewayStore
 from ordergate.gateway.oauth._values import mint
+from ordergate.gateway.passkeys import PasskeyError
 from ordergate.oauth import Authorization, ErrorCode, ParameterError, redirect_with, single_param
 
 __all__ = ["BIND_COOKIE", "CALLBACK_PATH", "NO_MASTER_SECRET", "UpstreamSignIn"]
@@ -60,6 +68,8 @@ _log = logging.getLogger(__name__)
 BIND_COOKIE = "ordergate_bind"
 ENROL_COOKIE = "ordergate_enrol"
 _ENROL_AAD = b"person-enrolment"
+_CEREMONY_AAD = b"person-passkey-ceremony"
+_MAX_JSON = 32_768
 NO_MASTER_SECRET = (
     "this gateway cannot hold a brokerage session: ORDERGATE_MASTER_SECRET is not set where "
     "it runs, so it connects nobody (its owner must set it and restart it)"
@@ -84,8 +94,10 @@ class UpstreamSignIn:
         clock: Clock,
         bind_ttl_s: int = 600,
         persons: PersonCodes | None = None,
+        passkeys: PersonPasskeys | None = None,
     ) -> None:
         self._persons = persons
+        self._passkeys = passkeys if persons is not None else None
         self._store = store
         self._signins = SignIns(store.engine, clock=clock)
         self._authority = authority
@@ -149,6 +161,9 @@ class UpstreamSignIn:
 
     async def callback(self, request: Request) -> Response:
         if request.method == "POST":
+            kind = request.headers.get("content-type", "").split(";")[0].strip()
+            if kind == "application/json":
+                return await self.passkey(request)
             return await self.confirm(request)
         response = await self._callback(request)
         response.delete_cookie(
@@ -235,7 +250,9 @@ class UpstreamSignIn:
             {"c": connection_id, "l": location, "b": hashlib.sha256(browser.encode()).hexdigest()}
         ).encode("utf-8")
         sealed = self._sealer.seal(held, aad=_ENROL_AAD)
-        response = enrolment_page(uri, sealed=sealed, action=CALLBACK_PATH)
+        response = enrolment_page(
+            uri, sealed=sealed, action=CALLBACK_PATH, passkeys=self._offers_passkeys
+        )
         response.set_cookie(
             ENROL_COOKIE,
             browser,
@@ -254,16 +271,13 @@ class UpstreamSignIn:
             return error_page(NO_MASTER_SECRET, status_code=503)
         form = await request.form()
         sealed, code = form.get("enrolment"), form.get("person_code")
-        if not isinstance(sealed, str) or not isinstance(code, str) or len(sealed) > 4096:
+        if not isinstance(code, str):
             return error_page("the enrolment form is incomplete")
         try:
-            held = json.loads(self._sealer.unseal(sealed, aad=_ENROL_AAD))
-        except (SealError, ValueError):
-            return error_page("the enrolment form was not one this rail issued", status_code=403)
-        browser = request.cookies.get(ENROL_COOKIE, "")
-        digest = hashlib.sha256(browser.encode("utf-8")).hexdigest()
-        if not browser or not hmac.compare_digest(digest, str(held.get("b", ""))):
-            return error_page(_OTHER_BROWSER, status_code=403)
+            held = self._held(request, sealed, aad=_ENROL_AAD)
+        except _Unheld as refusal:
+            return error_page(refusal.message, status_code=refusal.status)
+        assert isinstance(sealed, str)
         persons, connection_id = self._persons, str(held["c"])
         if await anyio.to_thread.run_sync(lambda: persons.confirm(connection_id, code.strip())):
             response = Response(
@@ -287,7 +301,74 @@ class UpstreamSignIn:
             action=CALLBACK_PATH,
             problem="that code is not the current one of this enrolment; type the code "
             "your authenticator shows now",
+            passkeys=self._offers_passkeys,
         )
+
+    # -- the person's passkey, registered on the same page before the code is confirmed -----
+
+    @property
+    def _offers_passkeys(self) -> bool:
+        return self._passkeys is not None and self._passkeys.party is not None
+
+    def _held(self, request: Request, sealed: object, *, aad: bytes) -> dict[str, Any]:
+        """What the rail sealed for this enrolment, if this browser is the one it was for;
+        ``_Unheld`` otherwise."""
+        assert self._sealer is not None
+        if not isinstance(sealed, str) or len(sealed) > 4096:
+            raise _Unheld(400, "the enrolment form is incomplete")
+        try:
+            held = json.loads(self._sealer.unseal(sealed, aad=aad))
+        except (SealError, ValueError):
+            raise _Unheld(403, "the enrolment form was not one this rail issued") from None
+        if not isinstance(held, dict):
+            raise _Unheld(403, "the enrolment form was not one this rail issued")
+        browser = request.cookies.get(ENROL_COOKIE, "")
+        digest = hashlib.sha256(browser.encode("utf-8")).hexdigest()
+        if not browser or not hmac.compare_digest(digest, str(held.get("b", ""))):
+            raise _Unheld(403, _OTHER_BROWSER)
+        return held
+
+    async def passkey(self, request: Request) -> Response:
+        """A JSON step of the passkey's registration: ``options`` (the enrolment form's sealed
+        value) or ``register`` (the sealed ceremony and the authenticator's response)."""
+        if self._sealer is None or self._passkeys is None or not self._offers_passkeys:
+            return _json_error(404, "this rail registers no passkeys")
+        passkeys, sealer = self._passkeys, self._sealer
+        raw = await request.body()
+        try:
+            if len(raw) > _MAX_JSON:
+                raise _Unheld(413, "the passkey step is too large")
+            try:
+                body = json.loads(raw)
+            except (ValueError, RecursionError):
+                raise _Unheld(400, "the passkey step must be JSON") from None
+            if not isinstance(body, dict):
+                raise _Unheld(400, "the passkey step must be a JSON object")
+            step = body.get("step")
+            if step == "options":
+                held = self._held(request, body.get("enrolment"), aad=_ENROL_AAD)
+                connection_id = str(held["c"])
+                options, challenge = await anyio.to_thread.run_sync(
+                    lambda: passkeys.registration_options(connection_id)
+                )
+                ceremony = {"c": connection_id, "ch": challenge, "b": held["b"]}
+                sealed = sealer.seal(json.dumps(ceremony).encode("utf-8"), aad=_CEREMONY_AAD)
+                return _json({"options": json.loads(options), "ceremony": sealed})
+            if step == "register":
+                held = self._held(request, body.get("ceremony"), aad=_CEREMONY_AAD)
+                credential = body.get("credential")
+                if not isinstance(credential, dict):
+                    raise _Unheld(400, "credential must be the authenticator's response")
+                answer = json.dumps(credential)
+                await anyio.to_thread.run_sync(
+                    lambda: passkeys.enrol(str(held["c"]), answer, str(held["ch"]))
+                )
+                return _json({"registered": True})
+            raise _Unheld(400, "step must be options or register")
+        except _Unheld as refusal:
+            return _json_error(refusal.status, refusal.message)
+        except PasskeyError as error:
+            return _json_error(400, f"the passkey was not registered: {error}")
 
     def _to_client(self, authorization: Authorization, *, error: ErrorCode) -> Response:
         return redirect_with(
@@ -299,6 +380,21 @@ class UpstreamSignIn:
                 "iss": self._issuer,
             },
         )
+
+
+class _Unheld(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _json(body: dict[str, Any], status: int = 200) -> JSONResponse:
+    return JSONResponse(body, status_code=status, headers={"cache-control": "no-store"})
+
+
+def _json_error(status: int, message: str) -> JSONResponse:
+    return _json({"error": message}, status)
 
 
 def _aad(pending_id: str) -> bytes:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, true
 
 from ordergate.gateway._caller_mints import list_mints
 from ordergate.gateway._callers import CALLER_PREFIX
@@ -36,9 +36,11 @@ __all__ = [
 MAX_LISTED = 1000
 
 
-def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[str, Any]]:
+def list_connections(
+    engine: Engine, *, limit: int = MAX_LISTED, only: str | None = None
+) -> list[dict[str, Any]]:
     """Live and dead connections, newest first: id, client name, kind, profile, state, and
-    when created and last used (blocking)."""
+    when created and last used (blocking); ``only``: that connection's row alone."""
     query = (
         select(
             connections.c.id,
@@ -52,6 +54,7 @@ def list_connections(engine: Engine, *, limit: int = MAX_LISTED) -> list[dict[st
         )
         .outerjoin(gateway_clients, gateway_clients.c.client_id == connections.c.client_id)
         .where(connections.c.state != "erased", ~abandoned_consent())
+        .where(connections.c.id == only if only is not None else true())
         .order_by(connections.c.created_at.desc(), connections.c.id)
         .limit(limit)
     )

@@ -237,6 +237,12 @@ class OwnerDesk:
 
         return await blocking(read)
 
+    async def connection(self, connection_id: str) -> dict[str, Any] | None:
+        """The live connection ``connection_id`` as ``connections`` lists it (a person's own
+        console shows it), else ``None``."""
+        rows = await blocking(list_connections, self._store.engine, only=connection_id)
+        return rows[0] if rows and rows[0]["state"] == "live" else None
+
     async def pending_acts(self) -> list[dict[str, Any]]:
         """The acts that loosen and wait for the owner's delay, each with its time left."""
         await self._delayed.run_due()

@@ -11,6 +11,7 @@ from ordergate.gateway.keys._envelope import (
     open_envelope,
     rewrapped,
     seal_envelope,
+    unwrapped_data_key,
 )
 from ordergate.gateway.keys._provider import (
     ENV_KEY_PROVIDER,
@@ -47,4 +48,5 @@ __all__ = [
     "read_pin_file",
     "rewrapped",
     "seal_envelope",
+    "unwrapped_data_key",
 ]

@@ -22,7 +22,14 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from ordergate.gateway._seal import SealError
 from ordergate.gateway.keys._provider import KeyProvider
 
-__all__ = ["ENVELOPE_PREFIX", "Envelope", "open_envelope", "rewrapped", "seal_envelope"]
+__all__ = [
+    "ENVELOPE_PREFIX",
+    "Envelope",
+    "open_envelope",
+    "rewrapped",
+    "seal_envelope",
+    "unwrapped_data_key",
+]
 
 ENVELOPE_PREFIX = "v2."
 _NONCE = 12
@@ -90,6 +97,13 @@ def open_envelope(
         return AESGCM(data_key).decrypt(raw[:_NONCE], raw[_NONCE:], aad), data_key
     except (InvalidTag, ValueError):
         raise SealError("the sealed value does not open with this key") from None
+
+
+def unwrapped_data_key(keys: KeyProvider, *, data_key_wrapped: str, kek_id: str) -> bytes:
+    """A row's data key, unwrapped by the provider (to seal something more under it, in
+    memory only). ``KeyProviderError`` when it does not unwrap; ``SealError`` for a blob that
+    is not one."""
+    return keys.unwrap(kek_id, _unb64(data_key_wrapped))
 
 
 def rewrapped(keys: KeyProvider, *, data_key_wrapped: str, kek_id: str) -> tuple[str, str]:

@@ -22,12 +22,28 @@ from ordergate.profiles import DEFAULT_PROFILE
 from ordergate.store import iso
 
 __all__ = [
+    "FORGOTTEN",
     "abandoned_consent",
     "erase_connection",
     "open_owner_connection",
     "open_sealed_connection",
     "profile_of",
 ]
+
+
+FORGOTTEN = {
+    "upstream_sealed": None,
+    "upstream_expires_at": None,
+    "data_key_wrapped": None,
+    "kek_id": None,
+    "person_totp_sealed": None,
+    "person_totp_step": None,
+    "person_passkey_sealed": None,
+    "person_passkey_sha256": None,
+    "person_passkey_count": None,
+}
+"""What a connection that ends (erased, or dead at the upstream) forgets: its session, its data
+key (so whatever was sealed under it is shredded) and the person's own credentials."""
 
 
 def open_owner_connection(tx: SqlConnection, *, client_id: str, profile: str, now: datetime) -> str:
@@ -94,15 +110,7 @@ def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
     result = tx.execute(
         update(connections)
         .where(connections.c.id == connection_id, connections.c.state != ConnectionState.ERASED)
-        .values(
-            state=ConnectionState.ERASED,
-            upstream_sealed=None,
-            upstream_expires_at=None,
-            data_key_wrapped=None,
-            kek_id=None,
-            person_totp_sealed=None,
-            person_totp_step=None,
-        )
+        .values(state=ConnectionState.ERASED, **FORGOTTEN)
     )
     return result.rowcount == 1
 

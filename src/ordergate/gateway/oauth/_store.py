@@ -36,7 +36,7 @@ from ordergate.gateway._schema import (
     gateway_pending,
     gateway_tokens,
 )
-from ordergate.gateway.oauth._connections import abandoned_consent, erase_connection
+from ordergate.gateway.oauth._connections import FORGOTTEN, abandoned_consent, erase_connection
 from ordergate.gateway.oauth._grants import Grants
 from ordergate.gateway.oauth._records import SCOPE, Connection, ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import MAX_VALUE_LENGTH, mint, new_id, sha256_hex
@@ -216,15 +216,7 @@ class GatewayStore:
                     connections.c.id == connection_id,
                     connections.c.state == ConnectionState.LIVE,
                 )
-                .values(
-                    state=ConnectionState.DEAD,
-                    upstream_sealed=None,
-                    upstream_expires_at=None,
-                    data_key_wrapped=None,
-                    kek_id=None,
-                    person_totp_sealed=None,
-                    person_totp_step=None,
-                )
+                .values(state=ConnectionState.DEAD, **FORGOTTEN)
             )
         self.grants.forget_verified()
         if result.rowcount == 1:

@@ -43,7 +43,15 @@
   async function run(button) {
     const purpose = button.dataset.passkey;
     say("Waiting for the passkey…");
-    if (purpose === "sign_in") {
+    if (purpose === "person_sign_in") {
+      const options = await post("/person/options", {});
+      options.challenge = bytes(options.challenge);
+      (options.allowCredentials || []).forEach((c) => { c.id = bytes(c.id); });
+      const made = asJSON(await navigator.credentials.get({ publicKey: options }));
+      const answer = await post("/person/sign-in", made);
+      sessionStorage.setItem("ordergate-console-key", answer.key);
+      window.location = answer.next;
+    } else if (purpose === "sign_in") {
       const answer = await post("/passkey/sign-in", await assertion("sign_in"));
       sessionStorage.setItem("ordergate-console-key", answer.key);
       window.location = answer.next;

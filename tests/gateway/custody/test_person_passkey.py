@@ -1,0 +1,189 @@
+"""A hosted rail's person registers a passkey for their own connection on the page the upstream
+sign-in ends on (a software authenticator; ``py_webauthn`` verifies it), then signs in with it
+to the console of that connection only; the passkey is sealed under the connection's data key
+and shredded with it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from custody_kit import BOUND_S, Custodian, custodian
+from oauth_testkit import challenge_of, new_verifier, person_enrolment
+from owner_testkit import PASSPHRASE
+from passkey_testkit import SoftPasskey
+
+from ordergate.gateway.console import COOKIE
+
+_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+_KEY = re.compile(r'<meta name="console-key" content="([^"]+)"')
+
+
+@pytest.fixture
+def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
+    with custodian(tmp_path, monkeypatch) as served:
+        yield served
+
+
+def _localhost(rail: Custodian) -> str:
+    return rail.url.replace("127.0.0.1", "localhost")
+
+
+def _enrolment_page(rail: Custodian, person: httpx2.Client) -> httpx2.Response:
+    to_upstream = rail.approve(person, rail.register(), challenge_of(new_verifier()))
+    assert to_upstream.status_code == 302, to_upstream.text
+    callback = rail.sign_in_upstream(person, to_upstream.headers["location"])
+    page = person.get(callback)
+    assert page.status_code == 200, page.text
+    return page
+
+
+def _step(person: httpx2.Client, rail: Custodian, body: dict[str, Any]) -> httpx2.Response:
+    return person.post(rail.url + "/oauth/callback", json=body)
+
+
+def connect_with_passkey(rail: Custodian) -> tuple[SoftPasskey, str]:
+    """The whole consent flow, a passkey registered on the way: the passkey and the
+    connection's id."""
+    passkey = SoftPasskey(_localhost(rail))
+    rail.connect(passkey=passkey)
+    row = [r for r in rail.rows() if r["person_passkey_sealed"] is not None][-1]
+    return passkey, str(row["id"])
+
+
+class PersonConsole:
+    """A person's browser on the console at ``localhost`` (the passkeys' relying party)."""
+
+    def __init__(self, rail: Custodian) -> None:
+        self.base = _localhost(rail)
+        self.http = httpx2.Client(base_url=self.base, timeout=BOUND_S, follow_redirects=False)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def get(self, path: str) -> httpx2.Response:
+        return self.http.get(f"/console{path}")
+
+    def post_json(self, path: str, body: Any, csrf: str) -> httpx2.Response:
+        headers = {"origin": self.base, "x-csrf-token": csrf}
+        return self.http.post(f"/console{path}", json=body, headers=headers)
+
+    def csrf(self, path: str = "/sign-in") -> str:
+        found = _CSRF.search(self.get(path).text)
+        assert found is not None
+        return found.group(1)
+
+    def sign_in(self, passkey: SoftPasskey) -> httpx2.Response:
+        csrf = self.csrf()
+        options = self.post_json("/person/options", {}, csrf)
+        assert options.status_code == 200, options.text
+        signed = self.post_json("/person/sign-in", passkey.get(options.json()), csrf)
+        if signed.status_code == 200:
+            self.http.headers["x-console-key"] = signed.json()["key"]
+        return signed
+
+
+@pytest.fixture
+def browser(rail: Custodian) -> Iterator[PersonConsole]:
+    opened = PersonConsole(rail)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.mark.req("rail.person.passkey")
+def test_a_passkey_registered_on_the_consent_flow_signs_its_person_in_to_their_connection_only(
+    rail: Custodian, browser: PersonConsole
+) -> None:
+    passkey, connection_id = connect_with_passkey(rail)
+    [row] = rail.rows()
+    assert row["person_passkey_sealed"].startswith("v2.")
+    assert passkey.credential_id.hex() not in str(row)
+    assert browser.get("/sign-in").text.count('data-passkey="person_sign_in"') == 1
+    signed = browser.sign_in(passkey)
+    assert signed.status_code == 200, signed.text
+    assert signed.json()["next"] == "/console/mine"
+    mine = browser.get("/mine")
+    assert mine.status_code == 200, mine.text
+    assert f'data-connection="{connection_id}"' in mine.text
+    for operators in ("/approvals", "/connections", "/filings", "/budget", "/passkeys"):
+        assert browser.get(operators).status_code == 403, operators
+    index = browser.get("")
+    assert index.status_code == 303 and index.headers["location"] == "/console/mine"
+
+
+@pytest.mark.req("rail.person.passkey")
+def test_the_operators_session_opens_no_persons_console(
+    rail: Custodian, browser: PersonConsole
+) -> None:
+    connect_with_passkey(rail)
+    csrf = browser.csrf()
+    signed = browser.http.post(
+        "/console/sign-in",
+        data={"csrf": csrf, "owner_code": PASSPHRASE},
+        headers={"origin": browser.base},
+    )
+    found = _KEY.search(signed.text)
+    assert signed.status_code == 200 and found is not None, signed.text
+    browser.http.headers["x-console-key"] = found.group(1)
+    assert browser.get("/approvals").status_code == 200
+    assert browser.get("/mine").status_code == 403
+
+
+@pytest.mark.req("rail.person.passkey")
+def test_a_passkey_step_from_another_browser_altered_or_twice_is_refused(
+    rail: Custodian,
+) -> None:
+    passkey = SoftPasskey(_localhost(rail))
+    with rail.browser() as person:
+        page = _enrolment_page(rail, person)
+        assert 'id="passkey-enrol"' in page.text
+        assert "script-src 'nonce-" in page.headers["content-security-policy"]
+        form, _ = person_enrolment(page.text, rail.clock.now())
+        with rail.browser() as other:
+            elsewhere = _step(other, rail, {"step": "options", "enrolment": form["enrolment"]})
+        assert elsewhere.status_code == 403, elsewhere.text
+        altered = _step(person, rail, {"step": "options", "enrolment": form["enrolment"][:-4]})
+        assert altered.status_code == 403, altered.text
+        begun = _step(person, rail, {"step": "options", "enrolment": form["enrolment"]}).json()
+        forged = passkey.create(begun["options"], origin="https://evil.example")
+        refused = _step(
+            person, rail, {"step": "register", "ceremony": begun["ceremony"], "credential": forged}
+        )
+        assert refused.status_code == 400, refused.text
+        made = passkey.create(begun["options"])
+        body = {"step": "register", "ceremony": begun["ceremony"], "credential": made}
+        assert _step(person, rail, body).status_code == 200
+        again = _step(person, rail, body)
+        assert again.status_code == 400, again.text  # one passkey per connection
+        unknown = _step(person, rail, {"step": "elsewhere"})
+        assert unknown.status_code == 400
+
+
+@pytest.mark.req("rail.person.passkey")
+def test_an_erased_connection_shreds_its_passkey_and_ends_its_persons_session(
+    rail: Custodian, browser: PersonConsole
+) -> None:
+    passkey, connection_id = connect_with_passkey(rail)
+    assert browser.sign_in(passkey).status_code == 200
+    assert browser.get("/mine").status_code == 200
+    from ordergate.gateway.oauth._connections import erase_connection
+    from ordergate.store import write_transaction
+
+    with write_transaction(rail.engine) as tx:
+        assert erase_connection(tx, connection_id)
+    [row] = rail.rows()
+    assert row["person_passkey_sealed"] is None and row["person_passkey_sha256"] is None
+    assert browser.get("/mine").status_code == 401
+    browser.http.headers.pop("x-console-key")
+    browser.http.cookies.clear()
+    rail.clock.advance(timedelta(seconds=1))
+    again = browser.sign_in(passkey)
+    assert again.status_code == 403, again.text
+    assert COOKIE in browser.http.cookies
