@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from ordergate.agent import AgentState, agent_states, breaker_state
 from ordergate.core import SteppedClock
 from ordergate.execution import trading_read
@@ -28,8 +30,8 @@ def test_the_breakers_move_the_agent_between_running_reducing_and_halted(
         assert breaker_state(
             Decimal(10000), ledger=ledger, policy=policy, now=AT, account=ACCOUNT
         ).state is (AgentState.RUNNING)
-        ledger.controls.set_high_water_mark(Decimal(10000))
-        ledger.controls.set_session_start_equity("2026-12-01", Decimal(9100))
+        ledger.controls.set_high_water_mark(Decimal(10000), account=ACCOUNT)
+        ledger.controls.set_session_start_equity("2026-12-01", Decimal(9100), account=ACCOUNT)
         clear = breaker_state(Decimal(9100), ledger=ledger, policy=policy, now=AT, account=ACCOUNT)
         assert clear.state is AgentState.RUNNING and clear.reasons == ()
         drawn = breaker_state(Decimal(9000), ledger=ledger, policy=policy, now=AT, account=ACCOUNT)
@@ -55,13 +57,13 @@ def test_the_agent_starts_each_market_day_where_the_guard_does_not_at_yesterdays
 ) -> None:
     policy = PolicyConfig(drawdown_halt_bps=5000, daily_loss_halt_usd=Decimal(250))
     with _ledger(tmp_path) as ledger:
-        ledger.controls.set_high_water_mark(Decimal(10000))
+        ledger.controls.set_high_water_mark(Decimal(10000), account=ACCOUNT)
         # Yesterday's session started at 10000; today the account opens at 9000.
-        ledger.controls.set_session_start_equity("2026-11-30", Decimal(10000))
+        ledger.controls.set_session_start_equity("2026-11-30", Decimal(10000), account=ACCOUNT)
         today = breaker_state(Decimal(9000), ledger=ledger, policy=policy, now=AT, account=ACCOUNT)
         assert today.state is AgentState.RUNNING and today.reasons == ()
         # The guard judges an order at that equity the same way: the breakers are its own.
-        read = trading_read(ledger, policy, Decimal(9000), now=AT)
+        read = trading_read(ledger, policy, Decimal(9000), now=AT, account=ACCOUNT)
         assert (read.state, read.reasons) == ("active", ())
         lower = breaker_state(
             Decimal(9000), ledger=ledger, policy=policy, now=AT - timedelta(days=1), account=ACCOUNT
@@ -87,3 +89,23 @@ def test_status_lists_each_agents_latest_state_from_the_journal(tmp_path: Path) 
         states = agent_states(ledger)
         assert list(states) == ["a"] and states["a"]["state"] == "reducing"
         assert states["a"]["decision"] == "sell"
+
+
+@pytest.mark.req("wall.breakers.per-account")
+def test_one_accounts_drawdown_moves_its_agent_and_not_another_accounts_on_the_ledger(
+    tmp_path: Path,
+) -> None:
+    policy = PolicyConfig(drawdown_halt_bps=1000, daily_loss_halt_usd=Decimal(250))
+    other = "other-account"
+    with _ledger(tmp_path) as ledger:
+        ledger.controls.set_high_water_mark(Decimal(10000), account=ACCOUNT)
+        ledger.controls.set_high_water_mark(Decimal(9000), account=other)
+        for account in (ACCOUNT, other):
+            ledger.controls.set_session_start_equity("2026-12-01", Decimal(9000), account=account)
+        drawn = breaker_state(Decimal(9000), ledger=ledger, policy=policy, now=AT, account=ACCOUNT)
+        clear = breaker_state(Decimal(9000), ledger=ledger, policy=policy, now=AT, account=other)
+        read = trading_read(ledger, policy, Decimal(9000), now=AT, account=other)
+    assert drawn.state is AgentState.REDUCING
+    assert [reason.split(":")[0] for reason in drawn.reasons] == ["drawdown"]
+    assert clear.state is AgentState.RUNNING and clear.reasons == ()
+    assert (read.state, read.reasons) == ("active", ())

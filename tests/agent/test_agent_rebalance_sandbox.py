@@ -127,11 +127,13 @@ async def test_a_breaker_the_agent_obeys_starts_the_cooldown_its_buys_then_meet(
     policy = POLICY + "[cooldown]\nminutes = 30\n"
     async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
         ledger = run.running.guard.ledger
-        ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        ledger.controls.set_high_water_mark(Decimal(10) ** 9, account=run.running.guard.account)
         halted = await run.agent.tick()
         assert halted.state is not AgentState.RUNNING and halted.orders == ()
         assert ledger.controls.breaker_tripped_at(run.running.guard.account) == OPEN
-        ledger.controls.set_high_water_mark(Decimal(1))  # recovered: the breaker is clear
+        ledger.controls.set_high_water_mark(
+            Decimal(1), account=run.running.guard.account
+        )  # recovered: the breaker is clear
         run.clock.advance(timedelta(minutes=30) - timedelta(seconds=1))
         cooling = await run.agent.tick()
         assert cooling.state is AgentState.RUNNING and cooling.orders

@@ -295,6 +295,7 @@ def test_a_buy_in_the_cooldown_after_a_breaker_exits_3_naming_cooldown_and_until
     from ordergate.core import RealtimeClock
     from ordergate.ledger import open_ledger
     from ordergate.policy import DEFAULT_POLICY_TOML
+    from ordergate.runtime import EMBEDDED_ACCOUNT
 
     person.home.mkdir(parents=True)
     text = DEFAULT_POLICY_TOML.replace("[cooldown]\nminutes = 0", "[cooldown]\nminutes = 30")
@@ -302,11 +303,11 @@ def test_a_buy_in_the_cooldown_after_a_breaker_exits_3_naming_cooldown_and_until
     url = f"sqlite:///{person.home / 'ledger.db'}"
     assert person.json("status", "--sandbox")  # the ledger is made, the policy applied
     with open_ledger(url, clock=RealtimeClock()) as ledger:
-        ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        ledger.controls.set_high_water_mark(Decimal(10) ** 9, account=EMBEDDED_ACCOUNT)
     tripped = person.json("order", "SPY", "buy", "--qty", "0.11", "--sandbox")
     assert "drawdown_halt" in tripped["reasons"]
     with open_ledger(url, clock=RealtimeClock()) as ledger:
-        ledger.controls.set_high_water_mark(Decimal(1))
+        ledger.controls.set_high_water_mark(Decimal(1), account=EMBEDDED_ACCOUNT)
     cooling = person.run("order", "SPY", "buy", "--qty", "0.12", "--sandbox")
     assert cooling.exit_code == 3, cooling.output
     assert "cooldown" in cooling.stdout and "(cooldown.minutes = 30)" in cooling.stdout

@@ -34,13 +34,13 @@ async def test_buys_are_refused_cooldown_until_the_second_the_cooldown_after_a_b
     async with desk(tmp_path, live=live, config=config) as d:
         held = await d.guard.submit(buy("SPY"), identity="agent")
         assert held.status is not FilingStatus.REFUSED, held
-        d.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        d.ledger.controls.set_high_water_mark(Decimal(10) ** 9, account=d.account)
         tripped_at = d.clock.now()
         tripped = await d.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in tripped.reasons
         assert d.ledger.controls.breaker_tripped_at(d.account) == tripped_at
         # The equity is its own high again: the breaker no longer refuses, the cooldown does.
-        d.ledger.controls.set_high_water_mark(Decimal(1))
+        d.ledger.controls.set_high_water_mark(Decimal(1), account=d.account)
         d.step(MINUTES * 60 - 1)
         cooling = await d.guard.submit(buy("SPY"), identity="agent")
         assert cooling.reasons == ("cooldown",)
@@ -55,7 +55,7 @@ async def test_buys_are_refused_cooldown_until_the_second_the_cooldown_after_a_b
 
 async def test_without_a_cooldown_a_breakers_refusal_is_not_recorded(tmp_path: Path) -> None:
     async with desk(tmp_path) as d:
-        d.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        d.ledger.controls.set_high_water_mark(Decimal(10) ** 9, account=d.account)
         tripped = await d.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in tripped.reasons
         assert d.ledger.controls.breaker_tripped_at(d.account) is None
@@ -130,10 +130,12 @@ async def test_a_breaker_tripped_on_one_account_cools_down_that_account_and_not_
         desk(tmp_path / "b", live=live, config=config, ledger_url=url, venue={"seed": 8}) as b,
     ):
         assert a.account != b.account
-        a.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        a.ledger.controls.set_high_water_mark(Decimal(10) ** 9, account=a.account)
         tripped = await a.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in tripped.reasons
-        a.ledger.controls.set_high_water_mark(Decimal(1))  # the breaker is clear again
+        a.ledger.controls.set_high_water_mark(
+            Decimal(1), account=a.account
+        )  # the breaker is clear again
         assert (await a.guard.submit(buy("SPY"), identity="agent")).reasons == ("cooldown",)
         elsewhere = await b.guard.submit(buy("SPY"), identity="agent")
         assert elsewhere.status is not FilingStatus.REFUSED, elsewhere.reasons

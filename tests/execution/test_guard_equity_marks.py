@@ -44,7 +44,7 @@ async def test_each_order_marks_the_paper_equity_it_was_decided_on_at_most_once_
             (first, before.equity, "paper"),
             (d.clock.now(), now.equity, "paper"),
         ]
-        assert d.ledger.controls.high_water_mark() == max(before.equity, now.equity)
+        assert d.ledger.controls.high_water_mark(d.account) == max(before.equity, now.equity)
 
 
 async def test_an_order_whose_equity_cannot_be_read_marks_nothing(tmp_path: Path) -> None:
@@ -53,7 +53,7 @@ async def test_an_order_whose_equity_cannot_be_read_marks_nothing(tmp_path: Path
         outcome = await d.guard.submit(buy("SPY"), identity="agent-1")
         assert outcome.refused
         assert d.ledger.equity.window(d.account) == []
-        assert d.ledger.controls.high_water_mark() is None
+        assert d.ledger.controls.high_water_mark(d.account) is None
 
 
 async def test_the_periodic_pass_marks_the_broker_equity_once_an_interval_and_never_a_guess(
@@ -86,7 +86,9 @@ async def test_the_periodic_pass_marks_the_broker_equity_once_an_interval_and_ne
         assert {m.source for m in marks} == {"broker"}
         view = await d.reader.read(d.account, None)
         assert view.equity is not None and marks[-1].equity == view.equity
-        assert d.ledger.controls.high_water_mark() is None  # the pass reads; orders raise it
+        assert (
+            d.ledger.controls.high_water_mark(d.account) is None
+        )  # the pass reads; orders raise it
         with pytest.raises(ValueError, match="every"):
             EquityMarker(d.guard, every=0)
 

@@ -123,13 +123,15 @@ async def test_the_breakers_name_equity_and_its_marks_at_stage_a_and_at_review(
         held = await d.guard.submit(buy("SPY"), identity="agent")
         assert held.approval_id is not None
         # The first decision of the day started the session at the equity (nothing filled).
-        session = d.ledger.controls.session_start_equity()
+        session = d.ledger.controls.session_start_equity(d.account)
         assert session is not None
         equity = session.equity
         # A peak 20 % above equity, and the session begun $1,000 above it.
         peak = equity * Decimal("1.25")
-        d.ledger.controls.set_high_water_mark(peak)
-        d.ledger.controls.set_session_start_equity(session.session, equity + 1000)
+        d.ledger.controls.set_high_water_mark(peak, account=d.account)
+        d.ledger.controls.set_session_start_equity(
+            session.session, equity + 1000, account=d.account
+        )
         drawn = f"drawdown_halt: equity ${equity:.2f} is ${peak - equity:.2f} (20.00 %) below "
         lost = f"daily_loss_halt: equity ${equity:.2f} is $1000.00 below the session's start"
         refused = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent")

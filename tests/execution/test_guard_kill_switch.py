@@ -124,7 +124,7 @@ async def test_a_tripped_breaker_cancels_working_orders_only_under_halt_cancels_
     extra = f"[limits]\nhalt_cancels_open = {'true' if switch else 'false'}"
     async with desk(tmp_path, live=True, config=policy(extra)) as d:
         [working] = await _resting(d, 1)
-        d.ledger.controls.set_high_water_mark(Decimal(10_000_000))
+        d.ledger.controls.set_high_water_mark(Decimal(10_000_000), account=d.account)
         refused = await d.guard.submit(buy("SPY"), identity="agent")
         assert "drawdown_halt" in refused.reasons
         status = d.ledger.filing(working).status

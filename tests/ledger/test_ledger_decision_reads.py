@@ -26,8 +26,8 @@ TERMS = {"symbol": "AAPL", "side": "buy", "type": "market", "dollar_amount": Dec
 def _separately(ledger: Ledger, account: str, now: datetime) -> tuple[Any, ...]:
     controls = ledger.controls
     mark, start, pause = (
-        controls.high_water_mark(),
-        controls.session_start_equity(),
+        controls.high_water_mark(account),
+        controls.session_start_equity(account),
         controls.pause_state(),
     )
     with reading(ledger.engine) as connection:
@@ -61,7 +61,9 @@ def test_the_one_statement_reads_what_the_separate_reads_read(
         lambda: ledger.controls.raise_high_water_mark(
             Decimal("1000.5"), account=account, source="paper", at=clock.now()
         ),
-        lambda: ledger.controls.set_session_start_equity("2026-12-01", Decimal("999.25")),
+        lambda: ledger.controls.set_session_start_equity(
+            "2026-12-01", Decimal("999.25"), account=account
+        ),
         lambda: ledger.controls.pause("owner stopped it", by="owner"),
         lambda: clock.advance(MARK_EVERY + timedelta(seconds=1)),  # the mark ages out
         lambda: ledger.controls.resume(by="owner"),

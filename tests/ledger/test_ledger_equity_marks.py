@@ -44,18 +44,19 @@ def test_a_mark_is_kept_exactly_and_at_most_one_a_minute(
 def test_raising_the_high_water_mark_for_an_account_marks_its_curve_once_a_minute(
     ledger: Ledger, clock: SteppedClock
 ) -> None:
-    assert ledger.controls.raise_high_water_mark(Decimal("500")) == Decimal("500")
-    assert ledger.equity.window("acct") == []  # no account named: no mark
     at = clock.now()
     assert ledger.controls.raise_high_water_mark(
-        Decimal("400"), account="acct", source="broker", at=at
+        Decimal("500"), account="acct", source="broker", at=at
+    ) == Decimal("500")
+    assert ledger.controls.raise_high_water_mark(
+        Decimal("400"), account="acct", source="broker", at=at + MARK_EVERY / 4
     ) == Decimal("500")
     later = at + MARK_EVERY / 2
     assert ledger.controls.raise_high_water_mark(
         Decimal("600"), account="acct", source="broker", at=later
     ) == Decimal("600")  # the mark still rises; the curve waits a minute
-    assert ledger.equity.window("acct") == [EquityMark(at, Decimal("400"), "broker")]
-    assert ledger.controls.high_water_mark() == Decimal("600")
+    assert ledger.equity.window("acct") == [EquityMark(at, Decimal("500"), "broker")]
+    assert ledger.controls.high_water_mark("acct") == Decimal("600")
 
 
 def test_a_bad_mark_is_refused_naming_the_field(ledger: Ledger) -> None:
@@ -106,6 +107,11 @@ def test_first_high_water_marks_raised_at_once_keep_the_highest_and_never_collid
     # them, so none fails and none lowers another's mark.
     equities = [Decimal(100 + index) for index in range(8)]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        list(pool.map(ledger.controls.raise_high_water_mark, equities))
-    assert ledger.controls.high_water_mark() == Decimal(107)
+        list(
+            pool.map(
+                lambda equity: ledger.controls.raise_high_water_mark(equity, account="acct"),
+                equities,
+            )
+        )
+    assert ledger.controls.high_water_mark("acct") == Decimal(107)
     assert ledger.verify().ok

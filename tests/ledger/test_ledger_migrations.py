@@ -68,9 +68,9 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:
     with open_ledger(ledger_url, clock=clock) as ledger:
-        ledger.controls.set_high_water_mark(Decimal("1000"))
+        ledger.controls.set_high_water_mark(Decimal("1000"), account="acct")
     with open_ledger(ledger_url, clock=clock) as again:
-        assert str(again.controls.high_water_mark()) == "1000"
+        assert str(again.controls.high_water_mark("acct")) == "1000"
     with open_ledger(ledger_url, clock=clock):
         pass
 

@@ -19,6 +19,9 @@ from ordergate.ledger import (
     SessionEquity,
     UnknownFilingError,
 )
+from ordergate.ledger._controls import HWM_KEY, SESSION_KEY
+from ordergate.ledger._controls import _write as write_control
+from ordergate.store import write_transaction
 
 pytestmark = pytest.mark.req("ledger.postgres-parity")
 
@@ -30,15 +33,56 @@ def _filed(ledger: Ledger) -> UUID:
 
 
 def test_the_high_water_mark_only_rises_and_session_equity_is_kept(ledger: Ledger) -> None:
-    assert ledger.controls.high_water_mark() is None
-    assert ledger.controls.raise_high_water_mark(Decimal("1000.50")) == Decimal("1000.50")
-    assert ledger.controls.raise_high_water_mark(Decimal("900")) == Decimal("1000.50")
-    assert ledger.controls.raise_high_water_mark(Decimal("1200")) == Decimal("1200")
-    ledger.controls.set_high_water_mark(Decimal("800"))
-    assert ledger.controls.high_water_mark() == Decimal("800")
-    assert ledger.controls.session_start_equity() is None
-    ledger.controls.set_session_start_equity("2026-12-01", Decimal("950.25"))
-    assert ledger.controls.session_start_equity() == SessionEquity("2026-12-01", Decimal("950.25"))
+    controls = ledger.controls
+    assert controls.high_water_mark("A") is None
+    assert controls.raise_high_water_mark(Decimal("1000.50"), account="A") == Decimal("1000.50")
+    assert controls.raise_high_water_mark(Decimal("900"), account="A") == Decimal("1000.50")
+    assert controls.raise_high_water_mark(Decimal("1200"), account="A") == Decimal("1200")
+    controls.set_high_water_mark(Decimal("800"), account="A")
+    assert controls.high_water_mark("A") == Decimal("800")
+    assert controls.session_start_equity("A") is None
+    controls.set_session_start_equity("2026-12-01", Decimal("950.25"), account="A")
+    assert controls.session_start_equity("A") == SessionEquity("2026-12-01", Decimal("950.25"))
+
+
+def test_each_account_keeps_its_own_high_water_mark_and_session_start_equity(
+    ledger: Ledger,
+) -> None:
+    controls = ledger.controls
+    controls.raise_high_water_mark(Decimal("1000"), account="A")
+    controls.raise_high_water_mark(Decimal("400"), account="B")
+    controls.set_session_start_equity("2026-12-01", Decimal("990"), account="A")
+    assert controls.high_water_mark("A") == Decimal("1000")
+    assert controls.high_water_mark("B") == Decimal("400")
+    assert controls.session_start_equity("B") is None
+    reads = ledger.decision_reads("B", now=ledger.now())
+    assert (reads.high_water_mark, reads.session_start) == (Decimal("400"), None)
+
+
+@pytest.mark.req("wall.breakers.per-account")
+def test_a_ledger_wide_mark_from_before_reads_as_an_accounts_until_it_has_its_own(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    # As a ledger written before the marks were kept per account holds them.
+    with write_transaction(ledger.engine) as connection:
+        write_control(connection, HWM_KEY, "1000", clock.now())
+        write_control(connection, SESSION_KEY, ["2026-12-01", "900"], clock.now())
+    controls = ledger.controls
+    assert controls.high_water_mark("A") == controls.high_water_mark("B") == Decimal("1000")
+    assert controls.session_start_equity("A") == SessionEquity("2026-12-01", Decimal("900"))
+    # The account's own mark starts from the one it was trading under (never lower).
+    assert controls.raise_high_water_mark(Decimal("800"), account="A") == Decimal("1000")
+    controls.set_high_water_mark(Decimal("500"), account="B")
+    controls.set_session_start_equity("2026-12-02", Decimal("480"), account="B")
+    assert controls.high_water_mark("A") == Decimal("1000")
+    assert controls.high_water_mark("B") == Decimal("500")
+    reads = ledger.decision_reads("B", now=ledger.now())
+    assert reads.high_water_mark == Decimal("500")
+    assert reads.session_start == SessionEquity("2026-12-02", Decimal("480"))
+    assert ledger.decision_reads("A", now=ledger.now()).session_start == SessionEquity(
+        "2026-12-01", Decimal("900")
+    )
+    assert ledger.verify().ok
 
 
 def test_an_order_is_recorded_and_updated_by_ref_id_and_broker_id(ledger: Ledger) -> None:

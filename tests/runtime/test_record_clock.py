@@ -72,4 +72,4 @@ async def test_a_filing_its_approval_its_equity_mark_and_a_pause_are_stamped_on_
         market.advance(timedelta(days=7))
         assert ledger.approvals.pending() == [approval]
         assert ledger.now() == WALL + timedelta(minutes=1)
-        assert ledger.controls.session_start_equity().session == "2029-03-06"  # type: ignore[union-attr]
+        assert ledger.controls.session_start_equity(guard.account).session == "2029-03-06"  # type: ignore[union-attr]

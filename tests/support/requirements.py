@@ -132,6 +132,11 @@ REQUIREMENTS: dict[str, str] = {
         "issue 27: a breaker tripped on one account cools down that account only; a "
         "ledger-wide trip recorded before trips were per account applies to every account"
     ),
+    "wall.breakers.per-account": (
+        "issue 27: each account on a ledger keeps its own high-water mark and session-start "
+        "equity, so one account's drawdown or daily loss halts that account only; a "
+        "ledger-wide mark kept from before is read as an account's until it has its own"
+    ),
     "wall.cooldown.loss-window": (
         "issue 27: the loss streak counts every losing closed trade in the cooldown's window, "
         "however many filings there are, read from the window by an index"

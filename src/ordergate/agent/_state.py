@@ -45,7 +45,7 @@ def breaker_state(
     no new buys); a tripped breaker is noted on ``account``."""
     if ledger.controls.pause_state().paused:
         return Breakers(AgentState.HALTED, ("paused",))
-    read = trading_read(ledger, policy, equity, now=now)
+    read = trading_read(ledger, policy, equity, now=now, account=account)
     if read.state == "active":
         return Breakers(AgentState.RUNNING, ())
     # A breaker the agent obeys is one tripped: the cooldown after it counts from now.

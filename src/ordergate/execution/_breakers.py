@@ -58,15 +58,16 @@ def breaker_marks(
 
 
 def trading_read(
-    ledger: Ledger, policy: PolicyConfig, equity: Decimal | None, *, now: datetime
+    ledger: Ledger, policy: PolicyConfig, equity: Decimal | None, *, now: datetime, account: str
 ) -> TradingRead:
-    """The breakers at ``equity`` (``None``: not read, so ``unknown``) and ``now``."""
+    """The breakers on ``account`` at ``equity`` (``None``: not read, so ``unknown``) and
+    ``now``, on that account's high-water mark and session-start equity."""
     if equity is None:
         return TradingRead("unknown", ())
     mark, start = breaker_marks(
         equity,
-        ledger.controls.high_water_mark(),
-        ledger.controls.session_start_equity(),
+        ledger.controls.high_water_mark(account),
+        ledger.controls.session_start_equity(account),
         now=now,
     )
     state = AccountState(equity=equity, high_water_mark=mark, session_start_equity=start)

@@ -77,7 +77,7 @@ def read_status(
     breaker counts from); the rolling 24 h is counted in the record's time."""
     spend = ledger.rolling_spend(account)
     pause = ledger.controls.pause_state()
-    trading = trading_read(ledger, policy, equity, now=now)
+    trading = trading_read(ledger, policy, equity, now=now, account=account)
     open_orders = tuple(
         {
             "filing_id": str(record.id),

@@ -252,7 +252,7 @@ class World:
                 )
             day = session_day(now)
             if start is None or start.session != day:
-                ledger.controls.set_session_start_equity(day, equity)
+                ledger.controls.set_session_start_equity(day, equity, account=self._account)
                 session_start: Decimal | None = equity
             else:
                 session_start = start.equity

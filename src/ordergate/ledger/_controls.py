@@ -1,8 +1,14 @@
 """Controls shared by every process on the ledger: the pause flag (kill switch) and each
-connection's own (``pause@<digest>``, ``_connection_pause``), the drawdown
-breaker's equity high-water mark, the session-start equity of the daily-loss halt, the last
+connection's own (``pause@<digest>``, ``_connection_pause``), each account's equity
+high-water mark for the drawdown breaker (``high_water_mark:<account>``) and session-start
+equity for the daily-loss halt (``session_start_equity:<account>``), the last
 time a breaker refused an order on each account (``breaker_trip:<account>``: the cooldown
 counts from it), and the policy the owner last applied.
+
+A ledger written before the marks were kept per account holds one ledger-wide
+``high_water_mark`` and ``session_start_equity``: never written now, and read as an account's
+own until that account has one (fail closed: the mark it was trading under stays, and the
+first raise of the account's own mark starts from it).
 
 Each is one row of ``controls`` holding canonical JSON, and each write of one is chained
 (``_control_chain``), so ``verify`` finds a row edited by hand. Pausing, resuming and applying a
@@ -40,11 +46,13 @@ __all__ = [
     "Controls",
     "PauseState",
     "SessionEquity",
+    "hwm_key",
     "later_trip",
     "pause_of",
     "paused_from",
     "policy_sha256",
     "read_pause",
+    "session_key",
     "session_of",
     "trip_key",
     "tripped_at",
@@ -52,11 +60,23 @@ __all__ = [
 
 PAUSE_KEY = _PAUSE = "pause"
 HWM_KEY = _HWM = "high_water_mark"
+"""The ledger-wide mark written before marks were kept per account: read, never written."""
 SESSION_KEY = _SESSION = "session_start_equity"
+"""The ledger-wide session-start equity written before it was kept per account: read only."""
 _POLICY = "applied_policy"
 BREAKER_TRIP_KEY = _TRIP = "breaker_trip"
 """The ledger-wide trip written before trips were kept per account (ledger migration 0030):
 never written now, and read as applying to every account (fail closed)."""
+
+
+def hwm_key(account: str) -> str:
+    """The control holding ``account``'s equity high-water mark."""
+    return f"{_HWM}:{account}"
+
+
+def session_key(account: str) -> str:
+    """The control holding ``account``'s session-start equity."""
+    return f"{_SESSION}:{account}"
 
 
 def trip_key(account: str) -> str:
@@ -107,6 +127,12 @@ def _read(connection: Connection, key: str) -> Any:
     return None if value is None else json.loads(value)
 
 
+def _read_own(connection: Connection, key: str, ledger_wide: str) -> Any:
+    """An account's control (``key``), else the ledger-wide one kept from before."""
+    own = _read(connection, key)
+    return _read(connection, ledger_wide) if own is None else own
+
+
 def _write(connection: Connection, key: str, value: object, now: datetime) -> None:
     # The controls' lock first (Postgres): two first writes of a key at once would both
     # insert its row, and the second fail.
@@ -155,7 +181,8 @@ def session_of(stored: Any) -> SessionEquity | None:
 
 
 class Controls:
-    """The pause flag, the high-water mark and the session-start equity."""
+    """The pause flag, each account's high-water mark, session-start equity and breaker
+    trip, and the applied policy."""
 
     def __init__(self, engine: Engine, clock: Clock) -> None:
         self._engine = engine
@@ -209,26 +236,28 @@ class Controls:
         with reading(self._engine) as connection:
             return pause_of(_read(connection, connection_pause_key(digest)))
 
-    def high_water_mark(self) -> Decimal | None:
+    def high_water_mark(self, account: str) -> Decimal | None:
+        """``account``'s equity high-water mark (``None``: none yet)."""
         with reading(self._engine) as connection:
-            stored = _read(connection, _HWM)
+            stored = _read_own(connection, hwm_key(account), _HWM)
         return None if stored is None else Decimal(stored)
 
-    def set_high_water_mark(self, equity: Decimal) -> None:
+    def set_high_water_mark(self, equity: Decimal, *, account: str) -> None:
+        """``account``'s mark becomes ``equity``, up or down (another account's stays)."""
         with write_transaction(self._engine) as connection:
-            _write(connection, _HWM, to_wire(equity), self._clock.now())
+            _write(connection, hwm_key(account), to_wire(equity), self._clock.now())
 
     def raise_high_water_mark(
         self,
         equity: Decimal,
         *,
-        account: str | None = None,
+        account: str,
         source: str = "broker",
         at: datetime | None = None,
     ) -> Decimal:
-        """The mark becomes ``max(mark, equity)`` atomically; returns the mark. With
-        ``account``, the same transaction marks that account's equity curve at ``at`` (now),
-        read from ``source``, unless it has a mark from the last minute (``mark_equity``).
+        """``account``'s mark becomes ``max(mark, equity)`` atomically; returns the mark. The
+        same transaction marks that account's equity curve at ``at`` (now), read from
+        ``source``, unless it has a mark from the last minute (``mark_equity``).
 
         When the mark read is at or above ``equity`` and no curve mark is due, nothing is
         written, so no write transaction is taken (the answer is the mark as of that read, as
@@ -236,21 +265,22 @@ class Controls:
         high and marked this minute, costs one read instead of the write lock and a commit."""
         now = self._clock.now()
         when = at or now
+        key = hwm_key(account)
         with reading(self._engine) as connection:
-            stored = _read(connection, _HWM)
-            due = account is not None and not marked_near(connection, account, when)
+            stored = _read_own(connection, key, _HWM)
+            due = not marked_near(connection, account, when)
         if stored is not None and Decimal(stored) >= equity and not due:
             return Decimal(stored)
         with write_transaction(self._engine) as connection:
             # The controls' lock before the read: two first marks at once (no row yet) would
             # both insert it, and a mark read before another's write could lower it.
             take_locks(connection, "controls")
-            stored = _read(connection, _HWM)
+            own = _read(connection, key)
+            stored = _read(connection, _HWM) if own is None else own
             mark = equity if stored is None else max(Decimal(stored), equity)
-            if stored is None or mark != Decimal(stored):
-                _write(connection, _HWM, to_wire(mark), now)
-            if account is not None:
-                mark_equity(connection, account, equity, source=source, at=when)
+            if own is None or mark != Decimal(stored):
+                _write(connection, key, to_wire(mark), now)
+            mark_equity(connection, account, equity, source=source, at=when)
         return mark
 
     def breaker_tripped(self, at: datetime, reasons: Sequence[str], *, account: str) -> None:
@@ -270,13 +300,14 @@ class Controls:
         with reading(self._engine) as connection:
             return later_trip(_read(connection, _TRIP), _read(connection, trip_key(account)))
 
-    def session_start_equity(self) -> SessionEquity | None:
+    def session_start_equity(self, account: str) -> SessionEquity | None:
+        """``account``'s equity at the start of the session it last traded in."""
         with reading(self._engine) as connection:
-            return session_of(_read(connection, _SESSION))
+            return session_of(_read_own(connection, session_key(account), _SESSION))
 
-    def set_session_start_equity(self, session: str, equity: Decimal) -> None:
+    def set_session_start_equity(self, session: str, equity: Decimal, *, account: str) -> None:
         with write_transaction(self._engine) as connection:
-            _write(connection, _SESSION, [session, to_wire(equity)], self._clock.now())
+            _write(connection, session_key(account), [session, to_wire(equity)], self._clock.now())
 
     def applied_policy(self) -> AppliedPolicy | None:
         """The policy the owner last applied; ``None`` before any."""

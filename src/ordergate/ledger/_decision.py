@@ -1,8 +1,9 @@
 """What a decision reads of the record, besides its open filings, in one statement.
 
-Each decision (stage A, stage B) reads an account's rolling 24 h spend and order count, the
-high-water mark, the session-start equity, the pause flag (the rail's, and the filer's
-connection's: ``_connection_pause``), when a breaker last refused an
+Each decision (stage A, stage B) reads an account's rolling 24 h spend and order count, its
+high-water mark and session-start equity (its own, else the ledger-wide ones kept from before
+marks were kept per account), the pause flag (the rail's, and the filer's connection's:
+``_connection_pause``), when a breaker last refused an
 order on the account (its own trip, or the ledger-wide one kept from before trips were kept
 per account, whichever is later), and whether the account's equity
 curve has a mark from the last minute (so none is due). Each is a scalar subquery of one
@@ -41,8 +42,10 @@ from ordergate.ledger._controls import (
     SESSION_KEY,
     PauseState,
     SessionEquity,
+    hwm_key,
     later_trip,
     pause_of,
+    session_key,
     session_of,
     trip_key,
 )
@@ -84,6 +87,11 @@ def _control(key: str | BindParameter[str]) -> ScalarSelect[Any]:
     return select(controls.c.value).where(controls.c.key == key).scalar_subquery()
 
 
+def _own_control(key: str, ledger_wide: str) -> Any:
+    """The account's control (bound as ``key``), else the ledger-wide one kept from before."""
+    return func.coalesce(_control(bindparam(key)), _control(ledger_wide))
+
+
 _IN_WINDOW = (
     reservations.c.account == bindparam("account"),
     reservations.c.created_us > bindparam("low", type_=BigInteger),
@@ -112,8 +120,8 @@ _IDENTITY = filings.c.identity == bindparam("identity")
 _READS = Statement(
     select(
         *window_sums(*_IN_WINDOW),
-        _control(HWM_KEY),
-        _control(SESSION_KEY),
+        _own_control("hwm_key", HWM_KEY),
+        _own_control("session_key", SESSION_KEY),
         _control(PAUSE_KEY),
         _control(bindparam("connection_pause")),
         _control(BREAKER_TRIP_KEY),
@@ -159,6 +167,8 @@ def decision_reads(
         "terms": canonical_json(terms) if terms is not None else "",
         "trip_key": trip_key(account),
         "connection_pause": _connection_pause_key(filer or identity),
+        "hwm_key": hwm_key(account),
+        "session_key": session_key(account),
     }
     row = _READS.first(connection, params)
     units, ops, mark, session, pause, own_pause, trip, own_trip, near, in_minute, mine, same = row

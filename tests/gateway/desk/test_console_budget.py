@@ -62,7 +62,9 @@ def test_the_budget_shows_the_trading_state_the_guard_judges_orders_by(
         assert c.sign_in().status_code == 200
         # The paper account's equity, no breaker tripped: what `ordergate status` says.
         assert "<dt>Trading</dt><dd>active</dd>" in c.get("/budget").text
-        c.desk.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        c.desk.ledger.controls.set_high_water_mark(
+            Decimal(10) ** 9, account=c.desk.server.running.guard.account
+        )
         assert "<dt>Trading</dt><dd>halted (drawdown_halt)</dd>" in c.get("/budget").text
 
 

@@ -42,11 +42,11 @@ async def test_the_gateway_refuses_buys_cooldown_after_a_breaker_until_the_secon
 ) -> None:
     config = replace(policy(), cooldown_minutes=30)
     async with gateway(tmp_path, config=config, live=live) as gw:
-        gw.ledger.controls.set_high_water_mark(Decimal(10) ** 9)
+        gw.ledger.controls.set_high_water_mark(Decimal(10) ** 9, account=gw.account)
         tripped_at = gw.clock.now()
         tripped = await _buy(gw, "0.1")
         assert "drawdown_halt" in tripped["reasons"]
-        gw.ledger.controls.set_high_water_mark(Decimal(1))
+        gw.ledger.controls.set_high_water_mark(Decimal(1), account=gw.account)
         gw.clock.advance(timedelta(minutes=30) - timedelta(seconds=1))
         cooling = await _buy(gw, "0.11")
         assert cooling["status"] == "refused" and cooling["reasons"] == ["cooldown"]

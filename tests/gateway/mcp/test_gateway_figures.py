@@ -78,7 +78,7 @@ async def test_a_tripped_breaker_is_refused_naming_equity_its_peak_and_the_drawd
     async with gateway(tmp_path, live=live) as gw:
         first = await _data(gw, _order(gw, "SPY", quantity="0.01"))
         peak = Decimal(10) ** 9
-        gw.ledger.controls.set_high_water_mark(peak)
+        gw.ledger.controls.set_high_water_mark(peak, account=gw.account)
         refused = await _data(gw, _order(gw, "SPY", quantity="0.02"))
     assert first["status"] != "refused", first
     assert refused["reasons"] == ["drawdown_halt"]

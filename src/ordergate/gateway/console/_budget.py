@@ -53,7 +53,7 @@ def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
             return None
         current = await guard()
         view = await current.reader.read(current.account, None)
-        mark = await blocking(current.ledger.controls.high_water_mark)
+        mark = await blocking(current.ledger.controls.high_water_mark, current.account)
         curve = await blocking(current.ledger.equity.window, current.account)
         # The newest point on the clock the marks are stamped on (the record's).
         at = current.ledger.now()
