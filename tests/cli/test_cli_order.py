@@ -28,6 +28,7 @@ class Person:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.minute = 0
+        self.env: dict[str, str] = {}  # more of the environment, for the next commands
 
     def run(self, *args: str, code: str | None = None) -> Result:
         """``ordergate ARGS`` a minute on; ``code``, when given, on standard input."""
@@ -40,6 +41,7 @@ class Person:
             "ORDERGATE_APPROVAL_WEBHOOK": "",
             "ORDERGATE_SANDBOX_START": at.isoformat(),
             "ORDERGATE_GATEWAY_URL": "http://127.0.0.1:9",
+            **self.env,
         }
         if code is None:
             return CliRunner().invoke(app, list(args), env=env)
@@ -286,6 +288,40 @@ def test_a_limit_outside_the_collar_exits_3_naming_price_collar_and_its_numbers(
     assert "price_collar" in refused.stdout and "status    refused" in refused.stdout
     assert "price_collar: the order's price $1.00 against the quote" in refused.stdout
     assert "limits.price_collar_bps = 300" in refused.stdout
+
+
+@pytest.mark.req("wall.stale-quote")
+def test_a_quote_a_second_past_max_quote_age_exits_3_naming_stale_quote_and_its_numbers(
+    person: Person,
+) -> None:
+    # The embedded venue's feed held behind its clock; the run's clock moves on while the
+    # quote is read, so the quote a second under the default cap (15 s) is the one that passes.
+    person.env["ORDERGATE_SANDBOX_FAULTS"] = '{"quote_lag_s": {"SPY": 16}}'
+    refused = person.run("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    person.env["ORDERGATE_SANDBOX_FAULTS"] = '{"quote_lag_s": {"SPY": 14}}'
+    inside = person.json("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert refused.exit_code == 3, refused.output
+    assert "stale_quote" in refused.stdout and "status    refused" in refused.stdout
+    assert re.search(r"stale_quote: the quote is 16(\.\d+)? s old", refused.stdout)
+    assert "(limits.max_quote_age_s = 15)" in refused.stdout
+    assert inside["status"] == "pending_approval", inside["reasons"]
+    assert person.json("approvals")[0]["approval_id"] == inside["approval_id"]
+
+
+def test_sandbox_faults_that_are_not_the_venues_knobs_exit_2_naming_the_knob(
+    person: Person,
+) -> None:
+    person.env["ORDERGATE_SANDBOX_FAULTS"] = '{"quote_lag_s": {"SPY": -1}}'
+    bad = person.run("order", "SPY", "buy", "--qty", "0.1", "--sandbox")
+    assert bad.exit_code == 2, bad.output
+    assert "ORDERGATE_SANDBOX_FAULTS: quote_lag_s.SPY" in bad.output
+    person.env["ORDERGATE_SANDBOX_FAULTS"] = '{"quote_lag_s": {"SPY": 16}}'
+    person.env["ORDERGATE_SANDBOX_START"] = ""  # a real broker's clock is real
+    elsewhere = person.run(
+        "order", "SPY", "buy", "--qty", "0.1", "--upstream", "http://127.0.0.1:9/mcp"
+    )
+    assert elsewhere.exit_code == 2, elsewhere.output
+    assert "ORDERGATE_SANDBOX_FAULTS" in elsewhere.output
 
 
 @pytest.mark.req("wall.cooldown")

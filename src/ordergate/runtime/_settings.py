@@ -28,10 +28,17 @@
   only): the embedded venue's agentic account, as ``ordergate sandbox serve --account-type
   … --option-level …`` sets it (multi-leg option orders need ``margin`` and ``3``). Refused
   with any other upstream: a real account's type and level are Robinhood's.
+- ``ORDERGATE_SANDBOX_FAULTS`` (a JSON object of the sandbox's fault knobs, as its loopback
+  ``/_sandbox/faults`` takes them; embedded sandbox only): the embedded venue starts with
+  them set, to rehearse the wall's refusals from the command line (``{"quote_lag_s":
+  {"SPY": 20}}``: SPY's quotes twenty seconds old, refused ``stale_quote``). Checked by the
+  venue's own knobs (``ConfigError`` naming the variable and the knob); refused with any
+  other upstream.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from datetime import datetime
@@ -84,6 +91,8 @@ class Settings:
     """The embedded sandbox's agentic account option level (``None``: the venue's default)."""
     crypto_rest_url: str | None = None
     """Where the Crypto Trading REST API is (``None``: Robinhood's)."""
+    sandbox_faults: str | None = None
+    """The embedded sandbox's fault knobs at start, a JSON object (``None``: none)."""
 
     @classmethod
     def resolve(
@@ -118,6 +127,7 @@ class Settings:
             os.environ.get("ORDERGATE_SANDBOX_ACCOUNT_TYPE"),
             os.environ.get("ORDERGATE_SANDBOX_OPTION_LEVEL"),
         )
+        faults = _sandbox_faults(os.environ.get("ORDERGATE_SANDBOX_FAULTS"))
         settings = cls(
             home=home,
             policy_path=policy if policy is not None else home / POLICY_FILE,
@@ -131,6 +141,7 @@ class Settings:
             sandbox_account_type=account_type,
             sandbox_option_level=option_level,
             crypto_rest_url=rest_url,
+            sandbox_faults=faults,
         )
         if start is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
             raise ConfigError(
@@ -147,6 +158,10 @@ class Settings:
         ):
             if value is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
                 raise ConfigError(key, "only the embedded sandbox's account can be set up")
+        if faults is not None and settings.upstream_choice is not UpstreamChoice.SANDBOX:
+            raise ConfigError(
+                "ORDERGATE_SANDBOX_FAULTS", "only the embedded sandbox's faults can be set"
+            )
         if rest_url is not None and settings.upstream_choice is UpstreamChoice.SANDBOX:
             raise ConfigError(
                 "ORDERGATE_CRYPTO_REST_URL", "the embedded sandbox serves its own REST API"
@@ -258,3 +273,26 @@ def _sandbox_account(
         config.account_type if account_type else None,
         config.option_level if option_level else None,
     )
+
+
+_FAULTS_ENV = "ORDERGATE_SANDBOX_FAULTS"
+
+
+def _sandbox_faults(text: str | None) -> str | None:
+    """The embedded venue's fault knobs from the environment, checked by the venue's own
+    knobs (``None`` where unset); ``ConfigError`` naming the variable and the knob."""
+    if not text or not text.strip():
+        return None
+    try:
+        knobs = json.loads(text)
+    except ValueError:
+        raise ConfigError(_FAULTS_ENV, "not JSON (give an object of fault knobs)") from None
+    if not isinstance(knobs, dict):
+        raise ConfigError(_FAULTS_ENV, "give a JSON object of fault knobs")
+    from ordergate.sandbox.venue import Faults  # the venue: only when one is set
+
+    try:
+        Faults().update(knobs)
+    except ConfigError as error:
+        raise ConfigError(_FAULTS_ENV, f"{error.key}: {error.reason}") from None
+    return text.strip()

@@ -19,6 +19,7 @@ owner configured. A deferred run, which places nothing, opens no REST client.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
@@ -112,7 +113,8 @@ async def _crypto_rest(
 @contextmanager
 def embedded_venue(clock: Clock, settings: Settings | None = None) -> Iterator[Sandbox]:
     """The sandbox venue on a free loopback port for the block (nobody signed in to it);
-    its agentic account as ``settings`` set it up (``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` …)."""
+    its agentic account and fault knobs as ``settings`` set them up
+    (``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` …, ``ORDERGATE_SANDBOX_FAULTS``)."""
     from ordergate.sandbox import SandboxConfig, SandboxServer
 
     config = SandboxConfig(host="127.0.0.1", port=0)
@@ -122,7 +124,10 @@ def embedded_venue(clock: Clock, settings: Settings | None = None) -> Iterator[S
         config = replace(config, option_level=settings.sandbox_option_level)
     server = SandboxServer(config, clock=clock)
     try:
-        yield server.start()
+        sandbox = server.start()
+        if settings is not None and settings.sandbox_faults is not None:
+            sandbox.venue.faults.update(json.loads(settings.sandbox_faults))
+        yield sandbox
     finally:
         server.stop()
 
