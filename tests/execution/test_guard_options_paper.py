@@ -21,7 +21,7 @@ from option_market_testkit import OPTIONS, leg, natural, near_money
 
 from ordergate.core import OptionDirection, OptionPositionEffect, OptionType, Side
 from ordergate.ledger import FilingStatus
-from ordergate.policy import PolicyConfig, parse_policy
+from ordergate.policy import PolicyConfig, Proposal, parse_policy
 from ordergate.policy.options import OptionContract, OptionLeg, OptionProposal
 from ordergate.venues.paper import EnginePaperVenue
 
@@ -119,8 +119,9 @@ async def engine_positions(d: Desk) -> dict[str, Decimal]:
     }
 
 
-def held(d: Desk) -> Decimal:
-    return d.ledger.rolling_spend(d.account, kind=KIND).notional
+def held(d: Desk, at: datetime | None = None) -> Decimal:
+    """The option premium reserved in the 24 h before ``at`` (default: now)."""
+    return d.ledger.rolling_spend(d.account, now=at, kind=KIND).notional
 
 
 async def filled(d: Desk, legs: list[dict[str, Any]], *, quantity: int = 1) -> dict[str, Any]:
@@ -321,3 +322,58 @@ async def test_a_partly_filled_order_cancelled_on_paper_holds_only_the_premium_t
         processed = int(order["processed_quantity"])
         assert held(d) == Decimal(order["processed_premium"]) > 0
         assert await engine_positions(d) == {call["id"]: processed}
+
+
+async def expire(d: Desk, option: dict[str, Any], shock_pct: str) -> None:
+    """Move the underlying ``shock_pct`` and the clock past ``option``'s expiration, with the
+    underlying's price at the close observed on the way (a look half a minute before)."""
+    d.venue.admin("shock", {"symbol": "AAPL", "pct": shock_pct})
+    close = datetime.combine(date.fromisoformat(option["expiration_date"]), time(21), UTC)
+    d.clock.set(close - timedelta(seconds=30))
+    await engine_positions(d)
+    d.clock.set(close + timedelta(minutes=1))
+    await d.guard.reconcile()
+
+
+async def shares(d: Desk) -> Decimal:
+    """The paper book's AAPL shares, as the guard reads the account."""
+    view = await d.port.equity.account.read(d.account, "AAPL")
+    assert view.positions is not None
+    held_shares = view.positions.get("AAPL")
+    return Decimal(0) if held_shares is None else held_shares.quantity
+
+
+async def test_a_covered_call_assigned_at_expiration_on_paper_delivers_the_shares(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path) as d:
+        bought = await d.guard.submit(buy("AAPL", quantity=Decimal(100)), identity="a")
+        assert await d.settled(bought, seconds=3) is FilingStatus.FILLED
+        call = near_money(d, "call", 1)
+        await filled(d, [leg(call["id"], "sell")])
+        premium, filled_at = held(d), d.clock.now()
+        assert await shares(d) == 100
+        await expire(d, call, "10")  # well in the money
+        assert await engine_positions(d) == {}
+        assert await shares(d) == 0  # delivered at the strike
+        assert held(d, filled_at) == premium  # the reservation stays at what filled
+        again = await d.guard.submit_option(proposal(d, [leg(call["id"], "sell")]), identity="a")
+        assert again.status is not FilingStatus.SUBMITTED  # no shares cover a call now
+
+
+async def test_a_cash_secured_put_assigned_at_expiration_on_paper_buys_the_shares(
+    tmp_path: Path,
+) -> None:
+    async with paper_options(tmp_path) as d:
+        put = near_money(d, "put", -1)
+        await filled(d, [leg(put["id"], "sell")])
+        premium, filled_at = held(d), d.clock.now()
+        await expire(d, put, "-10")
+        assert await engine_positions(d) == {}
+        assert await shares(d) == 100  # bought at the strike
+        assert held(d, filled_at) == premium
+        d.clock.set(datetime(2026, 12, 7, 14, 31, tzinfo=UTC))  # Monday's session
+        sold = await d.guard.submit(
+            Proposal(symbol="AAPL", side=Side.SELL, quantity=Decimal(100)), identity="a"
+        )
+        assert sold.status is FilingStatus.SUBMITTED, sold.reasons  # the guard sees them

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -247,3 +247,38 @@ async def test_a_partial_fill_at_the_venue_is_followed_and_the_hold_ends_at_what
         assert sent["processed_quantity"] == "200"
         assert len(sent["legs"][0]["executions"]) > 1
         assert _held(gw) == Decimal(sent["processed_premium"])
+
+
+async def test_a_cash_secured_put_assigned_at_the_venue_is_followed_to_the_shares_it_bought(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        put = near_money(gw, "put", -1)
+        bid, _ = quote(gw, put["id"])
+        contract = OptionContract(
+            underlying="AAPL",
+            expiry=date.fromisoformat(put["expiration_date"]),
+            strike=Decimal(put["strike_price"]),
+            kind=OptionType.PUT,
+        )
+        proposal = OptionProposal(
+            legs=(OptionLeg(put["id"], contract, Side.SELL, OptionPositionEffect.OPEN),),
+            quantity=1,
+            direction=OptionDirection.CREDIT,
+            limit_price=bid - CENT,
+            account=gw.account,
+        )
+        outcome = await gw.guard.submit_option(proposal, identity="a")
+        gw.clock.advance(timedelta(seconds=3))
+        await gw.guard.reconcile()
+        assert gw.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED
+        premium, filled_at = _held(gw), gw.clock.now()
+        gw.venue.admin("shock", {"symbol": "AAPL", "pct": "-10"})
+        gw.clock.set(datetime.combine(contract.expiry, time(21, 1), UTC))
+        await gw.guard.reconcile()
+        lane = gw.guard.venue.options
+        assert lane is not None
+        holdings = await lane.holdings(gw.account, "AAPL")
+        assert holdings.contracts == {} and holdings.shares == 100  # assigned at the strike
+        spent = gw.ledger.rolling_spend(gw.account, now=filled_at, kind="option_order")
+        assert spent.notional == premium  # the reservation stays at the premium that filled

@@ -266,18 +266,73 @@ def test_a_position_open_at_expiration_settles_in_cash_at_intrinsic_value() -> N
     assert d.options.positions.held() == []
 
 
-def test_a_short_put_open_at_expiration_pays_intrinsic_and_frees_its_collateral() -> None:
+def test_a_cash_secured_put_in_the_money_at_expiration_is_assigned_100_shares_at_the_strike() -> (
+    None
+):
     d = build()
     put = d.option("put")
+    sold = d.place_option(leg(put.id, "sell"), quantity="1", price="0.01")
+    d.advance(2)
+    premium = Decimal(d.option_order(sold["id"])["legs"][0]["executions"][0]["price"])
+    cash = d.agentic.cash
+    d.venue.market.shock("AAPL", Decimal(-5))
+    d.set_time(FRIDAY_CLOSE + timedelta(minutes=1))
+    assert d.agentic.cash == cash - put.strike_price * 100
+    lots = d.equity.positions.lots(d.number, "AAPL")
+    assert [(lot.quantity, lot.price) for lot in lots] == [(100, put.strike_price - premium)]
+    assert d.options.positions.held() == []
+    assert d.options.closed_trades(d.number) == []  # the premium lives on in the basis
+    assert d.agentic.holds == {}
+
+
+def test_a_covered_call_in_the_money_at_expiration_delivers_its_shares_at_the_strike() -> None:
+    d = build()
+    call = d.option("call")
+    d.give_shares("AAPL", 100, price="100.00")
+    sold = d.place_option(leg(call.id, "sell"), quantity="1", price="0.01")
+    d.advance(2)
+    premium = Decimal(d.option_order(sold["id"])["legs"][0]["executions"][0]["price"])
+    cash = d.agentic.cash
+    d.venue.market.shock("AAPL", Decimal(5))
+    d.set_time(FRIDAY_CLOSE + timedelta(minutes=1))
+    assert d.agentic.cash == cash + call.strike_price * 100
+    assert d.equity.positions.lots(d.number, "AAPL") == []
+    (trade,) = d.equity.positions.closed(d.number)
+    assert trade.close_price == call.strike_price + premium
+    assert d.options.positions.held() == []
+
+
+def test_a_short_put_out_of_the_money_at_expiration_expires_worthless_and_frees_its_cash() -> None:
+    d = build()
+    put = d.option("put", offset=-3)
     d.place_option(leg(put.id, "sell"), quantity="1", price="0.01")
     d.advance(2)
     cash = d.agentic.cash
-    d.venue.market.shock("AAPL", Decimal(-5))
-    spot = d.venue.market.option_quote(put.id, FRIDAY_CLOSE).underlying_price
+    d.venue.market.shock("AAPL", Decimal(5))
     d.set_time(FRIDAY_CLOSE + timedelta(minutes=1))
-    intrinsic = (put.strike_price - spot).quantize(Decimal("0.01"))
-    assert d.agentic.cash == cash - intrinsic * 100
-    assert d.agentic.holds == {}
+    assert d.agentic.cash == cash
+    assert d.equity.positions.lots(d.number, "AAPL") == []
+    assert d.options.positions.held() == [] and d.agentic.holds == {}
+
+
+def test_a_credit_spread_in_the_money_at_expiration_settles_its_legs_in_cash() -> None:
+    d = build(account_type="margin", option_level=3)
+    high, low = d.option("put"), d.option("put", offset=-2)
+    d.place_option(
+        leg(high.id, "sell"), leg(low.id), quantity="1", type="limit", price="0.01",
+        direction="credit",
+    )  # fmt: skip
+    d.advance(2)
+    cash = d.agentic.cash
+    d.venue.market.shock("AAPL", Decimal(-20))
+    spot = d.venue.market.option_quote(high.id, FRIDAY_CLOSE).underlying_price
+    d.set_time(FRIDAY_CLOSE + timedelta(minutes=1))
+    width = (high.strike_price - spot).quantize(Decimal("0.01")) - (
+        low.strike_price - spot
+    ).quantize(Decimal("0.01"))
+    assert d.agentic.cash == cash - width * 100  # no shares: the long covers the short
+    assert d.equity.positions.lots(d.number, "AAPL") == []
+    assert d.options.positions.held() == []
 
 
 def test_exercising_a_call_pays_the_strike_at_the_close_and_adds_shares() -> None:

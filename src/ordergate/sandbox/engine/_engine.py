@@ -19,8 +19,9 @@ How the state is kept, and why this shape. A book's state splits in two:
   ``venue_closed_trades`` in the transaction that ended it, and dropped from memory.
 
 Option exercises are not carried (the engine does not answer ``exercise_option``); an option
-position left open at its expiration settles in cash at intrinsic value on the underlying's
-price at that close, as the venue's options desk settles it.
+position left open at its expiration settles on the underlying's price at that close, as the
+venue's options desk settles it (a covered call or cash-secured put in the money assigned in
+shares, the rest in cash at intrinsic value).
 
 Every call (``call`` runs a tool; ``order_by_ref`` and ``open_orders`` read an order by its
 ``ref_id`` and the open orders, in ``get_equity_orders``' shape) is one write transaction:

@@ -315,9 +315,10 @@ def _position_row(
 @tool(
     "get_option_positions",
     description="Option positions of an account (open ones unless nonzero is false).",
-    guide="average_price is per contract (premium x 100). Positions still open at their "
-    "expiration close are settled in cash at intrinsic value; exercise before then to "
-    "take or deliver shares.",
+    guide="average_price is per contract (premium x 100). At their expiration close, a short "
+    "call covered by shares or a cash-secured put in the money is assigned in shares at the "
+    "strike; other positions still open settle in cash at intrinsic value. Exercise before "
+    "then to take or deliver shares for a long contract.",
 )
 def get_option_positions(venue: Venue, args: dict[str, Any]) -> dict[str, Any]:
     account = venue.accounts.get(args["account_number"])

@@ -15,8 +15,9 @@ Nothing happens in the background. ``sync(now)`` moves the desk forward through 
    hold shrinks to what is left, and a cancel ends it ``partially_filled_rest_cancelled``).
    A ``gfd`` order still open at the regular close is cancelled then; a ``gtc`` order when
    its first contract expires.
-2. exercises whose regular close has come, then expirations (settled in cash at intrinsic
-   value): see ``_options_settlement``.
+2. exercises whose regular close has come, then expirations (a short contract in the money
+   that only cash or shares secure is assigned in shares, the rest settles in cash at
+   intrinsic value): see ``_options_settlement``.
 
 Prices come from the desk's ``OptionMarket`` (the seeded market unless another is given):
 without a usable quote an order is refused, a resting one waits and a mark is refused.

@@ -37,6 +37,9 @@ class Cover:
     """Per short option id: the cash that secures its contracts."""
     calls: dict[str, int] = field(default_factory=dict)
     """Per underlying symbol: short call contracts that need 100 shares each."""
+    alone: dict[str, int] = field(default_factory=dict)
+    """Per short option id: its contracts no long contract covers (secured by cash or
+    shares alone: what an assignment settles in shares)."""
 
     @property
     def total_cash(self) -> Decimal:
@@ -87,6 +90,8 @@ def cover(holdings: Iterable[Holding]) -> Cover:
             long.left -= taken
             left -= taken
             cash += _loss(instrument, long.instrument) * taken
+        if left:
+            result.alone[instrument.id] = result.alone.get(instrument.id, 0) + left
         if left and instrument.type is OptionType.PUT:
             cash += instrument.strike_price * MULTIPLIER * left
         elif left:

@@ -17,10 +17,20 @@ regular close (``cancel_option_exercise`` withdraws it until then):
   contracts or shares are gone by the close ends ``failed``, moving nothing.
 
 Expiration: a position still open when its contract expires (the regular close of the
-expiration date) is settled in cash at intrinsic value, from the underlying's price at that
-close, and books a closed trade at that price; without a usable price of the underlying at
-that close (a market of observed quotes may have none) the position stays open until one
-is known. The sandbox never exercises automatically.
+expiration date) settles on the underlying's price at that close; without a usable price of
+the underlying then (a market of observed quotes may have none) it stays open until one is
+known.
+
+- Assignment: a short contract in the money that no long contract covers (``cover``: a
+  covered call, a cash-secured put) is assigned. A call delivers its 100 shares a contract
+  at the strike from the oldest free lots (the premium received adds to the proceeds of the
+  equity trades booked); a put buys 100 shares a contract at the strike, one tax lot whose
+  cost per share is the strike less the premium received. The contracts leave the position
+  without a closed option trade, as an exercise's do. A call whose shares are gone settles
+  in cash instead.
+- Everything else (a long contract, a short one out of the money, a spread's legs) settles
+  in cash at intrinsic value and books a closed trade at that price. The sandbox never
+  exercises a long contract automatically.
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ from ordergate.sandbox.tools._registry import VenueError
 from ordergate.sandbox.venue._equity import EquityDesk
 from ordergate.sandbox.venue._equity_market import session_window
 from ordergate.sandbox.venue._options_book import OptionPosition
+from ordergate.sandbox.venue._options_cover import cover
 from ordergate.sandbox.venue._options_model import ExerciseState, OptionExercise
 from ordergate.sandbox.venue._order_rules import invalid, ref_id_of
 from ordergate.sandbox.venue._positions import TaxLot, cents
@@ -188,13 +199,18 @@ class Settlement:
     # -- at the close ----------------------------------------------------------------------
 
     def sync(self, now: datetime) -> None:
-        """Carry out the exercises whose close has come, then settle expired positions."""
+        """Carry out the exercises whose close has come, then settle expired positions
+        (each account's shorts paired with its longs as they stood before any settled)."""
         due = [e for e in self._exercises.values() if e.is_pending and e.process_at <= now]
         for exercise in sorted(due, key=lambda e: (e.process_at, e.sequence)):
             self._carry_out(exercise)
-        for position in self._desk.positions.held():
-            if position.instrument.expires_at <= now:
-                self._expire(position)
+        expired = [p for p in self._desk.positions.held() if p.instrument.expires_at <= now]
+        alone: dict[str, dict[str, int]] = {}
+        for position in expired:
+            number = position.account_number
+            if number not in alone:
+                alone[number] = cover(self._desk.holdings(number)).alone
+            self._expire(position, alone[number].get(position.option_id, 0))
 
     def _fail(self, exercise: OptionExercise, reason: str) -> None:
         exercise.state = ExerciseState.FAILED
@@ -214,48 +230,20 @@ class Settlement:
             return
         premium = position.average_price
         symbol = instrument.chain_symbol
-        ids = self._venue.ids
         if instrument.type is OptionType.CALL:
-            listing = equity.listing(symbol)
-            instrument_id = listing.instrument_id if listing is not None else instrument.chain_id
-            account.cash -= exercise.strike_value
-            equity.positions.buy(
-                TaxLot(
-                    lot_id=ids.next("equity-lot"),
-                    account_number=number,
-                    symbol=symbol,
-                    instrument_id=instrument_id,
-                    quantity=exercise.shares,
-                    original_quantity=exercise.shares,
-                    price=instrument.strike_price + premium,
-                    acquired_at=at,
-                    order_id=exercise.id,
-                    execution_id=exercise.id,
-                )
-            )
-        else:
-            plan = _oldest_free_lots(equity, number, symbol, exercise.shares)
-            if plan is None:
-                self._fail(exercise, f"{exercise.shares} free shares of {symbol} are needed")
-                return
-            account.cash += exercise.strike_value
-            equity.positions.sell(
-                account_number=number,
-                symbol=symbol,
-                quantity=exercise.shares,
-                price=instrument.strike_price - premium,
-                fees=Decimal("0.00"),
-                at=at,
-                order_id=exercise.id,
-                execution_id=exercise.id,
-                plan=plan,
-                trade_ids=[ids.next("equity-closed-trade") for _ in plan],
-            )
+            _take_shares(self._venue, equity, position, exercise.shares, premium, at, exercise.id)
+        elif not _deliver_shares(
+            self._venue, equity, position, exercise.shares, -premium, at, exercise.id
+        ):
+            self._fail(exercise, f"{exercise.shares} free shares of {symbol} are needed")
+            return
         self._desk.positions.remove(number, instrument.id, exercise.quantity, at)
         exercise.state = ExerciseState.COMPLETED
         self._desk.secure(number)
 
-    def _expire(self, position: OptionPosition) -> None:
+    def _expire(self, position: OptionPosition, alone: int) -> None:
+        """Settle ``position`` at its expiration: ``alone`` of its short contracts no long
+        contract covers are assigned when in the money, the rest settle in cash."""
         instrument = position.instrument
         at = instrument.expires_at
         spot = self._desk.market.underlying_price(instrument, at)
@@ -264,6 +252,11 @@ class Settlement:
         strike = instrument.strike_price
         gap = spot - strike if instrument.type is OptionType.CALL else strike - spot
         intrinsic = cents(max(ZERO, gap))
+        if intrinsic > 0 and alone and not position.is_long:
+            self._assign(position, min(alone, position.contracts), at)
+            if not position.quantity:
+                self._desk.secure(position.account_number)
+                return
         contracts = position.contracts
         sign = 1 if position.is_long else -1
         account = self._venue.accounts.get(position.account_number)
@@ -280,6 +273,89 @@ class Settlement:
             trade_id=self._venue.ids.next("option-closed-trade"),
         )
         self._desk.secure(position.account_number)
+
+    def _assign(self, position: OptionPosition, contracts: int, at: datetime) -> None:
+        """``contracts`` of a short position in the money assigned (see the module
+        docstring); a call whose shares are gone is left to settle in cash."""
+        equity = self._desk.equity_desk()
+        if equity is None:
+            return
+        shares = Decimal(MULTIPLIER * contracts)
+        event_id = self._venue.ids.next("option-assignment")
+        premium = position.average_price
+        if position.instrument.type is OptionType.CALL:
+            if not _deliver_shares(self._venue, equity, position, shares, premium, at, event_id):
+                return
+        else:
+            _take_shares(self._venue, equity, position, shares, -premium, at, event_id)
+        self._desk.positions.remove(position.account_number, position.option_id, contracts, at)
+
+
+def _take_shares(
+    venue: Venue,
+    equity: EquityDesk,
+    position: OptionPosition,
+    shares: Decimal,
+    premium: Decimal,
+    at: datetime,
+    event_id: str,
+) -> None:
+    """The account pays the strike for ``shares`` of the underlying: one tax lot whose cost
+    per share is the strike plus ``premium`` (paid: a call exercised; less, received: a put
+    assigned)."""
+    instrument = position.instrument
+    symbol = instrument.chain_symbol
+    listing = equity.listing(symbol)
+    instrument_id = listing.instrument_id if listing is not None else instrument.chain_id
+    venue.accounts.get(position.account_number).cash -= instrument.strike_price * shares
+    equity.positions.buy(
+        TaxLot(
+            lot_id=venue.ids.next("equity-lot"),
+            account_number=position.account_number,
+            symbol=symbol,
+            instrument_id=instrument_id,
+            quantity=shares,
+            original_quantity=shares,
+            price=instrument.strike_price + premium,
+            acquired_at=at,
+            order_id=event_id,
+            execution_id=event_id,
+        )
+    )
+
+
+def _deliver_shares(
+    venue: Venue,
+    equity: EquityDesk,
+    position: OptionPosition,
+    shares: Decimal,
+    premium: Decimal,
+    at: datetime,
+    event_id: str,
+) -> bool:
+    """The account delivers ``shares`` of the underlying from its oldest free lots and is
+    paid the strike, the trades booked at the strike plus ``premium`` a share (received: a
+    call assigned; less, paid: a put exercised). ``False`` (nothing moved) without the
+    free shares."""
+    instrument = position.instrument
+    number, symbol = position.account_number, instrument.chain_symbol
+    plan = _oldest_free_lots(equity, number, symbol, shares)
+    if plan is None:
+        return False
+    venue.accounts.get(number).cash += instrument.strike_price * shares
+    equity.positions.sell(
+        account_number=number,
+        symbol=symbol,
+        quantity=shares,
+        price=instrument.strike_price + premium,
+        fees=Decimal("0.00"),
+        at=at,
+        order_id=event_id,
+        execution_id=event_id,
+        plan=plan,
+        trade_ids=[venue.ids.next("equity-closed-trade") for _ in plan],
+    )
+    return True
 
 
 def _oldest_free_lots(
