@@ -156,7 +156,8 @@ SURFACE = {
         "current_source", "looks_like_code", "matching_step", "new_enrolment",
         "new_totp_secret", "passphrase_matches",
         "provisioning_uri",
-        "read_enrolment", "terminal_qr", "write_enrolment",
+        "read_enrolment", "terminal_qr", "write_enrolment", "SourceLock", "count_failure",
+        "forgive", "source_locked",
     },
     "ordergate.gateway.desk": {
         "ENV_OWNER_SOCKET", "OWNER_PREFIX", "PEER_LIMIT", "TRADING_PERMISSIONS",

@@ -43,7 +43,10 @@ __all__ = [
     "UNATTRIBUTED",
     "SourceLock",
     "acting_from",
+    "count_failure",
     "current_source",
+    "forgive",
+    "source_locked",
 ]
 
 OWNER_CHANNEL = "owner-channel"

@@ -13,6 +13,13 @@ a current code of a step later than the last one spent (RFC 6238 §5.2: each cod
 in the same write transaction that reads the row, every outcome journalled as ``person_act``
 under the connection's identity — never the code. Nothing else authorizes them: the
 operator's owner code is not this connection's code, so it is refused like any wrong one.
+
+Wrong (or replayed) codes are counted per connection with the owner's per-source lockout
+(``ordergate.owner``'s ``count_failure``: ``SOURCE_FAILURES`` within ``SOURCE_WINDOW`` lock
+the connection's acts for a minute, doubling with each lock of the day), its state on the
+ledger's database, shared by replicas; while the lock holds no code is checked for that
+connection (``person_code_locked``, 429), and a right code forgives it. Every refusal is
+journalled, with ``locked_until`` when a lock holds.
 """
 
 from __future__ import annotations
@@ -36,7 +43,14 @@ from ordergate.gateway.keys import (
 )
 from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
 from ordergate.ledger import Ledger
-from ordergate.owner import matching_step, new_totp_secret, provisioning_uri
+from ordergate.owner import (
+    count_failure,
+    forgive,
+    matching_step,
+    new_totp_secret,
+    provisioning_uri,
+    source_locked,
+)
 from ordergate.store import write_transaction
 
 __all__ = [
@@ -59,6 +73,7 @@ NOT_ENROLLED = "person_not_enrolled"
 CODE_MISSING = "person_code_required"
 CODE_WRONG = "person_code_wrong"
 CODE_REPLAYED = "person_code_replayed"
+CODE_LOCKED = "person_code_locked"
 OPERATOR_CREDENTIAL = "person_act_operator_refused"
 NO_PERSON_CODES = "person_codes_unavailable"
 _MESSAGES = {
@@ -72,12 +87,15 @@ _MESSAGES = {
     CODE_WRONG: "that is not a current code of the person who owns this connection (the "
     "operator's code authorizes nothing in a person's account)",
     CODE_REPLAYED: "that code was already used; wait for the next one",
+    CODE_LOCKED: "too many wrong codes for this connection lately: no code is checked for it "
+    "until the lock ends",
 }
 _STATUS = {
     NOT_ENROLLED: 403,
     CODE_MISSING: 401,
     CODE_WRONG: 403,
     CODE_REPLAYED: 403,
+    CODE_LOCKED: 429,
     OPERATOR_CREDENTIAL: 403,
     NO_PERSON_CODES: 403,
 }
@@ -126,6 +144,12 @@ def sealed_connection_of(engine: Engine, identity: str) -> str | None:
             if connection_digest(row.id) == wanted:
                 return str(row.id)
     return None
+
+
+def _source_of(connection_id: str) -> str:
+    """Where wrong codes for ``connection_id`` are counted: a lockout source of its own
+    (``ordergate.owner``'s per-source lockout, on the ledger every replica shares)."""
+    return "person:" + connection_digest(connection_id)
 
 
 def utc_now_iso() -> str:
@@ -231,18 +255,23 @@ class PersonCodes:
     ) -> None:
         """Spend ``code`` on ``act`` of ``connection_id``; ``PersonRefused`` otherwise. Each
         outcome is journalled."""
+        source = _source_of(connection_id)
         with write_transaction(self._engine) as tx:
             row = tx.execute(
                 _ROW.where(connections.c.id == connection_id).with_for_update()
             ).first()
+            now = self._clock.now()
             secret = self._secret(row, connection_id)
             reason: str | None = None
+            lock: datetime | None = source_locked(tx, source, now)
             if secret is None or row is None or row.person_totp_step is None:
                 reason = NOT_ENROLLED
+            elif lock is not None:
+                reason = CODE_LOCKED  # no code is checked while it holds
             elif not code:
                 reason = CODE_MISSING
             else:
-                step = matching_step(secret, code, now=self._clock.now())
+                step = matching_step(secret, code, now=now)
                 if step is None:
                     reason = CODE_WRONG
                 elif step <= row.person_totp_step:
@@ -253,6 +282,12 @@ class PersonCodes:
                         .where(connections.c.id == connection_id)
                         .values(person_totp_step=step)
                     )
+                    forgive(tx, source)
+                if reason is not None:
+                    taken = count_failure(tx, source, now)
+                    lock = taken.until if taken is not None else None
+            if lock is not None:
+                detail = {**detail, "locked_until": lock.isoformat()}
             self._journal(
                 tx, connection_id, act, "refused" if reason else "authorised", reason, detail
             )
