@@ -517,6 +517,10 @@ REQUIREMENTS: dict[str, str] = {
     "their own connection on the consent flow (relying party: the rail's public host), sealed "
     "under the connection's data key and shredded with it; it signs them in to that "
     "connection's console only, which the operator's session never opens",
+    "rail.person.console": "issue 30 §2: a person's console shows only their connection's "
+    "waiting orders and filings, approved with their passkey or code (never the operator's "
+    "code), another connection's ids refused as unknown, and disconnect with the link to "
+    "revoke the grant at Robinhood",
     # Issue 26 §1: MCP 2026-07-28 beside the handshake era
     "mcp.stateless.discover": "issue 26 §1, MCP 2026-07-28: server/discover names every "
     "version of both eras; a stateless request opens no session",

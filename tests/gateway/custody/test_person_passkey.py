@@ -5,7 +5,6 @@ and shredded with it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -13,25 +12,19 @@ from typing import Any
 
 import httpx2
 import pytest
-from custody_kit import BOUND_S, Custodian, custodian
+from custody_kit import Custodian, custodian
 from oauth_testkit import challenge_of, new_verifier, person_enrolment
 from owner_testkit import PASSPHRASE
 from passkey_testkit import SoftPasskey
+from person_console_kit import KEY, PersonConsole, connect_with_passkey, localhost
 
 from ordergate.gateway.console import COOKIE
-
-_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-_KEY = re.compile(r'<meta name="console-key" content="([^"]+)"')
 
 
 @pytest.fixture
 def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
     with custodian(tmp_path, monkeypatch) as served:
         yield served
-
-
-def _localhost(rail: Custodian) -> str:
-    return rail.url.replace("127.0.0.1", "localhost")
 
 
 def _enrolment_page(rail: Custodian, person: httpx2.Client) -> httpx2.Response:
@@ -47,47 +40,6 @@ def _step(person: httpx2.Client, rail: Custodian, body: dict[str, Any]) -> httpx
     return person.post(rail.url + "/oauth/callback", json=body)
 
 
-def connect_with_passkey(rail: Custodian) -> tuple[SoftPasskey, str]:
-    """The whole consent flow, a passkey registered on the way: the passkey and the
-    connection's id."""
-    passkey = SoftPasskey(_localhost(rail))
-    rail.connect(passkey=passkey)
-    row = [r for r in rail.rows() if r["person_passkey_sealed"] is not None][-1]
-    return passkey, str(row["id"])
-
-
-class PersonConsole:
-    """A person's browser on the console at ``localhost`` (the passkeys' relying party)."""
-
-    def __init__(self, rail: Custodian) -> None:
-        self.base = _localhost(rail)
-        self.http = httpx2.Client(base_url=self.base, timeout=BOUND_S, follow_redirects=False)
-
-    def close(self) -> None:
-        self.http.close()
-
-    def get(self, path: str) -> httpx2.Response:
-        return self.http.get(f"/console{path}")
-
-    def post_json(self, path: str, body: Any, csrf: str) -> httpx2.Response:
-        headers = {"origin": self.base, "x-csrf-token": csrf}
-        return self.http.post(f"/console{path}", json=body, headers=headers)
-
-    def csrf(self, path: str = "/sign-in") -> str:
-        found = _CSRF.search(self.get(path).text)
-        assert found is not None
-        return found.group(1)
-
-    def sign_in(self, passkey: SoftPasskey) -> httpx2.Response:
-        csrf = self.csrf()
-        options = self.post_json("/person/options", {}, csrf)
-        assert options.status_code == 200, options.text
-        signed = self.post_json("/person/sign-in", passkey.get(options.json()), csrf)
-        if signed.status_code == 200:
-            self.http.headers["x-console-key"] = signed.json()["key"]
-        return signed
-
-
 @pytest.fixture
 def browser(rail: Custodian) -> Iterator[PersonConsole]:
     opened = PersonConsole(rail)
@@ -101,7 +53,7 @@ def browser(rail: Custodian) -> Iterator[PersonConsole]:
 def test_a_passkey_registered_on_the_consent_flow_signs_its_person_in_to_their_connection_only(
     rail: Custodian, browser: PersonConsole
 ) -> None:
-    passkey, connection_id = connect_with_passkey(rail)
+    passkey, connection_id, _ = connect_with_passkey(rail)
     [row] = rail.rows()
     assert row["person_passkey_sealed"].startswith("v2.")
     assert passkey.credential_id.hex() not in str(row)
@@ -129,7 +81,7 @@ def test_the_operators_session_opens_no_persons_console(
         data={"csrf": csrf, "owner_code": PASSPHRASE},
         headers={"origin": browser.base},
     )
-    found = _KEY.search(signed.text)
+    found = KEY.search(signed.text)
     assert signed.status_code == 200 and found is not None, signed.text
     browser.http.headers["x-console-key"] = found.group(1)
     assert browser.get("/approvals").status_code == 200
@@ -140,7 +92,7 @@ def test_the_operators_session_opens_no_persons_console(
 def test_a_passkey_step_from_another_browser_altered_or_twice_is_refused(
     rail: Custodian,
 ) -> None:
-    passkey = SoftPasskey(_localhost(rail))
+    passkey = SoftPasskey(localhost(rail))
     with rail.browser() as person:
         page = _enrolment_page(rail, person)
         assert 'id="passkey-enrol"' in page.text
@@ -170,7 +122,7 @@ def test_a_passkey_step_from_another_browser_altered_or_twice_is_refused(
 def test_an_erased_connection_shreds_its_passkey_and_ends_its_persons_session(
     rail: Custodian, browser: PersonConsole
 ) -> None:
-    passkey, connection_id = connect_with_passkey(rail)
+    passkey, connection_id, _ = connect_with_passkey(rail)
     assert browser.sign_in(passkey).status_code == 200
     assert browser.get("/mine").status_code == 200
     from ordergate.gateway.oauth._connections import erase_connection

@@ -8,7 +8,21 @@ route                                           what it needs
                                                 session not yet signed in, for the challenge)
 ``POST /console/person/sign-in``                CSRF, a passkey assertion of a live
                                                 connection's; answers the session's key
-``GET  /console/mine``                          a person's session
+``GET  /console/mine``                          a person's session (the connection, its
+                                                waiting orders)
+``POST /console/mine/passkey/options``          a person's session, CSRF; ``{"purpose":
+                                                "approve", "approval_id"}`` or ``{"purpose":
+                                                "disconnect"}`` (the challenge bound to it,
+                                                the connection's own passkey only)
+``GET  /console/mine/approvals/{id}``           a person's session; an approval of another
+                                                connection is 404
+``POST /console/mine/approvals/{id}/approve``   a person's session, CSRF, their code or a
+                                                passkey assertion
+``POST /console/mine/approvals/{id}/deny``      a person's session, CSRF
+``GET  /console/mine/filings``                  a person's session (their connection's)
+``POST /console/mine/disconnect``               a person's session, CSRF, their code or a
+                                                passkey assertion; the answer links to where
+                                                the grant is revoked at Robinhood
 ``POST /console/mine/sign-out``                 a person's session, CSRF
 ==============================================  =============================================
 
@@ -28,17 +42,22 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from ordergate.gateway._owner import identity_of
+from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._sessions import ConsoleSession
-from ordergate.gateway.console._web import PREFIX, Refused, Web, at_party, read_form
+from ordergate.gateway.console._web import PREFIX, Refused, Web, at_party, read_form, read_json
 from ordergate.gateway.custody import PersonPasskeys
 from ordergate.gateway.desk import OwnerDesk
 from ordergate.gateway.passkeys import PasskeyError
+from ordergate.owner import OwnerAct
 from ordergate.store import blocking
 
 __all__ = ["MINE", "person_routes"]
 
 MINE = "/mine"
 _SIGN_IN = "person_sign_in"
+_MAX_ID = 40
+_ACTS = ("approve", "disconnect")
 
 Handler = Callable[[Request], Awaitable[Response]]
 PersonHandler = Callable[[Request, ConsoleSession, dict[str, Any]], Awaitable[Response]]
@@ -107,7 +126,119 @@ def person_routes(
         return web.with_cookie(answer, raw)
 
     async def mine(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
-        return web.page("mine.html", session, connection=conn, mine="overview")
+        waiting = await desk.person_approvals(conn["connection_id"])
+        return web.page("mine.html", session, connection=conn, approvals=waiting, mine="overview")
+
+    async def ours(conn: dict[str, Any], approval_id: str) -> dict[str, Any]:
+        """The waiting approval ``approval_id`` if it is this connection's; 404 otherwise
+        (another connection's id is not told apart from none)."""
+        for approval in await desk.person_approvals(conn["connection_id"]):
+            if approval["approval_id"] == approval_id:
+                return approval
+        raise Refused(404, "None of your waiting orders has that id.")
+
+    async def act_options(
+        request: Request, session: ConsoleSession, conn: dict[str, Any]
+    ) -> Response:
+        web.csrf(session, request.headers.get("x-csrf-token"))
+        body = await read_json(request)
+        purpose = body.get("purpose")
+        if purpose not in _ACTS:
+            raise Refused(400, "purpose must be approve or disconnect.")
+        bound = ""
+        if purpose == "approve":
+            named = body.get("approval_id")
+            if not isinstance(named, str) or not 0 < len(named) <= _MAX_ID:
+                raise Refused(400, "approval_id must name the approval the passkey approves.")
+            bound = (await ours(conn, named))["approval_id"]
+        at_party(request, persons.party)
+        try:
+            offered, challenge = await blocking(
+                persons.authentication_options, conn["connection_id"]
+            )
+        except PasskeyError as error:
+            raise Refused(403, f"The passkey was refused: {error}.") from None
+        web.sessions.set_challenge(session, f"{challenge}|{bound}", str(purpose))
+        return web.json(json.loads(offered))
+
+    async def passkey_vouches(
+        request: Request, session: ConsoleSession, conn: dict[str, Any], act: str, bound: str
+    ) -> None:
+        """The assertion this post carries, verified for the session's connection against the
+        challenge in flight for ``act`` on ``bound``; ``Refused`` otherwise."""
+        web.csrf(session, request.headers.get("x-csrf-token"))
+        taken = web.sessions.take_challenge(session, act)
+        if taken is None:
+            raise Refused(403, "No passkey challenge is in flight: start again.")
+        challenge, _, named = taken.partition("|")
+        if named != bound:
+            raise Refused(403, "That passkey challenge was for another order: start again.")
+        credential = (await request.body()).decode("utf-8", "replace")
+        detail = {"approval_id": bound} if bound else {}
+        try:
+            await blocking(
+                lambda: persons.authenticate(
+                    credential, challenge, act=act, detail=detail,
+                    connection_id=conn["connection_id"],
+                )
+            )  # fmt: skip
+        except PasskeyError as error:
+            raise Refused(403, f"The passkey was refused: {error}.") from None
+
+    async def approval_page(
+        request: Request, session: ConsoleSession, conn: dict[str, Any]
+    ) -> Response:
+        approval = await ours(conn, request.path_params["approval_id"])
+        return web.page(
+            "approval.html", session, approval=approval, passkey=True, base=MINE, mine="overview"
+        )
+
+    async def approve(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
+        approval = await ours(conn, request.path_params["approval_id"])
+        params = {"approval_id": approval["approval_id"]}
+        if _is_json(request):
+            await passkey_vouches(request, session, conn, "approve", approval["approval_id"])
+            outcome = await desk.person_act(
+                conn["connection_id"], OwnerAct.APPROVE, params, None, passkey=True
+            )
+            return web.json(outcome)
+        form = await read_form(request)
+        web.csrf(session, form.get("csrf"))
+        code = form.get("owner_code") or None
+        outcome = await desk.person_act(conn["connection_id"], OwnerAct.APPROVE, params, code)
+        return web.page("decided.html", session, outcome=outcome, base=MINE, mine="overview")
+
+    async def deny(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
+        web.csrf(session, (await read_form(request)).get("csrf"))
+        approval = await ours(conn, request.path_params["approval_id"])
+        outcome = await desk.deny(approval["approval_id"])
+        return web.page("decided.html", session, outcome=outcome, base=MINE, mine="overview")
+
+    async def filings(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
+        asked = FilingFilter.of(dict(request.query_params))
+        # The connection's own identity, whatever the query says: never another's filings.
+        wanted = FilingFilter(identity_of(conn["connection_id"]), asked.symbol, asked.outcome)
+        names = await desk.client_names()
+        shown = await blocking(filings_view, desk.ledger, wanted, names)
+        return web.page("mine_filings.html", session, filings=shown, mine="filings")
+
+    async def disconnect(
+        request: Request, session: ConsoleSession, conn: dict[str, Any]
+    ) -> Response:
+        params = {"connection_id": conn["connection_id"]}
+        if _is_json(request):
+            await passkey_vouches(request, session, conn, "disconnect", "")
+            outcome = await desk.person_act(
+                conn["connection_id"], OwnerAct.DISCONNECT, params, None, passkey=True
+            )
+            web.sessions.end(session)
+            return web.without_cookie(web.json(outcome))
+        form = await read_form(request)
+        web.csrf(session, form.get("csrf"))
+        code = form.get("owner_code") or None
+        outcome = await desk.person_act(conn["connection_id"], OwnerAct.DISCONNECT, params, code)
+        web.sessions.end(session)
+        return web.without_cookie(web.page("disconnected.html", None, outcome=outcome))
 
     async def sign_out(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
         web.csrf(session, (await read_form(request)).get("csrf"))
@@ -119,5 +250,31 @@ def person_routes(
         Route(f"{p}/person/options", guarded(options, post=True, as_json=True), methods=["POST"]),
         Route(f"{p}/person/sign-in", guarded(sign_in, post=True, as_json=True), methods=["POST"]),
         Route(m, guarded(person(mine), post=False), methods=["GET"]),
+        Route(
+            f"{m}/passkey/options",
+            guarded(person(act_options), post=True, as_json=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{m}/approvals/{{approval_id}}",
+            guarded(person(approval_page), post=False),
+            methods=["GET"],
+        ),
+        Route(
+            f"{m}/approvals/{{approval_id}}/approve",
+            guarded(person(approve), post=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{m}/approvals/{{approval_id}}/deny",
+            guarded(person(deny), post=True),
+            methods=["POST"],
+        ),
+        Route(f"{m}/filings", guarded(person(filings), post=False), methods=["GET"]),
+        Route(f"{m}/disconnect", guarded(person(disconnect), post=True), methods=["POST"]),
         Route(f"{m}/sign-out", guarded(person(sign_out), post=True), methods=["POST"]),
     ]
+
+
+def _is_json(request: Request) -> bool:
+    return request.headers.get("content-type", "").split(";")[0].strip() == "application/json"

@@ -59,6 +59,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ordergate.core import to_wire
+from ordergate.gateway._owner import digest_in
 from ordergate.gateway.console._budget import AccountRead, BudgetRead
 from ordergate.gateway.console._equity import curve, drawdown, equity_svg
 from ordergate.gateway.console._filings import FilingFilter, filings_view
@@ -320,15 +321,15 @@ def console_routes(
 
     async def approvals_page(request: Request, session: ConsoleSession) -> Response:
         return web.page(
-            "approvals.html", session, approvals=await desk.approvals(), page="approvals"
+            "approvals.html", session, approvals=await desk.operators_approvals(), page="approvals"
         )
 
     async def approvals_list(request: Request, session: ConsoleSession) -> Response:
-        return web.page("_approvals_list.html", session, approvals=await desk.approvals())
+        return web.page("_approvals_list.html", session, approvals=await desk.operators_approvals())
 
     async def approval_page(request: Request, session: ConsoleSession) -> Response:
         wanted = request.path_params["approval_id"]
-        found = [a for a in await desk.approvals() if a["approval_id"] == wanted]
+        found = [a for a in await desk.operators_approvals() if a["approval_id"] == wanted]
         if not found:
             raise Refused(404, "No approval with that id waits.")
         return web.page(
@@ -408,7 +409,12 @@ def console_routes(
     async def filings_page(request: Request, session: ConsoleSession) -> Response:
         wanted = FilingFilter.of(dict(request.query_params))
         names = await desk.client_names()
-        shown = await blocking(filings_view, desk.ledger, wanted, names)
+        persons = await desk.person_digests()
+        shown = [
+            filing
+            for filing in await blocking(filings_view, desk.ledger, wanted, names)
+            if digest_in(filing["identity"]) not in persons  # a person's are theirs alone
+        ]
         return web.page("filings.html", session, filings=shown, wanted=wanted, page="filings")
 
     async def policy_page(request: Request, session: ConsoleSession) -> Response:

@@ -31,6 +31,7 @@ __all__ = [
     "list_caller_mints",
     "list_connections",
     "live_connection_ids",
+    "sealed_digests",
 ]
 
 MAX_LISTED = 1000
@@ -74,6 +75,14 @@ def list_connections(
         }
         for row in rows
     ]
+
+
+def sealed_digests(engine: Engine) -> frozenset[str]:
+    """The digest of every sealed connection (a person's, on a hosted rail), erased ones
+    included: what their filings' identities keep (blocking)."""
+    query = select(connections.c.id).where(connections.c.kind == "sealed")
+    with engine.connect() as db:
+        return frozenset(connection_digest(row.id) for row in db.execute(query))
 
 
 def list_caller_mints(

@@ -73,6 +73,7 @@ from ordergate.gateway.desk._connections import (
     client_names,
     list_caller_mints,
     list_connections,
+    sealed_digests,
 )
 from ordergate.gateway.desk._delayed import UNVERIFIED, DelayedActs
 from ordergate.gateway.desk._errors import DeskError
@@ -277,13 +278,20 @@ class OwnerDesk:
         return prepared.as_json()
 
     async def authorize_act(
-        self, act_id: str, digest: str, code: str | None, *, vouched: Credential | None = None
+        self,
+        act_id: str,
+        digest: str,
+        code: str | None,
+        *,
+        vouched: Credential | None = None,
+        person: str | None = None,
     ) -> dict[str, Any]:
         """Run the prepared act ``act_id`` exactly as prepared, once, if ``digest`` is its
         digest, nothing it was prepared on changed, and (where it needs one) ``code`` is a
         current owner code, spent on that digest only (``vouched``: the console verified
-        the owner's passkey itself). The same code again for the same act is given the
-        first answer. Raises ``DeskError`` otherwise."""
+        the owner's passkey itself; with ``person``, the passkey of that connection's person,
+        which authorizes that connection's acts only). The same code again for the same act is
+        given the first answer. Raises ``DeskError`` otherwise."""
         await self._delayed.run_due()
         try:
             prepared = await blocking(self._prepared.get, act_id, digest)
@@ -307,10 +315,14 @@ class OwnerDesk:
                 "What that act was prepared on changed since; prepare it again.",
             )
         credential: Credential | None = None
-        person = await self._person_for(plan.act, plan.params)
-        if person is not None:
+        owner = await self._person_for(plan.act, plan.params)
+        if person is not None and owner != person:
+            raise DeskError(404, "not_your_connection", "Nothing of your connection has that id.")
+        if owner is not None:
             detail = {**plan.detail, "act_id": act_id}
-            credential = await self._person_authorize(person, code, vouched, plan.act, detail)
+            credential = await self._person_authorize(
+                owner, code, vouched, plan.act, detail, vouched_person=person
+            )
         elif plan.needs_code:
             detail = {**plan.detail, "act_id": act_id}
             if vouched is not None and plan.act is OwnerAct.APPROVE:
@@ -368,9 +380,15 @@ class OwnerDesk:
         vouched: Credential | None,
         act: OwnerAct,
         detail: Mapping[str, Any],
+        *,
+        vouched_person: str | None = None,
     ) -> Credential:
-        """Only the person's own code authorizes an act in their connection: the operator's
-        code, passkey or a desk without the person's codes is refused (journalled)."""
+        """Only the person's own code or passkey authorizes an act in their connection
+        (``vouched_person``: the console verified that connection's passkey, journalled
+        there): the operator's code, passkey or a desk without the person's codes is refused
+        (journalled)."""
+        if vouched is Credential.PASSKEY and vouched_person == connection_id:
+            return Credential.PASSKEY
         persons = self._persons
         try:
             if persons is None:
@@ -452,6 +470,47 @@ class OwnerDesk:
 
     async def deny(self, approval_id: str) -> dict[str, Any]:
         return await self._held.deny(approval_id)
+
+    # -- a person's own console (``console._person_routes``) ---------------------------------
+
+    async def operators_approvals(self) -> list[dict[str, Any]]:
+        """The waiting orders the operator's console shows: none of a person's connection
+        (on a hosted rail those are that person's alone to see and decide)."""
+        persons = await self.person_digests()
+        return [a for a in await self.approvals() if not _of(a, persons)]
+
+    async def person_digests(self) -> frozenset[str]:
+        """The digests (as identities on the record keep them) of the people's connections."""
+        return await blocking(sealed_digests, self._store.engine)
+
+    async def person_approvals(self, connection_id: str) -> list[dict[str, Any]]:
+        """The waiting orders of ``connection_id`` (its own filings and its bound callers')."""
+        mine = connection_digest(connection_id)
+        waiting = await self.approvals()
+        return [a for a in waiting if digest_in(str(a.get("identity", ""))) == mine]
+
+    async def person_act(
+        self,
+        connection_id: str,
+        act: OwnerAct,
+        params: Mapping[str, Any],
+        code: str | None,
+        *,
+        passkey: bool = False,
+    ) -> dict[str, Any]:
+        """``act`` on ``connection_id`` by its person: with their code, or (``passkey``) with
+        the passkey the console verified for that connection. 404 when ``params`` name
+        anything not of that connection."""
+        if await self._person_for(act, params) != connection_id:
+            raise DeskError(404, "not_your_connection", "Nothing of your connection has that id.")
+        prepared = await self.prepare(act, params)
+        return await self.authorize_act(
+            prepared["act_id"],
+            prepared["digest"],
+            code,
+            vouched=Credential.PASSKEY if passkey else None,
+            person=connection_id if passkey else None,
+        )
 
     # -- the kill switch -------------------------------------------------------------------
 
@@ -633,6 +692,12 @@ class OwnerDesk:
     async def vouch(self, act: OwnerAct, credential: Credential, **detail: Any) -> Credential:
         """Journal ``act`` as authorised by a credential the caller verified (a passkey)."""
         return await self._vouch(act, credential, **detail)
+
+
+def _of(row: Mapping[str, Any], digests: frozenset[str]) -> bool:
+    """Whether ``row`` (an approval or a filing) was filed on one of the connections
+    ``digests`` names (its own identity, or a caller's bound to it)."""
+    return digest_in(str(row.get("identity", ""))) in digests
 
 
 _REQUESTED = {OwnerAct.ARM_LIVE: OwnerAct.POLICY_APPLY}

@@ -32,10 +32,10 @@
     if (r.userHandle) out.response.userHandle = b64(r.userHandle);
     return out;
   }
-  async function assertion(purpose, approvalId) {
+  async function assertion(purpose, approvalId, base) {
     const asked = { purpose: purpose };
     if (approvalId) asked.approval_id = approvalId;
-    const options = await post("/passkey/options", asked);
+    const options = await post((base || "") + "/passkey/options", asked);
     options.challenge = bytes(options.challenge);
     (options.allowCredentials || []).forEach((c) => { c.id = bytes(c.id); });
     return asJSON(await navigator.credentials.get({ publicKey: options }));
@@ -56,8 +56,14 @@
       sessionStorage.setItem("ordergate-console-key", answer.key);
       window.location = answer.next;
     } else if (purpose === "approve") {
-      const answer = await post("/approvals/" + button.dataset.approval + "/approve", await assertion("approve", button.dataset.approval));
+      const base = button.dataset.base || "";
+      const answer = await post(base + "/approvals/" + button.dataset.approval + "/approve", await assertion("approve", button.dataset.approval, base));
       say("The order is " + answer.status + ".");
+    } else if (purpose === "disconnect") {
+      const base = button.dataset.base || "";
+      const answer = await post(base + "/disconnect", await assertion("disconnect", null, base));
+      sessionStorage.removeItem("ordergate-console-key");
+      say(answer.message + " " + answer.revoke_at_upstream);
     } else if (purpose === "register") {
       const code = document.getElementById("register_code").value;
       const options = await post("/passkey/register/options", { owner_code: code });
