@@ -47,6 +47,7 @@ from ordergate.gateway.custody import (
     UpstreamSignIn,
     Vault,
 )
+from ordergate.gateway.custody._consent import PersonConsent
 from ordergate.gateway.custody._person import PersonCodes
 from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.desk import (
@@ -357,9 +358,13 @@ def _auth(
     start: _Start,
     wall: _Wall,
     sign_in: Callable[[GatewayStore], UpstreamSignIn] | None = None,
+    *,
+    persons_enrol: bool = False,
 ) -> tuple[GatewayAuth, Callable[[str], Awaitable[None]]]:
     """The gateway's authorization server on the wall's ledger, and how a connection's
-    upstream session is erased when the owner revokes it."""
+    upstream session is erased when the owner revokes it. ``persons_enrol``: a hosted rail
+    whose people enrol their own code before their client gets one, so consent needs no
+    owner code (``custody._consent``)."""
     auth = gateway_auth(
         wall.ledger.engine,
         config=start.config,
@@ -367,7 +372,11 @@ def _auth(
         clock=start.security_clock,
         sign_in=sign_in,
         profiles=wall.profiles,
-        consent_check=OwnerCode(wall.authority, wall.profiles),
+        consent_check=(
+            PersonConsent()
+            if sign_in is not None and persons_enrol
+            else OwnerCode(wall.authority, wall.profiles)
+        ),
     )
 
     async def erase(connection_id: str) -> None:
@@ -530,7 +539,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     passkeys=person_passkeys,
                 )
 
-            auth, erase = _auth(start, wall, sign_in)
+            auth, erase = _auth(start, wall, sign_in, persons_enrol=persons is not None)
             custody_note = (
                 "connections: each person signs in at the upstream; the session is sealed "
                 f"under a data key of its own, wrapped by {keys!r}"
