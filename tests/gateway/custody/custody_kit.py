@@ -196,8 +196,11 @@ def custodian(
     policy: str = POLICY,
     key_provider: KeyProvider | None = None,
     profiles: Mapping[str, str] | None = None,
+    localhost: bool = False,
 ) -> Iterator[Custodian]:
-    """``profiles``: each profile file's text by the profile's name, in the gateway's home."""
+    """``profiles``: each profile file's text by the profile's name, in the gateway's home;
+    ``localhost``: the gateway's public URL is ``http://localhost:PORT`` (a browser's
+    passkeys need a relying party that is a name, the whole consent flow at it)."""
     home = tmp_path / "home"
     home.mkdir()
     for name, profile in (profiles or {}).items():
@@ -222,6 +225,7 @@ def custodian(
         apply_policy(db_url or f"sqlite:///{home / 'ledger.db'}", policy)
         codes = enrol(home, passphrase=PASSPHRASE)
         many = 1_000_000
+        sock = bind_socket("127.0.0.1", 0)
         config = GatewayConfig(
             port=0,
             custody=Custody.SEALED,
@@ -229,8 +233,9 @@ def custodian(
             key_provider=key_provider,
             limits=RateLimits(register=many, authorize=many, token=many, mcp=many, burst=many),
             caller_key=CallerKey.derive(Secret(master)) if master is not None else None,
+            public_url=f"http://localhost:{sock.getsockname()[1]}" if localhost else "",
         )
-        server = GatewayServer(settings, config, bind_socket("127.0.0.1", 0), clock=clock)
+        server = GatewayServer(settings, config, sock, clock=clock)
         with server as url:
             engine = server.auth.store.engine if server.auth is not None else None
             assert engine is not None

@@ -5,14 +5,12 @@ passkey's relying-party id must be a domain: ``localhost``, not an address).
 
 ``shoot(name)`` screenshots the page at a phone width (390x844) and a desktop width
 (1280x800) into ``tmp_path/screens`` and, when ``ORDERGATE_SCREENSHOTS=DIR`` is set, into
-``DIR`` too. Without chromium or playwright the tests skip saying how to install them, except
-in CI (``CI`` set), where they fail: CI must run them.
+``DIR`` too. Chromium and its virtual authenticator come from ``chromium_testkit``.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,10 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium_testkit import (
+    DESKTOP,
+    PHONE,
+    WAIT_MS,
+    chromium_page,
+    sync_playwright,
+)
+from chromium_testkit import _missing as _missing  # the kit's own test reaches it here
+from chromium_testkit import expect as expect
 from desk_kit import HELD_POLICY, MASTER, Desk
 from gateway_testkit import OPEN
 from owner_testkit import PASSPHRASE, apply_home_policy, enrol
-from system_testkit import missing
 
 from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey, mint
@@ -32,58 +38,6 @@ from ordergate.core import Secret, SecurityClock, SteppedClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
 from ordergate.runtime import Settings
-
-CHROMIUM = "/usr/bin/chromium"
-WAIT_MS = 10_000
-"""The bound on every wait for the page (Playwright's ``expect`` and ``wait_for``)."""
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
-_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-_AUTHENTICATOR = {
-    "protocol": "ctap2",
-    "transport": "internal",
-    "hasResidentKey": True,
-    "hasUserVerification": True,
-    "isUserVerified": True,
-}
-
-
-def _missing(what: str) -> None:
-    missing(
-        what,
-        "`apt-get install -y chromium` and `scripts/uv sync` (playwright is a dev "
-        "dependency; never `playwright install`)",
-        "run the console's browser tests",
-    )
-
-
-def sync_playwright() -> Any:
-    try:
-        from playwright.sync_api import sync_playwright as start
-    except ImportError:
-        _missing("playwright")
-    if shutil.which(CHROMIUM) is None:
-        _missing("chromium")
-    return start()
-
-
-def expect(target: Any, **options: Any) -> Any:
-    """Playwright's ``expect`` (imported here, so a test module without playwright skips
-    instead of failing to import); each wait is bounded by ``WAIT_MS`` unless it says its own
-    ``timeout``."""
-    from playwright.sync_api import expect as playwright_expect
-
-    playwright_expect.set_options(timeout=WAIT_MS)
-    return playwright_expect(target, **options)
 
 
 @dataclass
@@ -151,24 +105,13 @@ def browser_console(
     home = tmp_path / "home"
     codes = enrol(home, passphrase=PASSPHRASE)
     key = CallerKey.derive(Secret(MASTER))
-    with server as url, playwright as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"),
-            executable_path=CHROMIUM,
-            args=_ARGS,
-            headless=True,
-            viewport=DESKTOP,
-        )
-        try:
-            browser.set_default_timeout(WAIT_MS)
-            page = browser.pages[0] if browser.pages else browser.new_page()
-            devtools = browser.new_cdp_session(page)
-            devtools.send("WebAuthn.enable")
-            devtools.send("WebAuthn.addVirtualAuthenticator", {"options": _AUTHENTICATOR})
-            desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=security)
-            yield Browser(desk, page, tmp_path / "screens")
-        finally:
-            browser.close()
+    with (
+        server as url,
+        playwright as p,
+        chromium_page(p, tmp_path / "chromium-profile") as page,
+    ):
+        desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=security)
+        yield Browser(desk, page, tmp_path / "screens")
 
 
 TOKEN_TTL = timedelta(minutes=15)
