@@ -14,7 +14,6 @@ import pytest
 from chromium_testkit import WAIT_MS, chromium_page, expect, sync_playwright
 from custody_kit import REDIRECT, Custodian, custodian, query
 from oauth_testkit import challenge_of, new_verifier
-from owner_testkit import PASSPHRASE
 from person_console_kit import HELD
 
 
@@ -62,7 +61,6 @@ def test_a_person_registers_a_passkey_on_the_consent_flow_and_signs_in_to_their_
         page.route(f"{REDIRECT}**", lambda route: route.fulfill(status=200, body="client"))
         page.goto(f"{rail.url}/oauth/authorize?{urlencode(params)}", wait_until="load")
         page.select_option("select[name=profile]", "trader")
-        page.fill("#owner_code", PASSPHRASE)  # a trading consent is the operator's to grant
         page.click("button[value=approve]")
         expect(page.locator("h1")).to_have_text("Sign in to the sandbox venue")
         page.click("button[value=approve]")
