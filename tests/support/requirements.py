@@ -517,6 +517,17 @@ REQUIREMENTS: dict[str, str] = {
     "their own connection on the consent flow (relying party: the rail's public host), sealed "
     "under the connection's data key and shredded with it; it signs them in to that "
     "connection's console only, which the operator's session never opens",
+    "rail.person.operator-refused": "issue 30 acceptance: the operator's code is refused on a "
+    "person's approval, resume, exercise and disconnect, each refusal journalled person_act",
+    "rail.connection.pause": "issue 30 §1: the operator pauses any one connection without "
+    "consent; the guard refuses that connection's orders alone (stage A and review after "
+    "approval); only the person's own code resumes it",
+    "rail.person.disconnect": "issue 30 §1: the person disconnects with their own code: tokens "
+    "stop, session and data key erased, the link to revoke the grant at Robinhood answered",
+    "rail.person.code-lockout": "issue 30 §1: wrong person codes are limited per connection "
+    "(the lockout's state on the ledger replicas share), every refusal journalled",
+    "rail.person.consent": "issue 30 §1: consent on a hosted rail needs no operator code: the "
+    "person's own sign-in and enrolment are the authority",
     "rail.person.console": "issue 30 §2: a person's console shows only their connection's "
     "waiting orders and filings, approved with their passkey or code (never the operator's "
     "code), another connection's ids refused as unknown, and disconnect with the link to "

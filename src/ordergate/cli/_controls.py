@@ -46,6 +46,15 @@ def _why(reason: str) -> str:
     return f"reason: {reason}" if reason else "no reason given"
 
 
+ConnectionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--connection",
+        help="One connection's id (as `connections` lists it) instead of the whole rail.",
+    ),
+]
+
+
 def pause_command(
     reason: Annotated[
         str, typer.Option("--reason", help="Why trading is stopped (kept in the journal).")
@@ -58,18 +67,27 @@ def pause_command(
             "print each cancel's outcome (exit 4 if any may still be live).",
         ),
     ] = False,
+    connection: ConnectionOption = None,
     db: DbOption = None,
     channel: ChannelOption = None,
 ) -> None:
     """Refuse every new order, in every process sharing the ledger, until `resume`.
 
-    With --cancel-open, also cancel every working order the gateway filed."""
+    With --cancel-open, also cancel every working order the gateway filed. With --connection,
+    pause that connection alone (on a hosted rail only its person resumes it)."""
     reason = reason.strip()
     if len(reason) > MAX_REASON or not reason.isprintable():
         raise typer.BadParameter(
             f"give at most {MAX_REASON} printable characters", param_hint="--reason"
         )
-    state = anyio.run(_pause, settings_from(None, db, None, False), channel, reason, cancel_open)
+    if connection is not None and cancel_open:
+        raise typer.BadParameter("--cancel-open pauses the whole rail", param_hint="--connection")
+    settings = settings_from(None, db, None, False)
+    state = anyio.run(_pause, settings, channel, reason, cancel_open, connection)
+    if connection is not None:
+        said = "was already paused" if not state["changed"] else "is paused"
+        typer.echo(f"connection {connection} {said}: its new orders are refused")
+        return
     if not state["changed"]:
         typer.echo(
             f"already paused since {_when(state['since'])} ({_why(state['reason'])}); "
@@ -104,17 +122,33 @@ def _say_cancels(cancels: list[dict[str, Any]]) -> None:
 
 
 async def _pause(
-    settings: Any, channel: Path | None, reason: str, cancel_open: bool
+    settings: Any, channel: Path | None, reason: str, cancel_open: bool, connection: str | None
 ) -> dict[str, Any]:
+    from ordergate.gateway.desk import DeskError
+
     async with desk_for(channel, settings, announce=False) as desk:
-        return await desk.pause(reason, cancel_open=cancel_open)
+        if connection is None:
+            return await desk.pause(reason, cancel_open=cancel_open)
+        try:
+            return await desk.pause(reason, connection_id=connection)
+        except DeskError as error:
+            raise desk_failure(error) from None
 
 
 def resume_command(
-    code_stdin: CodeStdinOption = False, db: DbOption = None, channel: ChannelOption = None
+    code_stdin: CodeStdinOption = False,
+    connection: ConnectionOption = None,
+    db: DbOption = None,
+    channel: ChannelOption = None,
 ) -> None:
-    """Accept new orders again after `pause` (an owner act: asks for the owner code)."""
-    state = anyio.run(_resume, settings_from(None, db, None, False), channel, code_stdin)
+    """Accept new orders again after `pause` (an owner act: asks for the owner code; with
+    --connection, that connection's owner's code)."""
+    settings = settings_from(None, db, None, False)
+    state = anyio.run(_resume, settings, channel, code_stdin, connection)
+    if connection is not None:
+        said = "resumed" if state["changed"] else "was not paused"
+        typer.echo(f"connection {connection} {said}: its new orders are accepted")
+        return
     if not state["changed"]:
         typer.echo("not paused: new orders are already accepted")
         return
@@ -125,11 +159,14 @@ def resume_command(
     )
 
 
-async def _resume(settings: Any, channel: Path | None, code_stdin: bool) -> dict[str, Any]:
+async def _resume(
+    settings: Any, channel: Path | None, code_stdin: bool, connection: str | None
+) -> dict[str, Any]:
     from ordergate.gateway.desk import DeskError
 
+    params = {} if connection is None else {"connection_id": connection}
     async with desk_for(channel, settings, announce=False) as desk:
         try:
-            return await owner_act(desk, "resume", {}, code_stdin=code_stdin)
+            return await owner_act(desk, "resume", params, code_stdin=code_stdin)
         except DeskError as error:
             raise desk_failure(error) from None

@@ -56,6 +56,7 @@ def _refusals(served: Custodian) -> list[dict[str, Any]]:
         return [json.loads(row.detail) for row in rows]
 
 
+@pytest.mark.req("rail.person.code-lockout")
 def test_wrong_codes_lock_the_connections_acts_even_against_the_right_code_until_the_lock_ends(
     held: Custodian,
 ) -> None:

@@ -39,6 +39,7 @@ def test_the_consent_page_of_a_hosted_rail_asks_no_operator_code(rail: Custodian
     assert "enrol a code of your own" in page.text
 
 
+@pytest.mark.req("rail.person.consent")
 def test_a_person_connects_a_trading_profile_with_their_own_enrolment_and_no_operator_code(
     rail: Custodian,
 ) -> None:

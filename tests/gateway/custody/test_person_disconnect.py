@@ -41,6 +41,7 @@ def _reads(served: Custodian, token: str) -> int:
     return answer.status_code
 
 
+@pytest.mark.req("rail.person.disconnect")
 def test_a_person_disconnects_their_connection_with_their_code_and_its_data_key_is_erased(
     rail: Custodian,
 ) -> None:
@@ -60,6 +61,7 @@ def test_a_person_disconnects_their_connection_with_their_code_and_its_data_key_
     assert _reads(rail, token) == 401
 
 
+@pytest.mark.req("rail.person.operator-refused")
 def test_the_operators_code_is_refused_on_a_persons_disconnect_journalled(
     rail: Custodian,
 ) -> None:

@@ -62,6 +62,7 @@ def _person_acts(served: Custodian) -> list[str]:
         return [f"{row.why} {json.loads(row.detail).get('credential', '')}".strip() for row in rows]
 
 
+@pytest.mark.req("rail.person.operator-refused")
 def test_the_operators_code_is_refused_on_a_persons_exercise_journalled(live: Custodian) -> None:
     token = live.connect(profile="optiontrader")
     [secret] = live.secrets

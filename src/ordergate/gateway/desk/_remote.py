@@ -201,8 +201,12 @@ class RemoteDesk:
     async def deny(self, approval_id: str) -> dict[str, Any]:
         return dict(await self._call("POST", f"/approvals/{approval_id}/deny"))
 
-    async def pause(self, reason: str, *, cancel_open: bool = False) -> dict[str, Any]:
-        body = {"reason": reason, "cancel_open": cancel_open}
+    async def pause(
+        self, reason: str, *, cancel_open: bool = False, connection_id: str | None = None
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"reason": reason, "cancel_open": cancel_open}
+        if connection_id is not None:
+            body["connection_id"] = connection_id
         return dict(await self._call("POST", "/pause", body))
 
     async def revoke(self, connection_id: str) -> dict[str, Any]:
