@@ -56,7 +56,7 @@ SURFACE = {
         "metadata_paths", "parse_scope", "read_form", "redirect_problem", "redirect_uri_problem",
         "redirect_with", "refresh_refusal", "s256_challenge", "single_param", "token_error",
         "verify_s256", "www_authenticate", "REFUSED_SCHEMES", "is_private_use",
-        "ClientDocuments", "DocumentRefused", "metadata_url_problem",
+        "ClientDocuments", "DocumentRefused", "metadata_url_problem", "is_public_address",
         "redirect_destination",
     },
     "ordergate.discovery": {
@@ -175,7 +175,12 @@ SURFACE = {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "PersonPasskeys", "SESSION_ENDED",
         "SealedBackend",
         "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault", "Progress", "Rotation",
-        "rotate_keys",
+        "rotate_keys", "ApprovalModes", "held_policy", "person_routes",
+    },
+    "ordergate.gateway.push": {
+        "MAX_PER_CONNECTION", "Delivered", "Delivery", "PushNotifier", "PushRefused",
+        "PushSender", "PushSubscriptions", "Subscription", "VapidKey", "approval_push",
+        "parse_subscription", "push_routes", "rail_push", "rail_vapid_key", "rewrap_vapid_key",
     },
     "ordergate.gateway.keys": {
         "ENVELOPE_PREFIX", "ENV_KEY_PROVIDER", "ENV_MASTER_SECRET_PREVIOUS", "ENV_PKCS11_MODULE",

@@ -38,7 +38,8 @@ TABLES = {
     "console_passkeys", "console_sessions", "gateway_codes", "grades", "grading_cursor",
     "gateway_pending", "gateway_tokens", "locks", "open_filings", "orders", "owner_delayed",
     "owner_guard", "owner_prepared_acts", "owner_settings", "owner_sources",
-    "paper_fills", "paper_orders", "paper_positions", "reservations",
+    "paper_fills", "paper_orders", "paper_positions", "push_keys", "push_subscriptions",
+    "reservations",
     "venue_books", "venue_closed_trades", "venue_ended_crypto_orders",
     "venue_ended_option_orders", "venue_ended_orders",
 }  # fmt: skip
@@ -63,7 +64,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0009",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_gateway")
-            ).all() == [("0040",)]
+            ).all() == [("0038",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:

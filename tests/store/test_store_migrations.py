@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0031",
     "execution": "0007",
-    "gateway": "0040",
+    "gateway": "0038",
     "owner": "0019",
     "record": "0009",
     "sandbox": "0034",
@@ -32,7 +32,7 @@ OWNED = {
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
     "gateway": {"caller_mints", "caller_names", "connections", "console_passkeys",
                 "console_sessions", "gateway_clients", "gateway_codes", "gateway_pending",
-                "gateway_tokens"},
+                "gateway_tokens", "push_keys", "push_subscriptions"},
     "owner": {"owner_delayed", "owner_guard", "owner_prepared_acts", "owner_settings",
               "owner_sources"},
     "record": {"grades", "grading_cursor"},
@@ -125,7 +125,7 @@ def test_the_ledger_main_wrote_opens_in_the_per_package_layout_with_every_row(
 
 
 # Columns later revisions added, with the value they take on a row from before them.
-_ADDED = {
+_ADDED: dict[str, dict[str, object]] = {
     "approvals": {"notional": None},
     "connections": {
         "data_key_wrapped": None,
@@ -135,6 +135,7 @@ _ADDED = {
         "person_passkey_sealed": None,
         "person_passkey_sha256": None,
         "person_passkey_count": None,
+        "approval_mode": True,  # 0038: every connection starts in approval mode
     },
 }
 

@@ -244,6 +244,13 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.keys.shredding": "issue 30 §4: an erased session is in no copy taken after",
     "gateway.keys.v1-moves": "issue 30 §4: a v1 session moves to a data key on use",
     "gateway.keys.master-rotation": "issue 30 §4: keys rotate moves to a new master secret",
+    # Issue 30 §3: approval by default on the hosted rail
+    "gateway.rail.approval-default": "issue 30 §3: a new hosted connection holds each order",
+    "gateway.rail.approval-mode-person": "issue 30 §3: only the person's code turns it off",
+    "gateway.push.delivered": "issue 30 §3, RFC 8291: a held order's push, aes128gcm, no terms",
+    "gateway.push.vapid": "issue 30 §3, RFC 8292: the rail's VAPID token; a wrong key refused",
+    "gateway.push.gone": "issue 30 §3, RFC 8030 §7.3: a 404/410 drops the subscription",
+    "gateway.push.subscribe": "issue 30 §3: only the person's code registers a subscription",
     # Issue 14 §3: replicas that share one cap
     "gateway.replicas.one-cap": "issue 14 §3: 30 clients, 3 replicas: no cap passed, all on record",
     "gateway.replicas.sessions": "issue 14 §3: a session begun on one replica continues on another",

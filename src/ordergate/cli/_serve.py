@@ -163,6 +163,31 @@ def serve_command(
             ),
         ),
     ] = False,
+    push_contact: Annotated[
+        str | None,
+        typer.Option(
+            "--push-contact",
+            metavar="URI",
+            envvar="ORDERGATE_PUSH_CONTACT",
+            help=(
+                "On a hosted rail, tell each person's phone (Web Push) when an order of "
+                "theirs is held, signed with the rail's VAPID key under this contact (a "
+                "mailto: or https:// URI push services may write to). Off by default."
+            ),
+            show_default=False,
+        ),
+    ] = None,
+    push_allow_private: Annotated[
+        bool,
+        typer.Option(
+            "--push-allow-private",
+            envvar="ORDERGATE_PUSH_ALLOW_PRIVATE",
+            help=(
+                "Accept push endpoints over http and on private, loopback or link-local "
+                "addresses (a push service on your own network); off by default."
+            ),
+        ),
+    ] = False,
     cimd_ca_file: Annotated[
         Path | None,
         typer.Option(
@@ -227,6 +252,8 @@ def serve_command(
             owner_socket=owner_socket,
             cimd_allow_private=cimd_allow_private,
             cimd_ca_file=cimd_ca_file,
+            push_contact=push_contact,
+            push_allow_private=push_allow_private,
         )
     except ConfigError as error:
         raise fail(f"configuration: {error}", 2) from None

@@ -14,7 +14,7 @@ before any route. Each connection's MCP and broker requests then spend its own c
 from __future__ import annotations
 
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Engine
@@ -102,6 +102,7 @@ def build_gateway_app(
     person_passkeys: PersonPasskeys | None = None,
     tool_lists: SharedToolLists | None = None,
     public_record: Engine | None = None,
+    extra_routes: Sequence[BaseRoute] = (),
 ) -> Any:
     """The ASGI app (with the owner's console at ``/console`` when ``desk`` is given — the
     owner's commands reach the desk on its own channel, never here — and the public record
@@ -172,6 +173,7 @@ def build_gateway_app(
             else ()
         ),
         *(public_record_routes(public_record) if public_record is not None else ()),
+        *extra_routes,
     ]
     limited = LimitMiddleware(
         McpFirst(endpoint, Starlette(routes=routes)),

@@ -145,6 +145,12 @@ class GatewayConfig:
     cimd_ca_file: Path | None = None
     """Trust the CAs in this PEM file, instead of the system's, for the TLS of clients'
     metadata documents (``--cimd-ca-file``)."""
+    push_contact: str | None = None
+    """On a hosted rail, send Web Push to the persons' phones with this contact as the VAPID
+    ``sub`` (``--push-contact``: a ``mailto:`` or ``https:`` URI); ``None``: no pushes."""
+    push_allow_private: bool = False
+    """Accept push endpoints over http and on private, loopback and link-local addresses
+    (``--push-allow-private``): only for a push service on the operator's own network."""
 
     def __post_init__(self) -> None:
         TrustedProxies.parse(self.trusted_proxies)  # a bad one is refused at startup
@@ -156,6 +162,10 @@ class GatewayConfig:
             raise ConfigError("port", "must be 0-65535 (0 picks a free port)")
         if self.public_url and not self.public_url.startswith(("http://", "https://")):
             raise ConfigError("public_url", "must be an http(s) URL")
+        if self.push_contact is not None and not self.push_contact.startswith(
+            ("mailto:", "https://")
+        ):
+            raise ConfigError("push_contact", "must be a mailto: or https:// URI")
         if self.cimd_ca_file is not None and not self.cimd_ca_file.is_file():
             raise ConfigError("cimd_ca_file", "must be a readable PEM file")
         if self.redis_url is not None and not self.redis_url.startswith(

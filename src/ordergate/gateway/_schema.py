@@ -11,7 +11,17 @@ the store's one time encoding (``ordergate.store.iso``).
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Column, MetaData, String, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    true,
+)
 
 __all__ = [
     "caller_mints",
@@ -22,6 +32,8 @@ __all__ = [
     "gateway_pending",
     "gateway_tokens",
     "metadata",
+    "push_keys",
+    "push_subscriptions",
 ]
 
 metadata = MetaData()
@@ -77,6 +89,7 @@ connections = Table(
     Column("person_passkey_sealed", Text),
     Column("person_passkey_sha256", String(_HASH), index=True),
     Column("person_passkey_count", BigInteger),
+    Column("approval_mode", Boolean, nullable=False, server_default=true()),
 )
 
 gateway_codes = Table(
@@ -123,3 +136,27 @@ caller_mints = Table(
     Column("expires_at", String(_TIME), nullable=False),
     Column("revoked_at", String(_TIME)),
 )
+
+push_subscriptions = Table(
+    "push_subscriptions",
+    metadata,
+    Column("id", String(_ID), primary_key=True),
+    Column("connection_id", String(_ID), nullable=False),
+    Column("endpoint_sha256", String(_HASH), nullable=False),
+    Column("sealed", Text, nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+    UniqueConstraint("connection_id", "endpoint_sha256", name="uq_push_endpoint"),
+)
+"""A person's Web Push subscriptions, sealed under their connection's data key (0038)."""
+
+push_keys = Table(
+    "push_keys",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("public_key", String(128), nullable=False),
+    Column("private_sealed", Text, nullable=False),
+    Column("data_key_wrapped", Text, nullable=False),
+    Column("kek_id", String(64), nullable=False),
+    Column("created_at", String(_TIME), nullable=False),
+)
+"""The rail's VAPID key pair, its private key sealed under the key provider (0038)."""

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import anyio
+from starlette.routing import BaseRoute
 
 from ordergate._serving import _config, _Server
 from ordergate.callers import CallerVerifier
@@ -38,14 +39,17 @@ from ordergate.gateway._owner import OwnerBackend
 from ordergate.gateway._seal import Sealer
 from ordergate.gateway._tool_lists import SharedToolLists, redis_tool_lists
 from ordergate.gateway.console import console_url
+from ordergate.gateway.console._person_routes import MINE
 from ordergate.gateway.custody import (
     NO_MASTER_SECRET,
+    ApprovalModes,
     NoVault,
     SealedBackend,
     SessionSource,
     UpstreamAuthority,
     UpstreamSignIn,
     Vault,
+    person_routes,
 )
 from ordergate.gateway.custody._consent import PersonConsent
 from ordergate.gateway.custody._person import PersonCodes
@@ -71,6 +75,7 @@ from ordergate.gateway.oauth import GatewayAuth, GatewayStore
 from ordergate.gateway.oauth._owner_code import OwnerCode
 from ordergate.gateway.oauth._paths import CALLBACK_PATH
 from ordergate.gateway.passkeys import RelyingParty
+from ordergate.gateway.push import rail_push
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.owner import OwnerAuthority
 from ordergate.policy import PolicyConfig
@@ -111,6 +116,8 @@ class Serving:
     ledger: Ledger | None = None
     person_passkeys: PersonPasskeys | None = None
     """On a hosted rail: the people's passkeys, which sign each in to their own console."""
+    routes: tuple[BaseRoute, ...] = ()
+    """Routes of the custody's own (a hosted rail's person routes)."""
 
 
 def sealed_custody(settings: Settings, config: GatewayConfig) -> bool:
@@ -222,6 +229,7 @@ async def _serve(
                 if config.public_record and serving.ledger is not None
                 else None
             ),
+            extra_routes=serving.routes,
         )
 
         # The owner's commands reach the desk on a Unix socket only this user (or root) can
@@ -540,23 +548,37 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                 )
 
             auth, erase = _auth(start, wall, sign_in, persons_enrol=persons is not None)
+            modes = ApprovalModes(wall.ledger.engine, persons=persons)
             custody_note = (
                 "connections: each person signs in at the upstream; the session is sealed "
                 f"under a data key of its own, wrapped by {keys!r}"
                 if sealer is not None and keys is not None
                 else f"connections: none can be made: {NO_MASTER_SECRET}"
             )
-            async with SealedBackend.running(
-                vault=vaults[0],
-                policy=wall.in_force[0],
-                ledger=wall.ledger,
-                clock=start.clock,
-                erase=erase,
-                live_connections=lambda: live_connection_ids(wall.ledger.engine),
-                reconcile_every=start.reconcile_every,
-                webhook_url=settings.webhook_url,
-                console_url=settings.console_url,
-            ) as backend:
+            async with (
+                rail_push(
+                    ledger=wall.ledger,
+                    keys=keys if sealer is not None else None,
+                    persons=persons,
+                    contact=config.push_contact,
+                    console=console_url(start.public_url) + MINE,
+                    clock=security_clock,
+                    allow_private=config.push_allow_private,
+                ) as (notify, pushing),
+                SealedBackend.running(
+                    vault=vaults[0],
+                    policy=wall.in_force[0],
+                    ledger=wall.ledger,
+                    clock=start.clock,
+                    erase=erase,
+                    live_connections=lambda: live_connection_ids(wall.ledger.engine),
+                    reconcile_every=start.reconcile_every,
+                    webhook_url=settings.webhook_url,
+                    console_url=settings.console_url,
+                    holds=modes.holds,
+                    notify=notify,
+                ) as backend,
+            ):
                 desk, serving = await _served(
                     start,
                     wall,
@@ -569,7 +591,8 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     persons=persons,
                     person_passkeys=person_passkeys,
                 )
-                yield auth, backend, serving, desk
+                routes = (*person_routes(wall.ledger.engine, modes), *pushing)
+                yield auth, backend, replace(serving, routes=routes), desk
 
 
 class GatewayServer:

@@ -15,7 +15,12 @@ wording; this package imports neither server. One RFC, one module (``_rfc6749_au
 ``_rfc6749_token``, ``_rfc6749_scope``, ``_rfc7009``, …).
 """
 
-from ordergate.oauth._cimd import ClientDocuments, DocumentRefused, metadata_url_problem
+from ordergate.oauth._cimd import (
+    ClientDocuments,
+    DocumentRefused,
+    is_public_address,
+    metadata_url_problem,
+)
 from ordergate.oauth._consent import (
     ConsentCheck,
     ConsentField,
@@ -131,6 +136,7 @@ __all__ = [
     "granted_scope",
     "html_page",
     "is_private_use",
+    "is_public_address",
     "is_valid_challenge",
     "is_valid_verifier",
     "metadata_paths",

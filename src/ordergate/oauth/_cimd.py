@@ -167,7 +167,9 @@ async def _resolve(host: str, port: int) -> Sequence[str]:
     return [str(info[4][0]) for info in infos]
 
 
-def _public(address: str) -> bool:
+def is_public_address(address: str) -> bool:
+    """Whether ``address`` (an IP, a zone allowed) is a global unicast one: not private,
+    loopback, link-local or multicast (an IPv4-mapped IPv6 address judged as its IPv4)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
@@ -246,7 +248,7 @@ class ClientDocuments:
             raise DocumentRefused("fetch", "the host name does not resolve") from None
         if not addresses:
             raise DocumentRefused("fetch", "the host name does not resolve")
-        if not self._allow_private and not all(_public(address) for address in addresses):
+        if not self._allow_private and not all(is_public_address(address) for address in addresses):
             raise DocumentRefused(
                 "address", "the host resolves to a private, loopback or link-local address"
             )

@@ -17,8 +17,8 @@ from typing import Any
 from ordergate.client import Robinhood
 from ordergate.client.crypto_rest import CryptoRest
 from ordergate.core import Clock, SecurityClock, ToolError
-from ordergate.execution import Arming, Guard, arm, paper_session
-from ordergate.ledger import Ledger, open_ledger
+from ordergate.execution import ApprovalNotifier, Arming, Guard, arm, paper_session
+from ordergate.ledger import Approval, FilingRecord, Ledger, open_ledger
 from ordergate.policy import Mode, PolicyConfig
 from ordergate.runtime._policy import policy_in_force
 from ordergate.runtime._settings import Settings
@@ -104,6 +104,7 @@ async def guard_on(
     webhook_url: str | None = None,
     console_url: str | None = None,
     crypto_rest: CryptoRest | None = None,
+    notify: ApprovalNotifier | None = None,
 ) -> AsyncIterator[tuple[Guard, Arming]]:
     """The guard for the account ``rh`` is signed in to, and how it was armed: live only when
     ``arm`` says so from ``rh``'s own ``tools/list``, else paper on ``ledger``'s paper book.
@@ -112,7 +113,9 @@ async def guard_on(
     then armed without reading ``tools/list`` (``arm`` does not look at it), so nothing is
     called until the guard needs a price. ``crypto_rest``: the Crypto Trading REST client
     when a key is stored; live, the venue then has the REST rail as a crypto lane beside the
-    MCP's, and the policy's ``crypto.route`` picks one per filing."""
+    MCP's, and the policy's ``crypto.route`` picks one per filing. ``notify``: told of each
+    new pending approval too, after the owner's webhook (a hosted rail's push to the
+    person)."""
     tools: list[dict[str, Any]] | None = None
     if account is None or policy.mode is not Mode.PAPER:
         try:
@@ -144,9 +147,21 @@ async def guard_on(
         ledger=ledger,
         account=account,
         clock=clock,
-        notifier=notifier,
+        notifier=_both(notifier, notify),
         alert=None if notifier is None else notifier.announce,
         volumes=MarketVolumes(rh.market, clock=clock),
         venue=venue,
     ) as guard:
         yield guard, arming
+
+
+def _both(first: ApprovalNotifier | None, then: ApprovalNotifier | None) -> ApprovalNotifier | None:
+    """One notifier telling ``first``, then ``then`` (either may be absent)."""
+    if first is None or then is None:
+        return first or then
+
+    async def told(approval: Approval, record: FilingRecord) -> None:
+        await first(approval, record)
+        await then(approval, record)
+
+    return told

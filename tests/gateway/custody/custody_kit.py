@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pyotp
 import pytest
+from mcp_http_testkit import McpSession
 from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from sqlalchemy import Engine, select
@@ -22,6 +23,7 @@ from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
+from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connections
 from ordergate.gateway._serve import GatewayServer
 from ordergate.gateway.keys import KeyProvider
@@ -57,6 +59,8 @@ class Custodian:
     codes: OwnerCodes | None = None
     minted: list[str] = field(default_factory=list, repr=False)
     secrets: list[str] = field(default_factory=list, repr=False)
+    connection_ids: list[str] = field(default_factory=list, repr=False)
+    """One per connection, in the order connected (beside ``secrets``)."""
 
     def browser(self) -> httpx2.Client:
         """A fresh browser: its own cookie jar, following nothing by itself."""
@@ -116,10 +120,14 @@ class Custodian:
         *,
         profile: str = "trader",
         passkey: Any = None,
+        approval_mode: bool = False,
     ) -> str:
         """The whole flow in one browser (consent under ``profile``; ``passkey``: a
         ``SoftPasskey`` registered for the connection on the way); the gateway access token
-        it ends with."""
+        it ends with. A connection starts in approval mode; unless ``approval_mode``, its
+        person then turns it off with their code (a person trading freely under the rail's
+        policy)."""
+        before = {row["id"] for row in self.rows()}
         verifier = new_verifier()
         client_id = self.register()
         with browser or self.browser() as person:
@@ -145,8 +153,48 @@ class Custodian:
         assert tokens.status_code == 200, tokens.text
         body = tokens.json()
         self.minted += [params["code"], body["access_token"], body["refresh_token"]]
+        [connection_id] = [row["id"] for row in self.rows() if row["id"] not in before]
+        self.connection_ids.append(connection_id)
+        if not approval_mode:
+            turned = self.set_approval_mode(len(self.connection_ids) - 1, on=False)
+            assert turned.status_code == 200, turned.text
         access: str = body["access_token"]
         return access
+
+    def person_post(
+        self, path: str, person: int, body: dict[str, Any], *, code: str | None = None
+    ) -> httpx2.Response:
+        """The ``person``-th connected person's request to their route ``path``: ``body``
+        with their connection's digest and their current code (or ``code``)."""
+        with httpx2.Client(timeout=BOUND_S) as http:
+            return http.post(
+                self.url + path,
+                json={
+                    "connection": connection_digest(self.connection_ids[person]),
+                    "person_code": self.person_code(self.secrets[person]) if code is None else code,
+                    **body,
+                },
+            )
+
+    def set_approval_mode(
+        self, person: int, *, on: bool, code: str | None = None
+    ) -> httpx2.Response:
+        """The ``person``-th connected person turns approval mode ``on`` or off."""
+        return self.person_post("/person/approval-mode", person, {"approval_mode": on}, code=code)
+
+    def place(self, token: str, order: dict[str, Any]) -> dict[str, Any]:
+        """``order`` placed through ``/mcp`` with ``token`` on its agentic account: the
+        answer's data."""
+        session = McpSession(self.url, token)
+        try:
+            accounts = session.tool("get_accounts", {})["data"]["accounts"]
+            account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
+            data: dict[str, Any] = session.tool(
+                "place_equity_order", {**order, "account_number": account}
+            )["data"]
+        finally:
+            session.close()
+        return data
 
     def enrol(
         self, browser: httpx2.Client, page: httpx2.Response, passkey: Any = None
@@ -197,6 +245,7 @@ def custodian(
     key_provider: KeyProvider | None = None,
     profiles: Mapping[str, str] | None = None,
     localhost: bool = False,
+    push: bool = False,
 ) -> Iterator[Custodian]:
     """``profiles``: each profile file's text by the profile's name, in the gateway's home;
     ``localhost``: the gateway's public URL is ``http://localhost:PORT`` (a browser's
@@ -234,6 +283,9 @@ def custodian(
             limits=RateLimits(register=many, authorize=many, token=many, mcp=many, burst=many),
             caller_key=CallerKey.derive(Secret(master)) if master is not None else None,
             public_url=f"http://localhost:{sock.getsockname()[1]}" if localhost else "",
+            # Web Push to the persons' phones, through a push service on loopback.
+            push_contact="mailto:rail@example.com" if push else None,
+            push_allow_private=push,
         )
         server = GatewayServer(settings, config, sock, clock=clock)
         with server as url:

@@ -18,11 +18,12 @@ from ordergate.cli._app import app
 from ordergate.client import LoginRequired
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway import Sealer
-from ordergate.gateway._schema import connections
+from ordergate.gateway._schema import connections, push_keys
 from ordergate.gateway.custody import Vault, rotate_keys
 from ordergate.gateway.keys import MasterSecretProvider, seal_envelope
 from ordergate.gateway.oauth._connections import erase_connection, open_sealed_connection
 from ordergate.gateway.oauth._store import GatewayStore
+from ordergate.gateway.push import rail_vapid_key
 from ordergate.ledger import Ledger, open_ledger
 from ordergate.store import write_transaction
 
@@ -149,3 +150,17 @@ def test_a_connection_wrapped_under_the_old_kek_during_a_rotation_is_moved_befor
     assert rotation.rewrapped == 3 and rotation.unopened == []
     assert seen == [(1, 2), (2, 2), (1, 1)]
     assert set(_kek_ids(ledger).values()) == {keys.key_id}
+
+
+def test_rotation_rewraps_the_rails_vapid_key_which_still_opens_and_keeps_its_public_key(
+    ledger: Ledger,
+) -> None:
+    old = MasterSecretProvider(Secret(OTHER))
+    made = rail_vapid_key(ledger.engine, old, now=NOW)
+    keys = MasterSecretProvider(Secret(MASTER), previous=[Secret(OTHER)])
+    rotation = rotate_keys(ledger.engine, keys)
+    with ledger.engine.connect() as db:
+        kek_id = db.execute(select(push_keys.c.kek_id)).scalar_one()
+    assert kek_id == rotation.key_id
+    assert rail_vapid_key(ledger.engine, keys, now=NOW).public_key == made.public_key
+    assert "private" not in repr(made).replace("<private>", "")

@@ -8,12 +8,16 @@ own session through its own guard (``_backend``). On a hosted rail the person en
 of their own (``_person``) and may register a passkey (``_person_passkeys``) for the
 connection on the same page (``_person_page``). Each session is under a data key of its
 own, wrapped by the key provider's key-encryption key (``ordergate.gateway.keys``);
-``_rotation`` re-wraps them all under a new one.
+``_rotation`` re-wraps them all under a new one. A new connection starts in approval mode
+(``_approval_mode``: each order held for its person, until their own code turns it off on
+their routes, ``_person_routes``).
 """
 
+from ordergate.gateway.custody._approval_mode import ApprovalModes, held_policy
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._backend import SealedBackend
 from ordergate.gateway.custody._person_passkeys import PersonPasskeys
+from ordergate.gateway.custody._person_routes import person_routes
 from ordergate.gateway.custody._rotation import Progress, Rotation, rotate_keys
 from ordergate.gateway.custody._signin import BIND_COOKIE, NO_MASTER_SECRET, UpstreamSignIn
 from ordergate.gateway.custody._vault import SESSION_ENDED, NoVault, SessionSource, Vault
@@ -22,6 +26,7 @@ __all__ = [
     "BIND_COOKIE",
     "NO_MASTER_SECRET",
     "SESSION_ENDED",
+    "ApprovalModes",
     "NoVault",
     "PersonPasskeys",
     "Progress",
@@ -31,5 +36,7 @@ __all__ = [
     "UpstreamAuthority",
     "UpstreamSignIn",
     "Vault",
+    "held_policy",
+    "person_routes",
     "rotate_keys",
 ]

@@ -8,6 +8,11 @@ own in the backend's task group (a guard with a reconciler runs a task group, wh
 entered and left by one task). At most ``max_open`` are kept; past that the least recently
 used one is closed (it reopens on its next call).
 
+``holds(connection_id)`` (``ApprovalModes.holds``) is read each time a connection's guard is
+handed out: while it says so, the guard comes narrowed to its policy with every order held for
+the person (``_approval_mode``). ``notify`` is told of each order a guard holds (the push to
+the person's phone, ``ordergate.gateway.push``).
+
 When the upstream refuses a connection's session (a refresh refused, or a 401 after one), the
 vault has marked the connection dead; the backend closes its session and the call fails with
 ``LoginRequired`` (the agent hears "connect again"). ``disconnect`` closes and erases;
@@ -33,8 +38,9 @@ from anyio.abc import TaskGroup
 
 from ordergate.client import LoginRequired, Robinhood
 from ordergate.core import Clock
-from ordergate.execution import Guard
+from ordergate.execution import ApprovalNotifier, Guard
 from ordergate.gateway._owner import connection_digest, digest_in, identity_of
+from ordergate.gateway.custody._approval_mode import held_policy
 from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
@@ -74,6 +80,8 @@ class SealedBackend:
         webhook_url: str | None = None,
         console_url: str | None = None,
         max_open: int = 256,
+        holds: Callable[[str], bool] | None = None,
+        notify: ApprovalNotifier | None = None,
     ) -> None:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")
@@ -87,6 +95,8 @@ class SealedBackend:
         self._webhook_url = webhook_url
         self._console_url = console_url
         self._max_open = max_open
+        self._holds = holds
+        self._notify = notify
         self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
         self._lock = anyio.Lock()
@@ -140,10 +150,17 @@ class SealedBackend:
 
     async def guard(self, connection_id: str) -> Guard:
         held = await self._held(connection_id)
-        assert held.guard is not None
-        return held.guard
+        guard = held.guard
+        assert guard is not None
+        if self._holds is not None and await blocking(self._holds, connection_id):
+            policy = held_policy(guard.policy)
+            if policy is not guard.policy:
+                return guard.narrowed(policy)
+        return guard
 
     def open_guard(self, connection_id: str) -> Guard | None:
+        # A forwarded read's fast path only: nothing is filed on this guard, so it is the
+        # connection's own, not narrowed to its approval mode (``guard`` is, for every order).
         held = self._open.get(connection_id)
         if held is None or not held.ready.is_set() or held.error is not None:
             return None
@@ -235,6 +252,7 @@ class SealedBackend:
                     clock=self._clock,
                     webhook_url=self._webhook_url,
                     console_url=self._console_url,
+                    notify=self._notify,
                 ) as (guard, _arming),
             ):
                 held.rh, held.guard = rh, guard

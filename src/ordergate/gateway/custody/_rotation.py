@@ -11,6 +11,9 @@ Interrupted anywhere, every row still names a KEK the provider holds, so every c
 still opens; run it again to finish. A row whose data key does not unwrap (its KEK is not this
 provider's) is left as it was and counted; its KEK is never retired by this run.
 
+The rail's VAPID key (``ordergate.gateway.push``), sealed under a data key of its own, is
+re-wrapped the same way, and its KEK counts as in use until it is.
+
 Connections still sealed the old way (``v1.``, under the master secret's own key) are moved to
 data keys of their own first, as their next use would move them.
 """
@@ -29,6 +32,7 @@ from ordergate.gateway._seal import Sealer
 from ordergate.gateway.custody._vault import move_legacy
 from ordergate.gateway.keys import KeyProvider, KeyProviderError, rewrapped
 from ordergate.gateway.oauth._records import ConnectionState
+from ordergate.gateway.push._vapid import rewrap_vapid_key, vapid_kek_of
 from ordergate.store import purge_freed, write_transaction
 
 __all__ = ["Progress", "Rotation", "rotate_keys"]
@@ -113,6 +117,12 @@ def rotate_keys(
             .scalars()
             .all()
         )
+    try:
+        vapid_kek = rewrap_vapid_key(engine, keys, key_id)
+    except KeyProviderError:
+        vapid_kek = vapid_kek_of(engine)  # left as it was: its KEK is not retired
+    if vapid_kek is not None:
+        in_use.add(vapid_kek)
     retired = keys.retire(in_use)
     purge_freed(engine)  # the old wraps, gone from the rows, gone from the file too
     return Rotation(key_id=key_id, rewrapped=done, moved=moved, retired=retired, unopened=unopened)

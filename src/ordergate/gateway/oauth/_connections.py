@@ -14,7 +14,12 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, and_, delete, exists, insert, or_, update
 from sqlalchemy import Connection as SqlConnection
 
-from ordergate.gateway._schema import connections, gateway_codes, gateway_tokens
+from ordergate.gateway._schema import (
+    connections,
+    gateway_codes,
+    gateway_tokens,
+    push_subscriptions,
+)
 from ordergate.gateway.oauth._records import ConnectionKind, ConnectionState
 from ordergate.gateway.oauth._values import new_id
 from ordergate.oauth import Authorization
@@ -107,6 +112,9 @@ def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
     """Inside ``tx``: erase the connection. Whether there was one left to erase."""
     tx.execute(delete(gateway_tokens).where(gateway_tokens.c.connection_id == connection_id))
     tx.execute(delete(gateway_codes).where(gateway_codes.c.connection_id == connection_id))
+    tx.execute(
+        delete(push_subscriptions).where(push_subscriptions.c.connection_id == connection_id)
+    )
     result = tx.execute(
         update(connections)
         .where(connections.c.id == connection_id, connections.c.state != ConnectionState.ERASED)
