@@ -168,6 +168,7 @@ def build_gateway_app(
                 clock=clock,
                 guard=None if sealed else (lambda: backend.guard("")),
                 persons=person_passkeys,
+                guard_of=backend.guard if sealed else None,
             )
             if desk is not None
             else ()

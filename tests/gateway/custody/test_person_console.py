@@ -97,6 +97,11 @@ def test_two_people_each_see_and_approve_only_their_own_orders_on_their_console(
     assert alice_filings.count('data-filing="') == 1 and bob_filings.count('data-filing="') == 1
     assert alice_filings != bob_filings
     assert alice.get("/filings?identity=").status_code == 403  # the operator's page
+    positions = alice.get("/mine/positions")
+    assert positions.status_code == 200, positions.text
+    assert "Positions and equity" in positions.text and "SPY" in positions.text
+    assert "sealed custody" not in positions.text  # read on the person's own session
+    assert alice.get("/positions").status_code == 403  # the operator's page
     operator = PersonConsole(rail)
     try:
         csrf = operator.csrf()

@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute
 
 from ordergate.core import Clock
 from ordergate.execution import Guard
-from ordergate.gateway.console._budget import account_reader, budget_reader
+from ordergate.gateway.console._budget import AccountRead, account_reader, budget_reader
 from ordergate.gateway.console._passkeys import Passkeys, RelyingParty
 from ordergate.gateway.console._routes import console_routes
 from ordergate.gateway.console._sessions import IDLE, MAX_AGE, ConsoleSessions
@@ -45,10 +45,12 @@ def console(
     clock: Clock,
     guard: Callable[[], Awaitable[Guard]] | None = None,
     persons: PersonPasskeys | None = None,
+    guard_of: Callable[[str], Awaitable[Guard]] | None = None,
 ) -> list[BaseRoute]:
     """The console's routes over the gateway's database; ``clock`` is security time;
     ``guard`` the one guard the gateway trades through (``None`` in sealed custody);
-    ``persons``: a hosted rail's people's passkeys (each person's own console)."""
+    ``persons``: a hosted rail's people's passkeys (each person's own console), ``guard_of``
+    each connection's own guard there (its person's positions)."""
     party = RelyingParty.for_url(public_url)
     also = (party.origin,) if party is not None and party.origin != origin_of(public_url) else ()
     web = Web(ConsoleSessions(engine, clock=clock), public_url, also_origins=also)
@@ -61,7 +63,20 @@ def console(
 
     # A registered passkey is kept only once the owner's delay has passed.
     desk.delayed.on_due(OwnerAct.PASSKEY_REGISTER, keep)
-    return console_routes(desk, web, passkeys, budget, account_reader(guard), persons)
+
+    def account_of(connection_id: str) -> AccountRead:
+        assert guard_of is not None
+        return account_reader(lambda: guard_of(connection_id))
+
+    return console_routes(
+        desk,
+        web,
+        passkeys,
+        budget,
+        account_reader(guard),
+        persons,
+        account_of if guard_of is not None else None,
+    )
 
 
 def console_url(public_url: str) -> str:

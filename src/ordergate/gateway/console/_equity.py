@@ -25,7 +25,7 @@ from ordergate.core import to_wire, usd
 from ordergate.ledger import EquityMark
 from ordergate.store import iso
 
-__all__ = ["Sample", "curve", "drawdown", "equity_svg"]
+__all__ = ["Sample", "account_view", "curve", "drawdown", "equity_svg"]
 
 _W, _H, _PAD = 600, 200, 10
 _LABEL = 18  # room above and below the curve for the range's labels
@@ -125,6 +125,19 @@ def equity_svg(series: list[Sample], mark: Decimal | None, *, said: str = "") ->
         )
     lines.append("</svg>")
     return "".join(lines)
+
+
+def account_view(read: dict[str, Any] | None) -> dict[str, Any]:
+    """What the positions page shows of an account read (``console._budget.AccountRead``):
+    the account (its equity on the wire), the equity curve as SVG and the drawdown."""
+    chart, fall = "", {}
+    if read is not None:
+        series, said = curve(read.pop("curve"), read["equity"], read.pop("at"))
+        if read["equity"] is not None:
+            read["equity"] = to_wire(read["equity"])
+        chart = equity_svg(series, read["high_water_mark"], said=said)
+        fall = drawdown(series, read["high_water_mark"])
+    return {"account": read, "chart": chart, "drawdown": fall}
 
 
 def _when(at: datetime) -> str:

@@ -20,6 +20,8 @@ route                                           what it needs
                                                 passkey assertion
 ``POST /console/mine/approvals/{id}/deny``      a person's session, CSRF
 ``GET  /console/mine/filings``                  a person's session (their connection's)
+``GET  /console/mine/positions``                a person's session (their account, read on
+                                                their own session, and its equity curve)
 ``POST /console/mine/disconnect``               a person's session, CSRF, their code or a
                                                 passkey assertion; the answer links to where
                                                 the grant is revoked at Robinhood
@@ -43,6 +45,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from ordergate.gateway._owner import identity_of
+from ordergate.gateway.console._budget import AccountRead
+from ordergate.gateway.console._equity import account_view
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._sessions import ConsoleSession
 from ordergate.gateway.console._web import PREFIX, Refused, Web, at_party, read_form, read_json
@@ -68,9 +72,14 @@ class Guarded(Protocol):
 
 
 def person_routes(
-    web: Web, persons: PersonPasskeys, desk: OwnerDesk, guarded: Guarded
+    web: Web,
+    persons: PersonPasskeys,
+    desk: OwnerDesk,
+    guarded: Guarded,
+    account_of: Callable[[str], AccountRead] | None = None,
 ) -> list[BaseRoute]:
-    """The person's console's endpoints (``guarded``: the console's one refusal wrapper)."""
+    """The person's console's endpoints (``guarded``: the console's one refusal wrapper;
+    ``account_of``: a connection's account, read through that connection's own guard)."""
 
     def person(handler: PersonHandler) -> Handler:
         async def serve(request: Request) -> Response:
@@ -222,6 +231,12 @@ def person_routes(
         shown = await blocking(filings_view, desk.ledger, wanted, names)
         return web.page("mine_filings.html", session, filings=shown, mine="filings")
 
+    async def positions(
+        request: Request, session: ConsoleSession, conn: dict[str, Any]
+    ) -> Response:
+        read = await account_of(conn["connection_id"])() if account_of is not None else None
+        return web.page("positions.html", session, mine="positions", **account_view(read))
+
     async def disconnect(
         request: Request, session: ConsoleSession, conn: dict[str, Any]
     ) -> Response:
@@ -271,6 +286,7 @@ def person_routes(
             methods=["POST"],
         ),
         Route(f"{m}/filings", guarded(person(filings), post=False), methods=["GET"]),
+        Route(f"{m}/positions", guarded(person(positions), post=False), methods=["GET"]),
         Route(f"{m}/disconnect", guarded(person(disconnect), post=True), methods=["POST"]),
         Route(f"{m}/sign-out", guarded(person(sign_out), post=True), methods=["POST"]),
     ]

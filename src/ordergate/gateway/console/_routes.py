@@ -58,10 +58,9 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ordergate.core import to_wire
 from ordergate.gateway._owner import digest_in
 from ordergate.gateway.console._budget import AccountRead, BudgetRead
-from ordergate.gateway.console._equity import curve, drawdown, equity_svg
+from ordergate.gateway.console._equity import account_view
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._person_routes import MINE, person_routes
@@ -91,6 +90,7 @@ def console_routes(
     budget: BudgetRead,
     account: AccountRead,
     persons: PersonPasskeys | None = None,
+    account_of: Callable[[str], AccountRead] | None = None,
 ) -> list[BaseRoute]:
     """The console's endpoints, to mount at the gateway's root (with ``persons``, a hosted
     rail's: each person's console of their own connection too, ``_person_routes``)."""
@@ -428,17 +428,8 @@ def console_routes(
         return web.page("policy.html", session, policy=policy, diff=diff, page="policy")
 
     async def positions_page(request: Request, session: ConsoleSession) -> Response:
-        read = await account()
-        chart, fall = "", {}
-        if read is not None:
-            series, said = curve(read.pop("curve"), read["equity"], read.pop("at"))
-            if read["equity"] is not None:
-                read["equity"] = to_wire(read["equity"])
-            chart = equity_svg(series, read["high_water_mark"], said=said)
-            fall = drawdown(series, read["high_water_mark"])
-        return web.page(
-            "positions.html", session, account=read, chart=chart, drawdown=fall, page="positions"
-        )
+        shown = account_view(await account())
+        return web.page("positions.html", session, page="positions", **shown)
 
     p = PREFIX
     return [
@@ -509,7 +500,7 @@ def console_routes(
             guarded(signed_in(deny), post=True),
             methods=["POST"],
         ),
-        *(person_routes(web, persons, desk, guarded) if persons is not None else ()),
+        *(person_routes(web, persons, desk, guarded, account_of) if persons is not None else ()),
         Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
         Route("/favicon.ico", favicon, methods=["GET"]),
     ]
