@@ -18,6 +18,9 @@
   policy or the profile says (no profile can grant it): the approval machinery of an order
   held for approval (``Guard.ask_approval``), so the owner decides with the owner code, the
   CLI (``ordergate approve``) or the console's approvals page.
+- **Not while paused.** A request asked while the rail or the asking connection is paused is
+  filed refused ``paused``; an approved one whose rail or connection was paused since is
+  ended refused ``paused``, nothing sent.
 - **Sent once, only on approval.** ``Guard.approve`` claims the approval once (a second
   approval of the same request is ``approval_decided``) and sends the act: an exercise under
   the filing's id as its ``ref_id``. The venue's answer ends the filing: ``filled`` (the
@@ -33,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from ordergate.execution._outcome import BROKER_REFUSED, Outcome
-from ordergate.ledger import Decision, Filing, FilingRecord, FilingStatus
+from ordergate.ledger import PAUSED, Decision, Filing, FilingRecord, FilingStatus
 from ordergate.policy import ProposalError
 from ordergate.store import blocking
 from ordergate.venues import BrokerRefusal, NoAnswer
@@ -82,7 +85,9 @@ async def file_exercise(
         terms["quantity"] = quantity
     lane = guard.venue.options
     reasons: tuple[str, ...] = ()
-    if lane is None or guard.venue.paper:
+    if await blocking(_paused, guard, identity):
+        reasons = (PAUSED,)
+    elif lane is None or guard.venue.paper:
         reasons = (_NOT_ON_PAPER,)
     else:
         listed = await lane.contracts([option_id])
@@ -114,6 +119,11 @@ async def file_exercise(
     return await guard.ask_approval(record)
 
 
+def _paused(guard: Guard, identity: str) -> bool:
+    """Whether the rail, or the connection ``identity`` names, is paused (blocking)."""
+    return guard.ledger.decision_reads(guard.account, filer=identity).pause.paused
+
+
 async def send_exercise(guard: Guard, record: FilingRecord) -> Outcome:
     """Send the approved act ``record`` files, once (``Guard.approve`` claimed its approval),
     and end the filing with the venue's answer."""
@@ -121,6 +131,9 @@ async def send_exercise(guard: Guard, record: FilingRecord) -> Outcome:
     terms = record.terms
     if lane is None or guard.venue.paper:  # pragma: no cover - filed refused there
         return await guard.end_filing(record, FilingStatus.FAILED, (_NOT_ON_PAPER,))
+    if await blocking(_paused, guard, record.identity):
+        # Paused since it was filed (the rail, or the connection that asked): nothing is sent.
+        return await guard.end_filing(record, FilingStatus.REFUSED, (PAUSED,))
     try:
         if terms["act"] == EXERCISE:
             sent: tuple[str, ...] = (

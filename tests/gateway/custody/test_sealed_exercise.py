@@ -79,3 +79,31 @@ def test_the_operators_code_is_refused_on_a_persons_exercise_journalled(live: Cu
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] in {"filled", "rejected"}  # sent: the venue answered
     assert _person_acts(live)[-1] == "person act approve authorised person_totp"
+
+
+def _pause(served: Custodian) -> None:
+    [row] = served.rows()
+    with owner_channel(served.home) as http:
+        paused = http.post("/owner/pause", json={"reason": "check", "connection_id": row["id"]})
+    assert paused.status_code == 200, paused.text
+
+
+def test_an_exercise_asked_on_a_paused_connection_is_filed_refused_paused(
+    live: Custodian,
+) -> None:
+    token = live.connect(profile="optiontrader")
+    _pause(live)
+    refused = _exercise(live, token)
+    assert refused["status"] == "refused" and refused["reasons"] == ["paused"], refused
+
+
+def test_an_exercise_approved_after_its_connection_was_paused_is_not_sent(
+    live: Custodian,
+) -> None:
+    token = live.connect(profile="optiontrader")
+    [secret] = live.secrets
+    held = _exercise(live, token)
+    _pause(live)
+    approved = _approve(live, held["approval_id"], live.person_code(secret))
+    assert approved.status_code == 200, approved.text
+    assert approved.json()["status"] == "refused" and approved.json()["reasons"] == ["paused"]
