@@ -95,7 +95,7 @@ def test_a_passkey_step_from_another_browser_altered_or_twice_is_refused(
     passkey = SoftPasskey(localhost(rail))
     with rail.browser() as person:
         page = _enrolment_page(rail, person)
-        assert 'id="passkey-enrol"' in page.text
+        assert 'id="passkey-enrol"' in page.text and 'id="connection-id"' in page.text
         assert "script-src 'nonce-" in page.headers["content-security-policy"]
         form, _ = person_enrolment(page.text, rail.clock.now())
         with rail.browser() as other:
@@ -139,3 +139,31 @@ def test_an_erased_connection_shreds_its_passkey_and_ends_its_persons_session(
     again = browser.sign_in(passkey)
     assert again.status_code == 403, again.text
     assert COOKIE in browser.http.cookies
+
+
+@pytest.mark.req("rail.person.console")
+def test_a_person_signs_in_to_their_console_with_their_connections_id_and_code(
+    rail: Custodian, browser: PersonConsole
+) -> None:
+    _, alice_id, _ = connect_with_passkey(rail)
+    _, bob_id, _ = connect_with_passkey(rail)
+    alice_secret, _ = rail.secrets
+
+    def code_sign_in(connection_id: str, code: str) -> int:
+        browser.http.cookies.clear()
+        form = {"csrf": browser.csrf(), "connection_id": connection_id, "person_code": code}
+        signed = browser.http.post(
+            "/console/person/code-sign-in", data=form, headers={"origin": browser.base}
+        )
+        found = KEY.search(signed.text)
+        if signed.status_code == 200 and found is not None:
+            browser.http.headers["x-console-key"] = found.group(1)
+        return signed.status_code
+
+    assert code_sign_in(bob_id, rail.person_code(alice_secret)) == 403
+    assert code_sign_in(alice_id, PASSPHRASE) == 403
+    assert code_sign_in("no-such-connection", rail.person_code(alice_secret)) == 403
+    assert code_sign_in(alice_id, rail.person_code(alice_secret)) == 200
+    mine = browser.get("/mine")
+    assert mine.status_code == 200 and f'data-connection="{alice_id}"' in mine.text
+    assert bob_id not in mine.text

@@ -8,6 +8,9 @@ route                                           what it needs
                                                 session not yet signed in, for the challenge)
 ``POST /console/person/sign-in``                CSRF, a passkey assertion of a live
                                                 connection's; answers the session's key
+``POST /console/person/code-sign-in``           CSRF, the connection's id and its person's
+                                                code (spent, journalled); hands the key to
+                                                the page
 ``GET  /console/mine``                          a person's session (the connection, its
                                                 waiting orders)
 ``POST /console/mine/passkey/options``          a person's session, CSRF; ``{"purpose":
@@ -61,6 +64,7 @@ __all__ = ["MINE", "person_routes"]
 MINE = "/mine"
 _SIGN_IN = "person_sign_in"
 _MAX_ID = 40
+_MAX_CONNECTION = 64
 _ACTS = ("approve", "disconnect")
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -133,6 +137,17 @@ def person_routes(
         raw, key, _ = web.sessions.sign_in(session, connection_id=connection_id)
         answer = web.json({"signed_in": True, "next": f"{PREFIX}{MINE}", "key": key})
         return web.with_cookie(answer, raw)
+
+    async def code_sign_in(request: Request) -> Response:
+        form = await read_form(request)
+        web.pre_csrf(request, form.get("csrf"))
+        connection_id = form.get("connection_id", "").strip()
+        if not 0 < len(connection_id) <= _MAX_CONNECTION:
+            raise Refused(400, "connection_id must be your connection's id.")
+        await desk.person_sign_in(connection_id, form.get("person_code") or None)
+        raw, key, _ = web.sessions.sign_in(web.session(request), connection_id=connection_id)
+        page = web.page("signed_in.html", None, key=key, next=f"{PREFIX}{MINE}")
+        return web.with_cookie(page, raw)
 
     async def mine(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
         waiting = await desk.person_approvals(conn["connection_id"])
@@ -264,6 +279,7 @@ def person_routes(
     return [
         Route(f"{p}/person/options", guarded(options, post=True, as_json=True), methods=["POST"]),
         Route(f"{p}/person/sign-in", guarded(sign_in, post=True, as_json=True), methods=["POST"]),
+        Route(f"{p}/person/code-sign-in", guarded(code_sign_in, post=True), methods=["POST"]),
         Route(m, guarded(person(mine), post=False), methods=["GET"]),
         Route(
             f"{m}/passkey/options",

@@ -158,6 +158,7 @@ def console_routes(
             csrf=token,
             passkey=passkeys.any(),
             person_passkeys=persons is not None and persons.party is not None,
+            persons=persons is not None,
             error=error,
         )
         return web.with_pre_cookie(page, token)

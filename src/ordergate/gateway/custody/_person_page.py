@@ -89,10 +89,17 @@ def _passkey_part(action: str, nonce: str) -> str:
 
 
 def enrolment_page(
-    uri: str, *, sealed: str, action: str, problem: str | None = None, passkeys: bool = False
+    uri: str,
+    *,
+    sealed: str,
+    action: str,
+    connection_id: str,
+    problem: str | None = None,
+    passkeys: bool = False,
 ) -> HTMLResponse:
     """The page on which the person enrols their own code for the new connection (and, with
-    ``passkeys``, may register a passkey for it)."""
+    ``passkeys``, may register a passkey for it); it names the connection's id, with which
+    the person signs in to its console by code."""
     said = f'<p class="problem" id="problem">{escape(problem)}</p>' if problem else ""
     nonce = secrets.token_urlsafe(16)
     body = (
@@ -102,6 +109,8 @@ def enrolment_page(
         "(it is not shown again), then type the code your app shows.</p>"
         f'<div id="qr">{_svg_qr(uri)}</div>'
         f'<p>Or enter it by hand: <code id="otpauth">{escape(uri)}</code></p>'
+        "<p>Your connection's id (keep it: with your code it signs you in to your "
+        f'console): <code id="connection-id">{escape(connection_id)}</code></p>'
         f"{said}"
         f'<form method="post" action="{escape(action)}">'
         f'<input type="hidden" name="enrolment" value="{escape(sealed)}">'

@@ -251,7 +251,11 @@ class UpstreamSignIn:
         ).encode("utf-8")
         sealed = self._sealer.seal(held, aad=_ENROL_AAD)
         response = enrolment_page(
-            uri, sealed=sealed, action=CALLBACK_PATH, passkeys=self._offers_passkeys
+            uri,
+            sealed=sealed,
+            action=CALLBACK_PATH,
+            connection_id=connection_id,
+            passkeys=self._offers_passkeys,
         )
         response.set_cookie(
             ENROL_COOKIE,
@@ -299,6 +303,7 @@ class UpstreamSignIn:
             uri,
             sealed=sealed,
             action=CALLBACK_PATH,
+            connection_id=connection_id,
             problem="that code is not the current one of this enrolment; type the code "
             "your authenticator shows now",
             passkeys=self._offers_passkeys,

@@ -489,6 +489,20 @@ class OwnerDesk:
         waiting = await self.approvals()
         return [a for a in waiting if digest_in(str(a.get("identity", ""))) == mine]
 
+    async def person_sign_in(self, connection_id: str, code: str | None) -> None:
+        """Spend the person's code of ``connection_id`` on signing in to its console;
+        ``DeskError`` otherwise (a connection that is not a live person's is refused as a
+        wrong code, and nothing is journalled of it)."""
+        try:
+            kind = await blocking(connection_kind, self._store.engine, connection_id)
+        except DeskError:
+            kind = None
+        if kind is not ConnectionKind.SEALED:
+            raise DeskError(
+                403, "person_code_wrong", "That is not a current code of a connection here."
+            )
+        await self._person_authorize(connection_id, code, None, OwnerAct.CONSOLE_SIGN_IN, {})
+
     async def person_act(
         self,
         connection_id: str,
