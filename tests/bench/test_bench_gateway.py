@@ -56,6 +56,7 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
         "gateway_read_2026",
         "bare_hop_read",
         "gateway_order",
+        "gateway_cancel",
         "mcp_proxy_read",
         "direct_read_32c",
         "gateway_read_32c",
@@ -74,13 +75,14 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
         "gateway_read_2026",
         "bare_hop_read",
         "gateway_order",
+        "gateway_cancel",
         "mcp_proxy_read",
     ):
         if case in cases:
             assert cases[case]["baseline"] == "direct_read" and cases[case]["ratio"] > 0
     assert cases["gateway_read_32c"]["baseline"] == "direct_read_32c"
     assert cases["gateway_read_32c"]["ratio"] > 0
-    sizes = {"gateway_order": 2, "direct_read_32c": 64, "gateway_read_32c": 64}
+    sizes = {"gateway_order": 2, "gateway_cancel": 2, "direct_read_32c": 64, "gateway_read_32c": 64}
     assert {case: line["n"] for case, line in cases.items()} == {
         case: sizes.get(case, 4) for case in expected
     }
@@ -112,6 +114,7 @@ def test_without_uv_the_peer_is_skipped_on_stderr_and_the_other_cases_still_run(
         "gateway_read_2026",
         "bare_hop_read",
         "gateway_order",
+        "gateway_cancel",
         "direct_read_32c",
         "gateway_read_32c",
     ]

@@ -26,9 +26,13 @@ Cases (one JSON line each; ``baseline`` and ``ratio`` = p50 / the baseline's p50
   era (no session: each request carries its ``_meta`` and its ``Mcp-Method`` and
   ``Mcp-Name`` headers), in the same rounds; also ``era_ratio`` (its p50 /
   ``gateway_read``'s p50);
-- ``gateway_order``: ``place_equity_order`` (SPY, ``dollar_amount`` "1", market) through the
-  gateway: the guard's whole order path, paper, with approval ``never``, big caps and
-  ``symbols = ["*"]``;
+- ``gateway_order``: ``place_equity_order`` (one SPY share, a day limit buy 5 % under the bid,
+  which rests) through the gateway: the guard's whole order path, paper, with approval
+  ``never``, big caps and ``symbols = ["*"]``; each is cancelled right after
+  (``cancel_equity_order``, its own case, ``gateway_cancel``: through the guard to the paper
+  venue), so one is open at a time and the gateway's open cap per identity never counts
+  them. (A market order cannot be the case once paper runs the venue's own engine: on the
+  standing clock it stays pending, and the open cap refuses the sixth.);
 - ``mcp_proxy_read``: the read through ``mcp-proxy`` (HTTP in, ``mcp-proxy``'s stdio bridge
   to a second ``mcp-proxy`` as the venue's streamable-HTTP client: the way the package puts
   one HTTP server in front of another). When it cannot run here (no ``uv``, the package not
@@ -97,6 +101,8 @@ CONCURRENCY = 32
 _READY = "bench gateway: ready"
 _TOKEN_FILE = "gateway-token"
 _CALL_TIMEOUT_S = 30.0
+_UNDER = Decimal("0.95")  # the bench's limit buy: this far under the bid, it rests
+_CENT = Decimal("0.01")
 _PROXY_START_S = 120.0
 _POLICY = """\
 mode = "paper"
@@ -504,35 +510,75 @@ async def _measure(targets: dict[str, Target], sizes: Sizes) -> list[Summary]:
         for _ in range(sizes.rounds):
             for case, session in sessions.items():
                 samples[case] += await timed(session, read, sizes.per_round)
-        order_samples = await _orders(sessions["gateway_read"], sizes)
+        orders, cancels = await _orders(sessions["gateway_read"], sizes)
         loads = await _concurrency(targets, read, sizes)
     finally:
         for session in sessions.values():
             await session.connection.close()
-    return _summaries(samples, order_samples, loads)
+    return _summaries(samples, orders, cancels, loads)
 
 
-async def _orders(gateway: Session, sizes: Sizes) -> list[int]:
+async def _orders(gateway: Session, sizes: Sizes) -> tuple[list[int], list[int]]:
+    """The measured orders and their cancels (nanoseconds), after an unmeasured warm-up."""
     accounts = (await gateway.call(tool_call("get_accounts", {})))["structuredContent"]
     number = next(a for a in accounts["data"]["accounts"] if a["agentic_allowed"])
-    order = tool_call(
+    account = number["account_number"]
+    order = await resting_order(gateway, account)
+    await gateway.connection.reopen()
+    await placed_and_cancelled(gateway, order, account, max(1, sizes.warmup // 10))
+    return await placed_and_cancelled(gateway, order, account, sizes.orders)
+
+
+async def resting_order(session: Session, account: str) -> bytes:
+    """A ``place_equity_order`` call that rests on the standing clock: one SPY share, a day
+    limit buy ``_UNDER`` the bid (inside the bench policy's collar)."""
+    quotes = await session.call(tool_call("get_equity_quotes", {"symbols": ["SPY"]}))
+    bid = Decimal(quotes["structuredContent"]["data"]["results"][0]["quote"]["bid_price"])
+    return tool_call(
         "place_equity_order",
         {
-            "account_number": number["account_number"],
+            "account_number": account,
             "symbol": "SPY",
             "side": "buy",
-            "type": "market",
-            "dollar_amount": "1",
+            "type": "limit",
+            "quantity": "1",
+            "limit_price": str((bid * _UNDER).quantize(_CENT)),
+            "time_in_force": "gfd",
         },
     )
-    await timed(gateway, order, max(1, sizes.warmup // 10), _filled)
-    return await timed(gateway, order, sizes.orders, _filled)
 
 
-def _filled(result: dict[str, Any]) -> bool:
-    """A paper order the guard filed, checked and filled (not refused, not held)."""
-    data = result.get("structuredContent", {}).get("data", {})
-    return data.get("status") == "filled" and data.get("paper") is True
+async def placed_and_cancelled(
+    session: Session, order: bytes, account: str, n: int
+) -> tuple[list[int], list[int]]:
+    """``n`` orders, each placed and then cancelled; the durations of each (nanoseconds).
+    Raises on the first failure, or an order not placed on paper, or a cancel not accepted."""
+    placing = session.request(order)
+    places: list[int] = []
+    cancels: list[int] = []
+    for _ in range(n):
+        started = time.perf_counter_ns()
+        answer = await _sent(session, placing)
+        places.append(time.perf_counter_ns() - started)
+        placed = checked(session.target.name, answer)
+        data = placed.get("structuredContent", {}).get("data", {})
+        if not _placed(data):
+            raise RuntimeError(f"{session.target.name}: not placed on paper: {placed}")
+        arguments = {"account_number": account, "order_id": data["order_id"]}
+        cancelling = session.request(tool_call("cancel_equity_order", arguments))
+        started = time.perf_counter_ns()
+        answer = await _sent(session, cancelling)
+        cancels.append(time.perf_counter_ns() - started)
+        cancelled = checked(session.target.name, answer)
+        if cancelled.get("structuredContent", {}).get("data", {}).get("accepted") is not True:
+            raise RuntimeError(f"{session.target.name}: cancel not accepted: {cancelled}")
+    return places, cancels
+
+
+def _placed(data: dict[str, Any]) -> bool:
+    """A paper order the guard filed, checked and placed (accepted by the venue, resting:
+    not refused, not held)."""
+    return data.get("status") == "submitted" and data.get("paper") is True and "order_id" in data
 
 
 async def _concurrency(targets: dict[str, Target], read: bytes, sizes: Sizes) -> dict[str, Load]:
@@ -556,7 +602,10 @@ async def _concurrency(targets: dict[str, Target], read: bytes, sizes: Sizes) ->
 
 
 def _summaries(
-    samples: dict[str, list[int]], orders: list[int], loads: dict[str, Load]
+    samples: dict[str, list[int]],
+    orders: list[int],
+    cancels: list[int],
+    loads: dict[str, Load],
 ) -> list[Summary]:
     direct = summarise(BENCH, "direct_read", samples["direct_read"])
     gateway = summarise(BENCH, "gateway_read", samples["gateway_read"]).compared_with(direct)
@@ -576,6 +625,7 @@ def _summaries(
     )
     out = [direct, _with(gateway, *extra), stateless, hop]
     out.append(summarise(BENCH, "gateway_order", orders).compared_with(direct))
+    out.append(summarise(BENCH, "gateway_cancel", cancels).compared_with(direct))
     if proxy is not None:
         out.append(proxy)
     base_load, gate_load = loads["direct_read_32c"], loads["gateway_read_32c"]

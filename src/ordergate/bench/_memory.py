@@ -3,8 +3,10 @@
 The servers are ``bench gateway``'s: the sandbox venue in its own process (stepped clock at
 Tuesday 2026-12-01 10:00 New York, seed 7) and the gateway in another, in owner mode, paper,
 approval ``never``, limits out of the way (``_gateway.serve_gateway``). Through one MCP
-session the load places SPY orders of 0.01 share, buys and sells in turn, each followed by
-one quote read (issue 31's workload), every answer checked (the order filled, on paper). The
+session the load places SPY orders (``bench gateway``'s: a limit buy that rests on the paper
+venue's engine, cancelled right after, so one is open at a time), each followed by one quote
+read (issue 31's workload), every answer checked (the order placed on paper, its cancel
+accepted). The
 gateway's resident set (``VmRSS`` of ``/proc/PID/status``) is read after the first
 checkpoint's orders and after the last's: 1,000 and 10,000 (``--quick``: 200 and 1,000).
 
@@ -24,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -41,6 +42,8 @@ from ordergate.bench._gateway import (
     _write_gateway_home,
     checked,
     open_session,
+    placed_and_cancelled,
+    resting_order,
     tool_call,
 )
 from ordergate.bench._process import free_port, server_process, venue_process
@@ -104,13 +107,14 @@ async def _measure(target: Target, pid: int, sizes: Sizes) -> Summary:
     try:
         accounts = (await session.call(tool_call("get_accounts", {})))["structuredContent"]
         account = next(a for a in accounts["data"]["accounts"] if a["agentic_allowed"])
-        orders = [session.request(_order(account["account_number"], side)) for side in _SIDES]
+        number = account["account_number"]
+        order = await resting_order(session, number)
         quote = session.request(tool_call("get_equity_quotes", {"symbols": ["SPY"]}))
         samples: list[int] = []
-        await _orders(session, orders, quote, sizes.first, samples)
+        await _orders(session, order, number, quote, sizes.first, samples)
         first = resident_kib(pid)
         _say(f"bench memory: {sizes.first} orders, gateway RSS {first} KiB")
-        await _orders(session, orders, quote, sizes.last - sizes.first, samples)
+        await _orders(session, order, number, quote, sizes.last - sizes.first, samples)
         last = resident_kib(pid)
         _say(f"bench memory: {sizes.last} orders, gateway RSS {last} KiB")
     finally:
@@ -128,35 +132,21 @@ async def _measure(target: Target, pid: int, sizes: Sizes) -> Summary:
     )  # fmt: skip
 
 
-_SIDES = ("buy", "sell")
-
-
-def _order(account: str, side: str) -> bytes:
-    return tool_call(
-        "place_equity_order",
-        {
-            "account_number": account,
-            "symbol": "SPY",
-            "side": side,
-            "type": "market",
-            "quantity": "0.01",
-        },
-    )
-
-
 async def _orders(
-    session: Session, orders: list[bytes], quote: bytes, count: int, samples: list[int]
+    session: Session,
+    order: bytes,
+    account: str,
+    quote: bytes,
+    count: int,
+    samples: list[int],
 ) -> None:
-    """``count`` orders, sides in turn, each followed by a quote read; each order's time is
-    added to ``samples``. Raises on an answer that is not a filled paper order."""
+    """``count`` orders, each placed and cancelled (``placed_and_cancelled``) and followed by
+    a quote read; each order's time is added to ``samples``. Raises on an order not placed
+    on paper or a cancel not accepted."""
     await session.connection.reopen()
     for _ in range(count):
-        started = time.perf_counter_ns()
-        answer = await _sent(session, orders[len(samples) % len(orders)])
-        samples.append(time.perf_counter_ns() - started)
-        data = checked("gateway_order", answer).get("structuredContent", {}).get("data", {})
-        if data.get("status") != "filled" or data.get("paper") is not True:
-            raise RuntimeError(f"bench memory: an order was not filled on paper: {data}")
+        placed, _cancelled = await placed_and_cancelled(session, order, account, 1)
+        samples += placed
         checked("quote", await _sent(session, quote))
         if len(samples) % 1000 == 0:
             _say(f"bench memory: {len(samples)} orders")
