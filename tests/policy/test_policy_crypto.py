@@ -113,6 +113,15 @@ def test_the_daily_cap_is_the_lower_of_the_shared_budget_and_cryptos_own() -> No
     assert crypto_limits(config()) == config()
 
 
+def test_a_split_crypto_budget_is_cryptos_own_cap_whatever_the_shared_one() -> None:
+    split = replace(CRYPTO, max_daily_usd=D(9000), split_daily_budget=True)
+    assert crypto_limits(config(crypto=split)).max_daily_usd == D(9000)
+    read = parse_policy('[crypto]\nmax_daily_usd = "9000"\nsplit_daily_budget = true\n')
+    assert read.crypto is not None and read.crypto.split_daily_budget is True
+    joined = config(crypto=replace(split, split_daily_budget=False))
+    assert loosened_keys(joined, config(crypto=split)) == ("crypto.split_daily_budget",)
+
+
 def test_a_holding_over_max_position_pct_of_equity_is_refused() -> None:
     # $2000 of BTC held on $20000 of equity: 11 % leaves room for $200 more.
     capped = policy(max_position_pct=D(11))
@@ -232,6 +241,8 @@ route = "rest"
         ("[crypto]\nmax_position_pct = '101'", "crypto.max_position_pct"),
         ("[crypto]\nprice_collar_bps = 0", "crypto.price_collar_bps"),
         ("[crypto]\nroute = 'fax'", "crypto.route"),
+        ("[crypto]\nsplit_daily_budget = 'yes'", "crypto.split_daily_budget"),
+        ("[crypto]\nsplit_daily_budget = true", "crypto.max_daily_usd"),
         ("crypto = 1", "crypto"),
     ],
 )

@@ -36,6 +36,7 @@ from uuid import UUID
 import anyio
 
 from ordergate.core import OrdergateError, Side
+from ordergate.execution._budgets import budget_of, ledger_caps
 from ordergate.execution._crypto_terms import (
     CRYPTO_KIND,
     crypto_filing_terms,
@@ -58,7 +59,6 @@ from ordergate.ledger import (
     FilingRecord,
     FilingResult,
     FilingStatus,
-    RollingCaps,
 )
 from ordergate.policy import (
     AccountState,
@@ -309,7 +309,7 @@ async def _refuse(
         agent_key=agent_key,
     )
     policy = guard.policy
-    caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+    caps = ledger_caps(policy, crypto_limits(policy).max_daily_usd)
 
     def file() -> FilingRecord:
         ledger = guard.ledger
@@ -360,6 +360,7 @@ def _estimate_and_file(
         _account_view(view, proposal.pair),
         filer=Filer(identity, filed, window),
         losses_of=guard._losses_of(identity),
+        budget=budget_of(policy, CRYPTO_KIND),
     )
     terms = estimate_crypto_terms(proposal, view.quote)
     decision = evaluate_crypto(proposal, terms, state, policy, Stage.ESTIMATE, rules)
@@ -373,7 +374,7 @@ def _estimate_and_file(
         agent_key=agent_key,
     )
     hold = crypto_hold_for(proposal, terms, decision, policy)
-    caps = RollingCaps(limits.max_daily_usd, policy.max_orders_per_day)
+    caps = ledger_caps(policy, limits.max_daily_usd)
     extra: dict[str, Any] = {"lane": filed["lane"]}
     if agent_key is not None:
         extra["agent_key"] = str(agent_key)
@@ -449,13 +450,14 @@ def _check_review(
         _account_view(view, proposal.pair, review.quote),
         own=record,
         losses_of=guard._losses_of(record.identity),
+        budget=budget_of(policy, CRYPTO_KIND),
     )
     decision = evaluate_crypto(proposal, review.terms, state, policy, Stage.REVIEW, rules)
     reasons = decision.codes
     if review.checks_passed is False:
         reasons = (*reasons, BROKER_CHECKS_FAILED)
     hold = crypto_hold_for(proposal, review.terms, decision, policy)
-    caps = RollingCaps(limits.max_daily_usd, policy.max_orders_per_day)
+    caps = ledger_caps(policy, limits.max_daily_usd)
     ledger = guard.ledger
     with ledger.transaction(guard.account, events=True):
         guard._journal(record, identity, decision, _as_terms(review.terms), reasons)

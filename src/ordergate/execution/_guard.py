@@ -56,6 +56,7 @@ import anyio
 
 from ordergate.core import Clock, RealtimeClock, to_wire
 from ordergate.execution._breakers import BREAKER_CODES, note_trip
+from ordergate.execution._budgets import budget_of, ledger_caps
 from ordergate.execution._crypto import review_and_place_crypto, submit_crypto
 from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_account_of
 from ordergate.execution._endings import deny_approval, end_filing
@@ -217,7 +218,7 @@ class Guard:
         self._notifier = notifier
         self._volumes = volumes
         self._ttl = timedelta(seconds=policy.approval_ttl_s)
-        self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+        self._caps = ledger_caps(policy)
         self._world = World(
             ledger,
             self._lane,
@@ -269,7 +270,7 @@ class Guard:
         narrow = copy.copy(self)
         narrow._policy = policy
         narrow._ttl = timedelta(seconds=policy.approval_ttl_s)
-        narrow._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+        narrow._caps = ledger_caps(policy)
         return narrow
 
     def use_policy(self, policy: PolicyConfig) -> None:
@@ -279,7 +280,7 @@ class Guard:
         or live): arming is decided when the guard opens."""
         self._policy = policy
         self._ttl = timedelta(seconds=policy.approval_ttl_s)
-        self._caps = RollingCaps(policy.max_daily_usd, policy.max_orders_per_day)
+        self._caps = ledger_caps(policy)
         self.reconciler.caps = self._caps
 
     @property
@@ -818,6 +819,7 @@ class Guard:
             filer=Filer(identity, filed, window),
             volume=volume,
             losses_of=self._losses_of(identity),
+            budget=budget_of(policy, KIND),
         )
         terms = estimate_terms(proposal, world.state.quote)
         decision = evaluate(proposal, terms, world.state, policy, Stage.ESTIMATE)
@@ -867,6 +869,7 @@ class Guard:
             final=final,
             volume=volume,
             losses_of=self._losses_of(record.identity),
+            budget=budget_of(policy, KIND),
         )
         decision = evaluate(proposal, review.terms, world.state, policy, Stage.REVIEW)
         reasons = decision.codes

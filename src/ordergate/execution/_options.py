@@ -49,6 +49,7 @@ from ordergate.core import (
     Side,
     to_wire,
 )
+from ordergate.execution._budgets import budget_of
 from ordergate.execution._figures import option_figures
 from ordergate.execution._option_terms import (
     OPTION_KIND,
@@ -292,7 +293,11 @@ def _state(
     with the record (``World.with_record``), the legs' quotes, the holdings and the rolling
     24 h option premium (less this filing's own, at stage B)."""
     world = guard.world.with_record(
-        _carrier(proposal, guard.account), market.seen, own=own, filer=filer
+        _carrier(proposal, guard.account),
+        market.seen,
+        own=own,
+        filer=filer,
+        budget=budget_of(guard.policy, OPTION_KIND),
     )
     premium = guard.ledger.rolling_spend(guard.account, kind=OPTION_KIND).notional
     if own is not None:

@@ -32,6 +32,7 @@ from uuid import UUID
 
 from ordergate.core import Clock, OptionDirection, Side
 from ordergate.execution._breakers import session_day
+from ordergate.execution._budgets import SHARED, Budget, spent_of
 from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_proposal_of
 from ordergate.execution._losses import LOSS_FILINGS, LossRead, losing_closes
 from ordergate.execution._option_terms import OPTION_KIND, proposal_of_option
@@ -127,6 +128,7 @@ class World:
         filer: Filer | None = None,
         volume: Decimal | None = None,
         losses_of: LossRead | None = None,
+        budget: Budget = SHARED,
     ) -> WorldView:
         """Blocking: the venue's view merged with the ledger's
         record read now, so a caller can read it and write its decision in one worker
@@ -142,7 +144,7 @@ class World:
         # The decision's reads on one connection and read transaction, not one each.
         with self._ledger.reading():
             view = self._lane.view(seen, final=final)
-            record = self._read_record(view, now, own, filer)
+            record = self._read_record(view, now, own, filer, budget)
             losses = () if losses_of is None else self._losses(losses_of)
         chosen = quote if quote is not None else view.quote
         return WorldView(
@@ -178,6 +180,7 @@ class World:
         own: FilingRecord | None = None,
         filer: Filer | None = None,
         losses_of: LossRead | None = None,
+        budget: Budget = SHARED,
     ) -> AccountState:
         """Blocking: a view another lane read whole (a crypto lane's, ``symbol`` its pair)
         merged with the ledger's record, as ``with_record`` merges the equity lane's: the
@@ -186,7 +189,7 @@ class World:
         (crypto trades 24/7) and no average daily volume."""
         now = self._clock.now()
         with self._ledger.reading():
-            record = self._read_record(view, now, own, filer)
+            record = self._read_record(view, now, own, filer, budget)
             losses = () if losses_of is None else self._losses(losses_of)
         return AccountState(
             now=now,
@@ -215,7 +218,12 @@ class World:
         return losing_closes(fills)
 
     def _read_record(
-        self, view: AccountView, now: datetime, own: FilingRecord | None, filer: Filer | None
+        self,
+        view: AccountView,
+        now: datetime,
+        own: FilingRecord | None,
+        filer: Filer | None,
+        budget: Budget,
     ) -> _Record:
         ledger = self._ledger
         # The record's windows and marks count the record's time (wall time in a run); the
@@ -235,7 +243,15 @@ class World:
                 duplicate_window=filer.duplicate_window,
             )
         counted = reads.recent
-        spent, orders = reads.spend.notional, reads.spend.orders
+        orders = reads.spend.orders
+        spent = spent_of(
+            ledger,
+            self._account,
+            reads.spend.notional,
+            kind=budget.kind,
+            split=budget.split,
+            now=recorded,
+        )
         if own is not None:
             # A live filing holds its filed notional and one order until it is repriced
             # (after stage B), released or corrected.

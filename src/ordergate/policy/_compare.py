@@ -26,7 +26,8 @@ What loosens:
 - ``[crypto]`` added where there was none (``crypto``: crypto orders enabled); within it, a
   pair added to ``crypto.pairs``, a higher ``max_order_usd``, ``max_position_pct`` or
   ``price_collar_bps``, and a higher ``max_daily_usd`` or one dropped (the shared budget
-  alone then caps crypto). ``crypto.route`` only chooses the lane: changed, never loosened.
+  alone then caps crypto), or ``split_daily_budget`` turned on. ``crypto.route`` only chooses
+  the lane: changed, never loosened.
 - ``[options]`` added where there was none (``options``: option orders enabled); within it
   (``OPTION_CAP_DIRECTIONS``): a higher ``max_contracts``, ``max_premium_usd``,
   ``max_daily_premium_usd``, ``max_loss_usd``, ``max_days_to_expiry`` or
@@ -188,6 +189,8 @@ def _crypto_loosened(old: CryptoPolicy | None, new: CryptoPolicy | None) -> list
         new.max_daily_usd is None or new.max_daily_usd > old.max_daily_usd
     ):
         keys.append("crypto.max_daily_usd")
+    if new.split_daily_budget and not old.split_daily_budget:
+        keys.append("crypto.split_daily_budget")
     return keys
 
 

@@ -450,6 +450,8 @@ def _crypto(body: Mapping[str, Any]) -> CryptoPolicy:
             values[key] = _enum(dotted, value, CryptoRoute)
         elif key == "price_collar_bps":
             values[key] = _integer(dotted, value)
+        elif key == "split_daily_budget":
+            values[key] = _boolean(dotted, value)
         else:
             values[key] = _decimal(dotted, value)
     return CryptoPolicy(**values)

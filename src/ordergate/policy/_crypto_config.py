@@ -19,7 +19,15 @@ from ordergate.core import ConfigError
 __all__ = ["CRYPTO_KEYS", "CryptoPolicy", "CryptoRoute"]
 
 CRYPTO_KEYS = frozenset(
-    {"pairs", "max_order_usd", "max_daily_usd", "max_position_pct", "price_collar_bps", "route"}
+    {
+        "pairs",
+        "max_order_usd",
+        "max_daily_usd",
+        "max_position_pct",
+        "price_collar_bps",
+        "route",
+        "split_daily_budget",
+    }
 )
 _PAIR = re.compile(r"[A-Z0-9]{1,12}-USD")
 _MAX_BPS = 10_000
@@ -46,6 +54,9 @@ class CryptoPolicy:
     after the order, percent of the account's equity (crypto included).
     ``price_collar_bps`` (300): a limit (or the price weighed) at most this far from the mid
     of the best bid and ask. ``route`` (``auto``): the lane (``CryptoRoute``).
+    ``split_daily_budget`` (false): true takes crypto off the shared budget: crypto orders
+    then spend ``max_daily_usd`` alone (which must be set), and equities and options no
+    longer count them.
     """
 
     pairs: frozenset[str] = frozenset()
@@ -54,6 +65,7 @@ class CryptoPolicy:
     max_position_pct: Decimal = Decimal(20)
     price_collar_bps: int = 300
     route: CryptoRoute = CryptoRoute.AUTO
+    split_daily_budget: bool = False
 
     def __post_init__(self) -> None:
         for pair in self.pairs:
@@ -72,5 +84,9 @@ class CryptoPolicy:
             raise ConfigError(
                 "crypto.price_collar_bps", f"must be an integer from 1 to {_MAX_BPS} (basis points)"
             )
+        if not isinstance(self.split_daily_budget, bool):
+            raise ConfigError("crypto.split_daily_budget", "must be true or false")
+        if self.split_daily_budget and self.max_daily_usd is None:
+            raise ConfigError("crypto.max_daily_usd", "is required when split_daily_budget is true")
         if not isinstance(self.route, CryptoRoute):
             raise ConfigError("crypto.route", f"must be one of {', '.join(CryptoRoute)}")

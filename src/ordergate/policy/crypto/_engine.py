@@ -10,7 +10,8 @@ instrument (``CryptoProposal.symbol`` is the pair) and its limit, and of its ter
 notional, quantity and fees, which crypto names alike. They run on ``crypto_limits(config)``:
 the policy with ``[crypto]``'s caps in place of ``[limits]``' (``max_order_usd``,
 ``max_position_pct``, ``price_collar_bps``; ``max_daily_usd`` the lower of the two, on the
-one 24 h spend crypto shares with equities). Sessions do not apply: crypto trades 24/7.
+one 24 h spend crypto shares with equities; with ``split_daily_budget``, crypto's own, on the
+crypto orders' spend alone). Sessions do not apply: crypto trades 24/7.
 
 The crypto rules of their own: the pair allowed (``crypto_pair_not_allowed``), listed and
 tradable at the venue (``not_tradable``; the venue's pairs unknown: ``missing_data:pair_rules``),
@@ -85,7 +86,9 @@ def crypto_limits(config: PolicyConfig) -> PolicyConfig:
     if crypto is None:
         return config
     daily = config.max_daily_usd
-    if crypto.max_daily_usd is not None:
+    if crypto.split_daily_budget and crypto.max_daily_usd is not None:
+        daily = crypto.max_daily_usd  # its own budget (``split_daily_budget``)
+    elif crypto.max_daily_usd is not None:
         daily = min(daily, crypto.max_daily_usd)
     return dataclasses.replace(
         config,
