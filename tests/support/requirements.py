@@ -539,6 +539,10 @@ REQUIREMENTS: dict[str, str] = {
     "waiting orders and filings, approved with their passkey or code (never the operator's "
     "code), another connection's ids refused as unknown, and disconnect with the link to "
     "revoke the grant at Robinhood",
+    "rail.isolation": "issue 30 §5: two people on one hosted rail each trade, are held and "
+    "approve their own; neither lists, reads, approves, cancels, pauses, resumes or "
+    "disconnects the other's anything through /mcp, the broker, the console, the owner "
+    "channel or the record, and the operator's code approves neither's order",
     # Issue 26 §1: MCP 2026-07-28 beside the handshake era
     "mcp.stateless.discover": "issue 26 §1, MCP 2026-07-28: server/discover names every "
     "version of both eras; a stateless request opens no session",

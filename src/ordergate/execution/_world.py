@@ -34,6 +34,7 @@ from ordergate.core import Clock, OptionDirection, Side
 from ordergate.execution._breakers import session_day
 from ordergate.execution._budgets import SHARED, Budget, spent_of
 from ordergate.execution._crypto_terms import CRYPTO_KIND, crypto_proposal_of
+from ordergate.execution._exercise import EXERCISE_KIND
 from ordergate.execution._losses import LOSS_FILINGS, LossRead, losing_closes
 from ordergate.execution._option_terms import OPTION_KIND, proposal_of_option
 from ordergate.execution._terms import proposal_of
@@ -332,6 +333,8 @@ def _open_orders(
     symbol makes the list unknown."""
     orders: list[OpenOrder] = []
     for filing in filings:
+        if filing.kind == EXERCISE_KIND:
+            continue  # an exercise held or sent is an act on a contract, not an order
         try:
             filed = _filed(filing)
         except ProposalError:

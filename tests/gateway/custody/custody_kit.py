@@ -246,10 +246,12 @@ def custodian(
     profiles: Mapping[str, str] | None = None,
     localhost: bool = False,
     push: bool = False,
+    public_record: bool = False,
 ) -> Iterator[Custodian]:
     """``profiles``: each profile file's text by the profile's name, in the gateway's home;
     ``localhost``: the gateway's public URL is ``http://localhost:PORT`` (a browser's
-    passkeys need a relying party that is a name, the whole consent flow at it)."""
+    passkeys need a relying party that is a name, the whole consent flow at it);
+    ``public_record``: the gateway serves ``/record`` too."""
     home = tmp_path / "home"
     home.mkdir()
     for name, profile in (profiles or {}).items():
@@ -286,6 +288,7 @@ def custodian(
             # Web Push to the persons' phones, through a push service on loopback.
             push_contact="mailto:rail@example.com" if push else None,
             push_allow_private=push,
+            public_record=public_record,
         )
         server = GatewayServer(settings, config, sock, clock=clock)
         with server as url:

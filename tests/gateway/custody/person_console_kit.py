@@ -21,12 +21,12 @@ def localhost(rail: Custodian) -> str:
     return rail.url.replace("127.0.0.1", "localhost")
 
 
-def connect_with_passkey(rail: Custodian) -> tuple[SoftPasskey, str, str]:
-    """The whole consent flow, a passkey registered on the way: the passkey, the
-    connection's id and the client's access token."""
+def connect_with_passkey(rail: Custodian, profile: str = "trader") -> tuple[SoftPasskey, str, str]:
+    """The whole consent flow under ``profile``, a passkey registered on the way: the
+    passkey, the connection's id and the client's access token."""
     passkey = SoftPasskey(localhost(rail))
     before = {row["id"] for row in rail.rows()}
-    token = rail.connect(passkey=passkey)
+    token = rail.connect(passkey=passkey, profile=profile)
     [row] = [r for r in rail.rows() if r["id"] not in before]
     assert row["person_passkey_sealed"] is not None
     return passkey, str(row["id"]), token
@@ -62,6 +62,21 @@ class PersonConsole:
         if signed.status_code == 200:
             self.http.headers["x-console-key"] = signed.json()["key"]
         return signed
+
+    def approve_with_passkey(
+        self, passkey: SoftPasskey, approval_id: str
+    ) -> tuple[int, dict[str, Any]]:
+        """A waiting order approved on this console, signed by ``passkey``: the status of
+        the first step refused, or of the approval, and the approval's answer when 200."""
+        csrf = self.csrf("/mine")
+        asked = {"purpose": "approve", "approval_id": approval_id}
+        options = self.post_json("/mine/passkey/options", asked, csrf)
+        if options.status_code != 200:
+            return options.status_code, {}
+        approved = self.post_json(
+            f"/mine/approvals/{approval_id}/approve", passkey.get(options.json()), csrf
+        )
+        return approved.status_code, approved.json() if approved.status_code == 200 else {}
 
 
 def place_held(url: str, token: str) -> dict[str, Any]:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from custody_kit import Custodian, custodian
 from owner_testkit import PASSPHRASE
-from passkey_testkit import SoftPasskey
 from person_console_kit import HELD, KEY, PersonConsole, connect_with_passkey, place_held
 
 
@@ -30,20 +29,6 @@ def two(rail: Custodian) -> Iterator[tuple[PersonConsole, PersonConsole]]:
     finally:
         alice.close()
         bob.close()
-
-
-def _approve_with_passkey(
-    browser: PersonConsole, passkey: SoftPasskey, approval_id: str
-) -> tuple[int, dict[str, object]]:
-    csrf = browser.csrf("/mine")
-    asked = {"purpose": "approve", "approval_id": approval_id}
-    options = browser.post_json("/mine/passkey/options", asked, csrf)
-    if options.status_code != 200:
-        return options.status_code, {}
-    approved = browser.post_json(
-        f"/mine/approvals/{approval_id}/approve", passkey.get(options.json()), csrf
-    )
-    return approved.status_code, approved.json() if approved.status_code == 200 else {}
 
 
 @pytest.mark.req("rail.person.console")
@@ -73,7 +58,7 @@ def test_two_people_each_see_and_approve_only_their_own_orders_on_their_console(
         asked = {"purpose": "approve", "approval_id": theirs}
         assert browser.post_json("/mine/passkey/options", asked, csrf).status_code == 404
     # Another's passkey, even on a challenge for one's own order, approves nothing.
-    status, _ = _approve_with_passkey(alice, bob_key, alice_order)
+    status, _ = alice.approve_with_passkey(bob_key, alice_order)
     assert status == 403
     # The operator's code on the person's own page is not the person's code.
     csrf = alice.csrf("/mine")
@@ -83,7 +68,7 @@ def test_two_people_each_see_and_approve_only_their_own_orders_on_their_console(
         headers={"origin": alice.base},
     )
     assert operator.status_code == 403, operator.text
-    status, outcome = _approve_with_passkey(alice, alice_key, alice_order)
+    status, outcome = alice.approve_with_passkey(alice_key, alice_order)
     assert status == 200 and outcome["status"] == "filled", outcome
     [_, bob_secret] = rail.secrets
     csrf = bob.csrf("/mine")

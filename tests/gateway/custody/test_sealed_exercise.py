@@ -107,3 +107,22 @@ def test_an_exercise_approved_after_its_connection_was_paused_is_not_sent(
     approved = _approve(live, held["approval_id"], live.person_code(secret))
     assert approved.status_code == 200, approved.text
     assert approved.json()["status"] == "refused" and approved.json()["reasons"] == ["paused"]
+
+
+def test_an_exercise_held_for_the_person_does_not_stop_the_accounts_orders(
+    live: Custodian,
+) -> None:
+    token = live.connect(profile="optiontrader")
+    assert _exercise(live, token)["status"] == "pending_approval"
+    session = McpSession(live.url, token)
+    try:
+        accounts = session.tool("get_accounts", {})["data"]["accounts"]
+        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
+        order = {
+            "symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5",
+            "account_number": account,
+        }  # fmt: skip
+        data = session.tool("place_equity_order", order)["data"]
+    finally:
+        session.close()
+    assert data["status"] in {"submitted", "filled"}, data

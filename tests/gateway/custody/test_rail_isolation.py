@@ -1,0 +1,321 @@
+"""Two people on one hosted rail (sealed custody, live mode on the sandbox venue): each connects
+through the consent flow with their own passkey and code, trades, is held, and approves their own
+from their own console. Then each of the rail's surfaces is handed the other person's ids — the
+MCP tools, the capability broker, the console, the owner channel's acts and the public record —
+and none of them gives or changes anything of the other's; the operator's code approves neither
+person's held order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from custody_kit import BOUND_S, Custodian, custodian
+from mcp_http_testkit import McpSession
+from owner_testkit import PASSPHRASE, channel_act, owner_channel
+from passkey_testkit import SoftPasskey
+from person_console_kit import PersonConsole, connect_with_passkey
+from sqlalchemy import text
+
+LIVE_HELD = """
+mode = "live"
+real_money = true
+approval = "always"
+approval_ttl_s = 86400
+[limits]
+max_order_usd = 2000
+max_daily_usd = 10000
+[symbols]
+allow = ["SPY"]
+"""
+OPTION_TRADER = """
+name: optiontrader
+description: Trades equities and options within the account policy.
+permissions: [account.read, market.read, orders.read, orders.review, orders.place,
+  orders.cancel, options.review, options.place, options.cancel]
+"""
+
+
+NOT_FILED_HERE = "not filed by this connection"
+REFUSED = {(403, "person_code_wrong"), (429, "person_code_locked")}
+
+
+@dataclass
+class Person:
+    """One person on the rail: their passkey, connection, client token, code secret and
+    console, the order they approved (its filing and venue order) and the one still held."""
+
+    passkey: SoftPasskey
+    connection: str
+    token: str
+    secret: str
+    console: PersonConsole
+    placed_filing: str = ""
+    venue_order: str = ""
+    held_approval: str = ""
+    held_filing: str = ""
+    exercise_approval: str = ""
+    exercise_filing: str = ""
+
+    def ids(self) -> list[str]:
+        return [
+            self.connection, self.placed_filing, self.venue_order, self.held_approval,
+            self.held_filing, self.exercise_approval, self.exercise_filing,
+        ]  # fmt: skip
+
+
+@pytest.fixture
+def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
+    profiles = {"optiontrader": OPTION_TRADER}
+    with custodian(
+        tmp_path, monkeypatch, policy=LIVE_HELD, profiles=profiles, public_record=True
+    ) as served:
+        yield served
+
+
+def _arrive(rail: Custodian) -> Person:
+    """A person connects, places an order that is held, approves it from their console with
+    their passkey (it fills at the venue), places a second one left held and asks to exercise
+    an option, held too."""
+    passkey, connection, token = connect_with_passkey(rail, profile="optiontrader")
+    person = Person(passkey, connection, token, rail.secrets[-1], PersonConsole(rail))
+    try:
+        _trade(rail, person)
+    except BaseException:
+        person.console.close()
+        raise
+    return person
+
+
+def _trade(rail: Custodian, person: Person) -> None:
+    passkey, token = person.passkey, person.token
+    assert person.console.sign_in(passkey).status_code == 200
+    first = _place_held(rail, token)
+    status, approved = person.console.approve_with_passkey(passkey, str(first["approval_id"]))
+    assert status == 200 and approved["status"] == "submitted", approved
+    person.placed_filing = str(first["filing_id"])
+    person.venue_order = str(approved["order_id"])
+    rail.clock.advance(timedelta(seconds=31))  # the next order is no duplicate of the first
+    second = _place_held(rail, token)
+    person.held_approval, person.held_filing = str(second["approval_id"]), str(second["filing_id"])
+    exercise = _ask_exercise(rail, token)
+    assert exercise["status"] == "pending_approval", exercise
+    person.exercise_approval = str(exercise["approval_id"])
+    person.exercise_filing = str(exercise["filing_id"])
+    rail.clock.advance(timedelta(seconds=31))
+
+
+def _agentic_account(session: McpSession) -> str:
+    accounts = session.tool("get_accounts", {})["data"]["accounts"]
+    return str(next(row for row in accounts if row["agentic_allowed"])["account_number"])
+
+
+def _place_held(rail: Custodian, token: str) -> dict[str, Any]:
+    """A market buy of one SPY share through ``/mcp``: its held answer. (A share, not a dollar
+    amount: the two connections file on the sandbox's one account, whose open orders the guard
+    then prices whoever filed them.)"""
+    session = McpSession(rail.url, token)
+    try:
+        account = _agentic_account(session)
+        order = {
+            "symbol": "SPY", "side": "buy", "type": "market", "quantity": "1",
+            "account_number": account,
+        }  # fmt: skip
+        data: dict[str, Any] = session.tool("place_equity_order", order)["data"]
+    finally:
+        session.close()
+    assert data["status"] == "pending_approval", data
+    return data
+
+
+def _ask_exercise(rail: Custodian, token: str) -> dict[str, Any]:
+    session = McpSession(rail.url, token)
+    try:
+        account = _agentic_account(session)
+        chain = session.tool("get_option_chains", {"underlying_symbol": "AAPL"})["data"]
+        day = chain["chains"][0]["expiration_dates"][0]
+        listed = session.tool(
+            "get_option_instruments",
+            {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"},
+        )["data"]["instruments"]
+        asked = {"account_number": account, "option_id": listed[0]["id"], "quantity": 1}
+        data: dict[str, Any] = session.tool("exercise_option", asked)["data"]
+    finally:
+        session.close()
+    return data
+
+
+@pytest.fixture
+def two(rail: Custodian) -> Iterator[tuple[Person, Person]]:
+    alice = _arrive(rail)
+    try:
+        bob = _arrive(rail)
+        try:
+            yield alice, bob
+        finally:
+            bob.console.close()
+    finally:
+        alice.console.close()
+
+
+def _record(rail: Custodian, token: str) -> dict[str, Any]:
+    session = McpSession(rail.url, token)
+    try:
+        data: dict[str, Any] = session.tool("gate_record", {})["data"]
+    finally:
+        session.close()
+    return data
+
+
+def _state(rail: Custodian, person: Person) -> dict[str, Any]:
+    """What the rail holds of ``person``: their connection's row, their filings and approvals
+    on the ledger, their record as their own client reads it and their venue order."""
+    [row] = [
+        {key: value for key, value in row.items() if key != "last_used_at"}
+        for row in rail.rows()
+        if str(row["id"]) == person.connection
+    ]
+    with rail.engine.connect() as db:
+        filings = db.execute(
+            text("SELECT id, status, reasons FROM filings WHERE id IN (:a, :b, :c) ORDER BY id"),
+            {"a": person.placed_filing, "b": person.held_filing, "c": person.exercise_filing},
+        ).all()
+        approvals = db.execute(
+            text("SELECT id, state FROM approvals WHERE id IN (:a, :b) ORDER BY id"),
+            {"a": person.held_approval, "b": person.exercise_approval},
+        ).all()
+    session = McpSession(rail.url, person.token)
+    try:
+        asked = {"account_number": _agentic_account(session), "order_id": person.venue_order}
+        orders = session.tool("get_equity_orders", asked)["data"]
+    finally:
+        session.close()
+    return {
+        "row": row,
+        "filings": [tuple(f) for f in filings],
+        "approvals": [tuple(a) for a in approvals],
+        "record": _record(rail, person.token),
+        "venue": orders,
+    }
+
+
+def _person_acts(rail: Custodian) -> list[tuple[str, str]]:
+    with rail.engine.connect() as db:
+        rows = db.execute(
+            text("SELECT identity, why FROM decisions WHERE kind = 'person_act' ORDER BY seq")
+        )
+        return [(row.identity, row.why) for row in rows]
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+@pytest.mark.req("rail.isolation")
+def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surface(
+    rail: Custodian, two: tuple[Person, Person]
+) -> None:
+    alice, bob = two
+    with owner_channel(rail.home) as http:  # tightening needs no one's consent
+        paused = http.post(
+            "/owner/pause", json={"reason": "operator check", "connection_id": bob.connection}
+        )
+    assert paused.status_code == 200, paused.text
+    before = _state(rail, bob)
+    assert len(before["filings"]) == 3 and len(before["approvals"]) == 2
+
+    # /mcp: gate_record shows only the caller's own filings; cancelling the other's order
+    # (by its venue id or its filing id) is refused and nothing is sent.
+    mine = {row["filing_id"] for row in _record(rail, alice.token)["filings"]}
+    assert mine == {alice.placed_filing, alice.held_filing, alice.exercise_filing}
+    session = McpSession(rail.url, alice.token)
+    try:
+        for order_id in (bob.venue_order, bob.held_filing):
+            asked = {"account_number": _agentic_account(session), "order_id": order_id}
+            answer = session.call("cancel_equity_order", asked)
+            assert answer.get("isError") is True, answer
+            assert NOT_FILED_HERE in answer["content"][0]["text"], answer
+    finally:
+        session.close()
+
+    # The capability broker: the same refusals.
+    with httpx2.Client(base_url=rail.url, timeout=BOUND_S) as http:
+        for order_id in (bob.venue_order, bob.held_filing):
+            body = {"tool": "cancel_equity_order", "arguments": {"order_id": order_id}}
+            refused = http.post(
+                "/api/capability/orders/cancel", json=body, headers=_bearer(alice.token)
+            )
+            assert refused.status_code == 422, refused.text
+            assert NOT_FILED_HERE in refused.text
+        # The owner's routes are not on the rail's public port, token or none.
+        for path in ("/owner/pause", "/owner/prepare", f"/owner/connections/{bob.connection}"):
+            assert http.post(path, json={}, headers=_bearer(alice.token)).status_code == 404
+
+    # The console: the other's approvals answer 404, and nothing of theirs is on one's pages.
+    console = alice.console
+    for approval in (bob.held_approval, bob.exercise_approval):
+        assert console.get(f"/mine/approvals/{approval}").status_code == 404
+        csrf = console.csrf("/mine")
+        asked = {"purpose": "approve", "approval_id": approval}
+        assert console.post_json("/mine/passkey/options", asked, csrf).status_code == 404
+        form = {"csrf": csrf, "owner_code": rail.person_code(alice.secret)}
+        headers = {"origin": console.base}
+        for act in ("approve", "deny"):
+            path = f"/console/mine/approvals/{approval}/{act}"
+            assert console.http.post(path, data=form, headers=headers).status_code == 404
+    pages = console.get("/mine").text + console.get("/mine/filings").text
+    assert not [value for value in bob.ids() if value in pages]
+    assert alice.held_approval in pages
+
+    # The owner channel's acts on the other's approvals and connection, with one's own code:
+    # refused, as wrong or (three wrong ones later) as locked.
+    for act, params in (
+        ("approve", {"approval_id": bob.held_approval}),
+        ("approve", {"approval_id": bob.exercise_approval}),
+        ("resume", {"connection_id": bob.connection}),
+        ("disconnect", {"connection_id": bob.connection}),
+    ):
+        crossed = channel_act(rail.home, act, params, rail.person_code(alice.secret))
+        assert (crossed.status_code, crossed.json()["error"]["code"]) in REFUSED, crossed.text
+
+    # The operator's code approves neither person's held order nor exercise, journalled.
+    seen = len(_person_acts(rail))
+    for approval in (
+        alice.held_approval, alice.exercise_approval, bob.held_approval, bob.exercise_approval,
+    ):  # fmt: skip
+        operator = channel_act(rail.home, "approve", {"approval_id": approval}, PASSPHRASE)
+        assert (operator.status_code, operator.json()["error"]["code"]) in REFUSED, operator.text
+    journalled = _person_acts(rail)[seen:]
+    assert [why.partition(" (")[0] for _, why in journalled] == ["person act approve refused"] * 4
+    assert len({who for who, _ in journalled}) == 2
+
+    # The public record: hashed rows only, none of either person's ids.
+    with httpx2.Client(base_url=rail.url, timeout=BOUND_S) as http:
+        shown = http.get("/record.json")
+        page = http.get("/record")
+    assert shown.status_code == 200 and page.status_code == 200
+    for row in shown.json()["records"]:
+        assert set(row) == {
+            "id", "graded", "mean_excess_bps", "median_excess_bps", "hit_rate", "rank",
+            "ranked_after",
+        }  # fmt: skip
+    for person in (alice, bob):
+        for value in (*person.ids(), person.token):
+            assert value not in shown.text and value not in page.text
+
+    assert _state(rail, bob) == before
+    # Bob's connection is still his to resume and his held order his to approve, once the
+    # lock the wrong codes set has passed.
+    rail.clock.advance(timedelta(hours=1))
+    resumed = channel_act(
+        rail.home, "resume", {"connection_id": bob.connection}, rail.person_code(bob.secret)
+    )
+    assert resumed.status_code == 200, resumed.text
+    assert bob.console.sign_in(bob.passkey).status_code == 200  # the hour ended his session
+    status, approved = bob.console.approve_with_passkey(bob.passkey, bob.held_approval)
+    assert status == 200 and approved["status"] == "submitted", approved
