@@ -176,6 +176,14 @@ class Custodian:
                 },
             )
 
+    def push_key(self) -> str:
+        """The rail's VAPID public key, as a console reads it to subscribe."""
+        with httpx2.Client(timeout=BOUND_S) as http:
+            answer = http.get(self.url + "/person/push/key")
+        assert answer.status_code == 200, answer.text
+        key: str = answer.json()["public_key"]
+        return key
+
     def set_approval_mode(
         self, person: int, *, on: bool, code: str | None = None
     ) -> httpx2.Response:

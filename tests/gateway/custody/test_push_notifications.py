@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from custody_kit import BOUND_S, MASTER, Custodian, custodian
+from custody_kit import MASTER, Custodian, custodian
 from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE
 from push_testkit import PushService, eventually, push_service
@@ -34,14 +34,6 @@ def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]
 def service(rail: Custodian) -> Iterator[PushService]:
     with push_service(rail.clock.now) as served:
         yield served
-
-
-def _server_key(rail: Custodian) -> str:
-    with httpx2.Client(timeout=BOUND_S) as http:
-        answer = http.get(rail.url + "/person/push/key")
-    assert answer.status_code == 200, answer.text
-    key: str = answer.json()["public_key"]
-    return key
 
 
 def _subscribe(
@@ -68,7 +60,7 @@ def test_a_held_order_reaches_the_persons_phone_signed_by_the_rail_and_encrypted
     rail: Custodian, service: PushService
 ) -> None:
     token = rail.connect(approval_mode=True)
-    subscribed = _subscribe(rail, service.subscribe(_server_key(rail)))
+    subscribed = _subscribe(rail, service.subscribe(rail.push_key()))
     assert subscribed.status_code == 201, subscribed.text
     held = _place(rail, token)
     eventually(lambda: len(service.received) == 1)
@@ -94,7 +86,7 @@ def test_a_push_service_refuses_a_subscription_made_with_another_key_and_the_ord
     rail: Custodian, service: PushService
 ) -> None:
     token = rail.connect(approval_mode=True)
-    other = service.subscribe(_server_key(rail))
+    other = service.subscribe(rail.push_key())
     # The browser subscribed against some other server's key: the rail's token is refused.
     service.browsers[other["endpoint"].rsplit("/", 1)[1]].server_key = "B" + "A" * 86
     assert _subscribe(rail, other).status_code == 201
@@ -120,7 +112,7 @@ def test_a_subscription_the_push_service_says_is_gone_is_dropped(
     rail: Custodian, service: PushService
 ) -> None:
     token = rail.connect(approval_mode=True)
-    subscription = service.subscribe(_server_key(rail))
+    subscription = service.subscribe(rail.push_key())
     service.browsers[subscription["endpoint"].rsplit("/", 1)[1]].answer = 410
     assert _subscribe(rail, subscription).status_code == 201
     _place(rail, token)
@@ -136,7 +128,7 @@ def test_only_the_persons_own_code_registers_a_subscription_for_their_connection
 ) -> None:
     rail.connect(approval_mode=True)
     rail.connect(approval_mode=True)
-    key = _server_key(rail)
+    key = rail.push_key()
     for code in (PASSPHRASE, rail.person_code(rail.secrets[1])):
         refused = _subscribe(rail, service.subscribe(key), code=code)
         assert refused.status_code == 403, refused.text
@@ -155,7 +147,7 @@ def test_a_subscription_that_is_not_one_is_refused_naming_the_field_before_any_c
     rail: Custodian, service: PushService
 ) -> None:
     rail.connect(approval_mode=True)
-    good = service.subscribe(_server_key(rail))
+    good = service.subscribe(rail.push_key())
     cases = {
         "subscription": "not an object",
         "subscription.endpoint": {**good, "endpoint": "ftp://example.com/push"},
@@ -172,7 +164,7 @@ def test_a_subscription_that_is_not_one_is_refused_naming_the_field_before_any_c
 
 
 def test_the_rails_vapid_private_key_is_stored_only_sealed(rail: Custodian) -> None:
-    public = _server_key(rail)
+    public = rail.push_key()
     with rail.engine.connect() as db:
         [row] = db.execute(select(push_keys)).all()
     assert row.public_key == public

@@ -7,6 +7,7 @@ person's held order."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -20,6 +21,7 @@ from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from passkey_testkit import SoftPasskey
 from person_console_kit import PersonConsole, connect_with_passkey
+from push_testkit import PushService, eventually, push_service
 from sqlalchemy import text
 
 LIVE_HELD = """
@@ -73,17 +75,30 @@ class Person:
 def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
     profiles = {"optiontrader": OPTION_TRADER}
     with custodian(
-        tmp_path, monkeypatch, policy=LIVE_HELD, profiles=profiles, public_record=True
+        tmp_path, monkeypatch, policy=LIVE_HELD, profiles=profiles, public_record=True, push=True
     ) as served:
         yield served
 
 
-def _arrive(rail: Custodian) -> Person:
-    """A person connects, places an order that is held, approves it from their console with
-    their passkey (it fills at the venue), places a second one left held and asks to exercise
-    an option, held too."""
+@pytest.fixture
+def phones(rail: Custodian) -> Iterator[tuple[PushService, PushService]]:
+    """Each person's phone behind a push service of its own, on loopback."""
+    with push_service(rail.clock.now) as alices, push_service(rail.clock.now) as bobs:
+        yield alices, bobs
+
+
+def _arrive(rail: Custodian, phone: PushService) -> Person:
+    """A person connects, subscribes their phone to the rail's pushes, places an order that is
+    held, approves it from their console with their passkey (it is sent to the venue), places
+    a second one left held and asks to exercise an option, held too."""
     passkey, connection, token = connect_with_passkey(rail, profile="optiontrader")
     person = Person(passkey, connection, token, rail.secrets[-1], PersonConsole(rail))
+    subscribed = rail.person_post(
+        "/person/push/subscriptions",
+        len(rail.connection_ids) - 1,
+        {"subscription": phone.subscribe(rail.push_key())},
+    )
+    assert subscribed.status_code == 201, subscribed.text
     try:
         _trade(rail, person)
     except BaseException:
@@ -92,19 +107,34 @@ def _arrive(rail: Custodian) -> Person:
     return person
 
 
+def _pushed(rail: Custodian, filing_id: str) -> None:
+    """Wait until the rail journalled its push of ``filing_id`` (the push is sent beside the
+    order's answer, and a console act is not raced against its journal write)."""
+
+    def journalled() -> bool:
+        with rail.engine.connect() as db:
+            rows = db.execute(text("SELECT detail FROM decisions WHERE kind = 'push'")).all()
+        return any(json.loads(row.detail).get("filing_id") == filing_id for row in rows)
+
+    eventually(journalled)
+
+
 def _trade(rail: Custodian, person: Person) -> None:
     passkey, token = person.passkey, person.token
     assert person.console.sign_in(passkey).status_code == 200
     first = _place_held(rail, token)
+    _pushed(rail, str(first["filing_id"]))
     status, approved = person.console.approve_with_passkey(passkey, str(first["approval_id"]))
     assert status == 200 and approved["status"] == "submitted", approved
     person.placed_filing = str(first["filing_id"])
     person.venue_order = str(approved["order_id"])
     rail.clock.advance(timedelta(seconds=31))  # the next order is no duplicate of the first
     second = _place_held(rail, token)
+    _pushed(rail, str(second["filing_id"]))
     person.held_approval, person.held_filing = str(second["approval_id"]), str(second["filing_id"])
     exercise = _ask_exercise(rail, token)
     assert exercise["status"] == "pending_approval", exercise
+    _pushed(rail, str(exercise["filing_id"]))
     person.exercise_approval = str(exercise["approval_id"])
     person.exercise_filing = str(exercise["filing_id"])
     rail.clock.advance(timedelta(seconds=31))
@@ -151,10 +181,12 @@ def _ask_exercise(rail: Custodian, token: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def two(rail: Custodian) -> Iterator[tuple[Person, Person]]:
-    alice = _arrive(rail)
+def two(
+    rail: Custodian, phones: tuple[PushService, PushService]
+) -> Iterator[tuple[Person, Person]]:
+    alice = _arrive(rail, phones[0])
     try:
-        bob = _arrive(rail)
+        bob = _arrive(rail, phones[1])
         try:
             yield alice, bob
         finally:
@@ -189,6 +221,10 @@ def _state(rail: Custodian, person: Person) -> dict[str, Any]:
             text("SELECT id, state FROM approvals WHERE id IN (:a, :b) ORDER BY id"),
             {"a": person.held_approval, "b": person.exercise_approval},
         ).all()
+        phones = db.execute(
+            text("SELECT id, endpoint_sha256 FROM push_subscriptions WHERE connection_id = :c"),
+            {"c": person.connection},
+        ).all()
     session = McpSession(rail.url, person.token)
     try:
         asked = {"account_number": _agentic_account(session), "order_id": person.venue_order}
@@ -199,6 +235,7 @@ def _state(rail: Custodian, person: Person) -> dict[str, Any]:
         "row": row,
         "filings": [tuple(f) for f in filings],
         "approvals": [tuple(a) for a in approvals],
+        "phones": [tuple(p) for p in phones],
         "record": _record(rail, person.token),
         "venue": orders,
     }
@@ -218,9 +255,15 @@ def _bearer(token: str) -> dict[str, str]:
 
 @pytest.mark.req("rail.isolation")
 def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surface(
-    rail: Custodian, two: tuple[Person, Person]
+    rail: Custodian, two: tuple[Person, Person], phones: tuple[PushService, PushService]
 ) -> None:
     alice, bob = two
+    # Each held order and exercise reached its own person's phone (each push journalled as
+    # the rail sent it), and no other.
+    for person, phone in zip(two, phones, strict=True):
+        mine = {person.placed_filing, person.held_filing, person.exercise_filing}
+        assert {payload["filing_id"] for payload in phone.received} == mine
+        assert phone.refused == []
     with owner_channel(rail.home) as http:  # tightening needs no one's consent
         paused = http.post(
             "/owner/pause", json={"reason": "operator check", "connection_id": bob.connection}
@@ -228,6 +271,7 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     assert paused.status_code == 200, paused.text
     before = _state(rail, bob)
     assert len(before["filings"]) == 3 and len(before["approvals"]) == 2
+    assert len(before["phones"]) == 1
 
     # /mcp: gate_record shows only the caller's own filings; cancelling the other's order
     # (by its venue id or its filing id) is refused and nothing is sent.
@@ -271,6 +315,16 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     pages = console.get("/mine").text + console.get("/mine/filings").text
     assert not [value for value in bob.ids() if value in pages]
     assert alice.held_approval in pages
+
+    # The person's own routes (approval mode, push subscriptions) for the other's connection,
+    # with one's own code: refused.
+    own_routes: tuple[tuple[str, dict[str, Any]], ...] = (
+        ("/person/approval-mode", {"approval_mode": False}),
+        ("/person/push/subscriptions", {"subscription": phones[0].subscribe(rail.push_key())}),
+    )
+    for path, body in own_routes:
+        crossed = rail.person_post(path, 1, body, code=rail.person_code(alice.secret))
+        assert crossed.status_code in (403, 429), crossed.text
 
     # The owner channel's acts on the other's approvals and connection, with one's own code:
     # refused, as wrong or (three wrong ones later) as locked.
