@@ -33,7 +33,7 @@ from sqlalchemy import Engine, Row, and_, delete, insert, or_, select, update
 
 from ordergate.core import Clock
 from ordergate.gateway.console._tables import console_sessions
-from ordergate.store import iso, parse_iso
+from ordergate.store import iso, parse_iso, write_transaction
 
 __all__ = ["ANONYMOUS_IDLE", "IDLE", "MAX_AGE", "ConsoleSession", "ConsoleSessions"]
 
@@ -138,7 +138,7 @@ class ConsoleSessions:
             return None
         digest = _digest(raw)
         now = self._clock.now()
-        with self._engine.begin() as db:
+        with write_transaction(self._engine) as db:
             row = db.execute(
                 select(console_sessions).where(console_sessions.c.id_sha256 == digest)
             ).first()
@@ -194,7 +194,7 @@ class ConsoleSessions:
 
     def take_challenge(self, session: ConsoleSession, kind: str) -> str | None:
         """The challenge of ``kind`` in flight on ``session``, spent (once only)."""
-        with self._engine.begin() as db:
+        with write_transaction(self._engine) as db:
             row = db.execute(
                 select(console_sessions.c.challenge, console_sessions.c.challenge_kind).where(
                     console_sessions.c.id_sha256 == session.digest
