@@ -118,10 +118,11 @@ def build_gateway_app(
         tools_ttl=config.tools_cache,
         sessions=None if secret is None else SignedSessions(session_key(secret), clock=clock),
         tool_lists=tool_lists,
-        # An order held for the owner sends a client that can take it to the console's page.
+        # An order held for the owner (on a hosted rail: its person) sends a client that can
+        # take it to the console's page.
         held=None
         if desk is None
-        else HeldOrders(key=state_key(secret), console=console_url(public_url)),
+        else HeldOrders(key=state_key(secret), console=console_url(public_url), person=sealed),
     )
     verifier = auth.verifier
     verify = bearer_verifier(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 import pytest
 
 from ordergate.core import Secret
@@ -48,3 +50,16 @@ def test_the_same_master_secret_gives_every_replica_the_same_key_and_none_a_rand
     assert state_key(None) != state_key(None)
     with pytest.raises(ValueError, match="32 bytes"):
         HeldOrders(key=b"short", console="https://gw.example/console")
+
+
+def test_a_held_order_on_a_hosted_rail_sends_the_client_to_its_persons_own_approval_page() -> None:
+    key = state_key(Secret("m" * 40))
+    approval = UUID(STATE.approval)
+    rail = HeldOrders(key=key, console="https://rail.example/console/", person=True)
+    owner = HeldOrders(key=key, console="https://gw.example/console/")
+    (asked,) = rail.asking({"status": "pending_approval"}, approval).requests
+    (owners,) = owner.asking({"status": "pending_approval"}, approval).requests
+    assert asked["params"]["url"] == f"https://rail.example/console/mine/approvals/{approval}"
+    assert "your approval" in asked["params"]["message"]
+    assert owners["params"]["url"] == f"https://gw.example/console/approvals/{approval}"
+    assert "owner's approval" in owners["params"]["message"]

@@ -102,15 +102,29 @@ class RequestState:
     """Unix seconds."""
 
 
+_OWNER_MESSAGE = (
+    "This order is held for the account owner's approval. The owner approves or denies it on "
+    "the gateway's console; nothing is sent until then."
+)
+_PERSON_MESSAGE = (
+    "This order is held for your approval: you decide it on your connection's console, with "
+    "your passkey or code; nothing is sent until then."
+)
+
+
 class HeldOrders:
     """Seals and opens request states (``key``), and answers held orders with the console's
-    approval pages under ``console`` (its URL)."""
+    approval pages under ``console`` (its URL): the owner's, or on a hosted rail (``person``)
+    the page of the person whose connection filed the order (``/console/mine``), since there
+    the person approves and the operator cannot."""
 
-    def __init__(self, *, key: bytes, console: str) -> None:
+    def __init__(self, *, key: bytes, console: str, person: bool = False) -> None:
         if len(key) < 32:
             raise ValueError("a request-state key has at least 32 bytes")
         self._key = key
-        self._console = console.rstrip("/")
+        console = console.rstrip("/")
+        self._approvals = f"{console}/mine/approvals" if person else f"{console}/approvals"
+        self._message = _PERSON_MESSAGE if person else _OWNER_MESSAGE
 
     def seal(self, state: RequestState) -> str:
         payload = _b64(json.dumps(asdict(state), separators=(",", ":")).encode("utf-8"))
@@ -207,11 +221,8 @@ class HeldOrders:
             "method": "elicitation/create",
             "params": {
                 "mode": "url",
-                "message": (
-                    "This order is held for the account owner's approval. The owner approves "
-                    "or denies it on the gateway's console; nothing is sent until then."
-                ),
-                "url": f"{self._console}/approvals/{approval_id}",
+                "message": self._message,
+                "url": f"{self._approvals}/{approval_id}",
             },
         }
 
