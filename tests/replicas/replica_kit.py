@@ -14,6 +14,7 @@ load balancer and returns the connection's access token.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import signal
@@ -25,12 +26,13 @@ import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
+import pyotp
 import pytest
 from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
@@ -40,10 +42,12 @@ from system_testkit import HAPROXY_HOW, program
 from ordergate.bench._ledger import scratch_postgres
 from ordergate.bench._process import free_port
 from ordergate.core import SteppedClock
+from ordergate.gateway._owner import connection_digest
 from ordergate.sandbox import Sandbox, SandboxConfig, SandboxServer
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
 OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
+_CONNECTION_ID = re.compile(r'<code id="connection-id">([^<]+)</code>')
 MASTER = "r" * 40
 REDIRECT = "http://127.0.0.1:33418/callback"
 BOUND_S = 30.0
@@ -146,7 +150,9 @@ class Replicas:
         )
 
     def connect(self) -> str:
-        """The whole sealed-custody flow through the load balancer: the access token."""
+        """The whole sealed-custody flow through the load balancer: the access token. A
+        hosted connection starts in approval mode; its person then turns it off with their
+        own code (a person trading freely under the rail's policy, as these tests race)."""
         verifier = new_verifier()
         with httpx2.Client(timeout=BOUND_S) as person:
             registered = self.register(person)
@@ -184,7 +190,10 @@ class Replicas:
             )
             assert signed_in.status_code == 302, signed_in.text
             enrolment = person.get(signed_in.headers["location"])
-            enrolled, _ = person_enrolment(enrolment.text, OPEN)
+            enrolled, secret = person_enrolment(enrolment.text, OPEN)
+            shown = _CONNECTION_ID.search(enrolment.text)
+            assert shown is not None, enrolment.text
+            connection_id = html.unescape(shown.group(1))
             back = person.post(self.url + "/oauth/callback", data=enrolled)
             assert back.status_code == 302, back.text
             params = query(back.headers["location"])
@@ -199,6 +208,17 @@ class Replicas:
                     "resource": self.url + "/mcp",
                 },
             )
+            # The replicas' clock stands still: the person's next code is the next step's,
+            # which the rail takes within its drift (each code once, a later step each time).
+            freely = person.post(
+                self.url + "/person/approval-mode",
+                json={
+                    "connection": connection_digest(connection_id),
+                    "person_code": pyotp.TOTP(secret).at(OPEN + timedelta(seconds=30)),
+                    "approval_mode": False,
+                },
+            )
+            assert freely.status_code == 200, freely.text
         assert tokens.status_code == 200, tokens.text
         body: dict[str, Any] = tokens.json()
         self.minted += [params["code"], body["access_token"], body["refresh_token"]]

@@ -47,7 +47,7 @@ lazy_commands(
     Lazy("approve", "ordergate.cli._approvals", "approve_command", "Approve a held order (an owner act: shows what will be placed, then asks for the owner code); it is reviewed, checked again and placed.", OWNER),  # noqa: E501
     Lazy("deny", "ordergate.cli._approvals", "deny_command", "Deny a held order: it is never sent and its reservation is released (no code needed).", OWNER),  # noqa: E501
     Lazy("pause", "ordergate.cli._controls", "pause_command", "Refuse every new order, in every process sharing the ledger, until `resume`.", OWNER),  # noqa: E501
-    Lazy("resume", "ordergate.cli._controls", "resume_command", "Accept new orders again after `pause` (an owner act: asks for the owner code).", OWNER),  # noqa: E501
+    Lazy("resume", "ordergate.cli._controls", "resume_command", "Accept new orders again after `pause` (an owner act: asks for the owner code; with --connection, that connection's owner's code).", OWNER),  # noqa: E501
     Lazy("policy", "ordergate.cli._policy", "policy_app", "The policy the gateway enforces: apply a file (loosening asks for the owner code).", OWNER),  # noqa: E501
     Lazy("order", "ordergate.cli._order", "order_command", "Submit one equity order through the guard (paper unless live is armed).", WALL),  # noqa: E501
     Lazy("status", "ordergate.cli._status", "status_command", "Show mode, trading state, pause, 24 h spend and orders against their caps, open orders and pending approvals, and the account.", WALL),  # noqa: E501
