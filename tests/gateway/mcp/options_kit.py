@@ -16,6 +16,7 @@ from ordergate.policy import PolicyConfig, parse_policy
 
 __all__ = [
     "OPTIONS",
+    "answer_data",
     "contracts",
     "leg",
     "natural",
@@ -114,6 +115,12 @@ def order(
     if price is not None:
         arguments["price"] = str(price)
     return arguments
+
+
+def answer_data(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``data`` of a tool call's structured answer."""
+    data: dict[str, Any] = result["structuredContent"]["data"]
+    return data
 
 
 def venue_orders(gw: Gateway) -> list[dict[str, Any]]:

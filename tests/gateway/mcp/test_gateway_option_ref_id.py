@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from options_kit import (
+    answer_data,
     leg,
     near_money,
     option_gateway,
@@ -30,11 +30,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _data(result: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = result["structuredContent"]["data"]
-    return data
-
-
 async def test_an_option_order_sent_again_under_its_ref_id_answers_its_first_filing(
     tmp_path: Path,
 ) -> None:
@@ -44,8 +39,8 @@ async def test_an_option_order_sent_again_under_its_ref_id_answers_its_first_fil
         arguments = order(
             gw, [leg(call["id"])], price=ask, direction="debit", ref_id=str(uuid.uuid4())
         )
-        first = _data(await gw.call("place_option_order", arguments))
-        again = _data(await gw.call("place_option_order", arguments))
+        first = answer_data(await gw.call("place_option_order", arguments))
+        again = answer_data(await gw.call("place_option_order", arguments))
         filings = gw.filings()
         sent = venue_orders(gw)
     assert first["status"] == "submitted", first
@@ -68,15 +63,15 @@ async def test_an_option_retry_is_answered_even_with_the_open_cap_reached(
         _, ask = quote(gw, call["id"])
         # The clock stands still: nothing fills, so every order placed stays open.
         keyed = order(gw, [leg(call["id"])], price=ask, direction="debit", ref_id=str(uuid.uuid4()))
-        first = _data(await gw.call("place_option_order", keyed))
+        first = answer_data(await gw.call("place_option_order", keyed))
         for _ in range(MAX_OPEN_PROPOSALS - 1):
             resting = order(gw, [leg(call["id"])], price=ask, direction="debit")
-            rested = _data(await gw.call("place_option_order", resting))
+            rested = answer_data(await gw.call("place_option_order", resting))
             assert rested["status"] == "submitted", rested
         over = await gw.refusal(
             "place_option_order", order(gw, [leg(call["id"])], price=ask, direction="debit")
         )
-        again = _data(await gw.call("place_option_order", keyed))
+        again = answer_data(await gw.call("place_option_order", keyed))
         sent = venue_orders(gw)
     assert over["code"] == "TOO_MANY_OPEN"
     assert again["filing_id"] == first["filing_id"]
@@ -90,13 +85,13 @@ async def test_another_option_order_under_a_used_ref_id_is_refused_ref_id_reused
         call = near_money(gw, "call")
         _, ask = quote(gw, call["id"])
         key = str(uuid.uuid4())
-        first = _data(
+        first = answer_data(
             await gw.call(
                 "place_option_order",
                 order(gw, [leg(call["id"])], price=ask, direction="debit", ref_id=key),
             )
         )
-        other = _data(
+        other = answer_data(
             await gw.call(
                 "place_option_order",
                 order(gw, [leg(call["id"])], price=ask, direction="debit", ref_id=key, quantity=2),

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import Gateway, gateway
 from options_kit import (
+    answer_data,
     contracts,
     leg,
     natural,
@@ -36,11 +37,6 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _data(result: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = result["structuredContent"]["data"]
-    return data
-
-
 async def _fill(gw: Gateway) -> None:
     """Let the venue confirm and look at the order, then reconcile."""
     gw.clock.advance(timedelta(seconds=3))
@@ -56,7 +52,7 @@ async def test_a_long_call_is_filed_with_its_leg_placed_under_the_filing_id_and_
         placed = await gw.call(
             "place_option_order", order(gw, [leg(call["id"])], price=ask, direction="debit")
         )
-        data = _data(placed)
+        data = answer_data(placed)
         assert placed["isError"] is False, placed
         assert data["status"] == "submitted"
         [record] = gw.filings()
@@ -198,7 +194,7 @@ async def test_an_own_option_order_is_cancelled_through_the_guard_and_its_hold_r
         placed = await gw.call(
             "place_option_order", order(gw, [leg(put["id"])], price=resting, direction="debit")
         )
-        order_id = _data(placed)["order_id"]
+        order_id = answer_data(placed)["order_id"]
         held = gw.ledger.rolling_spend(gw.account).notional
         cancelled = await gw.call(
             "cancel_option_order", {"account_number": gw.account, "order_id": order_id}
@@ -207,7 +203,7 @@ async def test_an_own_option_order_is_cancelled_through_the_guard_and_its_hold_r
         released = gw.ledger.rolling_spend(gw.account).notional
         [sent] = venue_orders(gw)
     assert held == resting * HUNDRED
-    assert cancelled["isError"] is False and _data(cancelled) == {"accepted": True}
+    assert cancelled["isError"] is False and answer_data(cancelled) == {"accepted": True}
     assert gw.ledger.filing(record.id).status is FilingStatus.CANCELLED
     assert sent["state"] in ("cancelled", "canceled")
     assert released == 0
@@ -239,7 +235,7 @@ async def test_a_single_leg_market_order_is_priced_at_the_far_side_and_filed(
         del arguments["direction"]  # a single leg's direction is its side's
         placed = await gw.call("place_option_order", arguments)
         [record] = gw.filings()
-    assert _data(placed)["status"] == "submitted", _data(placed)
+    assert answer_data(placed)["status"] == "submitted", answer_data(placed)
     assert record.terms["type"] == "market" and record.terms["direction"] == "debit"
     assert "limit_price" not in record.terms
 
@@ -277,7 +273,7 @@ async def test_a_spread_at_level_2_is_refused_by_the_venue_at_review_and_nothing
         )
         sent = venue_orders(gw)
         spent = gw.ledger.rolling_spend(gw.account, kind="option_order").notional
-    data = _data(placed)
+    data = answer_data(placed)
     assert data["status"] == "rejected", data
     assert data["reasons"] == ["broker_refused"]
     assert sent == [] and spent == 0
