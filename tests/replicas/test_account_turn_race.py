@@ -78,7 +78,7 @@ starting_cash_usd = "100000"
 """
 # Both agents: four new symbols each, against the one position left; SPY within its band.
 AGENT_TARGETS = {"SPY": "1", "VTI": "10", "QQQ": "10", "IWM": "10", "DIA": "10"}
-AGENT_NEW = 4
+AGENT_NEW = {"VTI", "QQQ", "IWM", "DIA"}
 PLACED = {FilingStatus.FILLED, FilingStatus.SUBMITTED}
 
 
@@ -252,12 +252,27 @@ def _seed(home: Path, db_url: str, limit: str, monkeypatch: pytest.MonkeyPatch) 
     assert anyio.run(seed) == [FilingStatus.FILLED, *[FilingStatus.SUBMITTED] * 2]
 
 
-def _agent_said(db_url: str, name: str) -> int:
-    """How many of its intents an agent journalled (an order, or why it was not sent)."""
+@dataclass(frozen=True)
+class AgentSaid:
+    """What an agent's tick journalled: the new symbols it meant to buy, how many intents it
+    formed (its decision's word) and how many it accounted for (an order, or why not sent)."""
+
+    buys: set[str]
+    formed: int
+    accounted: int
+
+
+def _agent_said(db_url: str, name: str) -> AgentSaid:
     with open_ledger(db_url, clock=RealtimeClock(), create=False) as ledger:
-        entries = ledger.journal.entries()
-    said = [e for e in entries if e.identity == name and e.kind in ("agent.order", "agent.dropped")]
-    return len(said)
+        entries = [e for e in ledger.journal.entries() if e.identity == name]
+    (decision,) = [e for e in entries if e.kind == "agent.decision"]
+    intents: list[str] = decision.detail["intents"]
+    said = [e for e in entries if e.kind in ("agent.order", "agent.dropped")]
+    return AgentSaid(
+        buys={intent.removeprefix("buy ") for intent in intents if intent.startswith("buy ")},
+        formed=len(intents) + decision.detail["dropped"],
+        accounted=len(said),
+    )
 
 
 @pytest.fixture
@@ -313,14 +328,20 @@ def test_two_command_lines_sending_one_order_at_once_file_it_once_and_refuse_the
     assert said == [("filled", ()), ("refused", ("duplicate_order",))]
 
 
-def _assert_caps_held(record: Ledgered, ended: dict[str, str], agents_said: list[int]) -> None:
+def _assert_caps_held(
+    record: Ledgered, ended: dict[str, str], agents_said: list[AgentSaid]
+) -> None:
     assert record.open_orders <= MAX_OPEN
     assert len(record.positions) <= MAX_POSITIONS and "SPY" in record.positions
     # Nothing lost: one filing per order a command line filed (or account_busy, nothing
     # filed), and each agent said what became of each of its intents.
     filed = [value for value in ended.values() if value != "account_busy"]
     assert len(set(filed)) == len(filed)
-    assert agents_said == [AGENT_NEW, AGENT_NEW]
+    # Each agent meant to buy the new symbols not yet held when it looked (another's buy may
+    # have filled first, leaving that symbol at its target), and said what became of each.
+    for said in agents_said:
+        assert said.buys and said.buys <= AGENT_NEW, said
+        assert said.accounted == said.formed, said
     # More orders were sent than the caps let through: the race was one.
     assert record.filings >= 3 + len(filed)
     assert record.refused_by_caps

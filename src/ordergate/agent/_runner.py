@@ -148,7 +148,14 @@ class Agent:
                 sells_only=breakers.state is AgentState.REDUCING or check.halt_buying,
             )
         self._journal(
-            DECISION, plan.rationale, snapshot, breakers.state, breakers.reasons, hold=plan.hold
+            DECISION,
+            plan.rationale,
+            snapshot,
+            breakers.state,
+            breakers.reasons,
+            hold=plan.hold,
+            intents=[f"{intent.side.value} {intent.symbol}" for intent in plan.intents],
+            dropped=len(plan.dropped),
         )
         for reason in plan.dropped:
             self._journal(DROPPED, reason, snapshot, breakers.state)
