@@ -219,7 +219,7 @@ SURFACE = {
         "FILED_FIELDS", "GATEWAY_INFO", "GATE_TOOLS", "GatewayBackend", "GatewayMethods",
         "MAX_BODY", "MAX_OPEN_PROPOSALS", "ORDER_OUTPUT_SCHEMA", "Principal", "Route",
         "Routing", "gateway_endpoint", "route", "Credential", "Verify",
-        "HeldOrders", "RequestState", "state_key",
+        "HeldAnswers", "RequestState", "state_key",
     },
     "ordergate.mcpserve": {
         "Challenge", "DEFAULT_MAX_BODY", "DROP", "Framing", "HostCheck", "HostPolicy",

@@ -41,7 +41,7 @@ from ordergate.gateway.desk import OwnerDesk, profile_trades
 from ordergate.gateway.mcp import (
     GatewayBackend,
     GatewayMethods,
-    HeldOrders,
+    HeldAnswers,
     gateway_endpoint,
     state_key,
 )
@@ -122,7 +122,7 @@ def build_gateway_app(
         # take it to the console's page.
         held=None
         if desk is None
-        else HeldOrders(key=state_key(secret), console=console_url(public_url), person=sealed),
+        else HeldAnswers(key=state_key(secret), console=console_url(public_url), person=sealed),
     )
     verifier = auth.verifier
     verify = bearer_verifier(

@@ -7,7 +7,7 @@ from uuid import UUID
 import pytest
 
 from ordergate.core import Secret
-from ordergate.gateway.mcp import HeldOrders, RequestState, state_key
+from ordergate.gateway.mcp import HeldAnswers, RequestState, state_key
 
 STATE = RequestState(
     owner="oauth|c1",
@@ -23,11 +23,11 @@ STATE = RequestState(
 
 @pytest.mark.req("mcp.held.request-state-sealed")
 def test_a_sealed_state_opens_only_unaltered_and_only_under_its_key() -> None:
-    held = HeldOrders(key=state_key(Secret("m" * 40)), console="https://gw.example/console/")
+    held = HeldAnswers(key=state_key(Secret("m" * 40)), console="https://gw.example/console/")
     token = held.seal(STATE)
     assert held.open(token) == STATE
     version, payload, mac = token.split(".")
-    forged = HeldOrders(key=state_key(None), console="https://gw.example/console")
+    forged = HeldAnswers(key=state_key(None), console="https://gw.example/console")
     assert forged.open(token) is None
     unreadable = "r1.%%%." + held._mac("%%%")
     not_fields = "r1.e30." + held._mac("e30")  # {}: not a state's fields
@@ -49,14 +49,14 @@ def test_the_same_master_secret_gives_every_replica_the_same_key_and_none_a_rand
     assert state_key(Secret("m" * 40)) == state_key(Secret("m" * 40))
     assert state_key(None) != state_key(None)
     with pytest.raises(ValueError, match="32 bytes"):
-        HeldOrders(key=b"short", console="https://gw.example/console")
+        HeldAnswers(key=b"short", console="https://gw.example/console")
 
 
 def test_a_held_order_on_a_hosted_rail_sends_the_client_to_its_persons_own_approval_page() -> None:
     key = state_key(Secret("m" * 40))
     approval = UUID(STATE.approval)
-    rail = HeldOrders(key=key, console="https://rail.example/console/", person=True)
-    owner = HeldOrders(key=key, console="https://gw.example/console/")
+    rail = HeldAnswers(key=key, console="https://rail.example/console/", person=True)
+    owner = HeldAnswers(key=key, console="https://gw.example/console/")
     (asked,) = rail.asking({"status": "pending_approval"}, approval).requests
     (owners,) = owner.asking({"status": "pending_approval"}, approval).requests
     assert asked["params"]["url"] == f"https://rail.example/console/mine/approvals/{approval}"

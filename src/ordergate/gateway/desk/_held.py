@@ -2,7 +2,8 @@
 owner's approval threshold, once the owner's delay has passed) and deny one.
 
 An approval that waits the delay stays open until it is due and ``APPROVAL_GRACE`` after;
-denying an order ends what waits to approve it. Every refusal is a ``DeskError``.
+denying an order ends what waits to approve it. Every refusal is a ``DeskError``. (What the
+agent that filed a held order is answered meanwhile is ``gateway.mcp``'s ``HeldAnswers``.)
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ profile and kind of credential) or ``None``. The gateway's own is
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._catalog import GATE_TOOLS, ORDER_OUTPUT_SCHEMA
 from ordergate.gateway.mcp._endpoint import MAX_BODY, gateway_endpoint
-from ordergate.gateway.mcp._held import HeldOrders, RequestState, state_key
+from ordergate.gateway.mcp._held_answers import HeldAnswers, RequestState, state_key
 from ordergate.gateway.mcp._methods import GATEWAY_INFO, MAX_OPEN_PROPOSALS, GatewayMethods
 from ordergate.gateway.mcp._principal import Credential, Principal, Verify
 from ordergate.gateway.mcp._proposal import FILED_FIELDS
@@ -35,7 +35,7 @@ __all__ = [
     "Credential",
     "GatewayBackend",
     "GatewayMethods",
-    "HeldOrders",
+    "HeldAnswers",
     "Principal",
     "RequestState",
     "Route",

@@ -15,7 +15,7 @@ from typing import Any
 from ordergate.execution import Guard
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._catalog import Catalog, Listing
-from ordergate.gateway.mcp._held import HeldOrders
+from ordergate.gateway.mcp._held_answers import HeldAnswers
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.mcpserve import Peer
 from ordergate.profiles import PolicyOverrides, Profile
@@ -34,7 +34,7 @@ class Desk:
     backend: GatewayBackend
     catalog: Catalog
     max_open: int
-    held: HeldOrders | None = None
+    held: HeldAnswers | None = None
     """How an order held for the owner answers a client that can take a URL elicitation
     (``None``: no console to send the owner to, so as to any other client)."""
 

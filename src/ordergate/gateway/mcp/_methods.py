@@ -41,7 +41,7 @@ from ordergate.gateway.mcp._catalog import Catalog, Listing
 from ordergate.gateway.mcp._crypto_order import crypto_order, crypto_preview
 from ordergate.gateway.mcp._exercise import option_exercise
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
-from ordergate.gateway.mcp._held import REFUSED, HeldOrders
+from ordergate.gateway.mcp._held_answers import REFUSED, HeldAnswers
 from ordergate.gateway.mcp._option_order import option_order, option_review
 from ordergate.gateway.mcp._order import order
 from ordergate.gateway.mcp._paper_reads import BOOK_READS, FORWARD, REFUSE, paper_entry
@@ -114,7 +114,7 @@ class GatewayMethods:
     """The gateway's ``ServerMethods``. ``profiles`` are the profiles this gateway defines,
     by name; ``max_open`` caps each identity's unfinished filings; ``sessions`` and
     ``tool_lists``, what they share of MCP sessions and upstream tool lists; ``held``, how an
-    order held for the owner answers a client that takes URL elicitations (``_held``)
+    order held for the owner answers a client that takes URL elicitations (``_held_answers``)
     (``SignedSessions``, ``SharedToolLists``)."""
 
     def __init__(
@@ -128,7 +128,7 @@ class GatewayMethods:
         max_open: int = MAX_OPEN_PROPOSALS,
         info: ServerInfo = GATEWAY_INFO,
         tool_lists: SharedToolLists | None = None,
-        held: HeldOrders | None = None,
+        held: HeldAnswers | None = None,
     ) -> None:
         if max_open < 1:
             raise ValueError("max_open must be at least 1")

@@ -21,7 +21,7 @@ from uuid import UUID
 from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp._answers import order_result
 from ordergate.gateway.mcp._call import Call
-from ordergate.gateway.mcp._held import REFUSED
+from ordergate.gateway.mcp._held_answers import REFUSED
 from ordergate.gateway.mcp._proposal import NotFiled, agent_key, proposal_from_arguments
 from ordergate.gateway.mcp._record import open_count
 from ordergate.gateway.mcp._refusing import Failure, refuse, step
@@ -131,7 +131,7 @@ def refuse_busy(busy: AccountBusyError) -> NoReturn:
 
 async def answered(call: Call, guard: Guard, outcome: Outcome) -> dict[str, Any]:
     """The answer to ``outcome``: a filing held for the owner answers a client that takes URL
-    elicitations with the owner's console page (``_held``), any other as its filing."""
+    elicitations with the owner's console page (``_held_answers``), any other as its filing."""
     held = call.desk.held
     answer = order_result(outcome, paper=guard.paper)
     peer = call.peer

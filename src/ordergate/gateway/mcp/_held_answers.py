@@ -51,7 +51,7 @@ from ordergate.mcpserve import INVALID_PARAMS, Asking, RpcError
 from ordergate.policy import PolicyConfig
 from ordergate.store import blocking
 
-__all__ = ["HeldOrders", "RequestState", "state_key"]
+__all__ = ["HeldAnswers", "RequestState", "state_key"]
 
 _VERSION: Final = "r1"
 _CONTEXT: Final = b"ordergate/request-state/v1"
@@ -112,11 +112,12 @@ _PERSON_MESSAGE = (
 )
 
 
-class HeldOrders:
-    """Seals and opens request states (``key``), and answers held orders with the console's
-    approval pages under ``console`` (its URL): the owner's, or on a hosted rail (``person``)
-    the page of the person whose connection filed the order (``/console/mine``), since there
-    the person approves and the operator cannot."""
+class HeldAnswers:
+    """What an agent is answered about an order held for approval: seals and opens request
+    states (``key``), and points at the console's approval pages under ``console`` (its URL):
+    the owner's, or on a hosted rail (``person``) the page of the person whose connection filed
+    the order (``/console/mine``), since there the person approves and the operator cannot.
+    Deciding the order is the owner's desk's (``gateway.desk``'s ``HeldOrders``)."""
 
     def __init__(self, *, key: bytes, console: str, person: bool = False) -> None:
         if len(key) < 32:
