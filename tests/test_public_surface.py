@@ -112,7 +112,7 @@ SURFACE = {
         "read_status", "terms_sha256", "ticket_of", "TradingRead", "trading_read",
         "note_trip", "CRYPTO_KIND", "CRYPTO_NOT_OFFERED", "CRYPTO_NOT_ON_PAPER",
         "CryptoNotOffered", "crypto_filing_terms", "crypto_hold_for", "crypto_proposal_of",
-        "crypto_ticket_of",
+        "crypto_ticket_of", "OPTION_KIND", "OPTION_REPLACE_NOT_CANCELLED", "proposal_of_option",
     },
     "ordergate.venues": {
         "AccountReader", "AccountView", "BrokerFill", "BrokerOrder", "BrokerRefusal",

@@ -91,6 +91,9 @@ def test_option_orders_and_exercise_requests_need_the_option_permissions() -> No
     assert permission_for("exercise_option") is Permission.OPTIONS_PLACE
     assert permission_for("cancel_option_exercise") is Permission.OPTIONS_CANCEL
     assert permission_for("place_option_spread_order") is None
+    # A new filing (the gateway also asks options.cancel of it: it cancels the replaced one).
+    assert permission_for("replace_option_order") is Permission.OPTIONS_PLACE
+    assert permission_for("replace_option_spread_order") is None
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,8 @@ from ordergate.execution._kill_switch import (
     NOT_AT_BROKER,
     CancelReport,
 )
+from ordergate.execution._option_terms import OPTION_KIND, proposal_of_option
+from ordergate.execution._options import OPTION_REPLACE_NOT_CANCELLED
 from ordergate.execution._outcome import (
     APPROVAL_DECIDED,
     APPROVAL_DENIED,
@@ -72,6 +74,8 @@ __all__ = [
     "EXERCISE_KIND",
     "NOT_AT_BROKER",
     "NO_ANSWER",
+    "OPTION_KIND",
+    "OPTION_REPLACE_NOT_CANCELLED",
     "ORDER_PATH_TOOLS",
     "REF_ID_REUSED",
     "REVIEW_UNANSWERED",
@@ -98,6 +102,7 @@ __all__ = [
     "paper_session",
     "pinned_contract",
     "proposal_of",
+    "proposal_of_option",
     "read_status",
     "terms_sha256",
     "ticket_of",

@@ -412,6 +412,30 @@ class Guard:
         return await submit_option(self, proposal, identity=identity, agent_key=agent_key)
 
     @_in_turn
+    async def replace_option(
+        self,
+        filing_id: UUID | str,
+        proposal: OptionProposal,
+        *,
+        identity: str,
+        agent_key: UUID | None = None,
+    ) -> Outcome:
+        """Replace the open option order filed as ``filing_id`` with ``proposal``, in the
+        account's turn: a new filing checked in full while the replaced order still holds its
+        reservation; only once it passes is the replaced order cancelled, and the
+        replacement placed only when the venue confirms that cancel (``execution._options``).
+        ``ProposalError`` (field ``order_id``) for a filing that is no open option order of
+        this account, or ``account`` for a proposal naming another: nothing filed or sent."""
+        replaced = await blocking(self._ledger.filing, filing_id)
+        if replaced.account != self._account or replaced.kind != OPTION_KIND:
+            raise ProposalError("order_id", "not an option order of this account")
+        if replaced.status.terminal:
+            raise ProposalError("order_id", f"the order has already ended ({replaced.status})")
+        return await submit_option(
+            self, proposal, identity=identity, agent_key=agent_key, replacing=replaced
+        )
+
+    @_in_turn
     async def request_exercise(
         self,
         *,

@@ -28,6 +28,14 @@
   reported of it are recorded as an equity order's are, and the reconciler follows it
   (``OptionLane.poll`` / ``lookup``), so the reservation ends at the premium that filled.
 
+- **A replace** (``Guard.replace_option``) is a cancel and a new filing checked in full: the
+  replacement is filed and decided at stage A while the replaced order still holds its
+  reservation (so a replace that raises the premium past a cap is refused, and nothing is
+  sent); only then is the replaced order cancelled at the venue, its reservation released
+  when the venue confirms the cancel, and the replacement carried on (held for the owner, or
+  reviewed and placed). A cancel the venue does not confirm (the order filled first, or no
+  answer) ends the replacement refused ``option_replace_not_cancelled``, nothing placed.
+
 All of it runs in the account's turn (``Guard.submit_option`` takes it).
 """
 
@@ -97,6 +105,7 @@ __all__ = [
     "OPTION_CONTRACT_MISMATCH",
     "OPTION_KIND",
     "OPTION_NOT_IN_CHAIN",
+    "OPTION_REPLACE_NOT_CANCELLED",
     "option_terms",
     "option_ticket_of",
     "premium_hold",
@@ -108,6 +117,8 @@ __all__ = [
 OPTIONS_NOT_ON_PAPER = "options_not_on_paper"
 OPTION_NOT_IN_CHAIN = "option_not_in_chain"
 OPTION_CONTRACT_MISMATCH = "option_contract_mismatch"
+OPTION_REPLACE_NOT_CANCELLED = "option_replace_not_cancelled"
+_CANCEL_TOOK = frozenset({FilingStatus.CANCELLED, FilingStatus.DENIED})
 _CENT = Decimal("0.01")
 _ZERO = Decimal(0)
 _SHARES = 100
@@ -207,9 +218,15 @@ def _holdings(market: _Market) -> OptionHoldings | None:
 
 
 async def submit_option(
-    guard: Guard, proposal: OptionProposal, *, identity: str, agent_key: UUID | None = None
+    guard: Guard,
+    proposal: OptionProposal,
+    *,
+    identity: str,
+    agent_key: UUID | None = None,
+    replacing: FilingRecord | None = None,
 ) -> Outcome:
-    """The option order path under ``identity`` (the caller holds the account's turn).
+    """The option order path under ``identity`` (the caller holds the account's turn); with
+    ``replacing``, the replacement of that open option filing (``_cancel_replaced``).
     Raises ``ProposalError`` for a proposal naming another account (nothing is filed)."""
     if proposal.account is not None and proposal.account != guard.account:
         raise ProposalError("account", "this guard trades one account only")
@@ -237,9 +254,38 @@ async def submit_option(
         return Outcome(
             record.id, FilingStatus.REFUSED, record.reasons, Stage.ESTIMATE, figures=figures
         )
+    if replacing is not None:
+        ended = await _cancel_replaced(guard, record, replacing, identity)
+        if ended is not None:
+            return ended
     if decision.requires_approval:
         return await guard.ask_approval(record)
     return await review_and_place(guard, record, market)
+
+
+async def _cancel_replaced(
+    guard: Guard, record: FilingRecord, replaced: FilingRecord, identity: str
+) -> Outcome | None:
+    """The replaced order cancelled once its replacement ``record`` passed stage A: ``None``
+    when the venue confirmed the cancel (or its pending approval was denied; the reconciler
+    released its reservation), else the replacement ended refused with nothing placed."""
+    await blocking(
+        guard.ledger.journal.append,
+        identity=identity,
+        kind="replace",
+        why=f"replaces filing {replaced.id}",
+        filing_id=record.id,
+        detail={"replaces": str(replaced.id)},
+    )
+    try:
+        cancelled = await guard.cancel(replaced.id, identity=identity)
+    except (BrokerRefusal, NoAnswer):
+        cancelled = None
+    if cancelled is not None and cancelled.status in _CANCEL_TOOK:
+        return None
+    return await guard.end_filing(
+        record, FilingStatus.REFUSED, (OPTION_REPLACE_NOT_CANCELLED,), stage=Stage.ESTIMATE
+    )
 
 
 async def _keyed(

@@ -32,7 +32,10 @@ description. ``None`` means no profile may call the tool. The rule, in order:
                                  ``option``/``order``) → ``options.place``; a crypto
                                  order (``place_crypto_order``) → ``crypto.place``;
                                  an exercise request (``exercise_option``, always held
-                                 for the owner) → ``options.place``;
+                                 for the owner) → ``options.place``; an option order's
+                                 replace (``replace_option_order``, a new filing) →
+                                 ``options.place`` (the gateway asks ``options.cancel``
+                                 of it too);
                                  advanced orders, money moves → ``None``
    cancel / delete / revoke      an option order → ``options.cancel``; a crypto order →
                                  ``crypto.cancel``; withdrawing an option exercise (a
@@ -174,6 +177,8 @@ def permission_for(
             return Permission.ORDERS_PLACE
         if verb in _PLACE_VERBS and objects == _OPTION_ORDER_WORDS:
             return Permission.OPTIONS_PLACE
+        if verb == "replace" and objects == _OPTION_ORDER_WORDS:
+            return Permission.OPTIONS_PLACE  # a new filing; the gateway asks options.cancel too
         if verb == "exercise" and objects and objects <= _OPTION_WORDS:
             return Permission.OPTIONS_PLACE  # a request only: always held for the owner
         if verb == "place" and objects == _CRYPTO_ORDER_WORDS:

@@ -78,15 +78,16 @@ async def option_gateway(
     level: int = 3,
     config: PolicyConfig | None = None,
     extra_tools: Sequence[dict[str, Any]] = (),
+    profiles_home: Path | None = None,
 ) -> AsyncIterator[Gateway]:
     """The gateway (live: the venue itself) on a margin account at option ``level``, its
-    connections under the ``optiontrader`` profile."""
+    connections under the ``optiontrader`` profile (``profiles_home``'s, else the kit's)."""
     async with gateway(
         tmp_path,
         live=live,
         config=config or option_policy(),
         profile="optiontrader",
-        profiles_home=option_home(tmp_path),
+        profiles_home=profiles_home or option_home(tmp_path),
         account_type="margin",
         option_level=level,
         extra_tools=extra_tools,

@@ -14,6 +14,7 @@ from options_kit import (
     natural,
     near_money,
     option_gateway,
+    option_home,
     option_policy,
     order,
     quote,
@@ -23,6 +24,11 @@ from options_kit import (
 pytestmark = pytest.mark.anyio
 
 CENT = Decimal("0.01")
+PLACER = """
+name: optiontrader
+description: Places option orders but may not cancel them.
+permissions: [account.read, market.read, orders.read, options.review, options.place]
+"""
 
 
 @pytest.fixture
@@ -124,16 +130,19 @@ async def test_an_agents_exercise_is_held_for_the_owner_and_nothing_reaches_the_
     assert forwarded == []
 
 
-async def test_a_replace_the_venue_lists_is_refused_by_name_and_nothing_sent(
+async def test_a_replace_by_a_profile_that_may_not_cancel_options_is_refused_and_nothing_sent(
     tmp_path: Path,
 ) -> None:
     replace = {"name": "replace_option_order", "inputSchema": {"type": "object"}}
-    async with option_gateway(tmp_path, extra_tools=[replace]) as gw:
+    placer = option_home(tmp_path)
+    (placer / "profiles" / "optiontrader.yaml").write_text(PLACER)
+    async with option_gateway(tmp_path, extra_tools=[replace], profiles_home=placer) as gw:
         call = near_money(gw, "call")
         error = await gw.refusal(
             "replace_option_order",
             {"account_number": gw.account, "order_id": call["id"], "price": "999.00"},
         )
         forwarded = gw.backend.forwarded
-    assert error["code"] == "OPTIONS_NOT_FILED"
+    assert error["code"] == "PROFILE_REFUSED"
+    assert "options.cancel" in error["message"]
     assert forwarded == []

@@ -35,12 +35,12 @@ from ordergate.gateway.mcp._answers import FORWARD_GUIDE, answer
 from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._profiles import needs
 from ordergate.gateway.mcp._refusing import Failure, Refused, best_effort, refuse, step
-from ordergate.ledger import AccountBusyError, FilingStatus, Ledger, LedgerError
+from ordergate.ledger import AccountBusyError, FilingRecord, FilingStatus, Ledger, LedgerError
 from ordergate.profiles import Permission
 from ordergate.store import blocking
 from ordergate.venues import canonical_order_id
 
-__all__ = ["cancel"]
+__all__ = ["NOT_YOURS", "ORDER_ID", "RECORD_UNREADABLE", "cancel", "filed_by"]
 
 ORDER_ID = "order_id"
 NOT_YOURS = (
@@ -76,6 +76,15 @@ def _filed(ledger: Ledger, order_id: str) -> _Filed | None:
     except LedgerError:
         return None  # not an order the gateway filed
     return _Filed(ref_id, record.identity, record.account)
+
+
+def filed_by(ledger: Ledger, order_id: str) -> FilingRecord | None:
+    """The filing the gateway placed as the venue's ``order_id`` (``None``: not one it
+    filed)."""
+    try:
+        return ledger.filing(ledger.orders.by_broker_id(order_id).ref_id)
+    except LedgerError:
+        return None
 
 
 def _takes_order_id(descriptor: Mapping[str, Any]) -> bool:

@@ -12,9 +12,10 @@ connection's:
 - ``tools/call``: routed by the words of the tool's name (``_routing``) to one handler per
   route — ``_read.forward`` (reads, reviews), ``_order.order`` (the equity order tool
   through the guard), ``_option_order`` (the option order tool through the guard, and its
-  review), ``_crypto_order`` (the crypto order tool through the guard, and its preview),
-  ``_cancel.cancel`` (only the connection's own orders), ``_gate`` (the
-  gateway's own tools); everything else is refused with a plain sentence and nothing is
+  review), ``_option_replace`` (its replace: a new filing through the guard),
+  ``_crypto_order`` (the crypto order tool through the guard, and its preview),
+  ``_cancel.cancel`` (only the connection's own orders), ``_gate`` (the gateway's own
+  tools); everything else is refused with a plain sentence and nothing is
   sent. Each handler runs under the one refusal wrapper (``_refusing``).
 
 Results use the venue's envelope (``_answers``). Errors are fixed sentences: no token and no
@@ -43,6 +44,7 @@ from ordergate.gateway.mcp._exercise import option_exercise
 from ordergate.gateway.mcp._gate import GATE_HANDLERS
 from ordergate.gateway.mcp._held_answers import REFUSED, HeldAnswers
 from ordergate.gateway.mcp._option_order import option_order, option_review
+from ordergate.gateway.mcp._option_replace import option_replace
 from ordergate.gateway.mcp._order import order
 from ordergate.gateway.mcp._paper_reads import BOOK_READS, FORWARD, REFUSE, paper_entry
 from ordergate.gateway.mcp._principal import Principal
@@ -97,6 +99,7 @@ HANDLERS: Mapping[Route, Handler] = {
     Route.ORDER: order,
     Route.OPTION_ORDER: option_order,
     Route.OPTION_REVIEW: option_review,
+    Route.OPTION_REPLACE: option_replace,
     Route.OPTION_EXERCISE: option_exercise,
     Route.CRYPTO_ORDER: crypto_order,
     Route.CRYPTO_PREVIEW: crypto_preview,

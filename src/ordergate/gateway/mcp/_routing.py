@@ -7,7 +7,9 @@ spaces), never by its description, which the upstream may word as it likes — a
 - the equity order tool (found by capability, ``place_order``) runs the guard's order path;
 - the option order tool (``place_option_order``: no word but ``place``, ``option``,
   ``order``) runs the guard's option order path, and its review (``review_option_order``)
-  is checked as that path would file it before it is forwarded;
+  is checked as that path would file it before it is forwarded; its replace
+  (``replace_option_order``) is a new filing checked in full before the replaced order is
+  cancelled (``_option_order``), never forwarded;
 - the crypto order tool (``place_crypto_order``: no word but ``place``, ``crypto``,
   ``order``) runs the guard's crypto order path, and its preview (``preview_crypto_order``)
   is checked as that path would file it before it is forwarded;
@@ -44,6 +46,7 @@ _CRYPTO_PREVIEW = ("preview", "crypto", "order")
 _OPTIONS = frozenset({"option", "options", "exercise", "leg", "legs", "spread", "spreads"})
 _OPTION_PLACE = ("place", "option", "order")
 _OPTION_REVIEW = ("review", "option", "order")
+_OPTION_REPLACE = ("replace", "option", "order")
 _OPTION_EXERCISES = (("exercise", "option"), ("cancel", "option", "exercise"))
 _ADVANCED = frozenset({"advanced", "bracket", "oco", "contingent", "conditional", "trailing"})
 _MONEY_MOVES = frozenset(
@@ -63,6 +66,8 @@ class Route(Enum):
     """The option order tool: the guard's option order path."""
     OPTION_REVIEW = "option_review"
     """The option review: checked as the option path files, then forwarded."""
+    OPTION_REPLACE = "option_replace"
+    """The option order's replace: a new filing through the guard, then the cancel."""
     OPTION_EXERCISE = "option_exercise"
     """An exercise or its withdrawal: filed and held for the owner (the owner's act)."""
     CRYPTO_ORDER = "crypto_order"
@@ -144,6 +149,8 @@ def route(descriptor: Mapping[str, Any], *, order_tool: str | None) -> Routing:
         return Routing(Route.CANCEL)
     if words == _OPTION_PLACE and tool_class is ToolClass.MONEY:
         return Routing(Route.OPTION_ORDER)
+    if words == _OPTION_REPLACE and tool_class is ToolClass.MONEY:
+        return Routing(Route.OPTION_REPLACE)
     if words == _OPTION_REVIEW and tool_class is ToolClass.SIMULATE:
         return Routing(Route.OPTION_REVIEW)
     if words == _CRYPTO_PLACE and tool_class is ToolClass.MONEY:
