@@ -33,9 +33,12 @@ SURFACE = {
     "ordergate.sandbox": {
         "serve_forever",
         "DEFAULT_PORT", "Framing", "MCP_PATH", "Sandbox", "SandboxConfig", "SandboxServer",
-        "build_sandbox",
+        "SandboxUser", "build_sandbox",
     },
-    "ordergate.sandbox.oauth": {"AccessGrant", "OAuthServer", "SHARED_CLIENT_ID", "TokenPair"},
+    "ordergate.sandbox.oauth": {
+        "AccessGrant", "OAuthServer", "SANDBOX_SUBJECT", "SHARED_CLIENT_ID", "TokenPair",
+        "WRONG_CREDENTIALS", "user_password",
+    },
     "ordergate.sandbox.engine": {
         "BookMismatch", "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing",
         "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
@@ -50,7 +53,8 @@ SURFACE = {
         "ErrorCode", "FormError", "IssuedTokens", "LOOPBACK_HOSTS", "MAX_FORM_FIELDS",
         "MAX_REDIRECT_URI_LENGTH", "METADATA_PATH", "MultiParams", "NO_STORE", "OwnClients",
         "PAGE_HEADERS", "ParameterError", "Paths", "ProfileChoice", "Refusal", "Registrar",
-        "RegistrationRefused", "S256", "ScopeError", "SharedClient", "SignIn", "TokenRevoker",
+        "RegistrationRefused", "S256", "ScopeError", "SharedClient", "SignIn", "SignedIn",
+        "TokenRevoker",
         "WELL_KNOWN_PREFIX", "check_lifetimes", "check_origin", "code_refusal", "consent_form",
         "granted_scope", "html_page", "is_valid_challenge", "is_valid_verifier",
         "metadata_paths", "parse_scope", "read_form", "redirect_problem", "redirect_uri_problem",

@@ -98,6 +98,15 @@ def serve(
         bool,
         typer.Option("--admin/--no-admin", help="Serve the loopback-only /_sandbox admin routes."),
     ] = True,
+    user: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME",
+            help="A named user with their own accounts, signing in with their name and a "
+            "password drawn from the seed (GET /_sandbox/users); repeat for each. None: one "
+            "unnamed user who signs in with a click.",
+        ),
+    ] = None,
     access_token_ttl: Annotated[
         int,
         typer.Option(
@@ -126,9 +135,10 @@ def serve(
             option_level=option_level,
             admin=admin,
             access_token_ttl=timedelta(seconds=access_token_ttl),
+            users=tuple(user or ()),
         )
     except ConfigError as error:
         # Name the option the user typed, not the config field behind it.
-        option = "--" + error.key.replace("_", "-")
+        option = "--user" if error.key == "users" else "--" + error.key.replace("_", "-")
         raise typer.BadParameter(error.reason, param_hint=option) from None
     serve_forever(config, console=Console(stderr=True))

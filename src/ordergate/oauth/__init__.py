@@ -27,6 +27,7 @@ from ordergate.oauth._consent import (
     ConsentPrompt,
     ConsentRefusal,
     ProfileChoice,
+    SignedIn,
 )
 from ordergate.oauth._pages import (
     PAGE_HEADERS,
@@ -128,6 +129,7 @@ __all__ = [
     "ScopeError",
     "SharedClient",
     "SignIn",
+    "SignedIn",
     "TokenRevoker",
     "check_lifetimes",
     "check_origin",

@@ -20,8 +20,10 @@ then (denying needs no credential, so Deny never reaches it), after, in this ord
    ``authorization.profile``; ``None`` where the server offers no choice).
 
 It answers ``None`` to let the approval go on (to the code, or to the upstream sign-in first),
-or a ``ConsentRefusal``: the HTTP status and the one sentence the error page shows. After a
-refusal nothing is approved: no code, no connection, no redirect to the client. The hook
+``SignedIn`` to let it go on as the user the fields named (the authorization then carries their
+``subject``, and so does the code issued for it), or a ``ConsentRefusal``: the HTTP status
+and the one sentence the error page shows. After a refusal nothing is approved: no code, no
+connection, no redirect to the client. The hook
 reads its own fields from ``form`` with ``single_param`` (a field given twice raises
 ``ParameterError``, which the server answers with a 400 page, approving nothing), does its
 own logging (the server logs nothing of a refusal), and never logs, returns or shows what was
@@ -48,6 +50,7 @@ __all__ = [
     "ConsentPrompt",
     "ConsentRefusal",
     "ProfileChoice",
+    "SignedIn",
 ]
 
 
@@ -93,6 +96,13 @@ class ConsentRefusal:
             raise ValueError("status_code must be an HTTP error status (400-599)")
 
 
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """An approval let go on as ``subject``: the user the consent form's fields signed in."""
+
+    subject: str
+
+
 class ConsentCheck(Protocol):
     """The consent hook (see the module docstring for the contract)."""
 
@@ -102,8 +112,9 @@ class ConsentCheck(Protocol):
 
     async def check(
         self, *, form: MultiParams, profile: str | None, authorization: Authorization
-    ) -> ConsentRefusal | None:
-        """``None`` to let the approval go on, or why it is refused."""
+    ) -> ConsentRefusal | SignedIn | None:
+        """``None`` (or ``SignedIn``: as that user) to let the approval go on, or why it is
+        refused."""
         ...
 
 

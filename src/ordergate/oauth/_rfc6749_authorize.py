@@ -28,7 +28,8 @@ spent); the decision is ``approve`` or ``deny`` and the pending id and nonce are
 a page, nothing spent); the nonce is the page's, unspent and unexpired, and is spent now
 whatever follows, so a form cannot be replayed and a forged cross-site post, lacking it, does
 nothing. ``deny`` sends ``access_denied`` to the client. ``approve`` reads the profile (one
-the server offers, else a page), asks the consent hook, then either sends the browser to sign
+the server offers, else a page), asks the consent hook (which may name the user it signed in:
+the authorization carries them on), then either sends the browser to sign
 in upstream first (``_signin``) or issues a single-use code and redirects with the client's
 ``state``. A hook's refusal that lets the person retype (``ConsentRefusal.retype``: a mistyped
 owner code) shows the same request's page again on a fresh ticket, instead of ending it.
@@ -48,7 +49,13 @@ from dataclasses import replace
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ordergate.oauth._consent import NO_PROMPT, ConsentCheck, ConsentRefusal, ProfileChoice
+from ordergate.oauth._consent import (
+    NO_PROMPT,
+    ConsentCheck,
+    ConsentRefusal,
+    ProfileChoice,
+    SignedIn,
+)
 from ordergate.oauth._pages import ConsentPages, ConsentView
 from ordergate.oauth._rfc6749 import (
     ErrorCode,
@@ -280,6 +287,8 @@ class AuthorizationEndpoint:
             refusal = await self._check.check(
                 form=form, profile=profile, authorization=authorization
             )
+            if isinstance(refusal, SignedIn):
+                authorization, refusal = replace(authorization, subject=refusal.subject), None
             if refusal is not None and refusal.retype:
                 # A mistyped field: the same request's page again, on a fresh ticket (the
                 # hook counts every attempt; the request is not lost with the one typo).

@@ -69,6 +69,9 @@ class Authorization:
     profile: str | None = None
     """The profile the person chose for the connection (``None`` until they have, and where
     the server offers none)."""
+    subject: str | None = None
+    """Who signed in on the consent page, where the server's consent hook signs its own users
+    in (``SignedIn``: the sandbox venue's named users); ``None`` elsewhere."""
 
 
 @dataclass(frozen=True, slots=True)

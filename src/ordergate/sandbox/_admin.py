@@ -1,7 +1,9 @@
 """The loopback-only admin routes (``/_sandbox/...``) through which tests turn the venue's knobs.
 
 Every route refuses a client that is not on a loopback address, and every body is validated
-with errors that name the bad field.
+with errors that name the bad field. The knobs act on the first user's venue state (the market,
+the clock and the faults are every user's); ``state`` and ``tokens`` take a ``user`` to act on
+another's, and ``users`` lists the users with their passwords (a test's to sign in with).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from ordergate.sandbox.venue import split_shares
 
 if TYPE_CHECKING:
     from ordergate.sandbox._app import Sandbox
+    from ordergate.sandbox.venue import Venue
 
 __all__ = ["admin_routes"]
 
@@ -62,10 +65,20 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
 
         return endpoint
 
+    def user_named(name: object) -> Venue:
+        if name is None:
+            return venue
+        try:
+            return sandbox.user(str(name)).venue
+        except KeyError:
+            raise ConfigError("user", "no such user") from None
+
     async def state(request: Request) -> dict[str, Any]:
-        now = venue.sync()
+        shown = user_named(request.query_params.get("user"))
+        now = shown.sync()
         return {
             "now": now.isoformat(),
+            "user": next(user.name for user in sandbox.users if user.venue is shown),
             "seed": venue.seed,
             "clock": str(getattr(venue.clock, "mode", "custom")),
             "faults": venue.faults.snapshot(),
@@ -78,8 +91,20 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
                     "buying_power": to_wire(a.buying_power),
                     "human_must_approve_trades": a.human_must_approve_trades,
                 }
-                for a in venue.accounts.all()
+                for a in shown.accounts.all()
             ],
+        }
+
+    async def users(request: Request) -> dict[str, Any]:
+        return {
+            "users": [
+                {
+                    "name": user.name,
+                    "password": user.password.reveal() if user.password is not None else None,
+                    "agentic_account": user.venue.accounts.agentic.account_number,
+                }
+                for user in sandbox.users
+            ]
         }
 
     async def clock(request: Request) -> dict[str, Any]:
@@ -148,7 +173,9 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
         body = await _body(request)
         if body.get("expire_access_tokens") is True:
             return {"expired": sandbox.oauth.expire_access_tokens()}
-        pair = sandbox.oauth.mint_tokens()
+        name = body.get("user")
+        user_named(name)  # refuses a user the venue does not have
+        pair = sandbox.oauth.mint_tokens(sandbox.users[0].name if name is None else str(name))
         return {
             "access_token": pair.access_token.reveal(),
             "refresh_token": pair.refresh_token.reveal(),
@@ -166,6 +193,7 @@ def admin_routes(sandbox: Sandbox) -> list[Route]:
 
     return [
         Route("/_sandbox/state", guarded(state), methods=["GET"]),
+        Route("/_sandbox/users", guarded(users), methods=["GET"]),
         Route("/_sandbox/clock", guarded(clock), methods=["POST"]),
         Route("/_sandbox/faults", guarded(faults), methods=["POST"]),
         Route("/_sandbox/shock", guarded(shock), methods=["POST"]),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -14,6 +15,8 @@ __all__ = ["DEFAULT_PORT", "SandboxConfig"]
 
 DEFAULT_PORT = 8790
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
+_USER_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+MAX_USERS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,10 @@ class SandboxConfig:
     """The agentic account's option level: 1 (close, covered calls, cash-secured puts), 2 (one
     leg, buying to open too) or 3 (up to four legs: spreads; not on a cash account)."""
     admin: bool = True
+    users: tuple[str, ...] = ()
+    """Named users, each with their own accounts (the agentic one as set above) and a
+    password drawn from the seed, who sign in on the venue's page with both. ``()``: the
+    one unnamed user, who signs in with a click."""
 
     def __post_init__(self) -> None:
         # Accept the wire spelling of the enums ("sse", "stepped") and keep the enum.
@@ -63,6 +70,13 @@ class SandboxConfig:
             raise ConfigError("speed", "must be positive")
         if self.start is not None and self.start.tzinfo is None:
             raise ConfigError("start", "needs a timezone (e.g. 2026-11-30T14:30:00Z)")
+        object.__setattr__(self, "users", tuple(self.users))
+        if not all(isinstance(name, str) and _USER_NAME.fullmatch(name) for name in self.users):
+            raise ConfigError("users", "each name is a-z first, then a-z, 0-9, _ or -, 32 at most")
+        if len(set(self.users)) != len(self.users):
+            raise ConfigError("users", "each name once")
+        if len(self.users) > MAX_USERS:
+            raise ConfigError("users", f"{MAX_USERS} at most")
 
     def base_url(self, port: int | None = None) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host

@@ -30,6 +30,9 @@ def serve_forever(config: SandboxConfig, *, console: Console) -> None:
         console.print(
             f"  agentic account  {agentic.account_number} ({agentic.type}, {agentic.option_level})"
         )
+        if config.users:
+            # Names only: the passwords are the admin's to tell (GET /_sandbox/users).
+            console.print(f"  users            {', '.join(config.users)} (each their own accounts)")
         if config.admin:
             console.print(f"  admin (loopback) {sandbox.base_url}/_sandbox/state")
         console.print("Press Ctrl+C to stop.")

@@ -16,7 +16,15 @@ METADATA_URL = ISSUER + "/.well-known/oauth-protected-resource/mcp/trading"
 
 
 def test_the_package_exports_exactly_its_public_interface() -> None:
-    assert sorted(oauth.__all__) == ["AccessGrant", "OAuthServer", "SHARED_CLIENT_ID", "TokenPair"]
+    assert sorted(oauth.__all__) == [
+        "AccessGrant",
+        "OAuthServer",
+        "SANDBOX_SUBJECT",
+        "SHARED_CLIENT_ID",
+        "TokenPair",
+        "WRONG_CREDENTIALS",
+        "user_password",
+    ]
 
 
 def test_shared_client_id_looks_like_a_uuid() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,8 +70,13 @@ class Methods:
         sessions: SessionStore,
         page_size: int,
         identity: ServerIdentity,
+        venues: Mapping[str, Venue] | None = None,
     ) -> None:
+        """``venue``: the clock's and the knobs'; ``venues``: each user's venue state by the
+        ``subject`` of their tokens, a tool call answered from its caller's only (``None``:
+        every call from ``venue``)."""
         self.venue = venue
+        self.venues = venues
         self.tools = tools
         self.sessions = sessions
         self.page_size = page_size
@@ -89,7 +95,7 @@ class Methods:
         """Answer one request (any signed-in principal may, at either version the venue
         speaks: ``peer`` changes nothing); raises ``RpcError`` for protocol errors."""
         if method == "tools/call":
-            return self._call_tool(params)
+            return self._call_tool(params, self._venue_of(principal))
         if method == "tools/list":
             return self._list_tools(params)
         if method == "ping":
@@ -108,11 +114,19 @@ class Methods:
             result["nextCursor"] = _encode_cursor(following)
         return result
 
-    def _call_tool(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _venue_of(self, principal: object) -> Venue:
+        """The venue state of the user ``principal`` (an ``AccessGrant``) was issued to."""
+        if self.venues is None:
+            return self.venue
+        venue = self.venues.get(str(getattr(principal, "subject", "")))
+        if venue is None:  # a token of a user the venue does not have: fail closed
+            raise RpcError(INTERNAL_ERROR, "the token's user has no accounts here")
+        return venue
+
+    def _call_tool(self, params: dict[str, Any], venue: Venue) -> dict[str, Any]:
         name = params.get("name")
         if not isinstance(name, str) or not name:
             raise RpcError(INVALID_PARAMS, "params.name must be a tool name")
-        venue = self.venue
         now = venue.sync()
         limiter = venue.faults.rate_limiter
         if limiter is not None and not limiter.allow(now):

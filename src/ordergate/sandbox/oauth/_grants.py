@@ -50,7 +50,8 @@ _MIN_SWEEP_INTERVAL = 1024
 
 @dataclass(frozen=True)
 class AccessGrant:
-    """What a valid access token stands for."""
+    """What a valid access token stands for: ``subject`` is the sandbox user it was issued to
+    (``SANDBOX_SUBJECT``: the one unnamed user)."""
 
     client_id: str
     scope: str
@@ -84,6 +85,7 @@ class _Refresh:
     scope: str
     expires_at: datetime
     family: int
+    subject: str
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,10 @@ class GrantStore:
             if refusal is not None:
                 return refusal
             pair = self._issue_locked(
-                family=record.family, client_id=bound.client_id, scope=bound.scope
+                family=record.family,
+                client_id=bound.client_id,
+                scope=bound.scope,
+                subject=bound.subject or SANDBOX_SUBJECT,
             )
         return _issued(pair, bound.scope)
 
@@ -218,7 +223,10 @@ class GrantStore:
                 return refusal
             del self._refresh[key]
             pair = self._issue_locked(
-                family=record.family, client_id=record.client_id, scope=record.scope
+                family=record.family,
+                client_id=record.client_id,
+                scope=record.scope,
+                subject=record.subject,
             )
         return _issued(pair, record.scope)
 
@@ -231,10 +239,13 @@ class GrantStore:
             return None
         return grant
 
-    def mint(self, *, client_id: str, scope: str) -> TokenPair:
-        """An access + refresh pair in a new family, without a code (benchmarks, admin)."""
+    def mint(self, *, client_id: str, scope: str, subject: str = SANDBOX_SUBJECT) -> TokenPair:
+        """An access + refresh pair for ``subject`` in a new family, without a code
+        (benchmarks, admin)."""
         with self._lock:
-            return self._issue_locked(family=next(self._families), client_id=client_id, scope=scope)
+            return self._issue_locked(
+                family=next(self._families), client_id=client_id, scope=scope, subject=subject
+            )
 
     def expire_access_tokens(self) -> int:
         """Make every live access token expire now; returns how many were live."""
@@ -256,7 +267,7 @@ class GrantStore:
 
     # -- internals (call with the lock held) ---------------------------------------------
 
-    def _issue_locked(self, *, family: int, client_id: str, scope: str) -> TokenPair:
+    def _issue_locked(self, *, family: int, client_id: str, scope: str, subject: str) -> TokenPair:
         now = self._clock.now()
         access, refresh = _new_secret(), _new_secret()
         access_key = _digest(access)
@@ -264,11 +275,15 @@ class GrantStore:
             client_id=client_id,
             scope=scope,
             expires_at=now + self._access_ttl,
-            subject=SANDBOX_SUBJECT,
+            subject=subject,
         )
         self._access_family[access_key] = family
         self._refresh[_digest(refresh)] = _Refresh(
-            client_id=client_id, scope=scope, expires_at=now + self._refresh_ttl, family=family
+            client_id=client_id,
+            scope=scope,
+            expires_at=now + self._refresh_ttl,
+            family=family,
+            subject=subject,
         )
         self._count_issue()
         return TokenPair(

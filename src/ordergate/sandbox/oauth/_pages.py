@@ -25,11 +25,13 @@ _STYLE = (
 class VenuePages:
     def consent(self, view: ConsentView) -> Response:
         destination = redirect_destination(view.authorization.redirect_uri)
+        # Named users sign in with their name and password (the form's fields): it is theirs.
+        whose = "your sandbox accounts" if view.prompt.fields else "this sandbox account"
         body = (
             "<h1>Sign in to the sandbox venue</h1>"
             '<p class="note"><strong>Sandbox venue — no real account.</strong> '
             "Nothing here touches real money.</p>"
-            f"<p>An application wants to trade this sandbox account (scope "
+            f"<p>An application wants to trade {whose} (scope "
             f"<code>{escape(view.authorization.scope)}</code>). If you approve, you go back to "
             f"<code>{escape(destination)}</code>.</p>"
             f"{consent_form(view)}"

@@ -11,14 +11,16 @@ needs to guard itself: ``verify_access_token`` and the ``WWW-Authenticate`` chal
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 
 from starlette.routing import BaseRoute
 
-from ordergate.core import Clock
+from ordergate.core import Clock, Secret
 from ordergate.oauth import AuthorizationServer, Paths, SharedClient, check_lifetimes
-from ordergate.sandbox.oauth._grants import AccessGrant, GrantStore, TokenPair
+from ordergate.sandbox.oauth._grants import SANDBOX_SUBJECT, AccessGrant, GrantStore, TokenPair
 from ordergate.sandbox.oauth._pages import VenuePages
+from ordergate.sandbox.oauth._users import UserSignIn
 
 __all__ = ["SCOPE", "SHARED_CLIENT_ID", "OAuthServer"]
 
@@ -52,7 +54,10 @@ class OAuthServer:
         refresh_token_ttl: timedelta = timedelta(days=90),
         code_ttl: timedelta = timedelta(minutes=1),
         client_id: str = SHARED_CLIENT_ID,
+        passwords: Mapping[str, Secret] | None = None,
     ) -> None:
+        """``passwords``: the named users' passwords by name, which the consent page then
+        asks for (``UserSignIn``); ``None``: the one unnamed user, who signs in with a click."""
         check_lifetimes(
             {
                 "access_token_ttl": access_token_ttl,
@@ -79,6 +84,7 @@ class OAuthServer:
             registrar=SharedClient(client_id),
             pages=VenuePages(),
             max_body_bytes=_MAX_BODY_BYTES,
+            consent_check=UserSignIn(passwords) if passwords else None,
         )
 
     @property
@@ -108,9 +114,10 @@ class OAuthServer:
         """
         return self._server.www_authenticate(error=error)
 
-    def mint_tokens(self) -> TokenPair:
-        """Issue an access + refresh pair without the browser dance (benchmarks, admin)."""
-        return self._store.mint(client_id=self._client_id, scope=SCOPE)
+    def mint_tokens(self, subject: str = SANDBOX_SUBJECT) -> TokenPair:
+        """Issue an access + refresh pair for the user ``subject`` without the browser dance
+        (benchmarks, admin)."""
+        return self._store.mint(client_id=self._client_id, scope=SCOPE, subject=subject)
 
     def revoke_everything(self) -> int:
         """Fault knob: every token this server issued is revoked, as when the person

@@ -16,12 +16,14 @@ def stable_uuid(*parts: object) -> str:
 
 
 class IdFactory:
-    """Fresh ids in sequence, derived from the seed (UUID version 4 layout)."""
+    """Fresh ids in sequence, derived from the seed (UUID version 4 layout); ``namespace``
+    (a sandbox user's name) draws a sequence and account numbers of its own from the same
+    seed, ``""`` the sandbox's one unnamed user's."""
 
     __slots__ = ("_counter", "_seed")
 
-    def __init__(self, seed: int) -> None:
-        self._seed = seed
+    def __init__(self, seed: int, namespace: str = "") -> None:
+        self._seed = f"{seed}/{namespace}" if namespace else str(seed)
         self._counter = 0
 
     @property

@@ -195,7 +195,7 @@ class Lists:
         self._observe = observe if observe is not None else _market_observer(venue)
         now = venue.now()
         default = Watchlist(
-            id=stable_uuid("watchlist", venue.seed, "default"),
+            id=stable_uuid("watchlist", venue.seed, *filter(None, [venue.user]), "default"),
             display_name="My First List",
             display_description="",
             icon_emoji="💡",

@@ -1,4 +1,5 @@
-"""The venue's whole state: clock, market, accounts, desks and fault knobs.
+"""The venue's whole state for one sandbox user: clock, market, accounts, desks and fault knobs
+(the market and the knobs shared by every user's venue).
 
 Nothing runs in the background. Every request first calls ``sync()``, which moves each desk
 (order matching, fills, expiries) up to the clock's current instant. So a stepped clock makes
@@ -37,11 +38,18 @@ class Venue:
         account_type: str = "cash",
         option_level: int = 2,
         agentic_numbers: tuple[str, str] | None = None,
+        user: str = "",
+        market: Market | None = None,
+        faults: Faults | None = None,
     ) -> None:
+        """``user``: the sandbox user whose accounts these are, their ids and account numbers
+        their own (``""``: the one unnamed user); ``market`` and ``faults``: shared with the
+        other users' venues (else this venue's own)."""
         self.seed = seed
         self.clock = clock
-        self.ids = IdFactory(seed)
-        self.market = Market(seed=seed, clock=clock)
+        self.user = user
+        self.ids = IdFactory(seed, user)
+        self.market = market if market is not None else Market(seed=seed, clock=clock)
         self.accounts = Accounts(
             self.ids,
             cash=cash,
@@ -50,7 +58,7 @@ class Venue:
             option_level=option_level,
             agentic_numbers=agentic_numbers,
         )
-        self.faults = Faults()
+        self.faults = faults if faults is not None else Faults()
         self.desks: list[Desk] = []
         self._synced_to: datetime | None = None
 
