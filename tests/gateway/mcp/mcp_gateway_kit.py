@@ -17,6 +17,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ CONNECTION = "c1"
 OTHER_TOKEN = "gateway-test-token-c2"
 OTHER_CONNECTION = "c2"
 ACCEPT = "application/json, text/event-stream"
+DEFAULT_VENUE_CASH = Decimal("100000.00")
+"""The sandbox's own default (``SandboxConfig.cash``)."""
 
 OPEN_POLICY = """
 approval = "never"
@@ -232,15 +235,23 @@ async def gateway(
     ledger_url: str | None = None,
     account_type: str = "cash",
     option_level: int = 2,
+    venue_cash: Decimal | None = None,
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue: a paper venue, or with ``live`` the venue
     itself; the ledger is SQLite in ``tmp_path`` unless ``ledger_url`` names another. The
-    venue's agentic account is of ``account_type`` at ``option_level``."""
+    venue's agentic account is of ``account_type`` at ``option_level``, with ``venue_cash``
+    (the sandbox's default without it)."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     with (
         SandboxServer(
-            SandboxConfig(port=0, seed=7, account_type=account_type, option_level=option_level),
+            SandboxConfig(
+                port=0,
+                seed=7,
+                account_type=account_type,
+                option_level=option_level,
+                cash=DEFAULT_VENUE_CASH if venue_cash is None else venue_cash,
+            ),
             clock=clock,
         ) as sandbox,
         VenueClient(sandbox.base_url) as client,

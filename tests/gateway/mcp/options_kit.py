@@ -79,6 +79,7 @@ async def option_gateway(
     config: PolicyConfig | None = None,
     extra_tools: Sequence[dict[str, Any]] = (),
     profiles_home: Path | None = None,
+    venue_cash: Decimal | None = None,
 ) -> AsyncIterator[Gateway]:
     """The gateway (live: the venue itself) on a margin account at option ``level``, its
     connections under the ``optiontrader`` profile (``profiles_home``'s, else the kit's)."""
@@ -91,6 +92,7 @@ async def option_gateway(
         account_type="margin",
         option_level=level,
         extra_tools=extra_tools,
+        venue_cash=venue_cash,
     ) as gw:
         yield gw
 
