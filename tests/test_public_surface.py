@@ -179,7 +179,8 @@ SURFACE = {
         "BIND_COOKIE", "NO_MASTER_SECRET", "NoVault", "PersonPasskeys", "SESSION_ENDED",
         "SealedBackend",
         "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault", "Progress", "Rotation",
-        "rotate_keys", "ApprovalModes", "held_policy", "person_routes",
+        "rotate_keys", "ApprovalModes", "held_policy", "person_routes", "ConnectionLimits",
+        "LimitRefused", "overrides_of",
     },
     "ordergate.gateway.push": {
         "MAX_PER_CONNECTION", "Delivered", "Delivery", "PushNotifier", "PushRefused",

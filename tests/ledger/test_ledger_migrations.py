@@ -31,7 +31,7 @@ TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
     "alembic_version_owner", "alembic_version_record", "alembic_version_sandbox", "agent_keys",
     "approvals",
-    "caller_mints", "caller_names", "chain_heads", "connections",
+    "caller_mints", "caller_names", "chain_heads", "connection_limits", "connections",
     "controls", "decision_snapshots", "decisions", "equity_marks", "executions",
     "filing_events", "filings", "late_orders", "control_events",
     "gateway_clients",
@@ -64,7 +64,7 @@ def test_a_fresh_database_gets_every_table_at_the_head_revision(
             ).all() == [("0009",)]
             assert connection.execute(
                 text("SELECT version_num FROM alembic_version_gateway")
-            ).all() == [("0038",)]
+            ).all() == [("0037",)]
 
 
 def test_reopening_is_idempotent_and_keeps_the_record(ledger_url: str, clock: SteppedClock) -> None:

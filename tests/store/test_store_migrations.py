@@ -20,7 +20,7 @@ MAIN_0008 = Path(__file__).parent / "data" / "ledger_at_main_0008.sql"
 HEADS = {
     "ledger": "0031",
     "execution": "0007",
-    "gateway": "0038",
+    "gateway": "0037",
     "owner": "0019",
     "record": "0009",
     "sandbox": "0034",
@@ -30,7 +30,8 @@ OWNED = {
                "decision_snapshots", "decisions", "equity_marks", "executions", "filing_events",
                "filings", "late_orders", "locks", "open_filings", "orders", "reservations"},
     "execution": {"paper_fills", "paper_orders", "paper_positions"},
-    "gateway": {"caller_mints", "caller_names", "connections", "console_passkeys",
+    "gateway": {"caller_mints", "caller_names", "connection_limits", "connections",
+                "console_passkeys",
                 "console_sessions", "gateway_clients", "gateway_codes", "gateway_pending",
                 "gateway_tokens", "push_keys", "push_subscriptions"},
     "owner": {"owner_delayed", "owner_guard", "owner_prepared_acts", "owner_settings",

@@ -539,6 +539,10 @@ REQUIREMENTS: dict[str, str] = {
     "waiting orders and filings, approved with their passkey or code (never the operator's "
     "code), another connection's ids refused as unknown, and disconnect with the link to "
     "revoke the grant at Robinhood",
+    "rail.person.limits": "issue 30 §1: a person sets their connection's limits with their "
+    "own code anywhere up to the operator's ceiling (above it refused naming the field); the "
+    "operator tightens them without consent and never loosens them; the guard holds each order "
+    "to the limits in force; the person's console shows them under the ceiling",
     "rail.isolation": "issue 30 §5: two people on one hosted rail each trade, are held and "
     "approve their own; neither lists, reads, approves, cancels, pauses, resumes or "
     "disconnects the other's anything through /mcp, the broker, the console, the owner "

@@ -1,9 +1,12 @@
-"""``ordergate connections list`` and ``ordergate connections revoke ID``.
+"""``ordergate connections list``, ``ordergate connections revoke ID`` and ``ordergate
+connections limits ID [CAP=VALUE …]``.
 
 A connection is one client's standing access through the gateway (approved once on the
 consent page). ``list`` shows each live or dead one: its id, the client's registered name,
 its profile and when it was made and last used. ``revoke`` erases one with its tokens (and
 its sealed upstream session): it needs no owner code, since it only takes access away.
+``limits`` shows a person's connection's limits under the rail's ceiling (the policy) or
+tightens them, with no code either: loosening them is that person's own act, with their code.
 Both go to the running gateway's owner route, else the ledger directly.
 """
 
@@ -80,5 +83,47 @@ async def _revoke(settings: Any, channel: Path | None, connection_id: str) -> di
     async with desk_for(channel, settings, announce=False) as desk:
         try:
             return await desk.revoke(connection_id)
+        except DeskError as error:
+            raise desk_failure(error) from None
+
+
+@connections_app.command("limits")
+def limits_command(
+    connection_id: Annotated[str, typer.Argument(help="A person's connection id (from `list`).")],
+    tighten: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="CAP=VALUE pairs (max_order_usd=20 max_open_orders=2): each at most the value "
+            "in force. None: show the limits."
+        ),
+    ] = None,
+    channel: ChannelOption = None,
+    db: DbOption = None,
+) -> None:
+    """Show a person's connection's limits under the rail's ceiling, or tighten them (no code
+    needed: it only tightens; loosening them is the person's own act)."""
+    asked: dict[str, object] = {}
+    for pair in tighten or []:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or not value:
+            raise typer.BadParameter("give each limit as CAP=VALUE", param_hint="TIGHTEN")
+        asked[name.strip()] = int(value) if value.strip().isdigit() else value.strip()
+    settings = settings_from(None, db, None, False)
+    rows = anyio.run(_limits, settings, channel, connection_id, asked)
+    for row in rows:
+        own = "" if row["own"] is None else f"  own {row['own']} (set by {row['set_by']})"
+        typer.echo(f"{row['name']:<20} in force {row['in_force']}  ceiling {row['ceiling']}{own}")
+
+
+async def _limits(
+    settings: Any, channel: Path | None, connection_id: str, asked: dict[str, object]
+) -> list[dict[str, Any]]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(channel, settings, announce=False) as desk:
+        try:
+            if asked:
+                return list((await desk.tighten_limits(connection_id, asked))["limits"])
+            return await desk.connection_limits(connection_id)
         except DeskError as error:
             raise desk_failure(error) from None

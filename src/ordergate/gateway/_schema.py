@@ -26,6 +26,7 @@ from sqlalchemy import (
 __all__ = [
     "caller_mints",
     "caller_names",
+    "connection_limits",
     "connections",
     "gateway_clients",
     "gateway_codes",
@@ -160,3 +161,14 @@ push_keys = Table(
     Column("created_at", String(_TIME), nullable=False),
 )
 """The rail's VAPID key pair, its private key sealed under the key provider (0038)."""
+
+connection_limits = Table(
+    "connection_limits",
+    metadata,
+    Column("connection_id", String(_ID), primary_key=True),
+    Column("name", String(32), primary_key=True),
+    Column("value", String(40), nullable=False),
+    Column("set_by", String(16), nullable=False),
+    Column("set_at", String(_TIME), nullable=False),
+)
+"""A connection's own limits under the rail's policy, the operator's ceiling (0037)."""

@@ -19,6 +19,7 @@ import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import ExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -49,6 +50,7 @@ from ordergate.gateway.custody import (
     UpstreamAuthority,
     UpstreamSignIn,
     Vault,
+    overrides_of,
     person_routes,
 )
 from ordergate.gateway.custody._consent import PersonConsent
@@ -576,6 +578,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     webhook_url=settings.webhook_url,
                     console_url=settings.console_url,
                     holds=modes.holds,
+                    limits=partial(overrides_of, wall.ledger.engine),
                     notify=notify,
                 ) as backend,
             ):
@@ -591,7 +594,7 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     persons=persons,
                     person_passkeys=person_passkeys,
                 )
-                routes = (*person_routes(wall.ledger.engine, modes), *pushing)
+                routes = (*person_routes(wall.ledger.engine, modes, desk.limits), *pushing)
                 yield auth, backend, replace(serving, routes=routes), desk
 
 

@@ -25,6 +25,9 @@ route                                           what it needs
 ``GET  /console/mine/filings``                  a person's session (their connection's)
 ``GET  /console/mine/positions``                a person's session (their account, read on
                                                 their own session, and its equity curve)
+``POST /console/mine/limits``                   a person's session, CSRF, their code: one
+                                                cap of their connection set anywhere up to
+                                                the rail's ceiling (empty: up to it)
 ``POST /console/mine/disconnect``               a person's session, CSRF, their code or a
                                                 passkey assertion; the answer links to where
                                                 the grant is revoked at Robinhood
@@ -151,7 +154,22 @@ def person_routes(
 
     async def mine(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
         waiting = await desk.person_approvals(conn["connection_id"])
-        return web.page("mine.html", session, connection=conn, approvals=waiting, mine="overview")
+        limits = await desk.connection_limits(conn["connection_id"])
+        return web.page(
+            "mine.html", session, connection=conn, approvals=waiting, limits=limits,
+            mine="overview",
+        )  # fmt: skip
+
+    async def set_limit(
+        request: Request, session: ConsoleSession, conn: dict[str, Any]
+    ) -> Response:
+        form = await read_form(request)
+        web.csrf(session, form.get("csrf"))
+        name = form.get("name", "").strip()
+        value = form.get("value", "").strip()
+        asked = {name: (int(value) if value.isdigit() else value) if value else None}
+        await desk.person_limits(conn["connection_id"], asked, form.get("owner_code") or None)
+        return web.redirect(MINE)
 
     async def ours(conn: dict[str, Any], approval_id: str) -> dict[str, Any]:
         """The waiting approval ``approval_id`` if it is this connection's; 404 otherwise
@@ -303,6 +321,7 @@ def person_routes(
         ),
         Route(f"{m}/filings", guarded(person(filings), post=False), methods=["GET"]),
         Route(f"{m}/positions", guarded(person(positions), post=False), methods=["GET"]),
+        Route(f"{m}/limits", guarded(person(set_limit), post=True), methods=["POST"]),
         Route(f"{m}/disconnect", guarded(person(disconnect), post=True), methods=["POST"]),
         Route(f"{m}/sign-out", guarded(person(sign_out), post=True), methods=["POST"]),
     ]

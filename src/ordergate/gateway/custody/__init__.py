@@ -10,12 +10,14 @@ connection on the same page (``_person_page``). Each session is under a data key
 own, wrapped by the key provider's key-encryption key (``ordergate.gateway.keys``);
 ``_rotation`` re-wraps them all under a new one. A new connection starts in approval mode
 (``_approval_mode``: each order held for its person, until their own code turns it off on
-their routes, ``_person_routes``).
+their routes, ``_person_routes``), and trades under limits of its own that its person sets up
+to the operator's ceiling (``_person_limits``).
 """
 
 from ordergate.gateway.custody._approval_mode import ApprovalModes, held_policy
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._backend import SealedBackend
+from ordergate.gateway.custody._person_limits import ConnectionLimits, LimitRefused, overrides_of
 from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.custody._person_routes import person_routes
 from ordergate.gateway.custody._rotation import Progress, Rotation, rotate_keys
@@ -27,6 +29,8 @@ __all__ = [
     "NO_MASTER_SECRET",
     "SESSION_ENDED",
     "ApprovalModes",
+    "ConnectionLimits",
+    "LimitRefused",
     "NoVault",
     "PersonPasskeys",
     "Progress",
@@ -37,6 +41,7 @@ __all__ = [
     "UpstreamSignIn",
     "Vault",
     "held_policy",
+    "overrides_of",
     "person_routes",
     "rotate_keys",
 ]

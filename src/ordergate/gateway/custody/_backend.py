@@ -10,7 +10,9 @@ used one is closed (it reopens on its next call).
 
 ``holds(connection_id)`` (``ApprovalModes.holds``) is read each time a connection's guard is
 handed out: while it says so, the guard comes narrowed to its policy with every order held for
-the person (``_approval_mode``). ``notify`` is told of each order a guard holds (the push to
+the person (``_approval_mode``); ``limits(connection_id)`` (``overrides_of``, read with it)
+narrows it to the connection's own limits under the rail's policy (``_person_limits``).
+``notify`` is told of each order a guard holds (the push to
 the person's phone, ``ordergate.gateway.push``).
 
 When the upstream refuses a connection's session (a refresh refused, or a 401 after one), the
@@ -45,6 +47,7 @@ from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
 from ordergate.policy import PolicyConfig
+from ordergate.profiles import PolicyOverrides
 from ordergate.runtime import guard_on
 from ordergate.store import blocking
 
@@ -81,6 +84,7 @@ class SealedBackend:
         console_url: str | None = None,
         max_open: int = 256,
         holds: Callable[[str], bool] | None = None,
+        limits: Callable[[str], PolicyOverrides] | None = None,
         notify: ApprovalNotifier | None = None,
     ) -> None:
         if max_open < 1:
@@ -96,6 +100,7 @@ class SealedBackend:
         self._console_url = console_url
         self._max_open = max_open
         self._holds = holds
+        self._limits = limits
         self._notify = notify
         self._live_connections = live_connections or (lambda: list(self._open))
         self._open: OrderedDict[str, _Held] = OrderedDict()
@@ -152,11 +157,16 @@ class SealedBackend:
         held = await self._held(connection_id)
         guard = held.guard
         assert guard is not None
-        if self._holds is not None and await blocking(self._holds, connection_id):
-            policy = held_policy(guard.policy)
-            if policy is not guard.policy:
-                return guard.narrowed(policy)
-        return guard
+        policy = await blocking(self._narrowing, connection_id, guard.policy)
+        return guard if policy is guard.policy else guard.narrowed(policy)
+
+    def _narrowing(self, connection_id: str, policy: PolicyConfig) -> PolicyConfig:
+        """``policy`` under the connection's own limits and its approval mode (blocking)."""
+        if self._limits is not None:
+            policy = self._limits(connection_id).apply(policy)
+        if self._holds is not None and self._holds(connection_id):
+            policy = held_policy(policy)
+        return policy
 
     def open_guard(self, connection_id: str) -> Guard | None:
         # A forwarded read's fast path only: nothing is filed on this guard, so it is the

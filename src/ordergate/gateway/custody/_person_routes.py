@@ -10,6 +10,11 @@ JSON only, so a form on another site cannot post to them without the browser ask
 ``POST /person/approval-mode``      ``{"connection", "person_code", "approval_mode": bool}``:
                                     hold every order for the person, or leave it to the
                                     rail's policy (``_approval_mode``)
+``POST /person/limits``             ``{"connection", "person_code", "limits": {cap: value}}``:
+                                    the connection's own limits, each up to the rail's
+                                    ceiling (``null``: up to it; ``_person_limits``); the
+                                    answer shows each cap's ceiling, own value and the one in
+                                    force
 ==================================  ==========================================================
 
 A refusal is ``{"error": {"code", "field"?, "message"}}`` with a fixed sentence, never an echo
@@ -30,6 +35,7 @@ from starlette.routing import BaseRoute, Route
 
 from ordergate.gateway.custody._approval_mode import ApprovalModes
 from ordergate.gateway.custody._person import PERSON_FIELD, PersonRefused, sealed_connection_of
+from ordergate.gateway.custody._person_limits import ConnectionLimits, LimitRefused
 from ordergate.store import blocking
 
 __all__ = ["PersonRouteRefused", "person_body", "person_routes", "refused_json"]
@@ -106,11 +112,15 @@ def answering(handler: Handler) -> Handler:
             return refused_json(refused.status, refused.code, str(refused), refused.field)
         except PersonRefused as refused:
             return refused_json(refused.status, refused.reason, str(refused), PERSON_FIELD)
+        except LimitRefused as refused:
+            return refused_json(refused.status, refused.code, str(refused), refused.field)
 
     return serve
 
 
-def person_routes(engine: Engine, modes: ApprovalModes) -> list[BaseRoute]:
+def person_routes(
+    engine: Engine, modes: ApprovalModes, limits: ConnectionLimits
+) -> list[BaseRoute]:
     """The person's routes over the rail's ``engine``."""
 
     async def approval_mode(request: Request) -> Response:
@@ -126,4 +136,13 @@ def person_routes(engine: Engine, modes: ApprovalModes) -> list[BaseRoute]:
             {"approval_mode": on, "changed": changed}, headers={"cache-control": "no-store"}
         )
 
-    return [Route("/person/approval-mode", answering(approval_mode), methods=["POST"])]
+    async def own_limits(request: Request) -> Response:
+        connection_id, code, body = await person_body(request, engine)
+        asked = body.get("limits")
+        answer = await blocking(lambda: limits.set_by_person(connection_id, asked, code))
+        return JSONResponse(answer, headers={"cache-control": "no-store"})
+
+    return [
+        Route("/person/approval-mode", answering(approval_mode), methods=["POST"]),
+        Route("/person/limits", answering(own_limits), methods=["POST"]),
+    ]

@@ -39,7 +39,8 @@ Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, cod
 
 The desk itself is the order of an act: plan it (``_planner``), check who authorizes it
 (``_authorizing``), claim it once, apply it, keep its answer (``_answers``); its reads are
-``_reads``, its revocations ``_revocations``, its pause and resume ``_kill_switch``.
+``_reads``, its revocations ``_revocations``, its pause and resume ``_kill_switch``, a
+connection's own limits ``_limit_acts``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from typing import Any
 from ordergate.callers import CallerKey
 from ordergate.core import Clock, RealtimeClock
 from ordergate.gateway._owner import connection_digest, digest_in
+from ordergate.gateway.custody import ConnectionLimits
 from ordergate.gateway.custody._person import PersonCodes
 from ordergate.gateway.desk._answers import kept, replayed
 from ordergate.gateway.desk._authorizing import Authorizer
@@ -60,6 +62,7 @@ from ordergate.gateway.desk._delayed import UNVERIFIED, DelayedActs
 from ordergate.gateway.desk._errors import DeskError
 from ordergate.gateway.desk._held import GuardFor, HeldOrders
 from ordergate.gateway.desk._kill_switch import KillSwitch
+from ordergate.gateway.desk._limit_acts import LimitActs
 from ordergate.gateway.desk._mints import CallerMints, collect_later
 from ordergate.gateway.desk._planner import REQUESTED_AS, ActPlanner
 from ordergate.gateway.desk._plans import TRADING_PERMISSIONS, Plan
@@ -135,11 +138,17 @@ class OwnerDesk:
             authorizer=self._auth,
         )
         self._revocations = Revocations(ledger=ledger, store=store)
+        self._limits = LimitActs(ledger=ledger, store=store, persons=persons, clock=self._clock)
         self._planner = ActPlanner(ledger=ledger, store=store, held=self._held, mints=self._mints)
         self._delayed.on_due(OwnerAct.POLICY_APPLY, self._policies.due)
         self._delayed.on_due(OwnerAct.ARM_LIVE, self._policies.due)
         self._delayed.on_due(OwnerAct.APPROVE, self._held.due)
         self._delayed.on_due(OwnerAct.TOKEN_MINT, collect_later)
+
+    @property
+    def limits(self) -> ConnectionLimits:
+        """Each connection's own limits under the rail's policy (a person's routes set them)."""
+        return self._limits.limits
 
     @property
     def delayed(self) -> DelayedActs:
@@ -355,6 +364,26 @@ class OwnerDesk:
             vouched=Credential.PASSKEY if passkey else None,
             person=connection_id if passkey else None,
         )
+
+    # -- a person's own limits under the rail's ceiling (``_limit_acts``) -----------------
+
+    async def connection_limits(self, connection_id: str) -> list[dict[str, Any]]:
+        """Each cap of ``connection_id``: the rail's ceiling, its own value, the one in force."""
+        return await self._limits.view(connection_id)
+
+    async def person_limits(
+        self, connection_id: str, limits: object, code: str | None
+    ) -> dict[str, Any]:
+        """The person of ``connection_id`` sets its own limits up to the rail's ceiling with
+        their code; ``DeskError`` naming the field of a value beyond the ceiling, or for any
+        other code."""
+        return await self._limits.by_person(connection_id, limits, code)
+
+    async def tighten_limits(self, connection_id: str, limits: object) -> dict[str, Any]:
+        """Tighten the limits of the live person's connection ``connection_id`` (no one's
+        consent: it only tightens); a value that would loosen is refused 403 ``limit_loosens``
+        naming its field, a connection that is not a live person's 404."""
+        return await self._limits.tighten(connection_id, limits)
 
     # -- the kill switch (``_kill_switch``) ------------------------------------------------
 

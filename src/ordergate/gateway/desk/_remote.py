@@ -213,6 +213,14 @@ class RemoteDesk:
         # A caller mint's id is ``caller:NAME#MINT``: "#" would end the path.
         return dict(await self._call("POST", f"/connections/{quote(connection_id)}/revoke"))
 
+    async def connection_limits(self, connection_id: str) -> list[dict[str, Any]]:
+        answer = await self._call("GET", f"/connections/{quote(connection_id)}/limits")
+        return list(answer["limits"])
+
+    async def tighten_limits(self, connection_id: str, limits: object) -> dict[str, Any]:
+        path = f"/connections/{quote(connection_id)}/limits"
+        return dict(await self._call("POST", path, {"limits": limits}))
+
     async def prepare(self, act: str, params: dict[str, Any]) -> dict[str, Any]:
         return dict(await self._call("POST", "/prepare", {"act": act, "params": params}))
 

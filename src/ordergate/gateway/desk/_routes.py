@@ -16,7 +16,9 @@ Routes (answers are JSON; a refusal is ``{"error": {"code", "message"}}`` with i
 
 - ``GET /owner/status``, ``GET /owner/approvals``, ``GET /owner/connections``;
 - ``POST /owner/approvals/{id}/deny``, ``POST /owner/pause`` ``{reason, connection_id?}``,
-  ``POST /owner/connections/{id}/revoke`` (safer: no code);
+  ``POST /owner/connections/{id}/revoke``, ``POST /owner/connections/{id}/limits``
+  ``{limits}`` (a person's connection's limits, each at most the one in force) (safer: no
+  code); ``GET /owner/connections/{id}/limits``;
 - ``POST /owner/prepare`` ``{act, params}`` → ``{act_id, act, summary, digest, needs_code,
   expires_at}``, for ``approve`` ``{approval_id}``, ``resume`` ``{connection_id?}``,
   ``policy_apply`` ``{text}``, ``token_mint`` ``{caller, profile, ttl_s, connection?}``;
@@ -134,6 +136,14 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
     async def revoke(request: Request, body: dict[str, Any]) -> Any:
         return await desk.revoke(request.path_params["connection_id"])
 
+    async def limits(request: Request, body: dict[str, Any]) -> Any:
+        connection_id = request.path_params["connection_id"]
+        if request.method == "GET":
+            return {"connection_id": connection_id, "limits": await desk.connection_limits(
+                connection_id
+            )}  # fmt: skip
+        return await desk.tighten_limits(connection_id, body.get("limits"))
+
     async def prepare(request: Request, body: dict[str, Any]) -> Any:
         act = _text(body, "act")
         params = body.get("params", {})
@@ -168,6 +178,16 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
             f"{prefix}/connections/{{connection_id}}/revoke",
             endpoint(revoke, post=True),
             methods=["POST"],
+        ),
+        Route(
+            f"{prefix}/connections/{{connection_id}}/limits",
+            endpoint(limits, post=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{prefix}/connections/{{connection_id}}/limits",
+            endpoint(limits, post=False),
+            methods=["GET"],
         ),
         Route(f"{prefix}/prepare", endpoint(prepare, post=True), methods=["POST"]),
         Route(f"{prefix}/authorize", endpoint(authorize, post=True), methods=["POST"]),

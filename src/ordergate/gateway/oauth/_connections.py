@@ -15,6 +15,7 @@ from sqlalchemy import ColumnElement, and_, delete, exists, insert, or_, update
 from sqlalchemy import Connection as SqlConnection
 
 from ordergate.gateway._schema import (
+    connection_limits,
     connections,
     gateway_codes,
     gateway_tokens,
@@ -115,6 +116,7 @@ def erase_connection(tx: SqlConnection, connection_id: str) -> bool:
     tx.execute(
         delete(push_subscriptions).where(push_subscriptions.c.connection_id == connection_id)
     )
+    tx.execute(delete(connection_limits).where(connection_limits.c.connection_id == connection_id))
     result = tx.execute(
         update(connections)
         .where(connections.c.id == connection_id, connections.c.state != ConnectionState.ERASED)

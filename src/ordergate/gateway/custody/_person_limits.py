@@ -1,0 +1,246 @@
+"""A person's own limits for their connection, anywhere up to the operator's ceiling.
+
+On a hosted rail the operator's policy (the one applied on the ledger) is the **ceiling**:
+every cap of its ``[limits]`` (``ordergate.policy.CAP_DIRECTIONS``; ``min_cash_usd`` is a
+floor, so its "ceiling" is the lowest it may go). Each connection may hold a value of its own
+for any of them (``connection_limits``, gateway migration 0037); the guard checks its orders
+against the tighter of the two (``overrides_of``, read by ``SealedBackend`` each time it hands
+out the connection's guard, the same read as its approval mode's), so lowering the ceiling
+tightens every connection at once and a value set under an older, higher ceiling never
+loosens past the one in force.
+
+Who sets what:
+
+- **the person**, with their own code (``PersonCodes.authorize``, act ``limits_set``,
+  journalled ``person_act``): any value up to the ceiling, looser or tighter than their own,
+  or ``None`` for "up to the ceiling". A value beyond the ceiling is refused naming the field
+  (``limit_above_ceiling``, journalled, no code spent); the operator's code is no code of
+  theirs.
+- **the operator**, with no one's consent (it only tightens): a value at most the
+  connection's current one (``tighten``; one looser is refused ``limit_loosens`` naming the
+  field — loosening a person's limits is theirs alone), journalled ``connection_limits``.
+
+Values travel as the policy file writes them (a Decimal as a string, a count as an integer)
+and are checked by ``ordergate.policy.policy_from_mapping``'s own rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Engine, delete, insert, select
+
+from ordergate.core import Clock, ConfigError
+from ordergate.gateway._owner import connection_digest
+from ordergate.gateway._schema import connection_limits
+from ordergate.gateway.custody._person import NO_PERSON_CODES, PersonCodes, PersonRefused
+from ordergate.ledger import Ledger
+from ordergate.policy import CAP_DIRECTIONS, PolicyConfig, policy_from_mapping
+from ordergate.profiles import PolicyOverrides
+from ordergate.store import write_transaction
+
+__all__ = [
+    "LIMITS_SET",
+    "ConnectionLimits",
+    "LimitRefused",
+    "overrides_of",
+]
+
+LIMITS_SET = "limits_set"
+PERSON = "person"
+OPERATOR = "operator"
+_OPERATOR_IDENTITY = "unverified"  # the desk's identity for acts that only tighten
+_DECIMAL_CAPS = frozenset(
+    name for name in CAP_DIRECTIONS if isinstance(getattr(PolicyConfig(), name), Decimal)
+)
+
+
+class LimitRefused(Exception):
+    """A limit refused: ``status``, ``code``, ``field`` (``limits.<name>``, or ``limits``)."""
+
+    def __init__(self, status: int, code: str, field: str, message: str) -> None:
+        self.status = status
+        self.code = code
+        self.field = field
+        super().__init__(message)
+
+
+def _value(name: str, text: str) -> Decimal | int:
+    return Decimal(text) if name in _DECIMAL_CAPS else int(text)
+
+
+def overrides_of(engine: Engine, connection_id: str) -> PolicyOverrides:
+    """The connection's own limits as overrides of the ceiling (``PolicyOverrides.apply``
+    takes the tighter of each pair, so they never loosen it); one primary-key range read."""
+    query = select(connection_limits.c.name, connection_limits.c.value).where(
+        connection_limits.c.connection_id == connection_id
+    )
+    with engine.connect() as db:
+        rows = db.execute(query).all()
+    own: dict[str, Any] = {
+        row.name: _value(row.name, row.value) for row in rows if row.name in CAP_DIRECTIONS
+    }
+    return PolicyOverrides(**own) if own else PolicyOverrides()
+
+
+def _tighter(name: str, one: Decimal | int, other: Decimal | int) -> bool:
+    """Whether ``one`` is strictly tighter than ``other`` for the cap ``name``."""
+    return one < other if CAP_DIRECTIONS[name] else one > other
+
+
+def _parsed(asked: object, *, allow_none: bool) -> dict[str, Decimal | int | None]:
+    """``asked`` (``{name: value}``) checked by the policy file's rules; ``LimitRefused``
+    naming the first bad field."""
+    if not isinstance(asked, Mapping) or not asked:
+        raise LimitRefused(
+            400, "invalid_limits", "limits", "limits must map at least one cap to its value."
+        )
+    values: dict[str, Decimal | int | None] = {}
+    for name, raw in asked.items():
+        field = f"limits.{name}"
+        if name not in CAP_DIRECTIONS:
+            raise LimitRefused(400, "unknown_limit", field, "That is no cap a connection sets.")
+        if raw is None:
+            if not allow_none:
+                raise LimitRefused(400, "invalid_limit", field, "Give the cap a value.")
+            values[name] = None
+            continue
+        try:
+            parsed = policy_from_mapping({"limits": {name: raw}})
+        except ConfigError as error:
+            raise LimitRefused(400, "invalid_limit", f"{error.key}", error.reason) from None
+        values[name] = getattr(parsed, name)
+    return values
+
+
+def _wire(value: Decimal | int | None) -> str | int | None:
+    if value is None or isinstance(value, int):
+        return value
+    return str(value)
+
+
+class ConnectionLimits:
+    """Reads and sets each connection's own limits (blocking calls); ``ceiling`` reads the
+    rail's policy in force."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        persons: PersonCodes | None,
+        ledger: Ledger,
+        ceiling: Callable[[], PolicyConfig],
+        clock: Clock,
+    ) -> None:
+        self._engine = engine
+        self._persons = persons
+        self._ledger = ledger
+        self._ceiling = ceiling
+        self._clock = clock
+
+    def view(self, connection_id: str) -> list[dict[str, Any]]:
+        """Each cap: the ceiling, the connection's own value (``None``: none), the one in
+        force (the tighter) and who set the own value."""
+        ceiling = self._ceiling()
+        query = select(connection_limits).where(connection_limits.c.connection_id == connection_id)
+        with self._engine.connect() as db:
+            own = {row.name: row for row in db.execute(query)}
+        shown = []
+        for name in CAP_DIRECTIONS:
+            top = getattr(ceiling, name)
+            row = own.get(name)
+            mine = _value(name, row.value) if row is not None else None
+            in_force = top if mine is None or not _tighter(name, mine, top) else mine
+            shown.append(
+                {
+                    "name": name,
+                    "ceiling": _wire(top),
+                    "own": _wire(mine),
+                    "in_force": _wire(in_force),
+                    "set_by": row.set_by if row is not None else None,
+                    "floor": not CAP_DIRECTIONS[name],
+                }
+            )
+        return shown
+
+    def set_by_person(self, connection_id: str, asked: object, code: str | None) -> dict[str, Any]:
+        """The person's own limits set to ``asked`` (``None``: up to the ceiling) with their
+        current code, spent on this act. ``LimitRefused`` (journalled) for a value beyond the
+        ceiling or not a valid cap; ``PersonRefused`` (journalled) for any other code."""
+        persons = self._persons
+        if persons is None:
+            raise PersonRefused(NO_PERSON_CODES)
+        values = _parsed(asked, allow_none=True)
+        ceiling = self._ceiling()
+        detail = {"limits": {name: _wire(value) for name, value in values.items()}}
+        for name, value in values.items():
+            if value is not None and _tighter(name, getattr(ceiling, name), value):
+                persons.refuse(
+                    connection_id, LIMITS_SET, "limit_above_ceiling", {**detail, "field": name}
+                )
+                bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
+                raise LimitRefused(
+                    403,
+                    "limit_above_ceiling",
+                    f"limits.{name}",
+                    f"That is beyond the rail's ceiling: it must be {bound} "
+                    f"{getattr(ceiling, name)}.",
+                )
+        persons.authorize(connection_id, code, act=LIMITS_SET, detail=detail)
+        self._write(connection_id, values, by=PERSON)
+        return {"limits": self.view(connection_id)}
+
+    def tighten(self, connection_id: str, asked: object) -> dict[str, Any]:
+        """The operator tightens the connection's limits to ``asked`` (no one's consent: each
+        value at most the one in force). ``LimitRefused`` naming the field of one that would
+        loosen (only the person loosens their limits). Journalled ``connection_limits``."""
+        values = _parsed(asked, allow_none=False)
+        in_force = {row["name"]: row["in_force"] for row in self.view(connection_id)}
+        for name, value in values.items():
+            assert value is not None
+            current = _value(name, str(in_force[name]))
+            if _tighter(name, current, value):
+                bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
+                raise LimitRefused(
+                    403,
+                    "limit_loosens",
+                    f"limits.{name}",
+                    "Only the person who owns the connection loosens its limits: the operator's "
+                    f"value must be {bound} the one in force, {current}.",
+                )
+        self._write(connection_id, values, by=OPERATOR)
+        self._ledger.journal.append(
+            identity=_OPERATOR_IDENTITY,
+            kind="connection_limits",
+            why="the operator tightened a connection's limits",
+            detail={
+                "connection": connection_digest(connection_id),
+                "limits": {name: _wire(value) for name, value in values.items()},
+            },
+        )
+        return {"limits": self.view(connection_id)}
+
+    def _write(
+        self, connection_id: str, values: Mapping[str, Decimal | int | None], by: str
+    ) -> None:
+        at = self._clock.now().isoformat()
+        with write_transaction(self._engine) as tx:
+            for name, value in values.items():
+                tx.execute(
+                    delete(connection_limits).where(
+                        connection_limits.c.connection_id == connection_id,
+                        connection_limits.c.name == name,
+                    )
+                )
+                if value is not None:
+                    tx.execute(
+                        insert(connection_limits).values(
+                            connection_id=connection_id,
+                            name=name,
+                            value=str(value),
+                            set_by=by,
+                            set_at=at,
+                        )
+                    )
