@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ordergate.execution import Guard, read_status
+from ordergate.gateway.console._options import option_positions
 from ordergate.store import blocking
 
 __all__ = ["AccountRead", "BudgetRead", "account_reader", "budget_reader"]
@@ -42,9 +43,9 @@ def budget_reader(guard: Callable[[], Awaitable[Guard]] | None) -> BudgetRead:
 
 
 AccountRead = Callable[[], Awaitable[dict[str, Any] | None]]
-"""The account now (positions, cash, equity, the ledger's high-water mark) and its equity
-curve's stored marks (``curve``: the last 90 days, at most 500) and the record's time now
-(``at``), or ``None``."""
+"""The account now (positions, cash, equity, the ledger's high-water mark, the open option
+positions: ``console._options``) and its equity curve's stored marks (``curve``: the last 90
+days, at most 500) and the record's time now (``at``), or ``None``."""
 
 
 def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
@@ -62,6 +63,7 @@ def account_reader(guard: Callable[[], Awaitable[Guard]] | None) -> AccountRead:
             **view.account_wire(paper=current.paper),
             "equity": view.equity,
             "high_water_mark": mark,
+            "option_positions": await option_positions(current),
             "curve": curve,
             "at": at,
         }

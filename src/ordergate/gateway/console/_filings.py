@@ -1,5 +1,6 @@
-"""The console's filings and refusals: the latest filings, filtered by identity, symbol,
-outcome (accepted or refused, as filed) and reason code.
+"""The console's filings and refusals: the latest filings, filtered by identity, symbol (an
+option order's underlying), outcome (accepted or refused, as filed) and reason code; an option
+filing shows each leg and what its last check was decided on (strategy, max loss, premium).
 
 Identity and outcome filter in the ledger's query; symbol and reason code filter the latest
 ``WINDOW`` filings so matched (terms and reasons are JSON on the record), so a filter finds
@@ -14,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ordergate.core import to_wire, usd
+from ordergate.gateway._option_facts import option_facts
 from ordergate.gateway._owner import digest_in
 from ordergate.ledger import FilingRecord, FilingStatus, Ledger
 
@@ -74,8 +76,15 @@ def filings_view(
     records = ledger.recent_filings(limit=WINDOW, identity=wanted.identity, outcome=wanted.outcome)
     shown = []
     for record in records:
-        # A crypto filing names its instrument ``pair`` (``BTC-USD``).
-        symbol = str(record.terms.get("symbol") or record.terms.get("pair") or "")
+        # A crypto filing names its instrument ``pair`` (``BTC-USD``); an option order, its
+        # legs' underlying (``option``: each leg, the strategy, max loss and premium).
+        option = option_facts(ledger, record)
+        symbol = str(
+            record.terms.get("symbol")
+            or record.terms.get("pair")
+            or (option and option["underlying"])
+            or ""
+        )
         if wanted.symbol is not None and symbol.upper() != wanted.symbol:
             continue
         if wanted.reason is not None and wanted.reason not in record.reasons:
@@ -88,7 +97,8 @@ def filings_view(
                 "client_name": (names or {}).get(digest_in(record.identity) or ""),
                 "requested": requested(record),
                 "symbol": symbol,
-                "side": record.terms.get("side"),
+                "side": record.terms.get("side") or (option and option["direction"]),
+                "option": option,
                 "outcome": record.outcome.value,
                 "status": record.status.value,
                 "reasons": list(record.reasons),

@@ -52,6 +52,7 @@ import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -62,6 +63,7 @@ from ordergate.gateway._owner import digest_in
 from ordergate.gateway.console._budget import AccountRead, BudgetRead
 from ordergate.gateway.console._equity import account_view
 from ordergate.gateway.console._filings import FilingFilter, filings_view
+from ordergate.gateway.console._options import approvals_with_options
 from ordergate.gateway.console._passkeys import PasskeyError, Passkeys
 from ordergate.gateway.console._person_routes import MINE, person_routes
 from ordergate.gateway.console._sessions import ConsoleSession
@@ -320,17 +322,19 @@ def console_routes(
 
     # -- approvals ------------------------------------------------------------------------
 
+    async def _approvals() -> list[dict[str, Any]]:
+        """The operator's waiting orders, an option order's with its legs and figures."""
+        return await blocking(approvals_with_options, desk.ledger, await desk.operators_approvals())
+
     async def approvals_page(request: Request, session: ConsoleSession) -> Response:
-        return web.page(
-            "approvals.html", session, approvals=await desk.operators_approvals(), page="approvals"
-        )
+        return web.page("approvals.html", session, approvals=await _approvals(), page="approvals")
 
     async def approvals_list(request: Request, session: ConsoleSession) -> Response:
-        return web.page("_approvals_list.html", session, approvals=await desk.operators_approvals())
+        return web.page("_approvals_list.html", session, approvals=await _approvals())
 
     async def approval_page(request: Request, session: ConsoleSession) -> Response:
         wanted = request.path_params["approval_id"]
-        found = [a for a in await desk.operators_approvals() if a["approval_id"] == wanted]
+        found = [a for a in await _approvals() if a["approval_id"] == wanted]
         if not found:
             raise Refused(404, "No approval with that id waits.")
         return web.page(
