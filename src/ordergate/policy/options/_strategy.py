@@ -185,18 +185,23 @@ def max_loss(proposal: OptionProposal, strategy: Strategy, net_price: Decimal) -
     if strategy is Strategy.CLOSING:
         return ZERO
     legs = proposal.legs
-    earliest = min(leg.contract.expiry for leg in legs)
+    earliest = legs[0].contract.expiry
+    for leg in legs:
+        if leg.contract.expiry < earliest:
+            earliest = leg.contract.expiry
     # Per unit and per share, the payoff in the underlying's price S is piecewise linear:
     # its value at S = 0, its slope just above 0, and at each strike the slope rises by the
-    # leg's weight (a call starts to pay there; a put stops paying there).
+    # leg's weight (a call starts to pay there; a put stops paying there). Weights and slopes
+    # are whole numbers (ratios): plain ints keep the hot path off Decimal where it can.
     value = -net_price if proposal.direction is OptionDirection.DEBIT else net_price
-    slope = ZERO
+    slope = 0
     kinks: dict[Decimal, int] = {}
     for leg in legs:
         contract = leg.contract
-        weight = leg.sign * leg.ratio
+        bought = leg.side is _BUY
+        weight = leg.ratio if bought else -leg.ratio
         strike = contract.strike
-        if contract.expiry == earliest or leg.side is _BUY:
+        if bought or contract.expiry == earliest:
             if contract.kind is _PUT:
                 value += weight * strike
                 slope -= weight
@@ -214,7 +219,8 @@ def max_loss(proposal: OptionProposal, strategy: Strategy, net_price: Decimal) -
     at = ZERO
     for strike in sorted(kinks):
         value += slope * (strike - at)
-        worst = min(worst, value)
+        if value < worst:
+            worst = value
         slope += kinks[strike]
         at = strike
     if slope < 0:
