@@ -347,6 +347,7 @@ async def test_readiness_lost_during_the_review_never_places_the_order_on_the_re
 # -- one account: what the REST key trades is what the MCP trades ------------------------
 
 
+@pytest.mark.req("wall.crypto.one-account")
 async def test_units_bought_on_the_rest_rail_are_held_and_sold_on_the_mcp_lane(
     tmp_path: Path,
 ) -> None:
@@ -386,6 +387,7 @@ class _KeyOfAnotherAccount(httpx2.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+@pytest.mark.req("wall.crypto.one-account")
 @pytest.mark.parametrize("route", ["rest", "auto"])
 async def test_a_rest_key_trading_another_account_places_nothing_on_either(
     tmp_path: Path, route: str
@@ -396,5 +398,6 @@ async def test_a_rest_key_trading_another_account_places_nothing_on_either(
         outcome = await d.guard.submit_crypto(crypto(d), identity="a")
         assert lane(d, outcome.filing_id) == "rest"
         assert outcome.status is FilingStatus.REFUSED, outcome
-        assert "missing_data:cash" in outcome.reasons, outcome.reasons
+        assert outcome.reasons == ("crypto_account_mismatch",)
+        assert d.ledger.filing(outcome.filing_id).reasons == ("crypto_account_mismatch",)
         assert venue_orders(d) == [] and d.ledger.rolling_spend(d.account).orders == 0

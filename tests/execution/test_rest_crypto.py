@@ -281,18 +281,22 @@ async def test_a_signature_over_another_body_is_refused_by_the_venue_and_nothing
 
 
 @pytest.mark.anyio
-async def test_a_ticket_for_another_account_is_refused_before_anything_is_sent(
+async def test_a_read_or_a_ticket_for_another_account_is_refused_and_nothing_is_sent(
     sandbox: VenueClient, rhs: str
 ) -> None:
-    async with rest_lane(sandbox) as lane:
+    async with rest_lane(sandbox) as first_read, rest_lane(sandbox) as lane:
         with anyio.fail_after(BOUND_S):
+            with pytest.raises(BrokerRefusal) as unread:
+                await first_read.read("0000000000", "BTC-USD")
             with pytest.raises(BrokerRefusal) as refused:
                 await lane.place(ticket("0000000000"))
-            view = await lane.read("0000000000", "BTC-USD")
-    assert refused.value.code == "account_mismatch"
+            with pytest.raises(BrokerRefusal) as read_after:
+                await lane.read("0000000000", "BTC-USD")
+            ours = await lane.read(rhs, "BTC-USD")
+    codes = {unread.value.code, refused.value.code, read_after.value.code}
+    assert codes == {"crypto_account_mismatch"}
     assert mcp_orders(sandbox, rhs) == []
-    assert view.cash is None and view.equity is None
-    assert any(note.startswith("account:") for note in view.notes)
+    assert ours.cash is not None and ours.notes == ()
 
 
 @pytest.mark.anyio

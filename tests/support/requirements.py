@@ -192,6 +192,10 @@ REQUIREMENTS: dict[str, str] = {
         "filing's id and reconciled on that lane; a stale timestamp or a signature over "
         "another body refused at the venue, nothing placed"
     ),
+    "wall.crypto.one-account": (
+        "issue 29 §2: the REST rail and the MCP lane place into one account: the REST key's "
+        "account_number must be the order's rhs_account_number, else nothing is placed"
+    ),
     "wall.crash.no-duplicate-no-loss": "issue 5 acceptance: SIGKILL around place; no dup, no loss",
     "wall.property.caps-hold": "issue 5 acceptance: any interleaving keeps 24 h spend/ops in cap",
     # The gateway (issue 6; seed 001's threat list) and its custody

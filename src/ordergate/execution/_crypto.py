@@ -4,15 +4,16 @@ venue's ``CryptoLane`` (``venue.crypto``):
 
 1. The lane is chosen once, before filing (``CryptoLanes.choose`` on ``crypto.route``; none
    available: refused ``crypto_lane_unavailable``, on the record, nothing sent). The lane
-   reads the account's side (``CryptoLane.read``: cash, buying power, the pair's
-   holding, equity with the crypto in it, the open crypto orders, the best bid and ask) and
-   its pairs (``pairs``: the minimum size and increments). The order is evaluated on terms
-   estimated at the far side of the best bid and ask (``estimate_crypto_terms``, stage A,
-   ``evaluate_crypto``) with the same record reads as equities (spend, pace, pause, marks:
-   ``World.with_account``), and filed (``kind`` ``crypto_order``, the lane named in its terms)
-   with its worst-case hold (``crypto_hold_for``) reserved against the rolling caps
-   (``crypto_limits``: the lower daily cap of ``[limits]`` and ``[crypto]``), in one
-   transaction, before anything is sent.
+   reads the account's side (``CryptoLane.read``: cash, buying power, the pair's holding,
+   equity with the crypto in it, the open crypto orders, the best bid and ask; a lane
+   trading another account than the order's refuses ``crypto_account_mismatch``, on the
+   record, nothing sent) and its pairs (``pairs``: the minimum size and increments). The
+   order is evaluated on terms estimated at the far side of the best bid and ask
+   (``estimate_crypto_terms``, stage A, ``evaluate_crypto``) with the same record reads as
+   equities (spend, pace, pause, marks: ``World.with_account``), and filed (``kind``
+   ``crypto_order``, the lane named in its terms) with its worst-case hold
+   (``crypto_hold_for``) reserved against the rolling caps (``crypto_limits``: the lower
+   daily cap of ``[limits]`` and ``[crypto]``), in one transaction, before anything is sent.
 2. An approval is asked and carried on as for equities.
 3. The lane reviews the filed terms (MCP ``preview_crypto_order``, REST ``estimated_price``);
    stage B runs on the review's terms and quote and a fresh read, and reprices the hold.
@@ -230,12 +231,18 @@ async def _read(
             found["pairs"] = {}
 
     async def read() -> None:
-        found["view"] = await lane.read(account, pair)
+        try:
+            found["view"] = await lane.read(account, pair)
+        except BrokerRefusal as refusal:
+            found["refused"] = refusal
 
     async with anyio.create_task_group() as group:
         group.start_soon(pairs)
         group.start_soon(read)
         group.start_soon(equity)
+    refused: BrokerRefusal | None = found.get("refused")
+    if refused is not None:
+        raise refused
     listed: Mapping[str, CryptoPairRules] = found["pairs"]
     whole: AccountView = found["equity"]
     view: CryptoView = found["view"]
@@ -263,7 +270,11 @@ async def submit_crypto(
     except BrokerRefusal as refusal:
         return await _refuse(guard, proposal, identity, agent_key, (refusal.code,))
     filed = crypto_filing_terms(proposal, guard.account, lane.name)
-    view, rules = await _read(guard, lane, proposal.account, proposal.pair)
+    try:
+        view, rules = await _read(guard, lane, proposal.account, proposal.pair)
+    except BrokerRefusal as refusal:
+        # The lane trades another account (crypto_account_mismatch): nothing to weigh.
+        return await _refuse(guard, proposal, identity, agent_key, (refusal.code,), lane.name)
     try:
         decision, result, state, terms = await blocking(
             _estimate_and_file, guard, view, rules, proposal, filed, identity, agent_key
@@ -295,10 +306,12 @@ async def _refuse(
     identity: str,
     agent_key: UUID | None,
     reasons: tuple[str, ...],
+    lane: str | None = None,
 ) -> Outcome:
-    """File ``proposal`` refused for ``reasons`` found before any lane was read (no
-    ``[crypto]``, or no lane to route to), its journal entry with it; nothing is sent."""
-    filed = crypto_filing_terms(proposal, guard.account, None)
+    """File ``proposal`` refused for ``reasons`` found before the account was weighed (no
+    ``[crypto]``, no lane to route to, or a ``lane`` trading another account), its journal
+    entry with it; nothing is sent."""
+    filed = crypto_filing_terms(proposal, guard.account, lane)
     filing = Filing(
         identity=identity,
         terms=filed,
@@ -405,7 +418,10 @@ async def review_and_place_crypto(
             found["error"] = error
 
     async def read() -> None:
-        found["read"] = await _read(guard, lane, ticket.account, ticket.proposal.pair)
+        try:
+            found["read"] = await _read(guard, lane, ticket.account, ticket.proposal.pair)
+        except BrokerRefusal as refusal:
+            found.setdefault("error", refusal)
 
     async with anyio.create_task_group() as group:
         group.start_soon(review)

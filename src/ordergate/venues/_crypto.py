@@ -117,5 +117,7 @@ class CryptoLane(Protocol):
 
     async def read(self, account: str, pair: str | None) -> CryptoView:
         """The account's side of a decision on ``pair`` (its holding and quote; both left
-        ``None`` without a pair). Never raises for a failed read."""
+        ``None`` without a pair). Never raises for a failed read; ``BrokerRefusal``
+        (``crypto_account_mismatch``) when the lane trades another account than ``account``
+        (the REST rail's key belongs to one account), so nothing on it can be for this one."""
         ...

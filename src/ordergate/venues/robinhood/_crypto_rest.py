@@ -16,8 +16,10 @@ live, and ``lookup`` finds it by ``client_order_id``. Never re-sent here.
   quote the estimate gives. An order in dollars is sized at the best bid/ask's far side
   first, since the API estimates units only. Nothing is placed; the spread is in the price,
   so no fee is added.
-- The API trades the account its key belongs to: a ticket naming another account is refused
-  (``account_mismatch``) before anything is sent (the key's account is read once).
+- The API trades the account its key belongs to (``account_number`` of its accounts
+  answer, read once): both lanes must place into one account, so the order's account (the
+  ``rhs_account_number`` the MCP trades) must be that number. A read, review or ticket naming
+  another account is refused (``crypto_account_mismatch``) before anything is sent.
 - An order's state is the API's: ``open`` (accepted, nothing filled) reads as
   ``confirmed``; the rest by their names (``canceled`` is ``cancelled``).
 - ``read``: the key's account (``buying_power`` is its cash), its holdings valued at each
@@ -65,6 +67,9 @@ from ordergate.venues.robinhood._crypto import crypto_state
 from ordergate.venues.robinhood._mapping import describe, parse_ref_id
 
 __all__ = ["RestCrypto", "rest_broker_order", "rest_request"]
+
+ACCOUNT_MISMATCH = "crypto_account_mismatch"
+_MISMATCH = "the Crypto Trading API key trades another account than the order's"
 
 _ESTIMATE_STEP = Decimal("0.00000001")
 _OPEN = "open"  # the API's one state for an order accepted and not yet filled
@@ -277,13 +282,19 @@ class RestCrypto:
             raise _failure("cancel", error) from None
 
     async def read(self, account: str, pair: str | None) -> CryptoView:
-        """Every part at once; a failed part is ``None`` with a note (never raises)."""
+        """Every part at once; a failed part is ``None`` with a note. ``BrokerRefusal``
+        (``crypto_account_mismatch``) when the key's account is known and is not
+        ``account``."""
+        if self._account is not None and self._account != account:
+            raise BrokerRefusal(ACCOUNT_MISMATCH, f"read: {_MISMATCH}")
         notes: list[str] = []
         found: dict[str, Any] = {}
 
         async def run(name: str, read: Callable[[], Awaitable[Any]]) -> None:
             try:
                 found[name] = await read()
+            except BrokerRefusal as refusal:
+                found["refused"] = refusal
             except _Unreadable as error:
                 notes.append(f"{name}: {error}")
             except Exception as error:
@@ -293,6 +304,9 @@ class RestCrypto:
             group.start_soon(run, "account", lambda: self._power(account))
             group.start_soon(run, "holdings", lambda: self._holdings(pair))
             group.start_soon(run, "open_orders", self._open_orders)
+        refused: BrokerRefusal | None = found.get("refused")
+        if refused is not None:
+            raise refused
         power: Decimal | None = found.get("account")
         valued: tuple[dict[str, Position], CryptoQuote | None] | None = found.get("holdings")
         holdings, quote = (None, None) if valued is None else valued
@@ -329,15 +343,13 @@ class RestCrypto:
                 f"{action}: the key's account cannot be read ({describe(error)})",
             ) from None
         if number != ticket.account:
-            raise BrokerRefusal(
-                "account_mismatch", "the Crypto Trading API key trades another account"
-            )
+            raise BrokerRefusal(ACCOUNT_MISMATCH, f"{action}: {_MISMATCH}")
 
     async def _power(self, account: str) -> Decimal:
         answer = await self._rest.account()
-        if answer.account_number != account:
-            raise _Unreadable("the Crypto Trading API key trades another account")
         self._account = answer.account_number
+        if answer.account_number != account:
+            raise BrokerRefusal(ACCOUNT_MISMATCH, f"read: {_MISMATCH}")
         return answer.buying_power
 
     async def _holdings(self, pair: str | None) -> tuple[dict[str, Position], CryptoQuote | None]:
