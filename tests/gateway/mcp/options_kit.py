@@ -80,9 +80,11 @@ async def option_gateway(
     extra_tools: Sequence[dict[str, Any]] = (),
     profiles_home: Path | None = None,
     venue_cash: Decimal | None = None,
+    max_open: int = 5,
 ) -> AsyncIterator[Gateway]:
     """The gateway (live: the venue itself) on a margin account at option ``level``, its
-    connections under the ``optiontrader`` profile (``profiles_home``'s, else the kit's)."""
+    connections under the ``optiontrader`` profile (``profiles_home``'s, else the kit's), each
+    identity with at most ``max_open`` unfinished filings."""
     async with gateway(
         tmp_path,
         live=live,
@@ -93,6 +95,7 @@ async def option_gateway(
         option_level=level,
         extra_tools=extra_tools,
         venue_cash=venue_cash,
+        max_open=max_open,
     ) as gw:
         yield gw
 
