@@ -101,18 +101,32 @@ class Custodian:
             data={**form, "profile": profile, "decision": "approve", **code},
         )
 
-    def sign_in_upstream(self, browser: httpx2.Client, upstream_url: str) -> str:
-        """The venue's own sign-in page, approved: the callback URL it sends the browser to."""
+    def sign_in_upstream(
+        self, browser: httpx2.Client, upstream_url: str, user: str | None = None
+    ) -> str:
+        """The venue's own sign-in page, approved (as the venue's named ``user``, with their
+        name and password, where it has named users): the callback URL it sends the browser
+        to."""
         page = browser.get(upstream_url)
         assert page.status_code == 200, page.text
         form = parse_form(page.text)
         (tag,) = form.forms
         answer = browser.post(
-            page.url.join(tag["action"] or ""), data={**form.hidden, "decision": "approve"}
+            page.url.join(tag["action"] or ""),
+            data={**form.hidden, "decision": "approve", **self.venue_credentials(user)},
         )
         assert answer.status_code == 302, answer.text
         location: str = answer.headers["location"]
         return location
+
+    def venue_credentials(self, user: str | None) -> dict[str, str]:
+        """What the venue's sign-in page is given for its named ``user`` (``None``: nothing,
+        the venue's one unnamed user)."""
+        if user is None:
+            return {}
+        password = self.venue.user(user).password
+        assert password is not None
+        return {"username": user, "password": password.reveal()}
 
     def connect(
         self,
@@ -121,19 +135,20 @@ class Custodian:
         profile: str = "trader",
         passkey: Any = None,
         approval_mode: bool = False,
+        user: str | None = None,
     ) -> str:
         """The whole flow in one browser (consent under ``profile``; ``passkey``: a
-        ``SoftPasskey`` registered for the connection on the way); the gateway access token
-        it ends with. A connection starts in approval mode; unless ``approval_mode``, its
-        person then turns it off with their code (a person trading freely under the rail's
-        policy)."""
+        ``SoftPasskey`` registered for the connection on the way; ``user``: the venue's named
+        user who signs in upstream); the gateway access token it ends with. A connection starts
+        in approval mode; unless ``approval_mode``, its person then turns it off with their code
+        (a person trading freely under the rail's policy)."""
         before = {row["id"] for row in self.rows()}
         verifier = new_verifier()
         client_id = self.register()
         with browser or self.browser() as person:
             to_upstream = self.approve(person, client_id, challenge_of(verifier), profile)
             assert to_upstream.status_code == 302, to_upstream.text
-            callback = self.sign_in_upstream(person, to_upstream.headers["location"])
+            callback = self.sign_in_upstream(person, to_upstream.headers["location"], user)
             back = self.enrol(person, person.get(callback), passkey)
         assert back.status_code == 302, back.text
         params = query(back.headers["location"])
@@ -255,8 +270,11 @@ def custodian(
     localhost: bool = False,
     push: bool = False,
     public_record: bool = False,
+    venue_users: tuple[str, ...] = (),
 ) -> Iterator[Custodian]:
     """``profiles``: each profile file's text by the profile's name, in the gateway's home;
+    ``venue_users``: the sandbox venue's named users, each with their own accounts (none: its
+    one unnamed user, whose account every connection then trades);
     ``localhost``: the gateway's public URL is ``http://localhost:PORT`` (a browser's
     passkeys need a relying party that is a name, the whole consent flow at it);
     ``public_record``: the gateway serves ``/record`` too."""
@@ -276,7 +294,10 @@ def custodian(
         monkeypatch.delenv(name, raising=False)
     clock = SteppedClock(start=OPEN)
     venue_server = SandboxServer(
-        SandboxConfig(host="127.0.0.1", port=0, seed=7, access_token_ttl=access_ttl), clock=clock
+        SandboxConfig(
+            host="127.0.0.1", port=0, seed=7, access_token_ttl=access_ttl, users=venue_users
+        ),
+        clock=clock,
     )
     venue = venue_server.start()
     try:

@@ -21,12 +21,15 @@ def localhost(rail: Custodian) -> str:
     return rail.url.replace("127.0.0.1", "localhost")
 
 
-def connect_with_passkey(rail: Custodian, profile: str = "trader") -> tuple[SoftPasskey, str, str]:
-    """The whole consent flow under ``profile``, a passkey registered on the way: the
-    passkey, the connection's id and the client's access token."""
+def connect_with_passkey(
+    rail: Custodian, profile: str = "trader", user: str | None = None
+) -> tuple[SoftPasskey, str, str]:
+    """The whole consent flow under ``profile`` (signing in upstream as the venue's ``user``),
+    a passkey registered on the way: the passkey, the connection's id and the client's access
+    token."""
     passkey = SoftPasskey(localhost(rail))
     before = {row["id"] for row in rail.rows()}
-    token = rail.connect(passkey=passkey, profile=profile)
+    token = rail.connect(passkey=passkey, profile=profile, user=user)
     [row] = [r for r in rail.rows() if r["id"] not in before]
     assert row["person_passkey_sealed"] is not None
     return passkey, str(row["id"]), token

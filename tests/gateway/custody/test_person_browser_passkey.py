@@ -1,7 +1,7 @@
 """A hosted rail's person in real Chromium (a virtual authenticator of their own): the consent
-page, the venue's sign-in, then on the page it ends on a passkey registered for their own
-connection and their code confirmed; the passkey then signs them in to that connection's
-console."""
+page, the venue's sign-in as its own user (their name and password, their own account), then on
+the page it ends on a passkey registered for their own connection and their code confirmed; the
+passkey then signs them in to that connection's console."""
 
 from __future__ import annotations
 
@@ -15,13 +15,16 @@ import pyotp
 import pytest
 from chromium_testkit import WAIT_MS, chromium_page, expect, sync_playwright
 from custody_kit import REDIRECT, Custodian, custodian, query
+from mcp_http_testkit import McpSession
 from oauth_testkit import challenge_of, new_verifier
 from person_console_kit import HELD, place_held
 
 
 @pytest.fixture
 def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
-    with custodian(tmp_path, monkeypatch, policy=HELD, localhost=True) as served:
+    with custodian(
+        tmp_path, monkeypatch, policy=HELD, localhost=True, venue_users=("alice", "bob")
+    ) as served:
         yield served
 
 
@@ -45,9 +48,10 @@ def _exchange(rail: Custodian, client_id: str, code: str, verifier: str) -> str:
     return access
 
 
-def _connect(rail: Custodian, page: Any) -> str:
-    """The person's whole consent flow in ``page``, a passkey registered for the connection
-    on its device's authenticator and their code confirmed: the client's access token."""
+def _connect(rail: Custodian, page: Any, user: str) -> str:
+    """The person's whole consent flow in ``page``, signing in at the venue as ``user``, a
+    passkey registered for the connection on its device's authenticator and their code
+    confirmed: the client's access token."""
     verifier = new_verifier()
     params = {
         "response_type": "code",
@@ -64,6 +68,9 @@ def _connect(rail: Custodian, page: Any) -> str:
     page.select_option("select[name=profile]", "trader")
     page.click("button[value=approve]")
     expect(page.locator("h1")).to_have_text("Sign in to the sandbox venue")
+    credentials = rail.venue_credentials(user)
+    page.fill("#username", credentials["username"])
+    page.fill("#password", credentials["password"])
     page.click("button[value=approve]")
     page.wait_for_url(f"{rail.url}/oauth/callback**", timeout=WAIT_MS)
     page.click("#passkey-enrol")
@@ -74,6 +81,16 @@ def _connect(rail: Custodian, page: Any) -> str:
     page.click("button[value=confirm]")
     page.wait_for_url(f"{REDIRECT}**", timeout=WAIT_MS)
     return _exchange(rail, params["client_id"], query(page.url)["code"], verifier)
+
+
+def _accounts(rail: Custodian, token: str) -> set[str]:
+    """The agentic account numbers the connection of ``token`` sees at the venue."""
+    session = McpSession(rail.url, token)
+    try:
+        accounts = session.tool("get_accounts", {})["data"]["accounts"]
+    finally:
+        session.close()
+    return {row["account_number"] for row in accounts if row["agentic_allowed"]}
 
 
 def _sign_in(rail: Custodian, page: Any) -> str:
@@ -98,10 +115,14 @@ def test_two_people_each_register_a_passkey_and_see_only_their_own_connection_in
         chromium_page(p, tmp_path / "alice") as alice,
         chromium_page(p, tmp_path / "bob") as bob,
     ):
-        alice_token, bob_token = _connect(rail, alice), _connect(rail, bob)
+        alice_token, bob_token = _connect(rail, alice, "alice"), _connect(rail, bob, "bob")
         alice_order = str(place_held(rail.url, alice_token)["approval_id"])
         rail.clock.advance(timedelta(seconds=31))
         bob_order = str(place_held(rail.url, bob_token)["approval_id"])
+        # Each held order was filed on its person's own venue account.
+        for token, user in ((alice_token, "alice"), (bob_token, "bob")):
+            own = rail.venue.user(user).venue.accounts.agentic.account_number
+            assert _accounts(rail, token) == {own}
         alice_id, bob_id = _sign_in(rail, alice), _sign_in(rail, bob)
         assert alice_id != bob_id
         assert {row["id"] for row in rail.rows()} == {alice_id, bob_id}

@@ -1,9 +1,10 @@
 """Two people on one hosted rail (sealed custody, live mode on the sandbox venue): each connects
-through the consent flow with their own passkey and code, trades, is held, and approves their own
-from their own console. Then each of the rail's surfaces is handed the other person's ids — the
-MCP tools, the capability broker, the console, the owner channel's acts and the public record —
-and none of them gives or changes anything of the other's; the operator's code approves neither
-person's held order."""
+through the consent flow with their own passkey and code, signs in at the venue as its own user
+with their own account, trades, is held, and approves their own from their own console; each
+sees their own fill, cash and orders there. Then each of the rail's surfaces is handed the other
+person's ids — the MCP tools, the capability broker, the console, the owner channel's acts and
+the public record — and none of them gives or changes anything of the other's (their venue
+account included); the operator's code approves neither person's held order."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +46,19 @@ permissions: [account.read, market.read, orders.read, orders.review, orders.plac
 
 
 NOT_FILED_HERE = "not filed by this connection"
+CASH = Decimal("100000.00")  # each venue account's to start with
+USERS = ("alice", "bob")
 REFUSED = {(403, "person_code_wrong"), (429, "person_code_locked")}
 
 
 @dataclass
 class Person:
-    """One person on the rail: their passkey, connection, client token, code secret and
-    console, the order they approved (its filing and venue order) and the one still held."""
+    """One person on the rail: their venue user and its agentic account, their passkey,
+    connection, client token, code secret and console, the order they approved (its filing and
+    venue order) and the one still held."""
 
+    user: str
+    account: str
     passkey: SoftPasskey
     connection: str
     token: str
@@ -75,7 +82,13 @@ class Person:
 def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
     profiles = {"optiontrader": OPTION_TRADER}
     with custodian(
-        tmp_path, monkeypatch, policy=LIVE_HELD, profiles=profiles, public_record=True, push=True
+        tmp_path,
+        monkeypatch,
+        policy=LIVE_HELD,
+        profiles=profiles,
+        public_record=True,
+        push=True,
+        venue_users=USERS,
     ) as served:
         yield served
 
@@ -87,12 +100,20 @@ def phones(rail: Custodian) -> Iterator[tuple[PushService, PushService]]:
         yield alices, bobs
 
 
-def _arrive(rail: Custodian, phone: PushService) -> Person:
-    """A person connects, subscribes their phone to the rail's pushes, places an order that is
-    held, approves it from their console with their passkey (it is sent to the venue), places
-    a second one left held and asks to exercise an option, held too."""
-    passkey, connection, token = connect_with_passkey(rail, profile="optiontrader")
-    person = Person(passkey, connection, token, rail.secrets[-1], PersonConsole(rail))
+def _arrive(rail: Custodian, phone: PushService, user: str) -> Person:
+    """A person connects (signing in at the venue as ``user``), subscribes their phone to the
+    rail's pushes, places an order that is held, approves it from their console with their
+    passkey (it is sent to the venue), places a second one left held and asks to exercise an
+    option, held too."""
+    passkey, connection, token = connect_with_passkey(rail, profile="optiontrader", user=user)
+    session = McpSession(rail.url, token)
+    try:
+        account = _agentic_account(session)
+    finally:
+        session.close()
+    person = Person(
+        user, account, passkey, connection, token, rail.secrets[-1], PersonConsole(rail)
+    )
     subscribed = rail.person_post(
         "/person/push/subscriptions",
         len(rail.connection_ids) - 1,
@@ -146,9 +167,7 @@ def _agentic_account(session: McpSession) -> str:
 
 
 def _place_held(rail: Custodian, token: str) -> dict[str, Any]:
-    """A market buy of one SPY share through ``/mcp``: its held answer. (A share, not a dollar
-    amount: the two connections file on the sandbox's one account, whose open orders the guard
-    then prices whoever filed them.)"""
+    """A market buy of one SPY share through ``/mcp``: its held answer."""
     session = McpSession(rail.url, token)
     try:
         account = _agentic_account(session)
@@ -184,9 +203,9 @@ def _ask_exercise(rail: Custodian, token: str) -> dict[str, Any]:
 def two(
     rail: Custodian, phones: tuple[PushService, PushService]
 ) -> Iterator[tuple[Person, Person]]:
-    alice = _arrive(rail, phones[0])
+    alice = _arrive(rail, phones[0], USERS[0])
     try:
-        bob = _arrive(rail, phones[1])
+        bob = _arrive(rail, phones[1], USERS[1])
         try:
             yield alice, bob
         finally:
@@ -241,6 +260,24 @@ def _state(rail: Custodian, person: Person) -> dict[str, Any]:
     }
 
 
+def _account(rail: Custodian, token: str, account: str) -> dict[str, Any]:
+    """The venue account ``account`` as ``token``'s client reads it through ``/mcp``: its
+    positions (symbol, quantity), its orders' ids and its cash."""
+    session = McpSession(rail.url, token)
+    try:
+        mine = {"account_number": account}
+        positions = session.tool("get_equity_positions", mine)["data"]["positions"]
+        orders = session.tool("get_equity_orders", mine)["data"]["orders"]
+        cash = session.tool("get_portfolio", mine)["data"]["cash"]
+    finally:
+        session.close()
+    return {
+        "positions": [(row["symbol"], row["quantity"]) for row in positions],
+        "orders": {row["id"] for row in orders},
+        "cash": Decimal(str(cash)),
+    }
+
+
 def _person_acts(rail: Custodian) -> list[tuple[str, str]]:
     with rail.engine.connect() as db:
         rows = db.execute(
@@ -258,6 +295,19 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     rail: Custodian, two: tuple[Person, Person], phones: tuple[PushService, PushService]
 ) -> None:
     alice, bob = two
+    # Each person trades their own venue account, signed in there as its own user: the share
+    # they approved filled in it, their cash paid for it, and its orders are theirs alone.
+    assert alice.account != bob.account
+    for person in two:
+        own = rail.venue.user(person.user).venue.accounts.agentic
+        assert person.account == own.account_number
+        read = _account(rail, person.token, person.account)
+        assert read == {
+            "positions": [("SPY", "1")],
+            "orders": {person.venue_order},
+            "cash": own.cash,
+        }
+        assert own.cash < CASH
     # Each held order and exercise reached its own person's phone (each push journalled as
     # the rail sent it), and no other.
     for person, phone in zip(two, phones, strict=True):
@@ -287,8 +337,33 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     finally:
         session.close()
 
+    # /mcp: the other's venue account (its positions, cash and orders) is not found at the
+    # venue, nor is the other's venue order among one's own.
+    reads = (
+        ("get_equity_positions", "account/read", {"account_number": bob.account}),
+        ("get_portfolio", "account/read", {"account_number": bob.account}),
+        ("get_equity_orders", "orders/read", {"account_number": bob.account}),
+    )
+    session = McpSession(rail.url, alice.token)
+    try:
+        for name, _, arguments in reads:
+            answer = session.call(name, arguments)
+            assert answer.get("isError") is True, answer
+            assert answer["structuredContent"]["error"]["upstream_code"] == "NOT_FOUND", answer
+        asked = {"account_number": alice.account, "order_id": bob.venue_order}
+        assert session.tool("get_equity_orders", asked)["data"]["orders"] == []
+    finally:
+        session.close()
+
     # The capability broker: the same refusals.
     with httpx2.Client(base_url=rail.url, timeout=BOUND_S) as http:
+        for name, permission, arguments in reads:
+            body = {"tool": name, "arguments": arguments}
+            refused = http.post(
+                f"/api/capability/{permission}", json=body, headers=_bearer(alice.token)
+            )
+            assert refused.status_code == 422, refused.text
+            assert refused.json()["error"]["upstream_code"] == "NOT_FOUND", refused.text
         for order_id in (bob.venue_order, bob.held_filing):
             body = {"tool": "cancel_equity_order", "arguments": {"order_id": order_id}}
             refused = http.post(
@@ -363,6 +438,10 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
             assert value not in shown.text and value not in page.text
 
     assert _state(rail, bob) == before
+    bobs = rail.venue.user(bob.user).venue.accounts.agentic
+    assert _account(rail, bob.token, bob.account) == {
+        "positions": [("SPY", "1")], "orders": {bob.venue_order}, "cash": bobs.cash
+    }  # fmt: skip
     # Bob's connection is still his to resume and his held order his to approve, once the
     # lock the wrong codes set has passed.
     rail.clock.advance(timedelta(hours=1))
