@@ -1,8 +1,9 @@
 """What the owner's pages show of an option filing: its underlying, direction and each leg as
 a person reads it, and the figures its last policy check was decided on (the strategy
-recognised, the max loss, the premium and the collateral), from the filing's journal.
+recognised, the max loss, the premium and the collateral), from the filing's journal; of an
+exercise request (or its withdrawal), the act, the contract and the contracts asked.
 
-One blocking read of the ledger per filing; ``None`` for a filing that is no option order.
+One blocking read of the ledger per filing; ``None`` for a filing that is neither.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from typing import Any
 
 from ordergate.ledger import FilingRecord, Ledger
 
-__all__ = ["OPTION_ORDER", "leg_text", "option_facts"]
+__all__ = ["OPTION_EXERCISE", "OPTION_ORDER", "leg_text", "option_facts"]
 
 OPTION_ORDER = "option_order"
+OPTION_EXERCISE = "option_exercise"
+_ACTS = {"exercise": "exercise", "cancel_exercise": "withdraw the exercise of"}
 _CHECKS = ("policy_review", "policy_estimate")
 _FIGURES = ("strategy", "max_loss", "premium_usd", "collateral")
 
@@ -31,6 +34,8 @@ def option_facts(ledger: Ledger, record: FilingRecord) -> dict[str, Any] | None:
     as ``leg_text`` with its ``option_id``), ``quantity``, ``limit_price`` and, from its
     latest policy check, ``strategy``, ``max_loss`` (``None``: unbounded, or not priced),
     ``premium_usd`` and ``collateral`` (``None`` until the venue's review gave it)."""
+    if record.kind == OPTION_EXERCISE:
+        return _exercise_facts(record)
     if record.kind != OPTION_ORDER:
         return None
     terms = record.terms
@@ -49,3 +54,24 @@ def option_facts(ledger: Ledger, record: FilingRecord) -> dict[str, Any] | None:
             facts.update({name: entry.detail.get(name) for name in _FIGURES})
             break
     return facts
+
+
+def _exercise_facts(record: FilingRecord) -> dict[str, Any]:
+    """An exercise request's ``act`` (as a person reads it), ``underlying``, ``contract``
+    (``AAPL 2026-12-18 190 call``; ``None`` when the venue did not list it), ``option_id``
+    and ``quantity`` (an exercise's contracts; none for a withdrawal)."""
+    terms = record.terms
+    contract = terms.get("contract")
+    act = str(terms.get("act"))
+    return {
+        "act": _ACTS.get(act, act),
+        "underlying": contract.get("underlying") if isinstance(contract, dict) else None,
+        "contract": (
+            f"{contract.get('underlying')} {contract.get('expiry')} {contract.get('strike')} "
+            f"{contract.get('type')}"
+            if isinstance(contract, dict)
+            else None
+        ),
+        "option_id": terms.get("option_id"),
+        "quantity": terms.get("quantity"),
+    }

@@ -98,3 +98,35 @@ async def test_an_option_order_is_shown_leg_by_leg_on_approvals_filings_and_posi
     assert all(row["mark"] is not None and row["market_value"] is not None for row in positions)
     assert "Option positions" in positions_page
     assert f"AAPL {low['expiration_date']}" in positions_page
+
+
+async def test_an_exercise_request_is_shown_by_its_contract_on_approvals_and_filings(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path) as gw:
+        call = near_money(gw, "call")
+        asked = await gw.call(
+            "exercise_option",
+            {"account_number": gw.account, "option_id": call["id"], "quantity": 2},
+        )
+        assert answer_data(asked)["status"] == "pending_approval", asked
+        (approval,) = gw.ledger.approvals.pending()
+        record = gw.ledger.filing(approval.filing_id)
+        (waiting,) = approvals_with_options(gw.ledger, [approval_announcement(approval, record)])
+        approval_page = _render("approval.html", approval=waiting, passkey=False, base="")
+        listed = _render("_approvals_list.html", approvals=[waiting])
+        (filing,) = filings_view(gw.ledger, FilingFilter(symbol="AAPL"))
+        filings_page = _render("filings.html", filings=[filing], wanted=FilingFilter())
+    contract = f"AAPL {call['expiration_date']} {record.terms['contract']['strike']} call"
+    assert waiting["option"] == {
+        "act": "exercise",
+        "underlying": "AAPL",
+        "contract": contract,
+        "option_id": call["id"],
+        "quantity": 2,
+    }
+    assert f"<h1>Exercise {contract}</h1>" in approval_page
+    assert "Contracts</dt><dd>2</dd>" in approval_page and "None" not in approval_page
+    assert f"Exercise {contract}</strong>" in listed and "2 contracts" in listed
+    assert filing["symbol"] == "AAPL" and filing["side"] == "exercise"
+    assert contract in filings_page

@@ -97,7 +97,8 @@ def filings_view(
                 "client_name": (names or {}).get(digest_in(record.identity) or ""),
                 "requested": requested(record),
                 "symbol": symbol,
-                "side": record.terms.get("side") or (option and option["direction"]),
+                "side": record.terms.get("side")
+                or (option and (option.get("direction") or option.get("act"))),
                 "option": option,
                 "outcome": record.outcome.value,
                 "status": record.status.value,

@@ -17,7 +17,7 @@ from typing import Any
 
 from ordergate.core import to_wire
 from ordergate.execution import Guard
-from ordergate.gateway._option_facts import OPTION_ORDER, option_facts
+from ordergate.gateway._option_facts import OPTION_EXERCISE, OPTION_ORDER, option_facts
 from ordergate.ledger import Ledger, LedgerError
 from ordergate.venues import NoAnswer
 
@@ -29,10 +29,11 @@ _SHARES = 100
 def approvals_with_options(
     ledger: Ledger, approvals: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """``approvals`` (the desk's), each option order's with its ``option`` facts (blocking)."""
+    """``approvals`` (the desk's), each option order's and exercise request's with its
+    ``option`` facts (blocking)."""
     shown = []
     for approval in approvals:
-        if approval.get("kind") == OPTION_ORDER:
+        if approval.get("kind") in (OPTION_ORDER, OPTION_EXERCISE):
             try:
                 record = ledger.filing(approval["filing_id"])
             except LedgerError:
