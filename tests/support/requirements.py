@@ -547,6 +547,10 @@ REQUIREMENTS: dict[str, str] = {
     "own code anywhere up to the operator's ceiling (above it refused naming the field); the "
     "operator tightens them without consent and never loosens them; the guard holds each order "
     "to the limits in force; the person's console shows them under the ceiling",
+    "rail.operator.approval-mode-on": "issue 30 §1: the operator turns a person's connection's "
+    "approval mode on without consent (it only tightens), on the owner channel, the command "
+    "line or the console; turning it off stays the person's act, the operator's refused and "
+    "journalled",
     "rail.isolation": "issue 30 §5: two people on one hosted rail each trade, are held and "
     "approve their own; neither lists, reads, approves, cancels, pauses, resumes or "
     "disconnects the other's anything through /mcp, the broker, the console, the owner "

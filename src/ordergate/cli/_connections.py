@@ -1,5 +1,5 @@
-"""``ordergate connections list``, ``ordergate connections revoke ID`` and ``ordergate
-connections limits ID [CAP=VALUE …]``.
+"""``ordergate connections list``, ``ordergate connections revoke ID``, ``ordergate
+connections limits ID [CAP=VALUE …]`` and ``ordergate connections approval-mode ID on``.
 
 A connection is one client's standing access through the gateway (approved once on the
 consent page). ``list`` shows each live or dead one: its id, the client's registered name,
@@ -7,6 +7,8 @@ its profile and when it was made and last used. ``revoke`` erases one with its t
 its sealed upstream session): it needs no owner code, since it only takes access away.
 ``limits`` shows a person's connection's limits under the rail's ceiling (the policy) or
 tightens them, with no code either: loosening them is that person's own act, with their code.
+``approval-mode ID on`` holds every order of a person's connection for them (no code: it only
+tightens); ``off`` is refused (exit 2): only the person turns it off, with their own code.
 Both go to the running gateway's owner route, else the ledger directly.
 """
 
@@ -125,5 +127,34 @@ async def _limits(
             if asked:
                 return list((await desk.tighten_limits(connection_id, asked))["limits"])
             return await desk.connection_limits(connection_id)
+        except DeskError as error:
+            raise desk_failure(error) from None
+
+
+@connections_app.command("approval-mode")
+def approval_mode_command(
+    connection_id: Annotated[str, typer.Argument(help="A person's connection id (from `list`).")],
+    state: Annotated[str, typer.Argument(help="on (off is the person's own act).")],
+    channel: ChannelOption = None,
+    db: DbOption = None,
+) -> None:
+    """Hold every order of a person's connection for them (no code: it only tightens); only
+    the person turns it off, with their own code."""
+    if state not in ("on", "off"):
+        raise typer.BadParameter("give on (or off, which only the person does)", param_hint="STATE")
+    settings = settings_from(None, db, None, False)
+    result = anyio.run(_approval_mode, settings, channel, connection_id, state == "on")
+    said = "is now" if result["changed"] else "was already"
+    typer.echo(f"connection {connection_id} {said} in approval mode: each order waits its person")
+
+
+async def _approval_mode(
+    settings: Any, channel: Path | None, connection_id: str, on: bool
+) -> dict[str, Any]:
+    from ordergate.gateway.desk import DeskError
+
+    async with desk_for(channel, settings, announce=False) as desk:
+        try:
+            return await desk.approval_mode(connection_id, on)
         except DeskError as error:
             raise desk_failure(error) from None

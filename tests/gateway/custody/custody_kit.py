@@ -18,9 +18,11 @@ from mcp_http_testkit import McpSession
 from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from sqlalchemy import Engine, select
+from typer.testing import CliRunner, Result
 
 from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey
+from ordergate.cli import app
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
 from ordergate.gateway._owner import connection_digest
@@ -246,6 +248,23 @@ class Custodian:
         one step forward first: a code is spent once)."""
         self.clock.advance(timedelta(seconds=30))
         return pyotp.TOTP(secret).at(self.clock.now())
+
+    def command(self, *args: str, code: str | None = None) -> Result:
+        """``ordergate ARGS --owner-socket PATH`` as the operator (or the person) types it;
+        ``code``, when given, on standard input (``--code-stdin``)."""
+        env = {
+            "ORDERGATE_HOME": str(self.home.parent / "elsewhere"),
+            "ORDERGATE_DB_URL": "",
+            "ORDERGATE_MASTER_SECRET": "",
+            "ORDERGATE_CALLER_TOKEN_KEY": "",
+        }
+        stdin = ["--code-stdin"] if code is not None else []
+        return CliRunner().invoke(
+            app,
+            [*args, *stdin, "--owner-socket", str(self.home / "run" / "owner.sock")],
+            env=env,
+            input=f"{code}\n" if code is not None else None,
+        )
 
     def rows(self) -> list[dict[str, Any]]:
         with self.engine.connect() as db:

@@ -66,6 +66,17 @@ class PersonConsole:
             self.http.headers["x-console-key"] = signed.json()["key"]
         return signed
 
+    def sign_in_operator(self, code: str) -> None:
+        """This browser signed in to the operator's console with the owner ``code``."""
+        signed = self.http.post(
+            "/console/sign-in",
+            data={"csrf": self.csrf(), "owner_code": code},
+            headers={"origin": self.base},
+        )
+        found = KEY.search(signed.text)
+        assert found is not None, signed.text
+        self.http.headers["x-console-key"] = found.group(1)
+
     def approve_with_passkey(
         self, passkey: SoftPasskey, approval_id: str
     ) -> tuple[int, dict[str, Any]]:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import httpx2
 import pytest
 from custody_kit import BOUND_S, Custodian, custodian
-from owner_testkit import PASSPHRASE, channel_act
+from owner_testkit import PASSPHRASE, channel_act, owner_channel
+from person_console_kit import PersonConsole
 from sqlalchemy import text
 
 BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
@@ -112,3 +114,85 @@ def test_a_person_request_not_json_or_naming_no_connection_is_refused_naming_the
     assert not_bool.json()["error"]["field"] == "approval_mode"
     [row] = rail.rows()
     assert row["approval_mode"] in (True, 1)
+
+
+def _later(rail: Custodian, token: str) -> dict[str, object]:
+    """The buy placed past the duplicate window of the one before."""
+    rail.clock.advance(timedelta(seconds=31))
+    return _place(rail, token)
+
+
+def _operator_sets(rail: Custodian, connection_id: str, on: object) -> httpx2.Response:
+    with owner_channel(rail.home) as http:
+        return http.post(
+            f"/owner/connections/{connection_id}/approval-mode", json={"approval_mode": on}
+        )
+
+
+@pytest.mark.req("rail.operator.approval-mode-on")
+def test_the_operator_turns_a_connections_approval_mode_on_without_consent_but_never_off(
+    rail: Custodian,
+) -> None:
+    token = rail.connect()  # its person turned approval mode off
+    [connection_id] = rail.connection_ids
+    assert _later(rail, token)["status"] == "filled"
+    turned = _operator_sets(rail, connection_id, True)
+    assert turned.status_code == 200, turned.text
+    assert turned.json() == {
+        "connection_id": connection_id, "approval_mode": True, "changed": True
+    }  # fmt: skip
+    assert _later(rail, token)["status"] == "pending_approval"
+    off = _operator_sets(rail, connection_id, False)
+    assert off.status_code == 403, off.text
+    assert off.json()["error"]["code"] == "approval_mode_off_person_only"
+    assert _later(rail, token)["status"] == "pending_approval"
+    assert _operator_sets(rail, "no-such-connection", True).status_code == 404
+    assert _operator_sets(rail, connection_id, "yes").status_code == 400
+    assert rail.set_approval_mode(0, on=False).status_code == 200
+    assert _later(rail, token)["status"] == "filled"
+    assert _person_acts(rail) == [
+        "person act approval_mode_off authorised",
+        "person act approval_mode_off refused (person_act_operator_refused)",
+        "person act approval_mode_off authorised",
+    ]
+    with rail.engine.connect() as db:
+        operator = db.execute(text("SELECT why FROM decisions WHERE kind = 'approval_mode'"))
+        assert list(operator.scalars()) == ["the operator turned a connection's approval mode on"]
+
+
+@pytest.mark.req("rail.operator.approval-mode-on")
+def test_the_operator_holds_a_persons_orders_from_the_command_line_and_cannot_release_them(
+    rail: Custodian,
+) -> None:
+    token = rail.connect()
+    [connection_id] = rail.connection_ids
+    held = rail.command("connections", "approval-mode", connection_id, "on")
+    assert held.exit_code == 0, held.output
+    assert "is now in approval mode" in held.stdout
+    again = rail.command("connections", "approval-mode", connection_id, "on")
+    assert again.exit_code == 0 and "was already in approval mode" in again.stdout
+    off = rail.command("connections", "approval-mode", connection_id, "off")
+    assert off.exit_code == 2 and "approval_mode_off_person_only" in off.stderr
+    assert _later(rail, token)["status"] == "pending_approval"
+
+
+@pytest.mark.req("rail.operator.approval-mode-on")
+def test_the_operator_holds_a_persons_orders_from_the_consoles_connections_page(
+    rail: Custodian,
+) -> None:
+    token = rail.connect()
+    [connection_id] = rail.connection_ids
+    operator = PersonConsole(rail)
+    try:
+        operator.sign_in_operator(PASSPHRASE)
+        page = operator.get("/connections")
+        action = f"/console/connections/{connection_id}/approval-mode"
+        assert page.status_code == 200 and action in page.text
+        csrf = operator.csrf("/connections")
+        held = operator.http.post(action, data={"csrf": csrf}, headers={"origin": operator.base})
+        assert held.status_code == 303, held.text
+    finally:
+        operator.close()
+    [row] = rail.rows()
+    assert row["approval_mode"] in (True, 1)
+    assert _later(rail, token)["status"] == "pending_approval"

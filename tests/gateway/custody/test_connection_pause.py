@@ -17,9 +17,6 @@ from custody_kit import Custodian, custodian
 from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from sqlalchemy import text
-from typer.testing import CliRunner, Result
-
-from ordergate.cli import app
 
 HELD = 'approval = "always"\n[symbols]\nallow = ["SPY"]\n'
 BUY = {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
@@ -167,35 +164,17 @@ def test_a_held_order_of_a_paused_connection_is_refused_at_its_review_after_appr
     assert approved.json()["status"] == "refused" and "paused" in approved.json()["reasons"]
 
 
-def _command(served: Custodian, *args: str, code: str | None = None) -> Result:
-    """``ordergate ARGS --owner-socket PATH`` as the operator (or the person) types it."""
-    env = {
-        "ORDERGATE_HOME": str(served.home.parent / "elsewhere"),
-        "ORDERGATE_DB_URL": "",
-        "ORDERGATE_MASTER_SECRET": "",
-        "ORDERGATE_CALLER_TOKEN_KEY": "",
-    }
-    stdin = ["--code-stdin"] if code is not None else []
-    socket = served.home / "run" / "owner.sock"
-    return CliRunner().invoke(
-        app,
-        [*args, *stdin, "--owner-socket", str(socket)],
-        env=env,
-        input=f"{code}\n" if code is not None else None,
-    )
-
-
 def test_a_connection_is_paused_and_resumed_with_its_persons_code_from_the_command_line(
     rail: Custodian,
 ) -> None:
     token = rail.connect()
     [secret] = rail.secrets
     [connection] = _ids(rail)
-    paused = _command(rail, "pause", "--connection", connection, "--reason", "check")
+    paused = rail.command("pause", "--connection", connection, "--reason", "check")
     assert paused.exit_code == 0, paused.output
     assert _place(rail, token)["data"]["status"] == "refused"
-    operator = _command(rail, "resume", "--connection", connection, code=PASSPHRASE)
+    operator = rail.command("resume", "--connection", connection, code=PASSPHRASE)
     assert operator.exit_code == 5 and "person_code_wrong" in operator.stderr
-    resumed = _command(rail, "resume", "--connection", connection, code=rail.person_code(secret))
+    resumed = rail.command("resume", "--connection", connection, code=rail.person_code(secret))
     assert resumed.exit_code == 0, resumed.output
     assert _place(rail, token)["data"]["status"] == "filled"

@@ -222,3 +222,21 @@ def _row(page: str, name: str) -> tuple[str, str, str]:
     )
     assert found is not None, page
     return found.group(1), found.group(2), found.group(3)
+
+
+@pytest.mark.req("rail.person.limits")
+def test_the_operator_shows_and_tightens_a_persons_limits_from_the_command_line(
+    rail: Custodian,
+) -> None:
+    rail.connect()
+    [connection_id] = rail.connection_ids
+    tightened = rail.command(
+        "connections", "limits", connection_id, "max_order_usd=20", "max_open_orders=2"
+    )
+    assert tightened.exit_code == 0, tightened.output
+    shown = rail.command("connections", "limits", connection_id)
+    assert shown.exit_code == 0, shown.output
+    [line] = [row for row in shown.stdout.splitlines() if row.startswith("max_order_usd")]
+    assert "in force 20" in line and "ceiling 100" in line and "set by operator" in line
+    looser = rail.command("connections", "limits", connection_id, "max_order_usd=30")
+    assert looser.exit_code == 2 and "limit_loosens" in looser.stderr

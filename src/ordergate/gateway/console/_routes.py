@@ -30,6 +30,8 @@ route                                           what it needs
 ``POST /console/sign-out``                      a session, CSRF
 ``GET  /console/connections``                   a session
 ``POST /console/connections/{id}/revoke``       a session, CSRF
+``POST /console/connections/{id}/approval-mode``  a session, CSRF: a person's connection holds
+                                                 each order for them (on only)
 ``GET  /console/budget``                        a session
 ``POST /console/pause``                         a session, CSRF
 ``POST /console/resume``                        a session, CSRF, the owner code
@@ -372,6 +374,11 @@ def console_routes(
         await desk.revoke(request.path_params["connection_id"])
         return web.redirect("/connections")
 
+    async def hold_orders(request: Request, session: ConsoleSession) -> Response:
+        web.csrf(session, (await _form(request)).get("csrf"))
+        await desk.approval_mode(request.path_params["connection_id"], True)
+        return web.redirect("/connections")
+
     # -- budget, pause and resume ---------------------------------------------------------
 
     async def budget_page(request: Request, session: ConsoleSession) -> Response:
@@ -447,6 +454,11 @@ def console_routes(
         Route(
             f"{p}/connections/{{connection_id}}/revoke",
             guarded(signed_in(revoke), post=True),
+            methods=["POST"],
+        ),
+        Route(
+            f"{p}/connections/{{connection_id}}/approval-mode",
+            guarded(signed_in(hold_orders), post=True),
             methods=["POST"],
         ),
         Route(f"{p}/budget", guarded(signed_in(budget_page), post=False), methods=["GET"]),

@@ -14,7 +14,11 @@ their routes, ``_person_routes``), and trades under limits of its own that its p
 to the operator's ceiling (``_person_limits``).
 """
 
-from ordergate.gateway.custody._approval_mode import ApprovalModes, held_policy
+from ordergate.gateway.custody._approval_mode import (
+    ApprovalModeRefused,
+    ApprovalModes,
+    held_policy,
+)
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._backend import SealedBackend
 from ordergate.gateway.custody._person_limits import ConnectionLimits, LimitRefused, overrides_of
@@ -28,6 +32,7 @@ __all__ = [
     "BIND_COOKIE",
     "NO_MASTER_SECRET",
     "SESSION_ENDED",
+    "ApprovalModeRefused",
     "ApprovalModes",
     "ConnectionLimits",
     "LimitRefused",

@@ -12,7 +12,10 @@ cannot be read for is held (fail closed).
 Turning approval mode off loosens, so it is the person's own act: their code
 (``PersonCodes.authorize``, act ``approval_mode_off``, journalled ``person_act``) — the
 operator's code is no code of theirs and is refused like any wrong one. The person turns it
-on again the same way (``approval_mode_on``). Owner custody never reads the flag.
+on again the same way (``approval_mode_on``). Turning it on only tightens, so the operator
+does it too, with no one's consent (``set_by_operator``, journalled ``approval_mode``); the
+operator turning it off is refused and journalled ``person_act`` (``approval_mode_off``,
+``person_act_operator_refused``). Owner custody never reads the flag.
 """
 
 from __future__ import annotations
@@ -21,16 +24,31 @@ import dataclasses
 
 from sqlalchemy import Engine, select, update
 
+from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connections
-from ordergate.gateway.custody._person import NO_PERSON_CODES, PersonCodes, PersonRefused
+from ordergate.gateway.custody._person import (
+    NO_PERSON_CODES,
+    OPERATOR_CREDENTIAL,
+    PersonCodes,
+    PersonRefused,
+    journal_person_refusal,
+)
+from ordergate.ledger import Ledger
 from ordergate.policy import Approval, ApprovalKind, PolicyConfig
 from ordergate.store import write_transaction
 
-__all__ = ["APPROVAL_MODE_OFF", "APPROVAL_MODE_ON", "ApprovalModes", "held_policy"]
+__all__ = [
+    "APPROVAL_MODE_OFF",
+    "APPROVAL_MODE_ON",
+    "ApprovalModeRefused",
+    "ApprovalModes",
+    "held_policy",
+]
 
 APPROVAL_MODE_OFF = "approval_mode_off"
 APPROVAL_MODE_ON = "approval_mode_on"
 _ALWAYS = Approval(ApprovalKind.ALWAYS)
+_OPERATOR_IDENTITY = "unverified"  # the desk's identity for acts that only tighten
 
 
 def held_policy(policy: PolicyConfig) -> PolicyConfig:
@@ -38,6 +56,18 @@ def held_policy(policy: PolicyConfig) -> PolicyConfig:
     if policy.approval == _ALWAYS:
         return policy
     return dataclasses.replace(policy, approval=_ALWAYS)
+
+
+class ApprovalModeRefused(Exception):
+    """The operator asked to turn a connection's approval mode off: only its person does."""
+
+    code = "approval_mode_off_person_only"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Only the person who owns the connection turns its approval mode off, with their "
+            "own code; the operator turns it on."
+        )
 
 
 class ApprovalModes:
@@ -67,6 +97,25 @@ class ApprovalModes:
         act = APPROVAL_MODE_ON if on else APPROVAL_MODE_OFF
         persons.authorize(connection_id, code, act=act, detail={"approval_mode": on})
         return self._set(connection_id, on=on)
+
+    def set_by_operator(self, connection_id: str, *, on: bool, ledger: Ledger) -> bool:
+        """The operator turns approval mode of ``connection_id`` on (it only tightens: no
+        one's consent, journalled ``approval_mode`` on ``ledger``); whether it changed.
+        Turning it off is refused ``ApprovalModeRefused``, journalled ``person_act``."""
+        detail = {"connection": connection_digest(connection_id)}
+        if not on:
+            journal_person_refusal(
+                ledger, connection_id, APPROVAL_MODE_OFF, OPERATOR_CREDENTIAL, detail
+            )
+            raise ApprovalModeRefused()
+        changed = self._set(connection_id, on=True)
+        ledger.journal.append(
+            identity=_OPERATOR_IDENTITY,
+            kind="approval_mode",
+            why="the operator turned a connection's approval mode on",
+            detail={**detail, "approval_mode": True, "changed": changed},
+        )
+        return changed
 
     def _set(self, connection_id: str, *, on: bool) -> bool:
         with write_transaction(self._engine) as tx:

@@ -40,7 +40,7 @@ Every answer is a JSON-ready ``dict``; a refusal is a ``DeskError`` (status, cod
 The desk itself is the order of an act: plan it (``_planner``), check who authorizes it
 (``_authorizing``), claim it once, apply it, keep its answer (``_answers``); its reads are
 ``_reads``, its revocations ``_revocations``, its pause and resume ``_kill_switch``, a
-connection's own limits ``_limit_acts``.
+connection's own limits ``_limit_acts``, its approval mode turned on ``_approval_acts``.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ from ordergate.gateway._owner import connection_digest, digest_in
 from ordergate.gateway.custody import ConnectionLimits
 from ordergate.gateway.custody._person import PersonCodes
 from ordergate.gateway.desk._answers import kept, replayed
+from ordergate.gateway.desk._approval_acts import ApprovalModeActs
 from ordergate.gateway.desk._authorizing import Authorizer
 from ordergate.gateway.desk._connection_acts import connection_of
 from ordergate.gateway.desk._connections import client_names, list_connections, sealed_digests
@@ -138,6 +139,7 @@ class OwnerDesk:
             authorizer=self._auth,
         )
         self._revocations = Revocations(ledger=ledger, store=store)
+        self._modes = ApprovalModeActs(ledger=ledger, store=store)
         self._limits = LimitActs(ledger=ledger, store=store, persons=persons, clock=self._clock)
         self._planner = ActPlanner(ledger=ledger, store=store, held=self._held, mints=self._mints)
         self._delayed.on_due(OwnerAct.POLICY_APPLY, self._policies.due)
@@ -384,6 +386,12 @@ class OwnerDesk:
         consent: it only tightens); a value that would loosen is refused 403 ``limit_loosens``
         naming its field, a connection that is not a live person's 404."""
         return await self._limits.tighten(connection_id, limits)
+
+    async def approval_mode(self, connection_id: str, on: bool) -> dict[str, Any]:
+        """Turn the approval mode of the live person's connection ``connection_id`` on (no
+        one's consent: every order of it is then held for its person); off is refused 403,
+        journalled: only the person turns it off, with their code."""
+        return await self._modes.set(connection_id, on)
 
     # -- the kill switch (``_kill_switch``) ------------------------------------------------
 

@@ -221,6 +221,10 @@ class RemoteDesk:
         path = f"/connections/{quote(connection_id)}/limits"
         return dict(await self._call("POST", path, {"limits": limits}))
 
+    async def approval_mode(self, connection_id: str, on: bool) -> dict[str, Any]:
+        path = f"/connections/{quote(connection_id)}/approval-mode"
+        return dict(await self._call("POST", path, {"approval_mode": on}))
+
     async def prepare(self, act: str, params: dict[str, Any]) -> dict[str, Any]:
         return dict(await self._call("POST", "/prepare", {"act": act, "params": params}))
 

@@ -17,8 +17,10 @@ Routes (answers are JSON; a refusal is ``{"error": {"code", "message"}}`` with i
 - ``GET /owner/status``, ``GET /owner/approvals``, ``GET /owner/connections``;
 - ``POST /owner/approvals/{id}/deny``, ``POST /owner/pause`` ``{reason, connection_id?}``,
   ``POST /owner/connections/{id}/revoke``, ``POST /owner/connections/{id}/limits``
-  ``{limits}`` (a person's connection's limits, each at most the one in force) (safer: no
-  code); ``GET /owner/connections/{id}/limits``;
+  ``{limits}`` (a person's connection's limits, each at most the one in force), ``POST
+  /owner/connections/{id}/approval-mode`` ``{approval_mode: true}`` (every order of a person's
+  connection held for them; ``false`` is refused: the person's act) (safer: no code);
+  ``GET /owner/connections/{id}/limits``;
 - ``POST /owner/prepare`` ``{act, params}`` → ``{act_id, act, summary, digest, needs_code,
   expires_at}``, for ``approve`` ``{approval_id}``, ``resume`` ``{connection_id?}``,
   ``policy_apply`` ``{text}``, ``token_mint`` ``{caller, profile, ttl_s, connection?}``;
@@ -144,6 +146,12 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
             )}  # fmt: skip
         return await desk.tighten_limits(connection_id, body.get("limits"))
 
+    async def approval_mode(request: Request, body: dict[str, Any]) -> Any:
+        on = body.get("approval_mode")
+        if not isinstance(on, bool):
+            raise DeskError(400, "invalid_request", "approval_mode must be true or false.")
+        return await desk.approval_mode(request.path_params["connection_id"], on)
+
     async def prepare(request: Request, body: dict[str, Any]) -> Any:
         act = _text(body, "act")
         params = body.get("params", {})
@@ -188,6 +196,11 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
             f"{prefix}/connections/{{connection_id}}/limits",
             endpoint(limits, post=False),
             methods=["GET"],
+        ),
+        Route(
+            f"{prefix}/connections/{{connection_id}}/approval-mode",
+            endpoint(approval_mode, post=True),
+            methods=["POST"],
         ),
         Route(f"{prefix}/prepare", endpoint(prepare, post=True), methods=["POST"]),
         Route(f"{prefix}/authorize", endpoint(authorize, post=True), methods=["POST"]),
