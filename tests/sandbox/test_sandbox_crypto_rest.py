@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 from uuid import uuid4
@@ -19,7 +20,7 @@ from venue_testkit import VenueClient, running_venue
 
 from ordergate.client import BusinessError, HTTPStatusError
 from ordergate.client.crypto_rest import ApiKey, CryptoRest, RestOrderRequest
-from ordergate.core import CryptoOrderType, CryptoTimeInForce, Secret, Side
+from ordergate.core import CryptoOrderType, CryptoTimeInForce, Secret, Side, wire_time
 
 ORDERS = "/api/v1/crypto/trading/orders/"
 
@@ -223,6 +224,40 @@ async def test_listings_follow_the_venues_next_pages_and_a_stop_limit_keeps_both
     assert len(pairs) > 2 and len({pair.symbol for pair in pairs}) == len(pairs)
     config = placed.stop_limit_order_config or {}
     assert Decimal(config["stop_price"]) == Decimal(config["limit_price"]) == high
+
+
+@pytest.mark.anyio
+async def test_a_filtered_listing_keeps_its_filters_on_every_page_and_bounds_by_creation() -> None:
+    with running_venue(page_size=2) as small:
+        async with CryptoRest(key=_issued(small), base_url=small.base_url) as rest:
+            resting: dict[str, list[str]] = {"BTC-USD": [], "ETH-USD": []}
+            for symbol, count in (("BTC-USD", 2), ("ETH-USD", 3)):
+                (pair,) = await rest.trading_pairs(symbol)
+                (quote,) = await rest.best_bid_ask(symbol)
+                low = (quote.bid_inclusive_of_sell_spread / 2).quantize(pair.quote_increment)
+                for _ in range(count):
+                    placed = await rest.place_order(
+                        _market_buy(symbol=symbol, type=CryptoOrderType.LIMIT, quote_amount=None,
+                                    asset_quantity=Decimal("0.01"), limit_price=low,
+                                    time_in_force=CryptoTimeInForce.GTC)
+                    )  # fmt: skip
+                    resting[symbol].append(placed.id)
+            first = min(o.created_at for o in await rest.orders(symbol="BTC-USD"))
+            later = max(o.created_at for o in await rest.orders()) + timedelta(seconds=1)
+            eth = await rest.orders(symbol="ETH-USD", state="open")
+            since = await rest.orders(symbol="BTC-USD", created_at_start=wire_time(first))
+            none_yet = await rest.orders(created_at_start=wire_time(later))
+            until = await rest.orders(created_at_end=wire_time(later))
+            with pytest.raises(BusinessError) as unreadable:
+                await rest.orders(created_at_start="yesterday")
+            for ids in resting.values():
+                for order_id in ids:
+                    await rest.cancel_order(order_id)
+    # Three ETH orders over two pages: the second page is ETH's too, not the book's rest.
+    assert sorted(o.id for o in eth) == sorted(resting["ETH-USD"])
+    assert sorted(o.id for o in since) == sorted(resting["BTC-USD"])
+    assert none_yet == [] and len(until) == 5
+    assert unreadable.value.field == "created_at_start"
 
 
 def test_a_quantity_that_is_not_a_number_is_refused_naming_it(venue: VenueClient) -> None:

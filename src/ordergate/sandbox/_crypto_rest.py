@@ -20,10 +20,12 @@ from __future__ import annotations
 import base64
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
@@ -165,7 +167,9 @@ def rest_routes(
         end = start + page_size
         following = None
         if end < len(rows):
-            following = str(request.url.replace(query=f"cursor={end}"))
+            # The next page is the same listing further on: its filters kept, the cursor moved.
+            kept = [(k, v) for k, v in request.query_params.multi_items() if k != "cursor"]
+            following = str(request.url.replace(query=urlencode([*kept, ("cursor", str(end))])))
         return {"next": following, "previous": None, "results": rows[start:end]}
 
     async def accounts(request: Request, body: str) -> Any:
@@ -293,6 +297,7 @@ def rest_routes(
         if request.method == "POST":
             return place(body)
         params = request.query_params
+        start, end = instant(params, "created_at_start"), instant(params, "created_at_end")
         rows = [
             order_row(order)
             for order in desk.listed(account_number(), params.get("id"))
@@ -305,8 +310,22 @@ def rest_routes(
                     ("type", str(order.terms.type)),
                 )
             )
+            and (start is None or order.created_at >= start)
+            and (end is None or order.created_at <= end)
         ]
         return listing(request, rows)
+
+    def instant(params: Mapping[str, str], name: str) -> datetime | None:
+        text = params.get(name)
+        if text is None:
+            return None
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            raise VenueError("INVALID_ARGUMENT", f"{name} is not a time", field=name) from None
+        if moment.tzinfo is None:
+            raise VenueError("INVALID_ARGUMENT", f"{name} needs its offset", field=name)
+        return moment
 
     def place(body: str) -> Any:
         try:
