@@ -184,3 +184,31 @@ async def test_a_replace_of_a_filled_order_is_refused_and_nothing_filed_or_sent(
         sent, filings = venue_orders(gw), gw.filings()
     assert error["code"] == "ORDER_NOT_OPEN"
     assert len(sent) == 1 and len(filings) == 1
+
+
+async def test_a_cancel_the_venue_never_confirms_ends_the_replacement_with_nothing_placed(
+    tmp_path: Path,
+) -> None:
+    async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
+        order_id, price, _ = await _rest(gw)
+        lane = gw.guard.venue.options
+        assert lane is not None
+        cancel = lane.cancel
+
+        async def lost(account: str, venue_order_id: str) -> None:
+            gw.venue.admin("faults", {"drop_before": 1})  # the cancel never reaches the venue
+            await cancel(account, venue_order_id)
+
+        setattr(lane, "cancel", lost)  # noqa: B010 - the lane's own method, wrapped
+        lower = price - TICK
+        result = await gw.call("replace_option_order", _replace(gw, order_id, price=str(lower)))
+        data = answer_data(result)
+        states, held = _states(gw), _held(gw)
+        (original, replacement) = sorted(gw.filings(), key=lambda r: r.created_at)
+    assert data["status"] == "refused", data
+    assert data["reasons"] == ["option_replace_not_cancelled"]
+    assert list(states) == [order_id]  # still working; nothing of the replacement placed
+    assert states[order_id] not in ("cancelled", "canceled", "filled")
+    assert original.status is not FilingStatus.CANCELLED
+    assert replacement.status is FilingStatus.REFUSED
+    assert held == price * HUNDRED  # the replacement's hold released, the original's kept
