@@ -170,6 +170,39 @@ async def test_every_order_shape_fills_on_the_lane_routed_and_the_holds_end_at_t
         assert view.holding.quantity == bought_units - sold_units
 
 
+@pytest.mark.parametrize("route", LANES)
+async def test_a_limit_buy_cancelled_after_a_partial_fill_holds_what_filled_on_either_lane(
+    tmp_path: Path, route: str
+) -> None:
+    wide = policy('[limits]\nmax_daily_usd = "100000"\n' + routed(route))
+    async with desk(tmp_path, live=True, config=wide, rest={}) as d:
+        quote = await quoted(d, route)
+        assert quote.ask is not None
+        over_ask = (quote.ask * D("1.001")).quantize(CENT, rounding=ROUND_UP)
+        # The venue's desk executes at most $25000 a look: 0.3 BTC takes two looks or more.
+        outcome = await d.guard.submit_crypto(
+            crypto(d, asset_quantity=D("0.3"), order_type=CryptoOrderType.LIMIT,
+                   limit_price=over_ask),
+            identity="a",
+        )  # fmt: skip
+        assert outcome.status is FilingStatus.SUBMITTED, outcome.reasons
+        for _ in range(10):
+            if d.ledger.filing(outcome.filing_id).status is FilingStatus.PARTIALLY_FILLED:
+                break
+            d.step(1)
+            await d.guard.reconcile()
+        assert d.ledger.filing(outcome.filing_id).status is FilingStatus.PARTIALLY_FILLED
+        cancelled = await d.guard.cancel(outcome.filing_id, identity="a")
+        assert cancelled.status.terminal, cancelled
+        await follow(d, outcome.filing_id)
+        units, dollars = filled(d, outcome.filing_id)
+        assert 0 < units < D("0.3") and lane(d, outcome.filing_id) == route
+        [order] = venue_orders(d)
+        assert order["state"] == "canceled"
+        held = d.ledger.rolling_spend(d.account).notional
+        assert held == dollars.quantize(D("1E-8"), rounding=ROUND_CEILING)
+
+
 # -- the guard's refusals, on either lane ------------------------------------------------
 
 
