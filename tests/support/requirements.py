@@ -246,6 +246,7 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.keys.resumable": "issue 30 §4: an interrupted rotation leaves all openable",
     "gateway.keys.no-token": "issue 30 §4: master secret without the token: no session",
     "gateway.keys.shredding": "issue 30 §4: an erased session is in no copy taken after",
+    "gateway.keys.restore": "issue 30 §4: a restore from a backup cannot reopen an erased one",
     "gateway.keys.v1-moves": "issue 30 §4: a v1 session moves to a data key on use",
     "gateway.keys.master-rotation": "issue 30 §4: keys rotate moves to a new master secret",
     # Issue 30 §3: approval by default on the hosted rail

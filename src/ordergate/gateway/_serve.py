@@ -47,6 +47,7 @@ from ordergate.gateway.custody import (
     NoVault,
     SealedBackend,
     SessionSource,
+    Shredder,
     UpstreamAuthority,
     UpstreamSignIn,
     Vault,
@@ -550,6 +551,12 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                 )
 
             auth, erase = _auth(start, wall, sign_in, persons_enrol=persons is not None)
+            if sealer is not None and keys is not None:
+                # Each erasure rotates past the KEK its data key was under (a backup taken
+                # before cannot reopen it), and one owed from before this start is done now.
+                shredder = Shredder(wall.ledger.engine, keys)
+                auth.store.on_erased(shredder)
+                await blocking(shredder)
             modes = ApprovalModes(wall.ledger.engine, persons=persons)
             custody_note = (
                 "connections: each person signs in at the upstream; the session is sealed "

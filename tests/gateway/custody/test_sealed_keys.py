@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
-from custody_kit import MASTER, OPEN, Custodian, custodian
+from custody_kit import MASTER, OPEN, REDIRECT, Custodian, custodian
 from hsm_testkit import new_token
 from mcp_http_testkit import McpSession as Mcp
 from pg_testkit import database
@@ -29,16 +30,19 @@ from ordergate.client import LoginRequired
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway import Sealer
 from ordergate.gateway._schema import connections
-from ordergate.gateway.custody import Vault, rotate_keys
+from ordergate.gateway.custody import Shredder, Vault, rotate_keys, shred_erased
 from ordergate.gateway.keys import (
     KeyProvider,
     KeyProviderError,
     MasterSecretProvider,
     Pkcs11Provider,
     open_envelope,
+    seal_envelope,
 )
+from ordergate.gateway.oauth._connections import erase_connection, open_sealed_connection
 from ordergate.gateway.oauth._store import GatewayStore
-from ordergate.store import purge_freed
+from ordergate.ledger import open_ledger
+from ordergate.store import purge_freed, write_transaction
 
 
 def _quotes(gateway: Custodian, token: str) -> str:
@@ -241,6 +245,104 @@ def test_an_erased_connections_session_is_gone_from_a_copy_of_the_ledger_taken_a
         erased["data_key_wrapped"].encode(),
     ):
         assert trace not in found
+
+
+@pytest.mark.req("gateway.keys.restore")
+def test_a_restore_from_a_backup_taken_before_a_disconnect_cannot_reopen_the_erased_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
+) -> None:
+    with custodian(tmp_path, monkeypatch, key_provider=token_keys) as gateway:
+        kept, gone = gateway.connect(), gateway.connect()
+        assert _quotes(gateway, gone) == "SPY"
+        (erased,) = [row for row in gateway.rows() if _holds(gateway, row, gone)]
+        backup = _copied(gateway.engine, tmp_path, "backup")  # the night before
+        assert _tokens(token_keys, erased)["access_token"]  # the backup's copy opens, today
+        mcp = Mcp(gateway.url, gone)
+        try:
+            mcp.tool("gate_disconnect", {})
+        finally:
+            mcp.close()
+        # The disconnect rotated past the KEK the erased data key was under, and destroyed it:
+        # the other connection goes on, under the new KEK.
+        assert _quotes(gateway, kept) == "SPY"
+        rows = {row["id"]: row for row in gateway.rows()}
+        assert rows[erased["id"]]["kek_id"] is None  # nothing owed to a backup any more
+        (live,) = [row for key, row in rows.items() if key != erased["id"]]
+        assert live["kek_id"] == "ordergate-kek-0002"
+    # The rail restored from the backup, with the same token: the erased connection's data key
+    # is there, wrapped by a KEK that exists nowhere, and its session does not open.
+    engine = create_engine(f"sqlite:///{backup}")
+    try:
+        with engine.connect() as db:
+            (restored,) = db.execute(
+                select(connections.c.state, connections.c.kek_id).where(
+                    connections.c.id == erased["id"]
+                )
+            ).all()
+        assert tuple(restored) == ("live", "ordergate-kek-0001")
+        with pytest.raises(KeyProviderError, match="ordergate-kek-0001, which token"):
+            _tokens(token_keys, erased)
+        with pytest.raises(LoginRequired):
+            anyio.run(_open_session, _vault(engine, token_keys), erased["id"])
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.req("gateway.keys.restore")
+def test_a_connection_ended_by_its_code_replayed_is_shredded_past_as_a_disconnect_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
+) -> None:
+    with custodian(tmp_path, monkeypatch, key_provider=token_keys) as gateway:
+        kept, gone = gateway.connect(), gateway.connect()
+        (erased,) = [row for row in gateway.rows() if _holds(gateway, row, gone)]
+        code = gateway.minted[-3]  # the second connection's authorization code, spent
+        with httpx2.Client(timeout=30) as http:
+            replayed = http.post(
+                gateway.url + "/oauth/token",
+                data={
+                    "grant_type": "authorization_code",
+                    "code": code,
+                    "client_id": erased["client_id"],
+                    "redirect_uri": REDIRECT,
+                    "code_verifier": "v" * 43,
+                },
+            )
+        assert replayed.status_code == 400, replayed.text
+        rows = {row["id"]: row for row in gateway.rows()}
+        assert rows[erased["id"]]["state"] == "erased", replayed.text
+        assert rows[erased["id"]]["kek_id"] is None
+        assert {row["kek_id"] for row in rows.values() if row["state"] == "live"} == {
+            "ordergate-kek-0002"
+        }
+        assert _quotes(gateway, kept) == "SPY"
+    with pytest.raises(KeyProviderError, match="ordergate-kek-0001, which token"):
+        _tokens(token_keys, erased)
+
+
+@pytest.mark.req("gateway.keys.restore")
+def test_a_shredding_owed_when_the_rail_starts_is_done_before_it_serves(
+    tmp_path: Path, token_keys: Pkcs11Provider
+) -> None:
+    """An erasure made while no rail ran (the command line on the ledger) leaves its KEK named
+    on the row; the rail's shredder rotates past it, once, and nothing is owed after."""
+    with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=SteppedClock(start=OPEN)) as led:
+        for connection_id in ("stays", "goes"):
+            envelope = seal_envelope(token_keys, b'{"access_token": "at"}', aad=b"x")
+            with write_transaction(led.engine) as tx:
+                open_sealed_connection(
+                    tx, connection_id=connection_id, client_id="c", profile="monitor",
+                    sealed=envelope.sealed, data_key_wrapped=envelope.data_key_wrapped,
+                    kek_id=envelope.kek_id, expires_at=None, now=OPEN,
+                )  # fmt: skip
+        with write_transaction(led.engine) as tx:
+            erase_connection(tx, "goes")
+        shredder = Shredder(led.engine, token_keys)
+        shredder()
+        with led.engine.connect() as db:
+            kek_ids = dict(db.execute(select(connections.c.id, connections.c.kek_id)).all())
+        assert kek_ids == {"stays": "ordergate-kek-0002", "goes": None}
+        assert shred_erased(led.engine, token_keys) is None  # nothing owed: no new rotation
+        assert token_keys.key_id == "ordergate-kek-0002"
 
 
 def _holds(gateway: Custodian, row: dict[str, Any], token: str) -> bool:

@@ -8,7 +8,8 @@ own session through its own guard (``_backend``). On a hosted rail the person en
 of their own (``_person``) and may register a passkey (``_person_passkeys``) for the
 connection on the same page (``_person_page``). Each session is under a data key of its
 own, wrapped by the key provider's key-encryption key (``ordergate.gateway.keys``);
-``_rotation`` re-wraps them all under a new one. A new connection starts in approval mode
+``_rotation`` re-wraps them all under a new one, and ``_shredding`` rotates past an erased
+connection's KEK so that no backup reopens it. A new connection starts in approval mode
 (``_approval_mode``: each order held for its person, until their own code turns it off on
 their routes, ``_person_routes``), and trades under limits of its own that its person sets up
 to the operator's ceiling (``_person_limits``).
@@ -25,6 +26,7 @@ from ordergate.gateway.custody._person_limits import ConnectionLimits, LimitRefu
 from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.custody._person_routes import person_routes
 from ordergate.gateway.custody._rotation import Progress, Rotation, rotate_keys
+from ordergate.gateway.custody._shredding import Shredder, shred_erased
 from ordergate.gateway.custody._signin import BIND_COOKIE, NO_MASTER_SECRET, UpstreamSignIn
 from ordergate.gateway.custody._vault import SESSION_ENDED, NoVault, SessionSource, Vault
 
@@ -42,6 +44,7 @@ __all__ = [
     "Rotation",
     "SealedBackend",
     "SessionSource",
+    "Shredder",
     "UpstreamAuthority",
     "UpstreamSignIn",
     "Vault",
@@ -49,4 +52,5 @@ __all__ = [
     "overrides_of",
     "person_routes",
     "rotate_keys",
+    "shred_erased",
 ]

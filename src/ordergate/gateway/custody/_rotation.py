@@ -14,6 +14,10 @@ provider's) is left as it was and counted; its KEK is never retired by this run.
 The rail's VAPID key (``ordergate.gateway.push``), sealed under a data key of its own, is
 re-wrapped the same way, and its KEK counts as in use until it is.
 
+A connection ended since the last rotation (its data key erased, the KEK it was under still
+named on its row) is shredded past by it: once that KEK is retired its row forgets it
+(``shredded_past``; ``_shredding`` runs a rotation for that after each erasure).
+
 Connections still sealed the old way (``v1.``, under the master secret's own key) are moved to
 data keys of their own first, as their next use would move them.
 """
@@ -35,7 +39,7 @@ from ordergate.gateway.oauth._records import ConnectionState
 from ordergate.gateway.push._vapid import rewrap_vapid_key, vapid_kek_of
 from ordergate.store import purge_freed, write_transaction
 
-__all__ = ["Progress", "Rotation", "rotate_keys"]
+__all__ = ["Progress", "Rotation", "rotate_keys", "shredded_past"]
 
 Progress = Callable[[int, int], None]
 """Called after each row with (rows done, rows to do) in the sweep."""
@@ -124,8 +128,27 @@ def rotate_keys(
     if vapid_kek is not None:
         in_use.add(vapid_kek)
     retired = keys.retire(in_use)
+    # What the provider still holds; the master secret's KEK is never destroyed, so nothing
+    # is owed to a backup there (``_shredding``).
+    shredded_past(engine, held={key_id, *in_use} if keys.destroys_keks else set())
     purge_freed(engine)  # the old wraps, gone from the rows, gone from the file too
     return Rotation(key_id=key_id, rewrapped=done, moved=moved, retired=retired, unopened=unopened)
+
+
+def shredded_past(engine: Engine, *, held: set[str]) -> None:
+    """Forget, on each ended connection (its data key erased), the KEK its data key was
+    under once that KEK is not ``held`` any more: no backup's copy of its data key opens."""
+    table = connections.c
+    with write_transaction(engine) as tx:
+        tx.execute(
+            update(connections)
+            .where(
+                table.data_key_wrapped.is_(None),
+                table.kek_id.is_not(None),
+                table.kek_id.not_in(held),
+            )
+            .values(kek_id=None)
+        )
 
 
 def _rewrap_one(engine: Engine, keys: KeyProvider, connection_id: str, key_id: str) -> bool:

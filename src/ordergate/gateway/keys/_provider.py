@@ -80,6 +80,9 @@ class KeyProvider(Protocol):
     go under; a wrapped blob is always stored beside the id of the KEK that wrapped it."""
 
     name: str
+    destroys_keks: bool
+    """Whether ``retire`` destroys a KEK (a token), so that whatever it wrapped, a backup's
+    copy included, opens nowhere again; the master secret's KEK is only ever stopped using."""
 
     @property
     def key_id(self) -> str: ...
@@ -134,6 +137,7 @@ class MasterSecretProvider:
     the previous one's, which only unwraps)."""
 
     name = "master-secret"
+    destroys_keks = False
 
     def __init__(self, master: Secret, *, previous: Iterable[Secret] = ()) -> None:
         self._current = _MasterKek(master, "ORDERGATE_MASTER_SECRET")
@@ -204,6 +208,7 @@ class Pkcs11Provider:
     """KEKs on a PKCS#11 token; the token does every wrap and unwrap."""
 
     name = "pkcs11"
+    destroys_keks = True
 
     def __init__(self, module: str, token_label: str, pin: Secret) -> None:
         try:

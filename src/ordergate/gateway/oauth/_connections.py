@@ -41,7 +41,6 @@ FORGOTTEN = {
     "upstream_sealed": None,
     "upstream_expires_at": None,
     "data_key_wrapped": None,
-    "kek_id": None,
     "person_totp_sealed": None,
     "person_totp_step": None,
     "person_passkey_sealed": None,
@@ -49,7 +48,9 @@ FORGOTTEN = {
     "person_passkey_count": None,
 }
 """What a connection that ends (erased, or dead at the upstream) forgets: its session, its data
-key (so whatever was sealed under it is shredded) and the person's own credentials."""
+key (so whatever was sealed under it is shredded) and the person's own credentials. It keeps
+``kek_id``, the KEK its data key was under, until that KEK is destroyed (a row with a
+``kek_id`` and no data key is a shredding still owed to a backup: ``custody._shredding``)."""
 
 
 def open_owner_connection(tx: SqlConnection, *, client_id: str, profile: str, now: datetime) -> str:

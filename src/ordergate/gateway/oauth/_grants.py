@@ -56,7 +56,7 @@ from ordergate.oauth import (
     code_refusal,
     refresh_refusal,
 )
-from ordergate.store import iso, parse_iso, write_transaction
+from ordergate.store import iso, parse_iso, purge_freed, write_transaction
 
 __all__ = ["DEFAULT_VERIFIED_TTL", "ConnectionOpener", "Grants"]
 
@@ -99,6 +99,12 @@ class Grants:
         self._code_ttl = code_ttl
         self._expires_in = access_ttl // timedelta(seconds=1)
         self._verified = VerifiedCache(verified_ttl)
+        self._on_erased: list[Callable[[], None]] = []
+
+    def on_erased(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` after each write here that erased a connection (a code or a rotated
+        refresh token presented again, a refresh token revoked), once it is committed."""
+        self._on_erased.append(hook)
 
     # -- codes ---------------------------------------------------------------------------
 
@@ -135,7 +141,7 @@ class Grants:
             return BAD_CODE
         now = self._clock.now()
         table = gateway_codes.c
-        with self._ending() as tx:
+        with self._ending() as (tx, ended):
             row = tx.execute(
                 select(gateway_codes)
                 .where(table.code_sha256 == sha256_hex(exchange.code))
@@ -144,7 +150,7 @@ class Grants:
             if row is None:
                 return BAD_CODE
             if row.used_at is not None:
-                erase_connection(tx, row.connection_id)
+                ended.append(erase_connection(tx, row.connection_id))
                 _log.warning("an authorization code was presented twice: its connection ended")
                 return BAD_CODE
             tx.execute(
@@ -174,7 +180,7 @@ class Grants:
             return BAD_REFRESH
         now = self._clock.now()
         table = gateway_tokens.c
-        with self._ending() as tx:
+        with self._ending() as (tx, ended):
             row = tx.execute(
                 select(gateway_tokens)
                 .where(table.token_sha256 == sha256_hex(refresh_token), table.kind == REFRESH)
@@ -183,7 +189,7 @@ class Grants:
             if row is None:
                 return BAD_REFRESH
             if row.rotated_to_sha256 is not None:
-                erase_connection(tx, row.connection_id)
+                ended.append(erase_connection(tx, row.connection_id))
                 _log.warning("a rotated refresh token was presented again: its connection ended")
                 return BAD_REFRESH
             if row.revoked_at is not None:
@@ -218,14 +224,14 @@ class Grants:
             return
         now = self._clock.now()
         table = gateway_tokens.c
-        with self._ending() as tx:
+        with self._ending() as (tx, ended):
             row = tx.execute(
                 select(gateway_tokens).where(table.token_sha256 == sha256_hex(token))
             ).first()
             if row is None or row.client_id != client_id:
                 return
             if row.kind == REFRESH:
-                erase_connection(tx, row.connection_id)
+                ended.append(erase_connection(tx, row.connection_id))
                 return
             tx.execute(
                 update(gateway_tokens)
@@ -282,13 +288,20 @@ class Grants:
         self._verified.clear()
 
     @contextmanager
-    def _ending(self) -> Iterator[SqlConnection]:
-        """A write transaction that may end grants: the cache is emptied once it is over."""
+    def _ending(self) -> Iterator[tuple[SqlConnection, list[bool]]]:
+        """A write transaction that may end grants: the cache is emptied once it is over. What
+        it erased (each ``erase_connection``'s answer, appended to the list) is then purged
+        from the file and told to the ``on_erased`` hooks."""
+        ended: list[bool] = []
         try:
             with write_transaction(self._engine) as tx:
-                yield tx
+                yield tx, ended
         finally:
             self._verified.clear()
+        if any(ended):
+            purge_freed(self._engine)
+            for hook in self._on_erased:
+                hook()
 
     # -- internals -----------------------------------------------------------------------
 

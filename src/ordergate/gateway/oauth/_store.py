@@ -24,6 +24,7 @@ in async code. Times are the ledger's fixed-width UTC text, so they compare as s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -87,6 +88,18 @@ class GatewayStore:
             refresh_ttl=refresh_ttl,
             code_ttl=code_ttl,
         )
+        self._on_erased: list[Callable[[], None]] = []
+
+    def on_erased(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` after every committed write that erased a connection or marked one
+        dead, here or in ``grants`` (the rail's shredder: ``custody._shredding``)."""
+        self._on_erased.append(hook)
+        self.grants.on_erased(hook)
+
+    def _erased(self) -> None:
+        purge_freed(self._engine)
+        for hook in self._on_erased:
+            hook()
 
     # -- clients (RFC 7591) --------------------------------------------------------------
 
@@ -220,7 +233,7 @@ class GatewayStore:
             )
         self.grants.forget_verified()
         if result.rowcount == 1:
-            purge_freed(self._engine)
+            self._erased()
         return result.rowcount == 1
 
     def erase(self, connection_id: str) -> bool:
@@ -232,7 +245,7 @@ class GatewayStore:
         finally:
             self.grants.forget_verified()
         if erased:
-            purge_freed(self._engine)
+            self._erased()
         return erased
 
     def erase_idle(self, older_than: timedelta = DEFAULT_IDLE) -> int:
@@ -263,7 +276,7 @@ class GatewayStore:
             _forget_unused_clients(tx, now)
         if idle:  # an expired token's grant is refused by the cache at its expiry already
             self.grants.forget_verified()
-            purge_freed(self._engine)
+            self._erased()
         return len(idle)
 
 
