@@ -151,6 +151,9 @@ def test_rotation_on_the_token_rewraps_every_data_key_and_every_connection_still
         # Every connection still works on its own session, and a new one joins under the new
         # KEK.
         assert all(_quotes(gateway, person) == "SPY" for person in people)
+        # What else is sealed under each data key moved with it: each person's own code (the
+        # TOTP secret) still authorizes their act.
+        assert all(gateway.set_approval_mode(i, on=True).status_code == 200 for i in range(3))
         assert _quotes(gateway, gateway.connect()) == "SPY"
         assert {row["kek_id"] for row in gateway.rows()} == {"ordergate-kek-0002"}
         # The old KEK is gone from the token: a wrap from before the rotation opens nothing.
