@@ -23,6 +23,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import owner_testkit
 import uvicorn
 from client_testkit import account_number, write_minted
 from starlette.applications import Starlette
@@ -31,7 +32,8 @@ from venue_testkit import START, VenueClient
 
 from ordergate._serving import _Server, bind_socket
 from ordergate.client import Config, Robinhood, connect
-from ordergate.core import SteppedClock
+from ordergate.client.crypto_rest import ApiKey, CryptoRest
+from ordergate.core import Secret, SteppedClock
 from ordergate.execution import Guard, paper_session
 from ordergate.gateway.mcp import Credential, GatewayMethods, Principal, gateway_endpoint
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
@@ -236,11 +238,13 @@ async def gateway(
     account_type: str = "cash",
     option_level: int = 2,
     venue_cash: Decimal | None = None,
+    crypto_rest: bool = False,
 ) -> AsyncIterator[Gateway]:
     """The gateway in front of a fresh venue: a paper venue, or with ``live`` the venue
     itself; the ledger is SQLite in ``tmp_path`` unless ``ledger_url`` names another. The
     venue's agentic account is of ``account_type`` at ``option_level``, with ``venue_cash``
-    (the sandbox's default without it)."""
+    (the sandbox's default without it). ``crypto_rest``: live, the venue's Crypto Trading
+    REST rail too, on a key the sandbox issued (its private key in the suite's secret scan)."""
     rules = config or policy()
     clock = SteppedClock(start=START)
     with (
@@ -277,7 +281,15 @@ async def gateway(
                 clock=clock,
             )
             if live:
-                venue = RobinhoodVenue.through(rh, clock=clock)
+                rest = None
+                if crypto_rest:
+                    issued = client.admin("crypto_api_keys", {})
+                    owner_testkit.SECRETS.add(issued["private_key"])
+                    key = ApiKey(Secret(issued["api_key"]), Secret(issued["private_key"]))
+                    rest = await stack.enter_async_context(
+                        CryptoRest(key=key, base_url=client.base_url)
+                    )
+                venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=rest)
             guard = Guard(
                 policy=rules,
                 ledger=ledger,

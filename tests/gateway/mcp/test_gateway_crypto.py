@@ -102,13 +102,14 @@ def filled(gw: Gateway, filing_id: str) -> Decimal:
     return sum((f.notional for f in gw.ledger.orders.executions(filing_id)), D(0))
 
 
-def live(tmp_path: Path, extra: str = CRYPTO, *, daily: str = "20000") -> Any:
+def live(tmp_path: Path, extra: str = CRYPTO, *, daily: str = "20000", rest: bool = False) -> Any:
     return gateway(
         tmp_path,
         live=True,
         config=rules(extra, daily=daily),
         profile="crypto_trader",
         profiles_home=home(tmp_path),
+        crypto_rest=rest,
     )
 
 
@@ -176,6 +177,49 @@ async def test_a_limit_buy_rests_and_is_cancelled_through_the_gateway(tmp_path: 
         assert data_of(cancelled) == {"accepted": True}
         assert gw.ledger.filing(placed["filing_id"]).status is FilingStatus.CANCELLED
         assert gw.ledger.rolling_spend(gw.account).notional == 0
+
+
+async def test_routed_to_the_rest_rail_an_agents_orders_fill_cancel_and_refuse_as_on_the_mcp(
+    tmp_path: Path,
+) -> None:
+    rest = crypto_table(collar=10000) + 'route = "rest"\n'
+    async with live(tmp_path, rest, rest=True) as gw:
+        by_units = data_of(await gw.call("place_crypto_order", order(gw)))
+        by_dollars = data_of(
+            await gw.call(
+                "place_crypto_order",
+                order(gw, symbol="ETH-USD", quantity=None, dollar_amount="300.00"),
+            )
+        )
+        assert by_units["status"] == by_dollars["status"] == "submitted", (by_units, by_dollars)
+        assert await settle(gw, by_units["filing_id"]) is FilingStatus.FILLED
+        assert await settle(gw, by_dollars["filing_id"]) is FilingStatus.FILLED
+        resting = data_of(
+            await gw.call(
+                "place_crypto_order",
+                order(gw, type="limit", limit_price="50000.00", time_in_force="gtc"),
+            )
+        )
+        assert resting["status"] == "submitted", resting
+        _step(gw)
+        cancelled = await gw.call(
+            "cancel_crypto_order",
+            {"rhs_account_number": rhs_account_number(gw.venue), "order_id": resting["order_id"]},
+        )
+        assert data_of(cancelled) == {"accepted": True}
+        error = await gw.refusal("place_crypto_order", order(gw, quantity="1e-3"))
+        assert error["code"] == "INVALID_ORDER"
+        filings = (by_units, by_dollars, resting)
+        assert {gw.ledger.filing(f["filing_id"]).terms["lane"] for f in filings} == {"rest"}
+        assert gw.ledger.filing(resting["filing_id"]).status is FilingStatus.CANCELLED
+        assert sorted(o["ref_id"] for o in venue_orders(gw)) == sorted(
+            f["filing_id"] for f in filings
+        )
+        spent = gw.ledger.rolling_spend(gw.account).notional
+        assert spent == filled(gw, by_units["filing_id"]) + filled(gw, by_dollars["filing_id"])
+        shown = data_of(await gw.call("gate_record"))
+    lanes = {f["filing_id"]: f["lane"] for f in shown["filings"]}
+    assert [lanes[f["filing_id"]] for f in filings] == ["rest"] * 3
 
 
 async def test_a_big_order_fills_partially_then_wholly(tmp_path: Path) -> None:
