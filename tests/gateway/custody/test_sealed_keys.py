@@ -30,7 +30,7 @@ from ordergate.client import LoginRequired
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway import Sealer
 from ordergate.gateway._schema import connections
-from ordergate.gateway.custody import Shredder, Vault, rotate_keys, shred_erased
+from ordergate.gateway.custody import Vault, rotate_keys, shred_erased
 from ordergate.gateway.keys import (
     KeyProvider,
     KeyProviderError,
@@ -324,11 +324,12 @@ def test_a_connection_ended_by_its_code_replayed_is_shredded_past_as_a_disconnec
 
 @pytest.mark.req("gateway.keys.restore")
 def test_a_shredding_owed_when_the_rail_starts_is_done_before_it_serves(
-    tmp_path: Path, token_keys: Pkcs11Provider
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, token_keys: Pkcs11Provider
 ) -> None:
     """An erasure made while no rail ran (the command line on the ledger) leaves its KEK named
-    on the row; the rail's shredder rotates past it, once, and nothing is owed after."""
-    with open_ledger(f"sqlite:///{tmp_path / 'ledger.db'}", clock=SteppedClock(start=OPEN)) as led:
+    on the row; the rail rotates past it as it starts, and nothing is owed after."""
+    url = f"sqlite:///{tmp_path / 'before.db'}"
+    with open_ledger(url, clock=SteppedClock(start=OPEN)) as led:
         for connection_id in ("stays", "goes"):
             envelope = seal_envelope(token_keys, b'{"access_token": "at"}', aad=b"x")
             with write_transaction(led.engine) as tx:
@@ -339,12 +340,10 @@ def test_a_shredding_owed_when_the_rail_starts_is_done_before_it_serves(
                 )  # fmt: skip
         with write_transaction(led.engine) as tx:
             erase_connection(tx, "goes")
-        shredder = Shredder(led.engine, token_keys)
-        shredder()
-        with led.engine.connect() as db:
-            kek_ids = dict(db.execute(select(connections.c.id, connections.c.kek_id)).all())
+    with custodian(tmp_path, monkeypatch, db_url=url, key_provider=token_keys) as gateway:
+        kek_ids = {row["id"]: row["kek_id"] for row in gateway.rows()}
         assert kek_ids == {"stays": "ordergate-kek-0002", "goes": None}
-        assert shred_erased(led.engine, token_keys) is None  # nothing owed: no new rotation
+        assert shred_erased(gateway.engine, token_keys) is None  # nothing owed: no rotation
         assert token_keys.key_id == "ordergate-kek-0002"
 
 
