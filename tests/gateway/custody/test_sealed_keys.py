@@ -56,6 +56,15 @@ def _quotes(gateway: Custodian, token: str) -> str:
     return symbol
 
 
+def _disconnect(gateway: Custodian, token: str) -> None:
+    """The agent ends its own connection (``gate_disconnect``)."""
+    mcp = Mcp(gateway.url, token)
+    try:
+        mcp.tool("gate_disconnect", {})
+    finally:
+        mcp.close()
+
+
 def _tokens(keys: KeyProvider, row: dict[str, Any]) -> dict[str, Any]:
     """The session a row seals, opened the way only the vault opens it (to know what must
     never be found in the clear)."""
@@ -228,11 +237,7 @@ def test_an_erased_connections_session_is_gone_from_a_copy_of_the_ledger_taken_a
         assert _quotes(gateway, gone) == "SPY"
         (erased,) = [row for row in gateway.rows() if _holds(gateway, row, gone)]
         tokens = _tokens(keys, erased)
-        mcp = Mcp(gateway.url, gone)
-        try:
-            mcp.tool("gate_disconnect", {})
-        finally:
-            mcp.close()
+        _disconnect(gateway, gone)
         copy = _copied(gateway.engine, tmp_path, "after")
         assert _quotes(gateway, kept) == "SPY"
         (row,) = [row for row in gateway.rows() if row["id"] == erased["id"]]
@@ -260,11 +265,7 @@ def test_a_restore_from_a_backup_taken_before_a_disconnect_cannot_reopen_the_era
         (erased,) = [row for row in gateway.rows() if _holds(gateway, row, gone)]
         backup = _copied(gateway.engine, tmp_path, "backup")  # the night before
         assert _tokens(token_keys, erased)["access_token"]  # the backup's copy opens, today
-        mcp = Mcp(gateway.url, gone)
-        try:
-            mcp.tool("gate_disconnect", {})
-        finally:
-            mcp.close()
+        _disconnect(gateway, gone)
         # The disconnect rotated past the KEK the erased data key was under, and destroyed it:
         # the other connection goes on, under the new KEK.
         assert _quotes(gateway, kept) == "SPY"
