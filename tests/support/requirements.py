@@ -552,6 +552,10 @@ REQUIREMENTS: dict[str, str] = {
     "approval mode on without consent (it only tightens), on the owner channel, the command "
     "line or the console; turning it off stays the person's act, the operator's refused and "
     "journalled",
+    "rail.person.journal": "issue 30 acceptance: a person's deny on their console is journalled "
+    "person_act under their connection (the approval keeps who denied it), and every passkey "
+    "refused there is journalled: one registered nowhere under no connection, another "
+    "connection's or a forged assertion under the connection it was tried on",
     "rail.isolation": "issue 30 §5: two people on one hosted rail each trade, are held and "
     "approve their own; neither lists, reads, approves, cancels, pauses, resumes or "
     "disconnects the other's anything through /mcp, the broker, the console, the owner "

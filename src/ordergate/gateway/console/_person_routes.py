@@ -21,7 +21,8 @@ route                                           what it needs
                                                 connection is 404
 ``POST /console/mine/approvals/{id}/approve``   a person's session, CSRF, their code or a
                                                 passkey assertion
-``POST /console/mine/approvals/{id}/deny``      a person's session, CSRF
+``POST /console/mine/approvals/{id}/deny``      a person's session, CSRF (journalled
+                                                ``person_act`` ``deny``)
 ``GET  /console/mine/filings``                  a person's session (their connection's)
 ``GET  /console/mine/positions``                a person's session (their account, read on
                                                 their own session, and its equity curve)
@@ -253,7 +254,7 @@ def person_routes(
     async def deny(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
         web.csrf(session, (await read_form(request)).get("csrf"))
         approval = await ours(conn, request.path_params["approval_id"])
-        outcome = await desk.deny(approval["approval_id"])
+        outcome = await desk.person_deny(conn["connection_id"], approval["approval_id"])
         return web.page("decided.html", session, outcome=outcome, base=MINE, mine="overview")
 
     async def filings(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:

@@ -12,7 +12,10 @@ connection an assertion claims) and the signature counter. One passkey per conne
 
 ``authenticate`` answers the connection a verified assertion belongs to, and nothing for an
 erased, dead or owner connection. Each enrolment and each sign-in is journalled as
-``person_act`` under the connection's identity with ``credential: person_passkey``.
+``person_act`` under the connection's identity with ``credential: person_passkey``; so is
+each assertion refused (``person_passkey_unknown``, ``person_passkey_other_connection``,
+``person_passkey_refused``), under the connection it was for, or ``unverified`` when it names
+none (a passkey registered nowhere).
 """
 
 from __future__ import annotations
@@ -52,6 +55,11 @@ from ordergate.store import write_transaction
 __all__ = ["CREDENTIAL", "PersonPasskeys", "passkey_aad"]
 
 CREDENTIAL = "person_passkey"
+UNKNOWN_PASSKEY = "person_passkey_unknown"
+OTHER_CONNECTION = "person_passkey_other_connection"
+ASSERTION_REFUSED = "person_passkey_refused"
+NO_CONNECTION = "unverified"
+"""The journal's identity for a passkey registered to no connection."""
 
 _ROW = select(
     connections.c.id,
@@ -208,26 +216,69 @@ class PersonPasskeys:
     ) -> str:
         """Verify an assertion against ``challenge`` and the passkey it claims: the
         connection it belongs to (which must be ``connection_id`` when given); its counter
-        moves on and ``act`` is journalled. Raises ``PasskeyError`` otherwise."""
-        digest = _credential_digest(claimed_credential(credential))
-        with write_transaction(self._engine) as tx:
-            row = tx.execute(
-                _ROW.where(connections.c.person_passkey_sha256 == digest).with_for_update()
-            ).first()
-            stored = self._opened(row)
-            assert row is not None
-            if stored.credential_id != claimed_credential(credential):
-                raise PasskeyError("that passkey is not registered here")
-            if connection_id is not None and row.id != connection_id:
-                raise PasskeyError("that passkey is another connection's")
-            count = self._ceremony.verify_assertion(credential, challenge, stored)
-            tx.execute(
-                update(connections)
-                .where(connections.c.id == row.id)
-                .values(person_passkey_count=count)
-            )
-            self._journal(tx, str(row.id), act, "authorised", detail or {})
-        return str(row.id)
+        moves on and ``act`` is journalled. Raises ``PasskeyError`` otherwise, journalled
+        too (``refused``): under ``connection_id`` when given, else under the connection the
+        passkey is registered to, else (a passkey registered nowhere) under no connection."""
+        reason = UNKNOWN_PASSKEY
+        owner: str | None = None
+        digest = ""
+        try:
+            claimed = claimed_credential(credential)
+            digest = _credential_digest(claimed)
+            with write_transaction(self._engine) as tx:
+                row = tx.execute(
+                    _ROW.where(connections.c.person_passkey_sha256 == digest).with_for_update()
+                ).first()
+                stored = self._opened(row)
+                assert row is not None
+                if stored.credential_id != claimed:
+                    raise PasskeyError("that passkey is not registered here")
+                owner = str(row.id)
+                if connection_id is not None and owner != connection_id:
+                    reason = OTHER_CONNECTION
+                    raise PasskeyError("that passkey is another connection's")
+                reason = ASSERTION_REFUSED
+                count = self._ceremony.verify_assertion(credential, challenge, stored)
+                tx.execute(
+                    update(connections)
+                    .where(connections.c.id == row.id)
+                    .values(person_passkey_count=count)
+                )
+                self._journal(tx, str(row.id), act, "authorised", detail or {})
+        except PasskeyError:
+            self._refused(connection_id or owner, act, reason, detail or {}, digest)
+            raise
+        return owner
+
+    def _refused(
+        self,
+        connection_id: str | None,
+        act: str,
+        reason: str,
+        detail: Mapping[str, Any],
+        digest: str,
+    ) -> None:
+        """Journal a refused assertion (the transaction that read it was rolled back):
+        ``person_act`` under the connection it was for, or ``unverified`` for none, with the
+        SHA-256 of the credential id it claimed (never the assertion)."""
+        told = {**detail, "credential_sha256": digest}
+        at = self._clock.now().isoformat()
+        if connection_id is not None:
+            with write_transaction(self._engine) as tx:
+                journal_person_act(
+                    self._ledger, tx, connection_id, act, "refused", reason, told,
+                    credential=CREDENTIAL, at=at,
+                )  # fmt: skip
+            return
+        self._ledger.journal.append(
+            identity=NO_CONNECTION,
+            kind="person_act",
+            why=f"person act {act} refused ({reason})",
+            detail={
+                "act": act, "outcome": "refused", "reason": reason, "at": at,
+                "credential": CREDENTIAL, "detail": told,
+            },
+        )  # fmt: skip
 
     def _journal(
         self, tx: Any, connection_id: str, act: str, outcome: str, detail: Mapping[str, Any]

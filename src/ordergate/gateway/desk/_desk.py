@@ -51,9 +51,9 @@ from typing import Any
 
 from ordergate.callers import CallerKey
 from ordergate.core import Clock, RealtimeClock
-from ordergate.gateway._owner import connection_digest, digest_in
+from ordergate.gateway._owner import connection_digest, digest_in, identity_of
 from ordergate.gateway.custody import ConnectionLimits
-from ordergate.gateway.custody._person import PersonCodes
+from ordergate.gateway.custody._person import PersonCodes, journal_person_act
 from ordergate.gateway.desk._answers import kept, replayed
 from ordergate.gateway.desk._approval_acts import ApprovalModeActs
 from ordergate.gateway.desk._authorizing import Authorizer
@@ -86,6 +86,9 @@ from ordergate.profiles import Profiles
 from ordergate.store import blocking
 
 __all__ = ["OwnerDesk", "profile_trades"]
+
+CONSOLE_SESSION = "person_console"
+"""The credential a person's deny is journalled with: their signed-in console session."""
 
 
 def profile_trades(profiles: Profiles, name: str | None) -> bool:
@@ -338,6 +341,24 @@ class OwnerDesk:
         mine = connection_digest(connection_id)
         waiting = await self.approvals()
         return [a for a in waiting if digest_in(str(a.get("identity", ""))) == mine]
+
+    async def person_deny(self, connection_id: str, approval_id: str) -> dict[str, Any]:
+        """Deny a waiting order of ``connection_id`` by its person, signed in to their own
+        console (no code: it only makes things safer), journalled ``person_act`` ``deny``
+        under the connection's identity; 404 for an approval not of that connection."""
+        if await self._auth.person_for(OwnerAct.APPROVE, {"approval_id": approval_id}) != (
+            connection_id
+        ):
+            raise DeskError(404, "not_your_connection", "Nothing of your connection has that id.")
+        outcome = await self._held.deny(approval_id, by=identity_of(connection_id))
+        await blocking(
+            lambda: journal_person_act(
+                self._ledger, None, connection_id, "deny", "authorised", None,
+                {"approval_id": approval_id, "status": outcome.get("status")},
+                credential=CONSOLE_SESSION, at=self._clock.now().isoformat(),
+            )
+        )  # fmt: skip
+        return outcome
 
     async def person_sign_in(self, connection_id: str, code: str | None) -> None:
         """Spend the person's code of ``connection_id`` on signing in to its console;

@@ -101,13 +101,14 @@ class HeldOrders:
             mode = "paper" if guard.paper else "live"
         return outcome.as_json(mode=mode)
 
-    async def deny(self, approval_id: str) -> dict[str, Any]:
+    async def deny(self, approval_id: str, *, by: str = UNVERIFIED) -> dict[str, Any]:
         """End the held order in its account's turn, its hold released (no code: it only
-        makes things safer); what waits to approve it ends too."""
+        makes things safer); what waits to approve it ends too. ``by``: who denied it, as the
+        approval keeps it (a person's connection's identity on their own console)."""
         _, record = await self.pending(approval_id)
         try:
             async with self._ledger.turns.account(record.account):
-                outcome = await blocking(deny_approval, self._ledger, approval_id, by=UNVERIFIED)
+                outcome = await blocking(deny_approval, self._ledger, approval_id, by=by)
         except AccountBusyError as busy:
             raise busy_refusal(busy) from None
         for waiting in await blocking(self._delayed.delays.pending):
