@@ -61,6 +61,7 @@ async def test_an_option_order_is_shown_leg_by_leg_on_approvals_filings_and_posi
         assert gw.ledger.filing(record.id).status is FilingStatus.FILLED
         (filing,) = filings_view(gw.ledger, FilingFilter(symbol="AAPL"))
         filings_page = _render("filings.html", filings=[filing], wanted=FilingFilter())
+        persons_page = _render("mine_filings.html", filings=[filing])
         positions = await option_positions(gw.guard)
         assert positions is not None
         positions_page = _render(
@@ -89,6 +90,8 @@ async def test_an_option_order_is_shown_leg_by_leg_on_approvals_filings_and_posi
     assert filing["option"]["collateral"] is not None  # the review's, once it got that far
     assert "<strong>debit AAPL</strong>" in filings_page
     assert filing["option"]["legs"][1]["text"] in filings_page
+    assert "<strong>debit AAPL</strong>" in persons_page  # a person's own filings page too
+    assert filing["option"]["legs"][0]["text"] in persons_page
 
     assert {row["option_id"]: row["contracts"] for row in positions} == {
         low["id"]: "1",
