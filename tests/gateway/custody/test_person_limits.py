@@ -16,6 +16,7 @@ import pytest
 from custody_kit import Custodian, custodian
 from owner_testkit import PASSPHRASE, owner_channel
 from person_console_kit import KEY, PersonConsole
+from pg_testkit import database
 from sqlalchemy import text
 
 POLICY = """
@@ -27,9 +28,14 @@ allow = ["SPY"]
 """
 
 
-@pytest.fixture
-def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
-    with custodian(tmp_path, monkeypatch, policy=POLICY) as served:
+@pytest.fixture(params=["sqlite", "postgres"])
+def rail(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Custodian]:
+    with (
+        database(request.param, tmp_path) as url,
+        custodian(tmp_path, monkeypatch, db_url=url, policy=POLICY) as served,
+    ):
         yield served
 
 

@@ -34,7 +34,7 @@ from sqlalchemy import Engine, delete, insert, select
 
 from ordergate.core import Clock, ConfigError
 from ordergate.gateway._owner import connection_digest
-from ordergate.gateway._schema import connection_limits
+from ordergate.gateway._schema import connection_limits, connections
 from ordergate.gateway.custody._person import NO_PERSON_CODES, PersonCodes, PersonRefused
 from ordergate.ledger import Ledger
 from ordergate.policy import CAP_DIRECTIONS, PolicyConfig, policy_from_mapping
@@ -88,6 +88,11 @@ def overrides_of(engine: Engine, connection_id: str) -> PolicyOverrides:
 def _tighter(name: str, one: Decimal | int, other: Decimal | int) -> bool:
     """Whether ``one`` is strictly tighter than ``other`` for the cap ``name``."""
     return one < other if CAP_DIRECTIONS[name] else one > other
+
+
+def _in_force(name: str, ceiling: Decimal | int, own: Decimal | int | None) -> Decimal | int:
+    """The tighter of the ceiling and the connection's own value of the cap ``name``."""
+    return ceiling if own is None or not _tighter(name, own, ceiling) else own
 
 
 def _parsed(asked: object, *, allow_none: bool) -> dict[str, Decimal | int | None]:
@@ -152,7 +157,7 @@ class ConnectionLimits:
             top = getattr(ceiling, name)
             row = own.get(name)
             mine = _value(name, row.value) if row is not None else None
-            in_force = top if mine is None or not _tighter(name, mine, top) else mine
+            in_force = _in_force(name, top, mine)
             shown.append(
                 {
                     "name": name,
@@ -197,36 +202,61 @@ class ConnectionLimits:
         value at most the one in force). ``LimitRefused`` naming the field of one that would
         loosen (only the person loosens their limits). Journalled ``connection_limits``."""
         values = _parsed(asked, allow_none=False)
-        in_force = {row["name"]: row["in_force"] for row in self.view(connection_id)}
-        for name, value in values.items():
-            assert value is not None
-            current = _value(name, str(in_force[name]))
-            if _tighter(name, current, value):
-                bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
-                raise LimitRefused(
-                    403,
-                    "limit_loosens",
-                    f"limits.{name}",
-                    "Only the person who owns the connection loosens its limits: the operator's "
-                    f"value must be {bound} the one in force, {current}.",
-                )
-        self._write(connection_id, values, by=OPERATOR)
-        self._ledger.journal.append(
-            identity=_OPERATOR_IDENTITY,
-            kind="connection_limits",
-            why="the operator tightened a connection's limits",
-            detail={
-                "connection": connection_digest(connection_id),
-                "limits": {name: _wire(value) for name, value in values.items()},
-            },
-        )
+        ceiling = self._ceiling()
+
+        def no_looser(own: Mapping[str, Decimal | int]) -> None:
+            for name, value in values.items():
+                assert value is not None
+                current = _in_force(name, getattr(ceiling, name), own.get(name))
+                if _tighter(name, current, value):
+                    bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
+                    raise LimitRefused(
+                        403,
+                        "limit_loosens",
+                        f"limits.{name}",
+                        "Only the person who owns the connection loosens its limits: the "
+                        f"operator's value must be {bound} the one in force, {current}.",
+                    )
+
+        def journalled(tx: Any) -> None:
+            self._ledger.journal.append(
+                identity=_OPERATOR_IDENTITY,
+                kind="connection_limits",
+                why="the operator tightened a connection's limits",
+                detail={
+                    "connection": connection_digest(connection_id),
+                    "limits": {name: _wire(value) for name, value in values.items()},
+                },
+                connection=tx,
+            )
+
+        self._write(connection_id, values, by=OPERATOR, check=no_looser, then=journalled)
         return {"limits": self.view(connection_id)}
 
     def _write(
-        self, connection_id: str, values: Mapping[str, Decimal | int | None], by: str
+        self,
+        connection_id: str,
+        values: Mapping[str, Decimal | int | None],
+        by: str,
+        *,
+        check: Callable[[Mapping[str, Decimal | int]], None] | None = None,
+        then: Callable[[Any], None] | None = None,
     ) -> None:
+        """Write ``values`` with the connection's row locked, after ``check`` passed on its
+        own values read under that lock (so a person's write between the operator's check
+        and write cannot be loosened by it); ``then`` runs in the same transaction."""
         at = self._clock.now().isoformat()
         with write_transaction(self._engine) as tx:
+            tx.execute(
+                select(connections.c.id).where(connections.c.id == connection_id).with_for_update()
+            )
+            if check is not None:
+                rows = tx.execute(
+                    select(connection_limits.c.name, connection_limits.c.value).where(
+                        connection_limits.c.connection_id == connection_id
+                    )
+                )
+                check({row.name: _value(row.name, row.value) for row in rows})
             for name, value in values.items():
                 tx.execute(
                     delete(connection_limits).where(
@@ -244,3 +274,5 @@ class ConnectionLimits:
                             set_at=at,
                         )
                     )
+            if then is not None:
+                then(tx)
