@@ -55,6 +55,7 @@ from ordergate.gateway._owner import identity_of
 from ordergate.gateway.console._budget import AccountRead
 from ordergate.gateway.console._equity import account_view
 from ordergate.gateway.console._filings import FilingFilter, filings_view
+from ordergate.gateway.console._options import approvals_with_options
 from ordergate.gateway.console._sessions import ConsoleSession
 from ordergate.gateway.console._web import PREFIX, Refused, Web, at_party, read_form, read_json
 from ordergate.gateway.custody import PersonPasskeys
@@ -177,7 +178,9 @@ def person_routes(
         (another connection's id is not told apart from none)."""
         for approval in await desk.person_approvals(conn["connection_id"]):
             if approval["approval_id"] == approval_id:
-                return approval
+                # An option order's legs and figures, or an exercise's contract.
+                (shown,) = await blocking(approvals_with_options, desk.ledger, [approval])
+                return shown
         raise Refused(404, "None of your waiting orders has that id.")
 
     async def act_options(
