@@ -58,8 +58,10 @@ def test_a_persons_exercise_request_shows_its_contract_on_their_approval_page(
     try:
         assert browser.sign_in(passkey).status_code == 200
         page = browser.get(f"/mine/approvals/{held['approval_id']}")
+        overview = browser.get("/mine")
     finally:
         browser.close()
     assert page.status_code == 200, page.text
     assert f"<h1>Exercise AAPL {contract['expiration_date']} " in page.text
     assert contract["id"] in page.text and "Contracts</dt><dd>2</dd>" in page.text
+    assert f">Exercise AAPL {contract['expiration_date']} " in overview.text  # the waiting list

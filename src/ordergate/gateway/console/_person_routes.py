@@ -155,7 +155,9 @@ def person_routes(
         return web.with_cookie(page, raw)
 
     async def mine(request: Request, session: ConsoleSession, conn: dict[str, Any]) -> Response:
-        waiting = await desk.person_approvals(conn["connection_id"])
+        waiting = await blocking(
+            approvals_with_options, desk.ledger, await desk.person_approvals(conn["connection_id"])
+        )
         limits = await desk.connection_limits(conn["connection_id"])
         return web.page(
             "mine.html", session, connection=conn, approvals=waiting, limits=limits,
