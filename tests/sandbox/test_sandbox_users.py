@@ -129,6 +129,7 @@ def test_another_users_password_does_not_sign_in_as_them(sandbox: Sandbox) -> No
     assert _signed_in(sandbox, username="alice", password=bobs.reveal()).status_code == 401
 
 
+@pytest.mark.req("sandbox.users")
 def test_a_users_token_reads_trades_and_cancels_only_their_own_accounts(
     sandbox: Sandbox,
 ) -> None:

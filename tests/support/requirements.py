@@ -37,6 +37,7 @@ REQUIREMENTS: dict[str, str] = {
     "sandbox.orders.after-hours-queue": "reference: after-hours market orders queue for the open",
     "sandbox.orders.time-in-force": "reference: time_in_force gfd (default) or gtc",
     "sandbox.sdk-client": "issue: the official MCP SDK client works against the venue",
+    "sandbox.users": "issue 30 §5: each named user signs in and trades only their own accounts",
     # The typed client (issue 3)
     "client.tokens.file-0600-atomic": "issue 3 §1: token file written atomically, mode 0600",
     "client.tokens.single-flight-refresh": "issue 3 §1: one process refreshes under a lock",
@@ -256,6 +257,7 @@ REQUIREMENTS: dict[str, str] = {
     "gateway.push.vapid": "issue 30 §3, RFC 8292: the rail's VAPID token; a wrong key refused",
     "gateway.push.gone": "issue 30 §3, RFC 8030 §7.3: a 404/410 drops the subscription",
     "gateway.push.subscribe": "issue 30 §3: only the person's code registers a subscription",
+    "gateway.push.service-worker": "issue 30 §3: the console's worker shows a held order's push",
     # Issue 14 §3: replicas that share one cap
     "gateway.replicas.one-cap": "issue 14 §3: 30 clients, 3 replicas: no cap passed, all on record",
     "gateway.replicas.sessions": "issue 14 §3: a session begun on one replica continues on another",

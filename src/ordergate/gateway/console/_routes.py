@@ -520,6 +520,7 @@ def console_routes(
         *(person_routes(web, persons, desk, guarded, account_of) if persons is not None else ()),
         Mount(f"{p}/static", app=StaticFiles(directory=_static()), name="console-static"),
         Route("/favicon.ico", favicon, methods=["GET"]),
+        Route(f"{p}/push-sw.js", push_worker, methods=["GET"]),
     ]
 
 
@@ -531,6 +532,21 @@ async def favicon(request: Request) -> Response:
     from starlette.responses import FileResponse
 
     return FileResponse(Path(_static()) / "favicon.svg", media_type="image/svg+xml")
+
+
+async def push_worker(request: Request) -> Response:
+    """The console's service worker, served beside its pages so that it may be registered for
+    all of them (a worker's scope is at most its own path's): it shows a held order the rail
+    pushes to the person's device."""
+    from pathlib import Path
+
+    from starlette.responses import FileResponse
+
+    return FileResponse(
+        Path(_static()) / "push-sw.js",
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"},
+    )
 
 
 def _bind(challenge: str, approval_id: str) -> str:
