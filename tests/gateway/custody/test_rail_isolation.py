@@ -9,6 +9,7 @@ account included); the operator's code approves neither person's held order."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -25,6 +26,8 @@ from passkey_testkit import SoftPasskey
 from person_console_kit import PersonConsole, connect_with_passkey
 from push_testkit import PushService, eventually, push_service
 from sqlalchemy import text
+
+from ordergate.core import usd
 
 LIVE_HELD = """
 mode = "live"
@@ -48,6 +51,8 @@ permissions: [account.read, market.read, orders.read, orders.review, orders.plac
 NOT_FILED_HERE = "not filed by this connection"
 CASH = Decimal("100000.00")  # each venue account's to start with
 USERS = ("alice", "bob")
+POSITION_ROW = re.compile(r"<tr><td>([A-Z]+)</td><td>([0-9.]+)</td>")
+SHARES = {"alice": "1", "bob": "2"}  # each one's first buy, approved: told apart by its size
 REFUSED = {(403, "person_code_wrong"), (429, "person_code_locked")}
 
 
@@ -143,7 +148,7 @@ def _pushed(rail: Custodian, filing_id: str) -> None:
 def _trade(rail: Custodian, person: Person) -> None:
     passkey, token = person.passkey, person.token
     assert person.console.sign_in(passkey).status_code == 200
-    first = _place_held(rail, token)
+    first = _place_held(rail, token, SHARES[person.user])
     _pushed(rail, str(first["filing_id"]))
     status, approved = person.console.approve_with_passkey(passkey, str(first["approval_id"]))
     assert status == 200 and approved["status"] == "submitted", approved
@@ -166,13 +171,13 @@ def _agentic_account(session: McpSession) -> str:
     return str(next(row for row in accounts if row["agentic_allowed"])["account_number"])
 
 
-def _place_held(rail: Custodian, token: str) -> dict[str, Any]:
-    """A market buy of one SPY share through ``/mcp``: its held answer."""
+def _place_held(rail: Custodian, token: str, shares: str = "1") -> dict[str, Any]:
+    """A market buy of ``shares`` SPY shares through ``/mcp``: its held answer."""
     session = McpSession(rail.url, token)
     try:
         account = _agentic_account(session)
         order = {
-            "symbol": "SPY", "side": "buy", "type": "market", "quantity": "1",
+            "symbol": "SPY", "side": "buy", "type": "market", "quantity": shares,
             "account_number": account,
         }  # fmt: skip
         data: dict[str, Any] = session.tool("place_equity_order", order)["data"]
@@ -278,6 +283,11 @@ def _account(rail: Custodian, token: str, account: str) -> dict[str, Any]:
     }
 
 
+def _held_shares(page: str) -> list[tuple[str, str]]:
+    """The (symbol, quantity) rows of a console positions page's table."""
+    return [(symbol, quantity) for symbol, quantity in POSITION_ROW.findall(page)]
+
+
 def _person_acts(rail: Custodian) -> list[tuple[str, str]]:
     with rail.engine.connect() as db:
         rows = db.execute(
@@ -295,19 +305,25 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     rail: Custodian, two: tuple[Person, Person], phones: tuple[PushService, PushService]
 ) -> None:
     alice, bob = two
-    # Each person trades their own venue account, signed in there as its own user: the share
-    # they approved filled in it, their cash paid for it, and its orders are theirs alone.
+    # Each person trades their own venue account, signed in there as its own user: the shares
+    # they approved filled in it, their cash paid for them, and its orders are theirs alone;
+    # their console's positions page reads that account, and shows nothing of the other's.
     assert alice.account != bob.account
-    for person in two:
+    for person, other in ((alice, bob), (bob, alice)):
         own = rail.venue.user(person.user).venue.accounts.agentic
         assert person.account == own.account_number
         read = _account(rail, person.token, person.account)
         assert read == {
-            "positions": [("SPY", "1")],
+            "positions": [("SPY", SHARES[person.user])],
             "orders": {person.venue_order},
             "cash": own.cash,
         }
         assert own.cash < CASH
+        page = person.console.get("/mine/positions")
+        assert page.status_code == 200, page.text
+        assert _held_shares(page.text) == [("SPY", SHARES[person.user])]
+        theirs = rail.venue.user(other.user).venue.accounts.agentic
+        assert own.cash != theirs.cash and usd(theirs.cash) not in page.text
     # Each held order and exercise reached its own person's phone (each push journalled as
     # the rail sent it), and no other.
     for person, phone in zip(two, phones, strict=True):
@@ -440,7 +456,7 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     assert _state(rail, bob) == before
     bobs = rail.venue.user(bob.user).venue.accounts.agentic
     assert _account(rail, bob.token, bob.account) == {
-        "positions": [("SPY", "1")], "orders": {bob.venue_order}, "cash": bobs.cash
+        "positions": [("SPY", SHARES[bob.user])], "orders": {bob.venue_order}, "cash": bobs.cash
     }  # fmt: skip
     # Bob's connection is still his to resume and his held order his to approve, once the
     # lock the wrong codes set has passed.
