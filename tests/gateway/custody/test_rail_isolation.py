@@ -78,7 +78,7 @@ class Person:
 
     def ids(self) -> list[str]:
         return [
-            self.connection, self.placed_filing, self.venue_order, self.held_approval,
+            self.account, self.connection, self.placed_filing, self.venue_order, self.held_approval,
             self.held_filing, self.exercise_approval, self.exercise_filing,
         ]  # fmt: skip
 
@@ -403,7 +403,9 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
         for act in ("approve", "deny"):
             path = f"/console/mine/approvals/{approval}/{act}"
             assert console.http.post(path, data=form, headers=headers).status_code == 404
-    pages = console.get("/mine").text + console.get("/mine/filings").text
+    pages = "".join(
+        console.get(path).text for path in ("/mine", "/mine/filings", "/mine/positions")
+    )
     assert not [value for value in bob.ids() if value in pages]
     assert alice.held_approval in pages
 
