@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from custody_kit import Custodian, custodian
 from owner_testkit import PASSPHRASE, owner_channel
-from person_console_kit import KEY, PersonConsole
+from person_console_kit import KEY, PersonConsole, connect_with_passkey
 from pg_testkit import database
 from sqlalchemy import text
 
@@ -246,3 +246,42 @@ def test_the_operator_shows_and_tightens_a_persons_limits_from_the_command_line(
     assert "in force 20" in line and "ceiling 100" in line and "set by operator" in line
     looser = rail.command("connections", "limits", connection_id, "max_order_usd=30")
     assert looser.exit_code == 2 and "limit_loosens" in looser.stderr
+
+
+@pytest.mark.req("rail.person.limits")
+def test_a_person_sets_a_limit_on_their_console_with_their_passkey_bound_to_that_change(
+    rail: Custodian,
+) -> None:
+    passkey, _, _ = connect_with_passkey(rail)
+    browser = PersonConsole(rail)
+    try:
+        assert browser.sign_in(passkey).status_code == 200
+        csrf = browser.csrf("/mine")
+
+        def options(value: str) -> httpx2.Response:
+            asked = {"purpose": "limits", "name": "max_order_usd", "value": value}
+            return browser.post_json("/mine/passkey/options", asked, csrf)
+
+        above = options("400")  # refused before any ceremony
+        assert above.status_code == 403 and "limits.max_order_usd" in above.text
+        offered = options("40")
+        assert offered.status_code == 200, offered.text
+        done = browser.post_json("/mine/limits", passkey.get(offered.json()), csrf)
+        assert done.status_code == 200, done.text
+        assert _in_force(done, "max_order_usd")["in_force"] == "40"
+        replayed = browser.post_json("/mine/limits", passkey.get(offered.json()), csrf)
+        assert replayed.status_code == 403  # the challenge was spent
+        assert _row(browser.get("/mine").text, "max_order_usd") == ("40", "40", "100")
+    finally:
+        browser.close()
+    with rail.engine.connect() as db:
+        rows = db.execute(text("SELECT why, detail FROM decisions WHERE kind = 'person_act'"))
+        acts = [
+            (row.why, json.loads(row.detail).get("credential"))
+            for row in rows
+            if json.loads(row.detail)["act"] == "limits_set"
+        ]
+    assert acts == [
+        ("person act limits_set refused (limit_above_ceiling)", "person_totp"),
+        ("person act limits_set authorised", "person_passkey"),
+    ]

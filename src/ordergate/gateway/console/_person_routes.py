@@ -14,9 +14,11 @@ route                                           what it needs
 ``GET  /console/mine``                          a person's session (the connection, its
                                                 waiting orders)
 ``POST /console/mine/passkey/options``          a person's session, CSRF; ``{"purpose":
-                                                "approve", "approval_id"}`` or ``{"purpose":
-                                                "disconnect"}`` (the challenge bound to it,
-                                                the connection's own passkey only)
+                                                "approve", "approval_id"}``, ``{"purpose":
+                                                "limits", "name", "value"}`` or
+                                                ``{"purpose": "disconnect"}`` (the challenge
+                                                bound to it, the connection's own passkey
+                                                only)
 ``GET  /console/mine/approvals/{id}``           a person's session; an approval of another
                                                 connection is 404
 ``POST /console/mine/approvals/{id}/approve``   a person's session, CSRF, their code or a
@@ -26,9 +28,11 @@ route                                           what it needs
 ``GET  /console/mine/filings``                  a person's session (their connection's)
 ``GET  /console/mine/positions``                a person's session (their account, read on
                                                 their own session, and its equity curve)
-``POST /console/mine/limits``                   a person's session, CSRF, their code: one
-                                                cap of their connection set anywhere up to
-                                                the rail's ceiling (empty: up to it)
+``POST /console/mine/limits``                   a person's session, CSRF, their code or a
+                                                passkey assertion (its challenge bound to
+                                                ``{"purpose": "limits", "name", "value"}``):
+                                                one cap of their connection set anywhere up
+                                                to the rail's ceiling (empty: up to it)
 ``POST /console/mine/disconnect``               a person's session, CSRF, their code or a
                                                 passkey assertion; the answer links to where
                                                 the grant is revoked at Robinhood
@@ -58,7 +62,7 @@ from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._options import approvals_with_options
 from ordergate.gateway.console._sessions import ConsoleSession
 from ordergate.gateway.console._web import PREFIX, Refused, Web, at_party, read_form, read_json
-from ordergate.gateway.custody import PersonPasskeys
+from ordergate.gateway.custody import LIMITS_SET, PersonPasskeys
 from ordergate.gateway.desk import OwnerDesk
 from ordergate.gateway.passkeys import PasskeyError
 from ordergate.owner import OwnerAct
@@ -70,7 +74,8 @@ MINE = "/mine"
 _SIGN_IN = "person_sign_in"
 _MAX_ID = 40
 _MAX_CONNECTION = 64
-_ACTS = ("approve", "disconnect")
+_ACTS = ("approve", "disconnect", "limits")
+_MAX_LIMIT = 40
 
 Handler = Callable[[Request], Awaitable[Response]]
 PersonHandler = Callable[[Request, ConsoleSession, dict[str, Any]], Awaitable[Response]]
@@ -167,11 +172,16 @@ def person_routes(
     async def set_limit(
         request: Request, session: ConsoleSession, conn: dict[str, Any]
     ) -> Response:
+        if _is_json(request):
+            named = await passkey_vouches(request, session, conn, "limits", None)
+            name, _, value = named.partition("=")
+            answer = await desk.person_limits(
+                conn["connection_id"], _one_limit(name, value), None, passkey=True
+            )
+            return web.json(answer)
         form = await read_form(request)
         web.csrf(session, form.get("csrf"))
-        name = form.get("name", "").strip()
-        value = form.get("value", "").strip()
-        asked = {name: (int(value) if value.isdigit() else value) if value else None}
+        asked = _one_limit(form.get("name", ""), form.get("value", ""))
         await desk.person_limits(conn["connection_id"], asked, form.get("owner_code") or None)
         return web.redirect(MINE)
 
@@ -192,8 +202,17 @@ def person_routes(
         body = await read_json(request)
         purpose = body.get("purpose")
         if purpose not in _ACTS:
-            raise Refused(400, "purpose must be approve or disconnect.")
+            raise Refused(400, "purpose must be approve, disconnect or limits.")
         bound = ""
+        if purpose == "limits":
+            # The challenge is bound to this one change: the assertion sets nothing else.
+            name, value = body.get("name"), body.get("value")
+            if not isinstance(name, str) or not 0 < len(name) <= _MAX_LIMIT:
+                raise Refused(400, "name must name the limit the passkey sets.")
+            if not isinstance(value, str) or len(value) > _MAX_LIMIT or "|" in value:
+                raise Refused(400, "value must be the limit's value, or empty for the ceiling.")
+            await desk.check_person_limits(conn["connection_id"], _one_limit(name, value))
+            bound = f"{name}={value.strip()}"
         if purpose == "approve":
             named = body.get("approval_id")
             if not isinstance(named, str) or not 0 < len(named) <= _MAX_ID:
@@ -210,28 +229,36 @@ def person_routes(
         return web.json(json.loads(offered))
 
     async def passkey_vouches(
-        request: Request, session: ConsoleSession, conn: dict[str, Any], act: str, bound: str
-    ) -> None:
+        request: Request,
+        session: ConsoleSession,
+        conn: dict[str, Any],
+        act: str,
+        bound: str | None,
+    ) -> str:
         """The assertion this post carries, verified for the session's connection against the
-        challenge in flight for ``act`` on ``bound``; ``Refused`` otherwise."""
+        challenge in flight for ``act`` on ``bound`` (``None``: on whatever it was bound to);
+        what it was bound to. ``Refused`` otherwise."""
         web.csrf(session, request.headers.get("x-csrf-token"))
         taken = web.sessions.take_challenge(session, act)
         if taken is None:
             raise Refused(403, "No passkey challenge is in flight: start again.")
         challenge, _, named = taken.partition("|")
-        if named != bound:
+        if bound is not None and named != bound:
             raise Refused(403, "That passkey challenge was for another order: start again.")
         credential = (await request.body()).decode("utf-8", "replace")
-        detail = {"approval_id": bound} if bound else {}
+        key = "limit" if act == "limits" else "approval_id"
+        detail = {key: named} if named else {}
+        journalled = LIMITS_SET if act == "limits" else act
         try:
             await blocking(
                 lambda: persons.authenticate(
-                    credential, challenge, act=act, detail=detail,
+                    credential, challenge, act=journalled, detail=detail,
                     connection_id=conn["connection_id"],
                 )
             )  # fmt: skip
         except PasskeyError as error:
             raise Refused(403, f"The passkey was refused: {error}.") from None
+        return named
 
     async def approval_page(
         request: Request, session: ConsoleSession, conn: dict[str, Any]
@@ -331,6 +358,13 @@ def person_routes(
         Route(f"{m}/disconnect", guarded(person(disconnect), post=True), methods=["POST"]),
         Route(f"{m}/sign-out", guarded(person(sign_out), post=True), methods=["POST"]),
     ]
+
+
+def _one_limit(name: str, value: str) -> dict[str, object]:
+    """One limit as a form or a passkey's challenge names it: a count as an integer, an
+    amount as its text, empty for "up to the ceiling"."""
+    value = value.strip()
+    return {name.strip(): (int(value) if value.isdigit() else value) if value else None}
 
 
 def _is_json(request: Request) -> bool:

@@ -22,7 +22,12 @@ from ordergate.gateway.custody._approval_mode import (
 )
 from ordergate.gateway.custody._authority import UpstreamAuthority
 from ordergate.gateway.custody._backend import SealedBackend
-from ordergate.gateway.custody._person_limits import ConnectionLimits, LimitRefused, overrides_of
+from ordergate.gateway.custody._person_limits import (
+    LIMITS_SET,
+    ConnectionLimits,
+    LimitRefused,
+    overrides_of,
+)
 from ordergate.gateway.custody._person_passkeys import PersonPasskeys
 from ordergate.gateway.custody._person_routes import person_routes
 from ordergate.gateway.custody._rotation import Progress, Rotation, rotate_keys
@@ -32,6 +37,7 @@ from ordergate.gateway.custody._vault import SESSION_ENDED, NoVault, SessionSour
 
 __all__ = [
     "BIND_COOKIE",
+    "LIMITS_SET",
     "NO_MASTER_SECRET",
     "SESSION_ENDED",
     "ApprovalModeRefused",

@@ -170,21 +170,22 @@ class ConnectionLimits:
             )
         return shown
 
-    def set_by_person(self, connection_id: str, asked: object, code: str | None) -> dict[str, Any]:
-        """The person's own limits set to ``asked`` (``None``: up to the ceiling) with their
-        current code, spent on this act. ``LimitRefused`` (journalled) for a value beyond the
-        ceiling or not a valid cap; ``PersonRefused`` (journalled) for any other code."""
-        persons = self._persons
-        if persons is None:
-            raise PersonRefused(NO_PERSON_CODES)
+    def within_ceiling(
+        self, connection_id: str, asked: object
+    ) -> tuple[dict[str, Decimal | int | None], dict[str, Any]]:
+        """``asked`` checked as the person's own limits: each a valid cap within the
+        ceiling (``LimitRefused`` otherwise, a value beyond the ceiling journalled
+        ``person_act``); the values and what is journalled of them."""
         values = _parsed(asked, allow_none=True)
         ceiling = self._ceiling()
         detail = {"limits": {name: _wire(value) for name, value in values.items()}}
         for name, value in values.items():
             if value is not None and _tighter(name, getattr(ceiling, name), value):
-                persons.refuse(
-                    connection_id, LIMITS_SET, "limit_above_ceiling", {**detail, "field": name}
-                )
+                if self._persons is not None:
+                    self._persons.refuse(
+                        connection_id, LIMITS_SET, "limit_above_ceiling",
+                        {**detail, "field": name},
+                    )  # fmt: skip
                 bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
                 raise LimitRefused(
                     403,
@@ -193,7 +194,21 @@ class ConnectionLimits:
                     f"That is beyond the rail's ceiling: it must be {bound} "
                     f"{getattr(ceiling, name)}.",
                 )
-        persons.authorize(connection_id, code, act=LIMITS_SET, detail=detail)
+        return values, detail
+
+    def set_by_person(
+        self, connection_id: str, asked: object, code: str | None, *, passkey: bool = False
+    ) -> dict[str, Any]:
+        """The person's own limits set to ``asked`` (``None``: up to the ceiling) with their
+        current code, spent on this act (``passkey``: their console verified their passkey
+        for it, journalled there). ``LimitRefused`` (journalled) for a value beyond the
+        ceiling or not a valid cap; ``PersonRefused`` (journalled) for any other code."""
+        persons = self._persons
+        if persons is None:
+            raise PersonRefused(NO_PERSON_CODES)
+        values, detail = self.within_ceiling(connection_id, asked)
+        if not passkey:
+            persons.authorize(connection_id, code, act=LIMITS_SET, detail=detail)
         self._write(connection_id, values, by=PERSON)
         return {"limits": self.view(connection_id)}
 

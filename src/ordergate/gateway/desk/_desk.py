@@ -395,12 +395,17 @@ class OwnerDesk:
         return await self._limits.view(connection_id)
 
     async def person_limits(
-        self, connection_id: str, limits: object, code: str | None
+        self, connection_id: str, limits: object, code: str | None, *, passkey: bool = False
     ) -> dict[str, Any]:
         """The person of ``connection_id`` sets its own limits up to the rail's ceiling with
-        their code; ``DeskError`` naming the field of a value beyond the ceiling, or for any
-        other code."""
-        return await self._limits.by_person(connection_id, limits, code)
+        their code (``passkey``: the console verified their passkey for exactly this change);
+        ``DeskError`` naming the field of a value beyond the ceiling, or for any other code."""
+        return await self._limits.by_person(connection_id, limits, code, passkey=passkey)
+
+    async def check_person_limits(self, connection_id: str, limits: object) -> None:
+        """``DeskError`` naming the field when ``limits`` are no valid caps within the rail's
+        ceiling (a person's console asks before its passkey ceremony for them)."""
+        await self._limits.check_person(connection_id, limits)
 
     async def tighten_limits(self, connection_id: str, limits: object) -> dict[str, Any]:
         """Tighten the limits of the live person's connection ``connection_id`` (no one's

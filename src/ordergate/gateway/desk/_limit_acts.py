@@ -43,14 +43,22 @@ class LimitActs:
         return await blocking(self.limits.view, connection_id)
 
     async def by_person(
-        self, connection_id: str, asked: object, code: str | None
+        self, connection_id: str, asked: object, code: str | None, *, passkey: bool = False
     ) -> dict[str, Any]:
         try:
-            return await blocking(lambda: self.limits.set_by_person(connection_id, asked, code))
+            return await blocking(
+                lambda: self.limits.set_by_person(connection_id, asked, code, passkey=passkey)
+            )
         except LimitRefused as refused:
             raise DeskError(refused.status, refused.code, f"{refused.field}: {refused}") from None
         except PersonRefused as refused:
             raise DeskError(refused.status, refused.reason, str(refused)) from None
+
+    async def check_person(self, connection_id: str, asked: object) -> None:
+        try:
+            await blocking(self.limits.within_ceiling, connection_id, asked)
+        except LimitRefused as refused:
+            raise DeskError(refused.status, refused.code, f"{refused.field}: {refused}") from None
 
     async def tighten(self, connection_id: str, asked: object) -> dict[str, Any]:
         kind = await blocking(connection_kind, self._store.engine, connection_id)

@@ -32,8 +32,8 @@
     if (r.userHandle) out.response.userHandle = b64(r.userHandle);
     return out;
   }
-  async function assertion(purpose, approvalId, base) {
-    const asked = { purpose: purpose };
+  async function assertion(purpose, approvalId, base, extra) {
+    const asked = Object.assign({ purpose: purpose }, extra || {});
     if (approvalId) asked.approval_id = approvalId;
     const options = await post((base || "") + "/passkey/options", asked);
     options.challenge = bytes(options.challenge);
@@ -59,6 +59,12 @@
       const base = button.dataset.base || "";
       const answer = await post(base + "/approvals/" + button.dataset.approval + "/approve", await assertion("approve", button.dataset.approval, base));
       say("The order is " + answer.status + ".");
+    } else if (purpose === "limits") {
+      const base = button.dataset.base || "";
+      const limit = { name: document.getElementById("limit_name").value,
+        value: document.getElementById("limit_value").value };
+      await post(base + "/limits", await assertion("limits", null, base, limit));
+      say("Your limit is set."); window.location.reload();
     } else if (purpose === "disconnect") {
       const base = button.dataset.base || "";
       const answer = await post(base + "/disconnect", await assertion("disconnect", null, base));
