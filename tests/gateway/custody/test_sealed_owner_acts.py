@@ -70,6 +70,7 @@ def _person_acts(served: Custodian) -> list[dict[str, object]]:
 
 
 @pytest.mark.req("owner.act.approve")
+@pytest.mark.req("rail.person.operator-refused")
 def test_a_held_order_of_a_sealed_connection_is_placed_on_its_own_session_with_the_persons_code(
     held: Custodian,
 ) -> None:
