@@ -181,7 +181,7 @@ SURFACE = {
         "SessionSource", "UpstreamAuthority", "UpstreamSignIn", "Vault", "Progress", "Rotation",
         "rotate_keys", "ApprovalModes", "held_policy", "person_routes", "ConnectionLimits",
         "LimitRefused", "overrides_of", "ApprovalModeRefused", "LIMITS_SET", "Shredder",
-        "shred_erased",
+        "OwnLimits", "shred_erased",
     },
     "ordergate.gateway.push": {
         "MAX_PER_CONNECTION", "Delivered", "Delivery", "PushNotifier", "PushRefused",

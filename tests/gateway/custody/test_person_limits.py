@@ -285,3 +285,40 @@ def test_a_person_sets_a_limit_on_their_console_with_their_passkey_bound_to_that
         ("person act limits_set refused (limit_above_ceiling)", "person_totp"),
         ("person act limits_set authorised", "person_passkey"),
     ]
+
+
+OPTIONS_POLICY = POLICY + '[options]\nunderlyings = ["AAPL"]\nmax_premium_usd = "100"\n'
+
+
+@pytest.mark.req("rail.person.limits")
+def test_a_persons_option_caps_are_set_under_the_rails_options_ceiling_and_refused_without_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with custodian(tmp_path, monkeypatch, policy=OPTIONS_POLICY) as rail:
+        rail.connect()
+        mine = _set_own(rail, 0, {"options.max_premium_usd": "40", "options.max_contracts": 1})
+        assert mine.status_code == 200, mine.text
+        assert _in_force(mine, "options.max_premium_usd") == {
+            "name": "options.max_premium_usd", "ceiling": "100", "own": "40", "in_force": "40",
+            "set_by": "person", "floor": False,
+        }  # fmt: skip
+        above = _set_own(rail, 0, {"options.max_premium_usd": "400"})
+        assert above.status_code == 403
+        assert above.json()["error"]["field"] == "options.max_premium_usd"
+        # A later first day to expiry than the last one allowed makes no policy: refused.
+        crossed = _set_own(rail, 0, {"options.min_days_to_expiry": 90})
+        assert crossed.status_code == 400, crossed.text
+        assert crossed.json()["error"]["field"].startswith("options.")
+        [connection_id] = rail.connection_ids
+        tightened = _tighten(rail, connection_id, {"options.max_premium_usd": "30"})
+        assert _in_force(tightened, "options.max_premium_usd")["in_force"] == "30"
+    (tmp_path / "none").mkdir()
+    with custodian(tmp_path / "none", monkeypatch, policy=POLICY) as plain:
+        plain.connect()
+        none = _set_own(plain, 0, {"options.max_contracts": 1})
+        assert none.status_code == 403
+        assert none.json()["error"]["field"] == "options.max_contracts"
+        names = {row["name"] for row in _tighten(plain, plain.connection_ids[0], {
+            "max_order_usd": "90"
+        }).json()["limits"]}  # fmt: skip
+        assert not any(name.startswith("options.") for name in names)

@@ -26,6 +26,7 @@ from ordergate.gateway.custody._person_limits import (
     LIMITS_SET,
     ConnectionLimits,
     LimitRefused,
+    OwnLimits,
     overrides_of,
 )
 from ordergate.gateway.custody._person_passkeys import PersonPasskeys
@@ -45,6 +46,7 @@ __all__ = [
     "ConnectionLimits",
     "LimitRefused",
     "NoVault",
+    "OwnLimits",
     "PersonPasskeys",
     "Progress",
     "Rotation",

@@ -43,11 +43,11 @@ from ordergate.core import Clock
 from ordergate.execution import ApprovalNotifier, Guard
 from ordergate.gateway._owner import connection_digest, digest_in, identity_of
 from ordergate.gateway.custody._approval_mode import held_policy
+from ordergate.gateway.custody._person_limits import OwnLimits
 from ordergate.gateway.custody._reconciling import PassReport, reconcile_open
 from ordergate.gateway.custody._vault import SessionSource
 from ordergate.ledger import FilingRecord, Ledger
 from ordergate.policy import PolicyConfig
-from ordergate.profiles import PolicyOverrides
 from ordergate.runtime import guard_on
 from ordergate.store import blocking
 
@@ -84,7 +84,7 @@ class SealedBackend:
         console_url: str | None = None,
         max_open: int = 256,
         holds: Callable[[str], bool] | None = None,
-        limits: Callable[[str], PolicyOverrides] | None = None,
+        limits: Callable[[str], OwnLimits] | None = None,
         notify: ApprovalNotifier | None = None,
     ) -> None:
         if max_open < 1:

@@ -27,7 +27,9 @@ and are checked by ``ordergate.policy.policy_from_mapping``'s own rules.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import Engine, delete, insert, select
@@ -37,7 +39,13 @@ from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connection_limits, connections
 from ordergate.gateway.custody._person import NO_PERSON_CODES, PersonCodes, PersonRefused
 from ordergate.ledger import Ledger
-from ordergate.policy import CAP_DIRECTIONS, PolicyConfig, policy_from_mapping
+from ordergate.policy import (
+    CAP_DIRECTIONS,
+    OPTION_CAP_DIRECTIONS,
+    PolicyConfig,
+    policy_from_mapping,
+)
+from ordergate.policy.options import OptionsPolicy
 from ordergate.profiles import PolicyOverrides
 from ordergate.store import write_transaction
 
@@ -45,6 +53,7 @@ __all__ = [
     "LIMITS_SET",
     "ConnectionLimits",
     "LimitRefused",
+    "OwnLimits",
     "overrides_of",
 ]
 
@@ -52,9 +61,34 @@ LIMITS_SET = "limits_set"
 PERSON = "person"
 OPERATOR = "operator"
 _OPERATOR_IDENTITY = "unverified"  # the desk's identity for acts that only tighten
+_OPTIONS = "options."
+DIRECTIONS: Mapping[str, bool] = MappingProxyType(
+    {**CAP_DIRECTIONS, **{_OPTIONS + name: low for name, low in OPTION_CAP_DIRECTIONS.items()}}
+)
+"""Each cap a connection sets (``[limits]``'s by name, ``[options]``'s as ``options.<name>``)
+and whether a lower number is the tighter one."""
 _DECIMAL_CAPS = frozenset(
     name for name in CAP_DIRECTIONS if isinstance(getattr(PolicyConfig(), name), Decimal)
+) | frozenset(
+    _OPTIONS + name
+    for name in OPTION_CAP_DIRECTIONS
+    if isinstance(getattr(OptionsPolicy(), name), Decimal)
 )
+
+
+def _field(name: str) -> str:
+    """The dotted key of the cap ``name`` as the policy file writes it."""
+    return name if name.startswith(_OPTIONS) else f"limits.{name}"
+
+
+def cap_of(policy: PolicyConfig, name: str) -> Decimal | int | None:
+    """The value of the cap ``name`` in ``policy``; ``None`` for an ``[options]`` cap of a
+    policy without ``[options]`` (every option order refused: nothing to set under)."""
+    if name.startswith(_OPTIONS):
+        options = policy.options
+        return None if options is None else getattr(options, name.removeprefix(_OPTIONS))
+    value: Decimal | int = getattr(policy, name)
+    return value
 
 
 class LimitRefused(Exception):
@@ -71,23 +105,49 @@ def _value(name: str, text: str) -> Decimal | int:
     return Decimal(text) if name in _DECIMAL_CAPS else int(text)
 
 
-def overrides_of(engine: Engine, connection_id: str) -> PolicyOverrides:
-    """The connection's own limits as overrides of the ceiling (``PolicyOverrides.apply``
-    takes the tighter of each pair, so they never loosen it); one primary-key range read."""
+@dataclass(frozen=True, slots=True)
+class OwnLimits:
+    """A connection's own values of the caps (``DIRECTIONS``' names); ``apply`` takes the
+    tighter of each and the policy's, so it never loosens a policy."""
+
+    values: Mapping[str, Decimal | int] = field(default_factory=dict)
+
+    def apply(self, policy: PolicyConfig) -> PolicyConfig:
+        """``policy`` tightened by these values (``policy`` itself when none tightens).
+        Raises ``ConfigError`` when the result is no valid policy (refused when set)."""
+        top: dict[str, Any] = {n: v for n, v in self.values.items() if n in CAP_DIRECTIONS}
+        narrowed = PolicyOverrides(**top).apply(policy) if top else policy
+        options = narrowed.options
+        asked = {
+            name.removeprefix(_OPTIONS): value
+            for name, value in self.values.items()
+            if name.startswith(_OPTIONS)
+        }
+        if not asked or options is None:
+            return narrowed
+        tighter: dict[str, Any] = {
+            key: _in_force(_OPTIONS + key, getattr(options, key), value)
+            for key, value in asked.items()
+        }
+        return replace(narrowed, options=replace(options, **tighter))
+
+
+def overrides_of(engine: Engine, connection_id: str) -> OwnLimits:
+    """The connection's own limits, to narrow the ceiling with (``OwnLimits.apply``); one
+    primary-key range read."""
     query = select(connection_limits.c.name, connection_limits.c.value).where(
         connection_limits.c.connection_id == connection_id
     )
     with engine.connect() as db:
         rows = db.execute(query).all()
-    own: dict[str, Any] = {
-        row.name: _value(row.name, row.value) for row in rows if row.name in CAP_DIRECTIONS
-    }
-    return PolicyOverrides(**own) if own else PolicyOverrides()
+    return OwnLimits(
+        {row.name: _value(row.name, row.value) for row in rows if row.name in DIRECTIONS}
+    )
 
 
 def _tighter(name: str, one: Decimal | int, other: Decimal | int) -> bool:
     """Whether ``one`` is strictly tighter than ``other`` for the cap ``name``."""
-    return one < other if CAP_DIRECTIONS[name] else one > other
+    return one < other if DIRECTIONS[name] else one > other
 
 
 def _in_force(name: str, ceiling: Decimal | int, own: Decimal | int | None) -> Decimal | int:
@@ -104,19 +164,20 @@ def _parsed(asked: object, *, allow_none: bool) -> dict[str, Decimal | int | Non
         )
     values: dict[str, Decimal | int | None] = {}
     for name, raw in asked.items():
-        field = f"limits.{name}"
-        if name not in CAP_DIRECTIONS:
-            raise LimitRefused(400, "unknown_limit", field, "That is no cap a connection sets.")
+        key = _field(str(name))
+        if name not in DIRECTIONS:
+            raise LimitRefused(400, "unknown_limit", key, "That is no cap a connection sets.")
         if raw is None:
             if not allow_none:
-                raise LimitRefused(400, "invalid_limit", field, "Give the cap a value.")
+                raise LimitRefused(400, "invalid_limit", key, "Give the cap a value.")
             values[name] = None
             continue
+        table, _, cap = key.partition(".")
         try:
-            parsed = policy_from_mapping({"limits": {name: raw}})
+            parsed = policy_from_mapping({table: {cap: raw}})
         except ConfigError as error:
             raise LimitRefused(400, "invalid_limit", f"{error.key}", error.reason) from None
-        values[name] = getattr(parsed, name)
+        values[name] = cap_of(parsed, name)
     return values
 
 
@@ -124,6 +185,29 @@ def _wire(value: Decimal | int | None) -> str | int | None:
     if value is None or isinstance(value, int):
         return value
     return str(value)
+
+
+def _beyond(name: str, bound: Decimal | int | None, code: str, said: str) -> LimitRefused:
+    if bound is None:
+        return LimitRefused(
+            403, code, _field(name), "Options are not traded on this rail: no cap to set."
+        )
+    side = "at most" if DIRECTIONS[name] else "at least"
+    return LimitRefused(403, code, _field(name), f"{said}: it must be {side} {bound}.")
+
+
+def _valid(
+    ceiling: PolicyConfig,
+    own: Mapping[str, Decimal | int],
+    values: Mapping[str, Decimal | int | None],
+) -> None:
+    """``LimitRefused`` naming the field when the connection's limits with ``values``
+    make no valid policy under ``ceiling`` (a minimum days to expiry past the maximum)."""
+    merged = {**own, **values}
+    try:
+        OwnLimits({n: v for n, v in merged.items() if v is not None}).apply(ceiling)
+    except ConfigError as error:
+        raise LimitRefused(400, "invalid_limit", error.key, error.reason) from None
 
 
 class ConnectionLimits:
@@ -153,8 +237,10 @@ class ConnectionLimits:
         with self._engine.connect() as db:
             own = {row.name: row for row in db.execute(query)}
         shown = []
-        for name in CAP_DIRECTIONS:
-            top = getattr(ceiling, name)
+        for name in DIRECTIONS:
+            top = cap_of(ceiling, name)
+            if top is None:
+                continue  # no [options] on the rail: no option cap to show or set
             row = own.get(name)
             mine = _value(name, row.value) if row is not None else None
             in_force = _in_force(name, top, mine)
@@ -165,7 +251,7 @@ class ConnectionLimits:
                     "own": _wire(mine),
                     "in_force": _wire(in_force),
                     "set_by": row.set_by if row is not None else None,
-                    "floor": not CAP_DIRECTIONS[name],
+                    "floor": not DIRECTIONS[name],
                 }
             )
         return shown
@@ -180,20 +266,14 @@ class ConnectionLimits:
         ceiling = self._ceiling()
         detail = {"limits": {name: _wire(value) for name, value in values.items()}}
         for name, value in values.items():
-            if value is not None and _tighter(name, getattr(ceiling, name), value):
+            top = cap_of(ceiling, name)
+            if value is not None and (top is None or _tighter(name, top, value)):
                 if self._persons is not None:
                     self._persons.refuse(
                         connection_id, LIMITS_SET, "limit_above_ceiling",
                         {**detail, "field": name},
                     )  # fmt: skip
-                bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
-                raise LimitRefused(
-                    403,
-                    "limit_above_ceiling",
-                    f"limits.{name}",
-                    f"That is beyond the rail's ceiling: it must be {bound} "
-                    f"{getattr(ceiling, name)}.",
-                )
+                raise _beyond(name, top, "limit_above_ceiling", "That is beyond the rail's ceiling")
         return values, detail
 
     def set_by_person(
@@ -209,7 +289,10 @@ class ConnectionLimits:
         values, detail = self.within_ceiling(connection_id, asked)
         if not passkey:
             persons.authorize(connection_id, code, act=LIMITS_SET, detail=detail)
-        self._write(connection_id, values, by=PERSON)
+        ceiling = self._ceiling()
+        self._write(
+            connection_id, values, by=PERSON, check=lambda own: _valid(ceiling, own, values)
+        )
         return {"limits": self.view(connection_id)}
 
     def tighten(self, connection_id: str, asked: object) -> dict[str, Any]:
@@ -222,16 +305,17 @@ class ConnectionLimits:
         def no_looser(own: Mapping[str, Decimal | int]) -> None:
             for name, value in values.items():
                 assert value is not None
-                current = _in_force(name, getattr(ceiling, name), own.get(name))
-                if _tighter(name, current, value):
-                    bound = "at least" if not CAP_DIRECTIONS[name] else "at most"
-                    raise LimitRefused(
-                        403,
+                top = cap_of(ceiling, name)
+                current = None if top is None else _in_force(name, top, own.get(name))
+                if current is None or _tighter(name, current, value):
+                    raise _beyond(
+                        name,
+                        current,
                         "limit_loosens",
-                        f"limits.{name}",
                         "Only the person who owns the connection loosens its limits: the "
-                        f"operator's value must be {bound} the one in force, {current}.",
+                        "operator's value",
                     )
+            _valid(ceiling, own, values)
 
         def journalled(tx: Any) -> None:
             self._ledger.journal.append(
