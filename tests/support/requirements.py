@@ -558,6 +558,9 @@ REQUIREMENTS: dict[str, str] = {
     "person_act under their connection (the approval keeps who denied it), and every passkey "
     "refused there is journalled: one registered nowhere under no connection, another "
     "connection's or a forged assertion under the connection it was tried on",
+    "rail.operator.no-person-orders": "issue 30 §2: on a hosted rail a person's held order "
+    "reaches that person only; the operator's approval webhook and the rail's log (at DEBUG) "
+    "carry nothing naming it, while the operator's own alerts still reach the webhook",
     "rail.isolation": "issue 30 §5: two people on one hosted rail each trade, are held and "
     "approve their own; neither lists, reads, approves, cancels, pauses, resumes or "
     "disconnects the other's anything through /mcp, the broker, the console, the owner "

@@ -582,8 +582,6 @@ async def _sealed(start: _Start) -> AsyncIterator[_Opened]:
                     erase=erase,
                     live_connections=lambda: live_connection_ids(wall.ledger.engine),
                     reconcile_every=start.reconcile_every,
-                    webhook_url=settings.webhook_url,
-                    console_url=settings.console_url,
                     holds=modes.holds,
                     limits=partial(overrides_of, wall.ledger.engine),
                     notify=notify,

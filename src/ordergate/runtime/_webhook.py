@@ -5,7 +5,8 @@ expiry), and, when a gateway serves the owner's console, ``console_url``: the pa
 approval there (opening it approves nothing: the console asks for the passkey or the code).
 The link is also logged, webhook or none. Never a token or an account number. A webhook that
 fails or is slow (5 s) is logged and skipped: the approval is on the ledger either way and
-``ordergate approvals`` lists it.
+``ordergate approvals`` lists it. It is the owner's channel: on a hosted rail a person's held
+order is that person's alone (their push, their console), and the rail's guards get none.
 
 ``announce`` posts any other owner alert the same way (``owner_locked``: owner acts locked
 after wrong codes, from one source or from all; ``owner_act_…``: an owner act that loosens

@@ -290,13 +290,15 @@ def custodian(
     push: bool = False,
     public_record: bool = False,
     venue_users: tuple[str, ...] = (),
+    webhook_url: str | None = None,
 ) -> Iterator[Custodian]:
     """``profiles``: each profile file's text by the profile's name, in the gateway's home;
     ``venue_users``: the sandbox venue's named users, each with their own accounts (none: its
     one unnamed user, whose account every connection then trades);
     ``localhost``: the gateway's public URL is ``http://localhost:PORT`` (a browser's
     passkeys need a relying party that is a name, the whole consent flow at it);
-    ``public_record``: the gateway serves ``/record`` too."""
+    ``public_record``: the gateway serves ``/record`` too; ``webhook_url``: the operator's
+    approval webhook (``ORDERGATE_APPROVAL_WEBHOOK``)."""
     home = tmp_path / "home"
     home.mkdir()
     for name, profile in (profiles or {}).items():
@@ -311,6 +313,8 @@ def custodian(
         "ORDERGATE_SANDBOX_START",
     ):
         monkeypatch.delenv(name, raising=False)
+    if webhook_url is not None:
+        monkeypatch.setenv("ORDERGATE_APPROVAL_WEBHOOK", webhook_url)
     clock = SteppedClock(start=OPEN)
     venue_server = SandboxServer(
         SandboxConfig(

@@ -13,7 +13,10 @@ handed out: while it says so, the guard comes narrowed to its policy with every 
 the person (``_approval_mode``); ``limits(connection_id)`` (``overrides_of``, read with it)
 narrows it to the connection's own limits under the rail's policy (``_person_limits``).
 ``notify`` is told of each order a guard holds (the push to
-the person's phone, ``ordergate.gateway.push``).
+the person's phone, ``ordergate.gateway.push``), and nothing else is: a held order here is a
+person's, theirs alone to see and decide, so the operator's approval webhook and the console
+link logged for the owner (``WebhookNotifier``) are not given to these guards. Nor is a late
+order's alert (it names the person's order); the pause it may cause shows as the rail's pause.
 
 When the upstream refuses a connection's session (a refresh refused, or a 401 after one), the
 vault has marked the connection dead; the backend closes its session and the call fails with
@@ -80,8 +83,6 @@ class SealedBackend:
         tasks: TaskGroup,
         live_connections: Callable[[], list[str]] | None = None,
         reconcile_every: float | None = None,
-        webhook_url: str | None = None,
-        console_url: str | None = None,
         max_open: int = 256,
         holds: Callable[[str], bool] | None = None,
         limits: Callable[[str], OwnLimits] | None = None,
@@ -96,8 +97,6 @@ class SealedBackend:
         self._erase = erase
         self._tasks = tasks
         self._reconcile_every = reconcile_every
-        self._webhook_url = webhook_url
-        self._console_url = console_url
         self._max_open = max_open
         self._holds = holds
         self._limits = limits
@@ -260,8 +259,6 @@ class SealedBackend:
                     policy=self._policy,
                     ledger=self._ledger,
                     clock=self._clock,
-                    webhook_url=self._webhook_url,
-                    console_url=self._console_url,
                     notify=self._notify,
                 ) as (guard, _arming),
             ):
