@@ -42,6 +42,14 @@ approval = "never"
 allow = ["SPY"]
 """
 BOUND_S = 30
+LIVE = 'mode = "live"\nreal_money = true\napproval = "never"\n[symbols]\nallow = ["SPY"]\n'
+"""A live rail's policy (over the sandbox: no real account)."""
+OPTION_TRADER = """
+name: optiontrader
+description: Trades equities and options within the account policy.
+permissions: [account.read, market.read, orders.read, orders.review, orders.place,
+  orders.cancel, options.review, options.place, options.cancel]
+"""
 
 
 def query(url: str) -> dict[str, str]:
@@ -351,3 +359,14 @@ def custodian(
             )
     finally:
         venue_server.stop()
+
+
+@contextmanager
+def live_rail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, policy: str = LIVE
+) -> Iterator[Custodian]:
+    """A hosted rail in live mode over the sandbox (``policy``) whose profiles include
+    ``optiontrader``, which may trade options."""
+    profiles = {"optiontrader": OPTION_TRADER}
+    with custodian(tmp_path, monkeypatch, policy=policy, profiles=profiles) as served:
+        yield served

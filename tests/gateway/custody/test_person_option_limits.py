@@ -10,28 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from custody_kit import Custodian, custodian
+from custody_kit import LIVE, Custodian, live_rail
 from mcp_http_testkit import McpSession
 
-LIVE = (
-    'mode = "live"\nreal_money = true\napproval = "never"\n[symbols]\nallow = ["SPY"]\n'
+LIVE_OPTIONS = LIVE + (
     '[options]\nunderlyings = ["AAPL"]\nstrategies = ["long_call", "closing"]\n'
     'max_premium_usd = "5000"\nmax_loss_usd = "5000"\nmax_daily_premium_usd = "20000"\n'
     "min_days_to_expiry = 0\nmax_days_to_expiry = 400\nno_open_last_minutes = 0\n"
     "price_collar_bps = 5000\n"
 )
-OPTION_TRADER = """
-name: optiontrader
-description: Trades equities and options within the account policy.
-permissions: [account.read, market.read, orders.read, orders.review, orders.place,
-  orders.cancel, options.review, options.place, options.cancel]
-"""
 
 
 @pytest.fixture
 def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
-    profiles = {"optiontrader": OPTION_TRADER}
-    with custodian(tmp_path, monkeypatch, policy=LIVE, profiles=profiles) as served:
+    with live_rail(tmp_path, monkeypatch, policy=LIVE_OPTIONS) as served:
         yield served
 
 

@@ -10,24 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from custody_kit import Custodian, custodian
+from custody_kit import Custodian, live_rail
 from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from sqlalchemy import text
 
-LIVE = 'mode = "live"\nreal_money = true\napproval = "never"\n[symbols]\nallow = ["SPY"]\n'
-OPTION_TRADER = """
-name: optiontrader
-description: Trades equities and options within the account policy.
-permissions: [account.read, market.read, orders.read, orders.review, orders.place,
-  orders.cancel, options.review, options.place, options.cancel]
-"""
-
 
 @pytest.fixture
 def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
-    profiles = {"optiontrader": OPTION_TRADER}
-    with custodian(tmp_path, monkeypatch, policy=LIVE, profiles=profiles) as served:
+    with live_rail(tmp_path, monkeypatch) as served:
         yield served
 
 
