@@ -106,6 +106,19 @@ async def test_a_long_call_left_open_settles_at_its_expiration_on_paper(tmp_path
         assert held(d) == premium  # what filled stays reserved; the settlement is cash
 
 
+async def test_a_long_call_nobody_priced_at_its_close_settles_on_the_close_read_after_it(
+    tmp_path: Path,
+) -> None:
+    """No read in the minute before the close: the first read after it reports the
+    regular close (``get_equity_quotes``' ``close``), which settles the expired call."""
+    async with paper_options(tmp_path) as d:
+        call = near_money(d, "call", -2)  # in the money
+        await filled(d, [leg(call["id"])])
+        close = datetime.combine(date.fromisoformat(call["expiration_date"]), time(21), UTC)
+        d.clock.set(close + timedelta(hours=2))
+        assert await engine_positions(d) == {}
+
+
 async def test_an_order_over_the_premium_cap_is_refused_with_nothing_at_the_engine(
     tmp_path: Path,
 ) -> None:

@@ -168,7 +168,7 @@ def test_a_long_call_fills_on_the_observed_ask_and_a_second_engine_sees_the_posi
     assert filled["state"] == "filled"
     assert list(paper.positions()) == [call.id]
     again = Paper(db, clock, market)  # another process, or a restart
-    assert again.engine.option_ids() == paper.engine.option_ids() == {call.id}
+    assert again.engine.wanted().option_ids == paper.engine.wanted().option_ids == {call.id}
     again.contract("call")
     again.observe(call)
     assert again.order(order["id"])["state"] == "filled"

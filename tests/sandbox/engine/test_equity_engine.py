@@ -25,7 +25,7 @@ from ordergate.sandbox.engine import (
 )
 from ordergate.sandbox.engine._codec import decode_state, encode_state
 from ordergate.sandbox.venue import stable_uuid
-from ordergate.store import engine_for, migrate, normalise_url
+from ordergate.store import engine_for, migrate, normalise_url, write_transaction
 
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # 10:00 in New York
 
@@ -226,6 +226,71 @@ def test_a_read_that_changes_nothing_writes_nothing(db: Engine) -> None:
     paper.call("get_portfolio")
     paper.call("get_equity_orders")
     assert _version(db) == version
+
+
+def test_a_read_as_the_clock_moves_over_a_book_with_nothing_open_writes_nothing(
+    db: Engine,
+) -> None:
+    """Only the instant synced to would change: nothing is kept, nothing written."""
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.place(side="buy", type="market", quantity="1")
+    _step(clock)
+    paper.observe("600.00")
+    assert paper.call("get_equity_positions")["positions"]
+    version = _version(db)
+    for _ in range(3):
+        _step(clock)
+        paper.observe("600.00")
+        paper.call("get_portfolio")
+        paper.call("get_equity_positions")
+    assert _version(db) == version
+
+
+def test_a_read_whose_look_fills_an_order_writes_the_fill_once_for_every_engine(
+    db: Engine,
+) -> None:
+    """A read is answered outside the book's turn only when it moves nothing: one whose
+    look fills an order is done again in the turn, which writes the fill (once) for
+    another engine to see."""
+    clock = SteppedClock(start=START)
+    one, two = Paper(db, clock), Paper(db, clock)
+    one.observe("600.00")
+    two.observe("600.00")
+    placed = one.place(side="buy", type="market", quantity="3")
+    _step(clock)
+    one.observe("600.00")
+    two.observe("600.00")
+    version = _version(db)
+    (order,) = one.call("get_equity_orders", order_id=placed["id"])["orders"]
+    assert order["state"] == "filled"
+    assert _version(db) == version + 1
+    (position,) = two.call("get_equity_positions")["positions"]
+    assert position["quantity"] == "3"
+    assert len(one.orders()) == len(two.orders()) == 1
+    one.call("get_portfolio")
+    assert _version(db) == version + 1
+
+
+def test_a_read_that_moves_nothing_waits_for_no_writer(db: Engine) -> None:
+    """Reads of a book whose sync moves nothing take no write lock: they are answered while
+    another connection holds the database's write lock (SQLite) or the book's row (Postgres)."""
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.call("get_portfolio")
+    if db.dialect.name == "postgresql":  # a read that did wait fails in 5 s, not never
+
+        @event.listens_for(db, "begin")
+        def bounded(connection: Any) -> None:
+            connection.exec_driver_sql("SET LOCAL lock_timeout = '5s'")
+
+    with write_transaction(db) as holder:
+        if db.dialect.name == "postgresql":
+            holder.execute(text("SELECT version FROM venue_books FOR UPDATE"))
+        assert paper.call("get_portfolio")["cash"]
+        assert paper.call("get_equity_orders")["orders"] == []
 
 
 def test_books_are_kept_apart(db: Engine) -> None:

@@ -11,7 +11,13 @@ seeded one is ``VenueCryptoMarket``), ``ObservedOptionPrices`` the options desk'
 (``OptionMarket``; the seeded one is ``VenueOptionMarket``).
 """
 
-from ordergate.sandbox.engine._engine import ENGINE_TOOLS, BookMismatch, EquityEngine
+from ordergate.sandbox.engine._engine import (
+    ENGINE_TOOLS,
+    READ_TOOLS,
+    BookMismatch,
+    EquityEngine,
+    Wanted,
+)
 from ordergate.sandbox.engine._upstream import (
     observed_option_instrument,
     observed_option_quote,
@@ -36,6 +42,7 @@ from ordergate.sandbox.venue._option_market import OptionMarket, VenueOptionMark
 __all__ = [
     "DEFAULT_MAX_AGE",
     "ENGINE_TOOLS",
+    "READ_TOOLS",
     "BookMismatch",
     "CryptoMarket",
     "EquityEngine",
@@ -50,6 +57,7 @@ __all__ = [
     "VenueCryptoMarket",
     "VenueEquityMarket",
     "VenueOptionMarket",
+    "Wanted",
     "observed_option_instrument",
     "observed_option_quote",
     "observed_quote",

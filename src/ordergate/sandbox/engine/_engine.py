@@ -49,7 +49,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Final, NamedTuple, TypeVar
 
 from sqlalchemy import Engine
 
@@ -74,7 +74,7 @@ from ordergate.sandbox.venue._options_model import OptionOrder
 from ordergate.sandbox.venue._positions import TaxLot
 from ordergate.store import write_transaction
 
-__all__ = ["ENGINE_TOOLS", "BookMismatch", "EquityEngine"]
+__all__ = ["ENGINE_TOOLS", "READ_TOOLS", "BookMismatch", "EquityEngine", "Wanted"]
 
 T = TypeVar("T")
 
@@ -111,6 +111,44 @@ ENGINE_TOOLS = (
 """The venue's tools the engine answers (equities, crypto orders and holdings, option orders
 and positions, the account, realised P&L). The market data (``get_currency_pairs``,
 ``get_crypto_quotes``, the option chains, instruments and quotes) stays the upstream's."""
+
+
+READ_TOOLS: Final = frozenset(
+    {
+        "get_accounts",
+        "get_portfolio",
+        "get_trade_approval_setting",
+        "get_limited_margin_upgrade_info",
+        "get_equity_tradability",
+        "review_equity_order",
+        "get_equity_orders",
+        "get_equity_positions",
+        "get_equity_tax_lots",
+        "get_realized_pnl",
+        "get_pnl_trade_history",
+        "preview_crypto_order",
+        "get_crypto_orders",
+        "get_crypto_positions",
+        "review_option_order",
+        "get_option_orders",
+        "get_option_positions",
+    }
+)
+"""The engine's tools that move nothing themselves: answered in a read transaction unless
+bringing the book up to the clock moved something (``EquityEngine.call``)."""
+
+
+class Wanted(NamedTuple):
+    """What a call on the book may need prices for (``EquityEngine.wanted``)."""
+
+    symbols: frozenset[str]
+    pairs: frozenset[str]
+    option_ids: frozenset[str]
+
+
+def _kept_part(encoded: dict[str, Any]) -> str:
+    """The open state as kept: all of it but the instant synced to."""
+    return dump({key: value for key, value in encoded.items() if key != "synced_to"})
 
 
 class EquityEngine:
@@ -167,6 +205,7 @@ class EquityEngine:
         self._trades = 0
         self._initial = dump(encode_state(self._open_state()))
         self._version: int | None = None
+        self._kept = ""  # the committed open state apart from ``synced_to`` (``_kept_part``)
 
     @property
     def book(self) -> str:
@@ -182,9 +221,15 @@ class EquityEngine:
         server answers it (``structuredContent`` is ``{data, guide}``, or ``{error}`` with
         ``isError``). Raises ``UnknownTool`` for a tool the engine does not answer,
         ``BookMismatch`` for a book opened with another ``seed``, and SQLAlchemy errors when
-        the database fails (nothing is then changed)."""
+        the database fails (nothing is then changed). A tool of ``READ_TOOLS`` is answered
+        without the book's turn when bringing the book up to the clock moves nothing (see
+        the module docstring)."""
         args = dict(arguments or {})
-        return self._in_turn(lambda: self._table.call(self._venue, name, args))
+
+        def work() -> dict[str, Any]:
+            return self._table.call(self._venue, name, args)
+
+        return self._in_read(work) if name in READ_TOOLS else self._in_turn(work)
 
     def order_by_ref(self, ref_id: str) -> dict[str, Any] | None:
         """The agentic account's order placed with ``ref_id`` (any case), open or ended, in
@@ -194,7 +239,7 @@ class EquityEngine:
             order = self._desk.by_ref(self.account.account_number, ref_id)
             return None if order is None else order_wire(order)
 
-        return self._in_turn(find)
+        return self._in_read(find)
 
     def open_orders(self) -> list[dict[str, Any]]:
         """The agentic account's open orders, newest first, in ``get_equity_orders``' shape
@@ -204,42 +249,27 @@ class EquityEngine:
             orders = self._desk.open_orders(self.account.account_number)
             return [order_wire(order) for order in reversed(orders)]
 
-        return self._in_turn(listing)
+        return self._in_read(listing)
 
-    def symbols(self) -> frozenset[str]:
-        """The symbols of the book's open equity orders and open lots as committed: what a
-        call may need an equity price for. Reads the book's row (without locking it); the
-        open state is decoded only when another engine moved it on since this one's last
-        call (nothing is synced or written)."""
+    def wanted(self) -> Wanted:
+        """What a call may need a price for, as committed: the
+        symbols of the open equity orders and lots, the crypto pairs of the open crypto
+        orders and holdings, the option contracts of the open option orders' legs and
+        positions."""
         state = self._committed()
         if state is None:
-            return frozenset()
-        orders, lots = state[0], state[1]
-        return frozenset(o.symbol for o in orders if o.is_open) | frozenset(
-            lot.symbol for lot in lots
+            return Wanted(frozenset(), frozenset(), frozenset())
+        orders, lots, crypto_orders, holdings, option_orders, positions = state
+        legs = frozenset(leg.option_id for o in option_orders if o.is_open for leg in o.terms.legs)
+        return Wanted(
+            symbols=frozenset(o.symbol for o in orders if o.is_open)
+            | frozenset(lot.symbol for lot in lots),
+            pairs=frozenset(o.terms.symbol for o in crypto_orders if o.is_open)
+            | frozenset(h.pair.symbol for h in holdings if h.quantity),
+            option_ids=legs | frozenset(p.option_id for p in positions if p.quantity),
         )
-
-    def pairs(self) -> frozenset[str]:
-        """The crypto pairs of the book's open crypto orders and holdings as committed: what
-        a call may need a crypto quote for (read as ``symbols`` is)."""
-        state = self._committed()
-        if state is None:
-            return frozenset()
-        orders, holdings = state[2], state[3]
-        return frozenset(o.terms.symbol for o in orders if o.is_open) | frozenset(
-            h.pair.symbol for h in holdings if h.quantity
-        )
-
-    def option_ids(self) -> frozenset[str]:
-        """The option contracts of the book's open option orders' legs and open option
-        positions as committed: what a call may need an option quote for (read as
-        ``symbols`` is)."""
-        state = self._committed()
-        if state is None:
-            return frozenset()
-        orders, positions = state[4], state[5]
-        legs = frozenset(leg.option_id for o in orders if o.is_open for leg in o.terms.legs)
-        return legs | frozenset(p.option_id for p in positions if p.quantity)
+        # Read from the book's row without locking it; the open state is decoded only when
+        # another engine moved it on since this one's last call (nothing is synced or written).
 
     def _committed(
         self,
@@ -282,15 +312,53 @@ class EquityEngine:
             state.option_positions,
         )
 
+    def _in_read(self, work: Callable[[], T]) -> T:
+        """``work`` (which moves nothing itself) on the book brought up to the clock, in a
+        read transaction: answered there when bringing the book up to the clock moved
+        nothing that is kept (the open state apart from the instant synced to), else done
+        again in the book's turn (``_in_turn``), which writes what moved."""
+        if self._version is None:
+            return self._in_turn(work)
+        moved = True
+        try:
+            with self._database.connect() as connection:
+                if connection.dialect.name == "postgresql":
+                    # The row and the ended orders read from one snapshot.
+                    connection.execution_options(isolation_level="REPEATABLE READ")
+                self._tables.bind(connection)
+                row = self._tables.stored()
+                if row is not None and row.version == self._version:
+                    if self._venue.idle():
+                        # Nothing open to walk and nothing due: a sync moves nothing kept.
+                        result, moved = work(), False
+                    else:
+                        self._venue.sync()
+                        result = work()
+                        moved = _kept_part(encode_state(self._open_state())) != self._kept
+        except BaseException:
+            self._version = None
+            raise
+        finally:
+            self._tables.bind(None)
+        if moved:
+            # Memory moved past what committed: the turn reloads it and writes what moves.
+            self._version = None
+            return self._in_turn(work)
+        return result
+
     def _in_turn(self, work: Callable[[], T]) -> T:
         """``work`` on the book brought up to the clock, in one write transaction on its row
-        (see the module docstring)."""
+        (see the module docstring). The open state is written back when it changed apart
+        from the instant synced to (a sync that moved nothing else leaves nothing to
+        keep: the next one walks the same stretch again, to the same end)."""
         try:
             with write_transaction(self._database) as connection:
                 self._tables.bind(connection)
                 row = self._tables.lock(self._initial)
                 if row.version != self._version:
-                    self._load(decode_state(json.loads(row.state)))
+                    stored = json.loads(row.state)
+                    self._load(decode_state(stored))
+                    self._kept = _kept_part(stored)
                 self._venue.sync()
                 result = work()
                 self._tables.end_orders(self._desk.evict_ended())
@@ -303,11 +371,13 @@ class EquityEngine:
                 )
                 self._tables.close_trades(self._trades, trades)
                 self._trades += len(trades)
-                state = dump(encode_state(self._open_state()))
+                encoded = encode_state(self._open_state())
+                kept = _kept_part(encoded)
                 version = row.version
-                if state != row.state:
+                if kept != self._kept:
                     version += 1
-                    self._tables.write(version, state)
+                    self._tables.write(version, dump(encoded))
+                    self._kept = kept
         except BaseException:
             # Memory may be ahead of what committed: the next call reloads.
             self._version = None
@@ -358,4 +428,9 @@ class EquityEngine:
         self._crypto.holdings.restore(state.crypto_holdings)
         self._options.restore(state.option_orders, state.option_sequence)
         self._options.positions.restore(state.option_positions)
+        # Trades closed in memory that never committed (a call rolled back, or a read that
+        # moved the book and is done again in the turn) are not the stored book's.
+        self._desk.positions.drain_closed()
+        self._crypto.holdings.drain_closed()
+        self._options.positions.drain_closed()
         self._trades = state.trades

@@ -34,20 +34,28 @@ from ordergate.sandbox.engine._codec import (
 from ordergate.sandbox.venue._equity_model import EquityOrder
 from ordergate.sandbox.venue._order_model import Order
 from ordergate.sandbox.venue._positions import ClosedTrade
-from ordergate.store import iso
+from ordergate.store import Statement, iso
 
 __all__ = ["BookRow", "BookTables", "EndedOrders", "dump"]
 
 OrderT = TypeVar("OrderT", bound=Order[Any, Any, Any])
 
-_CREATE = text(
-    "INSERT INTO venue_books (book, version, state) VALUES (:book, 0, :state) "
-    "ON CONFLICT (book) DO NOTHING"
+# The open state's statements run on the driver's cursor (``Statement``): every call reads
+# the book's row at least once.
+_CREATE = Statement(
+    text(
+        "INSERT INTO venue_books (book, version, state) VALUES (:book, 0, :state) "
+        "ON CONFLICT (book) DO NOTHING"
+    )
 )
-_STORED = text("SELECT version, state FROM venue_books WHERE book = :book")
-_LOCK_SQLITE = text("SELECT version, state FROM venue_books WHERE book = :book")
-_LOCK_POSTGRES = text("SELECT version, state FROM venue_books WHERE book = :book FOR UPDATE")
-_WRITE = text("UPDATE venue_books SET version = :version, state = :state WHERE book = :book")
+_STORED = Statement(text("SELECT version, state FROM venue_books WHERE book = :book"))
+_LOCK_SQLITE = _STORED
+_LOCK_POSTGRES = Statement(
+    text("SELECT version, state FROM venue_books WHERE book = :book FOR UPDATE")
+)
+_WRITE = Statement(
+    text("UPDATE venue_books SET version = :version, state = :state WHERE book = :book")
+)
 _ENDED_TABLES = ("venue_ended_orders", "venue_ended_crypto_orders", "venue_ended_option_orders")
 
 
@@ -130,18 +138,18 @@ class BookTables:
         """The book's row, created with the state ``initial`` the first time, locked until
         the transaction ends."""
         connection = self.connection
-        connection.execute(_CREATE, {"book": self.book, "state": initial})
+        _CREATE.run(connection, {"book": self.book, "state": initial})
         statement = _LOCK_POSTGRES if connection.dialect.name == "postgresql" else _LOCK_SQLITE
-        version, state = connection.execute(statement, {"book": self.book}).one()
+        version, state = statement.first(connection, {"book": self.book})
         return BookRow(int(version), str(state))
 
     def stored(self) -> BookRow | None:
         """The book's stored open state, read without locking it (``None``: no book yet)."""
-        row = self.connection.execute(_STORED, {"book": self.book}).first()
+        row = _STORED.first(self.connection, {"book": self.book})
         return None if row is None else BookRow(int(row[0]), str(row[1]))
 
     def write(self, version: int, state: str) -> None:
-        self.connection.execute(_WRITE, {"book": self.book, "version": version, "state": state})
+        _WRITE.run(self.connection, {"book": self.book, "version": version, "state": state})
 
     # -- ended orders ------------------------------------------------------------------------
 

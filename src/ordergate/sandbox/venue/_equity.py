@@ -37,6 +37,7 @@ from ordergate.sandbox.venue._equity_market import (
     EquityListing,
     EquityMarket,
     EquityQuote,
+    Split,
     VenueEquityMarket,
     session_window,
 )
@@ -151,14 +152,20 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
         self.market.split(symbol, ratio, now)
         return self._apply_splits(now)
 
+    def _splits_due(self, now: datetime) -> list[Split]:
+        """The splits announced up to ``now`` not applied yet, in the order they fall."""
+        due = [
+            s
+            for s in self.market.splits()
+            if s.at <= now and (s.symbol, s.ratio, s.at) not in self.splits_applied
+        ]
+        return sorted(due, key=lambda s: s.at)
+
     def _apply_splits(self, now: datetime) -> int:
         """Apply the splits announced up to ``now`` not applied yet; the lots re-based."""
         rebased = 0
-        due = [s for s in self.market.splits() if s.at <= now]
-        for split in sorted(due, key=lambda s: s.at):
+        for split in self._splits_due(now):
             key = (split.symbol, split.ratio, split.at)
-            if key in self.splits_applied:
-                continue
             super().sync(split.at)
             for order in [o for o in self._orders.values() if o.is_open]:
                 if order.symbol == split.symbol:
@@ -166,6 +173,9 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
             rebased += self.positions.split(split.symbol, split.ratio)
             self.splits_applied.add(key)
         return rebased
+
+    def idle(self, now: datetime) -> bool:
+        return super().idle(now) and not self._splits_due(now)
 
     def sync(self, now: datetime) -> None:
         self._apply_splits(now)

@@ -225,6 +225,10 @@ class Lists:
             if observation is not None:
                 alert.last_value = alert_value(alert.condition_type, observation)
 
+    def idle(self, now: datetime) -> bool:
+        """Never: an alert may fire at any look (the engine carries no lists)."""
+        return False
+
     def sync(self, now: datetime) -> None:
         """Fire every enabled price alert whose threshold was crossed since the last look."""
         for alert in self.alerts.values():

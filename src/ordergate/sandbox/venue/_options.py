@@ -327,6 +327,9 @@ class OptionsDesk(OrderDesk[OptionOrder, OptionTerms]):
 
     # -- moving through time ---------------------------------------------------------------
 
+    def idle(self, now: datetime) -> bool:
+        return super().idle(now) and self.settlement.idle(now)
+
     def sync(self, now: datetime) -> None:
         super().sync(now)
         self.settlement.sync(now)

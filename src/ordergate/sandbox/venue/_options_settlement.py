@@ -198,13 +198,24 @@ class Settlement:
 
     # -- at the close ----------------------------------------------------------------------
 
+    def _due(self, now: datetime) -> list[OptionExercise]:
+        """The pending exercises whose close has come, in the order they are carried out."""
+        due = [e for e in self._exercises.values() if e.is_pending and e.process_at <= now]
+        return sorted(due, key=lambda e: (e.process_at, e.sequence))
+
+    def _expired(self, now: datetime) -> list[OptionPosition]:
+        return [p for p in self._desk.positions.held() if p.instrument.expires_at <= now]
+
+    def idle(self, now: datetime) -> bool:
+        """Nothing to carry out or settle at ``now``."""
+        return not self._due(now) and not self._expired(now)
+
     def sync(self, now: datetime) -> None:
         """Carry out the exercises whose close has come, then settle expired positions
         (each account's shorts paired with its longs as they stood before any settled)."""
-        due = [e for e in self._exercises.values() if e.is_pending and e.process_at <= now]
-        for exercise in sorted(due, key=lambda e: (e.process_at, e.sequence)):
+        for exercise in self._due(now):
             self._carry_out(exercise)
-        expired = [p for p in self._desk.positions.held() if p.instrument.expires_at <= now]
+        expired = self._expired(now)
         alone: dict[str, dict[str, int]] = {}
         for position in expired:
             number = position.account_number

@@ -345,6 +345,10 @@ class OrderDesk(ABC, Generic[OrderT, TermsT]):
 
     # -- moving through time ---------------------------------------------------------------
 
+    def idle(self, now: datetime) -> bool:
+        """No open order to walk (a desk with more to sync says so too)."""
+        return not any(order.is_open for order in self._orders.values())
+
     def sync(self, now: datetime) -> None:
         for order in sorted(self._orders.values(), key=lambda o: o.sequence):
             if order.is_open:

@@ -26,6 +26,10 @@ class Desk(Protocol):
         """Advance this desk's orders to ``now``."""
         ...
 
+    def idle(self, now: datetime) -> bool:
+        """``sync(now)`` would move nothing: nothing open to walk, nothing due."""
+        ...
+
 
 class Venue:
     def __init__(
@@ -76,6 +80,11 @@ class Venue:
     def resume(self, synced_to: datetime | None) -> None:
         """Carry on from desks last synced to ``synced_to`` (a venue reloaded from storage)."""
         self._synced_to = synced_to
+
+    def idle(self) -> bool:
+        """Bringing the desks up to the clock would move nothing (every desk ``idle``)."""
+        now = self.clock.now()
+        return self._synced_to is not None and all(desk.idle(now) for desk in self.desks)
 
     def sync(self) -> datetime:
         """Bring every desk up to the clock; returns the instant synced to."""

@@ -60,6 +60,7 @@ lot when the clock reaches it.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 from collections.abc import Iterable, Mapping
@@ -81,16 +82,18 @@ from ordergate.client.equity import (
     EquityTradability,
     TradabilityResult,
 )
-from ordergate.client.market import EquityQuotes
+from ordergate.client.market import EquityClose, EquityQuotes
 from ordergate.client.options import OptionInstrumentsPage, OptionQuotes
 from ordergate.core import ZERO, Clock, to_wire
 from ordergate.sandbox.engine import (
     ENGINE_TOOLS,
     EquityEngine,
     EquityListing,
+    EquityQuote,
     ObservedCryptoPrices,
     ObservedOptionPrices,
     ObservedPrices,
+    Wanted,
     observed_option_instrument,
     observed_option_quote,
     observed_quote,
@@ -106,6 +109,7 @@ __all__ = [
     "QUOTE_REUSE",
     "PaperCaller",
     "book_name",
+    "book_seed",
     "listing_of",
 ]
 
@@ -194,6 +198,12 @@ def option_level_of(level: str | None) -> int:
 def book_name(account_number: str) -> str:
     """The paper book of the upstream's agentic account ``account_number``."""
     return f"paper:{account_number}"
+
+
+def book_seed(book: str) -> int:
+    """The engine's seed for ``book``: its ids (orders, executions, lots) are drawn from
+    it, so two paper books on one ledger never issue the same order id."""
+    return int.from_bytes(hashlib.blake2b(book.encode(), digest_size=8).digest(), "big")
 
 
 def listing_of(tradability: EquityTradability) -> EquityListing:
@@ -327,20 +337,18 @@ class PaperCaller:
         if name not in ANSWERED:
             return await self._upstream.call(name, arguments)
         engine = await self.engine()
-        if name not in _UNPRICED:
-            wanted = set(await blocking(self._symbols, engine))
-            pairs = set(await blocking(self._pairs, engine))
-            symbol = arguments.get("symbol")
-            if isinstance(symbol, str) and symbol.strip():
-                (pairs if name in _CRYPTO_TOOLS else wanted).add(symbol.strip().upper())
-            options = set(await blocking(self._option_ids, engine))
-            if name in _OPTION_TOOLS:
-                options |= _legs_of(arguments)
-            await self._price(engine, wanted)
-            await self._price_crypto(pairs)
-            await self._price_options(engine, options)
+        args = dict(arguments)
         try:
-            result = await blocking(self._run, engine, name, dict(arguments))
+            # One turn of the worker: run at once when every price the call may need is
+            # fresh; else say what is stale, observe it, and run then.
+            ran = await blocking(self._run_if_priced, engine, name, args)
+            if isinstance(ran, Wanted):
+                await self._price(engine, ran.symbols)
+                await self._price_crypto(ran.pairs)
+                await self._price_options(engine, ran.option_ids)
+                result: dict[str, Any] = await blocking(self._run, engine, name, args)
+            else:
+                result = ran
         except ToolError:
             raise
         except Exception as error:
@@ -358,9 +366,13 @@ class PaperCaller:
         if account != engine.account.account_number:
             page = await self.call("get_equity_orders", {"account_number": account})
             return EquityOrdersPage.model_validate(page).orders
-        await self._price(engine, await blocking(self._symbols, engine))
         try:
-            listed = await blocking(self._listed_open, engine)
+            listed = await blocking(self._listed_open_if_priced, engine)
+            if isinstance(listed, Wanted):
+                await self._price(engine, listed.symbols)
+                listed = await blocking(self._listed_open, engine)
+        except ToolError:
+            raise
         except Exception as error:
             raise TransportError(
                 f"the paper book did not answer ({type(error).__name__})",
@@ -395,9 +407,11 @@ class PaperCaller:
         level = self._option_level
         if level is None:
             level = option_level_of(agentic.option_level)
+        book = book_name(agentic.account_number)
         return EquityEngine(
             self._database,
-            book=book_name(agentic.account_number),
+            book=book,
+            seed=book_seed(book),
             prices=self.prices,
             crypto_prices=self.crypto_prices,
             option_prices=self.option_prices,
@@ -408,25 +422,49 @@ class PaperCaller:
             option_level=level,
         )
 
-    def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> Any:
+    def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         with self._turn:
+            return engine.call(name, arguments)
+
+    def _run_if_priced(
+        self, engine: EquityEngine, name: str, arguments: dict[str, Any]
+    ) -> dict[str, Any] | Wanted:
+        """The engine's answer to ``name`` when no price it may need is stale (a realised
+        P&L needs none); else the stale ones (``Wanted``), nothing run."""
+        with self._turn:
+            if name not in _UNPRICED:
+                stale = self._stale(engine.wanted(), name, arguments)
+                if stale is not None:
+                    return stale
             return engine.call(name, arguments)
 
     def _listed_open(self, engine: EquityEngine) -> list[dict[str, Any]]:
         with self._turn:
             return engine.open_orders()
 
-    def _symbols(self, engine: EquityEngine) -> frozenset[str]:
+    def _listed_open_if_priced(self, engine: EquityEngine) -> list[dict[str, Any]] | Wanted:
         with self._turn:
-            return engine.symbols()
+            wanted = engine.wanted()
+            stale = self._stale(Wanted(wanted.symbols, frozenset(), frozenset()), "", {})
+            return engine.open_orders() if stale is None else stale
 
-    def _pairs(self, engine: EquityEngine) -> frozenset[str]:
-        with self._turn:
-            return engine.pairs()
-
-    def _option_ids(self, engine: EquityEngine) -> frozenset[str]:
-        with self._turn:
-            return engine.option_ids()
+    def _stale(self, wanted: Wanted, name: str, arguments: Mapping[str, Any]) -> Wanted | None:
+        """Of what a call ``name`` with ``arguments`` may need a price for (the book's
+        ``wanted``, the call's ``symbol`` and option legs), what was not observed within
+        ``QUOTE_REUSE`` of the clock; ``None`` when nothing."""
+        symbols, pairs, option_ids = set(wanted.symbols), set(wanted.pairs), set(wanted.option_ids)
+        symbol = arguments.get("symbol")
+        if isinstance(symbol, str) and symbol.strip():
+            (pairs if name in _CRYPTO_TOOLS else symbols).add(symbol.strip().upper())
+        if name in _OPTION_TOOLS:
+            option_ids |= _legs_of(arguments)
+        now = self._clock.now()
+        stale = Wanted(
+            symbols=frozenset(s for s in symbols if not self._fresh(s, now)),
+            pairs=frozenset(p for p in pairs if not self._fresh(_CRYPTO_KEY + p, now)),
+            option_ids=frozenset(i for i in option_ids if not self._fresh(_OPTION_KEY + i, now)),
+        )
+        return stale if any(stale) else None
 
     # -- the feed --------------------------------------------------------------------------
 
@@ -589,15 +627,27 @@ class PaperCaller:
             quote = observed_quote(result.quote, bid_size=QUOTED_SIZE, ask_size=QUOTED_SIZE)
             if quote is None or self.prices.listing(quote.symbol) is None:
                 continue
-            self.prices.observe(
-                replace(
-                    quote,
-                    bid=slipped_bid(quote.bid, self._slippage),
-                    ask=slipped_ask(quote.ask, self._slippage),
-                    at=min(quote.at, now),
-                )
+            observed = replace(
+                quote,
+                bid=slipped_bid(quote.bid, self._slippage),
+                ask=slipped_ask(quote.ask, self._slippage),
+                at=min(quote.at, now),
             )
+            self.prices.observe(observed)
             self._observed[quote.symbol] = now
+            self._observe_close(observed, result.close)
+
+    def _observe_close(self, observed: EquityQuote, close: EquityClose | None) -> None:
+        """The regular session's close that ``close`` reports, as the last trade at that
+        close (bid and ask as ``observed``), once ``observed`` is past it: what settles an
+        option expiring then, read however long after the close."""
+        if close is None or close.date is None or close.price is None or close.price <= 0:
+            return
+        if close.interpolated:
+            return  # a close made up between prints is not a price
+        at = self.prices.calendar.regular_close(close.date)
+        if observed.at >= at:
+            self.prices.observe(replace(observed, last=close.price, at=at))
 
     def _slipped(self, data: Any) -> Any:
         """The upstream's quotes answer with the paper market's bid and ask."""
