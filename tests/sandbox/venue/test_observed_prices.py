@@ -138,6 +138,24 @@ def test_observations_older_than_the_window_are_dropped_but_the_window_still_ans
     assert prices.quote("AAPL", newest + timedelta(seconds=11)) is None
 
 
+def test_an_observation_of_a_past_instant_keeps_the_one_that_answers_before_it() -> None:
+    # Paper observes the close a later quote reports at the close's instant: an order placed
+    # half an hour before it, its book read again only hours later, still finds the price
+    # of its placement (it fills at it), not nothing until the close (and expires).
+    prices = ObservedPrices(max_age=timedelta(minutes=1))
+    prices.list(_listing("AAPL"))
+    prices.observe(_quote("AAPL", "100.00", START))
+    prices.observe(_quote("AAPL", "104.00", START + timedelta(hours=3)))
+    prices.observe(_quote("AAPL", "102.00", START + timedelta(minutes=30)))
+    placed = prices.quote("AAPL", START + timedelta(seconds=2))
+    assert placed is not None and placed.last == Decimal("100.00")
+    close = prices.quote("AAPL", START + timedelta(minutes=30, seconds=2))
+    assert close is not None and close.last == Decimal("102.00")
+    # The next newest observation moves the window on as before.
+    prices.observe(_quote("AAPL", "105.00", START + timedelta(hours=6)))
+    assert prices.quote("AAPL", START + timedelta(seconds=2)) is None
+
+
 def test_the_same_instant_observed_again_replaces_the_earlier_observation() -> None:
     prices = ObservedPrices()
     prices.list(_listing("AAPL"))

@@ -65,7 +65,10 @@ class _Observations(Generic[Q]):
         else:
             self.instants.insert(index, at)
             self.quotes.insert(index, quote)
-        if window is not None:
+        # Only the newest observation moves the window. One observed at a past instant (the
+        # regular close a later quote reports) must not drop the one before it: that one
+        # still answers the instants up to it, which a desk not yet synced past them asks.
+        if window is not None and index == len(self.instants) - 1:
             # Keep the newest observation at or before the window's start: it still answers.
             cut = bisect.bisect_right(self.instants, self.instants[-1] - window) - 1
             if cut > 0:
