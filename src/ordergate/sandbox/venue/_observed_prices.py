@@ -14,8 +14,9 @@ or before ``at``:
   "nothing to trade against") but never made up.
 
 Memory is bounded by the window the desk can still ask about, not by how long the feed has
-run: observing a quote drops the symbol's observations older than ``max_age`` before the
-newest, keeping the one that answers the start of that window.
+run: observing a quote newer than every other drops the symbol's observations older than
+``max_age`` before it, keeping the one that answers the start of that window; one observed at
+a past instant (the close a later quote reports) drops none.
 """
 
 from __future__ import annotations
