@@ -45,6 +45,7 @@ SURFACE = {
         "CryptoMarket", "ObservedCryptoPrices", "VenueCryptoMarket",
         "OptionMarket", "ObservedOptionPrices", "VenueOptionMarket",
         "observed_option_instrument", "observed_option_quote", "observed_quote",
+        "READ_TOOLS", "Wanted",
     },
     "ordergate.oauth": {
         "Authorization", "AuthorizationServer", "AuthorizationStore", "BAD_CODE", "BAD_REFRESH",
