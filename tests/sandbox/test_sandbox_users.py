@@ -92,8 +92,9 @@ def test_each_named_user_signs_in_on_the_venues_page_with_their_own_password(
     assert 'name="username"' in page.text and 'type="password"' in page.text
     assert "your sandbox accounts" in page.text
     alice, bob = _token(sandbox, "alice"), _token(sandbox, "bob")
-    assert sandbox.oauth.verify_access_token(alice["access_token"]).subject == "alice"  # type: ignore[union-attr]
-    assert sandbox.oauth.verify_access_token(bob["access_token"]).subject == "bob"  # type: ignore[union-attr]
+    for user, token in (("alice", alice), ("bob", bob)):
+        verified = sandbox.oauth.verify_access_token(token["access_token"])
+        assert verified is not None and verified.subject == user
     alices = sandbox.user("alice").venue.accounts.agentic.account_number
     bobs = sandbox.user("bob").venue.accounts.agentic.account_number
     assert alices != bobs

@@ -187,7 +187,7 @@ async def test_a_replace_of_a_filled_order_is_refused_and_nothing_filed_or_sent(
 
 
 async def test_a_cancel_the_venue_never_confirms_ends_the_replacement_with_nothing_placed(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
         order_id, price, _ = await _rest(gw)
@@ -199,7 +199,7 @@ async def test_a_cancel_the_venue_never_confirms_ends_the_replacement_with_nothi
             gw.venue.admin("faults", {"drop_before": 1})  # the cancel never reaches the venue
             await cancel(account, venue_order_id)
 
-        setattr(lane, "cancel", lost)  # noqa: B010 - the lane's own method, wrapped
+        monkeypatch.setattr(lane, "cancel", lost)  # the lane's own method, wrapped
         lower = price - TICK
         result = await gw.call("replace_option_order", _replace(gw, order_id, price=str(lower)))
         data = answer_data(result)
