@@ -113,27 +113,18 @@ and positions, the account, realised P&L). The market data (``get_currency_pairs
 ``get_crypto_quotes``, the option chains, instruments and quotes) stays the upstream's."""
 
 
-READ_TOOLS: Final = frozenset(
+_MOVING_TOOLS: Final = frozenset(
     {
-        "get_accounts",
-        "get_portfolio",
-        "get_trade_approval_setting",
-        "get_limited_margin_upgrade_info",
-        "get_equity_tradability",
-        "review_equity_order",
-        "get_equity_orders",
-        "get_equity_positions",
-        "get_equity_tax_lots",
-        "get_realized_pnl",
-        "get_pnl_trade_history",
-        "preview_crypto_order",
-        "get_crypto_orders",
-        "get_crypto_positions",
-        "review_option_order",
-        "get_option_orders",
-        "get_option_positions",
+        "place_equity_order",
+        "cancel_equity_order",
+        "place_crypto_order",
+        "cancel_crypto_order",
+        "place_option_order",
+        "cancel_option_order",
     }
 )
+"""The engine's tools that move the book themselves: always run in the book's turn."""
+READ_TOOLS: Final = frozenset(ENGINE_TOOLS) - _MOVING_TOOLS
 """The engine's tools that move nothing themselves: answered in a read transaction unless
 bringing the book up to the clock moved something (``EquityEngine.call``)."""
 
