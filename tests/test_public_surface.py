@@ -42,10 +42,10 @@ SURFACE = {
     "ordergate.sandbox.engine": {
         "BookMismatch", "DEFAULT_MAX_AGE", "ENGINE_TOOLS", "EquityEngine", "EquityListing",
         "EquityMarket", "EquityQuote", "ObservedPrices", "Split", "VenueEquityMarket",
+        "READ_TOOLS", "Wanted",
         "CryptoMarket", "ObservedCryptoPrices", "VenueCryptoMarket",
         "OptionMarket", "ObservedOptionPrices", "VenueOptionMarket",
         "observed_option_instrument", "observed_option_quote", "observed_quote",
-        "READ_TOOLS", "Wanted",
     },
     "ordergate.oauth": {
         "Authorization", "AuthorizationServer", "AuthorizationStore", "BAD_CODE", "BAD_REFRESH",
@@ -128,12 +128,8 @@ SURFACE = {
         "OptionTicket", "ADV_SESSIONS", "VolumeSource",
     },
     "ordergate.venues.paper": {
-        "ORDER_WINDOW", "PAPER_AGENT", "PaperAccount", "PaperAccountReader", "PaperAnswerReader",
-        "PaperBook", "PaperClosedTrade", "PaperEquity", "PaperExecutor", "PaperFill",
-        "PaperOrder", "PaperUnanswered", "PaperVenue", "closed_trades", "instrument_id",
-        "order_wire", "paper_orders_of", "paper_portfolio", "paper_positions", "ANSWERED",
-        "FORWARDED", "QUOTED_SIZE", "QUOTE_REUSE", "EnginePaperVenue", "PaperCaller",
-        "book_name", "listing_of",
+        "ANSWERED", "FORWARDED", "QUOTED_SIZE", "QUOTE_REUSE",
+        "PaperCaller", "PaperVenue", "book_name", "listing_of",
     },
     "ordergate.venues.robinhood": {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
@@ -143,7 +139,8 @@ SURFACE = {
     },
     "ordergate.runtime": {
         "approval_announcement",
-        "EMBEDDED_ACCOUNT", "Running", "Settings", "Upstream", "UpstreamChoice",
+        "EMBEDDED_ACCOUNT", "EMBEDDED_RHS_ACCOUNT", "Running", "Settings", "Upstream",
+        "UpstreamChoice",
         "WebhookNotifier", "embedded_venue",
         "guard_on", "open_guard", "open_upstream", "PolicyNotApplied", "policy_in_force",
         "check_home", "CHECKPOINT_FILE", "verify_at_start",

@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 from ordergate.agent import Agent, AgentConfig, DigestSink, Model, build_agent, parse_agent_config
 from ordergate.core import SteppedClock
+from ordergate.execution import Outcome
+from ordergate.ledger import FilingStatus
 from ordergate.policy import parse_policy
 from ordergate.runtime import Running, Settings, open_guard
+from ordergate.venues.paper import PaperVenue
 
 POLICY = """\
 mode = "paper"
@@ -46,6 +50,34 @@ class AgentRun:
     running: Running
     clock: SteppedClock
     config: AgentConfig
+
+
+# Past the venue's 1 s confirmation delay: a market order placed before it has filled at the
+# engine's first look since (the reconciler's poll).
+SETTLE = timedelta(seconds=2)
+
+
+async def settle(run: AgentRun) -> None:
+    """What the venue does with the orders a tick placed (answered ``submitted``): confirmed
+    after its 1 s delay and filled at the engine's first look after that. The clock moves
+    ``SETTLE`` and the guard's reconciler polls the book, recording the fills."""
+    run.clock.advance(SETTLE)
+    await run.running.guard.reconcile()
+
+
+def status(run: AgentRun, outcome: Outcome) -> FilingStatus:
+    """The ledger's status of ``outcome``'s filing now."""
+    return run.running.guard.ledger.filing(outcome.filing_id).status
+
+
+def split(run: AgentRun, symbol: str, ratio: Decimal) -> None:
+    """A ``ratio``-for-1 split of ``symbol`` now, as paper learns of one: handed to the paper
+    venue's feed (the upstream tells of none), the engine re-bases every lot of the book —
+    its shares times ``ratio``, the price paid divided by it — when it next reads the book
+    (the upstream's quotes are the test's to divide: ``/_sandbox/shock``)."""
+    venue = run.running.guard.venue
+    assert isinstance(venue, PaperVenue)
+    venue.caller.split(symbol, ratio, run.clock.now())
 
 
 @asynccontextmanager

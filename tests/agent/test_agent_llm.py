@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from agent_kit import agent_on_sandbox
+from agent_kit import agent_on_sandbox, settle, status
 
 from ordergate.agent import (
     DROPPED,
@@ -72,7 +72,9 @@ async def test_a_scripted_model_buys_through_the_guard_and_never_sees_the_accoun
         tick = await run.agent.tick()
         ((intent, outcome),) = tick.orders
         assert intent.side is Side.BUY and intent.notional == Decimal(25)
-        assert outcome.status is FilingStatus.FILLED
+        assert outcome.status is FilingStatus.SUBMITTED
+        await settle(run)
+        assert status(run, outcome) is FilingStatus.FILLED
         (prompt,) = model.prompts
         assert run.running.guard.account not in prompt
         assert "token" not in prompt.lower() and '"equity"' in prompt
@@ -126,8 +128,11 @@ async def test_through_thanksgiving_the_llm_agent_orders_only_in_regular_hours(
             regular = tick.signal.session is AgentSession.REGULAR
             assert bool(tick.orders) == regular, tick.signal
             assert tick.signal.at.date() != datetime(2026, 11, 26).date() or not regular
-        statuses = {outcome.status for tick in traded for _, outcome in tick.orders}
-        assert statuses == {FilingStatus.FILLED}
+        outcomes = [outcome for tick in traded for _, outcome in tick.orders]
+        assert {outcome.status for outcome in outcomes} == {FilingStatus.SUBMITTED}
+        # Each fills when a later tick reads the book, on its placement's price: those placed
+        # half an hour before Wednesday's close and Friday's early one too, read after it.
+        assert {status(run, outcome) for outcome in outcomes} == {FilingStatus.FILLED}
         assert run.running.guard.ledger.open_filings() == []
         # The model is asked only when a trade could follow.
         assert len(model.prompts) == len(

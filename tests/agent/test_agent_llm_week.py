@@ -12,8 +12,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pytest
-from agent_kit import AgentRun, agent_on_sandbox
-from sqlalchemy import text
+from agent_kit import AgentRun, agent_on_sandbox, settle, split, status
 
 from ordergate.agent import (
     DROPPED,
@@ -80,7 +79,9 @@ async def test_an_llm_week_trades_in_regular_hours_a_shock_leaves_only_sells_a_s
         for tick, _, outcome in orders:
             assert tick.signal.session is AgentSession.REGULAR
             assert tick.signal.at.date() != THANKSGIVING
-            assert outcome.status is FilingStatus.FILLED, outcome
+            assert outcome.status is FilingStatus.SUBMITTED, outcome
+            # Filled once a later tick read the book.
+            assert status(run, outcome) is FilingStatus.FILLED, outcome
             assert ledger.filing(outcome.filing_id).identity == "llm-agent"
         assert ledger.open_filings() == []
         holiday = [t for t in week if t.signal.at.date() == THANKSGIVING]
@@ -102,7 +103,11 @@ async def test_an_llm_week_trades_in_regular_hours_a_shock_leaves_only_sells_a_s
             assert tick.state is AgentState.REDUCING, tick.plan.rationale
             assert "buy VTI dropped: buying is stopped (reducing)" in tick.plan.dropped
             assert [(i.side, i.symbol) for i, _ in tick.orders] == [(Side.SELL, "SPY")]
-            assert all(o.status is FilingStatus.FILLED for _, o in tick.orders)
+            assert all(o.status is FilingStatus.SUBMITTED for _, o in tick.orders)
+        # Each sell filled by the next tick's read; the last one's is the reconciler's.
+        await settle(run)
+        for tick in reducing:
+            assert all(status(run, o) is FilingStatus.FILLED for _, o in tick.orders)
         _shock(run, "SPY", "150")
         run.clock.advance(timedelta(minutes=30))
         cleared = await run.agent.tick()
@@ -111,31 +116,38 @@ async def test_an_llm_week_trades_in_regular_hours_a_shock_leaves_only_sells_a_s
 
         # Monday: a 2-for-1 split in SPY — the broker's shares double as the price halves.
         run.clock.set(datetime(2026, 11, 30, 15, 0, tzinfo=UTC))
-        await run.agent.tick()
+        monday = await run.agent.tick()
+        await settle(run)  # the venue fills Monday's trim before the split
         before = run.agent.book.holding("SPY")
         assert before is not None and before.quantity > 0
-        with ledger.engine.begin() as connection:
-            (quantity,) = connection.execute(
-                text("SELECT quantity FROM paper_positions WHERE symbol = 'SPY'")
-            ).one()
-            connection.execute(
-                text("UPDATE paper_positions SET quantity = :q WHERE symbol = 'SPY'"),
-                {"q": str(Decimal(quantity) * 2)},
-            )
+        split(run, "SPY", Decimal(2))
         _shock(run, "SPY", "-50")
         run.clock.advance(timedelta(minutes=10))
-        split = await run.agent.tick()
-        assert split.state is AgentState.RUNNING, split.plan.rationale
+        rebased = await run.agent.tick()
+        assert rebased.state is AgentState.RUNNING, rebased.plan.rationale
         after = run.agent.book.holding("SPY")
         assert after is not None
-        # This tick's own trim of SPY is booked after the re-basing.
-        (trim,) = [o for i, o in split.orders if i.side is Side.SELL]
+        # Monday's trim of SPY, filled before the split, is booked (the tick books the fills
+        # since the last before it reads the account) before the re-basing.
+        (trim,) = [o for i, o in monday.orders if i.side is Side.SELL]
         sold = sum((f.quantity for f in ledger.orders.executions(trim.filing_id)), Decimal(0))
-        assert after.quantity + sold == before.quantity * 2
+        assert sold > 0
+        assert after.quantity == (before.quantity - sold) * 2
         # The dollars paid are kept: the basis per share halved (not counted twice).
-        per_share = before.basis / (before.quantity * 2)
+        per_share = before.basis / before.quantity
         assert abs(after.basis - (before.basis - per_share * sold)) < Decimal("0.000001")
         (entry,) = [e for e in ledger.journal.entries(limit=1000) if e.kind == RECONCILE]
         assert entry.why.startswith("SPY: split 2:")
         assert "buying halts" not in entry.why
-        assert _sides([split]) == [Side.SELL, Side.BUY]
+        assert _sides([rebased]) == [Side.SELL, Side.BUY]
+        # This tick's own trim of SPY, in split shares, is booked after the re-basing.
+        await settle(run)
+        (trim,) = [o for i, o in rebased.orders if i.side is Side.SELL]
+        resold = sum((f.quantity for f in ledger.orders.executions(trim.filing_id)), Decimal(0))
+        assert resold > 0
+        run.clock.advance(timedelta(minutes=10))
+        await run.agent.tick()
+        later = run.agent.book.holding("SPY")
+        assert later is not None and later.quantity == after.quantity - resold
+        assert abs(later.basis - (after.basis - per_share / 2 * resold)) < Decimal("0.000001")
+        assert len([e for e in ledger.journal.entries(limit=1000) if e.kind == RECONCILE]) == 1

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from agent_kit import POLICY, AgentRun, agent_on_sandbox
+from agent_kit import POLICY, AgentRun, agent_on_sandbox, settle, status
 
 from ordergate.agent import AgentState, Tick
 from ordergate.ledger import FilingStatus, UnknownFilingError
@@ -35,8 +35,16 @@ async def _tick(run: AgentRun) -> Tick:
 
 
 async def _filled(run: AgentRun) -> None:
+    """A tick whose two orders the venue takes (``submitted``) and fills once settled."""
     tick = await _tick(run)
-    assert all(o.status is FilingStatus.FILLED for _, o in tick.orders), tick.orders
+    assert all(o.status is FilingStatus.SUBMITTED for _, o in tick.orders), tick.orders
+    await settle(run)
+    assert all(status(run, o) is FilingStatus.FILLED for _, o in tick.orders), tick.orders
+
+
+def _at(run: AgentRun, seconds: int) -> None:
+    """The clock ``seconds`` after the first tick (settling moved it on meanwhile)."""
+    run.clock.set(OPEN + timedelta(seconds=seconds))
 
 
 def _never_sent(run: AgentRun, tick: Tick) -> None:
@@ -55,14 +63,14 @@ async def test_the_rebalancers_same_order_inside_the_window_is_refused_duplicate
     policy = _limits("duplicate_window_s = 30")
     async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
         await _filled(run)
-        run.clock.advance(timedelta(seconds=29))
+        _at(run, 29)
         again = await _tick(run)
         assert [o.reasons for _, o in again.orders] == [("duplicate_order",)] * 2
         _never_sent(run, again)
         for _, outcome in again.orders:
             assert "duplicate_order: 1 order(s) with the same terms" in outcome.message
             assert "limits.duplicate_window_s = 30" in outcome.message
-        run.clock.advance(timedelta(seconds=1))
+        _at(run, 30)
         await _filled(run)
 
 
@@ -74,18 +82,20 @@ async def test_the_rebalancers_order_past_max_orders_per_minute_is_refused_order
     policy = _limits("duplicate_window_s = 0\nmax_orders_per_minute = 3")
     async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
         await _filled(run)
-        run.clock.advance(timedelta(seconds=1))
+        _at(run, 3)
         # The third order of the minute is at the cap and goes; the fourth is past it.
         third, fourth = (outcome for _, outcome in (await _tick(run)).orders)
-        assert third.status is FilingStatus.FILLED, third
+        assert third.status is FilingStatus.SUBMITTED, third
         assert fourth.reasons == ("order_rate",) and fourth.order_id is None
         assert "order_rate: 3 orders accepted from you in the last minute" in fourth.message
         assert "limits.max_orders_per_minute = 3" in fourth.message
-        run.clock.advance(timedelta(seconds=58))  # 59 s after the first tick: still three
+        await settle(run)
+        assert status(run, third) is FilingStatus.FILLED
+        _at(run, 59)  # 59 s after the first tick: still three
         held = await _tick(run)
         assert [o.reasons for _, o in held.orders] == [("order_rate",)] * 2
         _never_sent(run, held)
-        run.clock.advance(timedelta(seconds=1))  # the first tick's two are a minute old
+        _at(run, 60)  # the first tick's two are a minute old
         await _filled(run)
 
 
@@ -98,10 +108,12 @@ async def test_the_rebalancers_order_past_max_orders_per_day_is_refused_naming_t
     )
     async with agent_on_sandbox(tmp_path / "home", start=OPEN, policy=policy) as run:
         await _filled(run)
-        run.clock.advance(timedelta(minutes=1))
+        _at(run, 60)
         # The third order of the day is under the cap and goes; the fourth meets it.
         third, fourth = (outcome for _, outcome in (await _tick(run)).orders)
-        assert third.status is FilingStatus.FILLED, third
+        assert third.status is FilingStatus.SUBMITTED, third
+        await settle(run)
+        assert status(run, third) is FilingStatus.FILLED
         assert fourth.reasons == ("max_orders_per_day",) and fourth.order_id is None
         assert (
             "max_orders_per_day: 3 orders filed in the last 24 h (limits.max_orders_per_day = 3)"

@@ -1,10 +1,12 @@
-"""In paper mode the agent reads its account from the gateway's paper answers, and its book
+"""In paper mode the agent reads its account from the paper venue's engine (the answers the
+gateway serves), and its book
 (its own decisions' fills, and the cash they moved) is reconciled with them: a fill on the
 account the agent did not make, or cash that moved without it, halts buying and is
 journalled."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -17,7 +19,7 @@ from ordergate.agent import RECONCILE, AgentState
 from ordergate.core import MarketHours, Side
 from ordergate.ledger import FilingStatus
 from ordergate.policy import Proposal
-from ordergate.venues.paper import PaperAccountReader, paper_portfolio, paper_positions
+from ordergate.venues.paper import PaperVenue, book_name
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
 OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
@@ -44,16 +46,16 @@ async def test_the_paper_snapshot_is_the_gateways_paper_answers(tmp_path: Path) 
         await _converge(run)
         tick = await run.agent.tick()
         guard = run.running.guard
-        assert isinstance(guard.reader, PaperAccountReader)
-        portfolio = await paper_portfolio(guard.reader, guard.account)
-        rows = (await paper_positions(guard.reader, guard.account))["positions"]
+        assert isinstance(guard.venue, PaperVenue)
+        account = {"account_number": guard.account}
+        portfolio = await guard.venue.caller.call("get_portfolio", account)
+        rows = (await guard.venue.caller.call("get_equity_positions", account))["positions"]
         snapshot = tick.snapshot
         assert snapshot.equity == Decimal(portfolio["total_value"])
         assert snapshot.cash == Decimal(portfolio["cash"])
-        assert snapshot.buying_power == Decimal(portfolio["buying_power"]["buying_power"])
         assert snapshot.positions is not None
-        assert {s: str(p.market_value) for s, p in snapshot.positions.items()} == {
-            row["symbol"]: row["market_value"] for row in rows
+        assert {s: p.quantity for s, p in snapshot.positions.items()} == {
+            row["symbol"]: Decimal(row["quantity"]) for row in rows
         }
         assert snapshot.open_orders == 0
 
@@ -79,7 +81,9 @@ async def test_a_fill_the_agent_did_not_make_halts_buying_and_is_journalled(
             ),
             identity="someone-else",
         )
-        assert outcome.status is FilingStatus.FILLED, outcome
+        run.clock.advance(timedelta(seconds=2))  # the engine fills it as the venue would
+        await run.running.guard.reconcile()
+        assert run.running.guard.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED
         tick = await run.agent.tick()
         assert tick.state is AgentState.RUNNING
         assert [intent for intent, _ in tick.orders if intent.side is Side.BUY] == []
@@ -103,15 +107,19 @@ async def test_cash_that_moved_without_the_agent_trips_the_nav_check_in_paper(
         await _converge(run)
         expected = run.agent.book.cash
         assert expected is not None
-        # $1,000 arrives on the paper account (its cash is the starting cash less the
-        # positions' net cost): no share moves, only the NAV can tell.
-        with run.running.guard.ledger.engine.begin() as connection:
-            (cost,) = connection.execute(
-                text("SELECT cost FROM paper_positions WHERE symbol = 'VTI'")
+        # $1,000 arrives on the paper account (the engine's book, read again at its next
+        # call since its version moved): no share moves, only the NAV can tell.
+        guard = run.running.guard
+        book = {"book": book_name(guard.account)}
+        with guard.ledger.engine.begin() as connection:
+            version, state = connection.execute(
+                text("SELECT version, state FROM venue_books WHERE book = :book"), book
             ).one()
+            stored = json.loads(state)
+            stored["cash"][guard.account] = str(Decimal(stored["cash"][guard.account]) + 1000)
             connection.execute(
-                text("UPDATE paper_positions SET cost = :cost WHERE symbol = 'VTI'"),
-                {"cost": str(Decimal(cost) - 1000)},
+                text("UPDATE venue_books SET version = :v, state = :s WHERE book = :book"),
+                {**book, "v": int(version) + 1, "s": json.dumps(stored)},
             )
         tick = await run.agent.tick()
         assert [intent for intent, _ in tick.orders if intent.side is Side.BUY] == []

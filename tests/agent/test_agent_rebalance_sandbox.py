@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from agent_kit import POLICY, agent_on_sandbox
+from agent_kit import POLICY, agent_on_sandbox, settle, status
 from turn_testkit import impatient_turns, turn_held_elsewhere
 
 from ordergate.agent import DECISION, DROPPED, ORDER, AgentState
@@ -32,7 +32,10 @@ async def test_one_tick_in_the_regular_session_files_sells_before_buys_and_fills
         for _, outcome in tick.orders:
             record = run.running.guard.ledger.filing(outcome.filing_id)
             assert record.identity == "rebalancer"
-            assert outcome.status is FilingStatus.FILLED, outcome
+            # Placed, unconfirmed: the venue confirms and fills a moment later.
+            assert outcome.status is FilingStatus.SUBMITTED, outcome
+        await settle(run)
+        assert [status(run, outcome) for _, outcome in tick.orders] == [FilingStatus.FILLED] * 2
         entries = run.running.guard.ledger.journal.entries()
         decisions = [entry for entry in entries if entry.kind == DECISION]
         orders = [entry for entry in entries if entry.kind == ORDER]
@@ -140,4 +143,6 @@ async def test_a_breaker_the_agent_obeys_starts_the_cooldown_its_buys_then_meet(
         assert {outcome.reasons for _, outcome in cooling.orders} == {("cooldown",)}
         run.clock.advance(timedelta(seconds=1))
         after = await run.agent.tick()
-        assert after.orders and all(o.status is FilingStatus.FILLED for _, o in after.orders)
+        assert after.orders and all(o.status is FilingStatus.SUBMITTED for _, o in after.orders)
+        await settle(run)
+        assert all(status(run, o) is FilingStatus.FILLED for _, o in after.orders)

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 import pytest
-from agent_kit import agent_on_sandbox
+from agent_kit import agent_on_sandbox, split, status
 
 from ordergate.agent import RECONCILE, AgentSession, AgentState, Tick, session_signal
 from ordergate.core import Side
@@ -55,10 +55,13 @@ async def test_a_week_trades_in_regular_hours_converges_and_a_shock_leaves_only_
         week = await run.agent.run(max_ticks=TICKS, tick=STEP, wait=advance)
         orders = _orders(week)
         assert orders, "the agent never traded"
-        for tick, _, _, status in orders:
+        for tick, _, _, answered in orders:
             assert tick.signal.session is AgentSession.REGULAR
             assert tick.signal.at.date() != THANKSGIVING
-            assert status is FilingStatus.FILLED
+            assert answered is FilingStatus.SUBMITTED
+        # Each filled once a later tick read the book.
+        filed = [outcome for tick in week for _, outcome in tick.orders]
+        assert {status(run, outcome) for outcome in filed} == {FilingStatus.FILLED}
         for tick in week:
             if tick.signal.session is not AgentSession.REGULAR:
                 assert tick.orders == ()
@@ -107,8 +110,6 @@ async def test_a_week_trades_in_regular_hours_converges_and_a_shock_leaves_only_
 async def test_an_injected_split_re_bases_the_book_without_tripping_anything(
     tmp_path: Path,
 ) -> None:
-    from sqlalchemy import text
-
     tuesday = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
     async with agent_on_sandbox(tmp_path / "home", start=tuesday) as run:
         ledger = run.running.guard.ledger
@@ -116,19 +117,13 @@ async def test_an_injected_split_re_bases_the_book_without_tripping_anything(
         async def advance(delta: timedelta) -> None:
             run.clock.advance(delta)
 
-        await run.agent.run(max_ticks=3, tick=timedelta(minutes=10), wait=advance)
+        ticks = await run.agent.run(max_ticks=3, tick=timedelta(minutes=10), wait=advance)
+        # Converged: the last tick placed nothing, so the book holds every fill.
+        assert ticks[-1].orders == () and ledger.open_filings() == []
         before = run.agent.book.holding("SPY")
         assert before is not None and before.quantity > 0
         # A 2-for-1 split: the broker's shares double as the price halves.
-        with ledger.engine.begin() as connection:
-            rows = connection.execute(
-                text("SELECT quantity FROM paper_positions WHERE symbol = 'SPY'")
-            ).all()
-            (quantity,) = rows[0]
-            connection.execute(
-                text("UPDATE paper_positions SET quantity = :q WHERE symbol = 'SPY'"),
-                {"q": str(Decimal(quantity) * 2)},
-            )
+        split(run, "SPY", Decimal(2))
         _shock(run.running.upstream.url, "SPY", "-50")
         run.clock.advance(timedelta(minutes=10))
         tick = await run.agent.tick()

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from agent_kit import POLICY, agent_on_sandbox
+from agent_kit import POLICY, agent_on_sandbox, settle
 from typer.testing import CliRunner
 
 from ordergate.agent import filing_chain
@@ -24,6 +24,7 @@ async def test_why_prints_the_whole_chain_of_an_agents_filled_order(tmp_path: Pa
     async with agent_on_sandbox(home, start=OPEN) as run:
         tick = await run.agent.tick()
         (_, outcome), _ = tick.orders
+        await settle(run)  # the venue fills what it took
         chain = filing_chain(run.running.guard.ledger, outcome.filing_id)
     db = f"sqlite:///{home / 'ledger.db'}"
     result = CliRunner().invoke(app, ["why", str(outcome.filing_id), "--db", db])
@@ -71,6 +72,7 @@ async def test_why_prints_the_grade_once_the_record_grades_the_filing_a_trading_
     async with agent_on_sandbox(home, start=OPEN) as run:
         tick = await run.agent.tick()
         (_, outcome), _ = tick.orders
+        await settle(run)  # the venue fills what it took
         ledger = run.running.guard.ledger
         calendar = NyseCalendar()
         closes = MarketCloses(run.running.upstream.rh.market, calendar=calendar, clock=run.clock)

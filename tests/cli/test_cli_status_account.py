@@ -53,7 +53,7 @@ def test_status_shows_the_paper_books_positions_cash_and_equity(tmp_path: Path) 
     home = _home(tmp_path)
     ordered = _run(home, 1, "order", "SPY", "buy", "--qty", "0.1", "--sandbox", "--json")
     assert ordered.exit_code == 0, ordered.output
-    assert json.loads(ordered.stdout.strip().splitlines()[-1])["status"] == "filled"
+    assert json.loads(ordered.stdout.strip().splitlines()[-1])["status"] == "submitted"
     exact = _run(home, 2, "status", "--sandbox", "--json")
     human = _run(home, 3, "status", "--sandbox")
     assert exact.exit_code == 0 and human.exit_code == 0, exact.output + human.output

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from gateway_testkit import OPEN, sandbox_gateway
+from gateway_testkit import OPEN, sandbox_gateway, settled
 from mcp.client import ClientSession
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
@@ -99,7 +99,8 @@ async def _sdk_agent_places_an_order(
 async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = sandbox_gateway(tmp_path, monkeypatch)
+    clock = SteppedClock(start=OPEN)
+    server = sandbox_gateway(tmp_path, monkeypatch, clock=clock)
     codes = enrol(tmp_path / "home")
     browser = ConsentBrowser(
         profile="trader", owner_code=codes.next, person_now=server.security_clock.now
@@ -110,10 +111,16 @@ async def test_the_mcp_sdk_client_connects_through_consent_and_places_a_paper_or
         assert len(browser.pages) == 1 and "sdk-agent" in browser.pages[0]
         body = json.dumps(placed.structured_content)
         assert placed.is_error is False, body
+        assert placed.structured_content["data"]["status"] == "submitted", body
         running = server.running
         assert running is not None and running.arming.live is False
         [record] = [r for r in _filings(running.guard.ledger) if r.terms.get("symbol") == "SPY"]
         assert str(record.id) in body
+        # Placed on the venue's engine; filled once the venue's clock has run and booked.
+        status = await anyio.to_thread.run_sync(
+            lambda: settled(server, str(record.id), market=clock)
+        )
+        assert status is FilingStatus.FILLED
         assert running.guard.ledger.filing(record.id).status is FilingStatus.FILLED
         assert record.identity.startswith("conn:")
         tokens = storage.tokens

@@ -6,17 +6,19 @@ marked paper."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from gateway_testkit import sandbox_gateway
+from gateway_testkit import OPEN, sandbox_gateway, settled
 from jsonschema import Draft202012Validator
 from oauth_testkit import ConsentBrowser, sdk_session
 from owner_testkit import enrol
 
+from ordergate.core import SteppedClock
 from ordergate.inventory import load_inventory
 
 pytestmark = pytest.mark.anyio
@@ -45,7 +47,9 @@ def _valid(tool: str, content: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-async def _agent_reads_back_its_paper_order(url: str, browser: ConsentBrowser) -> dict[str, Any]:
+async def _agent_reads_back_its_paper_order(
+    url: str, browser: ConsentBrowser, settle: Callable[[str], Awaitable[None]]
+) -> dict[str, Any]:
     with anyio.fail_after(BOUND_S):
         async with sdk_session(
             url, browser, client_name="paper-agent", redirect=REDIRECT, bound_s=BOUND_S
@@ -56,6 +60,8 @@ async def _agent_reads_back_its_paper_order(url: str, browser: ConsentBrowser) -
             account = {"account_number": number}
             order = {"symbol": "SPY", "side": "buy", "type": "market", "quantity": "0.1"}
             placed = await session.call_tool("place_equity_order", {**account, **order})
+            # The venue's clock runs past the fill, and the ledger books it.
+            await settle(_content(placed)["data"]["filing_id"])
             return {
                 "placed": _content(placed)["data"],
                 "orders": _content(await session.call_tool("get_equity_orders", account)),
@@ -69,13 +75,19 @@ async def _agent_reads_back_its_paper_order(url: str, browser: ConsentBrowser) -
 async def test_an_agent_reads_its_paper_order_back_from_the_paper_book_through_serve(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = sandbox_gateway(tmp_path, monkeypatch)
+    clock = SteppedClock(start=OPEN)
+    server = sandbox_gateway(tmp_path, monkeypatch, clock=clock)
     codes = enrol(tmp_path / "home")
     browser = ConsentBrowser(profile="trader", owner_code=codes.next)
+
+    async def settle(filing_id: str) -> None:
+        await anyio.to_thread.run_sync(lambda: settled(server, filing_id, market=clock))
+
     with server as url:
-        seen = await _agent_reads_back_its_paper_order(url, browser)
+        seen = await _agent_reads_back_its_paper_order(url, browser, settle)
     placed = seen["placed"]
-    assert placed["status"] == "filled" and placed["paper"] is True
+    # The venue answers the place ``submitted``; the reads after it has filled see the fill.
+    assert placed["status"] == "submitted" and placed["paper"] is True
     [order] = _valid("get_equity_orders", seen["orders"])["orders"]
     assert (order["id"], order["ref_id"]) == (placed["order_id"], placed["filing_id"])
     assert order["state"] == "filled" and order["cumulative_quantity"] == "0.1"

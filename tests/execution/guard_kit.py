@@ -1,10 +1,9 @@
 """A guard wired to a real sandbox venue over loopback, sharing one stepped clock.
 
 ``desk()`` starts the venue on a free port, signs a ``Robinhood`` client in, opens a ledger
-(SQLite in ``tmp_path``, or the URL given) and builds the guard — paper (the paper book with
-the venue's quotes) or live (the venue is the broker). The clock is the venue's: a test
-moves both with ``desk.step(seconds)``.
-"""
+(SQLite in ``tmp_path``, or the URL given) and builds the guard — paper (the venue's own
+engine on a paper book in the ledger, on the venue's quotes) or live (the venue is the
+broker). The clock is the venue's: a test moves both with ``desk.step(seconds)``."""
 
 from __future__ import annotations
 
@@ -24,13 +23,13 @@ from venue_testkit import START, VenueClient
 from ordergate.client import Config, Robinhood, connect
 from ordergate.client.crypto_rest import ApiKey, CryptoRest
 from ordergate.core import MarketHours, OrderType, Secret, Side, SteppedClock
-from ordergate.execution import Guard, Outcome, paper_session
+from ordergate.execution import Guard, Outcome
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, Proposal, parse_policy
 from ordergate.sandbox import SandboxConfig, SandboxServer
 from ordergate.venues import AccountReader, OrderExecutor, Venue
-from ordergate.venues.paper import EnginePaperVenue, PaperBook, PaperVenue
-from ordergate.venues.robinhood import ClientQuoteSource, RobinhoodVenue
+from ordergate.venues.paper import PaperVenue
+from ordergate.venues.robinhood import RobinhoodVenue
 
 BOUND_S = 30
 
@@ -154,11 +153,10 @@ async def desk(
     venue: dict[str, Any] | None = None,
     grace: timedelta = timedelta(minutes=2),
     record_clock: SteppedClock | None = None,
-    engine: bool = False,
     rest: dict[str, Any] | None = None,
 ) -> AsyncIterator[Desk]:
     """``record_clock``: the ledger's own clock (a run's wall time), when it is not the
-    venue's. ``engine``: paper on the venue's own engine (``EnginePaperVenue``). ``rest``:
+    venue's. ``rest``:
     live, the venue's REST rail too, on a key the sandbox issued (the ``CryptoRest``
     arguments to change: ``now``, ``transport``)."""
     rules = config or policy()
@@ -190,8 +188,8 @@ async def desk(
                         CryptoRest(key=key, base_url=client.base_url, **rest)
                     )
                 port = RobinhoodVenue.through(rh, clock=clock, crypto_rest=crypto_rest)
-            elif engine:
-                port = EnginePaperVenue.on(
+            else:
+                port = PaperVenue.on(
                     rh,
                     ledger.engine,
                     clock=clock,
@@ -200,14 +198,6 @@ async def desk(
                     account=account,
                     account_type=rules.paper_account_type,
                     option_level=rules.paper_option_level,
-                )
-            else:
-                port = PaperVenue(
-                    PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd),
-                    ClientQuoteSource(rh),
-                    session=paper_session,
-                    clock=clock,
-                    slippage_bps=rules.paper_slippage_bps,
                 )
             guard = await stack.enter_async_context(
                 Guard.open(

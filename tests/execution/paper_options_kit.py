@@ -1,4 +1,4 @@
-"""Paper options through the guard: a guard on ``EnginePaperVenue`` over a sandbox whose agentic
+"""Paper options through the guard: a guard on ``PaperVenue`` over a sandbox whose agentic
 account is of a given type and option level, option proposals built from the venue's listed
 contracts at their natural net, and the paper book's option orders and positions as the
 engine answers them."""
@@ -20,7 +20,7 @@ from ordergate.core import OptionDirection, OptionPositionEffect, OptionType, Si
 from ordergate.ledger import FilingStatus
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.policy.options import OptionContract, OptionLeg, OptionProposal
-from ordergate.venues.paper import EnginePaperVenue
+from ordergate.venues.paper import PaperVenue
 
 __all__ = [
     "CENT",
@@ -58,10 +58,10 @@ async def paper_options(
     account_type: str = "margin",
     option_level: int = 3,
 ) -> AsyncIterator[Desk]:
-    """A guard on paper (``EnginePaperVenue``) over a sandbox whose agentic account is of
+    """A guard on paper (``PaperVenue``) over a sandbox whose agentic account is of
     ``account_type`` at ``option_level``."""
     venue = {"account_type": account_type, "option_level": option_level}
-    async with desk(tmp_path, engine=True, config=config or option_policy(), venue=venue) as d:
+    async with desk(tmp_path, config=config or option_policy(), venue=venue) as d:
         yield d
 
 
@@ -99,7 +99,7 @@ def proposal(d: Desk, legs: list[dict[str, Any]], *, quantity: int = 1) -> Optio
 
 
 def caller(d: Desk) -> Any:
-    assert isinstance(d.port, EnginePaperVenue)
+    assert isinstance(d.port, PaperVenue)
     return d.port.caller
 
 

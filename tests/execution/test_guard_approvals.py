@@ -53,7 +53,7 @@ async def test_approving_reviews_checks_again_and_places_the_order(tmp_path: Pat
         pending = await d.guard.submit(buy("SPY"), identity="agent")
         d.step(60)
         approved = await d.guard.approve(pending.approval_id, by="owner")
-        assert approved.status is FilingStatus.FILLED
+        assert await d.settled(approved, seconds=2) is FilingStatus.FILLED
         assert approved.approval_id == pending.approval_id
         statuses = [e.status for e in d.ledger.events(pending.filing_id) if e.kind == "status"]
         assert statuses == ["pending_approval", "approved", "submitted", "filled"]
@@ -65,9 +65,10 @@ async def test_an_approval_decided_once_cannot_be_acted_on_again(tmp_path: Path)
     async with desk(tmp_path, config=ALWAYS) as d:
         pending = await d.guard.submit(buy("SPY"), identity="agent")
         assert pending.approval_id is not None
-        await d.guard.approve(pending.approval_id, by="owner")
+        placed = await d.guard.approve(pending.approval_id, by="owner")
         again = await d.guard.approve(pending.approval_id, by="owner")
         assert again.reasons == ("approval_already_decided",)
+        assert await d.settled(placed, seconds=2) is FilingStatus.FILLED
         assert len(d.ledger.orders.executions(pending.filing_id)) == 1
 
 
@@ -146,7 +147,7 @@ async def test_orders_above_the_threshold_need_approval_and_smaller_ones_do_not(
     async with desk(tmp_path) as d:
         guard = d.guard_with(policy('approval = "above:100"'))
         small = await guard.submit(buy("SPY", notional=Decimal(50)), identity="a")
-        assert small.status is FilingStatus.FILLED
+        assert small.status is FilingStatus.SUBMITTED
         big = await guard.submit(buy("SPY"), identity="a")
         assert big.status is FilingStatus.PENDING_APPROVAL
 
@@ -211,6 +212,7 @@ async def test_an_approval_after_a_thirty_percent_move_is_held_again_not_filled(
         assert pending.approval_id is not None
         shown = d.ledger.filing(pending.filing_id).notional
         d.venue.admin("shock", {"symbol": "SPY", "pct": "30"})  # between approval and review
+        d.step(2)  # the paper market reads the moved price (its quotes last a second)
         again = await d.guard.approve(pending.approval_id, by="owner")
         assert again.status is FilingStatus.PENDING_APPROVAL and not again.refused
         assert again.reasons == ("approval_exceeded",)
@@ -221,7 +223,7 @@ async def test_an_approval_after_a_thirty_percent_move_is_held_again_not_filled(
         assert second.notional is not None and second.notional > shown * Decimal("1.25")
         # The owner is asked again, at the reviewed notional; approved, it fills.
         filled = await d.guard.approve(second.id, by="owner")
-        assert filled.status is FilingStatus.FILLED
+        assert await d.settled(filled, seconds=2) is FilingStatus.FILLED
 
 
 @pytest.mark.req("wall.approval-binds-money")
@@ -232,5 +234,6 @@ async def test_an_approval_within_the_slippage_allowed_fills(tmp_path: Path) -> 
         pending = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent")
         assert pending.approval_id is not None
         d.venue.admin("shock", {"symbol": "SPY", "pct": "30"})
+        d.step(2)  # the paper market reads the moved price (its quotes last a second)
         outcome = await d.guard.approve(pending.approval_id, by="owner")
-        assert outcome.status is FilingStatus.FILLED
+        assert await d.settled(outcome, seconds=2) is FilingStatus.FILLED

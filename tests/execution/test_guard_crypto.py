@@ -15,7 +15,7 @@ from client_testkit import rhs_account_number
 from guard_kit import Desk, desk, policy
 
 from ordergate.core import CryptoOrderType, Side
-from ordergate.execution import CRYPTO_KIND, CryptoNotOffered
+from ordergate.execution import CRYPTO_KIND
 from ordergate.ledger import FilingStatus
 from ordergate.policy import CryptoProposal, ProposalError
 from ordergate.runtime import approval_announcement
@@ -224,11 +224,7 @@ async def test_the_agents_key_answers_a_retry_with_the_first_filing(tmp_path: Pa
         assert len(venue_orders(d)) == 1
 
 
-async def test_paper_has_no_crypto_desk_and_a_proposal_needs_its_account(tmp_path: Path) -> None:
-    async with desk(tmp_path, config=policy(CRYPTO)) as d:
-        with pytest.raises(CryptoNotOffered) as refused:
-            await d.guard.submit_crypto(crypto(d), identity="a")
-        assert refused.value.code == "crypto_not_on_paper"
+async def test_a_crypto_proposal_needs_its_account(tmp_path: Path) -> None:
     async with desk(tmp_path / "live", live=True, config=policy(CRYPTO)) as d:
         with pytest.raises(ProposalError) as missing:
             await d.guard.submit_crypto(crypto(d, account=None), identity="a")

@@ -19,7 +19,7 @@ from ordergate.core import CryptoOrderType, Side
 from ordergate.execution import CRYPTO_KIND
 from ordergate.ledger import FilingStatus
 from ordergate.policy import CryptoProposal
-from ordergate.venues.paper import EnginePaperVenue
+from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 BOUND_S = 10
@@ -55,7 +55,7 @@ def crypto(d: Desk, **fields: Any) -> CryptoProposal:
 
 
 async def paper_orders(d: Desk) -> list[dict[str, Any]]:
-    assert isinstance(d.port, EnginePaperVenue)
+    assert isinstance(d.port, PaperVenue)
     with anyio.fail_after(BOUND_S):
         listed = await d.port.caller.call("get_crypto_orders", {"rhs_account_number": rhs(d)})
     orders: list[dict[str, Any]] = listed["orders"]
@@ -86,7 +86,7 @@ def filled_notional(d: Desk, filing_id: object) -> Decimal:
 async def test_a_paper_market_buy_by_units_is_placed_on_the_engine_and_reconciled_to_its_fills(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True, config=policy(CRYPTO)) as d:
+    async with desk(tmp_path, config=policy(CRYPTO)) as d:
         outcome = await d.guard.submit_crypto(crypto(d), identity="a")
         assert outcome.status is FilingStatus.SUBMITTED and outcome.order_id
         record = d.ledger.filing(outcome.filing_id)
@@ -104,7 +104,7 @@ async def test_a_paper_market_buy_by_units_is_placed_on_the_engine_and_reconcile
 async def test_a_paper_buy_by_dollars_and_a_sell_by_units_end_at_what_filled(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True, config=policy(CRYPTO)) as d:
+    async with desk(tmp_path, config=policy(CRYPTO)) as d:
         bought = await d.guard.submit_crypto(
             crypto(d, pair="ETH-USD", asset_quantity=None, quote_amount=D("500.00")),
             identity="a",
@@ -124,9 +124,7 @@ async def test_a_paper_buy_by_dollars_and_a_sell_by_units_end_at_what_filled(
 async def test_a_paper_limit_sell_rests_and_a_cancel_through_the_guard_ends_it(
     tmp_path: Path,
 ) -> None:
-    async with desk(
-        tmp_path, engine=True, config=policy(CRYPTO + "price_collar_bps = 10000\n")
-    ) as d:
+    async with desk(tmp_path, config=policy(CRYPTO + "price_collar_bps = 10000\n")) as d:
         bought = await d.guard.submit_crypto(crypto(d, asset_quantity=D("0.02")), identity="a")
         assert await follow(d, bought.filing_id) is FilingStatus.FILLED
         resting = await d.guard.submit_crypto(
@@ -147,7 +145,7 @@ async def test_a_big_paper_buy_fills_over_several_executions_partially_filled_in
     tmp_path: Path,
 ) -> None:
     wide = policy('[limits]\nmax_daily_usd = "100000"\n' + CRYPTO)
-    async with desk(tmp_path, engine=True, config=wide) as d:
+    async with desk(tmp_path, config=wide) as d:
         # The desk executes at most $25000 a look: 0.3 BTC takes two looks or more.
         outcome = await d.guard.submit_crypto(crypto(d, asset_quantity=D("0.3")), identity="a")
         seen = set()
@@ -164,7 +162,7 @@ async def test_a_big_paper_buy_fills_over_several_executions_partially_filled_in
 async def test_a_paper_order_the_engine_refuses_is_recorded_and_holds_nothing(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True, config=policy(CRYPTO)) as d:
+    async with desk(tmp_path, config=policy(CRYPTO)) as d:
         # More than the paper book's cash: the engine refuses it as the venue would.
         outcome = await d.guard.submit_crypto(crypto(d, asset_quantity=D("0.7")), identity="a")
         status = await follow(d, outcome.filing_id)

@@ -98,9 +98,8 @@ async def test_max_positions_names_the_positions_held_at_stage_a_and_at_review(
 ) -> None:
     async with desk(tmp_path, live=live, config=policy(HELD)) as d:
         placed = await d.guard_with(policy()).submit(buy("SPY"), identity="agent")
-        if live:
-            d.step(5)
-            await d.guard.reconcile()
+        d.step(5)
+        await d.guard.reconcile()
         assert d.ledger.filing(placed.filing_id).status is FilingStatus.FILLED
         held = await d.guard.submit(buy("QQQ"), identity="agent")
         assert held.approval_id is not None

@@ -60,6 +60,7 @@ async def test_a_limit_inside_the_collar_when_filed_is_refused_at_review_after_t
         pending = await d.guard.submit(limit_buy("SPY", str(ceiling)), identity="a")
         assert pending.status is FilingStatus.PENDING_APPROVAL
         d.venue.admin("shock", {"symbol": "SPY", "pct": "-2"})
+        d.step(2)  # the paper market reads the moved price (its quotes last a second)
         reviewed = await d.guard.approve(pending.approval_id, by="owner")
         assert reviewed.status is FilingStatus.REFUSED and reviewed.stage is Stage.REVIEW
         assert "price_collar" in reviewed.reasons

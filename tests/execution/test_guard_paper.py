@@ -1,4 +1,7 @@
-"""The order path on paper: filing, both policy stages, placing only as filed, reconciling."""
+"""The order path on paper: filing, both policy stages, placing only as filed, reconciling.
+
+Paper is the venue's own engine: a market order is placed pending and fills once the clock
+moves, as the venue's do (``Desk.settled`` steps the clock and reconciles)."""
 
 from __future__ import annotations
 
@@ -10,12 +13,10 @@ import anyio
 import pytest
 from guard_kit import buy, desk, limit_buy, policy, sell
 
-from ordergate.execution import Guard, paper_session
+from ordergate.execution import Guard
 from ordergate.ledger import Decision, FilingStatus
 from ordergate.policy import ProposalError, Stage
 from ordergate.venues import NoAnswer
-from ordergate.venues.paper import PaperAccountReader, PaperVenue
-from ordergate.venues.robinhood import ClientQuoteSource
 
 pytestmark = pytest.mark.anyio
 
@@ -29,20 +30,19 @@ async def test_an_allowed_market_buy_is_filed_placed_filled_and_booked_at_the_fi
     tmp_path: Path,
 ) -> None:
     async with desk(tmp_path) as d:
-        ask = Decimal(d.quote("SPY")["ask_price"])
         outcome = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent-1")
-        assert outcome.status is FilingStatus.FILLED
+        assert outcome.status is FilingStatus.SUBMITTED
         assert not outcome.refused and outcome.order_id is not None
+        assert await d.settled(outcome, seconds=2) is FilingStatus.FILLED
         record = d.ledger.filing(outcome.filing_id)
         assert record.decision is Decision.ACCEPT and record.identity == "agent-1"
         statuses = [e.status for e in d.ledger.events(record.id) if e.kind == "status"]
         assert statuses == ["submitted", "filled"]
         fills = d.ledger.orders.executions(record.id)
         assert [(f.quantity, f.basis_source) for f in fills] == [(Decimal(2), "fill")]
-        assert fills[0].price == ask
         # The reservation now holds what actually filled, not the estimate.
         spend = d.ledger.rolling_spend(d.account)
-        assert spend.notional == Decimal(2) * ask and spend.orders == 1
+        assert spend.notional == Decimal(2) * fills[0].price and spend.orders == 1
         assert d.ledger.verify().ok
 
 
@@ -79,11 +79,12 @@ async def test_the_rolling_daily_cap_counts_earlier_fills_and_refuses_the_order_
         ask = Decimal(d.quote("SPY")["ask_price"])
         guard = d.guard_with(policy(f'[limits]\nmax_daily_usd = "{ask * Decimal("1.5")}"'))
         first = await guard.submit(buy("SPY"), identity="a")
-        assert first.status is FilingStatus.FILLED
+        assert await d.settled(first, seconds=2) is FilingStatus.FILLED
+        [fill] = d.ledger.orders.executions(first.filing_id)
         second = await guard.submit(buy("SPY"), identity="a")
         assert second.refused and "max_daily_usd" in second.reasons
         cap = (ask * Decimal("1.5")).quantize(Decimal("0.01"))
-        assert f"max_daily_usd: ${ask:.2f} spent in the last 24 h" in second.message
+        assert f"max_daily_usd: ${fill.price:.2f} spent in the last 24 h" in second.message
         assert f"(limits.max_daily_usd = ${cap})" in second.message
         # A day later the first order has left the window.
         d.step(24 * 3600 + 1)
@@ -101,8 +102,10 @@ async def test_a_review_whose_terms_exceed_the_cap_is_refused_at_stage_b_though_
         real_review = d.executor.review
 
         async def review_after_a_jump(ticket):
-            # The market jumps between the estimate and the review.
+            # The market jumps between the estimate and the review (and the paper market
+            # reads it again: its quotes are reused for a second).
             d.venue.admin("shock", {"symbol": "SPY", "pct": "5"})
+            d.step(2)
             return await real_review(ticket)
 
         d.executor.review = review_after_a_jump
@@ -133,9 +136,10 @@ async def test_selling_what_is_held_reduces_the_position_and_spends_nothing(
 ) -> None:
     async with desk(tmp_path) as d:
         bought = await d.guard.submit(buy("SPY", quantity=Decimal(3)), identity="a")
+        assert await d.settled(bought, seconds=2) is FilingStatus.FILLED
         spent = d.ledger.rolling_spend(d.account).notional
         sold = await d.guard.submit(sell("SPY", quantity=Decimal(2)), identity="a")
-        assert (bought.status, sold.status) == (FilingStatus.FILLED, FilingStatus.FILLED)
+        assert await d.settled(sold, seconds=2) is FilingStatus.FILLED
         spend = d.ledger.rolling_spend(d.account)
         assert spend.notional == spent and spend.orders == 2
 
@@ -149,7 +153,7 @@ async def test_pausing_refuses_every_new_order_and_resuming_accepts_again(
         outcome = await d.guard.submit(buy("SPY"), identity="a")
         assert outcome.refused and "paused" in outcome.reasons
         d.ledger.controls.resume()
-        assert (await d.guard.submit(buy("SPY"), identity="a")).status is FilingStatus.FILLED
+        assert (await d.guard.submit(buy("SPY"), identity="a")).status is FilingStatus.SUBMITTED
 
 
 async def test_a_limit_order_that_is_not_marketable_rests_and_the_reconciler_books_its_fill(
@@ -162,6 +166,7 @@ async def test_a_limit_order_that_is_not_marketable_rests_and_the_reconciler_boo
         assert outcome.status is FilingStatus.SUBMITTED
         assert [r.id for r in d.ledger.open_filings(d.account)] == [outcome.filing_id]
         d.venue.admin("shock", {"symbol": "SPY", "pct": "-2"})
+        d.step(2)
         report = await d.guard.reconcile()
         assert report.fills_booked == 1 and report.moved == 1
         assert d.ledger.filing(outcome.filing_id).status is FilingStatus.FILLED
@@ -216,12 +221,12 @@ async def test_a_market_order_outside_regular_hours_is_refused_before_anything_i
 async def test_stage_b_reads_the_market_while_the_review_is_under_way(
     tmp_path: Path, live: bool
 ) -> None:
-    """Stage B's view (live: the whole account; paper: the market's half, the book being read
-    in stage B's own worker thread) is read at once with the review, not after it."""
+    """Stage B's view (the whole account, paper or live) is read at once with the review, not
+    after it."""
     async with desk(tmp_path, live=live) as d:
         view_started = anyio.Event()
         reader: Any = d.reader
-        name = "read" if live else "market"
+        name = "read"
         real_view, real_review = getattr(reader, name), d.executor.review
 
         async def view(account, symbol, **given):
@@ -257,86 +262,3 @@ async def test_a_review_that_fails_while_the_view_is_read_ends_the_filing_as_bef
         assert outcome.status is FilingStatus.FAILED
         assert outcome.reasons == ("review_unanswered",)
         assert d.ledger.rolling_spend(d.account).orders == 0
-
-
-async def test_a_held_symbol_the_market_half_did_not_price_is_read_before_the_decision(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """On paper the book is read in the stage's worker thread after the market's half; a
-    fresh reader does not know what the account holds, so the book asks for the quotes of
-    what it holds and the stage runs again with them: the order is decided on the whole
-    account (equity and positions known), never on a part of it."""
-    async with desk(tmp_path) as d:
-        first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
-        assert first.status is FilingStatus.FILLED
-        assert isinstance(d.reader, PaperAccountReader)
-        venue = PaperVenue(
-            d.reader.book, ClientQuoteSource(d.rh), session=paper_session, clock=d.clock
-        )
-        fresh = venue.equity.account
-        asked: list[frozenset[str]] = []
-        real_more = fresh.more_quotes
-
-        async def more_quotes(market, symbols):
-            asked.append(frozenset(symbols))
-            return await real_more(market, symbols)
-
-        monkeypatch.setattr(fresh, "more_quotes", more_quotes)
-        guard = Guard(
-            policy=policy(), ledger=d.ledger, venue=venue, account=d.account, clock=d.clock
-        )
-        second = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
-        assert second.status is FilingStatus.FILLED, second.reasons
-        assert asked == [frozenset({"AAPL"})]
-        stage_a = next(
-            e for e in d.ledger.journal.for_filing(second.filing_id) if e.kind == "policy_estimate"
-        )
-        assert stage_a.detail["allowed"] is True
-        # Stage B and the next order know what the account holds: no more rounds.
-        third = await guard.submit(buy("SPY", quantity=Decimal(2)), identity="a")
-        assert third.status is FilingStatus.FILLED
-        assert asked == [frozenset({"AAPL"})]
-
-
-async def test_a_held_symbol_with_no_quote_at_all_leaves_equity_unknown_and_refuses(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async with desk(tmp_path) as d:
-        first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
-        assert first.status is FilingStatus.FILLED
-        assert isinstance(d.reader, PaperAccountReader)
-        quotes = ClientQuoteSource(d.rh)
-        real_quote = quotes.quote
-
-        async def no_aapl(symbol: str) -> Any:
-            return None if symbol == "AAPL" else await real_quote(symbol)
-
-        monkeypatch.setattr(quotes, "quote", no_aapl)
-        venue = PaperVenue(d.reader.book, quotes, session=paper_session, clock=d.clock)
-        guard = Guard(
-            policy=policy(), ledger=d.ledger, venue=venue, account=d.account, clock=d.clock
-        )
-        outcome = await guard.submit(buy("SPY", quantity=Decimal(1)), identity="a")
-        assert outcome.refused and "missing_data:equity" in outcome.reasons
-
-
-async def test_a_paper_order_fills_at_the_quote_it_was_reviewed_on(tmp_path: Path) -> None:
-    async with desk(tmp_path) as d:
-        ask = Decimal(d.quote("SPY")["ask_price"])
-        real_review = d.executor.review
-
-        async def review_then_the_market_moves(ticket):
-            review = await real_review(ticket)
-            d.venue.admin("shock", {"symbol": "SPY", "pct": "3"})  # after the review
-            return review
-
-        d.executor.review = review_then_the_market_moves
-        outcome = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="a")
-        assert outcome.status is FilingStatus.FILLED
-        fill = d.ledger.orders.executions(outcome.filing_id)[0]
-        assert fill.price == ask  # the reviewed ask, not the moved one
-        assert Decimal(d.quote("SPY")["ask_price"]) > ask
-        stage_b = next(
-            e for e in d.ledger.journal.for_filing(outcome.filing_id) if e.kind == "policy_review"
-        )
-        assert Decimal(stage_b.detail["price"]) == fill.price

@@ -81,7 +81,7 @@ async def test_split_option_premium_leaves_the_shared_budget_to_equities(tmp_pat
 
 async def test_split_crypto_spends_its_own_budget_alone(tmp_path: Path) -> None:
     rules = policy(CRYPTO + "split_daily_budget = true\n")
-    async with desk(tmp_path, engine=True, config=replace(rules, max_daily_usd=D(1))) as d:
+    async with desk(tmp_path, config=replace(rules, max_daily_usd=D(1))) as d:
         first = await d.guard.submit_crypto(btc(d, "600.00"), identity="a")
         assert first.status is FilingStatus.SUBMITTED, first.reasons  # over the shared $1
         second = await d.guard.submit_crypto(btc(d, "600.00"), identity="b")
@@ -91,7 +91,7 @@ async def test_split_crypto_spends_its_own_budget_alone(tmp_path: Path) -> None:
 
 async def test_split_crypto_leaves_the_shared_budget_to_equities(tmp_path: Path) -> None:
     rules = policy(CRYPTO + "split_daily_budget = true\n")
-    async with desk(tmp_path, engine=True, config=rules) as d:
+    async with desk(tmp_path, config=rules) as d:
         ask = D(d.quote("SPY")["ask_price"])
         shared = rules.max_daily_usd
         assert (await d.guard.submit_crypto(btc(d, "900.00"), identity="a")).reasons == ()
@@ -106,7 +106,7 @@ async def test_without_a_split_crypto_and_equities_spend_one_shared_budget(
     tmp_path: Path,
 ) -> None:
     rules = policy(CRYPTO)
-    async with desk(tmp_path, engine=True, config=rules) as d:
+    async with desk(tmp_path, config=rules) as d:
         ask = D(d.quote("SPY")["ask_price"])
         shared = rules.max_daily_usd
         assert (await d.guard.submit_crypto(btc(d, "900.00"), identity="a")).reasons == ()

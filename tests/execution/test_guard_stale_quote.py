@@ -17,8 +17,8 @@ from ordergate.policy import Stage
 
 pytestmark = pytest.mark.anyio
 
-MODES = [{"live": False}, {"engine": True}, {"live": True}]
-MODE_IDS = ["paper", "engine", "live"]
+MODES = [{"live": False}, {"live": True}]
+MODE_IDS = ["paper", "live"]
 # Spread and duplicates out of the way: only the quote's age is weighed here.
 QUIET = "[limits]\nmax_quote_age_s = 15\nduplicate_window_s = 0"
 

@@ -79,7 +79,7 @@ async def test_submit_waits_for_the_accounts_turn_and_past_the_bound_files_nothi
             assert d.ledger.rolling_spend(d.account).orders == 0
             assert d.ledger.journal.entries() == []
             placed = await d.guard.submit(buy("SPY"), identity="agent")
-            assert placed.status is FilingStatus.FILLED  # the turn is free again
+            assert placed.status is FilingStatus.SUBMITTED  # the turn is free again
 
 
 async def test_approve_and_deny_take_the_accounts_turn(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ async def test_approve_and_deny_take_the_accounts_turn(tmp_path: Path) -> None:
         assert d.ledger.approvals.get(pending.approval_id).state is ApprovalState.PENDING
         assert d.ledger.filing(pending.filing_id).status is FilingStatus.PENDING_APPROVAL
         approved = await d.guard.approve(pending.approval_id, by="owner")
-        assert approved.status is FilingStatus.FILLED
+        assert approved.status is FilingStatus.SUBMITTED
 
 
 async def test_cancel_takes_the_accounts_turn(tmp_path: Path) -> None:

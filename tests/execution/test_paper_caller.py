@@ -1,4 +1,4 @@
-"""``EnginePaperVenue`` and its ``PaperCaller``: the live lane over a caller whose account and
+"""``PaperVenue`` and its ``PaperCaller``: the live lane over a caller whose account and
 order tools the venue's own engine answers, on a paper book in the ledger's database, on the
 upstream's quotes (a real sandbox venue on loopback is the upstream)."""
 
@@ -20,7 +20,7 @@ from ordergate.execution import Guard
 from ordergate.ledger import FilingStatus
 from ordergate.store import engine_for, normalise_url
 from ordergate.venues import EquityLane, Venue
-from ordergate.venues.paper import EnginePaperVenue, PaperCaller, book_name
+from ordergate.venues.paper import PaperCaller, PaperVenue, book_name
 
 pytestmark = pytest.mark.anyio
 BOUND_S = 10
@@ -44,7 +44,7 @@ class Counting:
 
 
 def engine_caller(venue: Venue) -> PaperCaller:
-    assert isinstance(venue, EnginePaperVenue)
+    assert isinstance(venue, PaperVenue)
     return venue.caller
 
 
@@ -53,9 +53,9 @@ def order(account: str, **terms: Any) -> dict[str, Any]:
 
 
 async def test_the_paper_venue_is_the_live_lane_marked_paper(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         venue = d.port
-        assert isinstance(venue, EnginePaperVenue) and isinstance(venue, Venue)
+        assert isinstance(venue, PaperVenue) and isinstance(venue, Venue)
         assert venue.crypto is not None and set(venue.crypto.lanes) == {"mcp"}
         assert isinstance(venue.equity, EquityLane)
         assert venue.paper is True and venue.equity.orders.paper is True
@@ -64,7 +64,7 @@ async def test_the_paper_venue_is_the_live_lane_marked_paper(tmp_path: Path) -> 
 
 
 async def test_the_paper_book_carries_the_upstreams_agentic_account(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal("2500"))
         with anyio.fail_after(BOUND_S):
@@ -84,7 +84,7 @@ async def test_the_paper_book_carries_the_upstreams_agentic_account(tmp_path: Pa
 async def test_a_paper_caller_for_another_account_than_the_upstreams_answers_nothing(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1), account="X1")
         with pytest.raises(TransportError) as caught, anyio.fail_after(BOUND_S):
             await caller.call("get_portfolio", {"account_number": "X1"})
@@ -94,7 +94,7 @@ async def test_a_paper_caller_for_another_account_than_the_upstreams_answers_not
 async def test_a_symbol_observed_within_the_reuse_window_is_not_read_again(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(10_000))
         with anyio.fail_after(BOUND_S):
@@ -109,10 +109,32 @@ async def test_a_symbol_observed_within_the_reuse_window_is_not_read_again(
         assert upstream.asked["get_equity_tradability"] == 1
 
 
+async def test_a_listing_filtered_by_symbol_prices_only_the_book_and_that_once_a_window(
+    tmp_path: Path,
+) -> None:
+    # What makes a paper book read the gateway's own (its local budget): however often and
+    # by whatever symbol it is read, it reads the upstream at the pace of the reuse window.
+    async with desk(tmp_path) as d:
+        upstream = Counting(d.rh)
+        caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(10_000))
+        mine = {"account_number": d.account}
+        with anyio.fail_after(BOUND_S):
+            for symbol in ("AAPL", "MSFT", "QQQ"):
+                await caller.call("get_equity_orders", {**mine, "symbol": symbol})
+        assert upstream.asked["get_equity_quotes"] == 0  # an empty book needs no price
+        assert upstream.asked["get_equity_tradability"] == 0
+        with anyio.fail_after(BOUND_S):
+            await caller.call("place_equity_order", order(d.account, quantity="1"))
+            for symbol in ("SPY", "AAPL", "MSFT", "QQQ"):
+                await caller.call("get_equity_orders", {**mine, "symbol": symbol})
+        assert upstream.asked["get_equity_quotes"] == 1  # SPY, the book's, within the window
+        assert upstream.asked["get_equity_tradability"] == 1
+
+
 async def test_slippage_moves_the_quote_the_guard_reads_and_the_engine_fills_alike(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = PaperCaller(
             d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(10_000), slippage_bps=25
         )
@@ -137,7 +159,7 @@ async def test_slippage_moves_the_quote_the_guard_reads_and_the_engine_fills_ali
 async def test_a_venue_refusal_raises_the_business_error_a_wire_call_raises(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = engine_caller(d.port)
         with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
             await caller.call("place_equity_order", order(d.account, dollar_amount="10.005"))
@@ -148,7 +170,7 @@ async def test_a_venue_refusal_raises_the_business_error_a_wire_call_raises(
 async def test_a_symbol_the_upstream_does_not_list_is_refused_by_the_engine(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = engine_caller(d.port)
         with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
             await caller.call("review_equity_order", order(d.account, symbol="ZZZZQ", quantity="1"))
@@ -157,7 +179,7 @@ async def test_a_symbol_the_upstream_does_not_list_is_refused_by_the_engine(
 
 
 async def test_a_paper_book_that_cannot_be_written_is_no_answer(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         unmigrated = engine_for(normalise_url(f"sqlite:///{tmp_path / 'empty.db'}"))
         try:
             caller = PaperCaller(d.rh, unmigrated, clock=d.clock, cash=Decimal(1))
@@ -170,7 +192,7 @@ async def test_a_paper_book_that_cannot_be_written_is_no_answer(tmp_path: Path) 
 
 
 async def test_market_data_and_every_other_tool_are_the_upstreams(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(1))
         with anyio.fail_after(BOUND_S):
@@ -184,7 +206,7 @@ async def test_market_data_and_every_other_tool_are_the_upstreams(tmp_path: Path
 async def test_an_allowed_market_buy_through_the_engine_is_placed_and_the_reconciler_books_its_fill(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         ask = Decimal(d.quote("SPY")["ask_price"])
         outcome = await d.guard.submit(buy("SPY", quantity=Decimal(2)), identity="agent-1")
         assert outcome.status is FilingStatus.SUBMITTED and outcome.order_id is not None
@@ -201,10 +223,10 @@ async def test_a_second_engine_paper_venue_on_the_same_ledger_trades_the_same_bo
 ) -> None:
     """A fresh paper venue (another process or replica on the database) reads the book the
     first one wrote, pricing what it holds before it answers."""
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         first = await d.guard.submit(buy("AAPL", quantity=Decimal(1)), identity="a")
         assert await d.settled(first) is FilingStatus.FILLED
-        venue = EnginePaperVenue.on(
+        venue = PaperVenue.on(
             d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1), account=d.account
         )
         view = await venue.equity.account.read(d.account, "SPY")
@@ -237,9 +259,9 @@ async def test_a_decisions_open_orders_are_the_engines_open_ones_not_a_walk_of_t
 ) -> None:
     """The paper reader asks the engine for what is open (its memory), never walks the
     order listing: a decision costs what is open, not the account's history."""
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = CountingPaper(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
-        venue = EnginePaperVenue(caller, clock=d.clock)
+        venue = PaperVenue(caller, clock=d.clock)
         with anyio.fail_after(BOUND_S):
             for _ in range(3):
                 await caller.call("place_equity_order", order(d.account, quantity="1"))
@@ -262,7 +284,7 @@ async def test_a_decisions_open_orders_are_the_engines_open_ones_not_a_walk_of_t
 async def test_open_orders_of_another_account_than_the_books_are_the_engines_refusal(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = engine_caller(d.port)
         with pytest.raises(BusinessError), anyio.fail_after(BOUND_S):
             await caller.open_orders("NOT-THE-BOOK")

@@ -67,7 +67,7 @@ async def _upstream_quote(rh: Robinhood) -> dict[str, Any]:
 async def test_a_paper_crypto_buy_fills_on_the_upstreams_ask_in_the_paper_book(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         rhs = rhs_account_number(d.venue)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
@@ -100,7 +100,7 @@ async def test_a_paper_crypto_buy_fills_on_the_upstreams_ask_in_the_paper_book(
 async def test_slippage_moves_the_crypto_quote_read_and_the_price_filled_alike(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         rhs = rhs_account_number(d.venue)
         caller = PaperCaller(
             d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000), slippage_bps=25
@@ -124,7 +124,7 @@ async def test_slippage_moves_the_crypto_quote_read_and_the_price_filled_alike(
 async def test_a_pair_the_upstream_does_not_list_is_refused_by_the_engine(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         rhs = rhs_account_number(d.venue)
         caller = PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(1000))
         with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
@@ -154,7 +154,7 @@ def _valid(name: str, answer: Any) -> None:
 async def test_every_paper_crypto_answer_reads_as_the_live_lane_reads_the_venues(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         rhs = rhs_account_number(d.venue)
         caller = PaperCaller(
             d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000), slippage_bps=10
@@ -203,7 +203,7 @@ class FailingQuotes(Counting):
 async def test_an_upstream_without_crypto_quotes_leaves_the_feed_and_nothing_is_priced(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         rhs = rhs_account_number(d.venue)
         caller = PaperCaller(FailingQuotes(d.rh), d.ledger.engine, clock=d.clock, cash=D(1000))
         with pytest.raises(BusinessError) as caught, anyio.fail_after(BOUND_S):
@@ -238,7 +238,7 @@ def test_a_pair_is_listed_with_the_upstreams_increments_and_never_made_up() -> N
 async def test_a_crypto_quotes_answer_the_caller_cannot_read_passes_as_it_came(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         caller = PaperCaller(d.rh, d.ledger.engine, clock=d.clock, cash=D(1), slippage_bps=10)
         for odd in ("text", {"results": "none"}, {"results": ["x", {"symbol": "ZZZ-USD"}]}):
             assert caller._slipped_crypto(odd) == odd

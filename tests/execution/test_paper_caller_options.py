@@ -63,7 +63,7 @@ def _order(number: str, option_id: str, price: str) -> dict[str, Any]:
 async def test_a_paper_long_call_fills_on_the_upstreams_ask_in_the_paper_book(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         number = account_number(d.venue)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
@@ -94,7 +94,7 @@ async def test_a_paper_long_call_fills_on_the_upstreams_ask_in_the_paper_book(
 async def test_an_option_the_upstream_does_not_list_is_refused_by_the_engine(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         number = account_number(d.venue)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
@@ -126,7 +126,7 @@ class Failing(Counting):
 async def test_without_readable_option_quotes_nothing_is_priced_and_the_order_is_refused(
     tmp_path: Path, answer: Any
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Failing(d.rh, answer)
         number = account_number(d.venue)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
@@ -146,7 +146,7 @@ async def test_without_readable_option_quotes_nothing_is_priced_and_the_order_is
 async def test_acts_the_engine_does_not_carry_are_refused_on_paper_and_never_sent_upstream(
     tmp_path: Path, tool: str
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         upstream = Counting(d.rh)
         number = account_number(d.venue)
         caller = PaperCaller(upstream, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))

@@ -1,5 +1,5 @@
 """Where the old paper book departed from the venue it imitates (issue 24's first list), each
-pinned through the paper venue on the venue's own engine (``EnginePaperVenue``): its caller
+pinned through the paper venue on the venue's own engine (``PaperVenue``): its caller
 answers as the venue's engine does, on the upstream's quotes (a real sandbox venue on
 loopback)."""
 
@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from ordergate.client import BusinessError
 from ordergate.inventory import load_inventory
-from ordergate.venues.paper import EnginePaperVenue, PaperCaller
+from ordergate.venues.paper import PaperCaller, PaperVenue
 
 pytestmark = pytest.mark.anyio
 BOUND_S = 10
@@ -29,7 +29,7 @@ def anyio_backend() -> str:
 
 
 def caller_of(d: Desk) -> PaperCaller:
-    assert isinstance(d.port, EnginePaperVenue)
+    assert isinstance(d.port, PaperVenue)
     return d.port.caller
 
 
@@ -53,7 +53,7 @@ async def order_state(d: Desk, order_id: str) -> str:
 
 
 async def test_average_cost_is_the_open_lots_after_a_partial_sell(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         await place(d, quantity="2")
         d.step(5)
         d.venue.admin("shock", {"symbol": "SPY", "pct": "5"})
@@ -71,7 +71,7 @@ async def test_average_cost_is_the_open_lots_after_a_partial_sell(tmp_path: Path
 
 
 async def test_a_gfd_limit_expires_at_the_close(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         bid = Decimal(d.quote("SPY")["bid_price"])
         below = (bid * Decimal("0.9")).quantize(CENT)
         placed = await place(
@@ -84,7 +84,7 @@ async def test_a_gfd_limit_expires_at_the_close(tmp_path: Path) -> None:
 
 
 async def test_a_split_handed_to_the_feed_moves_the_paper_book(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         await place(d, quantity="2")
         d.step(5)
         before = await read(d, "get_portfolio")
@@ -99,7 +99,7 @@ async def test_a_split_handed_to_the_feed_moves_the_paper_book(tmp_path: Path) -
 
 
 async def test_a_market_order_in_extended_hours_is_refused(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         d.step(8 * 3600)  # 18:00 in New York: after hours
         with pytest.raises(BusinessError) as refused:
             await place(d, quantity="1", market_hours="extended_hours")
@@ -107,14 +107,14 @@ async def test_a_market_order_in_extended_hours_is_refused(tmp_path: Path) -> No
 
 
 async def test_a_sub_cent_dollar_amount_is_refused(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         with pytest.raises(BusinessError) as refused:
             await place(d, dollar_amount="10.005")
     assert refused.value.field == "dollar_amount"
 
 
 async def test_cash_is_never_shown_rounded_up(tmp_path: Path) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         await place(d, quantity="0.123457")
         d.step(5)
         [order] = (await read(d, "get_equity_orders"))["orders"]
@@ -130,7 +130,7 @@ async def test_cash_is_never_shown_rounded_up(tmp_path: Path) -> None:
 async def test_a_cancel_answers_accepted_in_the_cancel_tools_output_schema(
     tmp_path: Path,
 ) -> None:
-    async with desk(tmp_path, engine=True) as d:
+    async with desk(tmp_path) as d:
         bid = Decimal(d.quote("SPY")["bid_price"])
         below = (bid * Decimal("0.9")).quantize(CENT)
         placed = await place(

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from asgi_testkit import (
-    POLICY,
+    LIVE_POLICY,
     QUOTE,
     QUOTE_CALL,
     Gate,
@@ -33,6 +33,7 @@ from asgi_testkit import (
 from gateway_testkit import OPEN
 
 from ordergate.callers import mint
+from ordergate.ledger import FilingStatus
 
 
 @pytest.fixture
@@ -40,10 +41,9 @@ def gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
     yield from asgi_gate(tmp_path, monkeypatch, mcp=1000, burst=1000)
 
 
-@pytest.fixture
-def warm(gate: Gate) -> tuple[Gate, str, str]:
-    """The gate with a trader's session whose listing and routes are read (the general path's
-    first call decides them), and its token."""
+def _warmed(gate: Gate) -> tuple[Gate, str, str]:
+    """``gate`` with a trader's session whose listing and routes are read (the general
+    path's first call decides them), and its token."""
     token = gate.token()
     session = gate.session(token)
     first = gate.exchange(gate.fast, gate.headers(token, session), QUOTE_CALL)
@@ -51,11 +51,29 @@ def warm(gate: Gate) -> tuple[Gate, str, str]:
     return gate, token, session
 
 
+@pytest.fixture
+def warm(gate: Gate) -> tuple[Gate, str, str]:
+    """The paper gate, warmed (``_warmed``)."""
+    return _warmed(gate)
+
+
+@pytest.fixture
+def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    yield from asgi_gate(tmp_path, monkeypatch, LIVE_POLICY, mcp=1000, burst=1000)
+
+
+@pytest.fixture
+def live_warm(live: Gate) -> tuple[Gate, str, str]:
+    """The live gate, warmed (``_warmed``): in live mode a quote is a forwarded read (on
+    paper the venue's engine answers it)."""
+    return _warmed(live)
+
+
 @pytest.mark.req("gateway.read.fast-path-same-answers")
 def test_a_plain_read_is_served_by_the_fast_path_with_the_general_paths_exact_answer(
-    warm: tuple[Gate, str, str],
+    live_warm: tuple[Gate, str, str],
 ) -> None:
-    gate, token, session = warm
+    gate, token, session = live_warm
     headers = gate.headers(token, session)
     served = gate.fast.served
     fast = gate.exchange(gate.fast, headers, QUOTE_CALL)
@@ -70,10 +88,34 @@ def test_a_plain_read_is_served_by_the_fast_path_with_the_general_paths_exact_an
 
 
 @pytest.mark.req("gateway.read.fast-path-same-answers")
-def test_a_read_in_several_body_chunks_and_sse_framing_are_served_alike(
+def test_on_paper_a_quote_is_the_engines_on_the_general_path_and_the_account_list_is_fast(
     warm: tuple[Gate, str, str],
 ) -> None:
+    # Paper is the venue's own engine (issue 24): its quotes are the paper market's, read by
+    # the paper venue, so a quote is never a forwarded read; what paper still forwards (the
+    # account list) is the fast path's.
     gate, token, session = warm
+    headers = gate.headers(token, session)
+    quote = gate.both(headers, QUOTE_CALL)
+    assert quote.status == 200
+    result = quote.json()["result"]
+    assert result["isError"] is False
+    assert result["structuredContent"]["guide"].startswith("Paper: ")
+    assert result["structuredContent"]["data"]["results"][0]["quote"]["symbol"] == "AAPL"
+    accounts = rpc("tools/call", {"name": "get_accounts", "arguments": {}})
+    gate.exchange(gate.fast, headers, accounts)  # decides the route
+    served = gate.fast.served
+    fast = gate.exchange(gate.fast, headers, accounts)
+    assert gate.fast.served == served + 1
+    assert fast == gate.exchange(gate.fast.general, headers, accounts)
+    assert fast.json()["result"]["isError"] is False
+
+
+@pytest.mark.req("gateway.read.fast-path-same-answers")
+def test_a_read_in_several_body_chunks_and_sse_framing_are_served_alike(
+    live_warm: tuple[Gate, str, str],
+) -> None:
+    gate, token, session = live_warm
     sse = [
         (n, b"text/event-stream" if n == b"accept" else v) for n, v in gate.headers(token, session)
     ]
@@ -230,7 +272,9 @@ def test_an_order_goes_the_general_way_and_is_filed(warm: tuple[Gate, str, str])
         answer = gate.exchange(gate.fast, gate.headers(token, session), body)
         assert (gate.fast.served, gate.fast.passed) == (served, passed + 1)
         filing = answer.json()["result"]["structuredContent"]["data"]
-        assert filing["status"] == ("refused" if symbol == "AAPL" else "filled"), filing
+        assert filing["status"] == ("refused" if symbol == "AAPL" else "submitted"), filing
+    # Placed on the paper book, filled once the venue's delay has passed.
+    assert gate.settle().filing(filing["filing_id"]).status is FilingStatus.FILLED
 
 
 def _account(gate: Gate, token: str, session: str) -> str:
@@ -253,8 +297,15 @@ def tight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
     yield from asgi_gate(tmp_path, monkeypatch, mcp=1, burst=4, unauthenticated=2)
 
 
+@pytest.fixture
+def live_tight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    """``tight`` in live mode, where a quote is a forwarded read."""
+    yield from asgi_gate(tmp_path, monkeypatch, LIVE_POLICY, mcp=1, burst=4, unauthenticated=2)
+
+
 @pytest.mark.req("gateway.read.fast-path-same-answers")
-def test_over_budget_the_fast_path_answers_the_endpoints_own_429(tight: Gate) -> None:
+def test_over_budget_the_fast_path_answers_the_endpoints_own_429(live_tight: Gate) -> None:
+    tight = live_tight
     token = tight.token()
     session = tight.session(token)  # the handshake spends the local budget, not this one
     headers = tight.headers(token, session)
@@ -277,12 +328,6 @@ def test_refused_tokens_past_their_allowance_get_the_same_429(tight: Gate) -> No
     bad = with_header(tight.headers(token, session), b"authorization", b"Bearer nope")
     answers = [tight.both(bad, QUOTE_CALL) for _ in range(2)]
     assert [a.status for a in answers] == [401, 429]
-
-
-@pytest.fixture
-def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
-    live_policy = 'mode = "live"\nreal_money = true\n' + POLICY
-    yield from asgi_gate(tmp_path, monkeypatch, live_policy, mcp=1000, burst=1000)
 
 
 @pytest.mark.req("gateway.read.fast-path-same-answers")

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from gateway_testkit import sandbox_gateway
+from gateway_testkit import SPY_POLICY, sandbox_gateway
 from mcp_http_testkit import McpSession
 from prometheus_client.parser import text_string_to_metric_families
 
 from ordergate.gateway._minting import mint_owner_tokens
 
 pytestmark = pytest.mark.req("gateway.metrics")
+
+LIVE_POLICY = 'mode = "live"\nreal_money = true\n' + SPY_POLICY
 
 
 def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -27,7 +29,8 @@ def _samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 def test_forwarded_calls_are_counted_by_tool_and_outcome_and_timed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    server = sandbox_gateway(tmp_path, monkeypatch)
+    # Live: every read is forwarded, quotes too (on paper the venue's engine answers them).
+    server = sandbox_gateway(tmp_path, monkeypatch, policy=LIVE_POLICY)
     with server as url:
         assert server.auth is not None
         token = mint_owner_tokens(server.auth.store, client_name="m", resource=url + "/mcp")

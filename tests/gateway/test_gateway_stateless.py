@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from asgi_testkit import QUOTE, Answer, Gate, Headers, asgi_gate, rpc, with_header
+from asgi_testkit import (
+    LIVE_POLICY,
+    QUOTE,
+    Answer,
+    Gate,
+    Headers,
+    asgi_gate,
+    rpc,
+    with_header,
+)
 
 from ordergate.mcpserve import MCP_PROTOCOL_VERSIONS, STATELESS_PROTOCOL_VERSIONS
 
@@ -236,10 +245,18 @@ def test_every_refusal_at_the_edge_is_the_same_in_both_eras(gate: Gate) -> None:
             assert answer.status == status, (name, era, answer)
 
 
+@pytest.fixture
+def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
+    """The gate in live mode, where a quote is a forwarded read (on paper the venue's engine
+    answers it, never on the fast path)."""
+    yield from asgi_gate(tmp_path, monkeypatch, LIVE_POLICY, mcp=1000, burst=1000)
+
+
 @pytest.mark.req("gateway.read.fast-path-same-answers")
 def test_a_stateless_read_is_served_by_the_fast_path_with_the_general_paths_exact_answer(
-    gate: Gate,
+    live: Gate,
 ) -> None:
+    gate = live
     token = gate.token()
     headers = stateless_headers(gate, token, "tools/call", "get_equity_quotes")
     first = gate.exchange(gate.fast, headers, stateless("tools/call", QUOTE))  # decides the route

@@ -25,7 +25,6 @@ from ordergate.ledger import (
 from ordergate.ledger._canonical import chain_hash, filing_body, heads_digest
 from ordergate.store import StoreError, engine_for, migrate, normalise_url
 from ordergate.store._migrate import OWNERS, alembic_config
-from ordergate.venues.paper import PaperBook
 
 TABLES = {
     "alembic_version_execution", "alembic_version_gateway", "alembic_version_ledger",
@@ -332,12 +331,18 @@ def test_migration_0007_keeps_the_paper_accounts_cash_and_positions_their_fills_
                 )
     finally:
         engine.dispose()
-    with open_ledger(ledger_url, clock=clock) as ledger:
-        book = PaperBook(ledger.engine, clock=clock, starting_cash=Decimal(10_000))
-        spent = Decimal(2) * Decimal("190.25") - Decimal("0.5") * Decimal("191.10")
-        spent += Decimal("0.123456") * Decimal("410.01") + Decimal(500) - Decimal("501.5")
-        assert book.cash("p1") == Decimal(10_000) - spent
-        assert book.positions("p1") == {"AAPL": Decimal("1.5"), "MSFT": Decimal("0.123456")}
-        assert book.cash("p2") == Decimal(10_000) - 3 * Decimal("189.99")
-        assert book.positions("p2") == {"AAPL": Decimal(3)}
-        assert (book.cash("nobody"), book.positions("nobody")) == (Decimal(10_000), {})
+    with open_ledger(ledger_url, clock=clock) as ledger, ledger.engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT account, symbol, quantity, cost FROM paper_positions")
+        ).all()
+    held = {(a, s): Decimal(q) for a, s, q, _ in rows if Decimal(q) != 0}
+    cost = {a: sum((Decimal(c) for b, _, _, c in rows if b == a), Decimal(0)) for a, *_ in rows}
+    spent = Decimal(2) * Decimal("190.25") - Decimal("0.5") * Decimal("191.10")
+    spent += Decimal("0.123456") * Decimal("410.01") + Decimal(500) - Decimal("501.5")
+    assert cost["p1"] == spent
+    assert held == {
+        ("p1", "AAPL"): Decimal("1.5"),
+        ("p1", "MSFT"): Decimal("0.123456"),
+        ("p2", "AAPL"): Decimal(3),
+    }
+    assert cost["p2"] == 3 * Decimal("189.99")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from pg_testkit import database
-from record_testkit import CHRISTMAS_EVE, MONDAY_CLOSE, desk
+from record_testkit import CHRISTMAS_EVE, MONDAY_CLOSE, Desk, desk
 from sqlalchemy import select
 
 from ordergate.core import Side
@@ -27,8 +27,12 @@ async def test_a_christmas_eve_fill_is_graded_at_mondays_close_against_spy(
     tmp_path: Path,
 ) -> None:
     async with desk(tmp_path) as d:
+        # The venue fills the sell only once the buy has filled: two fill instants, and
+        # SPY's price at each (the clock stands at a fill's instant once it is settled).
         bought = await d.fill("AAPL", Side.BUY, "2")
+        spy_at_buy = _spy_last(d)
         sold = await d.fill("AAPL", Side.SELL, "1")
+        spy_at_sell = _spy_last(d)
         first = await d.grader().run_once()
         assert (first.queued, first.graded) == (2, 0)
         waiting = grades_of(d.ledger.engine, "agent-a")
@@ -52,9 +56,11 @@ async def test_a_christmas_eve_fill_is_graded_at_mondays_close_against_spy(
         close = Decimal(_day_close(d, "AAPL"))
         spy_close = Decimal(_day_close(d, "SPY"))
         assert Decimal(buy["close"]) == close and Decimal(buy["spy_close"]) == spy_close
-        assert buy["spy_start"] == sell["spy_start"]  # both filled at the same instant
-        spy = spy_close / Decimal(buy["spy_start"]) - 1
+        # Each against SPY's price at its own fill instant.
+        assert Decimal(buy["spy_start"]) == spy_at_buy
+        assert Decimal(sell["spy_start"]) == spy_at_sell
         for entry, filing, sign in ((buy, bought, 1), (sell, sold, -1)):
+            spy = spy_close / Decimal(entry["spy_start"]) - 1
             fill = d.ledger.orders.executions(filing)[0].price
             assert Decimal(entry["fill_price"]) == fill
             expected = sign * ((close / fill - 1) - spy) * 10_000
@@ -64,8 +70,15 @@ async def test_a_christmas_eve_fill_is_graded_at_mondays_close_against_spy(
         assert buy["graded_at"] == "2026-12-28T21:00:00.000000Z"
 
 
-def _day_close(d: object, symbol: str) -> str:
-    venue = d.venue  # type: ignore[attr-defined]
+def _spy_last(d: Desk) -> Decimal:
+    """SPY's last trade price at the clock's instant, as the venue's market gives it."""
+    venue = d.venue
+    quote = venue.data("get_equity_quotes", {"symbols": ["SPY"]})["results"][0]["quote"]
+    return Decimal(quote["last_trade_price"])
+
+
+def _day_close(d: Desk, symbol: str) -> str:
+    venue = d.venue
     data = venue.data(
         "get_equity_historicals",
         {

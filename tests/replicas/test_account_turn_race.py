@@ -6,7 +6,8 @@ and every attempt ends placed or refused with a reason, on a ledger that verifie
 On Postgres: four command lines, two agents and two replicas (sealed custody, behind
 HAProxy) on one ledger; on one SQLite file: the command lines and agents alone. Every process
 is one of the account's own (the embedded sandbox and the replicas' venue share its seed, so
-its account number), its positions and orders in the ledger's paper book.
+its account number), its positions and orders in the paper book the venue's engine keeps in
+the ledger's database.
 
 Before the race the account holds SPY and has two SPY limit buys resting, so a SPY limit buy
 is never stopped by ``max_positions`` (it adds to a position held): the limit buys race for
@@ -26,7 +27,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -222,8 +223,10 @@ def _race_commands(processes: Processes, limit: str) -> None:
 
 
 def _seed(home: Path, db_url: str, limit: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before the race, in this process through the same guard a command line opens: SPY
-    held, two SPY limit buys resting."""
+    """Before the race, in this process through the same guard a command line opens (on a
+    market clock this test steps): SPY bought and filled on the paper venue's engine, then
+    two SPY limit buys resting."""
+    from ordergate.core import SecurityClock
     from ordergate.policy import Proposal
     from ordergate.runtime import Settings, open_guard
 
@@ -231,11 +234,14 @@ def _seed(home: Path, db_url: str, limit: str, monkeypatch: pytest.MonkeyPatch) 
     settings = Settings.resolve(db=db_url, sandbox=True, sandbox_start=OPEN.isoformat())
 
     async def seed() -> list[FilingStatus]:
-        clocks = settings.clocks()
-        async with open_guard(
-            settings, clock=clocks.market, security_clock=clocks.security
-        ) as running:
-            held = Proposal(symbol="SPY", side=Side.BUY, quantity=Decimal(1))
+        clock = SteppedClock(start=OPEN)
+        async with open_guard(settings, clock=clock, security_clock=SecurityClock()) as running:
+            guard = running.guard
+            held = await guard.submit(
+                Proposal(symbol="SPY", side=Side.BUY, quantity=Decimal(1)), identity="seed"
+            )
+            clock.advance(timedelta(seconds=2))  # the engine fills it as the venue would
+            await guard.reconcile()
             resting = Proposal(
                 symbol="SPY",
                 side=Side.BUY,
@@ -244,10 +250,8 @@ def _seed(home: Path, db_url: str, limit: str, monkeypatch: pytest.MonkeyPatch) 
                 limit_price=Decimal(limit),
                 time_in_force=TimeInForce.GTC,
             )
-            return [
-                (await running.guard.submit(proposal, identity="seed")).status
-                for proposal in (held, resting, resting)
-            ]
+            rests = [(await guard.submit(resting, identity="seed")).status for _ in range(2)]
+            return [guard.ledger.filing(held.filing_id).status, *rests]
 
     assert anyio.run(seed) == [FilingStatus.FILLED, *[FilingStatus.SUBMITTED] * 2]
 
@@ -325,7 +329,7 @@ def test_two_command_lines_sending_one_order_at_once_file_it_once_and_refuse_the
     assert sorted(codes.values()) == [0, 3], codes
     bodies = [json.loads(s.out.read_text().strip().splitlines()[-1]) for s in processes.started]
     said = sorted((body["status"], tuple(body["reasons"])) for body in bodies)
-    assert said == [("filled", ()), ("refused", ("duplicate_order",))]
+    assert said == [("refused", ("duplicate_order",)), ("submitted", ())]
 
 
 def _assert_caps_held(

@@ -4,7 +4,7 @@ on the same account a venue started at once would have answered."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -13,7 +13,13 @@ from owner_testkit import apply_home_policy
 
 from ordergate.core import Side, SteppedClock
 from ordergate.policy import Proposal
-from ordergate.runtime import EMBEDDED_ACCOUNT, Settings, open_guard, open_upstream
+from ordergate.runtime import (
+    EMBEDDED_ACCOUNT,
+    EMBEDDED_RHS_ACCOUNT,
+    Settings,
+    open_guard,
+    open_upstream,
+)
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
 OPEN = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
@@ -57,7 +63,9 @@ async def test_the_venue_starts_at_the_first_price_and_the_book_is_the_same_acco
             Proposal(symbol="SPY", side=Side.BUY, quantity=Decimal("0.1")),
             identity="owner:test",
         )
-        assert outcome.status.value == "filled", outcome
+        clock.advance(timedelta(seconds=2))  # the engine fills it as the venue would
+        await running.guard.reconcile()
+        assert running.guard.ledger.filing(outcome.filing_id).status.value == "filled"
     async with open_guard(settings, clock=clock, deferred=True) as running:
         assert running.upstream.deferred is not None
         view = await running.guard.reader.read(running.guard.account, None)
@@ -66,9 +74,10 @@ async def test_the_venue_starts_at_the_first_price_and_the_book_is_the_same_acco
 
 
 @pytest.mark.anyio
-async def test_the_embedded_venues_agentic_account_is_the_one_a_deferred_run_assumes(
+async def test_the_embedded_venues_agentic_numbers_are_the_ones_a_deferred_run_assumes(
     settings: Settings,
 ) -> None:
     async with open_upstream(settings, clock=SteppedClock(start=OPEN)) as upstream:
         agentic = await upstream.rh.accounts.agentic()
     assert agentic.account_number == EMBEDDED_ACCOUNT
+    assert agentic.rhs_account_number == EMBEDDED_RHS_ACCOUNT

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from ordergate.gateway._config import GatewayConfig, RateLimits
 from ordergate.gateway._fast_reads import ForwardedReads
 from ordergate.gateway._minting import mint_owner_tokens
 from ordergate.gateway._serve import GatewayServer
+from ordergate.ledger import Ledger
 
 BOUND_S = 30
 MASTER = "fast-reads-master-secret-" + "f" * 24
@@ -30,6 +32,9 @@ approval = "never"
 [symbols]
 allow = ["SPY"]
 """
+LIVE_POLICY = 'mode = "live"\nreal_money = true\n' + POLICY
+"""Live: every read forwarded, quotes too (on paper the venue's engine answers the quotes)."""
+SETTLE = timedelta(seconds=2)
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -50,6 +55,7 @@ class Gate:
     url: str
     key: CallerKey
     host: bytes
+    clock: SteppedClock
     tokens: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -57,6 +63,15 @@ class Gate:
         app = self.server.app
         assert isinstance(app, ForwardedReads)
         return app
+
+    def settle(self) -> Ledger:
+        """Let what the venue placed fill as the venue fills it: the clock past its 1 s
+        confirmation delay, then one pass of the guard's reconciler; the guard's ledger."""
+        running = self.server.running
+        assert running is not None
+        self.clock.advance(SETTLE)
+        self.server.run_in_loop(running.guard.reconcile(), BOUND_S)
+        return running.guard.ledger
 
     def token(self, profile: str = "trader") -> str:
         if profile not in self.tokens:
@@ -162,12 +177,11 @@ def asgi_gate(
 ) -> Iterator[Gate]:
     key = CallerKey.derive(Secret(MASTER))
     config = GatewayConfig(port=0, caller_key=key, limits=RateLimits(**limits))
-    server = sandbox_gateway(
-        tmp_path, monkeypatch, policy=policy, config=config, clock=SteppedClock(start=OPEN)
-    )
+    clock = SteppedClock(start=OPEN)
+    server = sandbox_gateway(tmp_path, monkeypatch, policy=policy, config=config, clock=clock)
     with server as url:
         host = url.removeprefix("http://").encode()
-        yield Gate(server=server, url=url, key=key, host=host)
+        yield Gate(server=server, url=url, key=key, host=host, clock=clock)
 
 
 def with_header(headers: Headers, name: bytes, value: bytes | None) -> Headers:

@@ -3,16 +3,17 @@ tests that talk to it over loopback like any MCP client."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from owner_testkit import apply_home_policy
 
 from ordergate._serving import bind_socket
-from ordergate.core import Clock, SecurityClock
+from ordergate.core import Clock, SecurityClock, SteppedClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
+from ordergate.ledger import FilingStatus
 from ordergate.runtime import EMBEDDED_ACCOUNT, Settings
 
 # Tuesday 2026-12-01, 10:00 in New York: the regular session is open.
@@ -35,6 +36,8 @@ HELD_ORDER = {
     "type": "market",
     "dollar_amount": "5",
 }
+BOUND_S = 30.0
+"""How long one reconciler pass may take."""
 PLACED = ("filled", "submitted")
 """The statuses of an order the guard placed with the sandbox."""
 
@@ -75,3 +78,15 @@ def sandbox_gateway(
         security_clock=security_clock,
         equity_every=equity_every,
     )
+
+
+def settled(server: GatewayServer, filing_id: str, *, market: SteppedClock) -> FilingStatus:
+    """The filing's status once the venue has had its time and the gateway's reconciler has
+    booked what it did: a paper market order is answered ``submitted``, confirmed after the
+    venue's 1 s and filled at the engine's first look after that. ``market``, the gateway's
+    market clock, is run 2 s, then the reconciler passes once."""
+    running = server.running
+    assert running is not None, "an owner-mode gateway, serving"
+    market.advance(timedelta(seconds=2))
+    server.run_in_loop(running.guard.reconcile(), BOUND_S)
+    return running.guard.ledger.filing(filing_id).status

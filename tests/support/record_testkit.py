@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,15 +23,17 @@ from venue_testkit import VenueClient
 from ordergate.calendar import NyseCalendar
 from ordergate.client import Config, Robinhood, connect
 from ordergate.core import Side, SteppedClock
-from ordergate.execution import Guard, paper_session
+from ordergate.execution import Guard
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, parse_policy
 from ordergate.record import Closes, Grader, MarketCloses
 from ordergate.sandbox import SandboxConfig, SandboxServer
-from ordergate.venues.paper import PaperBook, PaperVenue
-from ordergate.venues.robinhood import ClientQuoteSource
+from ordergate.venues.paper import PaperVenue
 
 BOUND_S = 30
+SETTLE = timedelta(seconds=2)
+"""How far the clock moves for a placed paper market order to fill: the venue confirms it
+after 1 s and looks at the market a second later."""
 # Thursday 2026-12-24, 10:00 in New York: an early-close day before Christmas (a Friday).
 # Its fills are graded at Monday 2026-12-28's close: over the holiday and the weekend.
 CHRISTMAS_EVE = datetime(2026, 12, 24, 15, 0, tzinfo=UTC)
@@ -83,13 +85,23 @@ class Desk:
             **settings,
         )
 
+    async def settle(self) -> None:
+        """Run the venue's clock past its confirmation delay (``SETTLE``) and book what
+        filled: a paper market order placed before fills at the clock's new instant."""
+        self.clock.advance(SETTLE)
+        await self.guard.reconcile()
+
     async def fill(
         self, symbol: str, side: Side, quantity: str = "1", *, identity: str = "agent-a"
     ) -> str:
-        """A market order filed and filled on paper; its filing id."""
+        """A market order filed, placed (the venue answers ``submitted``) and, once settled
+        (``settle``), filled on paper at the clock's instant then; its filing id."""
         proposal = Proposal(symbol=symbol, side=side, quantity=Decimal(quantity))
         outcome = await self.guard.submit(proposal, identity=identity)
-        assert outcome.status is FilingStatus.FILLED, outcome
+        assert outcome.status is FilingStatus.SUBMITTED, outcome
+        await self.settle()
+        status = self.ledger.filing(outcome.filing_id).status
+        assert status is FilingStatus.FILLED, status
         return str(outcome.filing_id)
 
 
@@ -114,14 +126,16 @@ async def desk(
                 rh = await stack.enter_async_context(
                     connect(Config(url=client.mcp_url, token_file=token_file), clock=clock)
                 )
-            book = PaperBook(ledger.engine, clock=clock, starting_cash=POLICY.paper_cash_usd)
-            quotes = ClientQuoteSource(rh)
+            account = account_number(client)
+            venue = PaperVenue.on(
+                rh, ledger.engine, clock=clock, cash=POLICY.paper_cash_usd, account=account
+            )
             guard = await stack.enter_async_context(
                 Guard.open(
                     policy=POLICY,
                     ledger=ledger,
-                    venue=PaperVenue(book, quotes, session=paper_session, clock=clock),
-                    account=account_number(client),
+                    venue=venue,
+                    account=account,
                     clock=clock,
                 )
             )

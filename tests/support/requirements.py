@@ -283,8 +283,8 @@ REQUIREMENTS: dict[str, str] = {
     "callers.broker-parity": "issue 7: the REST broker and MCP paths enforce identically",
     "callers.key-never-shown": "issue 7: the caller key never appears in any output",
     "callers.identity-per-mint": "issue 23 §7: a caller's identity is its name, profile and "
-    "mint: a token minted under another caller's name sees none of its filings, fills, paper "
-    "orders or broker reads and spends none of its budget",
+    "mint: a token minted under another caller's name sees none of its filings or fills (the "
+    "account's orders are the venue's, on paper as live) and spends none of its budget",
     "callers.name-one-profile": "issue 23 §7: a caller name minted for one profile cannot be "
     "minted for another",
     "callers.read-only-one-budget": "issue 23 §7: caller tokens that cannot trade (minted with "
@@ -428,16 +428,15 @@ REQUIREMENTS: dict[str, str] = {
     "record.public.hashed": "issue 15 §3: the public record shows hashed identities, counts, "
     "grades and ranks, nothing else",
     # Issue 15 §1: paper is the whole loop
-    "gateway.paper.reads-from-book": "issue 15 §1: in paper mode orders, positions and portfolio "
-    "answer from the paper book in the venue's output schemas, marked paper in the guide",
-    "gateway.paper.own-orders-only": "issue 15 §1: a paper order read shows the caller "
-    "identity's own orders, never another's",
+    "gateway.paper.reads-from-book": "issue 24 §1: in paper mode orders, positions and portfolio "
+    "are the venue's own engine's answers on the paper book, in the venue's output schemas, "
+    "marked paper in the guide",
     "gateway.paper.fail-closed": "issue 15 §1: an account read the paper book cannot answer is "
     "refused in paper mode, never passed through to the real account",
     "gateway.paper.live-unchanged": "issue 15 §1: live mode passes account reads through",
-    "gateway.paper.realized-pnl": "issue 15 §1: in paper mode realised P&L and the P&L trade "
-    "history answer from the paper fills (first in, first out, as the venue), on the rhs "
-    "account number read from get_accounts, in the venue's shapes, marked paper",
+    "gateway.paper.realized-pnl": "issue 24 §1: in paper mode realised P&L and the P&L trade "
+    "history are the engine's (the venue's own lots), on the rhs account number read from "
+    "get_accounts, in the venue's shapes, marked paper",
     # Issue 25 §7: the first day's papercuts
     "owner.consent.retype": "issue 25 §7: a mistyped owner code on the consent page shows the "
     "page again to retype (each attempt counts toward the lockout) instead of ending the "

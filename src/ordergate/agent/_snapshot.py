@@ -2,9 +2,9 @@
 
 Read the way an MCP agent reads its account (``snapshot_reader``): in live mode the guard's
 own reader, the broker through the typed client — equity, cash and buying power straight
-from ``get_portfolio``; in paper mode the gateway's paper answers (``PaperAnswerReader``:
-the ``get_portfolio``, ``get_equity_positions`` and ``get_equity_orders`` answers the gateway
-serves, parsed by the same client models), never the paper book's own figures. Settled cash
+from ``get_portfolio``; in paper mode the same reader over the paper venue's caller (the
+venue's engine answers ``get_portfolio``, ``get_equity_positions`` and ``get_equity_orders``
+as the gateway serves them, parsed by the same client models). Settled cash
 and buying power are kept apart; an unknown figure stays ``None`` and the strategy holds.
 ``digest`` is the SHA-256 of the snapshot's canonical JSON: the journal records it with
 every decision, and stores the snapshot itself once under it (``Journal.snapshot``), so the
@@ -91,7 +91,7 @@ def _money(value: Decimal | None) -> str | None:
 
 def snapshot_reader(guard: Guard, identity: str) -> AccountReader:
     """What ``identity``'s snapshots read: the account as the gateway answers ``identity``'s
-    reads of it (``EquityLane.answers_for``: on paper the gateway's paper answers, live the
+    reads of it (``EquityLane.answers_for``: on paper the engine's answers, live the
     broker's own)."""
     return guard.venue.equity.answers_for(guard.ledger, identity)
 

@@ -1,6 +1,6 @@
 """The history bench's upstream: a ``Caller`` answering, for any symbol, one fixed quote.
 
-Paper runs the venue's own engine (``EnginePaperVenue``) on the upstream's prices; the bench
+Paper runs the venue's own engine (``PaperVenue``) on the upstream's prices; the bench
 wants every ledger to see the same market, unmoved, so that what a seeded order filled at is
 what a measured one fills at: SPY (or any symbol) 99.99 × 100.01, last 100, tradable, stamped
 with the clock's instant. It answers the tools the paper caller forwards (``FORWARDED``: the

@@ -14,7 +14,7 @@ the same ledgers are measured again on Postgres, each in a scratch database of i
 the SQLite ones; their cases are named ``pg_…`` and compared with ``pg_…_h0``.
 
 Every ledger gets the same guard, in paper: the venue's own engine on a paper book in the
-ledger's database (``EnginePaperVenue``), over a fixed in-process upstream (``FixedUpstream``:
+ledger's database (``PaperVenue``), over a fixed in-process upstream (``FixedUpstream``:
 SPY 99.99 × 100.01, tradable, stamped with the clock's instant), a stepped
 clock at Tuesday 2026-12-01 10:00 New York (the regular session), a policy that holds every
 order for approval with limits far out of the way, and three resting limit buys at $95 that
@@ -64,7 +64,7 @@ from ordergate.execution import Guard, Outcome
 from ordergate.gateway.mcp import RECORD_LIMIT, record
 from ordergate.ledger import FilingStatus, Ledger, open_ledger
 from ordergate.policy import Proposal, parse_policy
-from ordergate.venues.paper import EnginePaperVenue
+from ordergate.venues.paper import PaperVenue
 
 __all__ = [
     "ACCOUNT",
@@ -258,10 +258,10 @@ async def open_desk(
     return desk
 
 
-def paper_venue(ledger: Ledger, clock: SteppedClock) -> EnginePaperVenue:
+def paper_venue(ledger: Ledger, clock: SteppedClock) -> PaperVenue:
     """Paper on the venue's own engine, its book in ``ledger``'s database, over the bench's
     fixed market (``FixedUpstream``)."""
-    return EnginePaperVenue.on(
+    return PaperVenue.on(
         FixedUpstream(ACCOUNT, clock=clock),
         ledger.engine,
         clock=clock,
@@ -271,7 +271,7 @@ def paper_venue(ledger: Ledger, clock: SteppedClock) -> EnginePaperVenue:
     )
 
 
-async def open_book(venue: EnginePaperVenue) -> None:
+async def open_book(venue: PaperVenue) -> None:
     """Open the account's paper book (the engine creates it on its first call), so that a
     seed can carry it past what it writes."""
     portfolio = await venue.caller.call("get_portfolio", {"account_number": ACCOUNT})

@@ -1,5 +1,5 @@
 """The paper book's side of the history bench's seeded fills: what the venue's own engine
-(``EnginePaperVenue``) keeps of an order that filled.
+(``PaperVenue``) keeps of an order that filled.
 
 Paper runs the venue's engine on a book per account (``book_name``): an ended order is one row
 of ``venue_ended_orders`` (its body the engine's own encoding), a sale that closed a lot one

@@ -12,13 +12,20 @@ from ordergate.runtime._home import check_home
 from ordergate.runtime._integrity import CHECKPOINT_FILE, verify_at_start
 from ordergate.runtime._policy import PolicyNotApplied, policy_in_force
 from ordergate.runtime._settings import Settings, UpstreamChoice
-from ordergate.runtime._upstream import EMBEDDED_ACCOUNT, Upstream, embedded_venue, open_upstream
+from ordergate.runtime._upstream import (
+    EMBEDDED_ACCOUNT,
+    EMBEDDED_RHS_ACCOUNT,
+    Upstream,
+    embedded_venue,
+    open_upstream,
+)
 from ordergate.runtime._webhook import WebhookNotifier, approval_announcement
 from ordergate.runtime._wiring import Running, guard_on, open_guard
 
 __all__ = [
     "CHECKPOINT_FILE",
     "EMBEDDED_ACCOUNT",
+    "EMBEDDED_RHS_ACCOUNT",
     "PolicyNotApplied",
     "Running",
     "Settings",

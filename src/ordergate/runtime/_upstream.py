@@ -6,8 +6,9 @@ the run ends. It is what a run uses with ``--sandbox``, or when nothing else is 
 
 A run that may need no call at all (``ordergate status`` over a paper book with nothing to
 price) asks for it ``deferred``: the venue then starts on the first call that needs it, and
-the agentic account's number — the one thing every run reads from it — is known beforehand
-(``EMBEDDED_ACCOUNT``: the venue's answer for its default seed, pinned by a test).
+the agentic account's numbers — the one thing every run reads from it — are known beforehand
+(``EMBEDDED_ACCOUNT`` and ``EMBEDDED_RHS_ACCOUNT``: the venue's answer for its default seed,
+pinned by a test).
 
 When ``ordergate login --crypto-api`` stored a Crypto Trading REST API key in the home, the
 upstream carries the REST client too (``crypto_rest``): at ``ORDERGATE_CRYPTO_REST_URL`` or
@@ -34,12 +35,19 @@ from ordergate.core import Clock, Secret
 from ordergate.runtime._settings import Settings, UpstreamChoice
 
 if TYPE_CHECKING:
-    from ordergate.sandbox import Sandbox
+    from ordergate.sandbox import Sandbox, SandboxConfig
 
-__all__ = ["EMBEDDED_ACCOUNT", "Upstream", "embedded_venue", "open_upstream"]
+__all__ = [
+    "EMBEDDED_ACCOUNT",
+    "EMBEDDED_RHS_ACCOUNT",
+    "Upstream",
+    "embedded_venue",
+    "open_upstream",
+]
 
 # The embedded venue's agentic account (its default seed's): a deferred run knows it unasked.
 EMBEDDED_ACCOUNT = "958289285"
+EMBEDDED_RHS_ACCOUNT = "4037440089"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +56,9 @@ class Upstream:
     choice: UpstreamChoice
     url: str | None  # None: the embedded venue of a deferred run, not started (yet)
     account: str | None = None  # the agentic account, when it is known without asking
+    rhs_account: str | None = None  # and its rhs account number
+    account_type: str | None = None  # and its type and option level, when known unasked
+    option_level: int | None = None
     deferred: DeferredCaller | None = None  # a deferred run's caller: ``.opened`` once called
     crypto_rest: CryptoRest | None = None  # the REST rail, when a key is stored
 
@@ -110,19 +121,27 @@ async def _crypto_rest(
         yield rest
 
 
-@contextmanager
-def embedded_venue(clock: Clock, settings: Settings | None = None) -> Iterator[Sandbox]:
-    """The sandbox venue on a free loopback port for the block (nobody signed in to it);
-    its agentic account and fault knobs as ``settings`` set them up
-    (``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` …, ``ORDERGATE_SANDBOX_FAULTS``)."""
-    from ordergate.sandbox import SandboxConfig, SandboxServer
+def embedded_config(settings: Settings | None) -> SandboxConfig:
+    """The embedded venue's configuration: a free loopback port, its agentic account as
+    ``settings`` set it up (``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` …)."""
+    from ordergate.sandbox import SandboxConfig
 
     config = SandboxConfig(host="127.0.0.1", port=0)
     if settings is not None and settings.sandbox_account_type is not None:
         config = replace(config, account_type=settings.sandbox_account_type)
     if settings is not None and settings.sandbox_option_level is not None:
         config = replace(config, option_level=settings.sandbox_option_level)
-    server = SandboxServer(config, clock=clock)
+    return config
+
+
+@contextmanager
+def embedded_venue(clock: Clock, settings: Settings | None = None) -> Iterator[Sandbox]:
+    """The sandbox venue on a free loopback port for the block (nobody signed in to it);
+    its agentic account and fault knobs as ``settings`` set them up
+    (``ORDERGATE_SANDBOX_ACCOUNT_TYPE`` …, ``ORDERGATE_SANDBOX_FAULTS``)."""
+    from ordergate.sandbox import SandboxServer
+
+    server = SandboxServer(embedded_config(settings), clock=clock)
     try:
         sandbox = server.start()
         if settings is not None and settings.sandbox_faults is not None:
@@ -173,10 +192,14 @@ async def _deferred_sandbox(clock: Clock, settings: Settings) -> AsyncIterator[U
             return upstream.rh
 
         caller = DeferredCaller(start)
+        config = embedded_config(settings)
         yield Upstream(
             Robinhood(caller),
             UpstreamChoice.SANDBOX,
             None,
             account=EMBEDDED_ACCOUNT,
+            rhs_account=EMBEDDED_RHS_ACCOUNT,
+            account_type=config.account_type,
+            option_level=config.option_level,
             deferred=caller,
         )

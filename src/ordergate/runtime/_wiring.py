@@ -2,8 +2,8 @@
 
 Paper unless live is armed (``ordergate.execution.arm``): the upstream's ``tools/list`` is
 read at start, and live mode needs it compatible with the pinned contract and the policy's
-``real_money = true``. Paper runs the same path against the paper book on the ledger, with
-quotes and tradability from the upstream.
+``real_money = true``. Paper runs the same path against the venue's own engine on a paper book
+in the ledger's database (``ordergate.venues.paper.PaperVenue``), on the upstream's prices.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from ordergate.client import Robinhood
 from ordergate.client.crypto_rest import CryptoRest
 from ordergate.core import Clock, SecurityClock, ToolError
-from ordergate.execution import ApprovalNotifier, Arming, Guard, arm, paper_session
+from ordergate.execution import ApprovalNotifier, Arming, Guard, arm
 from ordergate.ledger import Approval, FilingRecord, Ledger, open_ledger
 from ordergate.policy import Mode, PolicyConfig
 from ordergate.runtime._policy import policy_in_force
@@ -25,8 +25,8 @@ from ordergate.runtime._settings import Settings
 from ordergate.runtime._upstream import Upstream, open_upstream
 from ordergate.runtime._webhook import WebhookNotifier
 from ordergate.venues import Venue
-from ordergate.venues.paper import PaperBook, PaperVenue
-from ordergate.venues.robinhood import ClientQuoteSource, MarketVolumes, RobinhoodVenue
+from ordergate.venues.paper import PaperVenue
+from ordergate.venues.robinhood import MarketVolumes, RobinhoodVenue
 
 __all__ = ["Running", "guard_on", "open_guard"]
 
@@ -76,6 +76,9 @@ async def open_guard(
             guard_on(
                 upstream.rh,
                 account=upstream.account,
+                rhs_account=upstream.rhs_account,
+                account_type=upstream.account_type,
+                option_level=upstream.option_level,
                 crypto_rest=upstream.crypto_rest,
                 policy=policy,
                 ledger=opened,
@@ -97,6 +100,9 @@ async def guard_on(
     rh: Robinhood,
     *,
     account: str | None = None,
+    rhs_account: str | None = None,
+    account_type: str | None = None,
+    option_level: int | None = None,
     policy: PolicyConfig,
     ledger: Ledger,
     clock: Clock,
@@ -107,15 +113,18 @@ async def guard_on(
     notify: ApprovalNotifier | None = None,
 ) -> AsyncIterator[tuple[Guard, Arming]]:
     """The guard for the account ``rh`` is signed in to, and how it was armed: live only when
-    ``arm`` says so from ``rh``'s own ``tools/list``, else paper on ``ledger``'s paper book.
+    ``arm`` says so from ``rh``'s own ``tools/list``, else paper: the venue's engine on a paper
+    book in ``ledger``'s database.
     Raises ``ToolError`` when the account cannot be read. ``account``: the agentic account
-    when it is known without asking ``rh`` (a deferred embedded venue); a paper policy is
-    then armed without reading ``tools/list`` (``arm`` does not look at it), so nothing is
-    called until the guard needs a price. ``crypto_rest``: the Crypto Trading REST client
-    when a key is stored; live, the venue then has the REST rail as a crypto lane beside the
-    MCP's, and the policy's ``crypto.route`` picks one per filing. ``notify``: told of each
-    new pending approval too, after the owner's webhook (a hosted rail's push to the
-    person)."""
+    when it is known without asking ``rh`` (a deferred embedded venue; ``rhs_account`` its
+    rhs account number, ``account_type`` and ``option_level`` its type and option level,
+    with which the paper book opens unasked unless the policy's ``[paper]`` names them); a
+    paper policy is then armed without reading ``tools/list`` (``arm`` does not look at it),
+    so nothing is called until the guard needs a price. ``crypto_rest``: the Crypto Trading
+    REST client when a key is stored; live, the venue then has the REST rail as a crypto lane
+    beside the MCP's, and the policy's ``crypto.route`` picks one per filing. ``notify``: told
+    of each new pending approval too, after the owner's webhook (a hosted rail's push to
+    the person)."""
     tools: list[dict[str, Any]] | None = None
     if account is None or policy.mode is not Mode.PAPER:
         try:
@@ -124,17 +133,24 @@ async def guard_on(
             logger.warning("could not read the upstream's tools/list: %s", error.code)
     arming = arm(policy, tools=tools)
     if account is None:
-        account = (await rh.accounts.agentic()).account_number
+        agentic = await rh.accounts.agentic()
+        account, rhs_account = agentic.account_number, agentic.rhs_account_number
     venue: Venue
     if arming.live:
         venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=crypto_rest)
     else:
-        venue = PaperVenue(
-            PaperBook(ledger.engine, clock=clock, starting_cash=policy.paper_cash_usd),
-            ClientQuoteSource(rh),
-            session=paper_session,
+        venue = PaperVenue.on(
+            rh,
+            ledger.engine,
             clock=clock,
+            cash=policy.paper_cash_usd,
             slippage_bps=policy.paper_slippage_bps,
+            account=account,
+            rhs_account=rhs_account,
+            account_type=policy.paper_account_type or account_type,
+            option_level=(
+                option_level if policy.paper_option_level is None else policy.paper_option_level
+            ),
         )
     notifier = (
         WebhookNotifier(webhook_url, console_url=console_url)

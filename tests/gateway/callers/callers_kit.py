@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from gateway_testkit import OPEN, sandbox_gateway
+from gateway_testkit import OPEN, sandbox_gateway, settled
 from mcp_http_testkit import McpSession
 
 from ordergate.callers import CallerKey, CallerVerifier, mint
@@ -20,7 +20,7 @@ from ordergate.core import Secret, SteppedClock
 from ordergate.gateway._callers import caller_identity
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._serve import GatewayServer
-from ordergate.ledger import FilingRecord
+from ordergate.ledger import FilingRecord, FilingStatus
 from ordergate.runtime import EMBEDDED_ACCOUNT
 
 MASTER = "host-master-secret-" + "k" * 24
@@ -44,6 +44,7 @@ class Host:
     url: str
     server: GatewayServer
     key: CallerKey
+    market: SteppedClock
 
     def token(
         self,
@@ -80,12 +81,22 @@ class Host:
         assert self.server.running is not None
         return self.server.running.guard.ledger.filings_of(identity, limit=100)
 
+    def settled(self, filing_id: str) -> FilingStatus:
+        """The filing's status once the venue has had its time and the gateway's reconciler
+        has booked it (a paper order placed ``submitted`` is then ``filled``)."""
+        return settled(self.server, filing_id, market=self.market)
+
 
 @contextmanager
 def host_gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Host]:
     key = CallerKey.derive(Secret(MASTER))
+    market = SteppedClock(start=OPEN)
     server = sandbox_gateway(
-        tmp_path, monkeypatch, policy=POLICY, config=GatewayConfig(port=0, caller_key=key)
+        tmp_path,
+        monkeypatch,
+        policy=POLICY,
+        config=GatewayConfig(port=0, caller_key=key),
+        clock=market,
     )
     with server as url:
-        yield Host(url=url, server=server, key=key)
+        yield Host(url=url, server=server, key=key, market=market)

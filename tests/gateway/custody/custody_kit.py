@@ -24,11 +24,14 @@ from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey
 from ordergate.cli import app
 from ordergate.core import Secret, SteppedClock
+from ordergate.gateway import _serve
 from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
 from ordergate.gateway._owner import connection_digest
 from ordergate.gateway._schema import connections
 from ordergate.gateway._serve import GatewayServer
+from ordergate.gateway.custody import SealedBackend
 from ordergate.gateway.keys import KeyProvider
+from ordergate.ledger import FilingStatus, Ledger
 from ordergate.runtime import Settings
 from ordergate.sandbox import Sandbox, SandboxConfig, SandboxServer
 
@@ -67,10 +70,31 @@ class Custodian:
     engine: Engine
     home: Path
     codes: OwnerCodes | None = None
+    server: GatewayServer | None = field(default=None, repr=False)
+    backends: list[SealedBackend] = field(default_factory=list, repr=False)
+    """The gateway's sealed backend, once it started (its reconciliation pass)."""
     minted: list[str] = field(default_factory=list, repr=False)
     secrets: list[str] = field(default_factory=list, repr=False)
     connection_ids: list[str] = field(default_factory=list, repr=False)
     """One per connection, in the order connected (beside ``secrets``)."""
+
+    def settle(self) -> None:
+        """The venue's clock run 2 s and one reconciliation pass of the gateway over every
+        open filing: a paper market order placed ``submitted`` (confirmed after the venue's
+        1 s, filled at the engine's first look after that) is then booked ``filled``."""
+        assert self.server is not None and self.backends, "the rail is serving"
+        self.clock.advance(timedelta(seconds=2))
+        (backend,) = self.backends
+        self.server.run_in_loop(backend.reconcile(), BOUND_S)
+
+    def status(self, filing_id: object) -> FilingStatus:
+        """The filing's status on the rail's ledger."""
+        return Ledger(self.engine, clock=self.clock).filing(str(filing_id)).status
+
+    def settled(self, filing_id: object) -> FilingStatus:
+        """The filing's status after ``settle``."""
+        self.settle()
+        return self.status(filing_id)
 
     def browser(self) -> httpx2.Client:
         """A fresh browser: its own cookie jar, following nothing by itself."""
@@ -324,6 +348,16 @@ def custodian(
     if webhook_url is not None:
         monkeypatch.setenv("ORDERGATE_APPROVAL_WEBHOOK", webhook_url)
     clock = SteppedClock(start=OPEN)
+    backends: list[SealedBackend] = []
+
+    class KeptBackend(SealedBackend):
+        """The gateway's backend, kept for ``Custodian.settle`` (its reconciliation pass)."""
+
+        def __init__(self, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            backends.append(self)
+
+    monkeypatch.setattr(_serve, "SealedBackend", KeptBackend)
     venue_server = SandboxServer(
         SandboxConfig(
             host="127.0.0.1", port=0, seed=7, access_token_ttl=access_ttl, users=venue_users
@@ -355,7 +389,14 @@ def custodian(
             engine = server.auth.store.engine if server.auth is not None else None
             assert engine is not None
             yield Custodian(
-                url=url, venue=venue, clock=clock, engine=engine, home=home, codes=codes
+                url=url,
+                venue=venue,
+                clock=clock,
+                engine=engine,
+                home=home,
+                codes=codes,
+                server=server,
+                backends=backends,
             )
     finally:
         venue_server.stop()

@@ -52,7 +52,8 @@ def test_a_new_hosted_connection_holds_every_order_for_its_person_whatever_the_r
         rail.person_code(rail.secrets[0]),
     )
     assert approved.status_code == 200, approved.text
-    assert approved.json()["status"] == "filled"
+    assert approved.json()["status"] == "submitted"
+    assert rail.settled(held["filing_id"]) == "filled"
 
 
 @pytest.mark.req("gateway.rail.approval-mode-person")
@@ -63,7 +64,9 @@ def test_the_person_turns_approval_mode_off_with_their_own_code_and_orders_then_
     turned = rail.set_approval_mode(0, on=False)
     assert turned.status_code == 200, turned.text
     assert turned.json() == {"approval_mode": False, "changed": True}
-    assert _place(rail, token)["status"] == "filled"
+    placed = _place(rail, token)
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     back_on = rail.set_approval_mode(0, on=True)
     assert back_on.json() == {"approval_mode": True, "changed": True}
     assert _place(rail, token)["status"] == "pending_approval"
@@ -135,7 +138,9 @@ def test_the_operator_turns_a_connections_approval_mode_on_without_consent_but_n
 ) -> None:
     token = rail.connect()  # its person turned approval mode off
     [connection_id] = rail.connection_ids
-    assert _later(rail, token)["status"] == "filled"
+    placed = _later(rail, token)
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     turned = _operator_sets(rail, connection_id, True)
     assert turned.status_code == 200, turned.text
     assert turned.json() == {
@@ -149,7 +154,9 @@ def test_the_operator_turns_a_connections_approval_mode_on_without_consent_but_n
     assert _operator_sets(rail, "no-such-connection", True).status_code == 404
     assert _operator_sets(rail, connection_id, "yes").status_code == 400
     assert rail.set_approval_mode(0, on=False).status_code == 200
-    assert _later(rail, token)["status"] == "filled"
+    placed = _later(rail, token)
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     assert _person_acts(rail) == [
         "person act approval_mode_off authorised",
         "person act approval_mode_off refused (person_act_operator_refused)",

@@ -87,7 +87,9 @@ def test_the_operator_pauses_one_connection_without_consent_and_only_its_orders_
     assert _pause(rail, alice).json()["changed"] is False
     refused = _place(rail, alice_token)["data"]
     assert refused["status"] == "refused" and "paused" in refused["reasons"], refused
-    assert _place(rail, bob_token)["data"]["status"] == "filled"
+    placed = _place(rail, bob_token)["data"]
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     [entry] = _journal(rail, "connection_pause")
     assert entry["identity"] == "unverified" and entry["why"] == "operator check"
     assert entry["detail"] == {"connection": hashlib.sha256(alice.encode()).hexdigest()[:32]}
@@ -116,7 +118,9 @@ def test_the_operators_code_is_refused_on_a_persons_resume_journalled(rail: Cust
     resumed = _resume(rail, connection, rail.person_code(secret))
     assert resumed.status_code == 200, resumed.text
     assert resumed.json()["changed"] is True and resumed.json()["paused"] is False
-    assert _place(rail, token)["data"]["status"] == "filled"
+    placed = _place(rail, token)["data"]
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     acts = [entry["why"] for entry in _journal(rail, "person_act")]
     assert acts[-3:] == [
         "person act resume refused (person_code_wrong)",
@@ -177,4 +181,6 @@ def test_a_connection_is_paused_and_resumed_with_its_persons_code_from_the_comma
     assert operator.exit_code == 5 and "person_code_wrong" in operator.stderr
     resumed = rail.command("resume", "--connection", connection, code=rail.person_code(secret))
     assert resumed.exit_code == 0, resumed.output
-    assert _place(rail, token)["data"]["status"] == "filled"
+    placed = _place(rail, token)["data"]
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"

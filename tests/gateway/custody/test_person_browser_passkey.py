@@ -40,7 +40,8 @@ def test_two_people_each_register_a_passkey_and_see_only_their_own_connection_in
             connect_in(rail, alice, "alice")[0],
             connect_in(rail, bob, "bob")[0],
         )
-        alice_order = str(place_held(rail.url, alice_token)["approval_id"])
+        alice_held = place_held(rail.url, alice_token)
+        alice_order = str(alice_held["approval_id"])
         rail.clock.advance(timedelta(seconds=31))
         bob_order = str(place_held(rail.url, bob_token)["approval_id"])
         # Each held order was filed on its person's own venue account.
@@ -58,4 +59,5 @@ def test_two_people_each_register_a_passkey_and_see_only_their_own_connection_in
             expect(page.locator("h1")).to_have_text("Refused")
         alice.goto(f"{rail.url}/console/mine/approvals/{alice_order}", wait_until="load")
         alice.click("button[data-passkey=approve]")
-        expect(alice.locator("#passkey-status")).to_contain_text("The order is filled")
+        expect(alice.locator("#passkey-status")).to_contain_text("The order is submitted")
+        assert rail.settled(alice_held["filing_id"]) == "filled"

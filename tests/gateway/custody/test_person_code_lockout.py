@@ -77,7 +77,8 @@ def test_wrong_codes_lock_the_connections_acts_even_against_the_right_code_until
     held.clock.advance(SOURCE_LOCKOUT)
     approved = _approve(held, approval, held.person_code(secret))
     assert approved.status_code == 200, approved.text
-    assert approved.json()["status"] == "filled"
+    assert approved.json()["status"] == "submitted"
+    assert held.settled(approved.json()["filing_id"]) == "filled"
 
 
 def test_one_connections_lock_leaves_another_persons_connection_free(held: Custodian) -> None:

@@ -62,4 +62,5 @@ def test_a_person_connects_a_trading_profile_with_their_own_enrolment_and_no_ope
         )["data"]
     finally:
         session.close()
-    assert placed["status"] == "filled", placed
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"

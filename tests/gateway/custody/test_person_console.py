@@ -69,7 +69,7 @@ def test_two_people_each_see_and_approve_only_their_own_orders_on_their_console(
     )
     assert operator.status_code == 403, operator.text
     status, outcome = alice.approve_with_passkey(alice_key, alice_order)
-    assert status == 200 and outcome["status"] == "filled", outcome
+    assert status == 200 and outcome["status"] == "submitted", outcome
     [_, bob_secret] = rail.secrets
     csrf = bob.csrf("/mine")
     by_code = bob.http.post(
@@ -78,6 +78,8 @@ def test_two_people_each_see_and_approve_only_their_own_orders_on_their_console(
         headers={"origin": bob.base},
     )
     assert by_code.status_code == 200, by_code.text
+    rail.settle()  # both orders fill: each person's positions then hold their SPY
+    assert rail.status(outcome["filing_id"]) == "filled"
     alice_filings, bob_filings = alice.get("/mine/filings").text, bob.get("/mine/filings").text
     assert alice_filings.count('data-filing="') == 1 and bob_filings.count('data-filing="') == 1
     assert alice_filings != bob_filings

@@ -87,7 +87,9 @@ def test_the_person_loosens_their_own_limit_up_to_the_ceiling_and_the_guard_hold
         "name": "max_order_usd", "ceiling": "100", "own": "50", "in_force": "50",
         "set_by": "person", "floor": False,
     }  # fmt: skip
-    assert _buy(rail, token, "20")["status"] == "filled"
+    placed = _buy(rail, token, "20")
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     assert _refused_for(_buy(rail, token, "60"), "max_order_usd")
 
     above = _set_own(rail, 0, {"max_order_usd": "150"})
@@ -98,7 +100,9 @@ def test_the_person_loosens_their_own_limit_up_to_the_ceiling_and_the_guard_hold
 
     up_to_ceiling = _set_own(rail, 0, {"max_order_usd": None})
     assert _in_force(up_to_ceiling, "max_order_usd")["in_force"] == "100"
-    assert _buy(rail, token, "80")["status"] == "filled"
+    placed = _buy(rail, token, "80")
+    assert placed["status"] == "submitted", placed
+    assert rail.settled(placed["filing_id"]) == "filled"
     assert _limit_acts(rail) == [
         "person act limits_set authorised",
         "person act limits_set refused (limit_above_ceiling)",

@@ -39,9 +39,10 @@ def test_a_person_signs_in_at_the_venue_and_the_connection_lists_and_orders_on_t
         )
     finally:
         mcp.close()
-    assert order["data"]["status"] == "filled", order
+    assert order["data"]["status"] == "submitted", order
     assert order["data"]["paper"] is True
     assert order["data"]["filing_id"]
+    assert gateway.settled(order["data"]["filing_id"]) == "filled"
     (row,) = gateway.rows()
     assert row["kind"] == "sealed"
     assert row["state"] == "live"

@@ -82,7 +82,8 @@ def test_a_held_order_of_a_sealed_connection_is_placed_on_its_own_session_with_t
     assert operator.json()["error"]["code"] == "person_code_wrong"
     approved = _approve(held.home, data["approval_id"], held.person_code(secret))
     assert approved.status_code == 200, approved.text
-    assert approved.json()["status"] == "filled" and approved.json()["mode"] == "paper"
+    assert approved.json()["status"] == "submitted" and approved.json()["mode"] == "paper"
+    assert held.settled(data["filing_id"]) == "filled"
     outcomes = [entry["why"] for entry in _person_acts(held)]
     assert outcomes[-3:] == [
         "person act approve refused (person_code_required)",
@@ -127,7 +128,10 @@ def test_two_people_on_one_rail_each_approve_only_their_own_held_orders_with_the
     ):
         approved = _approve(held.home, approval, held.person_code(secret))
         assert approved.status_code == 200, approved.text
-        assert approved.json()["status"] == "filled"
+        assert approved.json()["status"] == "submitted"
+    held.settle()
+    for filed in (alice, bob):
+        assert held.status(filed["filing_id"]) == "filled"
     refused = [entry for entry in _person_acts(held) if "refused" in str(entry["why"])]
     assert len(refused) == 4
     assert len({entry["identity"] for entry in refused}) == 2
@@ -151,7 +155,8 @@ def test_a_held_order_of_a_caller_bound_to_a_sealed_connection_is_placed_on_that
     assert _approve(held.home, data["approval_id"], PASSPHRASE).status_code == 403
     approved = _approve(held.home, data["approval_id"], held.person_code(secret))
     assert approved.status_code == 200, approved.text
-    assert approved.json()["status"] == "filled"
+    assert approved.json()["status"] == "submitted"
+    assert held.settled(data["filing_id"]) == "filled"
 
 
 def test_a_desk_on_the_ledger_without_the_rail_refuses_a_persons_approval_journalled(

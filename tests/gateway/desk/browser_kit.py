@@ -69,7 +69,11 @@ class Browser:
 
 
 def _gateway(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, policy: str, security: SteppedClock
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    policy: str,
+    security: SteppedClock,
+    market: SteppedClock,
 ) -> GatewayServer:
     home = tmp_path / "home"
     home.mkdir()
@@ -89,7 +93,7 @@ def _gateway(
         settings,
         config,
         sock,
-        clock=settings.clock(),
+        clock=market,
         security_clock=SecurityClock(security),
     )
 
@@ -101,7 +105,8 @@ def browser_console(
     """A gateway with an enrolled owner and a Chromium page with a virtual authenticator."""
     playwright = sync_playwright()
     security = SteppedClock(start=OPEN)  # stepped past the owner's delay by tests
-    server = _gateway(tmp_path, monkeypatch, policy, security)
+    market = SteppedClock(start=OPEN)  # stepped by a settle
+    server = _gateway(tmp_path, monkeypatch, policy, security, market)
     home = tmp_path / "home"
     codes = enrol(home, passphrase=PASSPHRASE)
     key = CallerKey.derive(Secret(MASTER))
@@ -110,7 +115,9 @@ def browser_console(
         playwright as p,
         chromium_page(p, tmp_path / "chromium-profile") as page,
     ):
-        desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=security)
+        desk = Desk(
+            url=url, server=server, codes=codes, key=key, home=home, market=market, clock=security
+        )
         yield Browser(desk, page, tmp_path / "screens")
 
 

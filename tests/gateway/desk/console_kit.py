@@ -97,11 +97,13 @@ def console(
     party) rather than at the gateway's ``127.0.0.1`` URL."""
     key = CallerKey.derive(Secret(MASTER))
     clock = SteppedClock(start=OPEN)
+    market = SteppedClock(start=OPEN)
     server = sandbox_gateway(
         tmp_path,
         monkeypatch,
         policy=policy,
         config=GatewayConfig(port=0, caller_key=key),
+        clock=market,
         security_clock=SecurityClock(clock),
     )
     home = tmp_path / "home"
@@ -109,7 +111,9 @@ def console(
     with server as url:
         base = url.replace("127.0.0.1", "localhost") if localhost else url
         with httpx2.Client(base_url=base, timeout=BOUND_S, follow_redirects=False) as http:
-            desk = Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)
+            desk = Desk(
+                url=url, server=server, codes=codes, key=key, home=home, market=market, clock=clock
+            )
             yield Console(desk, http, clock, base)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from gateway_testkit import OPEN, sandbox_gateway
+from gateway_testkit import OPEN, sandbox_gateway, settled
 from mcp_http_testkit import McpSession
 from owner_testkit import PASSPHRASE, OwnerCodes, channel_act, enrol, owner_channel
 
@@ -22,7 +22,7 @@ from ordergate.core import Secret, SecurityClock, SteppedClock
 from ordergate.gateway._config import GatewayConfig
 from ordergate.gateway._minting import mint_owner_tokens
 from ordergate.gateway._serve import GatewayServer
-from ordergate.ledger import Ledger
+from ordergate.ledger import FilingStatus, Ledger
 from ordergate.owner import DEFAULT_LOOSEN_DELAY
 from ordergate.runtime import EMBEDDED_ACCOUNT
 
@@ -50,6 +50,8 @@ class Desk:
     codes: OwnerCodes
     key: CallerKey
     home: Path
+    market: SteppedClock
+    """The gateway's market clock: it stands still until the test steps it."""
     clock: SteppedClock | None = None
     """Security time (the owner's delays run on it), when the kit steps it."""
     agent_token: str = field(default="", repr=False)
@@ -109,6 +111,12 @@ class Desk:
         assert auth is not None
         mint_owner_tokens(auth.store, client_name=name, resource=self.url + "/mcp", profile=profile)
 
+    def settled(self, filing_id: str) -> FilingStatus:
+        """The filing's status once the venue has had its time (the market clock run 2 s)
+        and the gateway's reconciler has booked it: a paper order placed ``submitted`` is
+        then ``filled``."""
+        return settled(self.server, filing_id, market=self.market)
+
     def held_order(self) -> dict[str, Any]:
         """An order an agent filed that now waits for the owner: its order result's data."""
         data = self.place()
@@ -127,19 +135,29 @@ def owner_desk(
     gateway_clock: SteppedClock | None = None,
 ) -> Iterator[Desk]:
     """The desk; ``gateway_clock``, when given, is the gateway's own clock (approvals expire
-    on it), stepped by the test."""
+    on it), stepped by the test; else the desk's ``market`` clock stands at ``OPEN`` until a
+    settle steps it."""
     key = CallerKey.derive(Secret(MASTER))
     clock = SteppedClock(start=OPEN)
+    market = gateway_clock or SteppedClock(start=OPEN)
     server = sandbox_gateway(
         tmp_path,
         monkeypatch,
         policy=policy,
         config=GatewayConfig(port=0, caller_key=key),
-        clock=gateway_clock,
+        clock=market,
         security_clock=SecurityClock(clock),
         webhook_url=webhook_url,
     )
     home = tmp_path / "home"
     codes = enrol(home, passphrase=passphrase)
     with server as url:
-        yield Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)
+        yield Desk(
+            url=url,
+            server=server,
+            codes=codes,
+            key=key,
+            home=home,
+            clock=clock,
+            market=market,
+        )

@@ -38,8 +38,9 @@ def test_the_owner_approves_one_waiting_order_and_denies_another_in_the_browser(
         b.shoot("approval")
         b.page.fill("#owner_code", b.desk.codes.next())
         b.page.click("button:has-text('Approve with the code')")
-        expect(b.page.locator("h1")).to_have_text("filled", timeout=WAIT_MS)
+        expect(b.page.locator("h1")).to_have_text("submitted", timeout=WAIT_MS)
         b.shoot("approved")
+        assert b.desk.settled(first["filing_id"]) == "filled"
         b.page.click("a:has-text('Back to the waiting orders')")
         expect(cards).to_have_count(1)
         b.page.click(f"a[href$='/approvals/{second['approval_id']}']")

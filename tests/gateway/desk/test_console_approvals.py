@@ -38,7 +38,8 @@ def test_approving_needs_the_code_again_and_denying_does_not(
         assert wrong.status_code == 403
         approved = c.post(approve, {"csrf": csrf, "owner_code": c.desk.codes.next()})
         assert approved.status_code == 200, approved.text
-        assert "filled" in approved.text
+        assert "submitted" in approved.text
+        assert c.desk.settled(first["filing_id"]) == "filled"
         decided = c.desk.ledger.approvals.get(first["approval_id"])
         assert decided.decided_by == "owner"
         denied = c.post(f"/approvals/{second['approval_id']}/deny", {"csrf": csrf})

@@ -50,9 +50,8 @@ def serving(
         server as url,
         httpx2.Client(base_url=url, timeout=BOUND_S, follow_redirects=False) as http,
     ):
-        yield Console(
-            Desk(url=url, server=server, codes=codes, key=key, home=home), http, clock, url
-        )
+        desk = Desk(url=url, server=server, codes=codes, key=key, home=home, market=clock)
+        yield Console(desk, http, clock, url)
 
 
 def test_the_curve_outlives_a_restart_on_the_same_ledger(
@@ -68,7 +67,9 @@ def test_the_curve_outlives_a_restart_on_the_same_ledger(
     with serving(first, clock, codes, key, home) as c:
         for _ in range(3):  # each order marks the equity it was decided on, a minute apart
             marked.append(clock.now())
-            assert c.desk.place()["status"] == "filled"
+            placed = c.desk.place()
+            assert placed["status"] == "submitted"
+            assert c.desk.settled(placed["filing_id"]) == "filled"
             clock.advance(timedelta(minutes=2))
         assert first.running is not None
         marks = c.desk.ledger.equity.window(first.running.guard.account)

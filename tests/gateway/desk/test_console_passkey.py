@@ -75,7 +75,8 @@ def test_a_registered_passkey_signs_in_and_approves(
         options = c.post_json("/passkey/options", asked, csrf).json()
         approved = c.post_json(approve, passkey.get(options), csrf)
         assert approved.status_code == 200, approved.text
-        assert approved.json()["status"] == "filled"
+        assert approved.json()["status"] == "submitted"
+        assert c.desk.settled(held["filing_id"]) == "filled"
         acts = [
             e.detail for e in c.desk.ledger.journal.entries(limit=1000) if e.kind == "owner_act"
         ]

@@ -25,8 +25,9 @@ def test_positions_cash_and_an_svg_equity_curve_from_the_paper_book(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with console(tmp_path, monkeypatch, policy=NEVER_HELD) as c:
-        filled = c.desk.place()
-        assert filled["status"] == "filled", filled
+        placed = c.desk.place()
+        assert placed["status"] == "submitted", placed
+        assert c.desk.settled(placed["filing_id"]) == "filled"
         assert c.sign_in().status_code == 200
         page = c.get("/positions")
         assert page.status_code == 200, page.text

@@ -52,7 +52,8 @@ def test_approve_through_the_gateway_places_the_order_with_the_code_and_not_with
         assert wrong.exit_code == 5 and "owner_code_wrong" in wrong.stderr
         approved = command(desk, "approve", held["approval_id"], code=desk.codes.next())
         assert approved.exit_code == 0, approved.output
-        assert "status    filled" in approved.stdout and "mode      paper" in approved.stdout
+        assert "status    submitted" in approved.stdout and "mode      paper" in approved.stdout
+        assert desk.settled(held["filing_id"]) == "filled"
         again = command(desk, "approve", held["approval_id"], code=desk.codes.next())
         assert again.exit_code == 6
 
@@ -252,8 +253,10 @@ def test_a_fake_gateway_on_the_default_address_collects_no_code_when_the_owner_a
             input=f"{code}\n",
         )
         assert approved.exit_code == 0, approved.output
-        assert "status    filled" in approved.stdout
+        # The gateway's answer (the fake answers "filled" to everything), its order then filled.
+        assert "status    submitted" in approved.stdout
         assert "owner channel" in approved.stderr  # it says which desk it used
+        assert desk.settled(held["filing_id"]) == "filled"
     assert seen == []
 
 

@@ -43,11 +43,13 @@ permissions: [account.read, market.read, orders.read, options.review, options.pl
 def _live_desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk]:
     key = CallerKey.derive(Secret(MASTER))
     clock = SteppedClock(start=OPEN)
+    market = SteppedClock(start=OPEN)
     server = sandbox_gateway(
         tmp_path,
         monkeypatch,
         policy=LIVE_OPTIONS,
         config=GatewayConfig(port=0, caller_key=key),
+        clock=market,
         security_clock=SecurityClock(clock),
     )
     home = tmp_path / "home"
@@ -55,7 +57,9 @@ def _live_desk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Desk
     (home / "profiles" / "optiontrader.yaml").write_text(OPTION_TRADER)
     codes = enrol(home, passphrase=PASSPHRASE)
     with server as url:
-        yield Desk(url=url, server=server, codes=codes, key=key, home=home, clock=clock)
+        yield Desk(
+            url=url, server=server, codes=codes, key=key, home=home, market=market, clock=clock
+        )
 
 
 def _exercise(desk: Desk) -> dict[str, Any]:

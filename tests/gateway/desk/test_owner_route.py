@@ -35,7 +35,8 @@ def test_a_held_order_is_placed_only_when_the_owner_authorises_its_prepared_appr
         code = desk.codes.next()
         approved = desk.post("/authorize", {**ask, "owner_code": code})
         assert approved.status_code == 200, approved.text
-        assert approved.json()["status"] == "filled"
+        assert approved.json()["status"] == "submitted"
+        assert desk.settled(held["filing_id"]) == "filled"
         # The same code for the same act is a retry: the first answer, the order placed once.
         retried = desk.post("/authorize", {**ask, "owner_code": code})
         assert retried.json() == approved.json()
@@ -127,7 +128,8 @@ def test_approve_and_deny_wait_for_the_accounts_turn_and_past_its_bound_change_n
         assert (approved.status_code, approved.json()["error"]["code"]) == (409, "account_busy")
         assert desk.ledger.approvals.get(held["approval_id"]).decided_by is None
         placed = desk.act("approve", params, desk.codes.passphrase)
-        assert placed.json()["status"] == "filled", placed.text
+        assert placed.json()["status"] == "submitted", placed.text
+        assert desk.settled(held["filing_id"]) == "filled"
 
 
 def test_deny_pause_and_revoke_need_no_code_but_resume_does(

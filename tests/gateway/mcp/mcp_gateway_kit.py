@@ -17,6 +17,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -34,15 +35,15 @@ from ordergate._serving import _Server, bind_socket
 from ordergate.client import Config, Robinhood, connect
 from ordergate.client.crypto_rest import ApiKey, CryptoRest
 from ordergate.core import Secret, SteppedClock
-from ordergate.execution import Guard, paper_session
+from ordergate.execution import Guard
 from ordergate.gateway.mcp import Credential, GatewayMethods, Principal, gateway_endpoint
 from ordergate.ledger import FilingRecord, Ledger, open_ledger
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.profiles import load_profiles
 from ordergate.sandbox import SandboxConfig, SandboxServer
 from ordergate.venues import Venue
-from ordergate.venues.paper import PaperBook, PaperVenue
-from ordergate.venues.robinhood import ClientQuoteSource, MarketVolumes, RobinhoodVenue
+from ordergate.venues.paper import PaperVenue
+from ordergate.venues.robinhood import MarketVolumes, RobinhoodVenue
 
 BOUND_S = 30
 TOKEN = "gateway-test-token-c1"
@@ -200,6 +201,12 @@ class Gateway:
         assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
         return error
 
+    async def settle(self) -> None:
+        """Let what the venue placed fill as the venue fills it: past its 1 s confirmation
+        delay (the clock moved 2 s), then the reconciler's poll reads the book."""
+        self.clock.advance(timedelta(seconds=2))
+        await self.guard.reconcile()
+
     def filings(self, identity: str | None = None) -> list[FilingRecord]:
         """Every filing of ``identity`` (``c1``'s by default), newest first."""
         return self.ledger.filings_of(identity or identity_of(CONNECTION), limit=1000)
@@ -274,12 +281,7 @@ async def gateway(
                     connect(Config(url=client.mcp_url, token_file=token_file), clock=clock)
                 )
             account = account_number(client)
-            venue: Venue = PaperVenue(
-                PaperBook(ledger.engine, clock=clock, starting_cash=rules.paper_cash_usd),
-                ClientQuoteSource(rh),
-                session=paper_session,
-                clock=clock,
-            )
+            venue: Venue
             if live:
                 rest = None
                 if crypto_rest:
@@ -290,6 +292,17 @@ async def gateway(
                         CryptoRest(key=key, base_url=client.base_url)
                     )
                 venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=rest)
+            else:
+                venue = PaperVenue.on(
+                    rh,
+                    ledger.engine,
+                    clock=clock,
+                    cash=rules.paper_cash_usd,
+                    slippage_bps=rules.paper_slippage_bps,
+                    account=account,
+                    account_type=rules.paper_account_type,
+                    option_level=rules.paper_option_level,
+                )
             guard = Guard(
                 policy=rules,
                 ledger=ledger,

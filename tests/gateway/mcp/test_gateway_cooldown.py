@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import Gateway, gateway, policy
 
+from ordergate.ledger import FilingStatus
+
 pytestmark = pytest.mark.anyio
 
 
@@ -63,8 +65,11 @@ async def test_the_gateway_refuses_buys_cooldown_after_a_streak_of_the_agents_lo
 ) -> None:
     config = replace(policy(), cooldown_minutes=30, loss_streak=2, loss_window_minutes=60)
     async with gateway(tmp_path, config=config) as gw:
-        for step in range(2):  # on paper: bought at the ask, sold at the bid, at once
-            assert (await _buy(gw, f"0.{step + 1}"))["status"] == "filled"
+        for step in range(2):  # on paper: bought at the ask, sold at the bid
+            bought = await _buy(gw, f"0.{step + 1}")
+            assert bought["status"] == "submitted", bought
+            await gw.settle()
+            assert gw.ledger.filing(bought["filing_id"]).status is FilingStatus.FILLED
             sold = await gw.call(
                 "place_equity_order",
                 {
@@ -75,7 +80,10 @@ async def test_the_gateway_refuses_buys_cooldown_after_a_streak_of_the_agents_lo
                     "quantity": f"0.{step + 1}",
                 },
             )
-            assert sold["structuredContent"]["data"]["status"] == "filled", sold
+            data = sold["structuredContent"]["data"]
+            assert data["status"] == "submitted", sold
+            await gw.settle()
+            assert gw.ledger.filing(data["filing_id"]).status is FilingStatus.FILLED
         cooling = await _buy(gw, "0.3")
         assert cooling["reasons"] == ["cooldown"]
         assert "2 of your closed trades lost" in cooling["message"]

@@ -3,7 +3,8 @@ and placed through the guard, ``preview_crypto_order`` checked then forwarded,
 ``cancel_crypto_order`` through the cancel rules; market and limit, buys and sells, by
 quantity and by dollars, the hold ending at what filled; arguments the filing cannot name,
 and orders the policy refuses, never reach the venue; the profile must grant crypto.place;
-paper refuses CRYPTO_NOT_ON_PAPER."""
+on paper a crypto order fills on the venue's own engine (its crypto desk), never at the
+venue."""
 
 from __future__ import annotations
 
@@ -313,14 +314,24 @@ async def test_the_trader_profile_may_not_place_crypto(tmp_path: Path) -> None:
         assert venue_orders(gw) == []
 
 
-async def test_paper_refuses_crypto_orders_crypto_not_on_paper(tmp_path: Path) -> None:
+async def test_a_paper_crypto_market_buy_fills_on_the_engine_after_a_clock_step(
+    tmp_path: Path,
+) -> None:
     async with gateway(
         tmp_path, config=rules(), profile="crypto_trader", profiles_home=home(tmp_path)
     ) as gw:
-        error = await gw.refusal("place_crypto_order", order(gw))
-        preview = await gw.refusal("preview_crypto_order", order(gw))
-        assert error["code"] == preview["code"] == "CRYPTO_NOT_ON_PAPER"
-        assert gw.filings() == [] and venue_orders(gw) == []
+        preview = await gw.call("preview_crypto_order", order(gw))
+        placed = await gw.call("place_crypto_order", order(gw))
+        assert preview["isError"] is False and placed["isError"] is False, placed
+        assert data_of(placed)["paper"] is True
+        filing_id = data_of(placed)["filing_id"]
+        assert await settle(gw, filing_id) is FilingStatus.FILLED
+        assert filled(gw, filing_id) > 0
+        rhs = {"rhs_account_number": rhs_account_number(gw.venue)}
+        held = await gw.call("get_crypto_positions", rhs)
+        assert held["structuredContent"]["guide"].startswith("Paper:")
+        # The engine's book holds it; nothing reached the venue's own account.
+        assert venue_orders(gw) == []
 
 
 async def test_a_retry_under_its_ref_id_answers_the_first_filing_even_at_the_open_cap(

@@ -256,6 +256,8 @@ async def test_a_cancel_of_an_order_that_already_filled_answers_not_accepted(
         buy = {**_resting_buy(gw), "type": "market", "time_in_force": "gfd"}
         del buy["limit_price"]
         data = (await gw.call("place_equity_order", buy))["structuredContent"]["data"]
+        assert data["status"] == "submitted", data
+        await gw.settle()
         result = await gw.call(
             "cancel_equity_order", {"account_number": gw.account, "order_id": data["order_id"]}
         )

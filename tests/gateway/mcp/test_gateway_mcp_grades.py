@@ -37,6 +37,7 @@ async def test_gate_record_shows_the_callers_own_grades_and_never_anothers(
         other = await gw.guard.submit(
             Proposal(symbol="AAPL", side=Side.BUY, quantity=Decimal(1)), identity="someone-else"
         )
+        await gw.settle()  # both placed; filled once the venue's delay has passed
         closes = MarketCloses(gw.backend.rh.market, calendar=NyseCalendar(), clock=gw.clock)
         grader = Grader(gw.ledger, closes, clock=gw.clock)
         await grader.run_once()

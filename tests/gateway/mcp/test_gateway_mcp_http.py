@@ -181,6 +181,7 @@ async def test_the_mcp_sdk_client_lists_reads_and_places_a_paper_order_through_t
                     },
                 )
                 refused = await session.call_tool("place_crypto_order", {})
+        await gw.settle()
     assert init.server_info.name == "ordergate-gateway"
     names = [tool.name for tool in listed.tools]
     assert names[-3:] == ["gate_how", "gate_record", "gate_disconnect"]
@@ -192,7 +193,7 @@ async def test_the_mcp_sdk_client_lists_reads_and_places_a_paper_order_through_t
     assert order.is_error is False
     assert order.structured_content is not None
     data = order.structured_content["data"]
-    assert data["status"] == "filled"
+    assert data["status"] == "submitted"  # placed; filled once settled
     assert gw.ledger.filing(data["filing_id"]).status.value == "filled"
     assert refused.is_error is True
 

@@ -1,10 +1,15 @@
 """Paper answers arguments as the venue does (issue 25 §4): a required argument missing or
 ``null`` is refused naming it, the paper book's own order ids are order ids, and a review's
 buying power is the paper account's, the one ``get_portfolio`` reports. Over real loopback
-HTTP in front of a real sandbox venue."""
+HTTP in front of a real sandbox venue.
+
+Since paper is the venue's own engine (issue 24), a read's refusal is the venue's own: the
+venue's code (``INVALID_ARGUMENT``) and the argument it names (``field``), under the
+gateway's ``UPSTREAM_REFUSED``, as live mode answers it."""
 
 from __future__ import annotations
 
+import uuid
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -13,6 +18,7 @@ import pytest
 from mcp_gateway_kit import gateway
 
 from ordergate.ledger import FilingStatus
+from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 
@@ -58,9 +64,11 @@ async def test_a_paper_read_without_its_account_number_names_the_missing_argumen
         absent = await gw.refusal(tool, {})
         null = await gw.refusal(tool, {"account_number": None})
         wrong_type = await gw.refusal(tool, {"account_number": gw.account, "cursor": 7})
-    assert absent["code"] == null["code"] == "MISSING_ARGUMENT"
-    assert "`account_number`" in absent["message"]
-    assert wrong_type["code"] == "INVALID_ARGUMENT"
+    for refused in (absent, null, wrong_type):
+        assert refused["code"] == "UPSTREAM_REFUSED"
+        assert refused["upstream_code"] == "INVALID_ARGUMENT"
+    assert absent["field"] == null["field"] == "account_number"
+    assert wrong_type["field"] == "cursor"
     assert gw.backend.forwarded == []
 
 
@@ -77,7 +85,14 @@ async def test_a_paper_order_is_cancelled_by_the_paper_books_own_order_id(
             "cancel_equity_order", {"account_number": gw.account, "order_id": placed["order_id"]}
         )
         status = gw.ledger.filing(placed["filing_id"]).status
-    assert placed["order_id"].startswith("paper-")
+        paper_venue = gw.guard.venue
+        assert isinstance(paper_venue, PaperVenue)
+        book = await paper_venue.caller.call("get_equity_orders", {"account_number": gw.account})
+        at_venue = gw.venue.data("get_equity_orders", {"account_number": gw.account})
+    # The paper book's own id, an order id as the venue's are; an order the venue never saw.
+    assert str(uuid.UUID(placed["order_id"])) == placed["order_id"]
+    assert placed["order_id"] in [order["id"] for order in book["orders"]]
+    assert at_venue["orders"] == []
     assert result["isError"] is False, result
     assert result["structuredContent"]["data"] == {"accepted": True}
     assert status is FilingStatus.CANCELLED
@@ -87,12 +102,15 @@ async def test_a_paper_order_is_cancelled_by_the_paper_books_own_order_id(
 async def test_a_paper_review_reports_the_paper_accounts_buying_power(tmp_path: Path) -> None:
     async with gateway(tmp_path) as gw:
         placed = await gw.call("place_equity_order", _buy(gw.account))
+        await gw.settle()
+        filled = gw.ledger.filing(placed["structuredContent"]["data"]["filing_id"]).status
         account = {"account_number": gw.account}
         portfolio = (await gw.call("get_portfolio", account))["structuredContent"]["data"]
         review = await gw.call("review_equity_order", _buy(gw.account, quantity="1"))
         too_big = await gw.call("review_equity_order", _buy(gw.account, quantity="400"))
         venue = gw.venue.data("get_portfolio", account)
-    assert placed["structuredContent"]["data"]["status"] == "filled"
+    assert placed["structuredContent"]["data"]["status"] == "submitted"
+    assert filled is FilingStatus.FILLED
     paper_power = portfolio["buying_power"]["buying_power"]
     checks = review["structuredContent"]["data"]["order_checks"]
     assert Decimal(checks["buying_power"]["available"]) == Decimal(paper_power)

@@ -30,6 +30,7 @@ async def test_a_monitor_sees_reads_only_and_cannot_place_review_or_cancel(
         review = await gw.refusal("review_equity_order", {**BUY, "account_number": gw.account})
         cancel = await gw.refusal("cancel_equity_order", {"order_id": "o-1"})
         quotes = await gw.call("get_equity_quotes", {"symbols": ["SPY"]})
+        accounts = await gw.call("get_accounts")
         filings = gw.filings()
         forwarded = [name for name, _ in gw.backend.forwarded]
     assert {"get_equity_quotes", "get_portfolio", *GATE_NAMES} <= names
@@ -41,10 +42,12 @@ async def test_a_monitor_sees_reads_only_and_cannot_place_review_or_cancel(
     }
     assert review["code"] == cancel["code"] == "PROFILE_REFUSED"
     assert "(orders.cancel)" in cancel["message"]
-    assert quotes["isError"] is False
-    # Nothing refused reached the record or the broker.
+    assert quotes["isError"] is False and accounts["isError"] is False
+    # Nothing refused reached the record or the broker: on paper the quote is the paper
+    # market's (the venue's engine answers it), the account list is the broker's.
+    assert quotes["structuredContent"]["guide"].startswith("Paper: ")
     assert filings == []
-    assert forwarded == ["get_equity_quotes"]
+    assert forwarded == ["get_accounts"]
 
 
 async def test_a_researcher_reads_the_market_but_no_account_data(tmp_path: Path) -> None:

@@ -116,7 +116,8 @@ async def test_an_unreadable_upstream_list_is_a_protocol_error_for_tools_list_an
 
 
 async def test_a_read_passes_through_unchanged(tmp_path: Path) -> None:
-    async with gateway(tmp_path) as gw:
+    # Live: on paper a quote is the paper market's (the engine's feed), never forwarded.
+    async with gateway(tmp_path, live=True) as gw:
         direct_accounts = gw.venue.data("get_accounts")
         direct_quote = gw.venue.data("get_equity_quotes", {"symbols": ["SPY", "AAPL"]})
         accounts = await gw.call("get_accounts")
@@ -131,12 +132,42 @@ async def test_a_read_passes_through_unchanged(tmp_path: Path) -> None:
     ]
 
 
-async def test_a_review_is_forwarded_unchanged(tmp_path: Path) -> None:
+async def test_on_paper_a_quote_is_the_paper_markets_and_the_account_list_is_forwarded(
+    tmp_path: Path,
+) -> None:
     async with gateway(tmp_path) as gw:
+        direct_accounts = gw.venue.data("get_accounts")
+        direct_quote = gw.venue.data("get_equity_quotes", {"symbols": ["SPY", "AAPL"]})
+        accounts = await gw.call("get_accounts")
+        quote = await gw.call("get_equity_quotes", {"symbols": ["SPY", "AAPL"]})
+    assert accounts["structuredContent"]["data"] == direct_accounts
+    # Read from the upstream by the paper venue and answered as its paper market (no
+    # slippage here): the upstream's figures, marked paper, never forwarded.
+    assert quote["isError"] is False
+    assert quote["structuredContent"]["data"] == direct_quote
+    assert quote["structuredContent"]["guide"].startswith("Paper: ")
+    assert gw.backend.forwarded == [("get_accounts", {})]
+
+
+async def test_a_review_is_forwarded_unchanged(tmp_path: Path) -> None:
+    # Live: on paper the review is the venue's engine's, on the paper book.
+    async with gateway(tmp_path, live=True) as gw:
         arguments = _market_buy(gw.account)
         result = await gw.call("review_equity_order", arguments)
     assert result["isError"] is False
     assert gw.backend.forwarded == [("review_equity_order", arguments)]
+    assert gw.filings() == []
+
+
+async def test_on_paper_a_review_is_the_engines_on_the_paper_book_and_is_not_forwarded(
+    tmp_path: Path,
+) -> None:
+    async with gateway(tmp_path) as gw:
+        result = await gw.call("review_equity_order", _market_buy(gw.account))
+    assert result["isError"] is False
+    assert result["structuredContent"]["guide"].startswith("Paper: ")
+    assert result["structuredContent"]["data"]["order_checks"]["passed"] is True
+    assert gw.backend.forwarded == []
     assert gw.filings() == []
 
 
@@ -172,13 +203,16 @@ async def test_an_equity_order_runs_the_guard_and_fills_on_paper_with_its_filing
     async with gateway(tmp_path) as gw:
         result = await gw.call("place_equity_order", _market_buy(gw.account))
         data = result["structuredContent"]["data"]
+        placed = gw.ledger.filing(data["filing_id"]).status
+        await gw.settle()
         record = gw.ledger.filing(data["filing_id"])
         venue_orders = gw.venue.data("get_equity_orders", {"account_number": gw.account})
     assert result["isError"] is False
-    assert data["status"] == "filled"
+    # Placed, unconfirmed, as the venue answers; filled at the engine's first look after.
+    assert data["status"] == "submitted" and placed is FilingStatus.SUBMITTED
     assert data["paper"] is True
     assert data["reasons"] == []
-    assert data["message"] == "Placed and filled."
+    assert data["message"] == "Placed with the broker; fills are reconciled as they happen."
     assert record.identity == identity_of(CONNECTION)
     assert record.status is FilingStatus.FILLED
     assert record.terms["symbol"] == "SPY" and record.terms["quantity"] == "1"
@@ -322,12 +356,19 @@ async def test_the_sixth_open_proposal_of_an_identity_is_refused(tmp_path: Path)
 
 async def test_finished_filings_do_not_count_against_the_open_proposals(tmp_path: Path) -> None:
     async with gateway(tmp_path, max_open=2) as gw:
-        # Three different orders (the same one again would be a duplicate).
-        results = [
-            await gw.call("place_equity_order", _market_buy(gw.account, quantity=str(n)))
-            for n in (1, 2, 3)
+        # Three different orders (the same one again would be a duplicate), each filled
+        # before the next is sent.
+        results = []
+        for n in (1, 2, 3):
+            results.append(
+                await gw.call("place_equity_order", _market_buy(gw.account, quantity=str(n)))
+            )
+            await gw.settle()
+        statuses = [
+            gw.ledger.filing(r["structuredContent"]["data"]["filing_id"]).status for r in results
         ]
-    assert [r["structuredContent"]["data"]["status"] for r in results] == ["filled"] * 3
+    assert [r["structuredContent"]["data"]["status"] for r in results] == ["submitted"] * 3
+    assert statuses == [FilingStatus.FILLED] * 3
 
 
 # -- refused tools ------------------------------------------------------------------------
@@ -552,6 +593,7 @@ async def test_a_cancel_without_an_answer_tells_the_agent_to_read_its_open_order
 async def test_gate_how_says_what_the_gateway_does_and_the_callers_limits(tmp_path: Path) -> None:
     async with gateway(tmp_path) as gw:
         await gw.call("place_equity_order", _market_buy(gw.account))
+        await gw.settle()  # filled: no longer an open proposal
         spend = gw.ledger.rolling_spend(gw.account)
         result = await gw.call("gate_how")
     data = result["structuredContent"]["data"]
@@ -579,6 +621,7 @@ async def test_gate_record_shows_the_callers_own_filings_and_never_anothers(
         other = await gw.guard.submit(
             Proposal(symbol="AAPL", side=Side.BUY, quantity=Decimal(1)), identity="someone-else"
         )
+        await gw.settle()
         result = await gw.call("gate_record")
     filings = result["structuredContent"]["data"]["filings"]
     ids = [f["filing_id"] for f in filings]

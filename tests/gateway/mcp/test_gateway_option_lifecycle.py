@@ -1,5 +1,6 @@
-"""Each strategy shape's life through the gateway against the sandbox in live mode (a margin
-account at option level 3): placed for more contracts than the venue's quotes ever display
+"""Each strategy shape's life through the gateway, in live mode against the sandbox and on
+paper (the venue's engine on the sandbox's prices), on a margin account at option level 3:
+placed for more contracts than the venue's quotes ever display
 (at most 150 a side), so the first look fills part and the reconciler follows the order
 through its partial fills to the full fill, the hold ending at the premium the venue says
 filled; then the contracts' expiration, in the money where the shape can be assigned (a
@@ -9,7 +10,7 @@ filled."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -26,11 +27,12 @@ from options_kit import (
     option_journal,
     option_policy,
     order,
-    venue_orders,
 )
 
 from ordergate.ledger import FilingStatus
+from ordergate.policy import PolicyConfig
 from ordergate.venues import OptionAccount
+from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 
@@ -47,14 +49,29 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def _policy() -> Any:
-    return option_policy(
+@pytest.fixture(params=[True, False], ids=["live", "paper"])
+def live(request: pytest.FixtureRequest) -> bool:
+    return bool(request.param)
+
+
+def _policy() -> PolicyConfig:
+    rules = option_policy(
         limits='max_order_usd = "100000000"\nmax_daily_usd = "100000000"\nmax_open_orders = 100',
         max_contracts="10000",
         max_premium_usd=BIG,
         max_daily_premium_usd=BIG,
         max_loss_usd=BIG,
     )
+    return replace(rules, paper_cash_usd=CASH)
+
+
+async def _account_data(gw: Gateway, tool: str, arguments: dict[str, Any]) -> Any:
+    """``tool``'s answer for the account the guard trades: the venue's live, the paper
+    book's on paper."""
+    venue = gw.guard.venue
+    if isinstance(venue, PaperVenue):
+        return await venue.caller.call(tool, arguments)
+    return gw.venue.data(tool, arguments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +115,10 @@ async def _live(
             statuses.append(status)
         if status.terminal:
             break
-    (sent,) = [o for o in venue_orders(gw) if o["id"] == data["order_id"]]
+    orders = (await _account_data(gw, "get_option_orders", {"account_number": gw.account}))[
+        "orders"
+    ]
+    (sent,) = [o for o in orders if o["id"] == data["order_id"]]
     held = _held(gw)
     filled_at = gw.clock.now()
     lane = gw.guard.venue.options
@@ -138,9 +158,9 @@ def _opened(life: Life, legs: list[dict[str, Any]], quantity: int = UNITS) -> No
 
 
 async def test_a_long_call_partly_fills_then_fills_and_settles_in_cash_at_expiry(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path, config=_policy(), venue_cash=CASH) as gw:
+    async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         legs = [leg(near_money(gw, "call")["id"])]
         life = await _live(gw, legs, "long_call", shock="10")
         cash_before = life.before.cash
@@ -152,9 +172,9 @@ async def test_a_long_call_partly_fills_then_fills_and_settles_in_cash_at_expiry
 
 
 async def test_a_cash_secured_put_partly_fills_then_fills_and_is_assigned_at_expiry(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path, config=_policy(), venue_cash=CASH) as gw:
+    async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         legs = [leg(near_money(gw, "put", -1)["id"], "sell")]
         life = await _live(gw, legs, "cash_secured_put", shock="-10")
     _followed_to_the_fill(life)
@@ -163,11 +183,12 @@ async def test_a_cash_secured_put_partly_fills_then_fills_and_is_assigned_at_exp
 
 
 async def test_a_covered_call_partly_fills_then_fills_and_is_assigned_at_expiry(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path, config=_policy(), venue_cash=CASH) as gw:
+    async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         shares = UNITS * 100
-        bought = gw.venue.data(
+        bought = await _account_data(
+            gw,
             "place_equity_order",
             {
                 "account_number": gw.account,
@@ -194,9 +215,9 @@ async def test_a_covered_call_partly_fills_then_fills_and_is_assigned_at_expiry(
 
 
 async def test_a_debit_vertical_partly_fills_then_fills_and_settles_in_cash_at_expiry(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path, config=_policy(), venue_cash=CASH) as gw:
+    async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         legs = [leg(near_money(gw, "call")["id"]), leg(near_money(gw, "call", 2)["id"], "sell")]
         life = await _live(gw, legs, "debit_vertical", shock="10")
     _followed_to_the_fill(life)
@@ -205,9 +226,9 @@ async def test_a_debit_vertical_partly_fills_then_fills_and_settles_in_cash_at_e
 
 
 async def test_a_credit_vertical_partly_fills_then_fills_and_settles_in_cash_at_expiry(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path, config=_policy(), venue_cash=CASH) as gw:
+    async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         legs = [
             leg(near_money(gw, "put")["id"], "sell"),
             leg(near_money(gw, "put", -2)["id"]),
@@ -219,9 +240,9 @@ async def test_a_credit_vertical_partly_fills_then_fills_and_settles_in_cash_at_
 
 
 async def test_an_iron_condor_partly_fills_then_fills_and_settles_in_cash_at_expiry(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path, config=_policy(), venue_cash=CASH) as gw:
+    async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         legs = [
             leg(near_money(gw, "put", -2)["id"]),
             leg(near_money(gw, "put", -1)["id"], "sell"),

@@ -25,6 +25,7 @@ from options_kit import (
 )
 
 from ordergate.ledger import FilingStatus
+from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 
@@ -91,18 +92,31 @@ async def test_the_built_in_trader_may_not_place_option_orders(tmp_path: Path) -
     assert filings == []
 
 
-async def test_on_paper_an_option_order_is_refused_options_not_on_paper_and_nothing_filed(
+async def test_on_paper_an_option_order_is_filed_placed_on_the_paper_book_and_never_sent(
     tmp_path: Path,
 ) -> None:
+    # Paper is the venue's own engine, options desk included (issue 24): an option order is
+    # filed and placed on the paper book like any other, and the venue itself sees nothing.
     async with option_gateway(tmp_path, live=False) as gw:
         call = near_money(gw, "call")
-        error = await gw.refusal(
-            "place_option_order", order(gw, [leg(call["id"])], price=CENT, direction="debit")
+        _, ask = quote(gw, call["id"])
+        placed = await gw.call(
+            "place_option_order", order(gw, [leg(call["id"])], price=ask, direction="debit")
         )
-        filings = gw.filings()
+        data = answer_data(placed)
+        [record] = gw.filings()
+        await gw.settle()
+        status = gw.ledger.filing(record.id).status
+        venue = gw.guard.venue
+        assert isinstance(venue, PaperVenue)
+        book = await venue.caller.call("get_option_orders", {"account_number": gw.account})
         sent = venue_orders(gw)
-    assert error["code"] == "OPTIONS_NOT_ON_PAPER"
-    assert filings == [] and sent == []
+    assert placed["isError"] is False, placed
+    assert data["status"] == "submitted" and data["paper"] is True
+    assert record.kind == "option_order" and str(record.id) == data["filing_id"]
+    assert status is FilingStatus.FILLED
+    assert [o["id"] for o in book["orders"]] == [data["order_id"]]
+    assert sent == []
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
 
 from ordergate.ledger import FilingStatus
 from ordergate.policy import parse_policy
+from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 
@@ -47,22 +48,27 @@ async def _send(gw: Gateway, arguments: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _at_the_venue(gw: Gateway) -> list[str]:
-    """The ``ref_id`` of every order the venue itself holds for the account (live)."""
-    orders = gw.venue.data("get_equity_orders", {"account_number": gw.account})["orders"]
+async def _at_the_venue(gw: Gateway) -> list[str]:
+    """The ``ref_id`` of every order the venue holds for the account: the venue itself
+    (live), the venue's engine on the paper book (paper)."""
+    arguments = {"account_number": gw.account}
+    venue = gw.guard.venue
+    if isinstance(venue, PaperVenue):
+        orders = (await venue.caller.call("get_equity_orders", arguments))["orders"]
+    else:
+        orders = gw.venue.data("get_equity_orders", arguments)["orders"]
     return [str(order["ref_id"]) for order in orders]
 
 
-async def _loop(gw: Gateway, *, live: bool) -> tuple[list[dict[str, Any]], list[str]]:
+async def _loop(gw: Gateway) -> tuple[list[dict[str, Any]], list[str]]:
     """The same order every 100 ms for 60 s on the stepped clock: the answers, and the
-    filings placed (reconciled, live, so each has ended)."""
+    filings placed (reconciled, so each has ended)."""
     answers = []
     for _ in range(int(timedelta(seconds=60) / TICK)):
         answers.append(await _send(gw, _buy(gw.account)))
         gw.clock.advance(TICK)
     placed = [a["filing_id"] for a in answers if a["status"] != "refused"]
-    if live:
-        await gw.guard.reconcile()
+    await gw.guard.reconcile()
     return answers, placed
 
 
@@ -72,10 +78,10 @@ async def test_the_same_order_every_100_ms_for_a_minute_is_placed_once_a_window(
     tmp_path: Path, live: bool
 ) -> None:
     async with gateway(tmp_path, live=live) as gw:
-        answers, placed = await _loop(gw, live=live)
+        answers, placed = await _loop(gw)
         refusals = Counter(tuple(a["reasons"]) for a in answers if a["status"] == "refused")
         ended = {gw.ledger.filing(key).status for key in placed}
-        at_venue = _at_the_venue(gw) if live else placed
+        at_venue = await _at_the_venue(gw)
     # At 0 s and 30 s (the window is 30 s from the order accepted, not from the refusals).
     assert [answers.index(a) for a in answers if a["status"] != "refused"] == [0, 300]
     assert refusals == Counter({("duplicate_order",): 598})
@@ -94,9 +100,9 @@ async def test_the_same_order_every_100_ms_without_a_duplicate_window_reaches_th
     # Live, the orders stay open until reconciled: the gateway's own cap on an identity's
     # open orders is raised so that the wall's rate is what stops the loop.
     async with gateway(tmp_path, live=live, config=config, max_open=100) as gw:
-        answers, placed = await _loop(gw, live=live)
+        answers, placed = await _loop(gw)
         refusals = Counter(tuple(a["reasons"]) for a in answers if a["status"] == "refused")
-        at_venue = _at_the_venue(gw) if live else placed
+        at_venue = await _at_the_venue(gw)
     # The first five in the minute pass stage A (max_orders_per_minute = 5); the rest are
     # refused order_rate until the first leaves the minute, at 60 s.
     assert [answers.index(a) for a in answers if a["status"] != "refused"] == [0, 1, 2, 3, 4]
@@ -109,12 +115,16 @@ async def test_the_same_order_every_100_ms_without_a_duplicate_window_reaches_th
 async def test_a_looping_agent_past_the_rate_is_refused_order_rate_by_the_wall(
     tmp_path: Path,
 ) -> None:
-    async with gateway(tmp_path) as gw:
+    # The orders are open until the venue fills them (its 1 s delay): the gateway's own cap
+    # on an identity's open orders is raised so that the wall's rate is what stops the loop.
+    async with gateway(tmp_path, max_open=100) as gw:
         answers = []
         for step in range(20):  # a different order every 100 ms: 2 s
             answers.append(await _send(gw, _buy(gw.account, f"0.{step + 1:02d}")))
             gw.clock.advance(TICK)
-        statuses = [a["status"] for a in answers]
-    assert all(status == "filled" for status in statuses[:5])
+        await gw.settle()
+        statuses = [gw.ledger.filing(a["filing_id"]).status for a in answers[:5]]
+    assert all(a["status"] == "submitted" for a in answers[:5])
+    assert statuses == [FilingStatus.FILLED] * 5
     assert all(a["reasons"] == ["order_rate"] for a in answers[5:])
     assert "limits.max_orders_per_minute = 5" in answers[5]["message"]

@@ -1,7 +1,7 @@
 """The guard's option order path against the sandbox in live mode, by its edges: an answer
 lost or never sent, a rejection, a review without an answer, an approval, a day's end, a
-contract the venue does not list or lists otherwise, and paper — each ending with the
-reservation at what actually happened and nothing sent twice."""
+contract the venue does not list or lists otherwise, and paper (the venue's engine) — each
+ending with the reservation at what actually happened and nothing sent twice."""
 
 from __future__ import annotations
 
@@ -192,15 +192,21 @@ async def test_a_contract_the_venue_lists_otherwise_or_not_at_all_is_refused_and
     assert sent == []
 
 
-async def test_on_paper_the_guard_files_an_option_order_refused_options_not_on_paper(
+async def test_on_paper_the_guard_files_an_option_order_and_the_paper_book_fills_it(
     tmp_path: Path,
 ) -> None:
+    # Paper is the venue's own engine, options desk included (issue 24): no longer refused
+    # options_not_on_paper, the order is placed on the paper book; the venue sees nothing.
     async with option_gateway(tmp_path, live=False) as gw:
         outcome = await gw.guard.submit_option(_long_call(gw), identity="a")
+        await gw.settle()
         record = gw.ledger.filing(outcome.filing_id)
-    assert outcome.status is FilingStatus.REFUSED
-    assert outcome.reasons == ("options_not_on_paper",)
+        sent = venue_orders(gw)
+    assert outcome.status is FilingStatus.SUBMITTED
+    assert outcome.reasons == ()
     assert record.kind == "option_order"
+    assert record.status is FilingStatus.FILLED
+    assert sent == []
 
 
 async def test_a_partial_fill_at_the_venue_is_followed_and_the_hold_ends_at_what_filled(

@@ -127,6 +127,27 @@ def test_a_restarted_engine_carries_on_from_what_the_last_one_committed(db: Engi
     assert len(second.call("get_equity_tax_lots", symbol="SPY")["tax_lots"]) == 2
 
 
+def test_an_order_another_process_placed_fills_at_this_process_s_first_observation(
+    db: Engine,
+) -> None:
+    # A one-shot process (``ordergate status`` after ``ordergate order``) starts with an
+    # empty feed, between two of the order's looks: it fills at the price it observed, at
+    # that instant, on its first read, never at an instant it has no price for.
+    clock = SteppedClock(start=START)
+    first = Paper(db, clock)
+    first.observe("600.00")
+    placed = first.place(side="buy", type="market", quantity="1")
+    del first  # the placing process ends before the order's first look
+    clock.advance(timedelta(minutes=1, milliseconds=500))  # half a second past a look
+    second = Paper(db, clock)
+    second.observe("610.00")
+    [order] = second.orders()
+    assert (order["id"], order["state"]) == (placed["id"], "filled")
+    [execution] = order["executions"]
+    assert Decimal(execution["price"]) == Decimal("610.01")  # the ask observed, not made up
+    assert datetime.fromisoformat(execution["timestamp"]) == clock.now()
+
+
 def test_a_repeated_ref_id_returns_the_ended_order_after_a_restart(db: Engine) -> None:
     clock = SteppedClock(start=START)
     first = Paper(db, clock)

@@ -126,7 +126,7 @@ class Listing:
     """What the gateway decided of each listed tool (its route, the permission it takes), by
     name: a pure function of this listing, so decided once per listing, not once a call."""
     paper: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    """What paper mode does with each listed tool (``_paper_reads.paper_entry``), by name:
+    """What paper mode does with each listed tool (``_paper.paper_entry``), by name:
     as pure of the listing, and decided once per listing too."""
 
 

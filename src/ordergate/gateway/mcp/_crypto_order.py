@@ -8,10 +8,11 @@ A crypto order names ``rhs_account_number``, ``symbol`` (the pair, ``BTC-USD``),
 for equities). Any other argument (``tax_lots`` included) is refused before anything is
 filed, naming it (``ARGUMENT_NOT_FILED``); so is a value its field does not take
 (``INVALID_ORDER``, naming the field: scientific notation, more places than any pair takes,
-an unknown type). Paper trading has no crypto desk: both tools are refused there
-(``CRYPTO_NOT_ON_PAPER``), nothing filed or sent. As for equities, at most ``max_open``
-unfinished filings per identity, counted in the account's turn (a retry under a ``ref_id``
-already filed answers its first filing, never ``TOO_MANY_OPEN``).
+an unknown type). On paper both run on the venue's engine (its crypto desk); a venue with
+no crypto lane refuses both (``CRYPTO_NOT_OFFERED``), nothing filed or sent. As for
+equities, at most ``max_open`` unfinished filings per identity, counted in the account's
+turn (a retry under a ``ref_id`` already filed answers its first filing, never
+``TOO_MANY_OPEN``).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ from ordergate.gateway.mcp._held_answers import REFUSED, HeldAnswers
 from ordergate.gateway.mcp._option_order import option_order, option_review
 from ordergate.gateway.mcp._option_replace import option_replace
 from ordergate.gateway.mcp._order import order
-from ordergate.gateway.mcp._paper_reads import BOOK_READS, FORWARD, REFUSE, paper_entry
+from ordergate.gateway.mcp._paper import BOOK_READS, FORWARD, REFUSE, paper_entry
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.gateway.mcp._profiles import (
     needs,
@@ -209,7 +209,7 @@ class GatewayMethods:
         principal names a connection, the tool is on its listing (read within ``tools_ttl``)
         and not the gateway's own, its route (decided already) is ``FORWARD``, the
         principal's profile permits it, its guard is open, and in paper mode the read is one
-        paper mode forwards (never one the paper book answers, never one it refuses).
+        paper mode forwards (never one the paper engine answers, never one it refuses).
         ``None`` for anything else: ``call`` decides it (and refuses what it refuses). What
         it returns is answered by ``read``."""
         connection_id = principal.connection_id
@@ -239,9 +239,11 @@ class GatewayMethods:
         """Whether the gateway answers this request itself, without a call to the upstream
         (decided from memory alone, for the rate limit: ``_budget``): the handshake,
         ``ping``, the tool list (from its cache; a stale one is read again at most once a
-        ``tools_ttl``), the gateway's own tools, and in paper mode a read the paper book
-        answers alone (``BOOK_READS``) or refuses. Anything else, and anything it cannot
-        tell, goes upstream."""
+        ``tools_ttl``), the gateway's own tools, and in paper mode a read of the paper book
+        alone (``BOOK_READS``: the book's prices are read upstream at most once a
+        ``QUOTE_REUSE``, however often it is read) or one it refuses. Anything else (another
+        engine read may price what it names upstream), and anything it cannot tell, goes
+        upstream."""
         if method in ("initialize", "ping", "tools/list", "server/discover"):
             return True
         if method != "tools/call" or not isinstance(params, dict):

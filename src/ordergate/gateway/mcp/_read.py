@@ -1,10 +1,10 @@
 """Reads, reviews and enrolment links: forwarded unchanged on the connection's session — except
-that in paper mode the account reads answer from the paper book (``_paper_reads``).
+that in paper mode the account reads are the venue's engine's answers (``_paper``).
 
-Live mode forwards every read. In paper mode, ``_paper_reads.paper_entry`` says what a read
-is: answered from the paper book (marked paper in the ``guide``), forwarded (market data and
-account facts the book does not hold), or refused (an account read the book cannot answer:
-never sent to the real account).
+Live mode forwards every read. In paper mode, ``_paper.paper_entry`` says what a read is:
+answered by the engine on the paper book (marked paper in the ``guide``), forwarded (market
+data and account facts the book does not hold), or refused (an account read the engine cannot
+answer: never sent to the real account).
 
 A forwarded answer is the upstream's ``data`` under the gateway's guide; a failure is the
 broker failure's fixed sentence (``_failures``), never the upstream's own text.
@@ -13,16 +13,14 @@ broker failure's fixed sentence (``_failures``), never the upstream's own text.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable
 from typing import Any
 
 from ordergate.gateway.mcp._answers import forwarded
 from ordergate.gateway.mcp._backend import GatewayBackend
 from ordergate.gateway.mcp._call import Call
-from ordergate.gateway.mcp._paper_reads import (
-    FORWARD,
+from ordergate.gateway.mcp._paper import (
+    ENGINE,
     REFUSE,
-    paper_desk,
     paper_entry,
     paper_read,
     refuse_unanswerable,
@@ -47,14 +45,8 @@ async def forward(call: Call) -> Result:
                 listing.paper[call.name] = entry
         if entry == REFUSE:
             refuse_unanswerable(call.name)
-        if entry != FORWARD:
-            assert callable(entry)
-
-            def upstream(name: str, arguments: dict[str, Any]) -> Awaitable[Any]:
-                return backend.forward(call.connection_id, name, arguments)
-
-            desk = paper_desk(guard, call.identity, upstream=upstream)
-            return await paper_read(entry, desk, call.arguments, call.descriptor)
+        if entry == ENGINE:
+            return await paper_read(guard, call.name, call.arguments)
     return await forward_unchanged(backend, call.connection_id, call.name, call.arguments)
 
 

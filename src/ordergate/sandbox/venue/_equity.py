@@ -279,7 +279,18 @@ class EquityDesk(OrderDesk[EquityOrder, OrderTerms]):
         return OrderState.CANCELLED
 
     def _opens_at(self, order: EquityOrder, at: datetime) -> datetime:
-        return session_window(self.market.calendar, at, order.terms.market_hours).opens_at
+        """When the order's session is next open at or after ``at``, and its market has a
+        price then. A market that can say so (``priced_from``: an observed one, paper's)
+        moves a look where it has no price yet to the first instant it observed one: one
+        process's feed starts empty, so an order another process placed fills at this
+        feed's first observation rather than at no look at all. A market without it (the
+        seeded one) prices every instant."""
+        opens = session_window(self.market.calendar, at, order.terms.market_hours).opens_at
+        if opens > at:
+            return opens
+        priced_from = getattr(self.market, "priced_from", None)
+        priced = None if priced_from is None else priced_from(order.symbol, at)
+        return at if priced is None else priced
 
     def _look(self, order: EquityOrder, at: datetime) -> None:
         quote = self.market.quote(order.symbol, at)

@@ -105,6 +105,17 @@ class _Observed(Generic[L, Q]):
         observed = self._observed.setdefault(symbol, _Observations([], []))
         observed.add(at, quote, self._max_age)
 
+    def _priced_from(self, symbol: str, at: datetime) -> datetime | None:
+        """``at`` when ``_latest`` has a quote then, else the first instant observed after it
+        (``None``: none)."""
+        if self._latest(symbol, at) is not None:
+            return at
+        observed = self._observed.get(symbol)
+        if observed is None:
+            return None
+        index = bisect.bisect_right(observed.instants, at)
+        return observed.instants[index] if index < len(observed.instants) else None
+
     def _latest(self, symbol: str, at: datetime) -> Q | None:
         observed = self._observed.get(symbol)
         found = None if observed is None else observed.at(at)
@@ -171,6 +182,12 @@ class ObservedPrices(_Observed[EquityListing, EquityQuote]):
         """The latest quote observed at or before ``at`` (stamped with its own instant);
         ``None`` when there is none or it is older than ``max_age``."""
         return self._latest(symbol, at)
+
+    def priced_from(self, symbol: str, at: datetime) -> datetime | None:
+        """``at`` when ``quote`` has a price then, else the first instant observed after it:
+        where a look at ``at`` that found no price can look instead (``None``: nothing
+        observed after ``at`` yet)."""
+        return self._priced_from(symbol, at)
 
 
 class ObservedCryptoPrices(_Observed[CryptoPair, CryptoQuote]):

@@ -31,8 +31,9 @@ live one. What the caller does with each tool:
 
 Prices. Before an engine call that can move or price the book (all but realised P&L), the
 caller observes fresh upstream quotes into the engine's ``ObservedPrices``: one
-``get_equity_quotes`` for every symbol needed (the call's, the book's open orders' and open
-lots'), except a symbol observed within ``QUOTE_REUSE`` of the clock. A symbol is listed on
+``get_equity_quotes`` for every symbol needed (the call's, unless its ``symbol`` only filters
+a listing, the book's open orders' and open lots'), except a symbol observed within
+``QUOTE_REUSE`` of the clock. A symbol is listed on
 first sight from the upstream's tradability (``listing_of``); one the upstream does not list
 stays unlisted and the engine refuses it. An upstream that does not answer leaves the feed as
 it was: the engine then refuses what needs a price it does not have (fail closed). An
@@ -143,6 +144,11 @@ _NOT_ON_PAPER: Final = frozenset(
 """Tools that act on an account and that the engine does not answer: refused on paper,
 never forwarded to the upstream (the real account)."""
 _UNPRICED: Final = frozenset({"get_realized_pnl", "get_pnl_trade_history"})
+_FILTERED_BY_SYMBOL: Final = frozenset(
+    {"get_equity_orders", "get_equity_tax_lots", "get_pnl_trade_history", "get_crypto_orders"}
+)
+"""Listings whose ``symbol`` only filters what the book holds: it needs no price of its own
+(what the book holds is priced as the book's)."""
 _QUOTES: Final = "get_equity_quotes"
 _CRYPTO_QUOTES: Final = "get_crypto_quotes"
 _CRYPTO_TOOLS: Final = frozenset(
@@ -288,6 +294,7 @@ class PaperCaller:
         cash: Decimal,
         slippage_bps: int = 0,
         account: str | None = None,
+        rhs_account: str | None = None,
         account_type: str | None = None,
         option_level: int | None = None,
     ) -> None:
@@ -299,6 +306,7 @@ class PaperCaller:
         self._cash = cash
         self._slippage = slippage_bps
         self._account = account
+        self._rhs_account = rhs_account
         self._account_type = account_type
         self._option_level = option_level
         self.prices = ObservedPrices()
@@ -396,18 +404,33 @@ class PaperCaller:
     # -- the book --------------------------------------------------------------------------
 
     async def _open(self) -> EquityEngine:
-        agentic = await _agentic(self._upstream)
-        if self._account is not None and agentic.account_number != self._account:
-            raise TransportError(
-                "the upstream's agentic account is not the one the paper book trades",
-                tool="get_accounts",
+        account, rhs, known_type, known_level = (
+            self._account,
+            self._rhs_account,
+            self._account_type,
+            self._option_level,
+        )
+        if account is not None and rhs is not None and known_type and known_level is not None:
+            # Everything the book opens on is known unasked (a deferred embedded venue).
+            numbers = (account, rhs)
+            account_type: str | None = known_type
+            level = known_level
+        else:
+            agentic = await _agentic(self._upstream)
+            if self._account is not None and agentic.account_number != self._account:
+                raise TransportError(
+                    "the upstream's agentic account is not the one the paper book trades",
+                    tool="get_accounts",
+                )
+            rhs = agentic.rhs_account_number or agentic.account_number
+            numbers = (agentic.account_number, rhs)
+            account_type = self._account_type or agentic.type
+            level = (
+                option_level_of(agentic.option_level)
+                if self._option_level is None
+                else self._option_level
             )
-        numbers = (agentic.account_number, agentic.rhs_account_number or agentic.account_number)
-        account_type = self._account_type or agentic.type
-        level = self._option_level
-        if level is None:
-            level = option_level_of(agentic.option_level)
-        book = book_name(agentic.account_number)
+        book = book_name(numbers[0])
         return EquityEngine(
             self._database,
             book=book,
@@ -450,11 +473,12 @@ class PaperCaller:
 
     def _stale(self, wanted: Wanted, name: str, arguments: Mapping[str, Any]) -> Wanted | None:
         """Of what a call ``name`` with ``arguments`` may need a price for (the book's
-        ``wanted``, the call's ``symbol`` and option legs), what was not observed within
+        ``wanted``, the call's ``symbol`` unless it only filters a listing, and option
+        legs), what was not observed within
         ``QUOTE_REUSE`` of the clock; ``None`` when nothing."""
         symbols, pairs, option_ids = set(wanted.symbols), set(wanted.pairs), set(wanted.option_ids)
         symbol = arguments.get("symbol")
-        if isinstance(symbol, str) and symbol.strip():
+        if isinstance(symbol, str) and symbol.strip() and name not in _FILTERED_BY_SYMBOL:
             (pairs if name in _CRYPTO_TOOLS else symbols).add(symbol.strip().upper())
         if name in _OPTION_TOOLS:
             option_ids |= _legs_of(arguments)

@@ -1,154 +1,112 @@
-"""``PaperVenue``: a simulated account on the ledger's database, as a ``Venue``.
+"""``PaperVenue``: paper trading as a ``Venue`` — the live lane over a ``PaperCaller``.
 
-Its equity lane is the paper executor (``_orders``) and the paper account reader
-(``_account``) over one ``PaperBook``, with quotes and tradability from a ``QuoteSource``
-(the upstream's market). The book lives in the ledger's own database, so the lane answers
-the port's capabilities by reading and writing it beside the record: a decision's view is
-the market's half before the worker thread (``sight``) and the book's half inside it
-(``view``), and a placement commits the book's order and fill with the caller's record of
-them (``place_and_record``, after what ``look`` read in the decision's transaction). An
-agent reads the account through the gateway's paper answers (``PaperAnswerReader``).
+Nothing is copied from the live lane: ``PaperVenue`` is ``RobinhoodVenue.through`` a typed
+client whose caller is a ``PaperCaller``, so the executor, the account reader and the quote
+source are the live ones and read the engine's answers exactly as they read the broker's.
+What differs is only what answers: the venue's own engine on a paper book in the ledger's
+database (orders, positions, portfolio, P&L), the upstream for the rest. As live, a
+decision's whole view is read in ``sight``, placing records nothing in the venue's
+transaction (the guard records the placement, and a crash is recovered by ``lookup`` on the
+filing's ``ref_id``), and an agent reads the account as the guard does. Crypto orders take
+the live MCP crypto lane (``McpCrypto``) over the same caller, so the engine's crypto desk
+answers them; the REST rail is never used on paper. Option orders take the live option
+lane (``RobinhoodOptions``) over the same caller: the engine's options desk fills them on
+the upstream's option quotes, with the book's account type and option level (the
+upstream's account's unless the policy's ``[paper]`` names them).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
-from datetime import datetime
-from typing import TypeVar
+from decimal import Decimal
+from typing import Any
 
+from sqlalchemy import Engine
+
+from ordergate.client import Robinhood
 from ordergate.core import Clock
-from ordergate.ledger import Ledger
-from ordergate.policy import MarketSession, Quote
-from ordergate.venues import AccountView, BrokerOrder, Placement, QuoteSource, Sighting, Ticket
-from ordergate.venues.paper._account import PaperAccountReader
-from ordergate.venues.paper._answers import PaperAnswerReader
-from ordergate.venues.paper._book import PaperBook, PaperOrder
-from ordergate.venues.paper._orders import Looked, PaperExecutor
+from ordergate.venues import CryptoLanes
+from ordergate.venues.paper._caller import PaperCaller
+from ordergate.venues.robinhood import (
+    McpCrypto,
+    RobinhoodEquity,
+    RobinhoodOptions,
+    RobinhoodVenue,
+)
 
-__all__ = ["PaperEquity", "PaperVenue"]
-
-T = TypeVar("T")
-
-
-class PaperEquity:
-    """Paper equities: an ``EquityLane`` over ``book`` and ``quotes``."""
-
-    def __init__(
-        self,
-        book: PaperBook,
-        quotes: QuoteSource,
-        *,
-        session: Callable[[datetime], MarketSession],
-        clock: Clock,
-        slippage_bps: int = 0,
-    ) -> None:
-        self._book = book
-        self._quotes = quotes
-        self._orders = PaperExecutor(
-            book, quotes, session=session, clock=clock, slippage_bps=slippage_bps
-        )
-        self._account = PaperAccountReader(book, quotes)
-
-    @property
-    def book(self) -> PaperBook:
-        return self._book
-
-    @property
-    def orders(self) -> PaperExecutor:
-        return self._orders
-
-    @property
-    def account(self) -> PaperAccountReader:
-        return self._account
-
-    @property
-    def quotes(self) -> QuoteSource:
-        return self._quotes
-
-    async def sight(
-        self,
-        account: str,
-        symbol: str,
-        *,
-        quote: Quote | None = None,
-        quote_from: Awaitable[Quote | None] | None = None,
-    ) -> Sighting:
-        """The market's half: the symbol's quote and tradability, and the quotes of what the
-        account held at its last read."""
-        return await self._account.market(account, symbol, quote=quote, quote_from=quote_from)
-
-    async def more_quotes(self, sighting: Sighting, symbols: Iterable[str]) -> Sighting:
-        return await self._account.more_quotes(sighting, symbols)
-
-    def view(self, sighting: Sighting, *, final: bool) -> AccountView:
-        """The book's half, read in the caller's worker thread and transaction."""
-        return self._account.book_view(sighting, final=final)
-
-    def look(self, ticket: Ticket) -> Looked:
-        """An order under the ticket's ``ref_id`` and the account's open orders."""
-        return self._orders.look(ticket)
-
-    async def place_and_record(
-        self,
-        ticket: Ticket,
-        record: Callable[[BrokerOrder], T] | None,
-        *,
-        looked: object | None = None,
-        reviewed: Quote | None = None,
-    ) -> tuple[Placement, T | None]:
-        """The book's order and fill and ``record(order)`` in one transaction."""
-        return await self._orders.place_and_record(
-            ticket, record, looked=_looked(looked), reviewed=reviewed
-        )
-
-    def answers_for(self, ledger: Ledger, identity: str) -> PaperAnswerReader:
-        """The paper account as the gateway answers ``identity``'s reads of it."""
-        return PaperAnswerReader(self._account, ledger, identity)
-
-
-def _looked(looked: object | None) -> Looked | None:
-    """``look``'s answer handed back; anything else is not one."""
-    if looked is None:
-        return None
-    match looked:
-        case (PaperOrder() | None as existing, tuple() as open_orders) if all(
-            isinstance(order, PaperOrder) for order in open_orders
-        ):
-            return existing, open_orders
-    raise TypeError("looked: not what this lane's look answered")
+__all__ = ["PaperVenue"]
 
 
 class PaperVenue:
-    """Paper trading: nothing reaches a market; fills at the upstream's quotes."""
+    """Paper trading: nothing reaches a market; the venue's engine answers on the upstream's
+    prices (``caller``)."""
 
-    def __init__(
-        self,
-        book: PaperBook,
-        quotes: QuoteSource,
-        *,
-        session: Callable[[datetime], MarketSession],
-        clock: Clock,
-        slippage_bps: int = 0,
-    ) -> None:
-        self._equity = PaperEquity(
-            book, quotes, session=session, clock=clock, slippage_bps=slippage_bps
+    def __init__(self, caller: PaperCaller, *, clock: Clock) -> None:
+        self._caller = caller
+        rh = Robinhood(caller)
+        self._live = RobinhoodVenue.through(
+            rh, clock=clock, paper=True, open_orders=caller.open_orders
         )
+        # Paper crypto is the MCP lane over the paper caller (the engine's crypto desk): the
+        # REST rail never runs on paper, so every route leads to the MCP lane.
+        self._crypto = CryptoLanes(McpCrypto(rh), mcp_offered=_offered)
+        self._options = RobinhoodOptions(rh, self._live.equity.account)
+
+    @classmethod
+    def on(
+        cls,
+        upstream: Any,
+        database: Engine,
+        *,
+        clock: Clock,
+        cash: Decimal,
+        slippage_bps: int = 0,
+        account: str | None = None,
+        rhs_account: str | None = None,
+        account_type: str | None = None,
+        option_level: int | None = None,
+    ) -> PaperVenue:
+        """Paper over ``upstream`` (a ``Caller``: a ``Robinhood`` client is one), its book in
+        ``database`` (the ledger's engine); ``account_type`` and ``option_level``: the
+        book's (``None``: the upstream's agentic account's; the policy's
+        ``paper_account_type`` / ``paper_option_level``)."""
+        caller = PaperCaller(
+            upstream,
+            database,
+            clock=clock,
+            cash=cash,
+            slippage_bps=slippage_bps,
+            account=account,
+            rhs_account=rhs_account,
+            account_type=account_type,
+            option_level=option_level,
+        )
+        return cls(caller, clock=clock)
+
+    @property
+    def caller(self) -> PaperCaller:
+        """What answers the paper account's tools (the gateway sends an agent's reads here)."""
+        return self._caller
 
     @property
     def paper(self) -> bool:
         return True
 
     @property
-    def equity(self) -> PaperEquity:
-        return self._equity
+    def equity(self) -> RobinhoodEquity:
+        return self._live.equity
 
     @property
-    def options(self) -> None:
-        """Paper has no option desk yet: option orders are refused before anything is
-        filed (``options_not_on_paper``)."""
-        return None
+    def options(self) -> RobinhoodOptions:
+        """The live option lane over the paper caller: the engine's options desk fills on
+        the upstream's option quotes."""
+        return self._options
 
     @property
-    def crypto(self) -> None:
-        """The paper book has no crypto desk: paper crypto orders are refused."""
-        return None
+    def crypto(self) -> CryptoLanes:
+        """The MCP crypto lane over the paper caller: the engine's crypto desk fills on the
+        upstream's crypto quotes (``route = "rest"`` has no lane on paper)."""
+        return self._crypto
+
+
+async def _offered() -> bool:
+    return True
