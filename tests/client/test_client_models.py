@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,9 +13,12 @@ from client_testkit import ScriptedCaller, StubCaller
 
 from ordergate.client._errors import ResponseParseError
 from ordergate.client._models import WireModel, parse_model
+from ordergate.client._orders import placed_model
 from ordergate.client.accounts import Account, AccountsClient
-from ordergate.client.equity import EquityReview
+from ordergate.client.crypto import CryptoOrder
+from ordergate.client.equity import EquityOrder, EquityReview
 from ordergate.client.market import MarketClient
+from ordergate.client.options import OptionOrder
 
 FAMILIES = (
     "accounts", "advanced", "alerts", "crypto", "equity", "market", "options", "research",
@@ -88,3 +93,13 @@ def test_no_response_model_reads_a_flag_laxly() -> None:
     assert Account in models and len(models) > 100
     lax = {model.__name__: list(_lax_booleans(model.__pydantic_core_schema__)) for model in models}
     assert {name: paths for name, paths in lax.items() if paths} == {}
+
+
+@pytest.mark.parametrize("order_model", [OptionOrder, EquityOrder, CryptoOrder])
+def test_a_place_answer_model_outlives_a_garbage_collection(order_model: type[WireModel]) -> None:
+    # Pydantic holds a parametrised model only weakly: dropped at a collection, the next
+    # place would rebuild its schema on the event loop.
+    built = weakref.ref(placed_model(order_model))
+    gc.collect()
+    assert built() is not None
+    assert placed_model(order_model) is built()
