@@ -13,9 +13,12 @@ from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
 from option_market_testkit import OPTIONS, contracts, leg, natural, near_money, quote
 
 from ordergate.policy import PolicyConfig, parse_policy
+from ordergate.venues.paper import PaperVenue
 
 __all__ = [
     "OPTIONS",
+    "account_data",
+    "account_orders",
     "answer_data",
     "contracts",
     "leg",
@@ -134,6 +137,22 @@ def venue_orders(gw: Gateway) -> list[dict[str, Any]]:
     orders: list[dict[str, Any]] = gw.venue.data(
         "get_option_orders", {"account_number": gw.account}
     )["orders"]
+    return orders
+
+
+async def account_data(gw: Gateway, tool: str, arguments: dict[str, Any]) -> Any:
+    """``tool``'s answer for the account the guard trades: the venue's live, the paper
+    book's on paper."""
+    venue = gw.guard.venue
+    if isinstance(venue, PaperVenue):
+        return await venue.caller.call(tool, arguments)
+    return gw.venue.data(tool, arguments)
+
+
+async def account_orders(gw: Gateway) -> list[dict[str, Any]]:
+    """Every option order of the account the guard trades (``account_data``)."""
+    data = await account_data(gw, "get_option_orders", {"account_number": gw.account})
+    orders: list[dict[str, Any]] = data["orders"]
     return orders
 
 

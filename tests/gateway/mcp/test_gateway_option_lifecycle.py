@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import Gateway
 from options_kit import (
+    account_data,
+    account_orders,
     answer_data,
     leg,
     natural,
@@ -32,7 +34,6 @@ from options_kit import (
 from ordergate.ledger import FilingStatus
 from ordergate.policy import PolicyConfig
 from ordergate.venues import OptionAccount
-from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 
@@ -63,15 +64,6 @@ def _policy() -> PolicyConfig:
         max_loss_usd=BIG,
     )
     return replace(rules, paper_cash_usd=CASH)
-
-
-async def _account_data(gw: Gateway, tool: str, arguments: dict[str, Any]) -> Any:
-    """``tool``'s answer for the account the guard trades: the venue's live, the paper
-    book's on paper."""
-    venue = gw.guard.venue
-    if isinstance(venue, PaperVenue):
-        return await venue.caller.call(tool, arguments)
-    return gw.venue.data(tool, arguments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,10 +107,7 @@ async def _live(
             statuses.append(status)
         if status.terminal:
             break
-    orders = (await _account_data(gw, "get_option_orders", {"account_number": gw.account}))[
-        "orders"
-    ]
-    (sent,) = [o for o in orders if o["id"] == data["order_id"]]
+    (sent,) = [o for o in await account_orders(gw) if o["id"] == data["order_id"]]
     held = _held(gw)
     filled_at = gw.clock.now()
     lane = gw.guard.venue.options
@@ -187,7 +176,7 @@ async def test_a_covered_call_partly_fills_then_fills_and_is_assigned_at_expiry(
 ) -> None:
     async with option_gateway(tmp_path, live=live, config=_policy(), venue_cash=CASH) as gw:
         shares = UNITS * 100
-        bought = await _account_data(
+        bought = await account_data(
             gw,
             "place_equity_order",
             {

@@ -1,8 +1,10 @@
-"""``replace_option_order`` through the gateway against the sandbox in live mode: a new filing
-checked in full while the replaced order still holds its reservation; refused with its reason
-and nothing sent (the replaced order still working at the venue), or the replaced order
-cancelled and the replacement placed under its own filing's id. Never forwarded: the venue
-does not serve the tool (an upstream that lists it is stood in by ``extra_tools``)."""
+"""``replace_option_order`` through the gateway against the sandbox in live mode and, but for
+a fill and a fault at the venue itself, on paper too (the venue's engine on the sandbox's
+prices, ``BOTH``): a new filing checked in full while the replaced order still holds its
+reservation; refused with its reason and nothing sent (the replaced order still working at
+the venue), or the replaced order cancelled and the replacement placed under its own
+filing's id. Never forwarded: the venue does not serve the tool (an upstream that lists it
+is stood in by ``extra_tools``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import OTHER_TOKEN, Gateway
 from options_kit import (
+    account_orders,
     answer_data,
     leg,
     near_money,
@@ -39,6 +42,9 @@ REPLACE = {
 }
 
 
+BOTH = pytest.mark.parametrize("live", [True, False], ids=["live", "paper"])
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -61,7 +67,7 @@ async def _rest(gw: Gateway) -> tuple[str, Decimal, Decimal]:
     assert data["status"] == "submitted", data
     gw.clock.advance(timedelta(seconds=1))
     await gw.guard.reconcile()
-    (sent,) = venue_orders(gw)
+    (sent,) = await account_orders(gw)
     assert sent["state"] not in ("filled", "cancelled", "canceled"), sent
     return data["order_id"], price, ask
 
@@ -70,26 +76,29 @@ def _held(gw: Gateway) -> Decimal:
     return gw.ledger.rolling_spend(gw.account, kind="option_order").notional
 
 
-def _states(gw: Gateway) -> dict[str, str]:
-    return {o["id"]: o["state"] for o in venue_orders(gw)}
+async def _states(gw: Gateway) -> dict[str, str]:
+    """Each order's state at the venue live, in the paper book on paper."""
+    return {o["id"]: o["state"] for o in await account_orders(gw)}
 
 
 def _replace(gw: Gateway, order_id: str, **fields: Any) -> dict[str, Any]:
     return {"account_number": gw.account, "order_id": order_id, **fields}
 
 
+@BOTH
 async def test_a_replace_that_raises_the_premium_past_the_cap_is_refused_and_nothing_sent(
     tmp_path: Path,
+    live: bool,
 ) -> None:
-    async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
+    async with option_gateway(tmp_path, live=live, extra_tools=[REPLACE]) as gw:
         order_id, price, _ = await _rest(gw)
         cap = price * HUNDRED + TICK * 10
         gw.guard.use_policy(option_policy(max_premium_usd=f'"{cap}"'))
-        before = _states(gw)
+        before = await _states(gw)
         raised = price + TICK * 2  # one contract: 100 × the rise is $10, past the cap
         result = await gw.call("replace_option_order", _replace(gw, order_id, price=str(raised)))
         data = answer_data(result)
-        after, held = _states(gw), _held(gw)
+        after, held = await _states(gw), _held(gw)
         forwarded = [name for name, _ in gw.backend.forwarded]
         (original, replacement) = sorted(gw.filings(), key=lambda r: r.created_at)
     assert result["isError"] is True and data["status"] == "refused", data
@@ -102,33 +111,37 @@ async def test_a_replace_that_raises_the_premium_past_the_cap_is_refused_and_not
     assert Decimal(str(replacement.terms["limit_price"])) == raised
 
 
+@BOTH
 async def test_a_replace_past_the_daily_cap_counting_the_replaced_orders_hold_is_refused(
     tmp_path: Path,
+    live: bool,
 ) -> None:
-    async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
+    async with option_gateway(tmp_path, live=live, extra_tools=[REPLACE]) as gw:
         order_id, price, _ = await _rest(gw)
         # Room for the replaced order's hold and less than one more of the same.
         daily = price * HUNDRED * Decimal("1.5")
         gw.guard.use_policy(option_policy(max_daily_premium_usd=f'"{daily}"'))
-        before = _states(gw)
+        before = await _states(gw)
         lower = price - TICK  # less premium, yet both holds count until the cancel
         result = await gw.call("replace_option_order", _replace(gw, order_id, price=str(lower)))
         data = answer_data(result)
-        after = _states(gw)
+        after = await _states(gw)
     assert data["status"] == "refused", data
     assert data["reasons"] == ["option_daily_premium_over_cap"]
     assert after == before
 
 
+@BOTH
 async def test_a_replace_within_the_caps_cancels_the_order_then_places_its_replacement(
     tmp_path: Path,
+    live: bool,
 ) -> None:
-    async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
+    async with option_gateway(tmp_path, live=live, extra_tools=[REPLACE]) as gw:
         order_id, price, _ = await _rest(gw)
         lower = price - TICK
         result = await gw.call("replace_option_order", _replace(gw, order_id, price=str(lower)))
         data = answer_data(result)
-        states, held = _states(gw), _held(gw)
+        states, held = await _states(gw), _held(gw)
         (original, replacement) = sorted(gw.filings(), key=lambda r: r.created_at)
         forwarded = [name for name, _ in gw.backend.forwarded]
         entries = [e for e in gw.ledger.journal.entries() if e.kind == "replace"]
@@ -144,21 +157,24 @@ async def test_a_replace_within_the_caps_cancels_the_order_then_places_its_repla
     assert [e.detail["replaces"] for e in entries] == [str(original.id)]
 
 
-async def test_another_connections_order_is_not_replaced(tmp_path: Path) -> None:
-    async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
+@BOTH
+async def test_another_connections_order_is_not_replaced(tmp_path: Path, live: bool) -> None:
+    async with option_gateway(tmp_path, live=live, extra_tools=[REPLACE]) as gw:
         order_id, price, _ = await _rest(gw)
         error = await gw.refusal(
             "replace_option_order", _replace(gw, order_id, price=str(price)), token=OTHER_TOKEN
         )
-        states = _states(gw)
+        states = await _states(gw)
     assert error["code"] == "NOT_YOUR_ORDER"
     assert list(states.values()) != ["cancelled"] and len(states) == 1
 
 
+@BOTH
 async def test_a_replace_naming_a_field_the_filing_cannot_is_refused_before_anything(
     tmp_path: Path,
+    live: bool,
 ) -> None:
-    async with option_gateway(tmp_path, extra_tools=[REPLACE]) as gw:
+    async with option_gateway(tmp_path, live=live, extra_tools=[REPLACE]) as gw:
         order_id, price, _ = await _rest(gw)
         error = await gw.refusal(
             "replace_option_order", _replace(gw, order_id, price=str(price), strategy="covered")
@@ -203,7 +219,7 @@ async def test_a_cancel_the_venue_never_confirms_ends_the_replacement_with_nothi
         lower = price - TICK
         result = await gw.call("replace_option_order", _replace(gw, order_id, price=str(lower)))
         data = answer_data(result)
-        states, held = _states(gw), _held(gw)
+        states, held = await _states(gw), _held(gw)
         (original, replacement) = sorted(gw.filings(), key=lambda r: r.created_at)
     assert data["status"] == "refused", data
     assert data["reasons"] == ["option_replace_not_cancelled"]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import Gateway, gateway
 from options_kit import (
+    account_orders,
     answer_data,
     contracts,
     leg,
@@ -198,10 +199,11 @@ async def test_a_fifth_leg_is_refused_with_its_own_code(tmp_path: Path) -> None:
     assert sent == []
 
 
+@pytest.mark.parametrize("live", [True, False], ids=["live", "paper"])
 async def test_an_own_option_order_is_cancelled_through_the_guard_and_its_hold_released(
-    tmp_path: Path,
+    tmp_path: Path, live: bool
 ) -> None:
-    async with option_gateway(tmp_path) as gw:
+    async with option_gateway(tmp_path, live=live) as gw:
         put = near_money(gw, "put")
         bid, _ = quote(gw, put["id"])
         resting = (bid * Decimal("0.8")).quantize(CENT)  # under the ask: it rests
@@ -215,7 +217,7 @@ async def test_an_own_option_order_is_cancelled_through_the_guard_and_its_hold_r
         )
         [record] = gw.filings()
         released = gw.ledger.rolling_spend(gw.account).notional
-        [sent] = venue_orders(gw)
+        [sent] = await account_orders(gw)  # the venue's live, the paper book's on paper
     assert held == resting * HUNDRED
     assert cancelled["isError"] is False and answer_data(cancelled) == {"accepted": True}
     assert gw.ledger.filing(record.id).status is FilingStatus.CANCELLED
