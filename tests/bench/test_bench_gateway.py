@@ -57,6 +57,10 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
         "bare_hop_read",
         "gateway_order",
         "gateway_cancel",
+        "gateway_option_order",
+        "gateway_option_cancel",
+        "gateway_condor_order",
+        "gateway_condor_cancel",
         "mcp_proxy_read",
         "direct_read_32c",
         "gateway_read_32c",
@@ -82,7 +86,18 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
             assert cases[case]["baseline"] == "direct_read" and cases[case]["ratio"] > 0
     assert cases["gateway_read_32c"]["baseline"] == "direct_read_32c"
     assert cases["gateway_read_32c"]["ratio"] > 0
-    sizes = {"gateway_order": 2, "gateway_cancel": 2, "direct_read_32c": 64, "gateway_read_32c": 64}
+    # Each option order against the equity order, each option cancel against its cancel.
+    for option, equity in (
+        ("gateway_option_order", "gateway_order"),
+        ("gateway_option_cancel", "gateway_cancel"),
+        ("gateway_condor_order", "gateway_order"),
+        ("gateway_condor_cancel", "gateway_cancel"),
+    ):
+        ratio = cases[option]["p50_us"] / cases[equity]["p50_us"]
+        assert cases[option]["baseline"] == equity
+        assert cases[option]["ratio"] == ratio.quantize(Decimal("0.01"))
+    orders = [case for case in expected if "_order" in case or "_cancel" in case]
+    sizes = dict.fromkeys(orders, 2) | {"direct_read_32c": 64, "gateway_read_32c": 64}
     assert {case: line["n"] for case, line in cases.items()} == {
         case: sizes.get(case, 4) for case in expected
     }
@@ -115,6 +130,10 @@ def test_without_uv_the_peer_is_skipped_on_stderr_and_the_other_cases_still_run(
         "bare_hop_read",
         "gateway_order",
         "gateway_cancel",
+        "gateway_option_order",
+        "gateway_option_cancel",
+        "gateway_condor_order",
+        "gateway_condor_cancel",
         "direct_read_32c",
         "gateway_read_32c",
     ]
