@@ -68,3 +68,40 @@ class McpSession:
 
     def close(self) -> None:
         self.http.close()
+
+
+def agentic_account(session: McpSession) -> str:
+    """The number of the first account the venue lets agents trade, read through ``session``."""
+    accounts = session.tool("get_accounts", {})["data"]["accounts"]
+    return str(next(row for row in accounts if row["agentic_allowed"])["account_number"])
+
+
+def nearest_calls(session: McpSession, symbol: str = "AAPL") -> list[dict[str, Any]]:
+    """``symbol``'s calls of the nearest expiry as the venue lists them, read through
+    ``session``."""
+    chain = session.tool("get_option_chains", {"underlying_symbol": symbol})["data"]
+    day = chain["chains"][0]["expiration_dates"][0]
+    listed: list[dict[str, Any]] = session.tool(
+        "get_option_instruments",
+        {"chain_symbol": symbol, "expiration_dates": day, "type": "call"},
+    )["data"]["instruments"]
+    return listed
+
+
+def ask_exercise(
+    base_url: str, token: str, quantity: int = 1
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An agent holding ``token`` asks the server at ``base_url`` to exercise ``quantity`` of
+    the first AAPL call it lists of the nearest expiry: the answer's data and the contract."""
+    session = McpSession(base_url, token)
+    try:
+        contract = nearest_calls(session)[0]
+        asked = {
+            "account_number": agentic_account(session),
+            "option_id": contract["id"],
+            "quantity": quantity,
+        }
+        data: dict[str, Any] = session.tool("exercise_option", asked)["data"]
+    finally:
+        session.close()
+    return data, contract

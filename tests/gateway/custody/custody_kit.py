@@ -14,15 +14,15 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pyotp
 import pytest
-from mcp_http_testkit import McpSession
+from mcp_http_testkit import McpSession, agentic_account
 from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
+from owner_command_testkit import owner_command
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from sqlalchemy import Engine, select
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
 from ordergate._serving import bind_socket
 from ordergate.callers import CallerKey
-from ordergate.cli import app
 from ordergate.core import Secret, SteppedClock
 from ordergate.gateway import _serve
 from ordergate.gateway._config import Custody, GatewayConfig, RateLimits
@@ -244,8 +244,7 @@ class Custodian:
         answer's data."""
         session = McpSession(self.url, token)
         try:
-            accounts = session.tool("get_accounts", {})["data"]["accounts"]
-            account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
+            account = agentic_account(session)
             data: dict[str, Any] = session.tool(
                 "place_equity_order", {**order, "account_number": account}
             )["data"]
@@ -284,19 +283,7 @@ class Custodian:
     def command(self, *args: str, code: str | None = None) -> Result:
         """``ordergate ARGS --owner-socket PATH`` as the operator (or the person) types it;
         ``code``, when given, on standard input (``--code-stdin``)."""
-        env = {
-            "ORDERGATE_HOME": str(self.home.parent / "elsewhere"),
-            "ORDERGATE_DB_URL": "",
-            "ORDERGATE_MASTER_SECRET": "",
-            "ORDERGATE_CALLER_TOKEN_KEY": "",
-        }
-        stdin = ["--code-stdin"] if code is not None else []
-        return CliRunner().invoke(
-            app,
-            [*args, *stdin, "--owner-socket", str(self.home / "run" / "owner.sock")],
-            env=env,
-            input=f"{code}\n" if code is not None else None,
-        )
+        return owner_command(self.home, *args, code=code)
 
     def rows(self) -> list[dict[str, Any]]:
         with self.engine.connect() as db:

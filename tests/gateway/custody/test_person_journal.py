@@ -26,15 +26,6 @@ def rail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]
         yield served
 
 
-@pytest.fixture
-def browser(rail: Custodian) -> Iterator[PersonConsole]:
-    opened = PersonConsole(rail)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
 def _person_acts(rail: Custodian) -> list[dict[str, Any]]:
     with rail.engine.connect() as db:
         rows = db.execute(

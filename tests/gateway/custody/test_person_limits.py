@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,6 @@ import pytest
 from custody_kit import Custodian, custodian
 from owner_testkit import PASSPHRASE, owner_channel
 from person_console_kit import KEY, PersonConsole, connect_with_passkey
-from pg_testkit import database
 from sqlalchemy import text
 
 POLICY = """
@@ -28,15 +26,15 @@ allow = ["SPY"]
 """
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def rail(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Custodian]:
-    with (
-        database(request.param, tmp_path) as url,
-        custodian(tmp_path, monkeypatch, db_url=url, policy=POLICY) as served,
-    ):
-        yield served
+@pytest.fixture
+def policy() -> str:
+    return POLICY
+
+
+@pytest.fixture
+def rail(gateway: Custodian) -> Custodian:
+    """The conftest's rail on SQLite and on Postgres, under this module's ``POLICY``."""
+    return gateway
 
 
 def _buy(rail: Custodian, token: str, usd: str) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from custody_kit import LIVE, Custodian, live_rail
-from mcp_http_testkit import McpSession
+from mcp_http_testkit import McpSession, agentic_account, nearest_calls
 
 LIVE_OPTIONS = LIVE + (
     '[options]\nunderlyings = ["AAPL"]\nstrategies = ["long_call", "closing"]\n'
@@ -32,15 +32,8 @@ def _long_call(rail: Custodian, token: str) -> tuple[dict[str, Any], Decimal]:
     the order's premium."""
     session = McpSession(rail.url, token)
     try:
-        accounts = session.tool("get_accounts", {})["data"]["accounts"]
-        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
-        chain = session.tool("get_option_chains", {"underlying_symbol": "AAPL"})["data"]
-        day = chain["chains"][0]["expiration_dates"][0]
-        listed = session.tool(
-            "get_option_instruments",
-            {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"},
-        )["data"]["instruments"]
-        ids = [row["id"] for row in listed]
+        account = agentic_account(session)
+        ids = [row["id"] for row in nearest_calls(session)]
         quotes = session.tool("get_option_quotes", {"instrument_ids": ids})["data"]["results"]
         priced = [
             (Decimal(row["quote"]["ask_price"]), row["quote"]["instrument_id"])

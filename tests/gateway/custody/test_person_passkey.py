@@ -40,15 +40,6 @@ def _step(person: httpx2.Client, rail: Custodian, body: dict[str, Any]) -> httpx
     return person.post(rail.url + "/oauth/callback", json=body)
 
 
-@pytest.fixture
-def browser(rail: Custodian) -> Iterator[PersonConsole]:
-    opened = PersonConsole(rail)
-    try:
-        yield opened
-    finally:
-        opened.close()
-
-
 @pytest.mark.req("rail.person.passkey")
 def test_a_passkey_registered_on_the_consent_flow_signs_its_person_in_to_their_connection_only(
     rail: Custodian, browser: PersonConsole

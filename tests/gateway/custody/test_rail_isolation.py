@@ -20,7 +20,7 @@ from typing import Any
 import httpx2
 import pytest
 from custody_kit import BOUND_S, Custodian, custodian
-from mcp_http_testkit import McpSession
+from mcp_http_testkit import McpSession, agentic_account, ask_exercise
 from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from passkey_testkit import SoftPasskey
 from person_console_kit import PersonConsole, connect_with_passkey
@@ -113,7 +113,7 @@ def _arrive(rail: Custodian, phone: PushService, user: str) -> Person:
     passkey, connection, token = connect_with_passkey(rail, profile="optiontrader", user=user)
     session = McpSession(rail.url, token)
     try:
-        account = _agentic_account(session)
+        account = agentic_account(session)
     finally:
         session.close()
     person = Person(
@@ -158,7 +158,7 @@ def _trade(rail: Custodian, person: Person) -> None:
     second = _place_held(rail, token)
     _pushed(rail, str(second["filing_id"]))
     person.held_approval, person.held_filing = str(second["approval_id"]), str(second["filing_id"])
-    exercise = _ask_exercise(rail, token)
+    exercise, _ = ask_exercise(rail.url, token)
     assert exercise["status"] == "pending_approval", exercise
     _pushed(rail, str(exercise["filing_id"]))
     person.exercise_approval = str(exercise["approval_id"])
@@ -166,16 +166,11 @@ def _trade(rail: Custodian, person: Person) -> None:
     rail.clock.advance(timedelta(seconds=31))
 
 
-def _agentic_account(session: McpSession) -> str:
-    accounts = session.tool("get_accounts", {})["data"]["accounts"]
-    return str(next(row for row in accounts if row["agentic_allowed"])["account_number"])
-
-
 def _place_held(rail: Custodian, token: str, shares: str = "1") -> dict[str, Any]:
     """A market buy of ``shares`` SPY shares through ``/mcp``: its held answer."""
     session = McpSession(rail.url, token)
     try:
-        account = _agentic_account(session)
+        account = agentic_account(session)
         order = {
             "symbol": "SPY", "side": "buy", "type": "market", "quantity": shares,
             "account_number": account,
@@ -184,23 +179,6 @@ def _place_held(rail: Custodian, token: str, shares: str = "1") -> dict[str, Any
     finally:
         session.close()
     assert data["status"] == "pending_approval", data
-    return data
-
-
-def _ask_exercise(rail: Custodian, token: str) -> dict[str, Any]:
-    session = McpSession(rail.url, token)
-    try:
-        account = _agentic_account(session)
-        chain = session.tool("get_option_chains", {"underlying_symbol": "AAPL"})["data"]
-        day = chain["chains"][0]["expiration_dates"][0]
-        listed = session.tool(
-            "get_option_instruments",
-            {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"},
-        )["data"]["instruments"]
-        asked = {"account_number": account, "option_id": listed[0]["id"], "quantity": 1}
-        data: dict[str, Any] = session.tool("exercise_option", asked)["data"]
-    finally:
-        session.close()
     return data
 
 
@@ -251,7 +229,7 @@ def _state(rail: Custodian, person: Person) -> dict[str, Any]:
         ).all()
     session = McpSession(rail.url, person.token)
     try:
-        asked = {"account_number": _agentic_account(session), "order_id": person.venue_order}
+        asked = {"account_number": agentic_account(session), "order_id": person.venue_order}
         orders = session.tool("get_equity_orders", asked)["data"]
     finally:
         session.close()
@@ -346,7 +324,7 @@ def test_one_person_on_a_hosted_rail_gets_nothing_of_anothers_through_any_surfac
     session = McpSession(rail.url, alice.token)
     try:
         for order_id in (bob.venue_order, bob.held_filing):
-            asked = {"account_number": _agentic_account(session), "order_id": order_id}
+            asked = {"account_number": agentic_account(session), "order_id": order_id}
             answer = session.call("cancel_equity_order", asked)
             assert answer.get("isError") is True, answer
             assert NOT_FILED_HERE in answer["content"][0]["text"], answer

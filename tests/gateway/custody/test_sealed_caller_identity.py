@@ -5,15 +5,12 @@ or cancel each other's orders."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from custody_kit import MASTER, Custodian, custodian
+from custody_kit import MASTER, Custodian
 from mcp_http_testkit import McpSession as Mcp
-from pg_testkit import database
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret
@@ -31,15 +28,9 @@ allow = ["SPY"]
 """
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def gateway(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Custodian]:
-    with (
-        database(request.param, tmp_path) as url,
-        custodian(tmp_path, monkeypatch, db_url=url, policy=POLICY) as served,
-    ):
-        yield served
+@pytest.fixture
+def policy() -> str:
+    return POLICY
 
 
 def _token(gateway: Custodian, connection: str) -> str:

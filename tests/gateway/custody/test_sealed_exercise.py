@@ -5,40 +5,13 @@ operator's code is refused, journalled."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from custody_kit import Custodian, live_rail
-from mcp_http_testkit import McpSession
+from custody_kit import Custodian
+from mcp_http_testkit import ask_exercise
 from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from sqlalchemy import text
-
-
-@pytest.fixture
-def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Custodian]:
-    with live_rail(tmp_path, monkeypatch) as served:
-        yield served
-
-
-def _exercise(served: Custodian, token: str) -> dict[str, Any]:
-    """Ask through the gateway to exercise one AAPL call of the nearest expiry: its answer."""
-    session = McpSession(served.url, token)
-    try:
-        accounts = session.tool("get_accounts", {})["data"]["accounts"]
-        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
-        chain = session.tool("get_option_chains", {"underlying_symbol": "AAPL"})["data"]
-        day = chain["chains"][0]["expiration_dates"][0]
-        listed = session.tool(
-            "get_option_instruments",
-            {"chain_symbol": "AAPL", "expiration_dates": day, "type": "call"},
-        )["data"]["instruments"]
-        asked = {"account_number": account, "option_id": listed[0]["id"], "quantity": 1}
-        data: dict[str, Any] = session.tool("exercise_option", asked)["data"]
-    finally:
-        session.close()
-    return data
 
 
 def _approve(served: Custodian, approval_id: object, code: str | None) -> Any:
@@ -57,7 +30,7 @@ def _person_acts(served: Custodian) -> list[str]:
 def test_the_operators_code_is_refused_on_a_persons_exercise_journalled(live: Custodian) -> None:
     token = live.connect(profile="optiontrader")
     [secret] = live.secrets
-    held = _exercise(live, token)
+    held, _ = ask_exercise(live.url, token)
     assert held["status"] == "pending_approval", held
     operator = _approve(live, held["approval_id"], PASSPHRASE)
     assert operator.status_code == 403, operator.text
@@ -84,7 +57,7 @@ def test_an_exercise_asked_on_a_paused_connection_is_filed_refused_paused(
 ) -> None:
     token = live.connect(profile="optiontrader")
     _pause(live)
-    refused = _exercise(live, token)
+    refused, _ = ask_exercise(live.url, token)
     assert refused["status"] == "refused" and refused["reasons"] == ["paused"], refused
 
 
@@ -93,7 +66,7 @@ def test_an_exercise_approved_after_its_connection_was_paused_is_not_sent(
 ) -> None:
     token = live.connect(profile="optiontrader")
     [secret] = live.secrets
-    held = _exercise(live, token)
+    held, _ = ask_exercise(live.url, token)
     _pause(live)
     approved = _approve(live, held["approval_id"], live.person_code(secret))
     assert approved.status_code == 200, approved.text
@@ -104,16 +77,9 @@ def test_an_exercise_held_for_the_person_does_not_stop_the_accounts_orders(
     live: Custodian,
 ) -> None:
     token = live.connect(profile="optiontrader")
-    assert _exercise(live, token)["status"] == "pending_approval"
-    session = McpSession(live.url, token)
-    try:
-        accounts = session.tool("get_accounts", {})["data"]["accounts"]
-        account = next(row for row in accounts if row["agentic_allowed"])["account_number"]
-        order = {
-            "symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5",
-            "account_number": account,
-        }  # fmt: skip
-        data = session.tool("place_equity_order", order)["data"]
-    finally:
-        session.close()
+    held, _ = ask_exercise(live.url, token)
+    assert held["status"] == "pending_approval", held
+    data = live.place(
+        token, {"symbol": "SPY", "side": "buy", "type": "market", "dollar_amount": "5"}
+    )
     assert data["status"] in {"submitted", "filled"}, data

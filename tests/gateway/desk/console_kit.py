@@ -13,13 +13,9 @@ from typing import Any
 
 import httpx2
 import pytest
-from desk_kit import HELD_POLICY, MASTER, Desk
-from gateway_testkit import OPEN, sandbox_gateway
-from owner_testkit import PASSPHRASE, enrol
+from desk_kit import HELD_POLICY, Desk, owner_desk
 
-from ordergate.callers import CallerKey
-from ordergate.core import Secret, SecurityClock, SteppedClock
-from ordergate.gateway._config import GatewayConfig
+from ordergate.core import SteppedClock
 
 BOUND_S = 30
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
@@ -95,26 +91,11 @@ def console(
 ) -> Iterator[Console]:
     """``localhost``: open the console at ``http://localhost:PORT`` (the passkeys' relying
     party) rather than at the gateway's ``127.0.0.1`` URL."""
-    key = CallerKey.derive(Secret(MASTER))
-    clock = SteppedClock(start=OPEN)
-    market = SteppedClock(start=OPEN)
-    server = sandbox_gateway(
-        tmp_path,
-        monkeypatch,
-        policy=policy,
-        config=GatewayConfig(port=0, caller_key=key),
-        clock=market,
-        security_clock=SecurityClock(clock),
-    )
-    home = tmp_path / "home"
-    codes = enrol(home, passphrase=PASSPHRASE)
-    with server as url:
-        base = url.replace("127.0.0.1", "localhost") if localhost else url
+    with owner_desk(tmp_path, monkeypatch, policy=policy) as desk:
+        assert desk.clock is not None
+        base = desk.url.replace("127.0.0.1", "localhost") if localhost else desk.url
         with httpx2.Client(base_url=base, timeout=BOUND_S, follow_redirects=False) as http:
-            desk = Desk(
-                url=url, server=server, codes=codes, key=key, home=home, market=market, clock=clock
-            )
-            yield Console(desk, http, clock, base)
+            yield Console(desk, http, desk.clock, base)
 
 
 IDLE_PAST = timedelta(minutes=16)

@@ -3,7 +3,7 @@ owner channel (its Unix socket) spoken to as the owner's commands speak to it.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -15,7 +15,9 @@ import httpx2
 import pytest
 from gateway_testkit import OPEN, sandbox_gateway, settled
 from mcp_http_testkit import McpSession
+from owner_command_testkit import owner_command
 from owner_testkit import PASSPHRASE, OwnerCodes, channel_act, enrol, owner_channel
+from typer.testing import Result
 
 from ordergate.callers import CallerKey, mint
 from ordergate.core import Secret, SecurityClock, SteppedClock
@@ -83,6 +85,11 @@ class Desk:
         with owner_channel(self.home, timeout_s=BOUND_S) as http:
             return http.post(f"/owner{path}", json=body or {}, headers=headers)
 
+    def command(self, *args: str, code: str | None = None) -> Result:
+        """``ordergate ARGS --owner-socket PATH`` as the owner runs it: no key, no ledger of
+        its own; ``code``, when given, on standard input (``--code-stdin``)."""
+        return owner_command(self.home, *args, code=code)
+
     def act(self, act: str, params: dict[str, Any], code: str | None = None) -> Any:
         """An owner act as the owner's commands make it: prepared, then authorised."""
         return channel_act(self.home, act, params, code)
@@ -133,10 +140,12 @@ def owner_desk(
     passphrase: str | None = PASSPHRASE,
     webhook_url: str | None = None,
     gateway_clock: SteppedClock | None = None,
+    profiles: Mapping[str, str] | None = None,
 ) -> Iterator[Desk]:
     """The desk; ``gateway_clock``, when given, is the gateway's own clock (approvals expire
     on it), stepped by the test; else the desk's ``market`` clock stands at ``OPEN`` until a
-    settle steps it."""
+    settle steps it. ``profiles``: each profile file's text by the profile's name, in the
+    gateway's home."""
     key = CallerKey.derive(Secret(MASTER))
     clock = SteppedClock(start=OPEN)
     market = gateway_clock or SteppedClock(start=OPEN)
@@ -150,6 +159,9 @@ def owner_desk(
         webhook_url=webhook_url,
     )
     home = tmp_path / "home"
+    for name, profile in (profiles or {}).items():
+        (home / "profiles").mkdir(exist_ok=True)
+        (home / "profiles" / f"{name}.yaml").write_text(profile)
     codes = enrol(home, passphrase=passphrase)
     with server as url:
         yield Desk(

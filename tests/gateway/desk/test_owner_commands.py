@@ -10,34 +10,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from desk_kit import BOUND_S, Desk, owner_desk
+from desk_kit import BOUND_S, owner_desk
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from typer.testing import CliRunner, Result
+from typer.testing import CliRunner
 
 from ordergate._serving import BackgroundServer, bind_socket
 from ordergate.cli import app
 from ordergate.policy import DEFAULT_POLICY_TOML
-
-
-def command(desk: Desk, *args: str, code: str | None = None) -> Result:
-    """``ordergate ARGS --owner-socket PATH`` as the owner runs it: no key, no ledger of its
-    own; ``code``, when given, on standard input (``--code-stdin``)."""
-    env = {
-        "ORDERGATE_HOME": str(desk.home.parent / "owner-elsewhere"),
-        "ORDERGATE_DB_URL": "",
-        "ORDERGATE_MASTER_SECRET": "",
-        "ORDERGATE_CALLER_TOKEN_KEY": "",
-    }
-    stdin = ["--code-stdin"] if code is not None else []
-    return CliRunner().invoke(
-        app,
-        [*args, *stdin, "--owner-socket", str(desk.socket)],
-        env=env,
-        input=f"{code}\n" if code is not None else None,
-    )
 
 
 @pytest.mark.req("owner.act.approve")
@@ -46,15 +28,15 @@ def test_approve_through_the_gateway_places_the_order_with_the_code_and_not_with
 ) -> None:
     with owner_desk(tmp_path, monkeypatch, passphrase=None) as desk:
         held = desk.held_order()
-        listed = command(desk, "approvals", "--json")
+        listed = desk.command("approvals", "--json")
         assert [item["approval_id"] for item in json.loads(listed.stdout)] == [held["approval_id"]]
-        wrong = command(desk, "approve", held["approval_id"], code=desk.codes.wrong())
+        wrong = desk.command("approve", held["approval_id"], code=desk.codes.wrong())
         assert wrong.exit_code == 5 and "owner_code_wrong" in wrong.stderr
-        approved = command(desk, "approve", held["approval_id"], code=desk.codes.next())
+        approved = desk.command("approve", held["approval_id"], code=desk.codes.next())
         assert approved.exit_code == 0, approved.output
         assert "status    submitted" in approved.stdout and "mode      paper" in approved.stdout
         assert desk.settled(held["filing_id"]) == "filled"
-        again = command(desk, "approve", held["approval_id"], code=desk.codes.next())
+        again = desk.command("approve", held["approval_id"], code=desk.codes.next())
         assert again.exit_code == 6
 
 
@@ -63,11 +45,11 @@ def test_pause_needs_no_code_and_resume_asks_for_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        assert command(desk, "pause", "--reason", "lunch").exit_code == 0
+        assert desk.command("pause", "--reason", "lunch").exit_code == 0
         assert desk.ledger.controls.pause_state().paused
-        no_code = command(desk, "resume")
+        no_code = desk.command("resume")
         assert no_code.exit_code == 2 and "--code" in no_code.stderr
-        resumed = command(desk, "resume", code=desk.codes.passphrase or "")
+        resumed = desk.command("resume", code=desk.codes.passphrase or "")
         assert resumed.exit_code == 0 and "reason: lunch" in resumed.stdout
         assert not desk.ledger.controls.pause_state().paused
 
@@ -78,7 +60,7 @@ def test_pause_cancel_open_through_the_gateway_ends_each_open_order_and_prints_i
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         held = [desk.held_order()["filing_id"] for _ in range(2)]
-        paused = command(desk, "pause", "--cancel-open", "--reason", "runaway")
+        paused = desk.command("pause", "--cancel-open", "--reason", "runaway")
         assert paused.exit_code == 0, paused.output
         assert "new orders are refused" in paused.stdout
         for filing_id in held:
@@ -87,7 +69,7 @@ def test_pause_cancel_open_through_the_gateway_ends_each_open_order_and_prints_i
         assert desk.ledger.open_filings() == []
         kills = [e for e in desk.ledger.journal.entries() if e.why.startswith("kill switch")]
         assert sorted(str(e.filing_id) for e in kills) == sorted(held)
-        again = command(desk, "pause", "--cancel-open")
+        again = desk.command("pause", "--cancel-open")
         assert again.exit_code == 0 and "already paused" in again.stdout
         assert "no order was working" in again.stdout
 
@@ -100,17 +82,17 @@ def test_policy_apply_through_the_gateway_tightens_freely_and_loosens_with_the_c
         tighter = tmp_path / "tighter.toml"
         tighter.write_text('approval = "always"\n[symbols]\nallow = ["SPY"]\n'
                            '[limits]\nmax_order_usd = "50"\n')  # fmt: skip
-        applied = command(desk, "policy", "apply", str(tighter))
+        applied = desk.command("policy", "apply", str(tighter))
         assert applied.exit_code == 0, applied.output
         assert "changed: limits.max_order_usd" in applied.stdout
         looser = tmp_path / "looser.toml"
         looser.write_text(DEFAULT_POLICY_TOML)
-        refused = command(desk, "policy", "apply", str(looser))
+        refused = desk.command("policy", "apply", str(looser))
         assert refused.exit_code == 2 and "--code" in refused.stderr
-        done = command(desk, "policy", "apply", str(looser), code=desk.codes.next())
+        done = desk.command("policy", "apply", str(looser), code=desk.codes.next())
         assert done.exit_code == 0, done.output
         assert "waiting: " in done.stdout and "policy_apply" in done.stdout
-        [waiting] = json.loads(command(desk, "owner", "pending", "--json").stdout)
+        [waiting] = json.loads(desk.command("owner", "pending", "--json").stdout)
         assert "limits.max_order_usd, symbols.allow" in waiting["summary"]
         desk.pass_delay()
         assert (desk.home / "policy.toml").read_text() == DEFAULT_POLICY_TOML
@@ -122,17 +104,17 @@ def test_token_mint_through_the_gateway_uses_its_key_and_the_code(
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         args = ("token", "mint", "--profile")
-        reader = command(desk, *args, "monitor", "--caller", "nightly-reader")
+        reader = desk.command(*args, "monitor", "--caller", "nightly-reader")
         assert reader.exit_code == 0, reader.output
         assert reader.stdout.strip().count(".") == 1
-        trader = command(desk, *args, "trader", "--caller", "nightly", code=desk.codes.next())
+        trader = desk.command(*args, "trader", "--caller", "nightly", code=desk.codes.next())
         assert trader.exit_code == 0, trader.output
         assert trader.stdout == "" and "waiting: " in trader.stderr
         desk.pass_delay()
-        trader = command(desk, *args, "trader", "--caller", "nightly")
+        trader = desk.command(*args, "trader", "--caller", "nightly")
         assert trader.exit_code == 0, trader.output
         assert trader.stdout.strip().count(".") == 1
-        listed = command(desk, "connections", "list", "--json")
+        listed = desk.command("connections", "list", "--json")
         assert listed.exit_code == 0
         shown = [
             (row["client_name"], row["kind"], row["state"]) for row in json.loads(listed.stdout)
@@ -147,15 +129,15 @@ def test_connections_are_listed_by_name_and_revoked_from_the_command_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        assert command(desk, "connections", "list").stdout.strip() == "no connections"
+        assert desk.command("connections", "list").stdout.strip() == "no connections"
         desk.connected_client("Claude")
-        [line, identity] = command(desk, "connections", "list").stdout.splitlines()
+        [line, identity] = desk.command("connections", "list").stdout.splitlines()
         connection_id = line.split()[0]
         assert "  Claude  " in line and " monitor " in line and " live " in line
         assert identity.lstrip().startswith("files as conn:") and "last used" in identity
-        revoked = command(desk, "connections", "revoke", connection_id)
+        revoked = desk.command("connections", "revoke", connection_id)
         assert revoked.exit_code == 0 and "no longer work" in revoked.stdout
-        again = command(desk, "connections", "revoke", connection_id)
+        again = desk.command("connections", "revoke", connection_id)
         assert again.exit_code == 0 and "nothing changed" in again.stdout
 
 
@@ -163,13 +145,13 @@ def test_a_policy_already_in_force_a_bad_one_and_a_missing_file_are_each_said(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        same = command(desk, "policy", "apply", str(desk.home / "policy.toml"))
+        same = desk.command("policy", "apply", str(desk.home / "policy.toml"))
         assert same.exit_code == 0 and same.stdout.startswith("already in force")
         bad = tmp_path / "bad.toml"
         bad.write_text("[limits]\nmax_order_usd = 12.5\n")
-        refused = command(desk, "policy", "apply", str(bad))
+        refused = desk.command("policy", "apply", str(bad))
         assert refused.exit_code == 2 and "limits.max_order_usd" in refused.stderr
-        missing = command(desk, "policy", "apply", str(tmp_path / "none.toml"))
+        missing = desk.command("policy", "apply", str(tmp_path / "none.toml"))
         assert missing.exit_code == 2 and "cannot read" in missing.stderr
 
 
@@ -177,11 +159,11 @@ def test_pausing_twice_keeps_the_first_reason_and_resuming_unpaused_changes_noth
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
-        assert "not paused" in command(desk, "resume").stdout
-        assert command(desk, "pause", "--reason", "first").exit_code == 0
-        again = command(desk, "pause", "--reason", "second")
+        assert "not paused" in desk.command("resume").stdout
+        assert desk.command("pause", "--reason", "first").exit_code == 0
+        again = desk.command("pause", "--reason", "second")
         assert "already paused" in again.stdout and "reason: first" in again.stdout
-        assert command(desk, "deny", "no-such-approval").exit_code == 2
+        assert desk.command("deny", "no-such-approval").exit_code == 2
 
 
 @pytest.mark.req("cli.decided-twice")
@@ -190,12 +172,12 @@ def test_deny_twice_through_the_gateway_says_it_was_decided_and_exits_6(
 ) -> None:
     with owner_desk(tmp_path, monkeypatch, passphrase=None) as desk:
         held = desk.held_order()
-        denied = command(desk, "deny", held["approval_id"])
+        denied = desk.command("deny", held["approval_id"])
         assert denied.exit_code == 0, denied.output
-        again = command(desk, "deny", held["approval_id"])
+        again = desk.command("deny", held["approval_id"])
         assert again.exit_code == 6, again.output
         assert "already decided" in again.stderr and "nothing changed" in again.stderr
-        approve_after = command(desk, "approve", held["approval_id"], code=desk.codes.next())
+        approve_after = desk.command("approve", held["approval_id"], code=desk.codes.next())
         assert approve_after.exit_code == 6, approve_after.output
         assert "already decided" in approve_after.stderr
 
@@ -208,12 +190,12 @@ def test_the_owner_cancels_a_waiting_act_from_the_command_line_without_a_code(
         looser = tmp_path / "looser.toml"
         looser.write_text(DEFAULT_POLICY_TOML)
         before = desk.ledger.controls.applied_policy()
-        command(desk, "policy", "apply", str(looser), code=desk.codes.next())
-        listed = command(desk, "owner", "pending")
+        desk.command("policy", "apply", str(looser), code=desk.codes.next())
+        listed = desk.command("owner", "pending")
         assert listed.exit_code == 0 and "policy_apply" in listed.stdout
-        cancelled = command(desk, "owner", "cancel")
+        cancelled = desk.command("owner", "cancel")
         assert cancelled.exit_code == 0 and "cancelled " in cancelled.stdout
-        assert command(desk, "owner", "pending").stdout.strip() == "no owner act waits"
+        assert desk.command("owner", "pending").stdout.strip() == "no owner act waits"
         desk.pass_delay()
         assert desk.ledger.controls.applied_policy() == before
 
@@ -318,15 +300,15 @@ def test_the_code_comes_from_standard_input_with_code_stdin_and_is_never_echoed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with owner_desk(tmp_path, monkeypatch, passphrase=None) as desk:
-        assert command(desk, "pause", "--reason", "lunch").exit_code == 0
+        assert desk.command("pause", "--reason", "lunch").exit_code == 0
         code = desk.codes.next()
-        resumed = command(desk, "resume", code=code)
+        resumed = desk.command("resume", code=code)
         assert resumed.exit_code == 0, resumed.output
         assert "resume: new orders are accepted again" in resumed.stderr  # what it authorised
         assert code not in resumed.output
-        empty = command(desk, "pause", "--reason", "again")
+        empty = desk.command("pause", "--reason", "again")
         assert empty.exit_code == 0
-        nothing = command(desk, "resume", code="")
+        nothing = desk.command("resume", code="")
         assert nothing.exit_code == 2 and "--code-stdin read no owner code" in nothing.stderr
 
 
@@ -335,6 +317,6 @@ def test_a_registered_name_is_listed_inert_never_as_terminal_input(
 ) -> None:
     with owner_desk(tmp_path, monkeypatch) as desk:
         desk.connected_client("Claude\n\x1b[2Jforged  owner  live")
-        listed = command(desk, "connections", "list").stdout
+        listed = desk.command("connections", "list").stdout
     assert "\x1b" not in listed
     assert len(listed.splitlines()) == 2
