@@ -20,6 +20,7 @@ __all__ = [
     "account_data",
     "account_orders",
     "answer_data",
+    "at_natural",
     "contracts",
     "leg",
     "natural",
@@ -33,6 +34,9 @@ __all__ = [
     "venue_orders",
 ]
 
+CENT = Decimal("0.01")
+SLACK = Decimal("0.05")
+"""How far past the legs' natural net ``at_natural`` prices an order, so it fills."""
 OPTION_TRADER = """
 name: optiontrader
 description: Trades equities and options within the account policy.
@@ -124,6 +128,16 @@ def order(
     if price is not None:
         arguments["price"] = str(price)
     return arguments
+
+
+def at_natural(gw: Gateway, legs: list[dict[str, Any]], *, quantity: int = 1) -> dict[str, Any]:
+    """``place_option_order``'s arguments for ``legs`` at their natural net with a little
+    slack, so the venue fills them: a debit paid ``SLACK`` over the net, or a credit taken
+    ``SLACK`` under it."""
+    net = natural(gw, legs)
+    direction = "debit" if net > 0 else "credit"
+    price = (abs(net) + SLACK) if direction == "debit" else (abs(net) - SLACK)
+    return order(gw, legs, price=price.quantize(CENT), direction=direction, quantity=quantity)
 
 
 def answer_data(result: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from options_kit import answer_data, leg, natural, near_money, option_gateway, option_policy, order
+from options_kit import answer_data, at_natural, leg, near_money, option_gateway, option_policy
 
 from ordergate.gateway.console._filings import FilingFilter, filings_view
 from ordergate.gateway.console._options import approvals_with_options, option_positions
@@ -21,14 +21,6 @@ from ordergate.ledger import FilingStatus
 from ordergate.runtime import approval_announcement
 
 pytestmark = pytest.mark.anyio
-
-CENT = Decimal("0.01")
-SLACK = Decimal("0.05")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 def _render(name: str, **values: Any) -> str:
@@ -43,10 +35,9 @@ async def test_an_option_order_is_shown_leg_by_leg_on_approvals_filings_and_posi
     async with option_gateway(tmp_path, config=option_policy(approval="always")) as gw:
         low, high = near_money(gw, "call"), near_money(gw, "call", 2)
         legs = [leg(low["id"]), leg(high["id"], "sell")]
-        price = (natural(gw, legs) + SLACK).quantize(CENT)
-        placed = answer_data(
-            await gw.call("place_option_order", order(gw, legs, price=price, direction="debit"))
-        )
+        arguments = at_natural(gw, legs)
+        assert arguments["direction"] == "debit", arguments
+        placed = answer_data(await gw.call("place_option_order", arguments))
         assert placed["status"] == "pending_approval", placed
         (approval,) = gw.ledger.approvals.pending()
         record = gw.ledger.filing(approval.filing_id)
@@ -78,7 +69,11 @@ async def test_an_option_order_is_shown_leg_by_leg_on_approvals_filings_and_posi
     assert [item["option_id"] for item in option["legs"]] == [low["id"], high["id"]]
     assert option["legs"][0]["text"].startswith("buy to open 1x AAPL ")
     assert option["legs"][1]["text"].startswith("sell to open 1x AAPL ")
-    assert Decimal(option["max_loss"]) == Decimal(option["premium_usd"]) == price * 100
+    assert (
+        Decimal(option["max_loss"])
+        == Decimal(option["premium_usd"])
+        == Decimal(arguments["price"]) * 100
+    )
     assert "debit AAPL option order" in approval_page
     for item in option["legs"]:
         assert item["text"] in approval_page

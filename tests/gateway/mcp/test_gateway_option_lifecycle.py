@@ -22,13 +22,12 @@ from options_kit import (
     account_data,
     account_orders,
     answer_data,
+    at_natural,
     leg,
-    natural,
     near_money,
     option_gateway,
     option_journal,
     option_policy,
-    order,
 )
 
 from ordergate.ledger import FilingStatus
@@ -37,17 +36,10 @@ from ordergate.venues import OptionAccount
 
 pytestmark = pytest.mark.anyio
 
-CENT = Decimal("0.01")
-SLACK = Decimal("0.05")
 UNITS = 151  # one more than a look ever fills
 LOOKS = 60  # bound on the looks followed to the full fill
 BIG = '"100000000"'
 CASH = Decimal("50000000")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(params=[True, False], ids=["live", "paper"])
@@ -87,13 +79,7 @@ async def _live(
     shock: str | None = None,
     quantity: int = UNITS,
 ) -> Life:
-    net = natural(gw, legs)
-    direction = "debit" if net > 0 else "credit"
-    price = (abs(net) + SLACK) if direction == "debit" else (abs(net) - SLACK)
-    placed = await gw.call(
-        "place_option_order",
-        order(gw, legs, price=price.quantize(CENT), direction=direction, quantity=quantity),
-    )
+    placed = await gw.call("place_option_order", at_natural(gw, legs, quantity=quantity))
     data = answer_data(placed)
     assert data["status"] == "submitted", (data["reasons"], data["message"])
     filing_id = data["filing_id"]

@@ -35,11 +35,6 @@ LIMITS = (
 )
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_thirty_orders_at_once_on_the_daily_premium_cap_send_exactly_what_was_accepted(
     tmp_path: Path,
 ) -> None:

@@ -25,11 +25,6 @@ from ordergate.gateway.mcp import MAX_OPEN_PROPOSALS
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_an_option_order_sent_again_under_its_ref_id_answers_its_first_filing(
     tmp_path: Path,
 ) -> None:

@@ -45,11 +45,6 @@ REPLACE = {
 BOTH = pytest.mark.parametrize("live", [True, False], ids=["live", "paper"])
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _resting(bid: Decimal) -> Decimal:
     """A debit under the bid (it rests), in the contract's tick."""
     return (bid * Decimal("0.8") / TICK).quantize(Decimal(1)) * TICK

@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 from mcp_gateway_kit import Gateway
 from options_kit import (
+    at_natural,
     leg,
-    natural,
     near_money,
     option_gateway,
     option_journal,
     option_policy,
-    order,
     venue_orders,
 )
 from typer.testing import CliRunner
@@ -29,26 +28,12 @@ from ordergate.ledger import FilingStatus
 
 pytestmark = pytest.mark.anyio
 
-CENT = Decimal("0.01")
-SLACK = Decimal("0.05")
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
 
 async def _filled(gw: Gateway, legs: list[dict[str, Any]], strategy: str) -> None:
     """Place ``legs`` at their natural net (with a little slack), let the venue fill it,
     reconcile; the order is recognised as ``strategy``, filled, and the account's rolling
     option premium is what the venue says filled."""
-    net = natural(gw, legs)
-    direction = "debit" if net > 0 else "credit"
-    price = (abs(net) + SLACK) if direction == "debit" else (abs(net) - SLACK)
-    placed = await gw.call(
-        "place_option_order",
-        order(gw, legs, price=price.quantize(CENT), direction=direction),
-    )
+    placed = await gw.call("place_option_order", at_natural(gw, legs))
     data = placed["structuredContent"]["data"]
     assert data["status"] == "submitted", (data["reasons"], data["message"])
     record = gw.ledger.filing(data["filing_id"])
