@@ -6,14 +6,10 @@ crypto ``ref_id`` is its own space. On SQLite and on Postgres."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-import pytest
-from pg_testkit import database
 from sqlalchemy import Engine
 
 from ordergate.core import SteppedClock
@@ -26,21 +22,9 @@ from ordergate.sandbox.engine import (
 from ordergate.sandbox.engine._codec import decode_state, encode_state
 from ordergate.sandbox.engine._tables import dump
 from ordergate.sandbox.market import CryptoQuote, Universe
-from ordergate.store import engine_for, migrate, normalise_url
 
 SATURDAY = datetime(2026, 12, 5, 16, 0, tzinfo=UTC)
 REF = "6f1d2c3b-4a59-4e7f-8a9b-0c1d2e3f4a5b"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    with database(request.param, tmp_path) as url:
-        engine = engine_for(normalise_url(url))
-        migrate(engine)
-        try:
-            yield engine
-        finally:
-            engine.dispose()
 
 
 class Paper:

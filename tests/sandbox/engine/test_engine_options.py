@@ -7,15 +7,11 @@ every answer validates against its captured output schema. On SQLite and on Post
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
-import pytest
-from pg_testkit import database
 from sandbox_testkit import _validator
 from sqlalchemy import Engine, text
 
@@ -31,24 +27,12 @@ from ordergate.sandbox.engine import (
 from ordergate.sandbox.engine._codec import decode_state, encode_state
 from ordergate.sandbox.engine._tables import dump
 from ordergate.sandbox.market import Market, OptionInstrument
-from ordergate.store import engine_for, migrate, normalise_url
 
 # Tuesday 2026-12-01, 10:00 in New York: a regular session; the first expiration listed is
 # Friday 2026-12-04, which closes at 21:00 UTC.
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)
 FRIDAY_CLOSE = datetime(2026, 12, 4, 21, 0, tzinfo=UTC)
 REF = "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    with database(request.param, tmp_path) as url:
-        engine = engine_for(normalise_url(url))
-        migrate(engine)
-        try:
-            yield engine
-        finally:
-            engine.dispose()
 
 
 class Paper:

@@ -4,15 +4,12 @@ half-done. On SQLite and on Postgres."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_testkit import database
 from sqlalchemy import Engine, event, text
 
 from ordergate.core import SteppedClock
@@ -25,20 +22,9 @@ from ordergate.sandbox.engine import (
 )
 from ordergate.sandbox.engine._codec import decode_state, encode_state
 from ordergate.sandbox.venue import stable_uuid
-from ordergate.store import engine_for, migrate, normalise_url, write_transaction
+from ordergate.store import write_transaction
 
 START = datetime(2026, 12, 1, 15, 0, tzinfo=UTC)  # 10:00 in New York
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    with database(request.param, tmp_path) as url:
-        engine = engine_for(normalise_url(url))
-        migrate(engine)
-        try:
-            yield engine
-        finally:
-            engine.dispose()
 
 
 class Paper:
