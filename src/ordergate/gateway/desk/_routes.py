@@ -82,13 +82,15 @@ def _code(body: dict[str, Any]) -> str | None:
 def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
     """The owner routes' endpoints, to serve on the owner channel."""
 
-    def endpoint(handler: Handler, *, post: bool) -> Callable[[Request], Awaitable[Response]]:
+    def endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        """``handler`` served: a ``POST``'s body is JSON it is handed (a ``GET`` has none)."""
+
         async def serve(request: Request) -> Response:
             try:
                 if "origin" in request.headers:
                     raise DeskError(403, "browser_refused", "The owner route is not for browsers.")
                 body: dict[str, Any] = {}
-                if post:
+                if request.method == "POST":
                     kind = request.headers.get("content-type", "").split(";")[0].strip()
                     if kind != "application/json":
                         raise DeskError(415, "json_required", "Send application/json.")
@@ -173,35 +175,24 @@ def owner_routes(desk: OwnerDesk) -> list[BaseRoute]:
 
     prefix = OWNER_PREFIX
     return [
-        Route(f"{prefix}/delayed", endpoint(delayed, post=False), methods=["GET"]),
-        Route(f"{prefix}/delayed/cancel", endpoint(cancel, post=True), methods=["POST"]),
-        Route(f"{prefix}/status", endpoint(status, post=False), methods=["GET"]),
-        Route(f"{prefix}/approvals", endpoint(approvals, post=False), methods=["GET"]),
-        Route(f"{prefix}/connections", endpoint(connections, post=False), methods=["GET"]),
-        Route(
-            f"{prefix}/approvals/{{approval_id}}/deny", endpoint(deny, post=True), methods=["POST"]
-        ),
-        Route(f"{prefix}/pause", endpoint(pause, post=True), methods=["POST"]),
-        Route(
-            f"{prefix}/connections/{{connection_id}}/revoke",
-            endpoint(revoke, post=True),
-            methods=["POST"],
-        ),
+        Route(f"{prefix}/delayed", endpoint(delayed), methods=["GET"]),
+        Route(f"{prefix}/delayed/cancel", endpoint(cancel), methods=["POST"]),
+        Route(f"{prefix}/status", endpoint(status), methods=["GET"]),
+        Route(f"{prefix}/approvals", endpoint(approvals), methods=["GET"]),
+        Route(f"{prefix}/connections", endpoint(connections), methods=["GET"]),
+        Route(f"{prefix}/approvals/{{approval_id}}/deny", endpoint(deny), methods=["POST"]),
+        Route(f"{prefix}/pause", endpoint(pause), methods=["POST"]),
+        Route(f"{prefix}/connections/{{connection_id}}/revoke", endpoint(revoke), methods=["POST"]),
         Route(
             f"{prefix}/connections/{{connection_id}}/limits",
-            endpoint(limits, post=True),
-            methods=["POST"],
-        ),
-        Route(
-            f"{prefix}/connections/{{connection_id}}/limits",
-            endpoint(limits, post=False),
-            methods=["GET"],
+            endpoint(limits),
+            methods=["GET", "POST"],
         ),
         Route(
             f"{prefix}/connections/{{connection_id}}/approval-mode",
-            endpoint(approval_mode, post=True),
+            endpoint(approval_mode),
             methods=["POST"],
         ),
-        Route(f"{prefix}/prepare", endpoint(prepare, post=True), methods=["POST"]),
-        Route(f"{prefix}/authorize", endpoint(authorize, post=True), methods=["POST"]),
+        Route(f"{prefix}/prepare", endpoint(prepare), methods=["POST"]),
+        Route(f"{prefix}/authorize", endpoint(authorize), methods=["POST"]),
     ]
