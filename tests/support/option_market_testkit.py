@@ -1,7 +1,8 @@
 """The sandbox venue's option market as a test reads it: the nearest expiry's contracts, one
 near the money, a contract's quote, legs and their natural net. Anything with the venue's
 client as ``venue`` reads it (the gateway's kit, the guard's desk). ``OPTIONS``: an
-``[options]`` table open enough for every strategy shape on AAPL."""
+``[options]`` table open enough for every strategy shape on AAPL; ``OPTION_TRADER``: the
+``optiontrader`` profile, which may trade equities and options."""
 
 from __future__ import annotations
 
@@ -10,7 +11,16 @@ from typing import Any, Protocol
 
 from venue_testkit import VenueClient
 
-__all__ = ["OPTIONS", "OnVenue", "contracts", "leg", "natural", "near_money", "quote"]
+__all__ = [
+    "OPTIONS",
+    "OPTION_TRADER",
+    "OnVenue",
+    "contracts",
+    "leg",
+    "natural",
+    "near_money",
+    "quote",
+]
 
 OPTIONS = """
 [options]
@@ -25,6 +35,13 @@ min_days_to_expiry = 0
 max_days_to_expiry = 400
 no_open_last_minutes = 0
 price_collar_bps = 5000
+"""
+
+OPTION_TRADER = """
+name: optiontrader
+description: Trades equities and options within the account policy.
+permissions: [account.read, market.read, orders.read, orders.review, orders.place,
+  orders.cancel, options.review, options.place, options.cancel]
 """
 
 

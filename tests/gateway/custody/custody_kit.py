@@ -16,6 +16,7 @@ import pyotp
 import pytest
 from mcp_http_testkit import McpSession, agentic_account
 from oauth_testkit import challenge_of, new_verifier, parse_form, person_enrolment
+from option_market_testkit import OPTION_TRADER
 from owner_command_testkit import owner_command
 from owner_testkit import PASSPHRASE, OwnerCodes, apply_policy, enrol
 from sqlalchemy import Engine, select
@@ -47,12 +48,6 @@ allow = ["SPY"]
 BOUND_S = 30
 LIVE = 'mode = "live"\nreal_money = true\napproval = "never"\n[symbols]\nallow = ["SPY"]\n'
 """A live rail's policy (over the sandbox: no real account)."""
-OPTION_TRADER = """
-name: optiontrader
-description: Trades equities and options within the account policy.
-permissions: [account.read, market.read, orders.read, orders.review, orders.place,
-  orders.cancel, options.review, options.place, options.cancel]
-"""
 
 
 def query(url: str) -> dict[str, str]:

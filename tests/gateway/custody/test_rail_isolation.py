@@ -21,6 +21,7 @@ import httpx2
 import pytest
 from custody_kit import BOUND_S, Custodian, custodian
 from mcp_http_testkit import McpSession, agentic_account, ask_exercise
+from option_market_testkit import OPTION_TRADER
 from owner_testkit import PASSPHRASE, channel_act, owner_channel
 from passkey_testkit import SoftPasskey
 from person_console_kit import PersonConsole, connect_with_passkey
@@ -39,12 +40,6 @@ max_order_usd = 2000
 max_daily_usd = 10000
 [symbols]
 allow = ["SPY"]
-"""
-OPTION_TRADER = """
-name: optiontrader
-description: Trades equities and options within the account policy.
-permissions: [account.read, market.read, orders.read, orders.review, orders.place,
-  orders.cancel, options.review, options.place, options.cancel]
 """
 
 

@@ -13,6 +13,7 @@ import pytest
 from desk_kit import Desk, owner_desk
 from gateway_testkit import OPEN
 from mcp_http_testkit import ask_exercise
+from option_market_testkit import OPTION_TRADER
 
 from ordergate.callers import mint
 from ordergate.ledger import FilingStatus
@@ -25,12 +26,6 @@ approval = "never"
 allow = ["AAPL"]
 [options]
 underlyings = ["AAPL"]
-"""
-OPTION_TRADER = """
-name: optiontrader
-description: Trades equities and options within the account policy.
-permissions: [account.read, market.read, orders.read, options.review, options.place,
-  options.cancel]
 """
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
-from option_market_testkit import OPTIONS, contracts, leg, natural, near_money, quote
+from option_market_testkit import OPTION_TRADER, OPTIONS, contracts, leg, natural, near_money, quote
 
 from ordergate.policy import PolicyConfig, parse_policy
 from ordergate.venues.paper import PaperVenue
@@ -37,12 +37,6 @@ __all__ = [
 CENT = Decimal("0.01")
 SLACK = Decimal("0.05")
 """How far past the legs' natural net ``at_natural`` prices an order, so it fills."""
-OPTION_TRADER = """
-name: optiontrader
-description: Trades equities and options within the account policy.
-permissions: [account.read, market.read, orders.read, orders.review, orders.place,
-  orders.cancel, options.review, options.place, options.cancel]
-"""
 
 
 def option_policy(
