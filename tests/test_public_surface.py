@@ -33,7 +33,7 @@ SURFACE = {
     "ordergate.sandbox": {
         "serve_forever",
         "DEFAULT_PORT", "Framing", "MCP_PATH", "Sandbox", "SandboxConfig", "SandboxServer",
-        "SandboxUser", "build_sandbox",
+        "SandboxUser", "build_sandbox", "RestKeys", "RestRun", "named_pairs", "rest_routes",
     },
     "ordergate.sandbox.oauth": {
         "AccessGrant", "OAuthServer", "SANDBOX_SUBJECT", "SHARED_CLIENT_ID", "TokenPair",

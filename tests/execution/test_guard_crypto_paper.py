@@ -2,7 +2,7 @@
 venue's own crypto desk in the engine filling on the upstream's crypto quotes (a real sandbox
 venue on loopback). Market and limit buys and sells, by units and by dollars, a partial fill,
 a cancel, a rejection; the reservations end at what filled; nothing reaches the upstream's
-own crypto desk."""
+own crypto desk. The REST lane on paper trades the same book, and is held to no rate."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import pytest
 from client_testkit import rhs_account_number
 from guard_kit import Desk, desk, policy
 
+from ordergate.client.crypto_rest import BURST, PER_MINUTE
 from ordergate.core import CryptoOrderType, Side
 from ordergate.execution import CRYPTO_KIND
 from ordergate.ledger import FilingStatus
@@ -169,3 +170,38 @@ async def test_a_paper_order_the_engine_refuses_is_recorded_and_holds_nothing(
         assert status in (FilingStatus.REJECTED, FilingStatus.FAILED, FilingStatus.REFUSED)
         assert d.ledger.rolling_spend(d.account).notional == 0
         assert await paper_orders(d) == []
+
+
+async def test_both_paper_lanes_trade_one_book_a_buy_on_the_mcp_lane_is_sold_on_the_rest_lane(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, config=policy(CRYPTO)) as d:
+        bought = await d.guard.submit_crypto(crypto(d, asset_quantity=D("0.02")), identity="a")
+        assert await follow(d, bought.filing_id) is FilingStatus.FILLED
+        d.guard.use_policy(policy(CRYPTO + 'route = "rest"\n'))
+        # Only what the MCP lane bought is there to sell: the REST lane reads the same book.
+        sold = await d.guard.submit_crypto(
+            crypto(d, side=Side.SELL, asset_quantity=D("0.02")), identity="a"
+        )
+        assert sold.status is FilingStatus.SUBMITTED, sold
+        lanes = [d.ledger.filing(f).terms["lane"] for f in (bought.filing_id, sold.filing_id)]
+        assert lanes == ["mcp", "rest"]
+        assert await follow(d, sold.filing_id) is FilingStatus.FILLED
+        listed = {o["ref_id"]: o["state"] for o in await paper_orders(d)}
+        assert listed == {str(bought.filing_id): "filled", str(sold.filing_id): "filled"}
+        assert upstream_orders(d) == []
+
+
+async def test_the_paper_rest_lane_answers_past_the_apis_burst_without_waiting(
+    tmp_path: Path,
+) -> None:
+    async with desk(tmp_path, config=policy(CRYPTO)) as d:
+        assert isinstance(d.port, PaperVenue)
+        lane = d.port.crypto.named("rest")
+        assert lane is not None
+        # Held to the API's rate, the 50 requests past the burst would wait 30 s at least.
+        extra, bound_s = 50, 25
+        assert extra * 60 / PER_MINUTE > bound_s
+        with anyio.fail_after(bound_s):
+            for _ in range(BURST + extra):
+                assert await lane.quote("BTC-USD") is not None

@@ -56,7 +56,7 @@ async def test_the_paper_venue_is_the_live_lane_marked_paper(tmp_path: Path) -> 
     async with desk(tmp_path) as d:
         venue = d.port
         assert isinstance(venue, PaperVenue) and isinstance(venue, Venue)
-        assert venue.crypto is not None and set(venue.crypto.lanes) == {"mcp"}
+        assert venue.crypto is not None and set(venue.crypto.lanes) == {"mcp", "rest"}
         assert isinstance(venue.equity, EquityLane)
         assert venue.paper is True and venue.equity.orders.paper is True
         # An agent reads the account as the guard does.

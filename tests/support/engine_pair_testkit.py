@@ -81,6 +81,9 @@ class CryptoRecorder:
     def pair(self, symbol: str) -> CryptoPair | None:
         return self._market.pair(symbol)
 
+    def pairs(self) -> tuple[CryptoPair, ...]:
+        return self._market.pairs()
+
     def quote(self, symbol: str, at: datetime) -> CryptoQuote:
         quote = self._market.quote(symbol, at)
         self.seen.append(quote)

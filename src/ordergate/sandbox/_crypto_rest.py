@@ -13,6 +13,12 @@ the API's (``open``, ``partially_filled``, ``filled``, ``canceled``, ``failed``)
 
 Keys are issued on the loopback-only admin (``POST /_sandbox/crypto_api_keys``): the
 sandbox registers the public key given, or makes a key pair and answers its private key once.
+
+How a signed request's work runs is the caller's (``run``): the sandbox brings the venue up
+to its clock and does it; paper trading (``ordergate.venues.paper``) does it in its engine's
+turn on the paper book, once the pairs the request names (``named_pairs``) are priced. The
+work itself is synchronous and answers a ``Response``: a venue's refusal is an answer, so a
+refused request moves nothing but the clock.
 """
 
 from __future__ import annotations
@@ -52,7 +58,7 @@ from ordergate.sandbox.venue._crypto_model import CryptoOrder
 if TYPE_CHECKING:
     from ordergate.sandbox.venue import Venue
 
-__all__ = ["RestKeys", "rest_routes"]
+__all__ = ["RestKeys", "RestRun", "named_pairs", "rest_routes"]
 
 TRADING = "/api/v1/crypto/trading"
 MARKETDATA = "/api/v1/crypto/marketdata"
@@ -105,7 +111,26 @@ def _signed_path(request: Request) -> str:
     return f"{path}?{query.decode('latin-1')}" if query else path
 
 
-Handler = Callable[[Request, str], Awaitable[Any]]
+Handler = Callable[[Request, str], Any]
+RestRun = Callable[[Request, str, Callable[[], Response]], Awaitable[Response]]
+"""Runs one signed request's work (``request``, its ``body``) on the venue brought up to its
+clock, and answers what the work answers."""
+
+
+def named_pairs(request: Request, body: str) -> tuple[str, ...] | None:
+    """The pairs a request names (its ``symbol`` parameters, or a new order's ``symbol``),
+    upper case; ``None`` when it asks of every pair listed (a pair or quote listing that
+    names none). What a paper book prices before it answers."""
+    if request.method == "POST":
+        try:
+            document = loads_json(body.encode())
+        except ValueError:
+            return ()
+        symbol = document.get("symbol") if isinstance(document, dict) else None
+        return (symbol.strip().upper(),) if isinstance(symbol, str) and symbol.strip() else ()
+    symbols = tuple(s.strip().upper() for s in request.query_params.getlist("symbol"))
+    every = request.url.path.endswith(("/trading_pairs/", "/best_bid_ask/"))
+    return None if every and not symbols else symbols
 
 
 def rest_routes(
@@ -114,13 +139,31 @@ def rest_routes(
     *,
     page_size: int = PAGE,
     now_s: Callable[[], float] = time.time,
+    run: RestRun | None = None,
 ) -> list[Route]:
     """The REST venue's routes, listings ``page_size`` rows a page; ``now_s`` is the wall
-    clock the timestamps are held to."""
+    clock the timestamps are held to; ``run``: how a request's work runs (the venue synced,
+    then the work, unless told otherwise)."""
     desk = crypto_desk(venue)
+
+    async def synced(request: Request, body: str, work: Callable[[], Response]) -> Response:
+        # The desks brought up to the clock first, as every MCP tool call does: REST and
+        # the MCP answer one account at one instant.
+        venue.sync()
+        return work()
+
+    running = run or synced
 
     def rhs() -> str:
         return venue.accounts.agentic.rhs_account_number
+
+    def answered(handler: Handler, request: Request, body: str) -> Response:
+        try:
+            answer = handler(request, body)
+        except VenueError as error:
+            status = 404 if error.code == "NOT_FOUND" and error.field == "order_id" else 400
+            return _client_error(status, error.message, error.field)
+        return answer if isinstance(answer, Response) else JSONResponse(answer)
 
     def signed(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -141,17 +184,7 @@ def rest_routes(
             )
             if problem is not None:
                 return _client_error(401, problem)
-            # The desks brought up to the clock first, as every MCP tool call does: REST and
-            # the MCP answer one account at one instant.
-            venue.sync()
-            try:
-                answer = await handler(request, body)
-            except VenueError as error:
-                status = 404 if error.code == "NOT_FOUND" and error.field == "order_id" else 400
-                return _client_error(status, error.message, error.field)
-            if isinstance(answer, Response):
-                return answer
-            return JSONResponse(answer)
+            return await running(request, body, lambda: answered(handler, request, body))
 
         return endpoint
 
@@ -172,7 +205,7 @@ def rest_routes(
             following = str(request.url.replace(query=urlencode([*kept, ("cursor", str(end))])))
         return {"next": following, "previous": None, "results": rows[start:end]}
 
-    async def accounts(request: Request, body: str) -> Any:
+    def accounts(request: Request, body: str) -> Any:
         account = venue.accounts.get_rhs(rhs())
         return {
             "account_number": account.rhs_account_number,
@@ -181,7 +214,7 @@ def rest_routes(
             "buying_power_currency": "USD",
         }
 
-    async def holdings(request: Request, body: str) -> Any:
+    def holdings(request: Request, body: str) -> Any:
         account = venue.accounts.get_rhs(rhs())
         wanted = set(request.query_params.getlist("asset_code"))
         rows = [
@@ -198,9 +231,9 @@ def rest_routes(
         ]
         return listing(request, rows)
 
-    async def trading_pairs(request: Request, body: str) -> Any:
+    def trading_pairs(request: Request, body: str) -> Any:
         symbols = request.query_params.getlist("symbol")
-        pairs = [pair_of(s) for s in symbols] or list(venue.market.universe.crypto_pairs)
+        pairs = [pair_of(s) for s in symbols] or list(desk.market.pairs())
         rows = [
             {
                 "symbol": pair.symbol,
@@ -228,12 +261,12 @@ def rest_routes(
             "timestamp": wire_time(quote.updated_at),
         }
 
-    async def best_bid_ask(request: Request, body: str) -> Any:
+    def best_bid_ask(request: Request, body: str) -> Any:
         symbols = request.query_params.getlist("symbol")
-        pairs = [pair_of(s) for s in symbols] or list(venue.market.universe.crypto_pairs)
+        pairs = [pair_of(s) for s in symbols] or list(desk.market.pairs())
         return {"results": [quote_row(pair) for pair in pairs]}
 
-    async def estimated_price(request: Request, body: str) -> Any:
+    def estimated_price(request: Request, body: str) -> Any:
         pair = pair_of(request.query_params.get("symbol", ""))
         side = request.query_params.get("side", "")
         if side not in ("bid", "ask", "both"):
@@ -293,7 +326,7 @@ def rest_routes(
     def account_number() -> str:
         return venue.accounts.get_rhs(rhs()).account_number
 
-    async def orders(request: Request, body: str) -> Any:
+    def orders(request: Request, body: str) -> Any:
         if request.method == "POST":
             return place(body)
         params = request.query_params
@@ -355,10 +388,10 @@ def rest_routes(
             raise VenueError("APPROVAL_REQUIRED", "this account's orders wait for approval")
         return JSONResponse(order_row(placed), status_code=201)
 
-    async def order(request: Request, body: str) -> Any:
+    def order(request: Request, body: str) -> Any:
         return order_row(desk.order(account_number(), request.path_params["order_id"]))
 
-    async def cancel(request: Request, body: str) -> Any:
+    def cancel(request: Request, body: str) -> Any:
         order_id = request.path_params["order_id"]
         desk.cancel(rhs(), order_id)
         return Response(f"Cancel request has been submitted for order {order_id}")

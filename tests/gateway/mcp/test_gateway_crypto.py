@@ -1,10 +1,12 @@
-"""Crypto orders through the gateway against the sandbox (live): ``place_crypto_order`` filed
-and placed through the guard, ``preview_crypto_order`` checked then forwarded,
-``cancel_crypto_order`` through the cancel rules; market and limit, buys and sells, by
-quantity and by dollars, the hold ending at what filled; arguments the filing cannot name,
+"""Crypto orders through the gateway, live against the sandbox and on paper (the venue's own
+engine over it), on either lane (the MCP's crypto tools or the Crypto Trading REST rail, as
+``crypto.route`` says): ``place_crypto_order`` filed and placed through the guard,
+``preview_crypto_order`` checked then forwarded, ``cancel_crypto_order`` through the cancel
+rules; market and limit, buys and sells, by quantity and by dollars, a partial fill, a cancel
+and a venue's rejection, the hold ending at what filled; arguments the filing cannot name,
 and orders the policy refuses, never reach the venue; the profile must grant crypto.place;
-on paper a crypto order fills on the venue's own engine (its crypto desk), never at the
-venue."""
+on paper a crypto order fills on the engine's crypto desk whichever lane it takes, never at
+the venue, and nothing is sent to a Crypto Trading API."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from client_testkit import rhs_account_number
 from mcp_gateway_kit import OPEN_POLICY, Gateway, gateway
@@ -21,10 +24,14 @@ from typer.testing import CliRunner
 from ordergate.cli import app
 from ordergate.ledger import FilingStatus
 from ordergate.policy import PolicyConfig, parse_policy
+from ordergate.venues.paper import PaperVenue
 
 pytestmark = pytest.mark.anyio
 
 D = Decimal
+LANES = ["live-mcp", "live-rest", "paper-mcp", "paper-rest"]
+"""Where a scenario runs: the rail (the venue itself, or paper on its engine) and the
+``crypto.route`` its policy names."""
 
 
 def crypto_table(
@@ -74,10 +81,37 @@ def order(gw: Gateway, **fields: Any) -> dict[str, Any]:
 
 
 def venue_orders(gw: Gateway) -> list[dict[str, Any]]:
+    """The sandbox venue's own crypto orders (on paper: what reached a market, never any)."""
     listed: list[dict[str, Any]] = gw.venue.data(
         "get_crypto_orders", {"rhs_account_number": rhs_account_number(gw.venue)}
     )["orders"]
     return listed
+
+
+def paper(gw: Gateway) -> PaperVenue | None:
+    venue = gw.guard.venue
+    return venue if isinstance(venue, PaperVenue) else None
+
+
+async def book_orders(gw: Gateway) -> list[dict[str, Any]]:
+    """The crypto orders of the book the gateway trades: on paper the engine's, else the
+    venue's."""
+    book = paper(gw)
+    if book is None:
+        return venue_orders(gw)
+    rhs = {"rhs_account_number": rhs_account_number(gw.venue)}
+    listed: list[dict[str, Any]] = (await book.caller.call("get_crypto_orders", rhs))["orders"]
+    return listed
+
+
+async def reject_next_order(gw: Gateway) -> None:
+    """The venue that answers the gateway's orders (on paper the engine's) rejects the next
+    one it is given, after accepting it."""
+    book = paper(gw)
+    if book is None:
+        gw.venue.faults(reject_orders=1)
+    else:
+        (await book.caller.engine()).venue.faults.update({"reject_orders": 1})
 
 
 def data_of(result: dict[str, Any]) -> dict[str, Any]:
@@ -103,21 +137,33 @@ def filled(gw: Gateway, filing_id: str) -> Decimal:
     return sum((f.notional for f in gw.ledger.orders.executions(filing_id)), D(0))
 
 
-def live(tmp_path: Path, extra: str = CRYPTO, *, daily: str = "20000", rest: bool = False) -> Any:
+def on(tmp_path: Path, lane: str, extra: str = CRYPTO, *, daily: str = "20000") -> Any:
+    """The gateway on ``lane`` (``rail`` or ``rail-route``: ``live`` is the sandbox venue,
+    ``paper`` its engine's book over it; the route, when named, the crypto table's). Live, a
+    route that may lead to REST takes the venue's REST rail on a key it issued; paper needs
+    none."""
+    rail, _, route = lane.partition("-")
+    routed = f'route = "{route}"\n' if route else ""
     return gateway(
         tmp_path,
-        live=True,
-        config=rules(extra, daily=daily),
+        live=rail == "live",
+        config=rules(extra + routed, daily=daily),
         profile="crypto_trader",
         profiles_home=home(tmp_path),
-        crypto_rest=rest,
+        crypto_rest=rail == "live" and route in ("rest", "auto"),
     )
 
 
-async def test_market_buys_by_quantity_and_dollars_and_a_sell_end_at_what_filled(
-    tmp_path: Path,
+def live(tmp_path: Path, extra: str = CRYPTO) -> Any:
+    return on(tmp_path, "live", extra)
+
+
+@pytest.mark.parametrize("lane", LANES)
+async def test_market_buys_and_sells_by_quantity_and_dollars_end_at_what_filled(
+    tmp_path: Path, lane: str
 ) -> None:
-    async with live(tmp_path) as gw:
+    route = lane.partition("-")[2]
+    async with on(tmp_path, lane) as gw:
         by_units = data_of(await gw.call("place_crypto_order", order(gw)))
         by_dollars = data_of(
             await gw.call(
@@ -131,14 +177,24 @@ async def test_market_buys_by_quantity_and_dollars_and_a_sell_end_at_what_filled
         sold = data_of(
             await gw.call("place_crypto_order", order(gw, side="sell", quantity="0.005"))
         )
-        assert sold["status"] == "submitted", sold
+        sold_dollars = data_of(
+            await gw.call(
+                "place_crypto_order",
+                order(gw, symbol="ETH-USD", side="sell", quantity=None, dollar_amount="100.00"),
+            )
+        )
+        assert sold["status"] == sold_dollars["status"] == "submitted", (sold, sold_dollars)
         assert await settle(gw, sold["filing_id"]) is FilingStatus.FILLED
+        assert await settle(gw, sold_dollars["filing_id"]) is FilingStatus.FILLED
         spent = gw.ledger.rolling_spend(gw.account).notional
         assert spent == filled(gw, by_units["filing_id"]) + filled(gw, by_dollars["filing_id"])
-        refs = {o["ref_id"] for o in venue_orders(gw)}
-        assert refs == {by_units["filing_id"], by_dollars["filing_id"], sold["filing_id"]}
+        filings = (by_units, by_dollars, sold, sold_dollars)
+        assert {o["ref_id"] for o in await book_orders(gw)} == {f["filing_id"] for f in filings}
+        assert {gw.ledger.filing(f["filing_id"]).terms["lane"] for f in filings} == {route}
         record = gw.ledger.filing(by_units["filing_id"])
-        assert record.kind == "crypto_order" and record.terms["lane"] == "mcp"
+        assert record.kind == "crypto_order"
+        if paper(gw) is not None:
+            assert venue_orders(gw) == []  # the engine's book holds them, not the venue
         shown = data_of(await gw.call("gate_record"))
     # What the agent and the owner see of a crypto filing: its kind, pair, size and lane.
     [entry] = [f for f in shown["filings"] if f["filing_id"] == by_units["filing_id"]]
@@ -146,7 +202,7 @@ async def test_market_buys_by_quantity_and_dollars_and_a_sell_end_at_what_filled
         "crypto_order",
         "BTC-USD",
         "0.01",
-        "mcp",
+        route,
     )
     assert entry["status"] == "filled" and "rhs_account_number" not in entry
     why = CliRunner().invoke(
@@ -154,47 +210,18 @@ async def test_market_buys_by_quantity_and_dollars_and_a_sell_end_at_what_filled
         ["why", by_units["filing_id"], "--db", f"sqlite:///{tmp_path / 'gateway-ledger.db'}"],
     )
     assert why.exit_code == 0, why.output
-    assert "order      crypto_order  asset_quantity=0.01 lane=mcp pair=BTC-USD side=buy" in (
-        why.stdout
-    )
+    said = f"order      crypto_order  asset_quantity=0.01 lane={route} pair=BTC-USD side=buy"
+    assert said in why.stdout
     assert "placement  " in why.stdout and "fill       " in why.stdout
 
 
-async def test_a_limit_buy_rests_and_is_cancelled_through_the_gateway(tmp_path: Path) -> None:
-    async with live(tmp_path, crypto_table(collar=10000)) as gw:
-        placed = data_of(
-            await gw.call(
-                "place_crypto_order",
-                order(gw, type="limit", limit_price="50000.00", time_in_force="gtc"),
-            )
-        )
-        assert placed["status"] == "submitted"
-        _step(gw)
-        _step(gw)
-        cancelled = await gw.call(
-            "cancel_crypto_order",
-            {"rhs_account_number": rhs_account_number(gw.venue), "order_id": placed["order_id"]},
-        )
-        assert data_of(cancelled) == {"accepted": True}
-        assert gw.ledger.filing(placed["filing_id"]).status is FilingStatus.CANCELLED
-        assert gw.ledger.rolling_spend(gw.account).notional == 0
-
-
-async def test_routed_to_the_rest_rail_an_agents_orders_fill_cancel_and_refuse_as_on_the_mcp(
-    tmp_path: Path,
+@pytest.mark.parametrize("lane", LANES)
+async def test_a_limit_buy_rests_and_is_cancelled_and_a_limit_sell_under_the_bid_fills(
+    tmp_path: Path, lane: str
 ) -> None:
-    rest = crypto_table(collar=10000) + 'route = "rest"\n'
-    async with live(tmp_path, rest, rest=True) as gw:
-        by_units = data_of(await gw.call("place_crypto_order", order(gw)))
-        by_dollars = data_of(
-            await gw.call(
-                "place_crypto_order",
-                order(gw, symbol="ETH-USD", quantity=None, dollar_amount="300.00"),
-            )
-        )
-        assert by_units["status"] == by_dollars["status"] == "submitted", (by_units, by_dollars)
-        assert await settle(gw, by_units["filing_id"]) is FilingStatus.FILLED
-        assert await settle(gw, by_dollars["filing_id"]) is FilingStatus.FILLED
+    async with on(tmp_path, lane, crypto_table(collar=10000)) as gw:
+        bought = data_of(await gw.call("place_crypto_order", order(gw)))
+        assert await settle(gw, bought["filing_id"]) is FilingStatus.FILLED
         resting = data_of(
             await gw.call(
                 "place_crypto_order",
@@ -202,29 +229,36 @@ async def test_routed_to_the_rest_rail_an_agents_orders_fill_cancel_and_refuse_a
             )
         )
         assert resting["status"] == "submitted", resting
+        held = gw.ledger.rolling_spend(gw.account).notional
+        assert held == filled(gw, bought["filing_id"]) + D("500.00")
+        _step(gw)
         _step(gw)
         cancelled = await gw.call(
             "cancel_crypto_order",
             {"rhs_account_number": rhs_account_number(gw.venue), "order_id": resting["order_id"]},
         )
         assert data_of(cancelled) == {"accepted": True}
-        error = await gw.refusal("place_crypto_order", order(gw, quantity="1e-3"))
-        assert error["code"] == "INVALID_ORDER"
-        filings = (by_units, by_dollars, resting)
-        assert {gw.ledger.filing(f["filing_id"]).terms["lane"] for f in filings} == {"rest"}
         assert gw.ledger.filing(resting["filing_id"]).status is FilingStatus.CANCELLED
-        assert sorted(o["ref_id"] for o in venue_orders(gw)) == sorted(
-            f["filing_id"] for f in filings
+        quote = gw.venue.data("get_crypto_quotes", {"symbols": ["BTC-USD"]})["results"][0]
+        under = (D(quote["bid_price"]) * D("0.98")).quantize(D("0.01"))
+        sold = data_of(
+            await gw.call(
+                "place_crypto_order",
+                order(gw, side="sell", type="limit", quantity="0.005", limit_price=str(under)),
+            )
         )
-        spent = gw.ledger.rolling_spend(gw.account).notional
-        assert spent == filled(gw, by_units["filing_id"]) + filled(gw, by_dollars["filing_id"])
-        shown = data_of(await gw.call("gate_record"))
-    lanes = {f["filing_id"]: f["lane"] for f in shown["filings"]}
-    assert [lanes[f["filing_id"]] for f in filings] == ["rest"] * 3
+        assert sold["status"] == "submitted", sold
+        assert await settle(gw, sold["filing_id"]) is FilingStatus.FILLED
+        assert gw.ledger.rolling_spend(gw.account).notional == filled(gw, bought["filing_id"])
+        states = {o["ref_id"]: o["state"] for o in await book_orders(gw)}
+        assert states[resting["filing_id"]] in ("canceled", "cancelled"), states
+        if paper(gw) is not None:
+            assert venue_orders(gw) == []
 
 
-async def test_a_big_order_fills_partially_then_wholly(tmp_path: Path) -> None:
-    async with live(tmp_path, crypto_table(max_order_usd="40000"), daily="90000") as gw:
+@pytest.mark.parametrize("lane", LANES)
+async def test_a_big_order_fills_partially_then_wholly(tmp_path: Path, lane: str) -> None:
+    async with on(tmp_path, lane, crypto_table(max_order_usd="40000"), daily="90000") as gw:
         placed = data_of(await gw.call("place_crypto_order", order(gw, quantity="0.3")))
         seen = set()
         for _ in range(10):
@@ -236,16 +270,56 @@ async def test_a_big_order_fills_partially_then_wholly(tmp_path: Path) -> None:
         assert gw.ledger.rolling_spend(gw.account).notional == filled(gw, placed["filing_id"])
 
 
-async def test_an_order_the_venue_rejects_holds_nothing(tmp_path: Path) -> None:
-    async with live(tmp_path) as gw:
-        gw.venue.faults(reject_orders=1)
+@pytest.mark.parametrize("lane", LANES)
+async def test_an_order_the_venue_rejects_holds_nothing(tmp_path: Path, lane: str) -> None:
+    async with on(tmp_path, lane) as gw:
+        await reject_next_order(gw)
         placed = data_of(await gw.call("place_crypto_order", order(gw)))
+        assert placed["status"] == "submitted", placed
         await settle(gw, placed["filing_id"])
         assert gw.ledger.filing(placed["filing_id"]).status in (
             FilingStatus.REJECTED,
             FilingStatus.FAILED,
         )
         assert gw.ledger.rolling_spend(gw.account).notional == 0
+        [rejected] = await book_orders(gw)
+        assert rejected["ref_id"] == placed["filing_id"]
+
+
+@pytest.mark.parametrize("rail", ["live", "paper"])
+async def test_auto_routes_to_the_rest_rail_when_the_mcp_does_not_offer_crypto_orders(
+    tmp_path: Path, rail: str
+) -> None:
+    async with on(tmp_path, f"{rail}-auto") as gw:
+        # The gateway keeps the tool list it read; the route asks the MCP afresh per filing.
+        assert "place_crypto_order" in {tool["name"] for tool in await gw.tools()}
+        gw.venue.faults(unlisted_tools=["place_crypto_order", "cancel_crypto_order"])
+        placed = data_of(await gw.call("place_crypto_order", order(gw)))
+        assert placed["status"] == "submitted", placed
+        assert gw.ledger.filing(placed["filing_id"]).terms["lane"] == "rest"
+        assert await settle(gw, placed["filing_id"]) is FilingStatus.FILLED
+        assert [o["ref_id"] for o in await book_orders(gw)] == [placed["filing_id"]]
+
+
+async def test_a_paper_order_on_the_rest_lane_reaches_no_network_endpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[str] = []
+    network = httpx2.AsyncHTTPTransport.handle_async_request
+
+    async def watched(self: httpx2.AsyncHTTPTransport, request: httpx2.Request) -> Any:
+        if "/api/v1/crypto/" in request.url.path:
+            sent.append(str(request.url))
+        return await network(self, request)
+
+    monkeypatch.setattr(httpx2.AsyncHTTPTransport, "handle_async_request", watched)
+    async with on(tmp_path, "paper-rest") as gw:
+        placed = data_of(await gw.call("place_crypto_order", order(gw)))
+        assert await settle(gw, placed["filing_id"]) is FilingStatus.FILLED
+        assert gw.ledger.filing(placed["filing_id"]).terms["lane"] == "rest"
+        assert [o["ref_id"] for o in await book_orders(gw)] == [placed["filing_id"]]
+        assert venue_orders(gw) == []
+    assert sent == []
 
 
 async def test_a_quantity_one_cent_over_the_cap_at_the_ask_is_refused_and_nothing_sent(

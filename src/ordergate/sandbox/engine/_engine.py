@@ -222,6 +222,18 @@ class EquityEngine:
 
         return self._in_read(work) if name in READ_TOOLS else self._in_turn(work)
 
+    @property
+    def venue(self) -> Venue:
+        """The venue the book runs on: what ``run``'s work reads and moves (its desks and
+        accounts), never to be touched outside ``run``."""
+        return self._venue
+
+    def run(self, work: Callable[[], T], *, moves: bool) -> T:
+        """``work`` on the book brought up to the clock, as a tool call is: in the book's
+        turn when it may move the book (``moves``), else as a read of ``READ_TOOLS`` is.
+        What another front of the venue does on the book (its REST routes) runs here."""
+        return self._in_turn(work) if moves else self._in_read(work)
+
     def order_by_ref(self, ref_id: str) -> dict[str, Any] | None:
         """The agentic account's order placed with ``ref_id`` (any case), open or ended, in
         ``get_equity_orders``' shape; ``None`` when there is none. A lookup by key."""

@@ -25,6 +25,10 @@ class CryptoMarket(Protocol):
         """The pair listed as ``symbol`` (upper case, ``BTC-USD``), or ``None``."""
         ...
 
+    def pairs(self) -> tuple[CryptoPair, ...]:
+        """Every pair listed now."""
+        ...
+
     def quote(self, symbol: str, at: datetime) -> CryptoQuote | None:
         """The quote of a listed pair at ``at`` (never later than the venue clock); ``None``
         when the market has no usable price for it then."""
@@ -42,6 +46,9 @@ class VenueCryptoMarket:
             return self._market.universe.crypto_pair(symbol)
         except UnknownInstrument:
             return None
+
+    def pairs(self) -> tuple[CryptoPair, ...]:
+        return tuple(self._market.universe.crypto_pairs)
 
     def quote(self, symbol: str, at: datetime) -> CryptoQuote:
         return self._market.crypto_quote(symbol, at)

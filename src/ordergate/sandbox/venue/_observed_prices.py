@@ -213,6 +213,10 @@ class ObservedCryptoPrices(_Observed[CryptoPair, CryptoQuote]):
         reads it)."""
         return self._listings.get(symbol) or self._listings.get(f"{symbol}-USD")
 
+    def pairs(self) -> tuple[CryptoPair, ...]:
+        """Every pair listed so far."""
+        return tuple(self._listings.values())
+
     def quote(self, symbol: str, at: datetime) -> CryptoQuote | None:
         """The latest quote of ``symbol`` observed at or before ``at``; ``None`` when there
         is none or it is older than ``max_age``."""

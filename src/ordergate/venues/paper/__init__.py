@@ -5,7 +5,10 @@ whose account and order tools (``ANSWERED``: equities, crypto, options, the port
 realised P&L) the venue's engine (``ordergate.sandbox.engine.EquityEngine``) answers from a
 paper book in the ledger's database (``book_name``) on the upstream's observed quotes
 (``QUOTE_REUSE``, slippage in the feed); every other tool (``FORWARDED``, market data) is the
-upstream's. A paper answer is the venue's own answer, read by the live client code.
+upstream's. A paper answer is the venue's own answer, read by the live client code. Crypto
+orders take either live lane, as the policy routes them: the MCP's crypto tools over the
+caller, or the REST lane over the sandbox's REST venue in process (``paper_rest``), both on
+the one book and neither reaching the upstream's crypto desk or the Crypto Trading API.
 """
 
 from ordergate.venues.paper._caller import (

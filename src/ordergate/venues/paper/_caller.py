@@ -23,7 +23,8 @@ live one. What the caller does with each tool:
 - the crypto order tools (``preview_crypto_order``, ``place_crypto_order``,
   ``cancel_crypto_order``, ``get_crypto_orders``, ``get_crypto_positions``): the engine's
   crypto desk, on the book's crypto holdings and cash; ``get_currency_pairs`` stays the
-  upstream's.
+  upstream's. The paper REST lane's requests reach the same desk without a tool: their work
+  runs on the book's venue in the same turn (``on_book``), priced as a crypto tool is.
 - exercising options and its withdrawal, advanced orders: refused
   (``BusinessError`` ``NOT_ON_PAPER``), never sent: the engine does not carry them, and
   forwarded they would act on the real account.
@@ -64,11 +65,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from uuid import NAMESPACE_URL, uuid5
 
 import anyio
@@ -115,6 +116,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 QUOTE_REUSE: Final = timedelta(seconds=1)
 """A symbol observed within this much of the clock is not read from the upstream again."""
@@ -322,6 +324,11 @@ class PaperCaller:
         self._observed: dict[str, datetime] = {}
 
     @property
+    def upstream(self) -> Any:
+        """What answers the tools the engine does not (the real account's connection)."""
+        return self._upstream
+
+    @property
     def slippage_bps(self) -> int:
         return self._slippage
 
@@ -387,6 +394,27 @@ class PaperCaller:
                 tool="get_equity_orders",
             ) from None
         return [EquityOrder.model_validate(order) for order in listed]
+
+    async def on_book(
+        self, work: Callable[[], T], *, pairs: Iterable[str] | None, moves: bool
+    ) -> T:
+        """``work`` on the paper book's venue (``engine().venue``) in one turn of the
+        worker, as an engine tool runs (``EquityEngine.run``; ``moves``: it may move the
+        book): priced first like a crypto tool, the ``pairs`` it names and the book's own
+        unless observed within ``QUOTE_REUSE``. ``pairs`` ``None``: it lists every pair, so
+        the upstream's ``get_currency_pairs`` lists them all first (none is priced for
+        that). What the paper REST lane's in-process venue runs each request's work in."""
+        engine = await self.engine()
+        named = frozenset(pair.strip().upper() for pair in pairs or ())
+        if pairs is None:
+            await self._list_crypto()
+        ran = await blocking(self._work_if_priced, engine, work, named, moves)
+        if isinstance(ran, Wanted):
+            await self._price(engine, ran.symbols)
+            await self._price_crypto(ran.pairs)
+            await self._price_options(engine, ran.option_ids)
+            return await blocking(self._work, engine, work, moves)
+        return ran
 
     async def engine(self) -> EquityEngine:
         """The engine on the paper book of the upstream's agentic account (opened once)."""
@@ -461,6 +489,19 @@ class PaperCaller:
                     return stale
             return engine.call(name, arguments)
 
+    def _work(self, engine: EquityEngine, work: Callable[[], T], moves: bool) -> T:
+        with self._turn:
+            return engine.run(work, moves=moves)
+
+    def _work_if_priced(
+        self, engine: EquityEngine, work: Callable[[], T], pairs: frozenset[str], moves: bool
+    ) -> T | Wanted:
+        with self._turn:
+            wanted = engine.wanted()
+            needed = Wanted(wanted.symbols, wanted.pairs | pairs, wanted.option_ids)
+            stale = self._stale(needed, "", {})
+            return engine.run(work, moves=moves) if stale is None else stale
+
     def _listed_open(self, engine: EquityEngine) -> list[dict[str, Any]]:
         with self._turn:
             return engine.open_orders()
@@ -522,16 +563,28 @@ class PaperCaller:
             return
         try:
             if any(self.crypto_prices.pair(s) is None for s in stale):
-                async for entry in CryptoClient(self._upstream).iter_pairs():
-                    pair = pair_of(entry)
-                    if pair is not None:
-                        self.crypto_prices.list(pair)
+                await self._list_crypto_pairs()
             listed = sorted({p.symbol for s in stale if (p := self.crypto_prices.pair(s))})
             if listed:
                 data = await self._upstream.call(_CRYPTO_QUOTES, {"symbols": listed})
                 self._observe_crypto(data, now)
         except ToolError as error:
             logger.info("paper crypto prices not refreshed: %s", error.code)
+
+    async def _list_crypto_pairs(self) -> None:
+        """List every pair the upstream's ``get_currency_pairs`` lists (re-listing those
+        listed already with what it says now)."""
+        async for entry in CryptoClient(self._upstream).iter_pairs():
+            pair = pair_of(entry)
+            if pair is not None:
+                self.crypto_prices.list(pair)
+
+    async def _list_crypto(self) -> None:
+        """``_list_crypto_pairs``; an upstream failure leaves the listing as it was."""
+        try:
+            await self._list_crypto_pairs()
+        except ToolError as error:
+            logger.info("paper crypto pairs not listed: %s", error.code)
 
     async def _price_options(self, engine: EquityEngine, option_ids: Iterable[str]) -> None:
         """Observe fresh upstream quotes of the contracts ``option_ids`` (and their

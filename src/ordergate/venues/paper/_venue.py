@@ -8,8 +8,12 @@ database (orders, positions, portfolio, P&L), the upstream for the rest. As live
 decision's whole view is read in ``sight``, placing records nothing in the venue's
 transaction (the guard records the placement, and a crash is recovered by ``lookup`` on the
 filing's ``ref_id``), and an agent reads the account as the guard does. Crypto orders take
-the live MCP crypto lane (``McpCrypto``) over the same caller, so the engine's crypto desk
-answers them; the REST rail is never used on paper. Option orders take the live option
+the lane the policy's ``crypto.route`` chooses, as live: the live MCP crypto lane
+(``McpCrypto``) over the same caller, or the live REST lane over the sandbox's REST venue in
+process (``paper_rest``); both are answered by the engine's crypto desk on the one book, and
+nothing is ever sent to the Crypto Trading API. ``auto`` asks the upstream's readiness as
+live does (its ``tools/list`` offers crypto orders to the account, else the REST lane takes
+the order). Option orders take the live option
 lane (``RobinhoodOptions``) over the same caller: the engine's options desk fills them on
 the upstream's option quotes, with the book's account type and option level (the
 upstream's account's unless the policy's ``[paper]`` names them).
@@ -26,8 +30,10 @@ from ordergate.client import Robinhood
 from ordergate.core import Clock
 from ordergate.venues import CryptoLanes
 from ordergate.venues.paper._caller import PaperCaller
+from ordergate.venues.paper._rest import paper_rest
 from ordergate.venues.robinhood import (
     McpCrypto,
+    McpCryptoOffered,
     RobinhoodEquity,
     RobinhoodOptions,
     RobinhoodVenue,
@@ -46,9 +52,13 @@ class PaperVenue:
         self._live = RobinhoodVenue.through(
             rh, clock=clock, paper=True, open_orders=caller.open_orders
         )
-        # Paper crypto is the MCP lane over the paper caller (the engine's crypto desk): the
-        # REST rail never runs on paper, so every route leads to the MCP lane.
-        self._crypto = CryptoLanes(McpCrypto(rh), mcp_offered=_offered)
+        # Both crypto lanes trade the book (the engine's crypto desk); ``auto`` chooses
+        # between them on the upstream's readiness, as live.
+        self._crypto = CryptoLanes(
+            McpCrypto(rh),
+            paper_rest(caller, clock=clock),
+            mcp_offered=McpCryptoOffered(_listing(caller.upstream)),
+        )
         self._options = RobinhoodOptions(rh, self._live.equity.account)
 
     @classmethod
@@ -103,10 +113,12 @@ class PaperVenue:
 
     @property
     def crypto(self) -> CryptoLanes:
-        """The MCP crypto lane over the paper caller: the engine's crypto desk fills on the
-        upstream's crypto quotes (``route = "rest"`` has no lane on paper)."""
+        """The MCP and REST crypto lanes on the paper book: the engine's crypto desk fills
+        on the upstream's crypto quotes whichever the route chooses."""
         return self._crypto
 
 
-async def _offered() -> bool:
-    return True
+def _listing(upstream: Any) -> Robinhood:
+    """The upstream as a client that can read its ``tools/list`` (a ``Robinhood`` is one; a
+    caller that cannot list reads as not offering crypto orders)."""
+    return upstream if isinstance(upstream, Robinhood) else Robinhood(upstream)
