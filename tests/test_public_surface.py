@@ -125,7 +125,7 @@ SURFACE = {
         "Review", "Sighting", "Ticket", "Venue", "canonical_order_id", "ADV_LOOKBACK",
         "CryptoLane", "CryptoLanes", "CryptoReview", "CryptoTicket", "CryptoView",
         "LANE_UNAVAILABLE", "OptionAccount", "OptionLane", "OptionReview",
-        "OptionTicket", "ADV_SESSIONS", "VolumeSource",
+        "OptionTicket", "ADV_SESSIONS", "VolumeSource", "option_account",
     },
     "ordergate.venues.paper": {
         "ANSWERED", "FORWARDED", "QUOTED_SIZE", "QUOTE_REUSE",

@@ -17,6 +17,7 @@ from guard_kit import Desk, buy
 from option_market_testkit import OPTIONS, leg, near_money
 from paper_options_kit import (
     CENT,
+    caller,
     engine_orders,
     engine_positions,
     filled,
@@ -292,3 +293,26 @@ async def test_a_cash_secured_put_assigned_at_expiration_on_paper_buys_the_share
             Proposal(symbol="AAPL", side=Side.SELL, quantity=Decimal(100)), identity="a"
         )
         assert sold.status is FilingStatus.SUBMITTED, sold.reasons  # the guard sees them
+
+
+async def test_an_option_order_reads_the_account_once_a_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The holdings' shares and cash come from the decision's own view of the account, so
+    # stage A and stage B read it once each; only the option positions are read beside it.
+    async with paper_options(tmp_path) as d:
+        order = proposal(d, [leg(near_money(d, "call")["id"])])
+        paper = caller(d)
+        answer = paper.call
+        asked: list[str] = []
+
+        async def counted(name: str, arguments: Any) -> Any:
+            asked.append(name)
+            return await answer(name, arguments)
+
+        monkeypatch.setattr(paper, "call", counted)
+        outcome = await d.guard.submit_option(order, identity="a")
+    assert outcome.status is FilingStatus.SUBMITTED, outcome.reasons
+    assert asked.count("get_portfolio") == 2
+    assert asked.count("get_equity_positions") == 2
+    assert asked.count("get_option_positions") == 1

@@ -89,12 +89,13 @@ from ordergate.policy.options import (
 )
 from ordergate.store import blocking
 from ordergate.venues import (
+    AccountView,
     BrokerRefusal,
     NoAnswer,
-    OptionAccount,
     OptionLane,
     OptionReview,
     OptionTicket,
+    option_account,
 )
 
 if TYPE_CHECKING:
@@ -153,8 +154,8 @@ class _Market:
 
     listed: Mapping[str, OptionContract]  # the legs' and the held options' contracts
     quotes: Mapping[str, OptionQuote]
-    account: OptionAccount
-    seen: Seen  # the equity lane's view of the account (``World``)
+    held: Mapping[str, Decimal] | None  # the underlying's contracts held (``OptionLane.held``)
+    seen: Seen  # the equity lane's view of the account (``World``): its shares, cash too
 
 
 def _carrier(proposal: OptionProposal, account: str) -> Proposal:
@@ -171,8 +172,10 @@ def _carrier(proposal: OptionProposal, account: str) -> Proposal:
 
 
 async def _read_market(guard: Guard, lane: OptionLane, proposal: OptionProposal) -> _Market:
-    """The legs' contracts and quotes, the account's option holdings and its equity view,
-    read at once; then the contracts of the options it holds on the underlying."""
+    """The legs' contracts and quotes, the account's option positions on the underlying and
+    its equity view, read at once; then the contracts of the options it holds there. The
+    equity view is the one account read: the holdings' shares and cash are taken from it
+    (``_state``), never read a second time."""
     ids = [leg.option_id for leg in proposal.legs]
     read: dict[str, Any] = {}
 
@@ -185,28 +188,29 @@ async def _read_market(guard: Guard, lane: OptionLane, proposal: OptionProposal)
     async def quotes() -> None:
         read["quotes"] = await lane.quotes(ids)
 
-    async def holdings() -> None:
-        read["account"] = await lane.holdings(guard.account, proposal.underlying)
+    async def held() -> None:
+        read["held"] = await lane.held(guard.account, proposal.underlying)
 
     async def seen() -> None:
         read["seen"] = await guard.world.seen(_carrier(proposal, guard.account))
 
     async with anyio.create_task_group() as group:
-        for step in (contracts, quotes, holdings, seen):
+        for step in (contracts, quotes, held, seen):
             group.start_soon(step)
     listed: dict[str, OptionContract] = dict(read["listed"])
-    account: OptionAccount = read["account"]
-    held = [i for i in account.contracts or {} if i not in listed]
-    if held:
+    contracts_held: Mapping[str, Decimal] | None = read["held"]
+    unknown = [i for i in contracts_held or {} if i not in listed]
+    if unknown:
         # A holding whose contract is unknown is left out of the holdings.
         with contextlib.suppress(NoAnswer):
-            listed.update(await lane.contracts(held))
-    return _Market(listed, read["quotes"], account, read["seen"])
+            listed.update(await lane.contracts(unknown))
+    return _Market(listed, read["quotes"], contracts_held, read["seen"])
 
 
-def _holdings(market: _Market) -> OptionHoldings | None:
-    """The policy's view of what the account holds of the underlying (``None``: unknown)."""
-    account = market.account
+def _holdings(market: _Market, view: AccountView, underlying: str) -> OptionHoldings | None:
+    """The policy's view of what the account holds of the underlying (``None``: unknown):
+    the contracts ``market`` read, the shares and cash of the decision's ``view``."""
+    account = option_account(view, underlying, market.held)
     if account.contracts is None or account.shares is None:
         return None
     held = {
@@ -348,9 +352,8 @@ def _state(
     premium = guard.ledger.rolling_spend(guard.account, kind=OPTION_KIND).notional
     if own is not None:
         premium -= own.notional
-    return OptionState(
-        account=world.state, quotes=quotes, holdings=_holdings(market), premium_24h=premium
-    )
+    holdings = _holdings(market, world.view, proposal.underlying)
+    return OptionState(account=world.state, quotes=quotes, holdings=holdings, premium_24h=premium)
 
 
 def _estimate_and_file(

@@ -16,7 +16,13 @@ compared with the record.
 
 from ordergate.venues._crypto import CryptoLane, CryptoReview, CryptoTicket, CryptoView
 from ordergate.venues._crypto_lanes import LANE_UNAVAILABLE, CryptoLanes
-from ordergate.venues._options import OptionAccount, OptionLane, OptionReview, OptionTicket
+from ordergate.venues._options import (
+    OptionAccount,
+    OptionLane,
+    OptionReview,
+    OptionTicket,
+    option_account,
+)
 from ordergate.venues._order_ids import canonical_order_id
 from ordergate.venues._protocols import (
     AccountReader,
@@ -64,4 +70,5 @@ __all__ = [
     "Venue",
     "VolumeSource",
     "canonical_order_id",
+    "option_account",
 ]

@@ -9,6 +9,8 @@
     lane.holdings(account, symbol)  the account's option positions on the underlying ``symbol``,
                                     its shares, cash and buying power (``OptionAccount``: what
                                     recognises a covered call or a cash-secured put)
+    lane.held(account, symbol)      the option positions alone, for a decision that has the
+                                    account's view already (``option_account`` joins them)
     lane.review(ticket)             the venue's priced terms: premium, fees, collateral,
                                     buying-power effect, its alerts (stage B); places nothing
     lane.place / lookup / poll / cancel
@@ -31,10 +33,11 @@ from decimal import Decimal
 from typing import Protocol, runtime_checkable
 from uuid import UUID
 
+from ordergate.core import ZERO
 from ordergate.policy.options import OptionContract, OptionProposal, OptionQuote, OptionTerms
-from ordergate.venues._protocols import BrokerOrder, Placement
+from ordergate.venues._protocols import AccountView, BrokerOrder, Placement
 
-__all__ = ["OptionAccount", "OptionLane", "OptionReview", "OptionTicket"]
+__all__ = ["OptionAccount", "OptionLane", "OptionReview", "OptionTicket", "option_account"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,21 @@ class OptionAccount:
     buying_power: Decimal | None = None
 
 
+def option_account(
+    view: AccountView, underlying: str, contracts: Mapping[str, Decimal] | None
+) -> OptionAccount:
+    """The account's side of an option decision on ``underlying``: its shares, cash and
+    buying power as ``view`` (the account read for that symbol) has them, and ``contracts``
+    (``OptionLane.held``)."""
+    shares = None
+    if view.positions is not None:
+        held = view.positions.get(underlying)
+        shares = ZERO if held is None else held.quantity
+    return OptionAccount(
+        contracts=contracts, shares=shares, cash=view.cash, buying_power=view.buying_power
+    )
+
+
 @runtime_checkable
 class OptionLane(Protocol):
     """A venue's options: contracts, quotes, the account's holdings, and orders."""
@@ -90,6 +108,11 @@ class OptionLane(Protocol):
     async def holdings(self, account: str, underlying: str) -> OptionAccount:
         """The account's option positions on ``underlying``, its shares, cash and buying power
         (never raises: what could not be read is ``None``)."""
+        ...
+
+    async def held(self, account: str, underlying: str) -> Mapping[str, Decimal] | None:
+        """The signed contracts held of ``underlying``'s options, by ``option_id`` (short
+        below zero); ``None`` when they could not be read (never raises)."""
         ...
 
     async def review(self, ticket: OptionTicket) -> OptionReview:

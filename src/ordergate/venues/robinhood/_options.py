@@ -33,7 +33,12 @@ from ordergate.policy.options import (
     OptionQuote,
     OptionTerms,
 )
-from ordergate.venues._options import OptionAccount, OptionReview, OptionTicket
+from ordergate.venues._options import (
+    OptionAccount,
+    OptionReview,
+    OptionTicket,
+    option_account,
+)
 from ordergate.venues._protocols import (
     AccountReader,
     BrokerFill,
@@ -196,12 +201,10 @@ class RobinhoodOptions:
 
     async def holdings(self, account: str, underlying: str) -> OptionAccount:
         view = await self._account.read(account, underlying)
-        shares = None
-        if view.positions is not None:
-            held = view.positions.get(underlying)
-            shares = ZERO if held is None else held.quantity
+        return option_account(view, underlying, await self.held(account, underlying))
+
+    async def held(self, account: str, underlying: str) -> Mapping[str, Decimal] | None:
         contracts: dict[str, Decimal] = {}
-        read = True
         try:
             async for position in self._rh.options.iter_positions(account):
                 if position.chain_symbol.upper() != underlying.upper():
@@ -209,13 +212,8 @@ class RobinhoodOptions:
                 sign = -1 if position.type == "short" else 1
                 contracts[position.option_id] = sign * position.quantity
         except Exception:
-            read = False  # unknown, not none held
-        return OptionAccount(
-            contracts=contracts if read else None,
-            shares=shares,
-            cash=view.cash,
-            buying_power=view.buying_power,
-        )
+            return None  # unknown, not none held
+        return contracts
 
     async def review(self, ticket: OptionTicket) -> OptionReview:
         request = option_request(ticket)
