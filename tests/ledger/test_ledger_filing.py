@@ -133,6 +133,27 @@ def test_the_window_rolls_with_the_injected_clock(ledger: Ledger, clock: Stepped
     assert ledger.rolling_spend("acct", now=clock.now() + timedelta(days=2)) == Spend(Decimal(0), 0)
 
 
+def test_a_kinds_rolling_spend_counts_its_own_filings_in_the_window_only(
+    ledger: Ledger, clock: SteppedClock
+) -> None:
+    wide = RollingCaps(max_daily_usd=Decimal(1000), max_orders_per_day=10)
+    ledger.file_and_reserve(filing(kind="option_order"), notional=Decimal(7), caps=wide)
+    clock.advance(timedelta(hours=12))
+    ledger.file_and_reserve(filing(), notional=Decimal(30), caps=wide)
+    kept = ledger.file_and_reserve(filing(kind="option_order"), notional=Decimal(11), caps=wide)
+    released = ledger.file_and_reserve(filing(kind="option_order"), notional=Decimal(5), caps=wide)
+    ledger.file_and_reserve(
+        filing(account="other", kind="option_order"), notional=Decimal(3), caps=wide
+    )
+    ledger.release(released.record.id)
+    assert kept.accepted
+    assert ledger.rolling_spend("acct", kind="option_order") == Spend(Decimal(18), 2)
+    assert ledger.rolling_spend("acct", kind="equity_order") == Spend(Decimal(30), 1)
+    clock.advance(timedelta(hours=12))  # the first option order leaves the window
+    assert ledger.rolling_spend("acct", kind="option_order") == Spend(Decimal(11), 1)
+    assert ledger.rolling_spend("acct", kind="crypto_order") == Spend(Decimal(0), 0)
+
+
 def test_release_gives_back_the_notional_and_the_order_once(ledger: Ledger) -> None:
     first = ledger.file_and_reserve(filing(), notional=Decimal(80), caps=CAPS)
     event = ledger.release(first.record.id)

@@ -36,10 +36,12 @@ from sqlalchemy import (
     BigInteger,
     Connection,
     Engine,
+    Integer,
     bindparam,
     delete,
     func,
     insert,
+    literal_column,
     select,
     update,
 )
@@ -603,15 +605,19 @@ _RESERVATION = Statement(
     ).where(_BY_FILING)
 )
 _SET_RESERVATION = Statement(update(reservations).where(_BY_FILING))
+# One kind's: each reservation in the window joined to its filing, both sums in one pass
+# (two scalar subqueries would walk the window and join every filing twice).
 _KIND_WINDOW_SUMS = Statement(
     select(
-        *window_sums(
-            reservations.c.account == bindparam("account"),
-            reservations.c.created_us > bindparam("low", type_=BigInteger),
-            reservations.c.created_us <= bindparam("high", type_=BigInteger),
-            filings.c.id == reservations.c.filing_id,
-            filings.c.kind == bindparam("kind"),
-        )
+        func.coalesce(func.sum(reservations.c.amount_units), literal_column("0", Integer)),
+        func.coalesce(func.sum(reservations.c.ops), literal_column("0", Integer)),
+    )
+    .select_from(reservations.join(filings, filings.c.id == reservations.c.filing_id))
+    .where(
+        reservations.c.account == bindparam("account"),
+        reservations.c.created_us > bindparam("low", type_=BigInteger),
+        reservations.c.created_us <= bindparam("high", type_=BigInteger),
+        filings.c.kind == bindparam("kind"),
     )
 )
 _AROUND = Statement(
