@@ -99,3 +99,42 @@ def test_a_steps_memo_lives_with_its_write_and_empties_when_a_step_rolls_back(
         assert memo == {}
     with write_transaction(engine) as later:
         assert step_memo(later) == {}  # a new transaction starts with nothing
+
+
+def test_steps_reuse_their_savepoints_names_so_the_driver_prepares_no_new_statement(
+    engine: Engine,
+) -> None:
+    """Savepoints are named for their depth: the steps of one act and of the next send the
+    same statements (on SQLite each new text would take a place in the driver's cache of
+    prepared statements), and a nested step's name differs from its parent's."""
+    sent: list[str] = []
+    keys = iter(range(100))
+
+    def act() -> None:
+        with write_transaction(engine) as outer:
+            driver = outer.connection.driver_connection
+            assert driver is not None
+            if engine.dialect.name == "sqlite":
+                driver.set_trace_callback(sent.append)
+            for key in ("a", "b"):
+                with write_transaction(engine) as step:
+                    step.execute(insert(_ROWS).values(key=f"{key}{next(keys)}"))
+                    with write_transaction(engine) as nested:
+                        nested.execute(insert(_ROWS).values(key=f"{key}n{next(keys)}"))
+            if engine.dialect.name == "sqlite":
+                driver.set_trace_callback(None)
+
+    act()
+    act()
+    if engine.dialect.name != "sqlite":
+        assert len(_committed(engine)) == 8
+        return
+    savepoints = [line for line in sent if "SAVEPOINT" in line]
+    assert savepoints[:4] == [
+        "SAVEPOINT ordergate_step_1",
+        "SAVEPOINT ordergate_step_2",
+        "RELEASE SAVEPOINT ordergate_step_2",
+        "RELEASE SAVEPOINT ordergate_step_1",
+    ]
+    assert set(savepoints) == set(savepoints[:4])
+    assert len(savepoints) == 16 and len(_committed(engine)) == 8

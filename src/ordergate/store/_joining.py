@@ -30,7 +30,6 @@ synchronous call) and never spans an ``await``.
 
 from __future__ import annotations
 
-import itertools
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,10 +45,10 @@ class _Open(threading.local):
         self.writes: dict[Engine, Connection] = {}
         self.reads: dict[Engine, Connection] = {}
         self.memos: dict[int, dict[object, Any]] = {}
+        self.depths: dict[int, int] = {}
 
 
 _open = _Open()
-_names = itertools.count(1)
 
 
 def joined_write(engine: Engine) -> Connection | None:
@@ -78,21 +77,36 @@ def step_memo(connection: Connection) -> dict[object, Any] | None:
 @contextmanager
 def savepoint(connection: Connection) -> Iterator[None]:
     """A savepoint around one joined step: released when it ends, rolled back to (and the
-    error raised on) when it fails. On the driver itself, as ``BEGIN`` is (``_engine``)."""
+    error raised on) when it fails. On the driver itself, as ``BEGIN`` is (``_engine``).
+
+    Named for its depth among the connection's open savepoints (steps nest strictly), so
+    the same few statements repeat: a name drawn afresh for every step would be a new
+    statement each time, and on SQLite each would take a place in the driver's cache of
+    prepared statements, pushing out the order path's own (and churning the memory it
+    holds)."""
     driver = connection.connection.driver_connection
     assert driver is not None
-    name = f"ordergate_step_{next(_names)}"
-    driver.execute(f"SAVEPOINT {name}")
+    key = id(connection)
+    depth = _open.depths.get(key, 0) + 1
+    _open.depths[key] = depth
+    name = f"ordergate_step_{depth}"
     try:
-        yield
-    except BaseException:
-        memo = step_memo(connection)
-        if memo is not None:
-            memo.clear()  # what the step read or wrote may be undone
-        driver.execute(f"ROLLBACK TO SAVEPOINT {name}")
+        driver.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            memo = step_memo(connection)
+            if memo is not None:
+                memo.clear()  # what the step read or wrote may be undone
+            driver.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            driver.execute(f"RELEASE SAVEPOINT {name}")
+            raise
         driver.execute(f"RELEASE SAVEPOINT {name}")
-        raise
-    driver.execute(f"RELEASE SAVEPOINT {name}")
+    finally:
+        if depth == 1:
+            del _open.depths[key]
+        else:
+            _open.depths[key] = depth - 1
 
 
 @contextmanager

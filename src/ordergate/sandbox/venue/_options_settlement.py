@@ -377,8 +377,8 @@ def _oldest_free_lots(
     if free - desk.held_for_sells(account_number, symbol) < shares:
         return None
     reserved: dict[str, Decimal] = {}
-    for order in desk.orders(account_number):
-        if order.is_open and order.lots_left:
+    for order in desk.open_orders(account_number):
+        if order.lots_left:
             for lot_id, quantity in order.lots_left:
                 reserved[lot_id] = reserved.get(lot_id, ZERO) + quantity
     plan: list[tuple[str, Decimal]] = []
