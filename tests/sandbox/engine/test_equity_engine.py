@@ -19,6 +19,7 @@ from ordergate.sandbox.engine import (
     EquityListing,
     EquityQuote,
     ObservedPrices,
+    Wanted,
 )
 from ordergate.sandbox.engine._codec import decode_state, encode_state
 from ordergate.sandbox.venue import stable_uuid
@@ -298,6 +299,63 @@ def test_a_read_that_moves_nothing_waits_for_no_writer(db: Engine) -> None:
             holder.execute(text("SELECT version FROM venue_books FOR UPDATE"))
         assert paper.call("get_portfolio")["cash"]
         assert paper.call("get_equity_orders")["orders"] == []
+
+
+def test_a_call_checked_for_prices_sees_another_process_s_open_orders_and_runs_nothing_stale(
+    db: Engine,
+) -> None:
+    """``call_if_priced`` hands its check what the book as committed may need prices for,
+    another engine's open order included, and runs nothing (writes nothing) when the check
+    names something."""
+    clock = SteppedClock(start=START)
+    one, two = Paper(db, clock), Paper(db, clock)
+    one.observe("600.00")
+    two.observe("600.00")
+    two.call("get_portfolio")
+    one.place(side="buy", type="limit", limit_price="500.00", quantity="1")
+    version = _version(db)
+    seen: list[Wanted] = []
+
+    def stale(wanted: Wanted) -> Wanted | None:
+        seen.append(wanted)
+        return wanted if wanted.symbols else None
+
+    arguments = {"account_number": two.account, "symbol": "SPY", "side": "buy"}
+    placing = {**arguments, "type": "market", "quantity": "1"}
+    for name, args in (
+        ("get_portfolio", {"account_number": two.account}),
+        ("place_equity_order", placing),
+    ):
+        assert two.engine.call_if_priced(name, args, stale) == Wanted(
+            frozenset({"SPY"}), frozenset(), frozenset()
+        )
+    assert two.engine.open_orders_if_priced(stale) == seen[-1]
+    assert len(seen) == 3
+    assert _version(db) == version
+    assert len(two.orders()) == 1
+    answer = two.engine.call_if_priced(
+        "get_portfolio", {"account_number": two.account}, lambda _: None
+    )
+    assert not isinstance(answer, Wanted)
+    assert answer["structuredContent"]["data"] == one.call("get_portfolio")
+
+
+def test_a_call_checked_for_prices_reads_the_book_on_one_connection(db: Engine) -> None:
+    """The check and the read it guards share one look at the book's row: one connection
+    per call, not one for the check and another for the call."""
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.place(side="buy", type="limit", limit_price="500.00", quantity="1")
+    checkouts: list[object] = []
+    event.listen(db, "checkout", lambda *_: checkouts.append(None))
+    for _ in range(3):
+        answer = paper.engine.call_if_priced(
+            "get_portfolio", {"account_number": paper.account}, lambda _: None
+        )
+        assert not isinstance(answer, Wanted)
+        assert paper.engine.open_orders_if_priced(lambda _: None)
+    assert len(checkouts) == 6
 
 
 def test_books_are_kept_apart(db: Engine) -> None:

@@ -142,6 +142,25 @@ def _kept_part(encoded: dict[str, Any]) -> str:
     return dump({key: value for key, value in encoded.items() if key != "synced_to"})
 
 
+def _wanted(
+    orders: list[EquityOrder],
+    lots: list[TaxLot],
+    crypto_orders: list[CryptoOrder],
+    holdings: list[CryptoHolding],
+    option_orders: list[OptionOrder],
+    positions: list[OptionPosition],
+) -> Wanted:
+    """What a book with this open state may need prices for (``EquityEngine.wanted``)."""
+    legs = frozenset(leg.option_id for o in option_orders if o.is_open for leg in o.terms.legs)
+    return Wanted(
+        symbols=frozenset(o.symbol for o in orders if o.is_open)
+        | frozenset(lot.symbol for lot in lots),
+        pairs=frozenset(o.terms.symbol for o in crypto_orders if o.is_open)
+        | frozenset(h.pair.symbol for h in holdings if h.quantity),
+        option_ids=legs | frozenset(p.option_id for p in positions if p.quantity),
+    )
+
+
 class EquityEngine:
     """The venue's equity, crypto and options engine for one ``book``, on ``prices``
     (equities), ``crypto_prices`` (crypto pairs) and ``option_prices`` (option contracts; the
@@ -234,6 +253,43 @@ class EquityEngine:
         What another front of the venue does on the book (its REST routes) runs here."""
         return self._in_turn(work) if moves else self._in_read(work)
 
+    def run_if_priced(
+        self, work: Callable[[], T], *, moves: bool, stale: Callable[[Wanted], Wanted | None]
+    ) -> T | Wanted:
+        """``run``, unless ``stale`` names something of what the book, as committed, may
+        need prices for: then what it names (as ``call_if_priced``)."""
+
+        def checked() -> T | Wanted:
+            return work()
+
+        return self._in_turn(checked, stale) if moves else self._in_read(checked, stale)
+
+    def call_if_priced(
+        self, name: str, arguments: Mapping[str, Any], stale: Callable[[Wanted], Wanted | None]
+    ) -> dict[str, Any] | Wanted:
+        """``call``, unless ``stale`` names something of what the book, as committed, may
+        need prices for (``wanted``): then what it names, and nothing is run. The book's row
+        is read once for both, so what is checked is what the call then runs on."""
+        args = dict(arguments)
+
+        def work() -> dict[str, Any] | Wanted:
+            return self._table.call(self._venue, name, args)
+
+        if name in READ_TOOLS:
+            return self._in_read(work, stale)
+        return self._in_turn(work, stale)
+
+    def open_orders_if_priced(
+        self, stale: Callable[[Wanted], Wanted | None]
+    ) -> list[dict[str, Any]] | Wanted:
+        """``open_orders``, unless ``stale`` names something of what the book, as
+        committed, may need prices for: then what it names (as ``call_if_priced``)."""
+
+        def listing() -> list[dict[str, Any]] | Wanted:
+            return self._open_listing()
+
+        return self._in_read(listing, stale)
+
     def order_by_ref(self, ref_id: str) -> dict[str, Any] | None:
         """The agentic account's order placed with ``ref_id`` (any case), open or ended, in
         ``get_equity_orders``' shape; ``None`` when there is none. A lookup by key."""
@@ -247,12 +303,11 @@ class EquityEngine:
     def open_orders(self) -> list[dict[str, Any]]:
         """The agentic account's open orders, newest first, in ``get_equity_orders``' shape
         (read from memory: what is open, never the history)."""
+        return self._in_read(self._open_listing)
 
-        def listing() -> list[dict[str, Any]]:
-            orders = self._desk.open_orders(self.account.account_number)
-            return [order_wire(order) for order in reversed(orders)]
-
-        return self._in_read(listing)
+    def _open_listing(self) -> list[dict[str, Any]]:
+        orders = self._desk.open_orders(self.account.account_number)
+        return [order_wire(order) for order in reversed(orders)]
 
     def wanted(self) -> Wanted:
         """What a call may need a price for, as committed: the
@@ -262,15 +317,7 @@ class EquityEngine:
         state = self._committed()
         if state is None:
             return Wanted(frozenset(), frozenset(), frozenset())
-        orders, lots, crypto_orders, holdings, option_orders, positions = state
-        legs = frozenset(leg.option_id for o in option_orders if o.is_open for leg in o.terms.legs)
-        return Wanted(
-            symbols=frozenset(o.symbol for o in orders if o.is_open)
-            | frozenset(lot.symbol for lot in lots),
-            pairs=frozenset(o.terms.symbol for o in crypto_orders if o.is_open)
-            | frozenset(h.pair.symbol for h in holdings if h.quantity),
-            option_ids=legs | frozenset(p.option_id for p in positions if p.quantity),
-        )
+        return _wanted(*state)
         # Read from the book's row without locking it; the open state is decoded only when
         # another engine moved it on since this one's last call (nothing is synced or written).
 
@@ -296,15 +343,7 @@ class EquityEngine:
         if row is None:
             return None
         if row.version == self._version:
-            crypto = self._crypto
-            return (
-                self._desk.live_orders(),
-                self._desk.positions.all_lots(),
-                crypto.live_orders(),
-                crypto.holdings.all(),
-                self._options.live_orders(),
-                self._options.positions.all(),
-            )
+            return self._in_memory()
         state = decode_state(json.loads(row.state))
         return (
             state.orders,
@@ -315,13 +354,37 @@ class EquityEngine:
             state.option_positions,
         )
 
-    def _in_read(self, work: Callable[[], T]) -> T:
+    def _in_memory(
+        self,
+    ) -> tuple[
+        list[EquityOrder],
+        list[TaxLot],
+        list[CryptoOrder],
+        list[CryptoHolding],
+        list[OptionOrder],
+        list[OptionPosition],
+    ]:
+        crypto = self._crypto
+        return (
+            self._desk.live_orders(),
+            self._desk.positions.all_lots(),
+            crypto.live_orders(),
+            crypto.holdings.all(),
+            self._options.live_orders(),
+            self._options.positions.all(),
+        )
+
+    def _in_read(
+        self, work: Callable[[], T], stale: Callable[[Wanted], T | None] | None = None
+    ) -> T:
         """``work`` (which moves nothing itself) on the book brought up to the clock, in a
         read transaction: answered there when bringing the book up to the clock moved
         nothing that is kept (the open state apart from the instant synced to), else done
-        again in the book's turn (``_in_turn``), which writes what moved."""
+        again in the book's turn (``_in_turn``), which writes what moved. With ``stale``:
+        what it names of what the committed book may need prices for, if anything, instead
+        (nothing is run)."""
         if self._version is None:
-            return self._in_turn(work)
+            return self._in_turn(work, stale)
         moved = True
         try:
             with self._database.connect() as connection:
@@ -331,6 +394,11 @@ class EquityEngine:
                 self._tables.bind(connection)
                 row = self._tables.stored()
                 if row is not None and row.version == self._version:
+                    # Memory holds the committed book: what it may need prices for is read
+                    # there, before the clock moves anything.
+                    wanted = None if stale is None else stale(_wanted(*self._in_memory()))
+                    if wanted is not None:
+                        return wanted
                     if self._venue.idle():
                         # Nothing open to walk and nothing due: a sync moves nothing kept.
                         result, moved = work(), False
@@ -346,14 +414,18 @@ class EquityEngine:
         if moved:
             # Memory moved past what committed: the turn reloads it and writes what moves.
             self._version = None
-            return self._in_turn(work)
+            return self._in_turn(work, stale)
         return result
 
-    def _in_turn(self, work: Callable[[], T]) -> T:
+    def _in_turn(
+        self, work: Callable[[], T], stale: Callable[[Wanted], T | None] | None = None
+    ) -> T:
         """``work`` on the book brought up to the clock, in one write transaction on its row
         (see the module docstring). The open state is written back when it changed apart
         from the instant synced to (a sync that moved nothing else leaves nothing to
-        keep: the next one walks the same stretch again, to the same end)."""
+        keep: the next one walks the same stretch again, to the same end). With ``stale``:
+        as ``_in_read``, checked on the book as locked, before anything moves (nothing is
+        then written)."""
         try:
             with write_transaction(self._database) as connection:
                 self._tables.bind(connection)
@@ -362,6 +434,10 @@ class EquityEngine:
                     stored = json.loads(row.state)
                     self._load(decode_state(stored))
                     self._kept = _kept_part(stored)
+                wanted = None if stale is None else stale(_wanted(*self._in_memory()))
+                if wanted is not None:
+                    self._version = row.version  # memory is the book as committed
+                    return wanted
                 self._venue.sync()
                 result = work()
                 self._tables.end_orders(self._desk.evict_ended())

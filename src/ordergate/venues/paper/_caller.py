@@ -483,11 +483,11 @@ class PaperCaller:
         """The engine's answer to ``name`` when no price it may need is stale (a realised
         P&L needs none); else the stale ones (``Wanted``), nothing run."""
         with self._turn:
-            if name not in _UNPRICED:
-                stale = self._stale(engine.wanted(), name, arguments)
-                if stale is not None:
-                    return stale
-            return engine.call(name, arguments)
+            if name in _UNPRICED:
+                return engine.call(name, arguments)
+            return engine.call_if_priced(
+                name, arguments, lambda wanted: self._stale(wanted, name, arguments)
+            )
 
     def _work(self, engine: EquityEngine, work: Callable[[], T], moves: bool) -> T:
         with self._turn:
@@ -496,11 +496,13 @@ class PaperCaller:
     def _work_if_priced(
         self, engine: EquityEngine, work: Callable[[], T], pairs: frozenset[str], moves: bool
     ) -> T | Wanted:
+        def stale(wanted: Wanted) -> Wanted | None:
+            return self._stale(
+                Wanted(wanted.symbols, wanted.pairs | pairs, wanted.option_ids), "", {}
+            )
+
         with self._turn:
-            wanted = engine.wanted()
-            needed = Wanted(wanted.symbols, wanted.pairs | pairs, wanted.option_ids)
-            stale = self._stale(needed, "", {})
-            return engine.run(work, moves=moves) if stale is None else stale
+            return engine.run_if_priced(work, moves=moves, stale=stale)
 
     def _listed_open(self, engine: EquityEngine) -> list[dict[str, Any]]:
         with self._turn:
@@ -508,9 +510,9 @@ class PaperCaller:
 
     def _listed_open_if_priced(self, engine: EquityEngine) -> list[dict[str, Any]] | Wanted:
         with self._turn:
-            wanted = engine.wanted()
-            stale = self._stale(Wanted(wanted.symbols, frozenset(), frozenset()), "", {})
-            return engine.open_orders() if stale is None else stale
+            return engine.open_orders_if_priced(
+                lambda wanted: self._stale(Wanted(wanted.symbols, frozenset(), frozenset()), "", {})
+            )
 
     def _stale(self, wanted: Wanted, name: str, arguments: Mapping[str, Any]) -> Wanted | None:
         """Of what a call ``name`` with ``arguments`` may need a price for (the book's
