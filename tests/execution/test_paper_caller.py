@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import anyio
 import pytest
@@ -16,10 +17,12 @@ from client_testkit import rhs_account_number
 from guard_kit import buy, desk, policy
 
 from ordergate.client import BusinessError, Robinhood, TransportError
+from ordergate.core import Side
 from ordergate.execution import Guard
 from ordergate.ledger import FilingStatus
+from ordergate.policy import Proposal
 from ordergate.store import engine_for, normalise_url
-from ordergate.venues import EquityLane, Venue
+from ordergate.venues import EquityLane, Ticket, Venue
 from ordergate.venues.paper import PaperCaller, PaperVenue, book_name
 
 pytestmark = pytest.mark.anyio
@@ -279,6 +282,36 @@ async def test_a_decisions_open_orders_are_the_engines_open_ones_not_a_walk_of_t
         assert [o.order_id for o in view.open_orders] == [resting["order"]["id"]]
         ended = [o for o in listed["orders"] if o["state"] == "filled"]
         assert len(ended) == 3  # the history the read did not walk
+
+
+async def test_a_lookup_of_an_order_in_doubt_reads_it_by_its_ref_id_not_a_walk_of_the_history(
+    tmp_path: Path,
+) -> None:
+    """The paper lane finds a ticket's order by its ``ref_id`` (a key in the engine), never
+    by walking the order listing, and finds it as the listing would: the ticket's symbol,
+    created since ``since``; nothing for a ref the book never took."""
+    async with desk(tmp_path) as d:
+        caller = CountingPaper(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        venue = PaperVenue(caller, clock=d.clock)
+        placed_at = d.clock.now()
+        with anyio.fail_after(BOUND_S):
+            for _ in range(3):
+                await caller.call("place_equity_order", order(d.account, quantity="1"))
+            d.step(5)  # the market orders fill and end
+            ref = uuid4()
+            await caller.call("place_equity_order", order(d.account, quantity="1", ref_id=str(ref)))
+            d.step(5)
+            caller.asked.clear()
+            ticket = Ticket(ref, d.account, Proposal("SPY", Side.BUY, quantity=Decimal(1)))
+            found = await venue.equity.orders.lookup(ticket, since=placed_at)
+            later = await venue.equity.orders.lookup(ticket, since=d.clock.now())
+            elsewhere = Ticket(ref, d.account, Proposal("AAPL", Side.BUY, quantity=Decimal(1)))
+            other_symbol = await venue.equity.orders.lookup(elsewhere, since=placed_at)
+            never = Ticket(uuid4(), d.account, Proposal("SPY", Side.BUY, quantity=Decimal(1)))
+            missing = await venue.equity.orders.lookup(never, since=placed_at)
+        assert caller.asked["get_equity_orders"] == 0
+        assert found is not None and found.ref_id == ref and found.cumulative_quantity == 1
+        assert later is None and other_symbol is None and missing is None
 
 
 async def test_open_orders_of_another_account_than_the_books_are_the_engines_refusal(

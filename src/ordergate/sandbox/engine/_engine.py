@@ -294,11 +294,22 @@ class EquityEngine:
         """The agentic account's order placed with ``ref_id`` (any case), open or ended, in
         ``get_equity_orders``' shape; ``None`` when there is none. A lookup by key."""
 
-        def find() -> dict[str, Any] | None:
-            order = self._desk.by_ref(self.account.account_number, ref_id)
-            return None if order is None else order_wire(order)
+        return self._in_read(lambda: self._by_ref(ref_id))
 
-        return self._in_read(find)
+    def order_by_ref_if_priced(
+        self, ref_id: str, stale: Callable[[Wanted], Wanted | None]
+    ) -> dict[str, Any] | Wanted | None:
+        """``order_by_ref``, unless ``stale`` names something of what the book, as
+        committed, may need prices for: then what it names (as ``call_if_priced``)."""
+
+        def find() -> dict[str, Any] | Wanted | None:
+            return self._by_ref(ref_id)
+
+        return self._in_read(find, stale)
+
+    def _by_ref(self, ref_id: str) -> dict[str, Any] | None:
+        order = self._desk.by_ref(self.account.account_number, ref_id)
+        return None if order is None else order_wire(order)
 
     def open_orders(self) -> list[dict[str, Any]]:
         """The agentic account's open orders, newest first, in ``get_equity_orders``' shape

@@ -416,6 +416,36 @@ class PaperCaller:
             return await blocking(self._work, engine, work, moves)
         return ran
 
+    async def order_by_ref(self, account: str, ref_id: str) -> EquityOrder | None:
+        """``account``'s order placed with ``ref_id``, open or ended, read by that key
+        (priced first, as a listing is): what a lookup of an order in doubt reads, at the
+        cost of one order, never of the book's history. ``None``: there is none. Another
+        account than the book's is asked of the engine's listing, which refuses it as the
+        venue does."""
+        engine = await self.engine()
+        if account != engine.account.account_number:
+            page = EquityOrdersPage.model_validate(
+                await self.call("get_equity_orders", {"account_number": account})
+            )
+            return next(
+                (o for o in page.orders if (o.ref_id or "").lower() == ref_id.lower()), None
+            )
+        try:
+            found = await blocking(self._by_ref_if_priced, engine, ref_id)
+            if isinstance(found, Wanted):
+                await self._price(engine, found.symbols)
+                await self._price_crypto(found.pairs)
+                await self._price_options(engine, found.option_ids)
+                found = await blocking(self._by_ref, engine, ref_id)
+        except ToolError:
+            raise
+        except Exception as error:
+            raise TransportError(
+                f"the paper book did not answer ({type(error).__name__})",
+                tool="get_equity_orders",
+            ) from None
+        return None if found is None else EquityOrder.model_validate(found)
+
     async def engine(self) -> EquityEngine:
         """The engine on the paper book of the upstream's agentic account (opened once)."""
         if self._engine is None:
@@ -503,6 +533,18 @@ class PaperCaller:
 
         with self._turn:
             return engine.run_if_priced(work, moves=moves, stale=stale)
+
+    def _by_ref(self, engine: EquityEngine, ref_id: str) -> dict[str, Any] | None:
+        with self._turn:
+            return engine.order_by_ref(ref_id)
+
+    def _by_ref_if_priced(
+        self, engine: EquityEngine, ref_id: str
+    ) -> dict[str, Any] | Wanted | None:
+        with self._turn:
+            return engine.order_by_ref_if_priced(
+                ref_id, lambda wanted: self._stale(wanted, "get_equity_orders", {})
+            )
 
     def _listed_open(self, engine: EquityEngine) -> list[dict[str, Any]]:
         with self._turn:

@@ -50,7 +50,11 @@ class PaperVenue:
         self._caller = caller
         rh = Robinhood(caller)
         self._live = RobinhoodVenue.through(
-            rh, clock=clock, paper=True, open_orders=caller.open_orders
+            rh,
+            clock=clock,
+            paper=True,
+            open_orders=caller.open_orders,
+            order_by_ref=caller.order_by_ref,
         )
         # Both crypto lanes trade the book (the engine's crypto desk); ``auto`` chooses
         # between them on the upstream's readiness, as live.

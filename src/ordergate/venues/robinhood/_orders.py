@@ -21,12 +21,13 @@ Messages name the action, the tool and the error's code, never a token or an ans
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 from pydantic import ValidationError
 
 from ordergate.client import BusinessError, Robinhood, field_name
-from ordergate.client.equity import EquityOrderRequest
+from ordergate.client.equity import EquityOrder, EquityOrderRequest
 from ordergate.policy import estimate_terms
 from ordergate.venues._protocols import (
     BrokerOrder,
@@ -44,7 +45,11 @@ from ordergate.venues.robinhood._mapping import (
     venue_quote,
 )
 
-__all__ = ["DEFAULT_LOOKUP_PAGES", "LiveExecutor", "order_request"]
+__all__ = ["DEFAULT_LOOKUP_PAGES", "LiveExecutor", "OrderByRef", "order_request"]
+
+OrderByRef = Callable[[str, str], Awaitable[EquityOrder | None]]
+"""An account's order placed with a ``ref_id``, open or ended, read by the venue directly by
+that key (``None``: there is none)."""
 
 DEFAULT_LOOKUP_PAGES = 5
 """Pages of ``get_equity_orders`` a ``lookup`` may walk before it cannot tell (NoAnswer)."""
@@ -80,13 +85,19 @@ class LiveExecutor:
     """Reviews, places, looks up, polls and cancels equity orders at Robinhood (``rh``)."""
 
     def __init__(
-        self, rh: Robinhood, *, lookup_pages: int = DEFAULT_LOOKUP_PAGES, paper: bool = False
+        self,
+        rh: Robinhood,
+        *,
+        lookup_pages: int = DEFAULT_LOOKUP_PAGES,
+        paper: bool = False,
+        by_ref: OrderByRef | None = None,
     ) -> None:
         if lookup_pages < 1:
             raise ValueError("lookup_pages must be at least 1")
         self._rh = rh
         self._lookup_pages = lookup_pages
         self._paper = paper
+        self._by_ref = by_ref
 
     @property
     def paper(self) -> bool:
@@ -120,7 +131,10 @@ class LiveExecutor:
         return await placement(self._rh.equity.place_order(request), broker_order, ticket.ref_id)
 
     async def lookup(self, ticket: Ticket, *, since: datetime) -> BrokerOrder | None:
-        """The ticket's order (by ``ref_id``) among the symbol's orders created since ``since``."""
+        """The ticket's order (by ``ref_id``) among the symbol's orders created since ``since``:
+        read by its key when the venue offers that (``by_ref``), else found in the listing."""
+        if self._by_ref is not None:
+            return await self._lookup_by_ref(self._by_ref, ticket, since)
         try:
             async for order in self._rh.equity.iter_orders(
                 ticket.account,
@@ -133,6 +147,19 @@ class LiveExecutor:
         except Exception as error:
             raise no_answer("lookup", error) from None
         return None
+
+    async def _lookup_by_ref(
+        self, by_ref: OrderByRef, ticket: Ticket, since: datetime
+    ) -> BrokerOrder | None:
+        try:
+            order = await by_ref(ticket.account, str(ticket.ref_id))
+        except Exception as error:
+            raise no_answer("lookup", error) from None
+        if order is None or parse_ref_id(order.ref_id) != ticket.ref_id:
+            return None
+        if order.symbol.strip().upper() != ticket.proposal.symbol.strip().upper():
+            return None  # not among the symbol's orders, as the listing asks for them
+        return broker_order(order) if order.created_at >= since else None
 
     async def poll(self, account: str, order_id: str) -> BrokerOrder:
         """The order as the broker reports it now."""

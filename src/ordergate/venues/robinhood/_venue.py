@@ -37,7 +37,7 @@ from ordergate.venues.robinhood._account import (
 from ordergate.venues.robinhood._crypto import McpCrypto
 from ordergate.venues.robinhood._crypto_rest import RestCrypto
 from ordergate.venues.robinhood._options import RobinhoodOptions
-from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor
+from ordergate.venues.robinhood._orders import DEFAULT_LOOKUP_PAGES, LiveExecutor, OrderByRef
 from ordergate.venues.robinhood._readiness import McpCryptoOffered
 
 __all__ = ["RobinhoodEquity", "RobinhoodVenue"]
@@ -139,6 +139,7 @@ class RobinhoodVenue:
         crypto_rest: CryptoRest | None = None,
         paper: bool = False,
         open_orders: OpenOrders | None = None,
+        order_by_ref: OrderByRef | None = None,
     ) -> RobinhoodVenue:
         """Robinhood through the typed client ``rh``: the live executor, the client-backed
         account reader and quote source, and the crypto lanes: the MCP's crypto tools
@@ -147,14 +148,16 @@ class RobinhoodVenue:
         (``RestCrypto``); and the option tools (``RobinhoodOptions``). ``paper``: ``rh`` calls
         a paper caller (its equity lane answers paper, and no crypto or option lane is given:
         nothing may reach a market). ``open_orders``: the venue lists an account's open
-        orders directly (the account reader asks it instead of walking the listing)."""
+        orders directly (the account reader asks it instead of walking the listing).
+        ``order_by_ref``: the venue reads an order by its ``ref_id`` directly (the executor's
+        lookup asks it instead of walking the listing)."""
         account = ClientAccountReader(rh, clock=clock, max_pages=max_pages, open_orders=open_orders)
         lanes: list[CryptoLane] = [McpCrypto(rh, lookup_pages=lookup_pages)]
         if crypto_rest is not None:
             lanes.append(RestCrypto(crypto_rest))
         return cls(
             RobinhoodEquity(
-                LiveExecutor(rh, lookup_pages=lookup_pages, paper=paper),
+                LiveExecutor(rh, lookup_pages=lookup_pages, paper=paper, by_ref=order_by_ref),
                 account,
                 ClientQuoteSource(rh),
             ),
