@@ -4,6 +4,7 @@ half-done. On SQLite and on Postgres."""
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -21,7 +22,9 @@ from ordergate.sandbox.engine import (
     ObservedPrices,
     Wanted,
 )
+from ordergate.sandbox.engine import _engine as engine_module
 from ordergate.sandbox.engine._codec import decode_state, encode_state
+from ordergate.sandbox.engine._tables import dump as _dump
 from ordergate.sandbox.venue import stable_uuid
 from ordergate.store import write_transaction
 
@@ -356,6 +359,46 @@ def test_a_call_checked_for_prices_reads_the_book_on_one_connection(db: Engine) 
         assert not isinstance(answer, Wanted)
         assert paper.engine.open_orders_if_priced(lambda _: None)
     assert len(checkouts) == 6
+
+
+def test_a_turn_on_a_book_that_exists_locks_its_row_in_one_statement_and_dumps_it_once(
+    db: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the book's row exists a turn does not try to create it again: it reads and
+    locks it, and writes it back dumped once (not once to compare and once to store)."""
+    clock = SteppedClock(start=START)
+    paper = Paper(db, clock)
+    paper.observe("600.00")
+    paper.call("get_portfolio")
+    statements: list[str] = []
+
+    def record(*args: Any) -> None:
+        statements.append(str(args[2]))
+
+    dumped: list[object] = []
+
+    def counted(value: Any) -> str:
+        if isinstance(value, dict) and "orders" in value:
+            dumped.append(value)
+        return _dump(value)
+
+    monkeypatch.setattr(engine_module, "dump", counted)
+    event.listen(db, "before_cursor_execute", record)
+    try:
+        placed = paper.place(side="buy", type="limit", limit_price="500.00", quantity="1")
+    finally:
+        event.remove(db, "before_cursor_execute", record)
+    book = [s for s in statements if "venue_books" in s]
+    assert [s.split()[0] for s in book] == ["SELECT", "UPDATE"]
+    assert len(dumped) == 1
+    # What was written is the open state, exactly: another engine reads the order back.
+    other = Paper(db, clock)
+    other.observe("600.00")
+    (order,) = other.call("get_equity_orders")["orders"]
+    assert order["id"] == placed["id"]
+    with db.connect() as connection:
+        (state,) = connection.execute(text("SELECT state FROM venue_books")).one()
+    assert json.loads(state) == encode_state(paper.engine._open_state())
 
 
 def test_books_are_kept_apart(db: Engine) -> None:

@@ -142,6 +142,14 @@ def _kept_part(encoded: dict[str, Any]) -> str:
     return dump({key: value for key, value in encoded.items() if key != "synced_to"})
 
 
+def _stored_state(kept: str, synced_to: Any) -> str:
+    """The open state as written to the book's row: its kept part (``_kept_part``, a JSON
+    object with members) with the instant synced to as its first member, so that a write
+    dumps the open state once, not once to compare and again to store."""
+    assert kept.startswith('{"'), kept[:2]
+    return '{"synced_to":' + dump(synced_to) + "," + kept[1:]
+
+
 def _wanted(
     orders: list[EquityOrder],
     lots: list[TaxLot],
@@ -466,7 +474,7 @@ class EquityEngine:
                 version = row.version
                 if kept != self._kept:
                     version += 1
-                    self._tables.write(version, dump(encoded))
+                    self._tables.write(version, _stored_state(kept, encoded["synced_to"]))
                     self._kept = kept
         except BaseException:
             # Memory may be ahead of what committed: the next call reloads.

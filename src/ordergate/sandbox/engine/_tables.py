@@ -92,7 +92,8 @@ _TRADES = text(
 
 
 def dump(value: Any) -> str:
-    """``value`` as the compact, key-sorted JSON every column of these tables holds."""
+    """``value`` as the compact, key-sorted JSON every column of these tables holds (the
+    open state's instant synced to is written first: ``_engine._stored_state``)."""
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
@@ -136,11 +137,17 @@ class BookTables:
 
     def lock(self, initial: str) -> BookRow:
         """The book's row, created with the state ``initial`` the first time, locked until
-        the transaction ends."""
+        the transaction ends. A book's row is never deleted, so it is created only when the
+        lock finds none: every later call reads and locks it in one statement. On Postgres
+        two first calls may both find none; ``ON CONFLICT DO NOTHING`` waits for the other's
+        insert, and the second read locks whichever row committed."""
         connection = self.connection
-        _CREATE.run(connection, {"book": self.book, "state": initial})
         statement = _LOCK_POSTGRES if connection.dialect.name == "postgresql" else _LOCK_SQLITE
-        version, state = statement.first(connection, {"book": self.book})
+        row = statement.first(connection, {"book": self.book})
+        if row is None:
+            _CREATE.run(connection, {"book": self.book, "state": initial})
+            row = statement.first(connection, {"book": self.book})
+        version, state = row
         return BookRow(int(version), str(state))
 
     def stored(self) -> BookRow | None:
