@@ -135,7 +135,7 @@ SURFACE = {
         "ClientAccountReader", "ClientQuoteSource", "LiveExecutor", "MarketVolumes",
         "RobinhoodEquity", "RobinhoodVenue", "Unreadable", "held_positions", "open_broker_orders",
         "McpCrypto", "McpCryptoOffered", "RestCrypto", "crypto_broker_order",
-        "RobinhoodOptions",
+        "RobinhoodOptions", "BookParts", "BookReads",
     },
     "ordergate.runtime": {
         "approval_announcement",

@@ -16,11 +16,17 @@ import pytest
 from client_testkit import ScriptedCaller, wrapped_venue
 from venue_testkit import START, VenueClient
 
-from ordergate.client import Robinhood
+from ordergate.client import Robinhood, ToolError
+from ordergate.client.equity import EquityPositionsPage
 from ordergate.core import OrderState, OrderType, Side, SteppedClock, TimeInForce
 from ordergate.policy import Position, Proposal
 from ordergate.venues import AccountReader, AccountView, QuoteSource, Ticket
-from ordergate.venues.robinhood import ClientAccountReader, ClientQuoteSource, LiveExecutor
+from ordergate.venues.robinhood import (
+    BookParts,
+    ClientAccountReader,
+    ClientQuoteSource,
+    LiveExecutor,
+)
 
 BOUND_S = 30
 MCP_PATH = "/mcp/trading"
@@ -213,6 +219,31 @@ def account_answers(*positions: dict[str, Any]) -> dict[str, Any]:
 
 def scripted_positions(*positions: dict[str, Any]) -> ClientAccountReader:
     return reader(Robinhood(ScriptedCaller(account_answers(*positions))))
+
+
+@pytest.mark.anyio
+async def test_parts_read_together_are_read_once_and_each_fails_on_its_own() -> None:
+    """A venue that reads the portfolio, positions and open orders together is asked once
+    for the three; a part it could not read leaves only its fields unknown, and positions
+    on more than one page are walked as without it."""
+    answers = account_answers({"symbol": "AAPL", "quantity": "3", "market_value": "30"})
+    caller = ScriptedCaller(answers)
+    asked: list[str] = []
+
+    async def book(account: str) -> BookParts:
+        asked.append(account)
+        first = EquityPositionsPage.model_validate({"positions": [], "next": "page-2"})
+        return BookParts(ToolError("down", tool="get_portfolio", code="E1"), first, [])
+
+    view = await ClientAccountReader(
+        Robinhood(caller), clock=SteppedClock(start=START), book=book
+    ).read(ACCOUNT, None)
+    assert asked == [ACCOUNT]
+    assert (view.equity, view.cash, view.buying_power) == (None, None, None)
+    assert len(view.notes) == 1 and view.notes[0].startswith("portfolio: unavailable")
+    assert view.positions == {"AAPL": Position(quantity=Decimal(3), market_value=Decimal(30))}
+    assert view.open_orders == ()
+    assert [name for name, _ in caller.calls] == ["get_equity_positions"]
 
 
 @pytest.mark.anyio

@@ -310,7 +310,15 @@ async def test_an_option_order_reads_the_account_once_a_stage(
             asked.append(name)
             return await answer(name, arguments)
 
+        read_together = paper._reads_if_priced
+
+        def counted_together(engine: Any, calls: Any) -> Any:
+            # The sight's portfolio and positions, read in one engine call (``book_parts``).
+            asked.extend(name for name, _ in calls)
+            return read_together(engine, calls)
+
         monkeypatch.setattr(paper, "call", counted)
+        monkeypatch.setattr(paper, "_reads_if_priced", counted_together)
         outcome = await d.guard.submit_option(order, identity="a")
     assert outcome.status is FilingStatus.SUBMITTED, outcome.reasons
     assert asked.count("get_portfolio") == 2

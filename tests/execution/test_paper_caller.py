@@ -15,6 +15,7 @@ import anyio
 import pytest
 from client_testkit import rhs_account_number
 from guard_kit import buy, desk, policy
+from sqlalchemy import event
 
 from ordergate.client import BusinessError, Robinhood, TransportError
 from ordergate.core import Side
@@ -282,6 +283,43 @@ async def test_a_decisions_open_orders_are_the_engines_open_ones_not_a_walk_of_t
         assert [o.order_id for o in view.open_orders] == [resting["order"]["id"]]
         ended = [o for o in listed["orders"] if o["state"] == "filled"]
         assert len(ended) == 3  # the history the read did not walk
+
+
+async def test_a_decisions_portfolio_positions_and_open_orders_are_one_read_of_the_book(
+    tmp_path: Path,
+) -> None:
+    """The paper reader reads the book's three parts of a decision's sight together: one
+    engine connection for the portfolio, the positions and the open orders, not one each,
+    and each part is what its own tool answers."""
+    async with desk(tmp_path) as d:
+        caller = CountingPaper(d.rh, d.ledger.engine, clock=d.clock, cash=Decimal(100_000))
+        venue = PaperVenue(caller, clock=d.clock)
+        with anyio.fail_after(BOUND_S):
+            await caller.call("place_equity_order", order(d.account, quantity="2"))
+            d.step(5)  # the market order fills: a position
+            resting = await caller.call(
+                "place_equity_order",
+                order(d.account, quantity="1", type="limit", limit_price="1.00"),
+            )
+            d.step(2)
+            await venue.equity.account.read(d.account, "SPY")  # prices the book
+            checkouts: list[object] = []
+
+            def checkout(*_: object) -> None:
+                checkouts.append(None)
+
+            event.listen(d.ledger.engine, "checkout", checkout)
+            try:
+                view = await venue.equity.account.read(d.account, "SPY")
+            finally:
+                event.remove(d.ledger.engine, "checkout", checkout)
+            portfolio = await caller.call("get_portfolio", {"account_number": d.account})
+        assert len(checkouts) == 1
+        assert view.notes == ()
+        assert view.cash == Decimal(portfolio["cash"])
+        assert view.positions is not None and view.positions["SPY"].quantity == 2
+        assert view.open_orders is not None
+        assert [o.order_id for o in view.open_orders] == [resting["order"]["id"]]
 
 
 async def test_a_lookup_of_an_order_in_doubt_reads_it_by_its_ref_id_not_a_walk_of_the_history(

@@ -47,7 +47,7 @@ remembered quote).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final, NamedTuple, TypeVar
 
@@ -297,6 +297,27 @@ class EquityEngine:
             return self._open_listing()
 
         return self._in_read(listing, stale)
+
+    def reads_if_priced(
+        self,
+        calls: Sequence[tuple[str, Mapping[str, Any]]],
+        stale: Callable[[Wanted], Wanted | None] | None = None,
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | Wanted:
+        """Each of ``calls`` (tools of ``READ_TOOLS``: ``call``'s answers, in order) and
+        ``open_orders``, on one read of the book: one connection and one look at its row for
+        all of them, each answering the same book. With ``stale``: unless it names
+        something of what the book, as committed, may need prices for (as
+        ``call_if_priced``); then what it names, and nothing is run."""
+        asked = [(name, dict(arguments)) for name, arguments in calls]
+        moving = [name for name, _ in asked if name not in READ_TOOLS]
+        if moving:
+            raise ValueError(f"not a read: {', '.join(moving)}")
+
+        def work() -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | Wanted:
+            answers = [self._table.call(self._venue, name, args) for name, args in asked]
+            return answers, self._open_listing()
+
+        return self._in_read(work, stale)
 
     def order_by_ref(self, ref_id: str) -> dict[str, Any] | None:
         """The agentic account's order placed with ``ref_id`` (any case), open or ended, in

@@ -65,7 +65,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
@@ -76,11 +76,13 @@ import anyio
 from sqlalchemy import Engine
 
 from ordergate.client import BusinessError, ToolError, TransportError, result_data
-from ordergate.client.accounts import Account, AccountsClient
+from ordergate.client.accounts import Account, AccountsClient, Portfolio
 from ordergate.client.crypto import CryptoClient, CryptoQuotes, CurrencyPair
 from ordergate.client.equity import (
+    EquityClient,
     EquityOrder,
     EquityOrdersPage,
+    EquityPositionsPage,
     EquityTradability,
     TradabilityResult,
 )
@@ -103,6 +105,7 @@ from ordergate.sandbox.engine import (
 from ordergate.sandbox.market import CryptoPair, CryptoQuote, Tradability
 from ordergate.sandbox.venue import ACCOUNT_TYPES, OPTION_LEVELS
 from ordergate.store import blocking
+from ordergate.venues.robinhood import BookParts
 
 __all__ = [
     "ANSWERED",
@@ -145,6 +148,8 @@ _NOT_ON_PAPER: Final = frozenset(
 )
 """Tools that act on an account and that the engine does not answer: refused on paper,
 never forwarded to the upstream (the real account)."""
+_PORTFOLIO: Final = "get_portfolio"
+_POSITIONS: Final = "get_equity_positions"
 _UNPRICED: Final = frozenset({"get_realized_pnl", "get_pnl_trade_history"})
 _FILTERED_BY_SYMBOL: Final = frozenset(
     {"get_equity_orders", "get_equity_tax_lots", "get_pnl_trade_history", "get_crypto_orders"}
@@ -395,6 +400,43 @@ class PaperCaller:
             ) from None
         return [EquityOrder.model_validate(order) for order in listed]
 
+    async def book_parts(self, account: str) -> BookParts:
+        """``account``'s portfolio, positions' first page and open orders (newest first, from
+        the engine's memory of what is open) in one turn of the worker and one read of the
+        book, priced first as a portfolio is: what a decision's sight reads of the book, at
+        the cost of one engine call, not three. A part that cannot be read is its error (an
+        engine that cannot answer: a ``TransportError`` for each). Another account than
+        the book's is asked part by part, and the engine refuses it as the venue does."""
+        engine = await self.engine()
+        if account != engine.account.account_number:
+            return BookParts(
+                await _outcome(AccountsClient(self).portfolio(account)),
+                await _outcome(EquityClient(self).positions(account)),
+                await _outcome(self.open_orders(account)),
+            )
+        arguments = {"account_number": account}
+        calls = ((_PORTFOLIO, arguments), (_POSITIONS, arguments))
+        try:
+            read = await blocking(self._reads_if_priced, engine, calls)
+            if isinstance(read, Wanted):
+                await self._price(engine, read.symbols)
+                await self._price_crypto(read.pairs)
+                await self._price_options(engine, read.option_ids)
+                read = await blocking(self._reads, engine, calls)
+        except Exception as error:
+            failed = TransportError(
+                f"the paper book did not answer ({type(error).__name__})", tool=_PORTFOLIO
+            )
+            return BookParts(failed, failed, failed)
+        (portfolio, positions), listed = read
+        return BookParts(
+            _parsed(lambda: Portfolio.model_validate(result_data(portfolio, tool=_PORTFOLIO))),
+            _parsed(
+                lambda: EquityPositionsPage.model_validate(result_data(positions, tool=_POSITIONS))
+            ),
+            _parsed(lambda: [EquityOrder.model_validate(order) for order in listed]),
+        )
+
     async def on_book(
         self, work: Callable[[], T], *, pairs: Iterable[str] | None, moves: bool
     ) -> T:
@@ -518,6 +560,22 @@ class PaperCaller:
             return engine.call_if_priced(
                 name, arguments, lambda wanted: self._stale(wanted, name, arguments)
             )
+
+    def _reads_if_priced(
+        self, engine: EquityEngine, calls: tuple[tuple[str, dict[str, Any]], ...]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | Wanted:
+        """The engine's answers to the read tools ``calls`` and its open orders, on one read
+        of the book, when no price they may need is stale (as a portfolio's: the book's)."""
+        with self._turn:
+            return engine.reads_if_priced(calls, lambda wanted: self._stale(wanted, _PORTFOLIO, {}))
+
+    def _reads(
+        self, engine: EquityEngine, calls: tuple[tuple[str, dict[str, Any]], ...]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        with self._turn:
+            read = engine.reads_if_priced(calls)
+        assert not isinstance(read, Wanted)  # nothing is checked: nothing is wanted
+        return read
 
     def _work(self, engine: EquityEngine, work: Callable[[], T], moves: bool) -> T:
         with self._turn:
@@ -800,6 +858,23 @@ def _decimal(value: object) -> Decimal | None:
     except ArithmeticError:
         return None
     return number if number.is_finite() else None
+
+
+async def _outcome(read: Awaitable[T]) -> T | Exception:
+    """What ``read`` answers, or the error it raised."""
+    try:
+        return await read
+    except Exception as error:
+        return error
+
+
+def _parsed(parse: Callable[[], T]) -> T | Exception:
+    """What ``parse`` makes of an engine's answer, or the error it raised (the tool's
+    ``{error}``, or an answer that is not the model's)."""
+    try:
+        return parse()
+    except Exception as error:
+        return error
 
 
 async def _agentic(upstream: Any) -> Account:

@@ -55,6 +55,7 @@ class PaperVenue:
             paper=True,
             open_orders=caller.open_orders,
             order_by_ref=caller.order_by_ref,
+            book=caller.book_parts,
         )
         # Both crypto lanes trade the book (the engine's crypto desk); ``auto`` chooses
         # between them on the upstream's readiness, as live.

@@ -14,6 +14,8 @@ plain values (a paper account's answers are read with them too).
 """
 
 from ordergate.venues.robinhood._account import (
+    BookParts,
+    BookReads,
     ClientAccountReader,
     ClientQuoteSource,
     Unreadable,
@@ -29,6 +31,8 @@ from ordergate.venues.robinhood._venue import RobinhoodEquity, RobinhoodVenue
 from ordergate.venues.robinhood._volumes import MarketVolumes
 
 __all__ = [
+    "BookParts",
+    "BookReads",
     "ClientAccountReader",
     "ClientQuoteSource",
     "LiveExecutor",

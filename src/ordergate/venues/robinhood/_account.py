@@ -14,6 +14,10 @@ raises for a failed read. The rules, all failing closed:
   that can list what is open directly (``open_orders``: the paper book's engine keeps its
   open orders apart from its history) is asked that instead, so the read costs what is
   open, never the account's history;
+- a venue that can read the portfolio, the positions' first page and the open orders
+  together (``book``: the paper book's engine, in one read of the book) is asked that once
+  for the three parts; each part still fails on its own (its answer, or the error reading it
+  raised), and positions on more than one page are walked as without it;
 - the quote is the venue's quote for exactly that symbol (``venue_quote``), or ``None``;
 - a symbol the tradability tool does not list is not tradable (``False``).
 
@@ -32,7 +36,7 @@ import anyio
 
 from ordergate.client import MAX_PAGES, Robinhood
 from ordergate.client.accounts import Portfolio
-from ordergate.client.equity import EquityOrder, EquityPosition
+from ordergate.client.equity import EquityOrder, EquityPosition, EquityPositionsPage
 from ordergate.core import Clock
 from ordergate.policy import Position, Quote
 from ordergate.venues._protocols import AccountView, BrokerOrder
@@ -41,7 +45,23 @@ from ordergate.venues.robinhood._mapping import broker_order, describe, venue_qu
 OpenOrders = Callable[[str], Awaitable[Iterable[EquityOrder]]]
 """An account's open orders, listed by the venue directly (newest first, as the listing)."""
 
+
+@dataclass(frozen=True)
+class BookParts:
+    """An account's portfolio, its positions' first page and its open orders (newest first),
+    read together; each is its answer, or the error reading it raised."""
+
+    portfolio: Portfolio | Exception
+    positions: EquityPositionsPage | Exception
+    open_orders: list[EquityOrder] | Exception
+
+
+BookReads = Callable[[str], Awaitable[BookParts]]
+"""An account's ``BookParts``, read by the venue in one go."""
+
 __all__ = [
+    "BookParts",
+    "BookReads",
     "ClientAccountReader",
     "ClientQuoteSource",
     "OpenOrders",
@@ -95,12 +115,39 @@ class _Part(Generic[T]):
             self.note = f"{self.name}: unavailable ({describe(error)})"
 
 
+class _Once(Generic[T]):
+    """A read shared by several parts: done by the first that awaits it, its answer (or
+    its error) handed to every one."""
+
+    def __init__(self, read: Callable[[], Awaitable[T]]) -> None:
+        self._read = read
+        self._lock = anyio.Lock()
+        self._outcome: tuple[T | Exception] | None = None
+
+    async def __call__(self) -> T:
+        async with self._lock:
+            if self._outcome is None:
+                try:
+                    self._outcome = (await self._read(),)
+                except Exception as error:
+                    self._outcome = (error,)
+        return _answer(self._outcome[0])
+
+
+def _answer(outcome: T | Exception) -> T:
+    """A part's answer read together with others: raised when it is the error."""
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
+
+
 class ClientAccountReader:
     """Reads an account and one symbol's market through ``rh``; see the module rules.
 
     ``clock`` is the reader's time source (kept for the caller's wiring: no read uses it);
     ``max_pages`` bounds the position and order listings; ``open_orders`` lists the open
-    orders directly when the venue can (else the order listing is walked).
+    orders directly when the venue can (else the order listing is walked); ``book`` reads
+    the portfolio, positions and open orders together when the venue can.
     """
 
     def __init__(
@@ -110,6 +157,7 @@ class ClientAccountReader:
         clock: Clock,
         max_pages: int = MAX_PAGES,
         open_orders: OpenOrders | None = None,
+        book: BookReads | None = None,
     ) -> None:
         if max_pages < 1:
             raise ValueError("max_pages must be at least 1")
@@ -117,6 +165,7 @@ class ClientAccountReader:
         self.clock = clock
         self._max_pages = max_pages
         self._listed_open = open_orders
+        self._book = book
 
     async def read(
         self,
@@ -130,9 +179,18 @@ class ClientAccountReader:
         is the view's quote (not read again); one given ``quote_from`` is awaited while the
         other parts are read."""
         rh = self._rh
-        portfolio = _Part[Portfolio]("portfolio", lambda: rh.accounts.portfolio(account))
-        positions = _Part[Mapping[str, Position]]("positions", lambda: self._positions(account))
-        orders = _Part[tuple[BrokerOrder, ...]]("open_orders", lambda: self._open_orders(account))
+        if self._book is None:
+            portfolio = _Part[Portfolio]("portfolio", lambda: rh.accounts.portfolio(account))
+            positions = _Part[Mapping[str, Position]]("positions", lambda: self._positions(account))
+            orders = _Part[tuple[BrokerOrder, ...]](
+                "open_orders", lambda: self._open_orders(account)
+            )
+        else:
+            reads = self._book
+            book = _Once(lambda: reads(account))
+            portfolio = _Part("portfolio", lambda: self._book_portfolio(book))
+            positions = _Part("positions", lambda: self._book_positions(book, account))
+            orders = _Part("open_orders", lambda: self._book_open_orders(book))
         parts: list[_Part[Any]] = [portfolio, positions, orders]
         read_quote: _Part[Quote] | None = None
         tradable: _Part[bool] | None = None
@@ -172,6 +230,18 @@ class ClientAccountReader:
                 )
             ]
         )
+
+    async def _book_portfolio(self, book: _Once[BookParts]) -> Portfolio:
+        return _answer((await book()).portfolio)
+
+    async def _book_positions(self, book: _Once[BookParts], account: str) -> Mapping[str, Position]:
+        first = _answer((await book()).positions)
+        if first.next:
+            return await self._positions(account)  # more than one page: walked as without
+        return held_positions(first.positions)
+
+    async def _book_open_orders(self, book: _Once[BookParts]) -> tuple[BrokerOrder, ...]:
+        return open_broker_orders(_answer((await book()).open_orders))
 
     async def _open_orders(self, account: str) -> tuple[BrokerOrder, ...]:
         if self._listed_open is not None:

@@ -30,6 +30,7 @@ from ordergate.venues import (
     Ticket,
 )
 from ordergate.venues.robinhood._account import (
+    BookReads,
     ClientAccountReader,
     ClientQuoteSource,
     OpenOrders,
@@ -140,6 +141,7 @@ class RobinhoodVenue:
         paper: bool = False,
         open_orders: OpenOrders | None = None,
         order_by_ref: OrderByRef | None = None,
+        book: BookReads | None = None,
     ) -> RobinhoodVenue:
         """Robinhood through the typed client ``rh``: the live executor, the client-backed
         account reader and quote source, and the crypto lanes: the MCP's crypto tools
@@ -150,8 +152,12 @@ class RobinhoodVenue:
         nothing may reach a market). ``open_orders``: the venue lists an account's open
         orders directly (the account reader asks it instead of walking the listing).
         ``order_by_ref``: the venue reads an order by its ``ref_id`` directly (the executor's
-        lookup asks it instead of walking the listing)."""
-        account = ClientAccountReader(rh, clock=clock, max_pages=max_pages, open_orders=open_orders)
+        lookup asks it instead of walking the listing). ``book``: the venue reads an account's
+        portfolio, positions and open orders together (the account reader asks it once for
+        the three)."""
+        account = ClientAccountReader(
+            rh, clock=clock, max_pages=max_pages, open_orders=open_orders, book=book
+        )
         lanes: list[CryptoLane] = [McpCrypto(rh, lookup_pages=lookup_pages)]
         if crypto_rest is not None:
             lanes.append(RestCrypto(crypto_rest))
