@@ -189,16 +189,7 @@ async def desk(
                     )
                 port = RobinhoodVenue.through(rh, clock=clock, crypto_rest=crypto_rest)
             else:
-                port = PaperVenue.on(
-                    rh,
-                    ledger.engine,
-                    clock=clock,
-                    cash=rules.paper_cash_usd,
-                    slippage_bps=rules.paper_slippage_bps,
-                    account=account,
-                    account_type=rules.paper_account_type,
-                    option_level=rules.paper_option_level,
-                )
+                port = PaperVenue.for_policy(rh, ledger.engine, rules, clock=clock, account=account)
             guard = await stack.enter_async_context(
                 Guard.open(
                     policy=rules,

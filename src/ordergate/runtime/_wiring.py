@@ -139,18 +139,15 @@ async def guard_on(
     if arming.live:
         venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=crypto_rest)
     else:
-        venue = PaperVenue.on(
+        venue = PaperVenue.for_policy(
             rh,
             ledger.engine,
+            policy,
             clock=clock,
-            cash=policy.paper_cash_usd,
-            slippage_bps=policy.paper_slippage_bps,
             account=account,
             rhs_account=rhs_account,
-            account_type=policy.paper_account_type or account_type,
-            option_level=(
-                option_level if policy.paper_option_level is None else policy.paper_option_level
-            ),
+            account_type=account_type,
+            option_level=option_level,
         )
     notifier = (
         WebhookNotifier(webhook_url, console_url=console_url)

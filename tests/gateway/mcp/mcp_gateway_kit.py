@@ -293,15 +293,8 @@ async def gateway(
                     )
                 venue = RobinhoodVenue.through(rh, clock=clock, crypto_rest=rest)
             else:
-                venue = PaperVenue.on(
-                    rh,
-                    ledger.engine,
-                    clock=clock,
-                    cash=rules.paper_cash_usd,
-                    slippage_bps=rules.paper_slippage_bps,
-                    account=account,
-                    account_type=rules.paper_account_type,
-                    option_level=rules.paper_option_level,
+                venue = PaperVenue.for_policy(
+                    rh, ledger.engine, rules, clock=clock, account=account
                 )
             guard = Guard(
                 policy=rules,

@@ -77,6 +77,16 @@ from ordergate.store import write_transaction
 __all__ = ["ENGINE_TOOLS", "READ_TOOLS", "BookMismatch", "EquityEngine", "Wanted"]
 
 T = TypeVar("T")
+_Held = tuple[
+    list[EquityOrder],
+    list[TaxLot],
+    list[CryptoOrder],
+    list[CryptoHolding],
+    list[OptionOrder],
+    list[OptionPosition],
+]
+"""What the book holds open: equity orders and lots, crypto orders and holdings, option
+orders and positions."""
 
 
 class BookMismatch(Exception):
@@ -357,23 +367,11 @@ class EquityEngine:
         state = self._committed()
         if state is None:
             return Wanted(frozenset(), frozenset(), frozenset())
-        return _wanted(*state)
         # Read from the book's row without locking it; the open state is decoded only when
         # another engine moved it on since this one's last call (nothing is synced or written).
+        return _wanted(*state)
 
-    def _committed(
-        self,
-    ) -> (
-        tuple[
-            list[EquityOrder],
-            list[TaxLot],
-            list[CryptoOrder],
-            list[CryptoHolding],
-            list[OptionOrder],
-            list[OptionPosition],
-        ]
-        | None
-    ):
+    def _committed(self) -> _Held | None:
         with self._database.connect() as connection:
             self._tables.bind(connection)
             try:
@@ -394,16 +392,7 @@ class EquityEngine:
             state.option_positions,
         )
 
-    def _in_memory(
-        self,
-    ) -> tuple[
-        list[EquityOrder],
-        list[TaxLot],
-        list[CryptoOrder],
-        list[CryptoHolding],
-        list[OptionOrder],
-        list[OptionPosition],
-    ]:
+    def _in_memory(self) -> _Held:
         crypto = self._crypto
         return (
             self._desk.live_orders(),

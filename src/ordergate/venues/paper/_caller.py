@@ -363,9 +363,7 @@ class PaperCaller:
             # fresh; else say what is stale, observe it, and run then.
             ran = await blocking(self._run_if_priced, engine, name, args)
             if isinstance(ran, Wanted):
-                await self._price(engine, ran.symbols)
-                await self._price_crypto(ran.pairs)
-                await self._price_options(engine, ran.option_ids)
+                await self._price_wanted(engine, ran)
                 result: dict[str, Any] = await blocking(self._run, engine, name, args)
             else:
                 result = ran
@@ -419,9 +417,7 @@ class PaperCaller:
         try:
             read = await blocking(self._reads_if_priced, engine, calls)
             if isinstance(read, Wanted):
-                await self._price(engine, read.symbols)
-                await self._price_crypto(read.pairs)
-                await self._price_options(engine, read.option_ids)
+                await self._price_wanted(engine, read)
                 read = await blocking(self._reads, engine, calls)
         except Exception as error:
             failed = TransportError(
@@ -452,9 +448,7 @@ class PaperCaller:
             await self._list_crypto()
         ran = await blocking(self._work_if_priced, engine, work, named, moves)
         if isinstance(ran, Wanted):
-            await self._price(engine, ran.symbols)
-            await self._price_crypto(ran.pairs)
-            await self._price_options(engine, ran.option_ids)
+            await self._price_wanted(engine, ran)
             return await blocking(self._work, engine, work, moves)
         return ran
 
@@ -475,9 +469,7 @@ class PaperCaller:
         try:
             found = await blocking(self._by_ref_if_priced, engine, ref_id)
             if isinstance(found, Wanted):
-                await self._price(engine, found.symbols)
-                await self._price_crypto(found.pairs)
-                await self._price_options(engine, found.option_ids)
+                await self._price_wanted(engine, found)
                 found = await blocking(self._by_ref, engine, ref_id)
         except ToolError:
             raise
@@ -634,6 +626,13 @@ class PaperCaller:
         return stale if any(stale) else None
 
     # -- the feed --------------------------------------------------------------------------
+
+    async def _price_wanted(self, engine: EquityEngine, wanted: Wanted) -> None:
+        """Observe fresh upstream quotes of what a call found stale: its symbols, crypto
+        pairs and option contracts."""
+        await self._price(engine, wanted.symbols)
+        await self._price_crypto(wanted.pairs)
+        await self._price_options(engine, wanted.option_ids)
 
     async def _price(self, engine: EquityEngine, symbols: Iterable[str]) -> None:
         """Observe fresh upstream quotes of ``symbols`` (listing them first); a symbol seen

@@ -28,6 +28,7 @@ from sqlalchemy import Engine
 
 from ordergate.client import Robinhood
 from ordergate.core import Clock
+from ordergate.policy import PolicyConfig
 from ordergate.venues import CryptoLanes
 from ordergate.venues.paper._caller import PaperCaller
 from ordergate.venues.paper._rest import paper_rest
@@ -96,6 +97,36 @@ class PaperVenue:
             option_level=option_level,
         )
         return cls(caller, clock=clock)
+
+    @classmethod
+    def for_policy(
+        cls,
+        upstream: Any,
+        database: Engine,
+        policy: PolicyConfig,
+        *,
+        clock: Clock,
+        account: str | None = None,
+        rhs_account: str | None = None,
+        account_type: str | None = None,
+        option_level: int | None = None,
+    ) -> PaperVenue:
+        """``on``, as ``policy``'s ``[paper]`` table sets the book: its starting cash and
+        slippage, and its account type and option level where the table names them (else
+        ``account_type`` / ``option_level``: the upstream's, ``None`` when unknown)."""
+        return cls.on(
+            upstream,
+            database,
+            clock=clock,
+            cash=policy.paper_cash_usd,
+            slippage_bps=policy.paper_slippage_bps,
+            account=account,
+            rhs_account=rhs_account,
+            account_type=policy.paper_account_type or account_type,
+            option_level=(
+                option_level if policy.paper_option_level is None else policy.paper_option_level
+            ),
+        )
 
     @property
     def caller(self) -> PaperCaller:
