@@ -48,7 +48,11 @@ def test_a_quick_run_prints_every_case_with_its_baseline_and_ratio(
     monkeypatch.setitem(_gateway.SIZES, "quick", TINY)
     result = CliRunner().invoke(app, ["bench", "gateway", "--quick"])
     assert result.exit_code == 0, result.output
-    lines = [json.loads(line, parse_float=Decimal) for line in result.stdout.splitlines()]
+    # Every number as a Decimal: a p50 that is a whole number of µs is written as an integer.
+    lines = [
+        json.loads(line, parse_float=Decimal, parse_int=Decimal)
+        for line in result.stdout.splitlines()
+    ]
     cases = {line["case"]: line for line in lines}
     expected = [
         "direct_read",
@@ -122,7 +126,11 @@ def test_without_uv_the_peer_is_skipped_on_stderr_and_the_other_cases_still_run(
     monkeypatch.setattr(shutil, "which", lambda name: None)  # as _gateway sees it
     result = CliRunner().invoke(app, ["bench", "gateway", "--quick"])
     assert result.exit_code == 0, result.output
-    lines = [json.loads(line, parse_float=Decimal) for line in result.stdout.splitlines()]
+    # Every number as a Decimal: a p50 that is a whole number of µs is written as an integer.
+    lines = [
+        json.loads(line, parse_float=Decimal, parse_int=Decimal)
+        for line in result.stdout.splitlines()
+    ]
     assert [line["case"] for line in lines] == [
         "direct_read",
         "gateway_read",
