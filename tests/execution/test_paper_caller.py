@@ -195,6 +195,36 @@ async def test_a_paper_book_that_cannot_be_written_is_no_answer(tmp_path: Path) 
             unmigrated.dispose()
 
 
+async def test_a_paper_books_turns_commit_unflushed_and_the_filing_before_them_flushed(
+    tmp_path: Path,
+) -> None:
+    # The book lives in the ledger's SQLite file: its turns follow a filing committed at
+    # FULL, so they may commit at NORMAL as the record of what followed a placement does.
+    async with desk(tmp_path) as d:
+        engine = d.ledger.engine
+        assert engine.dialect.name == "sqlite"
+        levels: list[int] = []
+
+        def committed(connection: Any) -> None:
+            driver = connection.connection.driver_connection
+            levels.append(int(driver.execute("PRAGMA synchronous").fetchone()[0]))
+
+        caller = PaperCaller(d.rh, engine, clock=d.clock, cash=Decimal(10_000))
+        with anyio.fail_after(BOUND_S):
+            await caller.engine()
+        event.listen(engine, "commit", committed)
+        try:
+            with anyio.fail_after(BOUND_S):
+                placed = await caller.call("place_equity_order", order(d.account, quantity="1"))
+        finally:
+            event.remove(engine, "commit", committed)
+        assert placed["order"]["state"] in {"queued", "confirmed", "filled"}
+        assert levels and set(levels) == {1}  # NORMAL, not FULL (2)
+        with engine.connect() as after:
+            # Every other connection, and this one once it is back, flushes its commits.
+            assert after.exec_driver_sql("PRAGMA synchronous").scalar() == 2
+
+
 async def test_market_data_and_every_other_tool_are_the_upstreams(tmp_path: Path) -> None:
     async with desk(tmp_path) as d:
         upstream = Counting(d.rh)

@@ -7,14 +7,17 @@ driver's own transaction handling is switched off so that every write transactio
 with ``BEGIN IMMEDIATE``: it takes the database's write lock first, so a read-then-append
 (the cap check) cannot interleave with another process's.
 
-One kind of write transaction may commit at ``synchronous=NORMAL`` (``durable=False``): one
-recording what happened after an order was placed (the venue's answer, its fills). In WAL
+A write transaction may commit at ``synchronous=NORMAL`` (``durable=False``) when it records
+what happened after an order was placed (the venue's answer, its fills). In WAL
 mode such a commit is written to the log but not flushed: it survives the process dying,
 and may be lost with the machine's power until the next flushed commit or checkpoint. The
 log is replayed only as far as its checksums chain, so what power loss takes is always the
 latest commits, never one before a commit that stays: a filing (always ``FULL``, committed
 before anything is sent) is never lost while what followed it is kept. What may be lost is
 what the reconciler rebuilds from the broker (it looks a filing's order up by ``ref_id``).
+A paper book kept in the ledger's database (``ordergate.sandbox.engine.EquityEngine``,
+``durable=False``) commits its turns the same way, for the same reason: each follows a
+flushed filing, and what power loss takes of it goes with what the ledger recorded after.
 
 Postgres (``postgresql://`` or ``postgresql+psycopg://``): a write transaction takes its locks
 first, in one order (the filings gate, then accounts by key, then the events chain), so two

@@ -190,6 +190,13 @@ class EquityEngine:
     used only when the book is first created; ``account_type`` and ``option_level`` are the
     agentic account's (the venue's defaults: a cash account at option level 2). The database
     must be migrated (``ordergate.store.migrate``).
+
+    ``durable=False``: the book's turns commit unflushed on SQLite (``write_transaction``'s
+    ``durable``), for a book kept in the ledger's own database whose turns follow a filing
+    committed flushed (paper): the log keeps its commits in order, so power loss takes the
+    latest turns with whatever the ledger recorded after them, never a turn the ledger's
+    next flushed commit built on, and a lost placement is an order in doubt that a lookup
+    by ``ref_id`` does not find.
     """
 
     def __init__(
@@ -206,8 +213,10 @@ class EquityEngine:
         agentic_numbers: tuple[str, str] | None = None,
         account_type: str = "cash",
         option_level: int = 2,
+        durable: bool = True,
     ) -> None:
         self._database = database
+        self._durable = durable
         self._tables = BookTables(book)
         self._venue = Venue(
             seed=seed,
@@ -247,7 +256,9 @@ class EquityEngine:
     def call(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run the venue's tool ``name`` on the book: a ``CallToolResult`` as the venue's MCP
         server answers it (``structuredContent`` is ``{data, guide}``, or ``{error}`` with
-        ``isError``). Raises ``UnknownTool`` for a tool the engine does not answer,
+        ``isError``), but for its ``content``, left empty: the engine's callers are in process
+        and read ``structuredContent`` (``ordergate.client.result_data``). Raises
+        ``UnknownTool`` for a tool the engine does not answer,
         ``BookMismatch`` for a book opened with another ``seed``, and SQLAlchemy errors when
         the database fails (nothing is then changed). A tool of ``READ_TOOLS`` is answered
         without the book's turn when bringing the book up to the clock moves nothing (see
@@ -255,7 +266,7 @@ class EquityEngine:
         args = dict(arguments or {})
 
         def work() -> dict[str, Any]:
-            return self._table.call(self._venue, name, args)
+            return self._table.call(self._venue, name, args, text=False)
 
         return self._in_read(work) if name in READ_TOOLS else self._in_turn(work)
 
@@ -291,7 +302,7 @@ class EquityEngine:
         args = dict(arguments)
 
         def work() -> dict[str, Any] | Wanted:
-            return self._table.call(self._venue, name, args)
+            return self._table.call(self._venue, name, args, text=False)
 
         if name in READ_TOOLS:
             return self._in_read(work, stale)
@@ -324,7 +335,9 @@ class EquityEngine:
             raise ValueError(f"not a read: {', '.join(moving)}")
 
         def work() -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | Wanted:
-            answers = [self._table.call(self._venue, name, args) for name, args in asked]
+            answers = [
+                self._table.call(self._venue, name, args, text=False) for name, args in asked
+            ]
             return answers, self._open_listing()
 
         return self._in_read(work, stale)
@@ -456,7 +469,7 @@ class EquityEngine:
         as ``_in_read``, checked on the book as locked, before anything moves (nothing is
         then written)."""
         try:
-            with write_transaction(self._database) as connection:
+            with write_transaction(self._database, durable=self._durable) as connection:
                 self._tables.bind(connection)
                 row = self._tables.lock(self._initial)
                 if row.version != self._version:

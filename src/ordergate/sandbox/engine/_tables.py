@@ -40,8 +40,8 @@ __all__ = ["BookRow", "BookTables", "EndedOrders", "dump"]
 
 OrderT = TypeVar("OrderT", bound=Order[Any, Any, Any])
 
-# The open state's statements run on the driver's cursor (``Statement``): every call reads
-# the book's row at least once.
+# Every statement runs on the driver's cursor (``Statement``): every call reads the book's
+# row at least once, and a placement looks its ``ref_id`` up among the ended orders.
 _CREATE = Statement(
     text(
         "INSERT INTO venue_books (book, version, state) VALUES (:book, 0, :state) "
@@ -64,30 +64,43 @@ class _EndedSql:
 
     def __init__(self, table: str) -> None:
         assert table in _ENDED_TABLES
-        self.end = text(
-            f"INSERT INTO {table} (book, order_id, account, ref_key, sequence, body) "
-            "VALUES (:book, :order_id, :account, :ref_key, :sequence, :body)"
+        self.end = Statement(
+            text(
+                f"INSERT INTO {table} (book, order_id, account, ref_key, sequence, body) "
+                "VALUES (:book, :order_id, :account, :ref_key, :sequence, :body)"
+            )
         )
-        self.by_id = text(
-            f"SELECT body FROM {table} "
-            "WHERE book = :book AND order_id = :order_id AND account = :account"
+        self.by_id = Statement(
+            text(
+                f"SELECT body FROM {table} "
+                "WHERE book = :book AND order_id = :order_id AND account = :account"
+            )
         )
-        self.by_ref = text(
-            f"SELECT body FROM {table} "
-            "WHERE book = :book AND account = :account AND ref_key = :ref_key"
+        self.by_ref = Statement(
+            text(
+                f"SELECT body FROM {table} "
+                "WHERE book = :book AND account = :account AND ref_key = :ref_key"
+            )
         )
-        self.listing = text(
-            f"SELECT body FROM {table} WHERE book = :book AND account = :account ORDER BY sequence"
+        self.listing = Statement(
+            text(
+                f"SELECT body FROM {table} "
+                "WHERE book = :book AND account = :account ORDER BY sequence"
+            )
         )
 
 
-_CLOSE_TRADE = text(
-    "INSERT INTO venue_closed_trades (book, ordinal, account, closed_at, body) "
-    "VALUES (:book, :ordinal, :account, :closed_at, :body)"
+_CLOSE_TRADE = Statement(
+    text(
+        "INSERT INTO venue_closed_trades (book, ordinal, account, closed_at, body) "
+        "VALUES (:book, :ordinal, :account, :closed_at, :body)"
+    )
 )
-_TRADES = text(
-    "SELECT body FROM venue_closed_trades WHERE book = :book AND account = :account "
-    "ORDER BY ordinal"
+_TRADES = Statement(
+    text(
+        "SELECT body FROM venue_closed_trades WHERE book = :book AND account = :account "
+        "ORDER BY ordinal"
+    )
 )
 
 
@@ -176,8 +189,8 @@ class BookTables:
 
     def close_trades(self, first_ordinal: int, trades: list[ClosedTrade]) -> None:
         if trades:
-            self.connection.execute(
-                _CLOSE_TRADE,
+            _CLOSE_TRADE.run_many(
+                self.connection,
                 [
                     {
                         "book": self.book,
@@ -197,7 +210,7 @@ class BookTables:
 
     def closed_of(self, account_number: str, asset_class: str) -> list[ClosedTrade]:
         """The account's closed trades of ``asset_class``, oldest first."""
-        rows = self.connection.execute(_TRADES, {"book": self.book, "account": account_number})
+        rows = _TRADES.rows(self.connection, {"book": self.book, "account": account_number})
         trades = [decode_closed_trade(json.loads(body)) for (body,) in rows]
         return [t for t in trades if t.asset_class == asset_class]
 
@@ -230,8 +243,8 @@ class EndedOrders(Generic[OrderT]):
 
     def end(self, orders: list[OrderT]) -> None:
         if orders:
-            self._tables.connection.execute(
-                self._sql.end,
+            self._sql.end.run_many(
+                self._tables.connection,
                 [
                     {
                         "book": self._tables.book,
@@ -247,15 +260,15 @@ class EndedOrders(Generic[OrderT]):
 
     def order(self, account_number: str, order_id: str) -> OrderT | None:
         keys = {"book": self._tables.book, "order_id": order_id, "account": account_number}
-        row = self._tables.connection.execute(self._sql.by_id, keys).first()
+        row = self._sql.by_id.first(self._tables.connection, keys)
         return None if row is None else self._decode(json.loads(row[0]))
 
     def by_ref(self, account_number: str, ref_id: str) -> OrderT | None:
         keys = {"book": self._tables.book, "account": account_number, "ref_key": ref_id}
-        row = self._tables.connection.execute(self._sql.by_ref, keys).first()
+        row = self._sql.by_ref.first(self._tables.connection, keys)
         return None if row is None else self._decode(json.loads(row[0]))
 
     def orders(self, account_number: str) -> list[OrderT]:
         keys = {"book": self._tables.book, "account": account_number}
-        rows = self._tables.connection.execute(self._sql.listing, keys)
+        rows = self._sql.listing.rows(self._tables.connection, keys)
         return [self._decode(json.loads(body)) for (body,) in rows]

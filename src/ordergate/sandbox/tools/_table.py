@@ -50,17 +50,13 @@ class _Served:
         self.descriptor = descriptor
 
 
-def _result(payload: dict[str, Any], *, is_error: bool) -> dict[str, Any]:
-    text = json.dumps(payload, separators=(",", ":"))
-    return {
-        "content": [{"type": "text", "text": text}],
-        "structuredContent": payload,
-        "isError": is_error,
-    }
+def _result(payload: dict[str, Any], *, is_error: bool, text: bool = True) -> dict[str, Any]:
+    content = [{"type": "text", "text": json.dumps(payload, separators=(",", ":"))}] if text else []
+    return {"content": content, "structuredContent": payload, "isError": is_error}
 
 
-def error_result(error: VenueError) -> dict[str, Any]:
-    return _result(error.payload(), is_error=True)
+def error_result(error: VenueError, *, text: bool = True) -> dict[str, Any]:
+    return _result(error.payload(), is_error=True, text=text)
 
 
 class ToolTable:
@@ -96,10 +92,17 @@ class ToolTable:
         return chunk, following if following < len(listed) else None
 
     def call(
-        self, venue: Venue, name: str, arguments: object, *, unlisted: frozenset[str] = frozenset()
+        self,
+        venue: Venue,
+        name: str,
+        arguments: object,
+        *,
+        unlisted: frozenset[str] = frozenset(),
+        text: bool = True,
     ) -> dict[str, Any]:
         """A ``CallToolResult``; raises ``UnknownTool`` (a protocol error) for unknown names
-        and ``unlisted`` ones."""
+        and ``unlisted`` ones. ``text=False``: its ``content`` is empty, for a caller in
+        process that reads ``structuredContent`` alone (the JSON text copy is not made)."""
         served = None if name in unlisted else self._served.get(name)
         if served is None:
             raise UnknownTool(name)
@@ -107,5 +110,5 @@ class ToolTable:
             args = served.validator.validate({} if arguments is None else arguments)
             data = served.handler.fn(venue, args)
         except VenueError as error:
-            return error_result(error)
-        return _result({"data": data, "guide": served.handler.guide}, is_error=False)
+            return error_result(error, text=text)
+        return _result({"data": data, "guide": served.handler.guide}, is_error=False, text=text)

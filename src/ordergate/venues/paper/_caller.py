@@ -286,6 +286,8 @@ class PaperCaller:
     """A ``Caller`` answering the engine's tools from a paper book on ``database`` and the
     rest from ``upstream`` (see the module docstring).
 
+    ``database`` must be the ledger's own: the book's turns commit unflushed on SQLite
+    (``EquityEngine``'s ``durable``), which is safe only beside the filings they follow.
     ``cash`` is the book's starting cash (used when the book is first created);
     ``account``: the upstream's agentic account number when known (checked against the
     upstream's account list when the engine is first needed). The book is opened on the
@@ -535,6 +537,7 @@ class PaperCaller:
             agentic_numbers=numbers,
             account_type=account_type if account_type in ACCOUNT_TYPES else "cash",
             option_level=level,
+            durable=False,
         )
 
     def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
