@@ -23,6 +23,7 @@ from asgi_testkit import (
     LIVE_POLICY,
     QUOTE,
     QUOTE_CALL,
+    SLIPPED_POLICY,
     Gate,
     Headers,
     asgi_gate,
@@ -65,7 +66,7 @@ def live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Gate]:
 @pytest.fixture
 def live_warm(live: Gate) -> tuple[Gate, str, str]:
     """The live gate, warmed (``_warmed``): in live mode a quote is a forwarded read (on
-    paper the venue's engine answers it)."""
+    paper too, unless the paper market adds slippage)."""
     return _warmed(live)
 
 
@@ -88,27 +89,42 @@ def test_a_plain_read_is_served_by_the_fast_path_with_the_general_paths_exact_an
 
 
 @pytest.mark.req("gateway.read.fast-path-same-answers")
-def test_on_paper_a_quote_is_the_engines_on_the_general_path_and_the_account_list_is_fast(
+def test_on_paper_without_slippage_a_quote_and_the_account_list_are_fast_path_reads(
     warm: tuple[Gate, str, str],
 ) -> None:
-    # Paper is the venue's own engine (issue 24): its quotes are the paper market's, read by
-    # the paper venue, so a quote is never a forwarded read; what paper still forwards (the
-    # account list) is the fast path's.
+    # The paper market adds no slippage: its quotes are the upstream's, market data that
+    # paper forwards as live, on the fast path, as it does the account list.
     gate, token, session = warm
     headers = gate.headers(token, session)
-    quote = gate.both(headers, QUOTE_CALL)
-    assert quote.status == 200
-    result = quote.json()["result"]
-    assert result["isError"] is False
-    assert result["structuredContent"]["guide"].startswith("Paper: ")
-    assert result["structuredContent"]["data"]["results"][0]["quote"]["symbol"] == "AAPL"
     accounts = rpc("tools/call", {"name": "get_accounts", "arguments": {}})
     gate.exchange(gate.fast, headers, accounts)  # decides the route
-    served = gate.fast.served
-    fast = gate.exchange(gate.fast, headers, accounts)
-    assert gate.fast.served == served + 1
-    assert fast == gate.exchange(gate.fast.general, headers, accounts)
-    assert fast.json()["result"]["isError"] is False
+    for body in (QUOTE_CALL, accounts):
+        served = gate.fast.served
+        fast = gate.exchange(gate.fast, headers, body)
+        assert gate.fast.served == served + 1
+        assert fast == gate.exchange(gate.fast.general, headers, body)
+        result = fast.json()["result"]
+        assert result["isError"] is False
+        assert not result["structuredContent"]["guide"].startswith("Paper: ")
+
+
+@pytest.mark.req("gateway.read.fast-path-same-answers")
+def test_on_paper_with_slippage_a_quote_is_the_engines_on_the_general_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Paper is the venue's own engine (issue 24): with slippage its quotes are the paper
+    # market's, read by the paper venue, so a quote is never a forwarded read.
+    for gate in asgi_gate(tmp_path, monkeypatch, SLIPPED_POLICY, mcp=1000, burst=1000):
+        gate, token, session = _warmed(gate)
+        headers = gate.headers(token, session)
+        passed = gate.fast.passed
+        quote = gate.exchange(gate.fast, headers, QUOTE_CALL)
+        assert gate.fast.passed == passed + 1
+        assert quote.status == 200
+        result = quote.json()["result"]
+        assert result["isError"] is False
+        assert result["structuredContent"]["guide"].startswith("Paper: ")
+        assert result["structuredContent"]["data"]["results"][0]["quote"]["symbol"] == "AAPL"
 
 
 @pytest.mark.req("gateway.read.fast-path-same-answers")

@@ -33,7 +33,9 @@ approval = "never"
 allow = ["SPY"]
 """
 LIVE_POLICY = 'mode = "live"\nreal_money = true\n' + POLICY
-"""Live: every read forwarded, quotes too (on paper the venue's engine answers the quotes)."""
+"""Live: every read forwarded, quotes too."""
+SLIPPED_POLICY = POLICY + "[paper]\nslippage_bps = 25\n"
+"""Paper with slippage: the venue's engine's caller answers the quotes (the paper market's)."""
 SETTLE = timedelta(seconds=2)
 
 Headers = list[tuple[bytes, bytes]]

@@ -157,11 +157,14 @@ async def test_an_account_read_the_paper_book_cannot_answer_is_refused_never_pas
         quotes = await gw.call("get_equity_quotes", {"symbols": ["SPY"]})
         accounts = await gw.call("get_accounts")
     assert new_tool["code"] == "PAPER_NOT_ANSWERED"
-    # The quotes are the paper market's (the engine's caller's); the account list is the
-    # upstream's, unchanged.
+    # The quotes are market data (the paper market adds no slippage here) and the account
+    # list is the upstream's: both forwarded unchanged.
     assert quotes["isError"] is False and accounts["isError"] is False
-    assert quotes["structuredContent"]["guide"] == PAPER_GUIDE
-    assert gw.backend.forwarded == [("get_accounts", {})]
+    assert quotes["structuredContent"]["guide"] != PAPER_GUIDE
+    assert gw.backend.forwarded == [
+        ("get_equity_quotes", {"symbols": ["SPY"]}),
+        ("get_accounts", {}),
+    ]
 
 
 async def test_paper_positions_and_portfolio_of_an_empty_account_are_cash_only(

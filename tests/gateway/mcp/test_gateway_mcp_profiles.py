@@ -43,11 +43,11 @@ async def test_a_monitor_sees_reads_only_and_cannot_place_review_or_cancel(
     assert review["code"] == cancel["code"] == "PROFILE_REFUSED"
     assert "(orders.cancel)" in cancel["message"]
     assert quotes["isError"] is False and accounts["isError"] is False
-    # Nothing refused reached the record or the broker: on paper the quote is the paper
-    # market's (the venue's engine answers it), the account list is the broker's.
-    assert quotes["structuredContent"]["guide"].startswith("Paper: ")
+    # Nothing refused reached the record or the broker: the quote (market data, the paper
+    # market adding no slippage) and the account list are the broker's.
+    assert not quotes["structuredContent"]["guide"].startswith("Paper: ")
     assert filings == []
-    assert forwarded == ["get_accounts"]
+    assert forwarded == ["get_equity_quotes", "get_accounts"]
 
 
 async def test_a_researcher_reads_the_market_but_no_account_data(tmp_path: Path) -> None:

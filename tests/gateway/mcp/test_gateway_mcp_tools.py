@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -132,7 +133,7 @@ async def test_a_read_passes_through_unchanged(tmp_path: Path) -> None:
     ]
 
 
-async def test_on_paper_a_quote_is_the_paper_markets_and_the_account_list_is_forwarded(
+async def test_on_paper_without_slippage_a_quote_and_the_account_list_are_forwarded(
     tmp_path: Path,
 ) -> None:
     async with gateway(tmp_path) as gw:
@@ -141,12 +142,32 @@ async def test_on_paper_a_quote_is_the_paper_markets_and_the_account_list_is_for
         accounts = await gw.call("get_accounts")
         quote = await gw.call("get_equity_quotes", {"symbols": ["SPY", "AAPL"]})
     assert accounts["structuredContent"]["data"] == direct_accounts
-    # Read from the upstream by the paper venue and answered as its paper market (no
-    # slippage here): the upstream's figures, marked paper, never forwarded.
+    # A paper market without slippage quotes the upstream's bid and ask: the quote is
+    # market data, forwarded as live.
     assert quote["isError"] is False
     assert quote["structuredContent"]["data"] == direct_quote
+    assert not quote["structuredContent"]["guide"].startswith("Paper: ")
+    assert gw.backend.forwarded == [
+        ("get_accounts", {}),
+        ("get_equity_quotes", {"symbols": ["SPY", "AAPL"]}),
+    ]
+
+
+async def test_on_paper_with_slippage_a_quote_is_the_paper_markets_and_never_forwarded(
+    tmp_path: Path,
+) -> None:
+    slipped = replace(policy(), paper_slippage_bps=25)
+    async with gateway(tmp_path, config=slipped) as gw:
+        direct = gw.venue.data("get_equity_quotes", {"symbols": ["SPY"]})
+        quote = await gw.call("get_equity_quotes", {"symbols": ["SPY"]})
+    assert quote["isError"] is False
     assert quote["structuredContent"]["guide"].startswith("Paper: ")
-    assert gw.backend.forwarded == [("get_accounts", {})]
+    upstream = direct["results"][0]["quote"]
+    paper = quote["structuredContent"]["data"]["results"][0]["quote"]
+    # The paper market's bid is lower and its ask higher than the upstream's.
+    assert Decimal(paper["bid_price"]) < Decimal(upstream["bid_price"])
+    assert Decimal(paper["ask_price"]) > Decimal(upstream["ask_price"])
+    assert gw.backend.forwarded == []
 
 
 async def test_a_review_is_forwarded_unchanged(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ from ordergate.gateway.mcp._held_answers import REFUSED, HeldAnswers
 from ordergate.gateway.mcp._option_order import option_order, option_review
 from ordergate.gateway.mcp._option_replace import option_replace
 from ordergate.gateway.mcp._order import order
-from ordergate.gateway.mcp._paper import BOOK_READS, FORWARD, REFUSE, paper_entry
+from ordergate.gateway.mcp._paper import BOOK_READS, FORWARD, REFUSE, on_book, paper_entry
 from ordergate.gateway.mcp._principal import Principal
 from ordergate.gateway.mcp._profiles import (
     needs,
@@ -209,7 +209,8 @@ class GatewayMethods:
         principal names a connection, the tool is on its listing (read within ``tools_ttl``)
         and not the gateway's own, its route (decided already) is ``FORWARD``, the
         principal's profile permits it, its guard is open, and in paper mode the read is one
-        paper mode forwards (never one the paper engine answers, never one it refuses).
+        paper mode forwards (never one the paper engine answers, never one it refuses; a
+        quote read where the paper market adds no slippage is forwarded: ``on_book``).
         ``None`` for anything else: ``call`` decides it (and refuses what it refuses). What
         it returns is answered by ``read``."""
         connection_id = principal.connection_id
@@ -231,7 +232,9 @@ class GatewayMethods:
         if refusal_for(self.profile(principal), descriptor, decided[1]) is not None:
             return None
         guard = self._desk.backend.open_guard(connection_id)
-        if guard is None or (guard.paper and listing.paper.get(name) != FORWARD):
+        if guard is None or (
+            guard.paper and on_book(guard, name, listing.paper.get(name)) != FORWARD
+        ):
             return None
         return name, arguments
 

@@ -5,8 +5,10 @@ The paper venue (``ordergate.venues.paper.PaperVenue``) is the live lane over a
 ``PaperCaller``; a read the engine answers (``ENGINE``: the caller's ``ANSWERED`` tools —
 orders, positions, the portfolio, reviews, tax lots, realised P&L — and the quotes, which the
 caller answers with the paper market's bid and ask) is sent to that caller, so the answer is
-the venue's own answer, in its wire shapes and under its output schema. ``paper_entry`` says
-what paper mode does with every other tool:
+the venue's own answer, in its wire shapes and under its output schema. A paper market
+without slippage quotes the upstream's bid and ask unchanged, so there the quotes are
+forwarded as the market data they are (``on_book``), on the gateway's plain-read path.
+``paper_entry`` says what paper mode does with every other tool:
 
 - ``FORWARD``: market data, and the account facts the engine takes from the upstream
   (``FORWARDED``: the account list, its approval setting, tradability), forwarded as live;
@@ -34,6 +36,7 @@ __all__ = [
     "FORWARD",
     "PAPER_GUIDE",
     "REFUSE",
+    "on_book",
     "paper_entry",
     "paper_read",
     "reads_account",
@@ -83,6 +86,17 @@ def paper_entry(name: str, descriptor: Mapping[str, Any] | None) -> PaperEntry:
     if name in FORWARDED or classify(name) is not ToolClass.READ:
         return FORWARD
     return REFUSE if reads_account(name, descriptor) else FORWARD
+
+
+def on_book(guard: Guard, name: str, entry: PaperEntry | None) -> PaperEntry | None:
+    """What paper mode does with ``name`` (``entry``: its ``paper_entry``, ``None`` when not
+    decided yet) on the paper book ``guard`` trades: a quote read the paper market would
+    answer with the upstream's own bid and ask (no slippage) is forwarded."""
+    if entry == ENGINE and name in _QUOTES:
+        venue = guard.venue
+        if isinstance(venue, PaperVenue) and venue.caller.slippage_bps == 0:
+            return FORWARD
+    return entry
 
 
 async def paper_read(guard: Guard, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from ordergate.gateway.mcp._call import Call
 from ordergate.gateway.mcp._paper import (
     ENGINE,
     REFUSE,
+    on_book,
     paper_entry,
     paper_read,
     refuse_unanswerable,
@@ -43,6 +44,7 @@ async def forward(call: Call) -> Result:
             entry = paper_entry(call.name, call.descriptor)
             if listing is not None:
                 listing.paper[call.name] = entry
+        entry = on_book(guard, call.name, entry)
         if entry == REFUSE:
             refuse_unanswerable(call.name)
         if entry == ENGINE:
