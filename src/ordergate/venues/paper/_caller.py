@@ -69,6 +69,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from functools import partial
 from typing import Any, Final, TypeVar
 from uuid import NAMESPACE_URL, uuid5
 
@@ -360,21 +361,12 @@ class PaperCaller:
             return await self._upstream.call(name, arguments)
         engine = await self.engine()
         args = dict(arguments)
-        try:
-            # One turn of the worker: run at once when every price the call may need is
-            # fresh; else say what is stale, observe it, and run then.
-            ran = await blocking(self._run_if_priced, engine, name, args)
-            if isinstance(ran, Wanted):
-                await self._price_wanted(engine, ran)
-                result: dict[str, Any] = await blocking(self._run, engine, name, args)
-            else:
-                result = ran
-        except ToolError:
-            raise
-        except Exception as error:
-            raise TransportError(
-                f"the paper book did not answer ({type(error).__name__})", tool=name
-            ) from None
+        result = await self._priced(
+            engine,
+            name,
+            partial(self._run_if_priced, engine, name, args),
+            partial(self._run, engine, name, args),
+        )
         return result_data(result, tool=name)
 
     async def open_orders(self, account: str) -> list[EquityOrder]:
@@ -386,18 +378,12 @@ class PaperCaller:
         if account != engine.account.account_number:
             page = await self.call("get_equity_orders", {"account_number": account})
             return EquityOrdersPage.model_validate(page).orders
-        try:
-            listed = await blocking(self._listed_open_if_priced, engine)
-            if isinstance(listed, Wanted):
-                await self._price(engine, listed.symbols)
-                listed = await blocking(self._listed_open, engine)
-        except ToolError:
-            raise
-        except Exception as error:
-            raise TransportError(
-                f"the paper book did not answer ({type(error).__name__})",
-                tool="get_equity_orders",
-            ) from None
+        listed = await self._priced(
+            engine,
+            "get_equity_orders",
+            partial(self._listed_open_if_priced, engine),
+            partial(self._listed_open, engine),
+        )
         return [EquityOrder.model_validate(order) for order in listed]
 
     async def book_parts(self, account: str) -> BookParts:
@@ -468,18 +454,12 @@ class PaperCaller:
             return next(
                 (o for o in page.orders if (o.ref_id or "").lower() == ref_id.lower()), None
             )
-        try:
-            found = await blocking(self._by_ref_if_priced, engine, ref_id)
-            if isinstance(found, Wanted):
-                await self._price_wanted(engine, found)
-                found = await blocking(self._by_ref, engine, ref_id)
-        except ToolError:
-            raise
-        except Exception as error:
-            raise TransportError(
-                f"the paper book did not answer ({type(error).__name__})",
-                tool="get_equity_orders",
-            ) from None
+        found = await self._priced(
+            engine,
+            "get_equity_orders",
+            partial(self._by_ref_if_priced, engine, ref_id),
+            partial(self._by_ref, engine, ref_id),
+        )
         return None if found is None else EquityOrder.model_validate(found)
 
     async def engine(self) -> EquityEngine:
@@ -539,6 +519,31 @@ class PaperCaller:
             option_level=level,
             durable=False,
         )
+
+    async def _priced(
+        self,
+        engine: EquityEngine,
+        tool: str,
+        first: Callable[[], T | Wanted],
+        again: Callable[[], T],
+    ) -> T:
+        """An engine read or call in one turn of the worker: ``first`` runs at once when
+        every price it may need is fresh, else names what is stale (``Wanted``); that is
+        observed and ``again`` runs. A ``ToolError`` is the venue's answer; any other
+        failure is a ``TransportError`` for ``tool`` (the book did not answer: an order it
+        was placing may be live, and is looked up by ``ref_id``)."""
+        try:
+            ran = await blocking(first)
+            if isinstance(ran, Wanted):
+                await self._price_wanted(engine, ran)
+                return await blocking(again)
+            return ran
+        except ToolError:
+            raise
+        except Exception as error:
+            raise TransportError(
+                f"the paper book did not answer ({type(error).__name__})", tool=tool
+            ) from None
 
     def _run(self, engine: EquityEngine, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         with self._turn:
